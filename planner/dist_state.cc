@@ -1,0 +1,135 @@
+#include "planner/dist_state.h"
+
+#include <algorithm>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace reshard {
+
+DistState DistState::WithDefaultOrder(absl::Span<const Placement> placements) {
+  DistState s(static_cast<int>(placements.size()));
+  int count[kMaxTensorDims] = {};
+  for (int m = 0; m < s.ndim(); ++m) {
+    Placement p = placements[m];
+    s.set_cell(m, Encode(p, p.is_shard() ? count[p.dim()]++ : 0));
+  }
+  return s;
+}
+
+absl::StatusOr<DistState> DistState::Create(absl::Span<const Placement> placements,
+                                            const ShardOrder& order) {
+  DistState s(static_cast<int>(placements.size()));
+  std::vector<int> position(placements.size(), -1);
+  for (const ShardOrderEntry& e : order) {
+    for (size_t i = 0; i < e.mesh_dims.size(); ++i) {
+      int m = e.mesh_dims[i];
+      if (m < 0 || m >= s.ndim() || !placements[m].is_shard() ||
+          placements[m].dim() != e.tensor_dim || position[m] != -1) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "shard order entry for tensor dim %d lists mesh dim %d, which does not hold S(%d) "
+            "exactly once",
+            e.tensor_dim, m, e.tensor_dim));
+      }
+      position[m] = static_cast<int>(i);
+    }
+  }
+  for (int m = 0; m < s.ndim(); ++m) {
+    if (placements[m].is_shard() && position[m] < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("shard order misses mesh dim %d (%s)", m, placements[m].ToString()));
+    }
+    s.set_cell(m, Encode(placements[m], std::max(position[m], 0)));
+  }
+  return s;
+}
+
+Placement DistState::placement(int mesh_dim) const {
+  unsigned c = cell(mesh_dim);
+  switch (static_cast<Placement::Kind>(c & 3u)) {
+    case Placement::Kind::kShard: return Placement::Shard((c >> 2) & 7u);
+    case Placement::Kind::kPartial: return Placement::Partial(static_cast<ReduceOp>((c >> 2) & 7u));
+    default: return Placement::Replicate();
+  }
+}
+
+std::vector<Placement> DistState::placements() const {
+  std::vector<Placement> out(ndim_);
+  for (int m = 0; m < ndim_; ++m) out[m] = placement(m);
+  return out;
+}
+
+MeshDimList DistState::OrderOf(int tensor_dim) const {
+  int slots[kMaxMeshDims];
+  int n = 0;
+  for (int m = 0; m < ndim_; ++m) {
+    Placement p = placement(m);
+    if (p.is_shard() && p.dim() == tensor_dim) slots[OrderPosition(m)] = m, ++n;
+  }
+  return MeshDimList(slots, slots + n);
+}
+
+ShardOrder DistState::shard_order() const {
+  ShardOrder order;
+  for (int d = 0; d < kMaxTensorDims; ++d) {
+    MeshDimList dims = OrderOf(d);
+    if (!dims.empty()) order.push_back({d, std::vector<int>(dims.begin(), dims.end())});
+  }
+  return order;
+}
+
+bool DistState::HasDefaultOrder() const {
+  for (int d = 0; d < kMaxTensorDims; ++d) {
+    MeshDimList dims = OrderOf(d);
+    if (!std::is_sorted(dims.begin(), dims.end())) return false;
+  }
+  return true;
+}
+
+int64_t DistState::NumShards(const DeviceMesh& mesh) const {
+  int64_t n = 1;
+  for (int m = 0; m < ndim_; ++m) {
+    if (placement(m).is_shard()) n *= mesh.size(m);
+  }
+  return n;
+}
+
+unsigned DistState::PartialOps() const {
+  unsigned mask = 0;
+  for (int m = 0; m < ndim_; ++m) {
+    Placement p = placement(m);
+    if (p.is_partial()) mask |= 1u << static_cast<int>(p.op());
+  }
+  return mask;
+}
+
+DistState DistState::WithPlacement(int mesh_dim, Placement p) const {
+  DistState s = *this;
+  int position = 0;
+  if (p.is_shard()) {
+    for (int m = 0; m < ndim_; ++m) {
+      Placement q = placement(m);
+      if (m != mesh_dim && q.is_shard() && q.dim() == p.dim()) ++position;
+    }
+  }
+  s.set_cell(mesh_dim, Encode(p, position));
+  return s;
+}
+
+std::string DistState::ToString() const {
+  std::string out;
+  int count[kMaxTensorDims] = {};
+  for (int m = 0; m < ndim_; ++m) {
+    Placement p = placement(m);
+    if (p.is_shard()) ++count[p.dim()];
+  }
+  for (int m = 0; m < ndim_; ++m) {
+    Placement p = placement(m);
+    absl::StrAppend(&out, p.ToString());
+    if (p.is_shard() && count[p.dim()] > 1) absl::StrAppend(&out, "[", OrderPosition(m), "]");
+  }
+  return out;
+}
+
+}  // namespace reshard

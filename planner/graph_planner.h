@@ -1,0 +1,32 @@
+// The compat graph planner (spec §5): Dijkstra over DistStates with
+// Boost.Graph on an implicit graph whose vertices are generated as the search
+// reaches them. Priority is (cost, push sequence), so equal-cost ties break
+// exactly as PyTorch's heap does.
+#ifndef RESHARD_PLANNER_GRAPH_PLANNER_H_
+#define RESHARD_PLANNER_GRAPH_PLANNER_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "planner/cost_model.h"
+#include "planner/dist_state.h"
+
+namespace reshard {
+
+struct GraphPath {
+  std::vector<DistState> states;  // source first, destination last
+  std::vector<double> step_costs;  // states.size() - 1 entries
+  double cost = 0;
+  int64_t expanded = 0;
+};
+
+// ResourceExhausted after `max_expanded` expansions without reaching `dst`;
+// NotFound ("no_path: ...") when dst is unreachable.
+absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& dst,
+                                        int tensor_ndim, const CostModel& model,
+                                        int64_t max_expanded);
+
+}  // namespace reshard
+
+#endif  // RESHARD_PLANNER_GRAPH_PLANNER_H_

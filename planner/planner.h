@@ -1,0 +1,43 @@
+// The planner's entry point.
+//
+//   absl::StatusOr<DistSpec> src = DistSpec::Parse(*mesh, "S(0)[1]S(0)[0]S(0)[2]", {8, 8, 8}, DType::kF32);
+//   absl::StatusOr<DistSpec> dst = DistSpec::Parse(*mesh, "RS(0)[0]S(0)[1]", {8, 8, 8}, DType::kF32);
+//   absl::StatusOr<Plan> plan = PlanRedistribution(*src, *dst, PlanOptions());
+//   // plan->Trace() == "S(0)[1]S(0)[0]S(0)[2]->S(0)[1]S(0)[0]R->RS(0)R->RS(0)[0]S(0)[1]"
+//
+// Errors: InvalidArgument for inconsistent specs or options; NotFound when no
+// plan exists (the greedy planner cannot do S->P or P(x)->P(y)); the message
+// starts with "no_path:". ResourceExhausted when the graph search reaches
+// PlanOptions::max_expanded_states.
+#ifndef RESHARD_PLANNER_PLANNER_H_
+#define RESHARD_PLANNER_PLANNER_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "planner/dist_spec.h"
+#include "planner/plan.h"
+
+namespace reshard {
+
+struct PlanOptions {
+  // kAuto: greedy unless a shard order or StridedShard needs the graph
+  // planner (spec §9); that rule also overrides an explicit kGreedy.
+  Algorithm algorithm = Algorithm::kAuto;
+  std::string cost_model = "pytorch";  // cost_model.h, CostModelNames()
+  int64_t devices_per_host = 8;
+  // The rank whose logical shapes the plan reports; empty means all zeros.
+  std::vector<int64_t> coordinate;
+  // Bound on the states the graph search may expand.
+  int64_t max_expanded_states = 1000000;
+};
+
+// Src and dst must share mesh, global shape and dtype.
+absl::StatusOr<Plan> PlanRedistribution(const DistSpec& src, const DistSpec& dst,
+                                        const PlanOptions& options);
+
+}  // namespace reshard
+
+#endif  // RESHARD_PLANNER_PLANNER_H_
