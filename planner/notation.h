@@ -28,6 +28,11 @@ struct ParsedState {
 // from the mesh's dims, a shard dim out of range, an unknown reduce op,
 // inconsistent or partial [k] indices, mixed Partial ops other than sum+avg,
 // or an undecodable StridedShard.
+//
+// Index rules: a tensor dim sharded on several mesh dims takes [k] on all its
+// S tokens (a permutation of 0..n-1) or on none (default order); a tensor dim
+// sharded once accepts [0] (what it would print as) and nothing else; [k]
+// applies only to S(d), and a state that uses `_S` may not also use [k].
 absl::StatusOr<ParsedState> ParseDistState(absl::string_view text, const DeviceMesh& mesh,
                                            int tensor_ndim);
 
