@@ -1,0 +1,81 @@
+// Communicator: one rank's handle on the collectives of a DeviceMesh, one
+// group per mesh dim (the ranks that share every coordinate but that dim,
+// ordered by their coordinate on it; mesh/device_mesh.h GroupAlong).
+//
+// The executor (executor.h) pads every step to equal-sized chunks, so the
+// collectives here only ever see `count` elements per group member:
+//
+//   AllGather      send: count           recv: n * count (chunk j from member j)
+//   ReduceScatter  send: n * count       recv: count = op over members of chunk `me`
+//   AllReduce      buf:  count, in place: op over members
+//   AllToAll       send: n * count (chunk j goes to member j)
+//                  recv: n * count (chunk j came from member j)
+//
+// where n = mesh().size(mesh_dim) and `me` is this rank's coordinate on it.
+// Buffers are raw pointers into memory_space() (host memory for Gloo, device
+// memory for NCCL, whose calls are enqueued on the communicator's stream) and
+// must not overlap, except AllReduce which works in place. count may be 0.
+//
+// Dtypes: f64, f32, f16, bf16, i64, i32, i16, i8, u8 (and bool for the
+// collectives that only move bytes: AllGather, AllToAll). Reduce ops: sum,
+// avg, max, min, prod; `avg` is sum then divide by n where the engine has no
+// avg (integer division for integer dtypes); f16/bf16 may accumulate in f32.
+//
+// Every call is collective over the group: all n members must make the same
+// call with the same count, dtype and op, in the same order. A group of one
+// (a size-1 mesh dim) never communicates. Errors are absl::Status (no
+// exceptions escape): InvalidArgument for a bad argument, Unimplemented for a
+// dtype/op the backend lacks, DeadlineExceeded/Unavailable when a peer is
+// gone or too slow; every message names the collective and the mesh dim.
+#ifndef RESHARD_COLLECTIVES_COMMUNICATOR_H_
+#define RESHARD_COLLECTIVES_COMMUNICATOR_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "collectives/local_tensor.h"
+#include "mesh/device_mesh.h"
+#include "planner/dtype.h"
+#include "planner/placement.h"
+
+namespace reshard {
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+
+  virtual const DeviceMesh& mesh() const = 0;
+  // Row-major rank in mesh().
+  virtual int64_t rank() const = 0;
+  std::vector<int64_t> coordinate() const { return mesh().Coordinate(rank()); }
+
+  // Where buffers passed to the collectives live, and the engine that copies,
+  // fills and allocates there (the executor's local steps use it).
+  virtual MemorySpace memory_space() const = 0;
+  virtual CopyEngine& copy_engine() = 0;
+
+  // "gloo", "nccl".
+  virtual absl::string_view backend_name() const = 0;
+
+  virtual absl::Status AllGather(int mesh_dim, const void* send, void* recv, int64_t count,
+                                 DType dtype) = 0;
+  virtual absl::Status ReduceScatter(int mesh_dim, const void* send, void* recv, int64_t count,
+                                     DType dtype, ReduceOp op) = 0;
+  virtual absl::Status AllReduce(int mesh_dim, void* buf, int64_t count, DType dtype,
+                                 ReduceOp op) = 0;
+  virtual absl::Status AllToAll(int mesh_dim, const void* send, void* recv, int64_t count,
+                                DType dtype) = 0;
+};
+
+// Checks shared by every backend: mesh_dim in range, count >= 0, the dtype
+// supported for the collective (`reduces` = ReduceScatter/AllReduce).
+// InvalidArgument/Unimplemented with a message naming `collective`, e.g.
+// "all_gather on mesh dim 3: the mesh has 2 dims".
+absl::Status ValidateCollective(const DeviceMesh& mesh, absl::string_view collective,
+                                int mesh_dim, int64_t count, DType dtype, bool reduces);
+
+}  // namespace reshard
+
+#endif  // RESHARD_COLLECTIVES_COMMUNICATOR_H_
