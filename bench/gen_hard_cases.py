@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+"""Hard 4-D graph-planner cases (4-D meshes, 4-D tensors, random shard orders and Partials)
+for bench/compare_oracle.sh. Usage: gen_hard_cases.py COUNT [SEED] > cases.jsonl"""
+import json, random, sys
+rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 1)
+n = int(sys.argv[1])
+def state(mesh, nd, ops):
+    toks = []
+    for m in range(len(mesh)):
+        r = rng.random()
+        if r < 0.6: toks.append(('S', rng.randrange(nd)))
+        elif r < 0.8: toks.append(('R',))
+        else: toks.append(('P', ops))
+    # shard order: random permutation per tensor dim
+    by = {}
+    for m, t in enumerate(toks):
+        if t[0] == 'S': by.setdefault(t[1], []).append(m)
+    pos = {}
+    for d, ms in by.items():
+        perm = ms[:]; rng.shuffle(perm)
+        for i, m in enumerate(perm): pos[m] = i
+    out = ''
+    for m, t in enumerate(toks):
+        if t[0] == 'S':
+            out += f"S({t[1]})" + (f"[{pos[m]}]" if len(by[t[1]]) > 1 else '')
+        elif t[0] == 'R': out += 'R'
+        else: out += f"P({t[1]})"
+    return out
+for i in range(n):
+    mesh = rng.choice([[2,2,2,2],[2,2,2,4],[4,2,2,2],[2,4,2,4],[3,2,2,2]])
+    shape = [rng.choice([8,12,13,16,31,64]) for _ in range(4)]
+    op = rng.choice(['sum','avg','max','min'])
+    print(json.dumps(dict(id=f"hard-{i}", mesh=mesh, shape=shape, dtype=rng.choice(['f32','bf16','f64']),
+        src=state(mesh,4,op), dst=state(mesh,4,op), algorithm='graph', cost_model=rng.choice(['pytorch','pytorch-const']),
+        devices_per_host=rng.choice([4,8]), coordinate=[rng.randrange(s) for s in mesh])))

@@ -1,0 +1,101 @@
+// Planning latency (Google Benchmark): greedy, graph and cached lookups on
+// 1-D to 4-D meshes with 1-D to 4-D tensors. See bench/README.md for the
+// command and the numbers.
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "benchmark/benchmark.h"
+#include "planner/dist_spec.h"
+#include "planner/plan_cache.h"
+#include "planner/planner.h"
+
+namespace reshard {
+namespace {
+
+struct Case {
+  DistSpec src;
+  DistSpec dst;
+};
+
+// A `mesh_ndim`-D mesh of size 2 per dim (4 for the first dim, so that
+// sizes differ) and a tensor of `tensor_ndim` dims of uneven sizes. The
+// source shards tensor dim 0 over every mesh dim, the destination shards the
+// last tensor dim, with a Partial (graph) or a Replicate (greedy, which cannot
+// go S -> P) on mesh dim 0; with `reversed_order` both use non-default shard
+// orders, which forces the graph planner.
+Case MakeCase(int mesh_ndim, int tensor_ndim, bool reversed_order, bool partial) {
+  std::vector<int64_t> sizes(mesh_ndim, 2);
+  sizes[0] = 4;
+  std::vector<int64_t> shape;
+  for (int d = 0; d < tensor_ndim; ++d) shape.push_back(64 + 13 * d);
+  DeviceMesh mesh = *DeviceMesh::Create(sizes);
+  std::string src, dst;
+  for (int m = 0; m < mesh_ndim; ++m) {
+    std::string k = reversed_order && mesh_ndim > 1 ? absl::StrCat("[", mesh_ndim - 1 - m, "]") : "";
+    absl::StrAppend(&src, "S(0)", k);
+    if (m == 0 && mesh_ndim > 1) {
+      absl::StrAppend(&dst, partial ? "P(sum)" : "R");
+    } else {
+      std::string kd = reversed_order && mesh_ndim > 2 ? absl::StrCat("[", mesh_ndim - 1 - m, "]") : "";
+      absl::StrAppend(&dst, "S(", tensor_ndim - 1, ")", kd);
+    }
+  }
+  if (mesh_ndim == 1) dst = absl::StrCat("S(", tensor_ndim - 1, ")");
+  return Case{*DistSpec::Parse(mesh, src, shape, DType::kF32),
+              *DistSpec::Parse(mesh, dst, shape, DType::kF32)};
+}
+
+void PlanLoop(benchmark::State& state, Algorithm algorithm, bool reversed_order) {
+  Case c = MakeCase(state.range(0), state.range(1), reversed_order,
+                    /*partial=*/algorithm == Algorithm::kGraph);
+  PlanOptions options;
+  options.algorithm = algorithm;
+  int64_t expanded = 0;
+  for (auto _ : state) {
+    absl::StatusOr<Plan> plan = PlanRedistribution(c.src, c.dst, options);
+    if (!plan.ok()) {
+      state.SkipWithError(plan.status().ToString().c_str());
+      return;
+    }
+    expanded = plan->expanded_states;
+    benchmark::DoNotOptimize(plan->cost);
+  }
+  state.counters["expanded_states"] = static_cast<double>(expanded);
+  state.SetLabel(absl::StrCat(c.src.state().ToString(), " -> ", c.dst.state().ToString()));
+}
+
+void BM_Greedy(benchmark::State& state) { PlanLoop(state, Algorithm::kGreedy, false); }
+void BM_GraphDefaultOrder(benchmark::State& state) { PlanLoop(state, Algorithm::kGraph, false); }
+void BM_GraphShardOrder(benchmark::State& state) { PlanLoop(state, Algorithm::kGraph, true); }
+
+void BM_CachedLookup(benchmark::State& state) {
+  Case c = MakeCase(state.range(0), state.range(1), true, true);
+  PlanCache cache;
+  PlanOptions options;
+  if (!cache.GetOrPlan(c.src, c.dst, options).ok()) {
+    state.SkipWithError("planning failed");
+    return;
+  }
+  for (auto _ : state) {
+    absl::StatusOr<std::shared_ptr<const Plan>> plan = cache.GetOrPlan(c.src, c.dst, options);
+    benchmark::DoNotOptimize(plan);
+  }
+}
+
+void MeshByTensor(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"mesh_dims", "tensor_dims"});
+  for (int m = 1; m <= 4; ++m) {
+    for (int t = 1; t <= 4; ++t) b->Args({m, t});
+  }
+}
+
+BENCHMARK(BM_Greedy)->Apply(MeshByTensor);
+BENCHMARK(BM_GraphDefaultOrder)->Apply(MeshByTensor);
+BENCHMARK(BM_GraphShardOrder)->Apply(MeshByTensor);
+BENCHMARK(BM_CachedLookup)->Apply(MeshByTensor);
+
+}  // namespace
+}  // namespace reshard
+
+BENCHMARK_MAIN();
