@@ -1,0 +1,127 @@
+// GlooCommunicator: the Communicator (communicator.h) for host memory on
+// Gloo's TCP transport, with one Gloo context per mesh-dim group.
+//
+// Ranks find each other through a rendezvous store shared by all of them:
+//   * ranks as threads of one process: NewInProcessStore(), one store object
+//     shared by every thread;
+//   * ranks as processes (or hosts with a shared filesystem):
+//     NewFileStore(dir) in each process, on the same empty directory.
+//
+//   std::shared_ptr<gloo::rendezvous::Store> store = NewInProcessStore();
+//   // in each rank's thread:
+//   absl::StatusOr<std::unique_ptr<GlooCommunicator>> comm =
+//       GlooCommunicator::Connect(mesh, rank, store, GlooOptions());
+//
+// Connect is collective: every rank of the mesh must call it with the same
+// mesh, store and options.prefix. The timeout bounds the rendezvous and every
+// collective, so a rank that dies or stalls makes the others fail with
+// DeadlineExceeded/Unavailable rather than hang. After a failed collective
+// the communicator is broken (FailedPrecondition on every later call): Gloo
+// gives no way to resynchronise a group after an error.
+//
+// Gloo's own algorithms do the work: allgather, allreduce (ring), alltoall.
+// ReduceScatter is an allreduce plus taking this rank's chunk, which Gloo's
+// new-style API lacks; it moves about twice the bytes of a dedicated
+// reduce-scatter. f16/bf16 reductions compute each pairwise step in f32.
+#ifndef RESHARD_COLLECTIVES_GLOO_COMMUNICATOR_H_
+#define RESHARD_COLLECTIVES_GLOO_COMMUNICATOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "collectives/communicator.h"
+#include "collectives/local_tensor.h"
+#include "mesh/device_mesh.h"
+
+namespace gloo {
+class Context;
+namespace rendezvous {
+class Store;
+}  // namespace rendezvous
+namespace transport {
+class Device;
+}  // namespace transport
+}  // namespace gloo
+
+namespace reshard {
+
+struct GlooOptions {
+  // Address every rank listens on; loopback for one machine.
+  std::string hostname = "127.0.0.1";
+  // Bounds the rendezvous and each collective.
+  absl::Duration timeout = absl::Seconds(30);
+  // Key prefix in the store, so that several communicators can share one.
+  std::string prefix = "reshard";
+};
+
+// A thread-safe store in memory for ranks that are threads of one process.
+std::shared_ptr<gloo::rendezvous::Store> NewInProcessStore();
+// A store in directory `dir` (which must exist) for ranks that are processes.
+std::shared_ptr<gloo::rendezvous::Store> NewFileStore(const std::string& dir);
+
+class GlooCommunicator final : public Communicator {
+ public:
+  // InvalidArgument for a rank outside the mesh; DeadlineExceeded or
+  // Unavailable when the group members do not all show up in time.
+  static absl::StatusOr<std::unique_ptr<GlooCommunicator>> Connect(
+      const DeviceMesh& mesh, int64_t rank, std::shared_ptr<gloo::rendezvous::Store> store,
+      const GlooOptions& options);
+
+  ~GlooCommunicator() override;
+  GlooCommunicator(const GlooCommunicator&) = delete;
+  GlooCommunicator& operator=(const GlooCommunicator&) = delete;
+
+  const DeviceMesh& mesh() const override { return mesh_; }
+  int64_t rank() const override { return rank_; }
+  MemorySpace memory_space() const override { return MemorySpace::kHost; }
+  CopyEngine& copy_engine() override { return engine_; }
+  absl::string_view backend_name() const override { return "gloo"; }
+
+  absl::Status AllGather(int mesh_dim, const void* send, void* recv, int64_t count,
+                         DType dtype) override;
+  absl::Status ReduceScatter(int mesh_dim, const void* send, void* recv, int64_t count,
+                             DType dtype, ReduceOp op) override;
+  absl::Status AllReduce(int mesh_dim, void* buf, int64_t count, DType dtype,
+                         ReduceOp op) override;
+  absl::Status AllToAll(int mesh_dim, const void* send, void* recv, int64_t count,
+                        DType dtype) override;
+
+  // The Gloo context of the group along `mesh_dim` (null for a size-1 dim),
+  // for benchmarks that compare with raw Gloo calls.
+  std::shared_ptr<gloo::Context> group_context(int mesh_dim) const;
+
+ private:
+  struct Group {
+    std::shared_ptr<gloo::Context> context;  // null when the group has one member
+    uint32_t next_tag = 0;                   // same sequence on every member
+  };
+
+  GlooCommunicator(DeviceMesh mesh, int64_t rank, absl::Duration timeout)
+      : mesh_(std::move(mesh)), rank_(rank), timeout_(timeout) {}
+
+  // Validation shared by the four collectives; sets *group (null when the
+  // group has one member and nothing needs to move).
+  absl::Status Begin(absl::string_view name, int mesh_dim, int64_t count, DType dtype,
+                     bool reduces, Group** group);
+  // Runs `body`, turning Gloo's exceptions into a Status and breaking the
+  // communicator on failure.
+  template <typename F>
+  absl::Status Guard(absl::string_view name, int mesh_dim, F&& body);
+
+  DeviceMesh mesh_;
+  int64_t rank_;
+  absl::Duration timeout_;
+  HostCopyEngine engine_;
+  std::shared_ptr<gloo::transport::Device> device_;
+  std::vector<Group> groups_;  // one per mesh dim
+  std::vector<char> scratch_;  // ReduceScatter's allreduce buffer, reused
+  std::string broken_;         // why the communicator is unusable; empty when fine
+};
+
+}  // namespace reshard
+
+#endif  // RESHARD_COLLECTIVES_GLOO_COMMUNICATOR_H_
