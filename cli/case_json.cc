@@ -1,0 +1,267 @@
+#include "cli/case_json.h"
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "mesh/device_mesh.h"
+#include "planner/cost_model.h"
+#include "planner/dist_spec.h"
+#include "planner/dtype.h"
+#include "planner/planner.h"
+
+namespace reshard {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr const char* kKeys[] = {"id",  "mesh",      "shape",      "dtype",
+                                 "src", "dst",       "algorithm",  "cost_model",
+                                 "devices_per_host", "coordinate", "expected"};
+// Deeper JSON than this is not a case; refusing it early keeps a hostile line
+// from exhausting the stack in the recursive parts of the JSON library.
+constexpr int kMaxJsonDepth = 16;
+
+std::string FieldName(absl::string_view key, FieldStyle style) {
+  if (style == FieldStyle::kJsonKey) return std::string(key);
+  return absl::StrCat("--", absl::StrReplaceAll(key, {{"_", "-"}}));
+}
+
+absl::Status FieldError(absl::string_view key, FieldStyle style, absl::string_view message) {
+  // Some library messages already start with the field's name ("coordinate: ...").
+  absl::ConsumePrefix(&message, absl::StrCat(key, ": "));
+  return absl::InvalidArgumentError(absl::StrCat(FieldName(key, style), ": ", message));
+}
+
+// The value as JSON text, shortened for an error message.
+std::string Shown(const json& v) {
+  std::string s = v.dump();
+  if (s.size() > 40) s = absl::StrCat(s.substr(0, 37), "...");
+  return s;
+}
+
+absl::Status GetInt(const json& v, absl::string_view key, int64_t* out) {
+  if (v.is_number_unsigned()) {
+    uint64_t u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      return FieldError(key, FieldStyle::kJsonKey, absl::StrCat(Shown(v), " is out of range"));
+    }
+    *out = static_cast<int64_t>(u);
+    return absl::OkStatus();
+  }
+  if (v.is_number_integer()) {
+    *out = v.get<int64_t>();
+    return absl::OkStatus();
+  }
+  return FieldError(key, FieldStyle::kJsonKey,
+                    absl::StrCat("expected an integer, got ", Shown(v)));
+}
+
+absl::Status GetIntList(const json& v, absl::string_view key, std::vector<int64_t>* out) {
+  if (!v.is_array()) {
+    return FieldError(key, FieldStyle::kJsonKey,
+                      absl::StrCat("expected a list of integers, got ", Shown(v)));
+  }
+  out->clear();
+  for (const json& item : v) {
+    int64_t x;
+    if (absl::Status s = GetInt(item, key, &x); !s.ok()) {
+      return FieldError(key, FieldStyle::kJsonKey,
+                        absl::StrCat("expected a list of integers, got ", Shown(v)));
+    }
+    out->push_back(x);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status GetString(const json& v, absl::string_view key, std::string* out) {
+  if (!v.is_string()) {
+    return FieldError(key, FieldStyle::kJsonKey, absl::StrCat("expected a string, got ", Shown(v)));
+  }
+  *out = v.get<std::string>();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Algorithm> ParseAlgorithm(absl::string_view name) {
+  for (Algorithm a : {Algorithm::kAuto, Algorithm::kGraph, Algorithm::kGreedy}) {
+    if (name == AlgorithmName(a)) return a;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown algorithm \"", name, "\" (known: auto, graph, greedy)"));
+}
+
+// Deepest nesting of [ and { outside strings; stops counting past the limit.
+int JsonDepth(absl::string_view text) {
+  int depth = 0, max_depth = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth && (max_depth = depth) > kMaxJsonDepth) break;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return max_depth;
+}
+
+}  // namespace
+
+std::string FormatCost(double cost) { return nlohmann::json(cost).dump(); }
+
+absl::StatusOr<Plan> PlanFromRequest(const PlanRequest& r, FieldStyle style) {
+  absl::StatusOr<DeviceMesh> mesh = DeviceMesh::Create(r.mesh);
+  if (!mesh.ok()) return FieldError("mesh", style, mesh.status().message());
+  absl::StatusOr<DType> dtype = ParseDType(r.dtype);
+  if (!dtype.ok()) return FieldError("dtype", style, dtype.status().message());
+  // The shape alone, checked on an all-Replicate spec so that its errors are
+  // not blamed on --src.
+  if (absl::StatusOr<DistSpec> s = DistSpec::Create(*mesh, DistState(mesh->ndim()), r.shape, *dtype);
+      !s.ok()) {
+    return FieldError("shape", style, s.status().message());
+  }
+  PlanOptions options;
+  absl::StatusOr<Algorithm> algorithm = ParseAlgorithm(r.algorithm);
+  if (!algorithm.ok()) return FieldError("algorithm", style, algorithm.status().message());
+  options.algorithm = *algorithm;
+  std::vector<std::string> models = CostModelNames();
+  if (std::find(models.begin(), models.end(), r.cost_model) == models.end()) {
+    return FieldError("cost_model", style,
+                      absl::StrCat("unknown cost model \"", r.cost_model, "\" (known: ",
+                                   absl::StrJoin(models, ", "), ")"));
+  }
+  options.cost_model = r.cost_model;
+  if (r.devices_per_host < 1) {
+    return FieldError("devices_per_host", style,
+                      absl::StrCat("must be at least 1, got ", r.devices_per_host));
+  }
+  options.devices_per_host = r.devices_per_host;
+  if (!r.coordinate.empty()) {
+    if (absl::Status s = mesh->ValidateCoordinate(r.coordinate); !s.ok()) {
+      return FieldError("coordinate", style, s.message());
+    }
+  }
+  options.coordinate = r.coordinate;
+  if (r.max_states < 1) {
+    return FieldError("max_states", style, absl::StrCat("must be at least 1, got ", r.max_states));
+  }
+  options.max_expanded_states = r.max_states;
+  absl::StatusOr<DistSpec> src = DistSpec::Parse(*mesh, r.src, r.shape, *dtype);
+  if (!src.ok()) return FieldError("src", style, src.status().message());
+  absl::StatusOr<DistSpec> dst = DistSpec::Parse(*mesh, r.dst, r.shape, *dtype);
+  if (!dst.ok()) return FieldError("dst", style, dst.status().message());
+  return PlanRedistribution(*src, *dst, options);
+}
+
+absl::Status RequestFromJson(const json& object, PlanRequest* r) {
+  if (!object.is_object()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected a JSON object, got ", Shown(object)));
+  }
+  for (const auto& [key, value] : object.items()) {
+    bool known = false;
+    for (const char* k : kKeys) known = known || key == k;
+    if (!known) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown key \"", key, "\" (known: ", absl::StrJoin(std::begin(kKeys), std::end(kKeys), ", "),
+          ")"));
+    }
+  }
+  for (const char* required : {"mesh", "shape", "src", "dst"}) {
+    if (!object.contains(required)) {
+      return absl::InvalidArgumentError(absl::StrCat("missing key \"", required, "\""));
+    }
+  }
+  // An optional key given as null keeps its default.
+  auto given = [&](const char* key) { return object.contains(key) && !object[key].is_null(); };
+  if (absl::Status s = GetIntList(object["mesh"], "mesh", &r->mesh); !s.ok()) return s;
+  if (absl::Status s = GetIntList(object["shape"], "shape", &r->shape); !s.ok()) return s;
+  if (absl::Status s = GetString(object["src"], "src", &r->src); !s.ok()) return s;
+  if (absl::Status s = GetString(object["dst"], "dst", &r->dst); !s.ok()) return s;
+  if (given("dtype")) {
+    if (absl::Status s = GetString(object["dtype"], "dtype", &r->dtype); !s.ok()) return s;
+  }
+  if (given("algorithm")) {
+    if (absl::Status s = GetString(object["algorithm"], "algorithm", &r->algorithm); !s.ok()) {
+      return s;
+    }
+  }
+  if (given("cost_model")) {
+    if (absl::Status s = GetString(object["cost_model"], "cost_model", &r->cost_model); !s.ok()) {
+      return s;
+    }
+  }
+  if (given("devices_per_host")) {
+    if (absl::Status s = GetInt(object["devices_per_host"], "devices_per_host",
+                                &r->devices_per_host);
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (given("coordinate")) {
+    if (absl::Status s = GetIntList(object["coordinate"], "coordinate", &r->coordinate); !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+nlohmann::ordered_json ResultJson(const json& id, const absl::StatusOr<Plan>& plan) {
+  nlohmann::ordered_json out;
+  out["id"] = id;
+  out["ok"] = plan.ok();
+  if (!plan.ok()) {
+    out["error"] = std::string(plan.status().message());
+    return out;
+  }
+  out["algorithm"] = std::string(AlgorithmName(plan->algorithm));
+  out["cost"] = plan->cost;
+  out["trace"] = plan->Trace();
+  nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+  for (const TransformInfo& step : plan->steps) {
+    nlohmann::ordered_json s;
+    s["mesh_dim"] = step.mesh_dim;
+    s["src"] = step.src.ToString();
+    s["dst"] = step.dst.ToString();
+    s["collective"] = std::string(CollectiveName(step.collective()));
+    s["logical_shape"] = step.logical_shape;
+    s["cost"] = step.cost;
+    steps.push_back(std::move(s));
+  }
+  out["steps"] = std::move(steps);
+  return out;
+}
+
+nlohmann::ordered_json RunCaseJson(const json& object, int64_t max_states) {
+  json id = object.is_object() && object.contains("id") ? object["id"] : json();
+  PlanRequest request;
+  request.max_states = max_states;
+  if (absl::Status s = RequestFromJson(object, &request); !s.ok()) return ResultJson(id, s);
+  return ResultJson(id, PlanFromRequest(request, FieldStyle::kJsonKey));
+}
+
+nlohmann::ordered_json RunCaseLine(absl::string_view line, int64_t max_states) {
+  if (JsonDepth(line) > kMaxJsonDepth) {
+    return ResultJson(json(), absl::InvalidArgumentError(absl::StrCat(
+                                  "malformed JSON: nested deeper than ", kMaxJsonDepth)));
+  }
+  json object;
+  try {
+    object = json::parse(line.begin(), line.end());
+  } catch (const json::parse_error& e) {
+    // The library's message says where and what ("parse error at line 1, column 5: ...").
+    return ResultJson(json(), absl::InvalidArgumentError(absl::StrCat("malformed JSON: ", e.what())));
+  }
+  return RunCaseJson(object, max_states);
+}
+
+}  // namespace reshard

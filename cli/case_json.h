@@ -1,0 +1,66 @@
+// A planning request as the CLI sees it, read from flags (`reshard plan`) or
+// from one JSON line (`reshard batch`), and the JSON result both print. The
+// parity tests use this library too, so they check exactly what `batch` prints.
+//
+//   nlohmann::ordered_json result = RunCaseJson(nlohmann::json::parse(line));
+//   // {"id": ..., "ok": true, "algorithm": "graph", "cost": 14.4, "trace": "...", "steps": [...]}
+#ifndef RESHARD_CLI_CASE_JSON_H_
+#define RESHARD_CLI_CASE_JSON_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "nlohmann/json.hpp"
+#include "planner/plan.h"
+
+namespace reshard {
+
+// Unvalidated fields, with the defaults of a batch line / `reshard plan`.
+struct PlanRequest {
+  std::vector<int64_t> mesh;
+  std::vector<int64_t> shape;
+  std::string dtype = "f32";
+  std::string src;
+  std::string dst;
+  std::string algorithm = "auto";
+  std::string cost_model = "pytorch";
+  int64_t devices_per_host = 8;
+  std::vector<int64_t> coordinate;  // empty: all zeros
+  int64_t max_states = 1000000;     // PlanOptions::max_expanded_states
+};
+
+// How error messages name a field: as a JSON key ("cost_model") or as a flag ("--cost-model").
+enum class FieldStyle { kJsonKey, kFlag };
+
+// Validates every field and plans. InvalidArgument messages start with the
+// field's name ("src: ..."); NotFound ("no_path: ...") and ResourceExhausted
+// come from the planner (planner.h).
+absl::StatusOr<Plan> PlanFromRequest(const PlanRequest& request, FieldStyle style);
+
+// Reads a batch line's object into *request. Keys: id, mesh, shape, dtype, src,
+// dst, algorithm, cost_model, devices_per_host, coordinate (null means the
+// default), and "expected", which is ignored so that test-data files can be
+// fed to `reshard batch` as they are. InvalidArgument naming the key on an
+// unknown or missing key or a value of the wrong type.
+absl::Status RequestFromJson(const nlohmann::json& object, PlanRequest* request);
+
+// The result object: id, ok, algorithm, cost, trace, steps (each mesh_dim, src,
+// dst, collective, logical_shape, cost); or id, ok=false, error.
+nlohmann::ordered_json ResultJson(const nlohmann::json& id, const absl::StatusOr<Plan>& plan);
+
+// One case end to end, as `reshard batch` does for each line; never fails:
+// problems become {"ok": false, "error": ...}. `max_states` bounds the graph search.
+nlohmann::ordered_json RunCaseJson(const nlohmann::json& object, int64_t max_states = 1000000);
+// The same from the line's text (malformed JSON is an error result with id null).
+nlohmann::ordered_json RunCaseLine(absl::string_view line, int64_t max_states = 1000000);
+
+// Shortest text that reads back as the same double ("7.202718569887132", "0.0").
+std::string FormatCost(double cost);
+
+}  // namespace reshard
+
+#endif  // RESHARD_CLI_CASE_JSON_H_

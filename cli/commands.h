@@ -1,0 +1,24 @@
+// The `reshard` subcommands. Each takes the arguments after its name and
+// returns the process exit code (help.h, ExitCodesHelp: 0 ok, 2 bad input,
+// 3 no plan), printing results to stdout and errors to stderr.
+#ifndef RESHARD_CLI_COMMANDS_H_
+#define RESHARD_CLI_COMMANDS_H_
+
+#include <string>
+#include <vector>
+
+namespace reshard {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitInternal = 1;
+inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitNoPlan = 3;
+
+int RunPlanCommand(const std::vector<std::string>& args);
+int RunBatchCommand(const std::vector<std::string>& args);
+// cli/verify_command.cc.
+int RunVerifyCommand(const std::vector<std::string>& args);
+
+}  // namespace reshard
+
+#endif  // RESHARD_CLI_COMMANDS_H_

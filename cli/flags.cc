@@ -1,0 +1,83 @@
+#include "cli/flags.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace reshard {
+
+std::string FlagValues::Get(absl::string_view name, absl::string_view fallback) const {
+  auto it = values_.find(std::string(name));
+  return it == values_.end() ? std::string(fallback) : it->second;
+}
+
+absl::StatusOr<FlagValues> FlagParser::Parse(const std::vector<std::string>& args) const {
+  FlagValues out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    absl::string_view arg = args[i];
+    if (arg == "-h") arg = "--help";
+    if (!absl::ConsumePrefix(&arg, "--") || arg.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unexpected argument \"", args[i], "\" (flags start with --; see reshard ", command_,
+          " --help)"));
+    }
+    absl::string_view name = arg;
+    absl::string_view value;
+    bool inline_value = false;
+    if (size_t eq = arg.find('='); eq != absl::string_view::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      inline_value = true;
+    }
+    const FlagDef* def = nullptr;
+    for (const FlagDef& d : defs_) {
+      if (d.name == name) def = &d;
+    }
+    if (def == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name, " for reshard ",
+                                                     command_, " (see reshard ", command_,
+                                                     " --help)"));
+    }
+    if (!def->takes_value && inline_value) {
+      return absl::InvalidArgumentError(absl::StrCat("--", name, " takes no value"));
+    }
+    if (def->takes_value && !inline_value) {
+      if (i + 1 >= args.size()) {
+        return absl::InvalidArgumentError(absl::StrCat("--", name, " needs a value"));
+      }
+      value = args[++i];
+    }
+    if (!out.values_.emplace(std::string(name), std::string(value)).second) {
+      return absl::InvalidArgumentError(absl::StrCat("--", name, " is given more than once"));
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<int64_t> ParseInt(absl::string_view flag, absl::string_view text) {
+  int64_t v;
+  if (!absl::SimpleAtoi(text, &v)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, ": \"", text, "\" is not an integer"));
+  }
+  return v;
+}
+
+absl::StatusOr<std::vector<int64_t>> ParseIntList(absl::string_view flag,
+                                                  absl::string_view text) {
+  std::vector<int64_t> out;
+  for (absl::string_view item : absl::StrSplit(text, ',')) {
+    int64_t v;
+    if (!absl::SimpleAtoi(item, &v)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag, ": \"", text, "\" is not a list of integers"));
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+}  // namespace reshard

@@ -1,0 +1,59 @@
+// Command-line flags for the `reshard` subcommands: `--flag value` and
+// `--flag=value`, each subcommand declaring its own flags, so that a typo or a
+// missing value is reported with the flag's name.
+//
+//   FlagParser flags("plan", {{"mesh", true}, {"help", false}});
+//   absl::StatusOr<FlagValues> values = flags.Parse(args);
+//   // values->Get("mesh"), values->Has("help")
+#ifndef RESHARD_CLI_FLAGS_H_
+#define RESHARD_CLI_FLAGS_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace reshard {
+
+struct FlagDef {
+  std::string name;  // without the leading "--"
+  bool takes_value;  // false: a switch such as --help
+};
+
+class FlagValues {
+ public:
+  bool Has(absl::string_view name) const { return values_.count(std::string(name)) > 0; }
+  // The value given, or `fallback` when the flag is absent.
+  std::string Get(absl::string_view name, absl::string_view fallback = "") const;
+
+ private:
+  friend class FlagParser;
+  std::map<std::string, std::string> values_;
+};
+
+class FlagParser {
+ public:
+  FlagParser(std::string command, std::vector<FlagDef> defs)
+      : command_(std::move(command)), defs_(std::move(defs)) {}
+
+  // InvalidArgument naming the flag for an unknown flag, a missing value, a
+  // value given to a switch, a repeated flag, or a positional argument.
+  absl::StatusOr<FlagValues> Parse(const std::vector<std::string>& args) const;
+
+ private:
+  std::string command_;
+  std::vector<FlagDef> defs_;
+};
+
+// "2,2,2" -> {2, 2, 2}. InvalidArgument `--<flag>: "2,x" is not a list of integers`
+// (also for empty items and values outside int64).
+absl::StatusOr<std::vector<int64_t>> ParseIntList(absl::string_view flag, absl::string_view text);
+// "8" -> 8, InvalidArgument `--<flag>: "x" is not an integer` otherwise.
+absl::StatusOr<int64_t> ParseInt(absl::string_view flag, absl::string_view text);
+
+}  // namespace reshard
+
+#endif  // RESHARD_CLI_FLAGS_H_

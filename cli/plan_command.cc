@@ -1,0 +1,112 @@
+// reshard plan: flags -> PlanRequest -> plan -> text, JSON or Graphviz.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "cli/case_json.h"
+#include "cli/commands.h"
+#include "cli/flags.h"
+#include "cli/help.h"
+#include "cli/plan_format.h"
+
+namespace reshard {
+namespace {
+
+int Fail(absl::string_view message, int code) {
+  std::cerr << "reshard: " << message << "\n";
+  return code;
+}
+
+int ExitCodeFor(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument: return kExitBadInput;
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kResourceExhausted: return kExitNoPlan;
+    default: return kExitInternal;
+  }
+}
+
+}  // namespace
+
+int RunPlanCommand(const std::vector<std::string>& args) {
+  FlagParser parser("plan", {{"mesh", true},
+                             {"shape", true},
+                             {"dtype", true},
+                             {"src", true},
+                             {"dst", true},
+                             {"algorithm", true},
+                             {"cost-model", true},
+                             {"devices-per-host", true},
+                             {"coordinate", true},
+                             {"format", true},
+                             {"max-states", true},
+                             {"help", false}});
+  absl::StatusOr<FlagValues> flags = parser.Parse(args);
+  if (!flags.ok()) return Fail(flags.status().message(), kExitBadInput);
+  if (flags->Has("help")) {
+    std::cout << PlanHelp();
+    return kExitOk;
+  }
+  for (const char* required : {"mesh", "shape", "src", "dst"}) {
+    if (!flags->Has(required)) {
+      return Fail(absl::StrCat("--", required, " is required (see reshard plan --help)"),
+                  kExitBadInput);
+    }
+  }
+  std::string format = flags->Get("format", "text");
+  if (format != "text" && format != "json" && format != "dot") {
+    return Fail(absl::StrCat("--format: unknown format \"", format, "\" (known: text, json, dot)"),
+                kExitBadInput);
+  }
+
+  PlanRequest request;
+  absl::StatusOr<std::vector<int64_t>> mesh = ParseIntList("mesh", flags->Get("mesh"));
+  if (!mesh.ok()) return Fail(mesh.status().message(), kExitBadInput);
+  request.mesh = *mesh;
+  absl::StatusOr<std::vector<int64_t>> shape = ParseIntList("shape", flags->Get("shape"));
+  if (!shape.ok()) return Fail(shape.status().message(), kExitBadInput);
+  request.shape = *shape;
+  if (flags->Has("coordinate")) {
+    absl::StatusOr<std::vector<int64_t>> c = ParseIntList("coordinate", flags->Get("coordinate"));
+    if (!c.ok()) return Fail(c.status().message(), kExitBadInput);
+    request.coordinate = *c;
+  }
+  if (flags->Has("devices-per-host")) {
+    absl::StatusOr<int64_t> n = ParseInt("devices-per-host", flags->Get("devices-per-host"));
+    if (!n.ok()) return Fail(n.status().message(), kExitBadInput);
+    request.devices_per_host = *n;
+  }
+  if (flags->Has("max-states")) {
+    absl::StatusOr<int64_t> n = ParseInt("max-states", flags->Get("max-states"));
+    if (!n.ok()) return Fail(n.status().message(), kExitBadInput);
+    request.max_states = *n;
+  }
+  request.src = flags->Get("src");
+  request.dst = flags->Get("dst");
+  request.dtype = flags->Get("dtype", request.dtype);
+  request.algorithm = flags->Get("algorithm", request.algorithm);
+  request.cost_model = flags->Get("cost-model", request.cost_model);
+
+  absl::StatusOr<Plan> plan = PlanFromRequest(request, FieldStyle::kFlag);
+  if (!plan.ok()) {
+    std::string message(plan.status().message());
+    if (plan.status().code() == absl::StatusCode::kResourceExhausted &&
+        !absl::StrContains(message, "--max-states")) {
+      absl::StrAppend(&message, " (raise --max-states)");
+    }
+    return Fail(message, ExitCodeFor(plan.status()));
+  }
+  if (format == "json") {
+    std::cout << ResultJson(nullptr, plan).dump() << "\n";
+  } else if (format == "dot") {
+    std::cout << FormatPlanDot(*plan, request.cost_model);
+  } else {
+    std::cout << FormatPlanText(*plan, request.cost_model, request.algorithm);
+  }
+  return kExitOk;
+}
+
+}  // namespace reshard

@@ -1,0 +1,100 @@
+#include "cli/plan_format.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "cli/case_json.h"
+
+namespace reshard {
+namespace {
+
+std::string Unit(absl::string_view cost_model) {
+  if (cost_model == "pytorch") return " us";
+  return "";
+}
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  return absl::StrCat("[", absl::StrJoin(shape, ", "), "]");
+}
+
+std::string Pad(absl::string_view s, size_t width) {
+  std::string out(s);
+  if (out.size() < width) out.append(width - out.size(), ' ');
+  return out;
+}
+
+// A DOT double-quoted string's contents.
+std::string DotEscape(absl::string_view s) {
+  return absl::StrReplaceAll(s, {{"\\", "\\\\"}, {"\"", "\\\""}});
+}
+
+}  // namespace
+
+std::string FormatPlanText(const Plan& plan, absl::string_view cost_model,
+                           absl::string_view requested) {
+  std::string out = absl::StrCat("trace: ", plan.Trace(), "\n\n");
+  if (plan.steps.empty()) {
+    absl::StrAppend(&out, "no steps: the source already is the destination\n\n");
+  } else {
+    std::vector<std::vector<std::string>> rows = {
+        {"step", "mesh dim", "transition", "collective", "logical shape", "cost"}};
+    for (size_t i = 0; i < plan.steps.size(); ++i) {
+      const TransformInfo& s = plan.steps[i];
+      rows.push_back({absl::StrCat(i + 1), absl::StrCat(s.mesh_dim),
+                      absl::StrCat(s.src.ToString(), " -> ", s.dst.ToString()),
+                      std::string(CollectiveName(s.collective())), ShapeText(s.logical_shape),
+                      FormatCost(s.cost)});
+    }
+    std::vector<size_t> width(rows[0].size(), 0);
+    for (const auto& row : rows) {
+      for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    }
+    for (const auto& row : rows) {
+      std::string line;
+      for (size_t c = 0; c < row.size(); ++c) {
+        absl::StrAppend(&line, c + 1 < row.size() ? Pad(row[c], width[c] + 2) : row[c]);
+      }
+      absl::StrAppend(&out, line, "\n");
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  absl::StrAppend(&out, "total cost: ", FormatCost(plan.cost), Unit(cost_model), " (cost model ",
+                  cost_model, ")\n");
+  absl::StrAppend(&out, "algorithm:  ", AlgorithmName(plan.algorithm));
+  if (requested != AlgorithmName(plan.algorithm)) {
+    absl::StrAppend(&out, " (requested ", requested, ")");
+  }
+  if (plan.algorithm == Algorithm::kGraph) {
+    absl::StrAppend(&out, ", ", plan.expanded_states, " states expanded");
+  }
+  absl::StrAppend(&out, "\n");
+  return out;
+}
+
+std::string FormatPlanDot(const Plan& plan, absl::string_view cost_model) {
+  std::string out = "digraph plan {\n  rankdir=TB;\n";
+  absl::StrAppend(&out, "  label=\"", AlgorithmName(plan.algorithm), " plan, cost ",
+                  FormatCost(plan.cost), Unit(cost_model), " (", DotEscape(cost_model),
+                  ")\";\n  labelloc=t;\n");
+  absl::StrAppend(&out, "  node [shape=box, fontname=\"Courier\"];\n");
+  // One node per position: a plan never needs to revisit a state, but node
+  // identity by position keeps the picture a chain even if one did.
+  for (size_t i = 0; i < plan.states.size(); ++i) {
+    bool end = i == 0 || i + 1 == plan.states.size();
+    absl::StrAppend(&out, "  s", i, " [label=\"", DotEscape(plan.states[i]), "\"",
+                    end ? ", style=bold" : "", "];\n");
+  }
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const TransformInfo& s = plan.steps[i];
+    absl::StrAppend(&out, "  s", i, " -> s", i + 1, " [label=\"", CollectiveName(s.collective()),
+                    "\\nmesh dim ", s.mesh_dim, ": ", DotEscape(s.src.ToString()), " -> ",
+                    DotEscape(s.dst.ToString()), "\\ncost ", FormatCost(s.cost), "\"];\n");
+  }
+  absl::StrAppend(&out, "}\n");
+  return out;
+}
+
+}  // namespace reshard

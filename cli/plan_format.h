@@ -1,0 +1,25 @@
+// How `reshard plan` prints a plan: a table for people, Graphviz for pictures.
+// (The JSON form is case_json.h's ResultJson, shared with `reshard batch`.)
+#ifndef RESHARD_CLI_PLAN_FORMAT_H_
+#define RESHARD_CLI_PLAN_FORMAT_H_
+
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "planner/plan.h"
+
+namespace reshard {
+
+// The trace, one row per step (step #, mesh dim, transition, collective,
+// logical shape, cost), the total and the algorithm used. `requested` is the
+// algorithm asked for, mentioned when it differs from the one used.
+std::string FormatPlanText(const Plan& plan, absl::string_view cost_model,
+                           absl::string_view requested);
+
+// A Graphviz digraph: the plan's states as nodes labelled in notation, each step
+// an edge labelled with its collective, mesh dim, transition and cost.
+std::string FormatPlanDot(const Plan& plan, absl::string_view cost_model);
+
+}  // namespace reshard
+
+#endif  // RESHARD_CLI_PLAN_FORMAT_H_
