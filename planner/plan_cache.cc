@@ -7,7 +7,6 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/inlined_vector.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 
@@ -15,11 +14,12 @@ namespace reshard {
 namespace {
 
 // The cache key: every input that changes the plan, serialised into bytes
-// with length prefixes so that distinct inputs never share a key. Built on the
-// stack so that a hit allocates nothing (a typical key is ~150 bytes).
+// with length prefixes so that distinct inputs never share a key. Built in a
+// stack buffer so that a hit allocates nothing (a typical key is ~200 bytes);
+// a generic container's insert costs more than the rest of a hit.
 class KeyBuilder {
  public:
-  void Byte(uint8_t v) { buf_.push_back(static_cast<char>(v)); }
+  void Byte(uint8_t v) { Raw(&v, 1); }
   void Int(int64_t v) { Raw(&v, sizeof v); }
   void Ints(absl::Span<const int64_t> v) {
     Int(static_cast<int64_t>(v.size()));
@@ -34,14 +34,24 @@ class KeyBuilder {
     Byte(static_cast<uint8_t>(s.ndim()));
     Byte(strided ? 1 : 0);
   }
-  absl::string_view view() const { return absl::string_view(buf_.data(), buf_.size()); }
+  absl::string_view view() const {
+    return spilled_ ? absl::string_view(heap_) : absl::string_view(inline_, size_);
+  }
 
  private:
   void Raw(const void* p, size_t n) {
-    const char* c = static_cast<const char*>(p);
-    buf_.insert(buf_.end(), c, c + n);
+    if (!spilled_ && size_ + n <= sizeof inline_) {
+      std::memcpy(inline_ + size_, p, n);
+      size_ += n;
+      return;
+    }
+    if (!spilled_) heap_.assign(inline_, size_), spilled_ = true;  // e.g. a long cost model name
+    heap_.append(static_cast<const char*>(p), n);
   }
-  absl::InlinedVector<char, 320> buf_;
+  char inline_[512];
+  size_t size_ = 0;
+  bool spilled_ = false;
+  std::string heap_;
 };
 
 void BuildKey(const DistSpec& src, const DistSpec& dst, const PlanOptions& options,

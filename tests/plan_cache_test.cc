@@ -214,6 +214,10 @@ TEST(PlanCacheTest, ErrorsAreNotCached) {
   PlanOptions bad;
   bad.cost_model = "no-such-model";
   EXPECT_FALSE(cache.GetOrPlan(Spec(mesh, "S(0)", {4}), Spec(mesh, "R", {4}), bad).ok());
+  // A key longer than the inline buffer (a long name) works the same way.
+  bad.cost_model = std::string(1000, 'x');
+  EXPECT_THAT(cache.GetOrPlan(Spec(mesh, "S(0)", {4}), Spec(mesh, "R", {4}), bad).status().message(),
+              HasSubstr("xxxx"));
   // Specs that do not match.
   absl::StatusOr<std::shared_ptr<const Plan>> mismatch =
       cache.GetOrPlan(Spec(mesh, "S(0)", {4}), Spec(mesh, "R", {5}), PlanOptions());
@@ -221,7 +225,7 @@ TEST(PlanCacheTest, ErrorsAreNotCached) {
   EXPECT_THAT(mismatch.status().message(), HasSubstr("shape"));
   EXPECT_EQ(cache.stats().size, 0u);
   EXPECT_EQ(cache.stats().hits, 0);
-  EXPECT_EQ(cache.stats().misses, 4);
+  EXPECT_EQ(cache.stats().misses, 5);
 }
 
 struct Case {
