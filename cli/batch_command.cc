@@ -54,7 +54,8 @@ int RunBatchCommand(const std::vector<std::string>& args) {
     absl::string_view text = absl::StripAsciiWhitespace(line);
     if (text.empty()) continue;  // as the oracle does
     ++lines;
-    out = RunCaseLine(text, max_states).dump();
+    out.clear();
+    AppendCaseResult(text, max_states, &out);
     out.push_back('\n');
     std::fwrite(out.data(), 1, out.size(), stdout);
     if (interactive) std::fflush(stdout);

@@ -1,10 +1,12 @@
 #include "cli/case_json.h"
 
 #include <algorithm>
+#include <charconv>
 #include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
@@ -114,9 +116,38 @@ int JsonDepth(absl::string_view text) {
   return max_depth;
 }
 
+// A JSON string literal: quotes, backslashes and control characters escaped;
+// other bytes pass through (the library's parser has already checked UTF-8 in
+// what came from JSON).
+void AppendJsonString(absl::string_view s, std::string* out) {
+  out->push_back('"');
+  for (char c : s) {
+    switch (c) {
+      case '"': out->append("\\\""); break;
+      case '\\': out->append("\\\\"); break;
+      case '\n': out->append("\\n"); break;
+      case '\t': out->append("\\t"); break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          absl::StrAppend(out, absl::StrFormat("\\u%04x", static_cast<unsigned char>(c)));
+        } else {
+          out->push_back(c);
+        }
+    }
+  }
+  out->push_back('"');
+}
+
 }  // namespace
 
-std::string FormatCost(double cost) { return nlohmann::json(cost).dump(); }
+std::string FormatCost(double cost) {
+  char buf[64];
+  // Shortest round trip (C++17 <charconv>), like Python's repr.
+  char* end = std::to_chars(buf, buf + sizeof(buf), cost).ptr;
+  std::string s(buf, end);
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";  // "2" -> "2.0"; not inf/nan
+  return s;
+}
 
 absl::StatusOr<Plan> PlanFromRequest(const PlanRequest& r, FieldStyle style) {
   absl::StatusOr<DeviceMesh> mesh = DeviceMesh::Create(r.mesh);
@@ -215,53 +246,54 @@ absl::Status RequestFromJson(const json& object, PlanRequest* r) {
   return absl::OkStatus();
 }
 
-nlohmann::ordered_json ResultJson(const json& id, const absl::StatusOr<Plan>& plan) {
-  nlohmann::ordered_json out;
-  out["id"] = id;
-  out["ok"] = plan.ok();
+void AppendResultJson(const json& id, const absl::StatusOr<Plan>& plan, std::string* out) {
+  absl::StrAppend(out, "{\"id\":", id.dump(), ",\"ok\":", plan.ok() ? "true" : "false");
   if (!plan.ok()) {
-    out["error"] = std::string(plan.status().message());
-    return out;
+    absl::StrAppend(out, ",\"error\":");
+    AppendJsonString(plan.status().message(), out);
+    out->push_back('}');
+    return;
   }
-  out["algorithm"] = std::string(AlgorithmName(plan->algorithm));
-  out["cost"] = plan->cost;
-  out["trace"] = plan->Trace();
-  nlohmann::ordered_json steps = nlohmann::ordered_json::array();
-  for (const TransformInfo& step : plan->steps) {
-    nlohmann::ordered_json s;
-    s["mesh_dim"] = step.mesh_dim;
-    s["src"] = step.src.ToString();
-    s["dst"] = step.dst.ToString();
-    s["collective"] = std::string(CollectiveName(step.collective()));
-    s["logical_shape"] = step.logical_shape;
-    s["cost"] = step.cost;
-    steps.push_back(std::move(s));
+  absl::StrAppend(out, ",\"algorithm\":\"", AlgorithmName(plan->algorithm),
+                  "\",\"cost\":", FormatCost(plan->cost), ",\"trace\":");
+  AppendJsonString(plan->Trace(), out);
+  absl::StrAppend(out, ",\"steps\":[");
+  for (size_t i = 0; i < plan->steps.size(); ++i) {
+    const TransformInfo& step = plan->steps[i];
+    absl::StrAppend(out, i ? "," : "", "{\"mesh_dim\":", step.mesh_dim, ",\"src\":\"",
+                    step.src.ToString(), "\",\"dst\":\"", step.dst.ToString(),
+                    "\",\"collective\":\"", CollectiveName(step.collective()),
+                    "\",\"logical_shape\":[", absl::StrJoin(step.logical_shape, ","),
+                    "],\"cost\":", FormatCost(step.cost), "}");
   }
-  out["steps"] = std::move(steps);
-  return out;
+  absl::StrAppend(out, "]}");
 }
 
-nlohmann::ordered_json RunCaseJson(const json& object, int64_t max_states) {
+void AppendCaseResult(const json& object, int64_t max_states, std::string* out) {
   json id = object.is_object() && object.contains("id") ? object["id"] : json();
   PlanRequest request;
   request.max_states = max_states;
-  if (absl::Status s = RequestFromJson(object, &request); !s.ok()) return ResultJson(id, s);
-  return ResultJson(id, PlanFromRequest(request, FieldStyle::kJsonKey));
+  if (absl::Status s = RequestFromJson(object, &request); !s.ok()) {
+    return AppendResultJson(id, s, out);
+  }
+  AppendResultJson(id, PlanFromRequest(request, FieldStyle::kJsonKey), out);
 }
 
-nlohmann::ordered_json RunCaseLine(absl::string_view line, int64_t max_states) {
+void AppendCaseResult(absl::string_view line, int64_t max_states, std::string* out) {
   if (JsonDepth(line) > kMaxJsonDepth) {
-    return ResultJson(json(), absl::InvalidArgumentError(absl::StrCat(
-                                  "malformed JSON: nested deeper than ", kMaxJsonDepth)));
+    return AppendResultJson(json(), absl::InvalidArgumentError(absl::StrCat(
+                                         "malformed JSON: nested deeper than ", kMaxJsonDepth)),
+                            out);
   }
   json object;
   try {
     object = json::parse(line.begin(), line.end());
   } catch (const json::parse_error& e) {
     // The library's message says where and what ("parse error at line 1, column 5: ...").
-    return ResultJson(json(), absl::InvalidArgumentError(absl::StrCat("malformed JSON: ", e.what())));
+    return AppendResultJson(
+        json(), absl::InvalidArgumentError(absl::StrCat("malformed JSON: ", e.what())), out);
   }
-  return RunCaseJson(object, max_states);
+  AppendCaseResult(object, max_states, out);
 }
 
 }  // namespace reshard

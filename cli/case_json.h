@@ -2,8 +2,9 @@
 // from one JSON line (`reshard batch`), and the JSON result both print. The
 // parity tests use this library too, so they check exactly what `batch` prints.
 //
-//   nlohmann::ordered_json result = RunCaseJson(nlohmann::json::parse(line));
-//   // {"id": ..., "ok": true, "algorithm": "graph", "cost": 14.4, "trace": "...", "steps": [...]}
+//   std::string result;
+//   AppendCaseResult(line, /*max_states=*/1000000, &result);
+//   // {"id":...,"ok":true,"algorithm":"graph","cost":14.4,"trace":"...","steps":[...]}
 #ifndef RESHARD_CLI_CASE_JSON_H_
 #define RESHARD_CLI_CASE_JSON_H_
 
@@ -48,17 +49,21 @@ absl::StatusOr<Plan> PlanFromRequest(const PlanRequest& request, FieldStyle styl
 // unknown or missing key or a value of the wrong type.
 absl::Status RequestFromJson(const nlohmann::json& object, PlanRequest* request);
 
-// The result object: id, ok, algorithm, cost, trace, steps (each mesh_dim, src,
-// dst, collective, logical_shape, cost); or id, ok=false, error.
-nlohmann::ordered_json ResultJson(const nlohmann::json& id, const absl::StatusOr<Plan>& plan);
+// Appends the result object as one line of JSON text without the newline:
+// id, ok, algorithm, cost, trace, steps (each mesh_dim, src, dst, collective,
+// logical_shape, cost) in that order; or id, ok=false, error. Written directly
+// rather than through a JSON DOM: `reshard batch` throughput depends on it.
+void AppendResultJson(const nlohmann::json& id, const absl::StatusOr<Plan>& plan,
+                      std::string* out);
 
 // One case end to end, as `reshard batch` does for each line; never fails:
 // problems become {"ok": false, "error": ...}. `max_states` bounds the graph search.
-nlohmann::ordered_json RunCaseJson(const nlohmann::json& object, int64_t max_states = 1000000);
+void AppendCaseResult(const nlohmann::json& object, int64_t max_states, std::string* out);
 // The same from the line's text (malformed JSON is an error result with id null).
-nlohmann::ordered_json RunCaseLine(absl::string_view line, int64_t max_states = 1000000);
+void AppendCaseResult(absl::string_view line, int64_t max_states, std::string* out);
 
-// Shortest text that reads back as the same double ("7.202718569887132", "0.0").
+// Shortest text that reads back as the same double, always with a "." or an
+// exponent, as Python's repr writes it ("7.202718569887132", "0.0", "1e-05").
 std::string FormatCost(double cost);
 
 }  // namespace reshard

@@ -100,7 +100,9 @@ int RunPlanCommand(const std::vector<std::string>& args) {
     return Fail(message, ExitCodeFor(plan.status()));
   }
   if (format == "json") {
-    std::cout << ResultJson(nullptr, plan).dump() << "\n";
+    std::string out;
+    AppendResultJson(nullptr, plan, &out);
+    std::cout << out << "\n";
   } else if (format == "dot") {
     std::cout << FormatPlanDot(*plan, request.cost_model);
   } else {
