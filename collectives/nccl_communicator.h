@@ -1,0 +1,149 @@
+// NcclCommunicator: the Communicator (communicator.h) for CUDA device memory
+// on NCCL.
+//
+// STATUS: compiled and linked here (CUDA 13, NCCL 2.28), never run on a GPU
+// yet: no machine of this project has one. Its GPU-free logic is unit tested
+// in the default build (tests/nccl_layout_test, nccl_copy_plan_test,
+// nccl_bootstrap_test); the NCCL and CUDA calls themselves are untested.
+//
+// Build (what scripts/test runs for the CUDA step; needs /usr/local/cuda):
+//   bazel build --config=cuda //...
+// which builds //collectives:nccl_communicator and the link check
+// //collectives:nccl_link_check (a binary that is linked, not run). Without
+// --config=cuda these targets build to nothing (collectives/BUILD.bazel).
+//
+// One rank of a DeviceMesh per process or thread, each with its own GPU:
+//   1. rank 0 makes an NCCL unique id and publishes it in the rendezvous
+//      store the Gloo backend uses (gloo_communicator.h: NewInProcessStore,
+//      NewFileStore); the others wait for it (nccl_bootstrap.h);
+//   2. every rank joins the world communicator (ncclCommInitRank);
+//   3. for every mesh dim of size > 1, ncclCommSplit makes the group along it
+//      (colors and keys from NcclSplitLayout, nccl_layout.h: the rank in the
+//      group is the coordinate on that dim); the world communicator is then
+//      released. Size-1 dims get no communicator and never communicate.
+//
+//   cudaSetDevice(local_gpu);
+//   cudaStream_t stream;  cudaStreamCreate(&stream);
+//   std::shared_ptr<gloo::rendezvous::Store> store = NewFileStore(dir);
+//   absl::StatusOr<std::unique_ptr<NcclCommunicator>> comm =
+//       NcclCommunicator::Connect(mesh, rank, *store, stream, NcclOptions());
+//
+// Collectives and the copy engine's copies are enqueued on `stream` without
+// host synchronisation: a call returning Ok means enqueued, and the data is
+// ready when the stream says so (cudaStreamSynchronize or an event). Errors
+// found at enqueue time, and asynchronous errors of earlier calls
+// (ncclCommGetAsyncError), come back as absl::Status naming the collective and
+// mesh dim; after one the communicator is broken (FailedPrecondition on every
+// later call) and its destructor aborts its NCCL communicators instead of
+// finalising them. Mapping: all_gather = ncclAllGather, reduce_scatter =
+// ncclReduceScatter, all_reduce = ncclAllReduce, all_to_all = ncclSend/ncclRecv
+// pairs in one ncclGroupStart/End; dtypes and ops per nccl_layout.h (no i16
+// reductions; avg is ncclAvg).
+//
+// Unlike Gloo there is no timeout after the unique-id exchange: NCCL's
+// blocking init, split and collectives wait for every peer. Not thread-safe:
+// one thread drives one communicator.
+#ifndef RESHARD_COLLECTIVES_NCCL_COMMUNICATOR_H_
+#define RESHARD_COLLECTIVES_NCCL_COMMUNICATOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "collectives/communicator.h"
+#include "collectives/cuda_copy_engine.h"
+#include "mesh/device_mesh.h"
+#include "planner/dtype.h"
+#include "planner/placement.h"
+
+// As in nccl.h, so that this header needs no NCCL include.
+typedef struct ncclComm* ncclComm_t;
+
+namespace gloo {
+namespace rendezvous {
+class Store;
+}  // namespace rendezvous
+}  // namespace gloo
+
+namespace reshard {
+
+struct NcclOptions {
+  // Key prefix in the store, so that several communicators can share one.
+  std::string prefix = "reshard";
+  // Bounds the wait for rank 0's unique id (not NCCL's own init).
+  absl::Duration timeout = absl::Seconds(30);
+  // CUDA device made current before joining (the communicator's device);
+  // -1 keeps the calling thread's current device.
+  int device = -1;
+};
+
+class NcclCommunicator final : public Communicator {
+ public:
+  // Collective over every rank of the mesh, which must all pass the same
+  // mesh, store contents and options.prefix. `stream` must be a stream of
+  // this rank's device and outlive the communicator. InvalidArgument for a
+  // rank outside the mesh; DeadlineExceeded when rank 0's id does not arrive
+  // in time; NCCL/CUDA failures as in nccl_layout.h.
+  static absl::StatusOr<std::unique_ptr<NcclCommunicator>> Connect(const DeviceMesh& mesh,
+                                                                   int64_t rank,
+                                                                   gloo::rendezvous::Store& store,
+                                                                   cudaStream_t stream,
+                                                                   const NcclOptions& options);
+
+  ~NcclCommunicator() override;
+  NcclCommunicator(const NcclCommunicator&) = delete;
+  NcclCommunicator& operator=(const NcclCommunicator&) = delete;
+
+  const DeviceMesh& mesh() const override { return mesh_; }
+  int64_t rank() const override { return rank_; }
+  MemorySpace memory_space() const override { return MemorySpace::kCuda; }
+  CopyEngine& copy_engine() override { return engine_; }
+  absl::string_view backend_name() const override { return "nccl"; }
+  cudaStream_t stream() const { return engine_.stream(); }
+
+  absl::Status AllGather(int mesh_dim, const void* send, void* recv, int64_t count,
+                         DType dtype) override;
+  absl::Status ReduceScatter(int mesh_dim, const void* send, void* recv, int64_t count,
+                             DType dtype, ReduceOp op) override;
+  absl::Status AllReduce(int mesh_dim, void* buf, int64_t count, DType dtype,
+                         ReduceOp op) override;
+  absl::Status AllToAll(int mesh_dim, const void* send, void* recv, int64_t count,
+                        DType dtype) override;
+
+  // The NCCL communicator of the group along `mesh_dim` (null for a size-1
+  // dim), e.g. for benchmarks against raw NCCL calls.
+  ncclComm_t group_comm(int mesh_dim) const { return groups_[mesh_dim]; }
+
+ private:
+  NcclCommunicator(DeviceMesh mesh, int64_t rank, CudaCopyEngine engine)
+      : mesh_(std::move(mesh)), rank_(rank), engine_(engine) {}
+
+  // Validation shared by the collectives: the communicator is usable, the
+  // arguments are valid, and no earlier call failed asynchronously. Sets
+  // *comm (null when the group has one member).
+  absl::Status Begin(absl::string_view name, int mesh_dim, int64_t count, DType dtype,
+                     bool reduces, ncclComm_t* comm);
+  // Turns an NCCL result into a Status naming the call; breaks the
+  // communicator on failure.
+  absl::Status Finish(absl::string_view name, int mesh_dim, absl::string_view nccl_call,
+                      int result, ncclComm_t comm);
+  // The local copy a one-member group makes instead of communicating.
+  absl::Status CopyLocal(absl::string_view name, int mesh_dim, void* dst, const void* src,
+                         int64_t bytes);
+
+  DeviceMesh mesh_;
+  int64_t rank_;
+  CudaCopyEngine engine_;
+  std::vector<ncclComm_t> groups_;  // one per mesh dim; null for size-1 dims
+  std::string broken_;              // why the communicator is unusable; empty when fine
+};
+
+}  // namespace reshard
+
+#endif  // RESHARD_COLLECTIVES_NCCL_COMMUNICATOR_H_
