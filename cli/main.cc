@@ -13,6 +13,7 @@ bool IsHelp(const std::string& arg) { return arg == "help" || arg == "--help" ||
 int Dispatch(const std::string& command, const std::vector<std::string>& args) {
   if (command == "plan") return reshard::RunPlanCommand(args);
   if (command == "batch") return reshard::RunBatchCommand(args);
+  if (command == "verify") return reshard::RunVerifyCommand(args);
   if (IsHelp(command)) {
     std::cout << reshard::MainHelp();
     return reshard::kExitOk;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "absl/strings/str_format.h"
 
@@ -208,8 +209,13 @@ void StoreFromDouble(double v, void* data, int64_t i, DType dtype) {
   }
   Dispatch(dtype, [&](auto codec) {
     using C = decltype(codec);
-    static_cast<typename C::Bits*>(data)[i] =
-        C::Store(static_cast<typename C::Value>(v));
+    using Value = typename C::Value;
+    if constexpr (std::is_integral_v<Value>) {
+      // Through int64 so that out-of-range values wrap instead of being undefined.
+      static_cast<typename C::Bits*>(data)[i] = static_cast<Value>(static_cast<int64_t>(v));
+    } else {
+      static_cast<typename C::Bits*>(data)[i] = C::Store(static_cast<Value>(v));
+    }
   });
 }
 

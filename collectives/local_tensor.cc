@@ -45,6 +45,16 @@ LocalTensor LocalTensor::Adopt(void* data, Deleter deleter, DType dtype,
   return LocalTensor(data, std::move(deleter), dtype, std::move(shape), space);
 }
 
+absl::Status LocalTensor::Reshape(std::vector<int64_t> shape) {
+  if (NumElements(shape) != numel()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "reshape: %s cannot become [%s] (%d elements)", DebugString(), absl::StrJoin(shape, ","),
+        NumElements(shape)));
+  }
+  shape_ = std::move(shape);
+  return absl::OkStatus();
+}
+
 std::string LocalTensor::DebugString() const {
   return absl::StrFormat("%s[%s]@%s", DTypeName(dtype_), absl::StrJoin(shape_, ","),
                          MemorySpaceName(space_));

@@ -78,6 +78,10 @@ class LocalTensor {
   int64_t numel() const { return NumElements(shape_); }
   int64_t nbytes() const { return numel() * ItemSize(dtype_); }
 
+  // Reinterprets the buffer with another shape of as many elements
+  // (InvalidArgument otherwise); the data is untouched.
+  absl::Status Reshape(std::vector<int64_t> shape);
+
   // "f32[5,3]@host".
   std::string DebugString() const;
 

@@ -1,0 +1,331 @@
+// reshard verify: run plans on real data with the Gloo backend and check the
+// results against shards computed directly (collectives/verify.h).
+//
+// Ranks are threads of this process by default; with --processes each rank
+// is a child process: this same binary, started with the hidden flags
+// --rank and --store-dir (a temporary directory holding Gloo's file store
+// and each rank's result), and the parent checks what the children wrote.
+#include <signal.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "cli/commands.h"
+#include "cli/flags.h"
+#include "cli/help.h"
+#include "collectives/gloo_communicator.h"
+#include "collectives/verify.h"
+#include "gloo/rendezvous/store.h"
+
+namespace reshard {
+namespace {
+
+std::string VerifyHelp() {
+  return absl::StrCat(R"txt(reshard verify: run redistributions on real data and check every rank's result.
+
+Each case builds a deterministic global tensor of small integers, gives each
+rank its shard of --src (a Partial source gets local values whose reduction
+is the tensor), plans src -> dst, runs the plan with Gloo collectives (TCP on
+127.0.0.1), and compares each rank's result with its shard of --dst computed
+directly: exactly for moved data and integers, to a tight tolerance after
+floating-point reductions. It also checks each rank's logical shapes and bytes
+sent/received per step against the plan made for that rank's coordinate.
+
+USAGE
+  One case:
+    reshard verify --mesh 2,2,2 --shape 13,8 --dtype f32 --src 'S(0)RR' --dst 'RS(1)[1]S(1)[0]'
+  Random cases (meshes of 1-4 dims, uneven and empty shards, shard orders,
+  every transition, dtype and reduce op, graph and greedy plans):
+    reshard verify --random 300 --seed 7 --max-ranks 8
+  One process per rank instead of one thread per rank:
+    reshard verify --random 20 --seed 7 --processes
+
+FLAGS
+  --mesh 2,2,2         mesh sizes (one case)
+  --shape 13,8         global tensor shape (one case)
+  --dtype f32          f64 f32 f16 bf16 i64 i32 i16 i8 u8 (default f32)
+  --src, --dst         layouts in the notation below (one case)
+  --algorithm auto     auto, graph or greedy
+  --seed N             one case: the data seed; --random: the case generator's seed (default 0)
+  --random N           run N random cases instead of one
+  --max-ranks 8        --random: at most this many ranks per mesh
+  --processes          one process per rank (Gloo file store in a temporary directory)
+  --timeout 30         seconds a rank waits for its peers before failing
+
+OUTPUT
+  Each failing case as "FAIL reshard verify ..." (paste it back to rerun it
+  alone) with the reason on the next line, then a count of skipped cases
+  (no plan exists, or the plan needs R->P(prod), which has no exact split),
+  and finally the line "N passed, M failed". Progress goes to stderr.
+  Exit code 0 if nothing failed, 1 if a case failed, 2 for bad input,
+  3 when a single case has no plan.
+
+)txt",
+                      NotationHelp());
+}
+
+int Fail(absl::string_view message, int code) {
+  std::cerr << "reshard verify: " << message << "\n";
+  return code;
+}
+
+absl::StatusOr<Algorithm> ParseAlgorithmFlag(const std::string& s) {
+  if (s == "auto") return Algorithm::kAuto;
+  if (s == "graph") return Algorithm::kGraph;
+  if (s == "greedy") return Algorithm::kGreedy;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--algorithm: unknown planner \"", s, "\" (known: auto, graph, greedy)"));
+}
+
+// The argv that runs one rank of `c` in a child process.
+std::vector<std::string> ChildArgs(const VerifyCase& c, int64_t rank, const std::string& dir,
+                                   int64_t timeout_s) {
+  return {"reshard",     "verify",
+          "--mesh",      absl::StrJoin(c.mesh, ","),
+          "--shape",     absl::StrJoin(c.shape, ","),
+          "--dtype",     std::string(DTypeName(c.dtype)),
+          "--src",       c.src,
+          "--dst",       c.dst,
+          "--algorithm", std::string(AlgorithmName(c.algorithm)),
+          "--seed",      absl::StrCat(c.data_seed),
+          "--timeout",   absl::StrCat(timeout_s),
+          "--rank",      absl::StrCat(rank),
+          "--store-dir", dir};
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Child side: one rank of the case, results into the store directory.
+int RunChildRank(const VerifyCase& c, int64_t rank, const std::string& dir,
+                 const GlooOptions& options) {
+  auto fail = [&](const absl::Status& s) {
+    std::ofstream(absl::StrCat(dir, "/error.", rank)) << s.ToString();
+    return kExitInternal;
+  };
+  absl::StatusOr<PreparedCase> p = Prepare(c);
+  if (!p.ok()) return fail(p.status());
+  std::shared_ptr<gloo::rendezvous::Store> store = NewFileStore(dir);
+  absl::StatusOr<std::unique_ptr<GlooCommunicator>> comm =
+      GlooCommunicator::Connect(p->src.mesh(), rank, store, options);
+  if (!comm.ok()) return fail(comm.status());
+  absl::StatusOr<RankResult> r = RunRank(*p, **comm);
+  if (!r.ok()) return fail(r.status());
+  if (absl::Status s = WriteRankResult(dir, rank, *r); !s.ok()) return fail(s);
+  // Keep the connections open until every rank is done (a peer may still be
+  // reading what this rank sent).
+  try {
+    store->set(absl::StrCat("done/", rank), {'1'});
+    std::vector<std::string> keys;
+    for (int64_t k = 0; k < p->src.mesh().num_ranks(); ++k) keys.push_back(absl::StrCat("done/", k));
+    store->wait(keys, std::chrono::milliseconds(absl::ToInt64Milliseconds(options.timeout)));
+  } catch (const std::exception& e) {
+    // Our own result is written; a peer that never finished fails the case itself.
+  }
+  return kExitOk;
+}
+
+// Parent side: one child process per rank, then Check.
+CaseReport VerifyInProcesses(const VerifyCase& c, const GlooOptions& options, int64_t timeout_s) {
+  absl::StatusOr<PreparedCase> p = Prepare(c);
+  if (!p.ok()) {
+    if (IsSkip(p.status())) return {Outcome::kSkipped, std::string(p.status().message())};
+    return {Outcome::kFailed, absl::StrCat("bad case: ", p.status().ToString())};
+  }
+  char pattern[] = "/tmp/reshard-verify-XXXXXX";
+  if (mkdtemp(pattern) == nullptr) return {Outcome::kFailed, "cannot create a temporary directory"};
+  const std::string dir = pattern;
+  const int64_t n = p->src.mesh().num_ranks();
+  std::vector<pid_t> pids;
+  for (int64_t rank = 0; rank < n; ++rank) {
+    const std::vector<std::string> args = ChildArgs(c, rank, dir, timeout_s);
+    std::vector<char*> argv;
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    const std::string log = absl::StrCat(dir, "/log.", rank);
+    std::cout.flush();
+    const pid_t pid = fork();
+    if (pid == 0) {
+      if (freopen(log.c_str(), "w", stdout) == nullptr || freopen(log.c_str(), "a", stderr) == nullptr) {
+        _exit(127);
+      }
+      execv("/proc/self/exe", argv.data());
+      _exit(127);
+    }
+    pids.push_back(pid);  // -1 when fork failed: that rank fails below
+  }
+  // Every rank gives up on its peers after the timeout; allow for start-up.
+  const absl::Time deadline = absl::Now() + absl::Seconds(2 * timeout_s + 10);
+  std::vector<int> exit_codes(n, -1);
+  for (int64_t done = 0; done < n;) {
+    done = 0;
+    for (int64_t r = 0; r < n; ++r) {
+      if (exit_codes[r] != -1 || pids[r] <= 0) {
+        ++done;
+        continue;
+      }
+      int status = 0;
+      if (waitpid(pids[r], &status, WNOHANG) == pids[r]) {
+        exit_codes[r] = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        ++done;
+      }
+    }
+    if (done < n && absl::Now() > deadline) {
+      for (int64_t r = 0; r < n; ++r) {
+        if (exit_codes[r] == -1 && pids[r] > 0) {
+          kill(pids[r], SIGKILL);
+          waitpid(pids[r], nullptr, 0);
+          exit_codes[r] = 128 + SIGKILL;
+        }
+      }
+      break;
+    }
+    if (done < n) absl::SleepFor(absl::Milliseconds(5));
+  }
+  std::vector<absl::StatusOr<RankResult>> results;
+  for (int64_t r = 0; r < n; ++r) {
+    if (exit_codes[r] == 0) {
+      results.push_back(ReadRankResult(dir, r, *p));
+      continue;
+    }
+    std::string why = ReadFile(absl::StrCat(dir, "/error.", r));
+    if (why.empty()) why = ReadFile(absl::StrCat(dir, "/log.", r));
+    results.push_back(absl::InternalError(
+        absl::StrFormat("process exited with %d: %s", exit_codes[r], why)));
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(dir, ignored);
+  return Check(*p, results);
+}
+
+}  // namespace
+
+int RunVerifyCommand(const std::vector<std::string>& args) {
+  FlagParser parser("verify", {{"mesh", true},      {"shape", true},     {"dtype", true},
+                               {"src", true},       {"dst", true},       {"algorithm", true},
+                               {"seed", true},      {"random", true},    {"max-ranks", true},
+                               {"processes", false}, {"timeout", true},  {"rank", true},
+                               {"store-dir", true}, {"help", false}});
+  absl::StatusOr<FlagValues> flags = parser.Parse(args);
+  if (!flags.ok()) return Fail(flags.status().message(), kExitBadInput);
+  if (flags->Has("help")) {
+    std::cout << VerifyHelp();
+    return kExitOk;
+  }
+  absl::StatusOr<int64_t> seed = ParseInt("seed", flags->Get("seed", "0"));
+  if (!seed.ok()) return Fail(seed.status().message(), kExitBadInput);
+  absl::StatusOr<int64_t> timeout = ParseInt("timeout", flags->Get("timeout", "30"));
+  if (!timeout.ok()) return Fail(timeout.status().message(), kExitBadInput);
+  if (*timeout < 1) return Fail("--timeout: must be at least 1 second", kExitBadInput);
+  GlooOptions options;
+  options.timeout = absl::Seconds(*timeout);
+
+  if (flags->Has("random")) {
+    for (const char* single : {"mesh", "shape", "src", "dst", "dtype", "algorithm", "rank"}) {
+      if (flags->Has(single)) {
+        return Fail(absl::StrCat("--", single, " describes one case; it cannot go with --random"),
+                    kExitBadInput);
+      }
+    }
+    absl::StatusOr<int64_t> count = ParseInt("random", flags->Get("random"));
+    if (!count.ok()) return Fail(count.status().message(), kExitBadInput);
+    absl::StatusOr<int64_t> max_ranks = ParseInt("max-ranks", flags->Get("max-ranks", "8"));
+    if (!max_ranks.ok()) return Fail(max_ranks.status().message(), kExitBadInput);
+    if (*count < 0) return Fail("--random: the number of cases must be >= 0", kExitBadInput);
+    if (*max_ranks < 1 || *max_ranks > 64) {
+      return Fail("--max-ranks: must be between 1 and 64 (each rank is a thread or process)",
+                  kExitBadInput);
+    }
+    int64_t passed = 0, failed = 0, skipped = 0;
+    for (int64_t i = 0; i < *count; ++i) {
+      const VerifyCase c = RandomCase(static_cast<uint64_t>(*seed) * 1000003u + i, *max_ranks);
+      const CaseReport r = flags->Has("processes") ? VerifyInProcesses(c, options, *timeout)
+                                                   : VerifyOnThreads(c, options);
+      switch (r.outcome) {
+        case Outcome::kPassed: ++passed; break;
+        case Outcome::kSkipped: ++skipped; break;
+        case Outcome::kFailed:
+          ++failed;
+          std::cout << "FAIL " << c.CommandLine() << "\n    " << r.detail << "\n" << std::flush;
+          break;
+      }
+      if ((i + 1) % 25 == 0 || i + 1 == *count) {
+        std::cerr << absl::StrFormat("verify: %d/%d cases (%d passed, %d failed, %d skipped)\n",
+                                     i + 1, *count, passed, failed, skipped);
+      }
+    }
+    if (skipped > 0) {
+      std::cout << skipped << " skipped (no plan exists, or the plan needs R->P(prod))\n";
+    }
+    std::cout << passed << " passed, " << failed << " failed\n";
+    return failed > 0 ? kExitInternal : kExitOk;
+  }
+
+  for (const char* required : {"mesh", "shape", "src", "dst"}) {
+    if (!flags->Has(required)) {
+      return Fail(absl::StrCat("--", required,
+                               " is required for one case (or give --random N; see --help)"),
+                  kExitBadInput);
+    }
+  }
+  VerifyCase c;
+  absl::StatusOr<std::vector<int64_t>> mesh = ParseIntList("mesh", flags->Get("mesh"));
+  if (!mesh.ok()) return Fail(mesh.status().message(), kExitBadInput);
+  c.mesh = *mesh;
+  absl::StatusOr<std::vector<int64_t>> shape = ParseIntList("shape", flags->Get("shape"));
+  if (!shape.ok()) return Fail(shape.status().message(), kExitBadInput);
+  c.shape = *shape;
+  absl::StatusOr<DType> dtype = ParseDType(flags->Get("dtype", "f32"));
+  if (!dtype.ok()) return Fail(absl::StrCat("--dtype: ", dtype.status().message()), kExitBadInput);
+  c.dtype = *dtype;
+  c.src = flags->Get("src");
+  c.dst = flags->Get("dst");
+  absl::StatusOr<Algorithm> algorithm = ParseAlgorithmFlag(flags->Get("algorithm", "auto"));
+  if (!algorithm.ok()) return Fail(algorithm.status().message(), kExitBadInput);
+  c.algorithm = *algorithm;
+  c.data_seed = static_cast<uint64_t>(*seed);
+
+  if (flags->Has("rank")) {  // hidden: a child of --processes
+    absl::StatusOr<int64_t> rank = ParseInt("rank", flags->Get("rank"));
+    if (!rank.ok()) return Fail(rank.status().message(), kExitBadInput);
+    if (!flags->Has("store-dir")) return Fail("--rank needs --store-dir", kExitBadInput);
+    return RunChildRank(c, *rank, flags->Get("store-dir"), options);
+  }
+  if (absl::StatusOr<PreparedCase> p = Prepare(c); !p.ok() && !IsSkip(p.status())) {
+    return Fail(p.status().message(), kExitBadInput);
+  }
+  const CaseReport r =
+      flags->Has("processes") ? VerifyInProcesses(c, options, *timeout) : VerifyOnThreads(c, options);
+  switch (r.outcome) {
+    case Outcome::kPassed:
+      std::cout << "1 passed, 0 failed\n";
+      return kExitOk;
+    case Outcome::kSkipped:
+      std::cout << "skipped: " << r.detail << "\n0 passed, 0 failed\n";
+      return kExitNoPlan;
+    case Outcome::kFailed:
+      std::cout << "FAIL " << c.CommandLine() << "\n    " << r.detail << "\n0 passed, 1 failed\n";
+      return kExitInternal;
+  }
+  return kExitInternal;
+}
+
+}  // namespace reshard

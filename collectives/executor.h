@@ -1,0 +1,80 @@
+// The executor: runs a plan (planner/planner.h) on one rank's local shard,
+// turning every step into a collective on the group along its mesh dim,
+// exactly as spec §11 describes (padding uneven shards to equal chunks,
+// trimming after, zero-size shards, size-1 mesh dims never communicating).
+//
+//   // On every rank, with the same src, dst and plan:
+//   LocalTensor t = ...;  // this rank's shard of src: src.LocalShape(coordinate)
+//   ExecutionStats stats;
+//   absl::Status s = Redistribute(t, src, dst, *plan, comm, &stats);
+//   // t now holds this rank's shard of dst: dst.LocalShape(coordinate)
+//
+// Logical shapes: the executor computes each step's logical shape for its own
+// rank from the state it is in (spec §10: the global shape split by every
+// other current shard, in shard order), so one plan serves every rank even
+// when a TransformInfo's logical_shape was made for another coordinate or by
+// the greedy planner (spec §8), whose logical shapes ignore shard order.
+//
+// Errors (every message names the step, its transition and mesh dim):
+// InvalidArgument when the tensor, specs, communicator and plan do not fit
+// together (checked before any communication, identically on every rank, so
+// a bad plan fails everywhere rather than hanging); Unimplemented for R->P(prod)
+// (spec §11); the communicator's errors (timeouts, lost peers) otherwise.
+// After an error, t's contents are unspecified.
+#ifndef RESHARD_COLLECTIVES_EXECUTOR_H_
+#define RESHARD_COLLECTIVES_EXECUTOR_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "collectives/communicator.h"
+#include "collectives/local_tensor.h"
+#include "planner/dist_spec.h"
+#include "planner/plan.h"
+
+namespace reshard {
+
+// What one step did on this rank. Bytes count the data this rank must send
+// to / receive from the other group members for the collective, independent
+// of the engine's algorithm, at the padded chunk size c (elements):
+//   all_gather, all_to_all, reduce_scatter: (n - 1) * c each way
+//   all_reduce: 2 * (n - 1) * ceil(count / n) each way (reduce-scatter + all-gather)
+//   chunk, partition, and any step on a size-1 mesh dim: 0
+// BytesImpliedByStep (below) computes the same from a TransformInfo.
+struct StepStats {
+  int mesh_dim = 0;
+  Collective collective = Collective::kChunk;
+  std::vector<int64_t> logical_shape;  // as computed for this rank
+  int64_t bytes_sent = 0;
+  int64_t bytes_received = 0;
+};
+
+struct ExecutionStats {
+  std::vector<StepStats> steps;
+  int64_t bytes_sent() const;
+  int64_t bytes_received() const;
+};
+
+// Runs `plan` (from src to dst) on this rank. `t` must hold this rank's shard
+// of src (shape src.LocalShape(comm.coordinate()), src's dtype, in
+// comm.memory_space()); on success it is replaced by the rank's shard of dst.
+// The buffer t held on entry may be overwritten (it serves as scratch, e.g.
+// for in-place all_reduce), also when t is a View of caller memory.
+// Collective: every rank of comm.mesh() must call it with the same arguments
+// but its own t. `stats` (optional) receives one entry per plan step.
+absl::Status Redistribute(LocalTensor& t, const DistSpec& src, const DistSpec& dst,
+                          const Plan& plan, Communicator& comm, ExecutionStats* stats = nullptr);
+
+// The bytes (sent, received) a step implies for a rank from the step's
+// logical shape as the plan reports it (see StepStats), for checking a run
+// against its plan. Uses the same padded sizes as the executor.
+struct StepBytes {
+  int64_t sent = 0;
+  int64_t received = 0;
+};
+StepBytes BytesImpliedByStep(const TransformInfo& step, const DeviceMesh& mesh, DType dtype);
+
+}  // namespace reshard
+
+#endif  // RESHARD_COLLECTIVES_EXECUTOR_H_
