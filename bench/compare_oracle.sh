@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Batch planning, reshard vs the Python oracle, side by side on the same cases
+# and the same machine, in one run. Checks the answers agree, then prints both
+# wall times and their ratio.
+#
+#   bench/compare_oracle.sh [cases.jsonl] [repeats]
+#
+# Default cases: bench/data/hard4d.jsonl (200 hard 4-D graph cases). The
+# oracle lives outside this repository (../shared/oracle/refplanner.py, or
+# $RESHARD_ORACLE); this is a measurement, not a test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cases=${1:-bench/data/hard4d.jsonl}
+repeats=${2:-3}
+oracle=${RESHARD_ORACLE:-../shared/oracle/refplanner.py}
+[ -f "$oracle" ] || { echo "compare_oracle: oracle not found at $oracle (set RESHARD_ORACLE)" >&2; exit 2; }
+
+bazel build -c opt //cli:reshard >/dev/null 2>&1 || bazel build -c opt //cli:reshard
+# Not bazel-bin/: that link follows whichever configuration was built last.
+reshard="$(bazel info -c opt bazel-bin 2>/dev/null)/cli/reshard"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Best of `repeats` wall times, in seconds.
+best() {
+  local best="" t0 t1 t
+  for _ in $(seq "$repeats"); do
+    t0=$(date +%s.%N); "$@" < "$cases" > "$tmp/out"; t1=$(date +%s.%N)
+    t=$(echo "$t1 - $t0" | bc -l)
+    if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then best=$t; fi
+  done
+  echo "$best"
+}
+
+t_oracle=$(best python3 "$oracle" batch); cp "$tmp/out" "$tmp/oracle.jsonl"
+t_reshard=$(best "$reshard" batch); cp "$tmp/out" "$tmp/reshard.jsonl"
+
+python3 - "$tmp/oracle.jsonl" "$tmp/reshard.jsonl" <<'PY'
+import json, sys
+a = [json.loads(l) for l in open(sys.argv[1])]
+b = [json.loads(l) for l in open(sys.argv[2])]
+assert len(a) == len(b), (len(a), len(b))
+for x, y in zip(a, b):
+    same = x["ok"] == y["ok"] and (not x["ok"] or (x["trace"] == y["trace"] and x["algorithm"] == y["algorithm"]
+            and abs(x["cost"] - y["cost"]) <= 1e-9 * max(1.0, abs(x["cost"]))))
+    if not same:
+        sys.exit(f"compare_oracle: answers differ on {x.get('id')}: {x} vs {y}")
+print(f"answers agree on {len(a)} cases")
+PY
+n=$(grep -c . "$cases")
+echo "cases: $n ($cases), best of $repeats"
+printf 'oracle  (python3): %8.3f s  %8.1f us/case\n' "$t_oracle" "$(echo "$t_oracle * 1000000 / $n" | bc -l)"
+printf 'reshard batch    : %8.3f s  %8.1f us/case\n' "$t_reshard" "$(echo "$t_reshard * 1000000 / $n" | bc -l)"
+printf 'speed-up         : %8.1fx\n' "$(echo "$t_oracle / $t_reshard" | bc -l)"
