@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -27,6 +28,7 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/help.h"
+#include "collectives/faulty_communicator.h"
 #include "collectives/gloo_communicator.h"
 #include "collectives/verify.h"
 #include "gloo/rendezvous/store.h"
@@ -65,6 +67,10 @@ FLAGS
   --max-ranks 8        --random: at most this many ranks per mesh
   --processes          one process per rank (Gloo file store in a temporary directory)
   --timeout 30         seconds a rank waits for its peers before failing
+  --kill-rank R        fault injection: rank R dies (closes its connections; with
+  --kill-at K            --processes, its process exits) just before its collective
+                         call K (0-based, default 0); the case must then fail with
+                         the surviving ranks' errors, which name the step and mesh dim
 
 OUTPUT
   Each failing case as "FAIL reshard verify ..." (paste it back to rerun it
@@ -93,8 +99,10 @@ absl::StatusOr<Algorithm> ParseAlgorithmFlag(const std::string& s) {
 
 // The argv that runs one rank of `c` in a child process.
 std::vector<std::string> ChildArgs(const VerifyCase& c, int64_t rank, const std::string& dir,
-                                   int64_t timeout_s) {
+                                   int64_t timeout_s, const Fault& fault) {
   return {"reshard",     "verify",
+          "--kill-rank", absl::StrCat(fault.rank),
+          "--kill-at",   absl::StrCat(fault.at_call),
           "--mesh",      absl::StrJoin(c.mesh, ","),
           "--shape",     absl::StrJoin(c.shape, ","),
           "--dtype",     std::string(DTypeName(c.dtype)),
@@ -116,7 +124,7 @@ std::string ReadFile(const std::string& path) {
 
 // Child side: one rank of the case, results into the store directory.
 int RunChildRank(const VerifyCase& c, int64_t rank, const std::string& dir,
-                 const GlooOptions& options) {
+                 const GlooOptions& options, const Fault& fault) {
   auto fail = [&](const absl::Status& s) {
     std::ofstream(absl::StrCat(dir, "/error.", rank)) << s.ToString();
     return kExitInternal;
@@ -127,7 +135,13 @@ int RunChildRank(const VerifyCase& c, int64_t rank, const std::string& dir,
   absl::StatusOr<std::unique_ptr<GlooCommunicator>> comm =
       GlooCommunicator::Connect(p->src.mesh(), rank, store, options);
   if (!comm.ok()) return fail(comm.status());
-  absl::StatusOr<RankResult> r = RunRank(*p, **comm);
+  absl::StatusOr<RankResult> r = absl::UnknownError("not run");
+  if (rank == fault.rank) {
+    FaultyCommunicator faulty(**comm, fault.at_call, [] { _exit(9); });
+    r = RunRank(*p, faulty);
+  } else {
+    r = RunRank(*p, **comm);
+  }
   if (!r.ok()) return fail(r.status());
   if (absl::Status s = WriteRankResult(dir, rank, *r); !s.ok()) return fail(s);
   // Keep the connections open until every rank is done (a peer may still be
@@ -144,7 +158,8 @@ int RunChildRank(const VerifyCase& c, int64_t rank, const std::string& dir,
 }
 
 // Parent side: one child process per rank, then Check.
-CaseReport VerifyInProcesses(const VerifyCase& c, const GlooOptions& options, int64_t timeout_s) {
+CaseReport VerifyInProcesses(const VerifyCase& c, const GlooOptions& options, int64_t timeout_s,
+                             const Fault& fault) {
   absl::StatusOr<PreparedCase> p = Prepare(c);
   if (!p.ok()) {
     if (IsSkip(p.status())) return {Outcome::kSkipped, std::string(p.status().message())};
@@ -156,7 +171,7 @@ CaseReport VerifyInProcesses(const VerifyCase& c, const GlooOptions& options, in
   const int64_t n = p->src.mesh().num_ranks();
   std::vector<pid_t> pids;
   for (int64_t rank = 0; rank < n; ++rank) {
-    const std::vector<std::string> args = ChildArgs(c, rank, dir, timeout_s);
+    const std::vector<std::string> args = ChildArgs(c, rank, dir, timeout_s, fault);
     std::vector<char*> argv;
     for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
@@ -223,7 +238,8 @@ int RunVerifyCommand(const std::vector<std::string>& args) {
                                {"src", true},       {"dst", true},       {"algorithm", true},
                                {"seed", true},      {"random", true},    {"max-ranks", true},
                                {"processes", false}, {"timeout", true},  {"rank", true},
-                               {"store-dir", true}, {"help", false}});
+                               {"store-dir", true}, {"kill-rank", true}, {"kill-at", true},
+                               {"help", false}});
   absl::StatusOr<FlagValues> flags = parser.Parse(args);
   if (!flags.ok()) return Fail(flags.status().message(), kExitBadInput);
   if (flags->Has("help")) {
@@ -237,6 +253,21 @@ int RunVerifyCommand(const std::vector<std::string>& args) {
   if (*timeout < 1) return Fail("--timeout: must be at least 1 second", kExitBadInput);
   GlooOptions options;
   options.timeout = absl::Seconds(*timeout);
+  Fault fault;
+  absl::StatusOr<int64_t> kill_rank = ParseInt("kill-rank", flags->Get("kill-rank", "-1"));
+  if (!kill_rank.ok()) return Fail(kill_rank.status().message(), kExitBadInput);
+  absl::StatusOr<int64_t> kill_at = ParseInt("kill-at", flags->Get("kill-at", "0"));
+  if (!kill_at.ok()) return Fail(kill_at.status().message(), kExitBadInput);
+  if (*kill_at < 0) return Fail("--kill-at: must be >= 0", kExitBadInput);
+  fault.rank = *kill_rank;
+  fault.at_call = *kill_at;
+  // Printed after a failing case so that the line reruns it the same way.
+  std::string mode_flags;
+  if (flags->Has("processes")) absl::StrAppend(&mode_flags, " --processes");
+  if (flags->Has("timeout")) absl::StrAppend(&mode_flags, " --timeout ", *timeout);
+  if (fault.rank >= 0) {
+    absl::StrAppend(&mode_flags, " --kill-rank ", fault.rank, " --kill-at ", fault.at_call);
+  }
 
   if (flags->Has("random")) {
     for (const char* single : {"mesh", "shape", "src", "dst", "dtype", "algorithm", "rank"}) {
@@ -255,16 +286,22 @@ int RunVerifyCommand(const std::vector<std::string>& args) {
                   kExitBadInput);
     }
     int64_t passed = 0, failed = 0, skipped = 0;
+    std::array<int64_t, 6> steps{};
     for (int64_t i = 0; i < *count; ++i) {
       const VerifyCase c = RandomCase(static_cast<uint64_t>(*seed) * 1000003u + i, *max_ranks);
-      const CaseReport r = flags->Has("processes") ? VerifyInProcesses(c, options, *timeout)
-                                                   : VerifyOnThreads(c, options);
+      const CaseReport r = flags->Has("processes")
+                               ? VerifyInProcesses(c, options, *timeout, fault)
+                               : VerifyOnThreads(c, options, fault);
       switch (r.outcome) {
-        case Outcome::kPassed: ++passed; break;
+        case Outcome::kPassed:
+          ++passed;
+          for (int k = 0; k < 6; ++k) steps[k] += r.steps_by_collective[k];
+          break;
         case Outcome::kSkipped: ++skipped; break;
         case Outcome::kFailed:
           ++failed;
-          std::cout << "FAIL " << c.CommandLine() << "\n    " << r.detail << "\n" << std::flush;
+          std::cout << "FAIL " << c.CommandLine() << mode_flags << "\n    " << r.detail << "\n"
+                    << std::flush;
           break;
       }
       if ((i + 1) % 25 == 0 || i + 1 == *count) {
@@ -272,6 +309,11 @@ int RunVerifyCommand(const std::vector<std::string>& args) {
                                      i + 1, *count, passed, failed, skipped);
       }
     }
+    std::vector<std::string> coverage;
+    for (int k = 0; k < 6; ++k) {
+      coverage.push_back(absl::StrCat(CollectiveName(static_cast<Collective>(k)), " ", steps[k]));
+    }
+    std::cerr << "verify: steps in passed cases: " << absl::StrJoin(coverage, ", ") << "\n";
     if (skipped > 0) {
       std::cout << skipped << " skipped (no plan exists, or the plan needs R->P(prod))\n";
     }
@@ -307,13 +349,13 @@ int RunVerifyCommand(const std::vector<std::string>& args) {
     absl::StatusOr<int64_t> rank = ParseInt("rank", flags->Get("rank"));
     if (!rank.ok()) return Fail(rank.status().message(), kExitBadInput);
     if (!flags->Has("store-dir")) return Fail("--rank needs --store-dir", kExitBadInput);
-    return RunChildRank(c, *rank, flags->Get("store-dir"), options);
+    return RunChildRank(c, *rank, flags->Get("store-dir"), options, fault);
   }
   if (absl::StatusOr<PreparedCase> p = Prepare(c); !p.ok() && !IsSkip(p.status())) {
     return Fail(p.status().message(), kExitBadInput);
   }
-  const CaseReport r =
-      flags->Has("processes") ? VerifyInProcesses(c, options, *timeout) : VerifyOnThreads(c, options);
+  const CaseReport r = flags->Has("processes") ? VerifyInProcesses(c, options, *timeout, fault)
+                                               : VerifyOnThreads(c, options, fault);
   switch (r.outcome) {
     case Outcome::kPassed:
       std::cout << "1 passed, 0 failed\n";
@@ -322,7 +364,8 @@ int RunVerifyCommand(const std::vector<std::string>& args) {
       std::cout << "skipped: " << r.detail << "\n0 passed, 0 failed\n";
       return kExitNoPlan;
     case Outcome::kFailed:
-      std::cout << "FAIL " << c.CommandLine() << "\n    " << r.detail << "\n0 passed, 1 failed\n";
+      std::cout << "FAIL " << c.CommandLine() << mode_flags << "\n    " << r.detail
+                << "\n0 passed, 1 failed\n";
       return kExitInternal;
   }
   return kExitInternal;

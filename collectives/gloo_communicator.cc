@@ -110,6 +110,18 @@ absl::StatusOr<std::unique_ptr<GlooCommunicator>> GlooCommunicator::Connect(
 
 GlooCommunicator::~GlooCommunicator() = default;
 
+void GlooCommunicator::Abort() {
+  for (Group& g : groups_) {
+    if (g.context == nullptr) continue;
+    try {
+      g.context->closeConnections();
+    } catch (const std::exception&) {
+      // Already closed or broken: either way it is gone.
+    }
+  }
+  broken_ = "aborted";
+}
+
 std::shared_ptr<gloo::Context> GlooCommunicator::group_context(int mesh_dim) const {
   return groups_.at(mesh_dim).context;
 }

@@ -90,6 +90,11 @@ class GlooCommunicator final : public Communicator {
   absl::Status AllToAll(int mesh_dim, const void* send, void* recv, int64_t count,
                         DType dtype) override;
 
+  // Closes every connection, as if this rank had died: peers blocked in or
+  // entering a collective with it fail (Unavailable), and this communicator
+  // is broken from now on. For fault tests.
+  void Abort();
+
   // The Gloo context of the group along `mesh_dim` (null for a size-1 dim),
   // for benchmarks that compare with raw Gloo calls.
   std::shared_ptr<gloo::Context> group_context(int mesh_dim) const;

@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "collectives/faulty_communicator.h"
 #include "collectives/host_math.h"
 #include "collectives/shard_util.h"
 #include "collectives/thread_ranks.h"
@@ -241,9 +242,13 @@ CaseReport Check(const PreparedCase& p, std::vector<absl::StatusOr<RankResult>>&
   if (static_cast<int64_t>(results.size()) != mesh.num_ranks()) {
     return fail(absl::StrFormat("%d results for %d ranks", results.size(), mesh.num_ranks()));
   }
+  std::string errors;
   for (size_t r = 0; r < results.size(); ++r) {
-    if (!results[r].ok()) return fail(absl::StrCat("rank ", r, ": ", results[r].status().ToString()));
+    if (!results[r].ok()) {
+      absl::StrAppend(&errors, "\n      rank ", r, ": ", results[r].status().ToString());
+    }
   }
+  if (!errors.empty()) return fail(absl::StrCat("ranks failed:", errors));
   const DType dtype = p.dst.dtype();
   const double tolerance = HasReduction(p.plan) ? ReductionTolerance(dtype, 64) : 0;
   bool partial_dst = false;
@@ -283,6 +288,9 @@ CaseReport Check(const PreparedCase& p, std::vector<absl::StatusOr<RankResult>>&
     std::string problem = CheckCounters(p, static_cast<int64_t>(r), *results[r]);
     if (!problem.empty()) return fail(std::move(problem));
   }
+  for (const TransformInfo& step : p.plan.steps) {
+    ++report.steps_by_collective[static_cast<int>(step.collective())];
+  }
   return report;
 }
 
@@ -300,7 +308,8 @@ bool IsSkip(const absl::Status& s) {
          s.code() == absl::StatusCode::kUnimplemented;
 }
 
-CaseReport VerifyOnThreads(const VerifyCase& c, const GlooOptions& options) {
+CaseReport VerifyOnThreads(const VerifyCase& c, const GlooOptions& options,
+                           const Fault& fault) {
   absl::StatusOr<PreparedCase> p = Prepare(c);
   if (!p.ok()) {
     if (IsSkip(p.status())) return Skip(p.status());
@@ -311,7 +320,12 @@ CaseReport VerifyOnThreads(const VerifyCase& c, const GlooOptions& options) {
   for (int64_t r = 0; r < n; ++r) results.emplace_back(absl::UnknownError("not run"));
   std::vector<absl::Status> connect = RunRanksOnThreads(
       p->src.mesh(), options, [&](GlooCommunicator& comm) {
-        results[comm.rank()] = RunRank(*p, comm);
+        if (comm.rank() == fault.rank) {
+          FaultyCommunicator faulty(comm, fault.at_call, [&comm] { comm.Abort(); });
+          results[comm.rank()] = RunRank(*p, faulty);
+        } else {
+          results[comm.rank()] = RunRank(*p, comm);
+        }
         return absl::OkStatus();
       });
   for (int64_t r = 0; r < n; ++r) {

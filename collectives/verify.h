@@ -20,6 +20,7 @@
 #ifndef RESHARD_COLLECTIVES_VERIFY_H_
 #define RESHARD_COLLECTIVES_VERIFY_H_
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -86,6 +87,8 @@ struct CaseReport {
   Outcome outcome = Outcome::kPassed;
   // Why it failed or was skipped; empty when it passed.
   std::string detail;
+  // Steps of a passed case's plan by Collective (plan.h order), for coverage.
+  std::array<int64_t, 6> steps_by_collective{};
 };
 
 // Compares every rank's result (indexed by rank) with the ground truth.
@@ -94,8 +97,17 @@ CaseReport Check(const PreparedCase& p, std::vector<absl::StatusOr<RankResult>>&
 // True for Prepare's errors that mean "skip the case" (above).
 bool IsSkip(const absl::Status& s);
 
-// Prepare, run every rank as a thread on Gloo, Check.
-CaseReport VerifyOnThreads(const VerifyCase& c, const GlooOptions& options);
+// Fault injection for `reshard verify --kill-rank`: rank `rank` dies just
+// before its collective call `at_call` (0-based); -1 means no fault.
+struct Fault {
+  int64_t rank = -1;
+  int64_t at_call = 0;
+};
+
+// Prepare, run every rank as a thread on Gloo, Check. A faulted rank closes
+// its connections (GlooCommunicator::Abort) as a dead process would.
+CaseReport VerifyOnThreads(const VerifyCase& c, const GlooOptions& options,
+                           const Fault& fault = Fault());
 
 // A rank's result as files in `dir` (for ranks that are processes):
 // result.<rank> holds the tensor's bytes, stats.<rank> one line per step.

@@ -1,0 +1,189 @@
+// `reshard verify` end to end (//cli:reshard, passed as argv[1]): a few
+// hundred random cases with ranks as threads, a smaller set with one process
+// per rank, a rank killed mid-plan (threads and processes), single cases and
+// bad input. The random cases cover every dtype, reduce op and transition;
+// the summary on stderr shows that every collective was exercised.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "gtest/gtest.h"
+
+namespace {
+
+std::string g_binary;  // set by main
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string Quote(const std::string& arg) {
+  return absl::StrCat("'", absl::StrReplaceAll(arg, {{"'", "'\\''"}}), "'");
+}
+
+std::string TmpDir() {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return dir ? dir : "/tmp";
+}
+
+Result Shell(const std::string& command_line) {
+  const std::string dir = TmpDir();
+  const std::string command =
+      absl::StrCat(command_line, " </dev/null >", dir, "/stdout 2>", dir, "/stderr");
+  const int status = std::system(command.c_str());
+  Result r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = ReadFile(dir + "/stdout");
+  r.err = ReadFile(dir + "/stderr");
+  return r;
+}
+
+Result Verify(const std::vector<std::string>& args) {
+  std::vector<std::string> quoted = {Quote(g_binary), "verify"};
+  for (const std::string& a : args) quoted.push_back(Quote(a));
+  return Shell(absl::StrJoin(quoted, " "));
+}
+
+std::string LastLine(const std::string& text) {
+  std::vector<std::string> lines = absl::StrSplit(text, '\n', absl::SkipEmpty());
+  return lines.empty() ? "" : lines.back();
+}
+
+// "N passed, M failed" -> {N, M}; {-1, -1} when the line has another form.
+std::pair<int64_t, int64_t> Counts(const std::string& line) {
+  std::vector<std::string> words = absl::StrSplit(line, ' ');
+  int64_t passed = -1, failed = -1;
+  if (words.size() != 4 || words[1] != "passed," || words[3] != "failed" ||
+      !absl::SimpleAtoi(words[0], &passed) || !absl::SimpleAtoi(words[2], &failed)) {
+    return {-1, -1};
+  }
+  return {passed, failed};
+}
+
+// Every collective appears in the coverage line on stderr with a count > 0.
+void ExpectEveryCollective(const std::string& err) {
+  for (const char* c : {"all_to_all", "all_gather", "all_reduce", "reduce_scatter", "chunk",
+                        "partition"}) {
+    const size_t at = err.find(absl::StrCat(c, " "), err.find("steps in passed cases"));
+    ASSERT_NE(at, std::string::npos) << c << "\n" << err;
+    int64_t n = 0;
+    std::string rest = err.substr(at + std::string(c).size() + 1);
+    ASSERT_TRUE(absl::SimpleAtoi(rest.substr(0, rest.find_first_of(",\n")), &n)) << rest;
+    EXPECT_GT(n, 0) << c;
+  }
+}
+
+TEST(VerifyTest, RandomCasesOnThreads) {
+  Result r = Verify({"--random", "300", "--seed", "11", "--max-ranks", "8"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto [passed, failed] = Counts(LastLine(r.out));
+  EXPECT_EQ(failed, 0) << r.out;
+  // Some cases have no plan (e.g. greedy S->P); most must run.
+  EXPECT_GE(passed, 200) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.err, "verify: 300/300 cases")) << r.err;  // progress
+  ExpectEveryCollective(r.err);
+}
+
+TEST(VerifyTest, RandomCasesInProcesses) {
+  Result r = Verify({"--random", "25", "--seed", "5", "--max-ranks", "8", "--processes"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto [passed, failed] = Counts(LastLine(r.out));
+  EXPECT_EQ(failed, 0) << r.out;
+  EXPECT_GE(passed, 15) << r.out;
+}
+
+TEST(VerifyTest, OneCase) {
+  Result r = Verify({"--mesh", "2,2,2", "--shape", "13,8", "--dtype", "bf16", "--src",
+                     "S(0)[1]S(0)[0]P(avg)", "--dst", "RS(1)[0]S(1)[1]"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(LastLine(r.out), "1 passed, 0 failed");
+  r = Verify({"--mesh", "3,2", "--shape", "7,5", "--src", "P(max)S(1)", "--dst", "S(1)[1]S(1)[0]",
+              "--processes"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(LastLine(r.out), "1 passed, 0 failed");
+}
+
+TEST(VerifyTest, OneCaseWithoutPlanIsSkipped) {
+  Result r = Verify({"--mesh", "2", "--shape", "4", "--src", "S(0)", "--dst", "P(sum)"});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_TRUE(absl::StrContains(r.out, "skipped")) << r.out;
+  EXPECT_EQ(LastLine(r.out), "0 passed, 0 failed");
+}
+
+// A killed rank fails the case; the survivors in its group name the step and
+// mesh dim, and the printed line reruns the case with the same fault.
+void ExpectKilledRankReported(bool processes) {
+  std::vector<std::string> args = {"--mesh", "2,2", "--shape", "8,8", "--src", "S(0)S(1)",
+                                   "--dst", "RR", "--algorithm", "graph", "--kill-rank", "3",
+                                   "--kill-at", "1", "--timeout", "5"};
+  if (processes) args.push_back("--processes");
+  Result r = Verify(args);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(LastLine(r.out), "0 passed, 1 failed");
+  EXPECT_TRUE(absl::StrContains(r.out, "rank 2: ")) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, "step 1 (S(1)->R all_gather on mesh dim 1)")) << r.out;
+  // Rerun the FAIL line as printed (with this binary for "reshard").
+  std::string fail_line;
+  for (absl::string_view line : absl::StrSplit(r.out, '\n')) {
+    if (absl::ConsumePrefix(&line, "FAIL reshard ")) fail_line = std::string(line);
+  }
+  ASSERT_FALSE(fail_line.empty()) << r.out;
+  EXPECT_TRUE(absl::StrContains(fail_line, "--kill-rank 3 --kill-at 1")) << fail_line;
+  Result again = Shell(absl::StrCat(Quote(g_binary), " ", fail_line));
+  EXPECT_EQ(again.exit_code, 1) << again.out << again.err;
+  EXPECT_TRUE(absl::StrContains(again.out, "mesh dim 1")) << again.out;
+}
+
+TEST(VerifyTest, KilledRankOnThreads) { ExpectKilledRankReported(false); }
+TEST(VerifyTest, KilledRankProcess) { ExpectKilledRankReported(true); }
+
+TEST(VerifyTest, BadInputAndHelp) {
+  Result r = Verify({"--random", "3", "--mesh", "2"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(r.err, "--mesh")) << r.err;
+  r = Verify({"--mesh", "2", "--shape", "4", "--src", "S(0)", "--dst", "R", "--dtype", "f13"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(r.err, "--dtype")) << r.err;
+  r = Verify({"--mesh", "2", "--shape", "4", "--src", "S(3)", "--dst", "R"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  r = Verify({"--mesh", "2", "--shape", "4"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(r.err, "--src")) << r.err;
+  r = Verify({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(absl::StrContains(r.out, "--processes")) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, "N passed, M failed")) << r.out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  testing::InitGoogleTest(&argc, argv);
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: verify_test <path to reshard>\n");
+    return 2;
+  }
+  g_binary = argv[1];
+  return RUN_ALL_TESTS();
+}
