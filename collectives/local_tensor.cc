@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <utility>
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
 
 namespace reshard {
 
@@ -130,17 +132,68 @@ absl::StatusOr<Fill2D> SlabFill(absl::Span<const int64_t> shape, int dim, int64_
   return f;
 }
 
+// Freed buffers by size. Shared with the deleters of the tensors it hands
+// out, which find it gone (weak_ptr) when the engine died first.
+struct HostCopyEngine::Cache {
+  absl::Mutex mu;
+  std::multimap<size_t, void*> free ABSL_GUARDED_BY(mu);
+  size_t bytes ABSL_GUARDED_BY(mu) = 0;
+
+  ~Cache() {
+    for (auto& [size, p] : free) std::free(p);
+  }
+  void* Take(size_t size) {
+    absl::MutexLock lock(&mu);
+    auto it = free.find(size);
+    if (it == free.end()) return nullptr;
+    void* p = it->second;
+    free.erase(it);
+    bytes -= size;
+    return p;
+  }
+  void Give(void* p, size_t size) {
+    {
+      absl::MutexLock lock(&mu);
+      if (bytes + size <= kMaxCachedBytes) {
+        free.emplace(size, p);
+        bytes += size;
+        return;
+      }
+    }
+    std::free(p);
+  }
+};
+
+HostCopyEngine::HostCopyEngine() : cache_(std::make_shared<Cache>()) {}
+HostCopyEngine::~HostCopyEngine() = default;
+
+size_t HostCopyEngine::cached_bytes() const {
+  absl::MutexLock lock(&cache_->mu);
+  return cache_->bytes;
+}
+
 absl::StatusOr<LocalTensor> HostCopyEngine::Allocate(DType dtype, std::vector<int64_t> shape) {
   const size_t bytes = static_cast<size_t>(NumElements(shape) * ItemSize(dtype));
   void* data = nullptr;
-  if (bytes != 0) {
+  if (bytes >= kMinCachedBytes) data = cache_->Take(bytes);
+  if (data == nullptr && bytes != 0) {
     data = std::malloc(bytes);
     if (data == nullptr) {
       return absl::ResourceExhaustedError(
           absl::StrFormat("host allocation of %d bytes failed", bytes));
     }
   }
-  return LocalTensor::Adopt(data, [](void* p) { std::free(p); }, dtype, std::move(shape),
+  LocalTensor::Deleter release = [](void* p) { std::free(p); };
+  if (bytes >= kMinCachedBytes) {
+    release = [weak = std::weak_ptr<Cache>(cache_), bytes](void* p) {
+      if (std::shared_ptr<Cache> cache = weak.lock()) {
+        cache->Give(p, bytes);
+      } else {
+        std::free(p);
+      }
+    };
+  }
+  return LocalTensor::Adopt(data, std::move(release), dtype, std::move(shape),
                             MemorySpace::kHost);
 }
 

@@ -146,13 +146,34 @@ class CopyEngine {
   virtual absl::Status Fill(const Fill2D& fill, void* dst) = 0;
 };
 
-// Host memory: memcpy/memset. Stateless and thread-safe.
+// Host memory: memcpy/memset. Thread-safe.
+//
+// Allocate caches freed buffers of kMinCachedBytes or more (up to
+// kMaxCachedBytes in all) and hands them out again for the same size, as
+// PyTorch's caching allocators do: a plan run over and over then stops
+// page-faulting fresh memory on every step. Tensors may outlive the engine
+// (their buffers are then simply freed).
 class HostCopyEngine final : public CopyEngine {
  public:
+  static constexpr size_t kMinCachedBytes = size_t{256} << 10;
+  static constexpr size_t kMaxCachedBytes = size_t{512} << 20;
+
+  HostCopyEngine();
+  ~HostCopyEngine() override;
+  HostCopyEngine(const HostCopyEngine&) = delete;
+  HostCopyEngine& operator=(const HostCopyEngine&) = delete;
+
   MemorySpace space() const override { return MemorySpace::kHost; }
   absl::StatusOr<LocalTensor> Allocate(DType dtype, std::vector<int64_t> shape) override;
   absl::Status Copy(const Copy2D& copy, void* dst, const void* src) override;
   absl::Status Fill(const Fill2D& fill, void* dst) override;
+
+  // Bytes of freed buffers held for reuse.
+  size_t cached_bytes() const;
+
+ private:
+  struct Cache;
+  std::shared_ptr<Cache> cache_;
 };
 
 // Slab helpers built on SlabCopy/SlabFill. The tensors must be in

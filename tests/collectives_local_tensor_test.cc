@@ -176,5 +176,36 @@ TEST(LocalTensorTest, ViewsAndSpaces) {
   EXPECT_TRUE(freed);
 }
 
+TEST(HostCopyEngineTest, ReusesFreedLargeBuffers) {
+  HostCopyEngine engine;
+  const std::vector<int64_t> big = {static_cast<int64_t>(HostCopyEngine::kMinCachedBytes / 4)};
+  void* first = nullptr;
+  {
+    absl::StatusOr<LocalTensor> t = engine.Allocate(DType::kF32, big);
+    ASSERT_TRUE(t.ok());
+    first = t->data();
+    EXPECT_EQ(engine.cached_bytes(), 0u);
+  }
+  EXPECT_EQ(engine.cached_bytes(), HostCopyEngine::kMinCachedBytes);
+  absl::StatusOr<LocalTensor> again = engine.Allocate(DType::kF32, big);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->data(), first);  // the same size comes back from the cache
+  EXPECT_EQ(engine.cached_bytes(), 0u);
+  // Small buffers are not cached.
+  { absl::StatusOr<LocalTensor> small = engine.Allocate(DType::kF32, {16}); }
+  EXPECT_EQ(engine.cached_bytes(), 0u);
+}
+
+TEST(HostCopyEngineTest, TensorsMayOutliveTheEngine) {
+  absl::StatusOr<LocalTensor> t;
+  {
+    HostCopyEngine engine;
+    t = engine.Allocate(DType::kU8, {static_cast<int64_t>(HostCopyEngine::kMinCachedBytes)});
+    ASSERT_TRUE(t.ok());
+  }
+  static_cast<uint8_t*>(t->data())[0] = 1;  // still ours; freed (not cached) when t dies
+  EXPECT_EQ(t->nbytes(), static_cast<int64_t>(HostCopyEngine::kMinCachedBytes));
+}
+
 }  // namespace
 }  // namespace reshard
