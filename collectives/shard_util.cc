@@ -159,10 +159,12 @@ absl::StatusOr<LocalTensor> ShardOf(const LocalTensor& global, const DistSpec& s
     uint64_t key = Hash(seed, static_cast<uint64_t>(g));
     for (int m : partial_dims) {
       key = Hash(key, static_cast<uint64_t>(m));
+      // The key does not depend on the coordinates of the other Partial dims:
+      // then values are equal along every avg dim and one holder per element
+      // owns each sum dim's value, so the result is exact in whatever order
+      // the plan reduces the dims, even with integer avg's truncation.
       v = SplitValue(v, spec.state().placement(m).op(), spec.dtype(), spec.mesh().size(m),
                      coordinate[m], key, spread);
-      // Later splits depend on which piece this rank holds.
-      key = Hash(key, static_cast<uint64_t>(coordinate[m]));
     }
     StoreFromDouble(v, dst, local, spec.dtype());
   });

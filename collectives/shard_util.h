@@ -15,8 +15,13 @@
 //   avg   floats: value + small integers summing to 0; integers: the value
 //   max   one rank holds the value, the others smaller values (min: larger)
 //   prod  one rank holds the value, the others 1
-// With TestTensor's small integers every such reduction is exact in every
-// dtype, so results can be compared exactly (or to a tight tolerance).
+// Each mesh dim's split depends on the element and the seed but not on the
+// rank's other coordinates, so values are equal along avg dims and one rank
+// per sum dim holds an integer's value: a plan may reduce the Partial dims in
+// any order and still get the value exactly, even with integer avg's
+// truncation. With TestTensor's small integers every such reduction is exact
+// in every dtype, so results can be compared exactly (or to a tight
+// tolerance where a float avg divides by 3).
 #ifndef RESHARD_COLLECTIVES_SHARD_UTIL_H_
 #define RESHARD_COLLECTIVES_SHARD_UTIL_H_
 
