@@ -78,7 +78,7 @@ OUTPUT
   (no plan exists, or the plan needs R->P(prod), which has no exact split),
   and finally the line "N passed, M failed". Progress goes to stderr.
   Exit code 0 if nothing failed, 1 if a case failed, 2 for bad input,
-  3 when a single case has no plan.
+  3 when a single case is skipped (no plan, or it needs R->P(prod)).
 
 )txt",
                       NotationHelp());
@@ -162,7 +162,13 @@ CaseReport VerifyInProcesses(const VerifyCase& c, const GlooOptions& options, in
                              const Fault& fault) {
   absl::StatusOr<PreparedCase> p = Prepare(c);
   if (!p.ok()) {
-    if (IsSkip(p.status())) return {Outcome::kSkipped, std::string(p.status().message())};
+    if (IsSkip(p.status())) {
+      CaseReport r;
+      r.outcome = Outcome::kSkipped;
+      r.detail = std::string(p.status().message());
+      r.unsupported = p.status().code() == absl::StatusCode::kUnimplemented;
+      return r;
+    }
     return {Outcome::kFailed, absl::StrCat("bad case: ", p.status().ToString())};
   }
   char pattern[] = "/tmp/reshard-verify-XXXXXX";
@@ -285,7 +291,7 @@ int RunVerifyCommand(const std::vector<std::string>& args) {
       return Fail("--max-ranks: must be between 1 and 64 (each rank is a thread or process)",
                   kExitBadInput);
     }
-    int64_t passed = 0, failed = 0, skipped = 0;
+    int64_t passed = 0, failed = 0, skipped = 0, unsupported = 0;
     std::array<int64_t, 6> steps{};
     for (int64_t i = 0; i < *count; ++i) {
       const VerifyCase c = RandomCase(static_cast<uint64_t>(*seed) * 1000003u + i, *max_ranks);
@@ -297,7 +303,10 @@ int RunVerifyCommand(const std::vector<std::string>& args) {
           ++passed;
           for (int k = 0; k < 6; ++k) steps[k] += r.steps_by_collective[k];
           break;
-        case Outcome::kSkipped: ++skipped; break;
+        case Outcome::kSkipped:
+          ++skipped;
+          unsupported += r.unsupported;
+          break;
         case Outcome::kFailed:
           ++failed;
           std::cout << "FAIL " << c.CommandLine() << mode_flags << "\n    " << r.detail << "\n"
@@ -315,7 +324,8 @@ int RunVerifyCommand(const std::vector<std::string>& args) {
     }
     std::cerr << "verify: steps in passed cases: " << absl::StrJoin(coverage, ", ") << "\n";
     if (skipped > 0) {
-      std::cout << skipped << " skipped (no plan exists, or the plan needs R->P(prod))\n";
+      std::cout << skipped << " skipped: " << skipped - unsupported << " without a plan, "
+                << unsupported << " needing R->P(prod)\n";
     }
     std::cout << passed << " passed, " << failed << " failed\n";
     return failed > 0 ? kExitInternal : kExitOk;

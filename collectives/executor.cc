@@ -151,6 +151,11 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> CheckPlan(const DistSpec& src,
     if (step.src.is_shard()) {
       std::vector<int>& o = st.order[step.src.dim()];
       auto it = std::find(o.begin(), o.end(), k);
+      if (it == o.end()) {
+        return fail(absl::InternalError(absl::StrFormat(
+            "mesh dim %d is missing from tensor dim %d's shard order (state %s)", k,
+            step.src.dim(), st.ToString())));
+      }
       // Only the last split can be undone by a collective on its group
       // (spec §4); splits after it over size-1 mesh dims change nothing.
       if (mesh.size(k) > 1) {

@@ -297,7 +297,11 @@ CaseReport Check(const PreparedCase& p, std::vector<absl::StatusOr<RankResult>>&
 namespace {
 
 CaseReport Skip(const absl::Status& s) {
-  return {Outcome::kSkipped, std::string(s.message())};
+  CaseReport r;
+  r.outcome = Outcome::kSkipped;
+  r.detail = std::string(s.message());
+  r.unsupported = s.code() == absl::StatusCode::kUnimplemented;
+  return r;
 }
 
 }  // namespace

@@ -87,6 +87,8 @@ struct CaseReport {
   Outcome outcome = Outcome::kPassed;
   // Why it failed or was skipped; empty when it passed.
   std::string detail;
+  // Skipped because the plan needs R->P(prod), rather than for want of a plan.
+  bool unsupported = false;
   // Steps of a passed case's plan by Collective (plan.h order), for coverage.
   std::array<int64_t, 6> steps_by_collective{};
 };
