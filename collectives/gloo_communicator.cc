@@ -5,6 +5,7 @@
 #include <exception>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -42,8 +43,8 @@ std::chrono::milliseconds ToMillis(absl::Duration d) {
 // tells them apart.
 absl::Status FromException(absl::string_view what, const std::exception& e) {
   const std::string msg = absl::StrFormat("%s: %s", what, e.what());
-  if (absl::StrContains(e.what(), "Timed out") || absl::StrContains(e.what(), "timed out") ||
-      absl::StrContains(e.what(), "Timeout")) {
+  const std::string lower = absl::AsciiStrToLower(e.what());
+  if (absl::StrContains(lower, "timed out") || absl::StrContains(lower, "timeout")) {
     return absl::DeadlineExceededError(msg);
   }
   if (dynamic_cast<const gloo::IoException*>(&e) != nullptr) {
