@@ -158,8 +158,8 @@ int RunChildRank(const VerifyCase& c, int64_t rank, const std::string& dir,
 }
 
 // Parent side: one child process per rank, then Check.
-CaseReport VerifyInProcesses(const VerifyCase& c, const GlooOptions& options, int64_t timeout_s,
-                             const Fault& fault) {
+CaseReport VerifyInProcesses(const VerifyCase& c, const GlooOptions& options, const Fault& fault) {
+  const int64_t timeout_s = absl::ToInt64Seconds(options.timeout);
   absl::StatusOr<PreparedCase> p = Prepare(c);
   if (!p.ok()) {
     if (IsSkip(p.status())) {
@@ -296,7 +296,7 @@ int RunVerifyCommand(const std::vector<std::string>& args) {
     for (int64_t i = 0; i < *count; ++i) {
       const VerifyCase c = RandomCase(static_cast<uint64_t>(*seed) * 1000003u + i, *max_ranks);
       const CaseReport r = flags->Has("processes")
-                               ? VerifyInProcesses(c, options, *timeout, fault)
+                               ? VerifyInProcesses(c, options, fault)
                                : VerifyOnThreads(c, options, fault);
       switch (r.outcome) {
         case Outcome::kPassed:
@@ -364,7 +364,7 @@ int RunVerifyCommand(const std::vector<std::string>& args) {
   if (absl::StatusOr<PreparedCase> p = Prepare(c); !p.ok() && !IsSkip(p.status())) {
     return Fail(p.status().message(), kExitBadInput);
   }
-  const CaseReport r = flags->Has("processes") ? VerifyInProcesses(c, options, *timeout, fault)
+  const CaseReport r = flags->Has("processes") ? VerifyInProcesses(c, options, fault)
                                                : VerifyOnThreads(c, options, fault);
   switch (r.outcome) {
     case Outcome::kPassed:
