@@ -2,21 +2,18 @@
 // exit codes 0/2/3, that errors name the bad flag or key, --help everywhere,
 // and that --format json parses and --format dot is a digraph. Expected plans
 // come from the oracle's golden data (tests/testdata/pytorch-tests.jsonl).
-#include <sys/wait.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
+#include "tests/test_util.h"
 #include "nlohmann/json.hpp"
 
 namespace {
@@ -25,54 +22,15 @@ using json = nlohmann::json;
 
 std::string g_binary;  // set by main
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string Quote(const std::string& arg) {
-  return absl::StrCat("'", absl::StrReplaceAll(arg, {{"'", "'\\''"}}), "'");
-}
-
-std::string TmpDir() {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return dir ? dir : "/tmp";
-}
+using reshard::test_util::CommandResult;
+using reshard::test_util::TestDataPath;
+using Result = CommandResult;
 
 // Runs the binary with `args` and `input` on stdin.
 Result RunReshard(const std::vector<std::string>& args, const std::string& input = "") {
-  std::string dir = TmpDir();
-  {
-    std::ofstream in(dir + "/stdin");
-    in << input;
-  }
-  std::vector<std::string> quoted = {Quote(g_binary)};
-  for (const std::string& a : args) quoted.push_back(Quote(a));
-  std::string command = absl::StrCat(absl::StrJoin(quoted, " "), " <", dir, "/stdin >", dir,
-                                     "/stdout 2>", dir, "/stderr");
-  int status = std::system(command.c_str());
-  Result r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = ReadFile(dir + "/stdout");
-  r.err = ReadFile(dir + "/stderr");
-  return r;
-}
-
-std::string TestDataPath(const std::string& name) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  if (srcdir != nullptr && workspace != nullptr) {
-    return absl::StrCat(srcdir, "/", workspace, "/tests/testdata/", name);
-  }
-  return absl::StrCat("tests/testdata/", name);
+  std::vector<std::string> argv = {g_binary};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return reshard::test_util::RunCommand(argv, input);
 }
 
 // The first case of pytorch-tests.jsonl with a non-trivial plan.

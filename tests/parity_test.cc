@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "cli/case_json.h"
 #include "gtest/gtest.h"
+#include "tests/test_util.h"
 #include "nlohmann/json.hpp"
 
 namespace reshard {
@@ -21,14 +22,7 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string TestDataPath(const std::string& name) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  if (srcdir != nullptr && workspace != nullptr) {
-    return absl::StrCat(srcdir, "/", workspace, "/tests/testdata/", name);
-  }
-  return absl::StrCat("tests/testdata/", name);
-}
+using reshard::test_util::TestDataPath;
 
 bool CostsMatch(double want, double got) {
   double diff = std::fabs(want - got);

@@ -3,12 +3,8 @@
 // per rank, a rank killed mid-plan (threads and processes), single cases and
 // bad input. The random cases cover every dtype, reduce op and transition;
 // the summary on stderr shows that every collective was exercised.
-#include <sys/wait.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,53 +12,23 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
+#include "tests/test_util.h"
 
 namespace {
 
 std::string g_binary;  // set by main
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string Quote(const std::string& arg) {
-  return absl::StrCat("'", absl::StrReplaceAll(arg, {{"'", "'\\''"}}), "'");
-}
-
-std::string TmpDir() {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return dir ? dir : "/tmp";
-}
-
-Result Shell(const std::string& command_line) {
-  const std::string dir = TmpDir();
-  const std::string command =
-      absl::StrCat(command_line, " </dev/null >", dir, "/stdout 2>", dir, "/stderr");
-  const int status = std::system(command.c_str());
-  Result r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = ReadFile(dir + "/stdout");
-  r.err = ReadFile(dir + "/stderr");
-  return r;
-}
+using Result = reshard::test_util::CommandResult;
+using reshard::test_util::RunShell;
+using reshard::test_util::ShellQuote;
 
 Result Verify(const std::vector<std::string>& args) {
-  std::vector<std::string> quoted = {Quote(g_binary), "verify"};
-  for (const std::string& a : args) quoted.push_back(Quote(a));
-  return Shell(absl::StrJoin(quoted, " "));
+  std::vector<std::string> argv = {g_binary, "verify"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return reshard::test_util::RunCommand(argv);
 }
 
 std::string LastLine(const std::string& text) {
@@ -150,7 +116,7 @@ void ExpectKilledRankReported(bool processes) {
   }
   ASSERT_FALSE(fail_line.empty()) << r.out;
   EXPECT_TRUE(absl::StrContains(fail_line, "--kill-rank 3 --kill-at 1")) << fail_line;
-  Result again = Shell(absl::StrCat(Quote(g_binary), " ", fail_line));
+  Result again = RunShell(absl::StrCat(ShellQuote(g_binary), " ", fail_line));
   EXPECT_EQ(again.exit_code, 1) << again.out << again.err;
   EXPECT_TRUE(absl::StrContains(again.out, "mesh dim 1")) << again.out;
 }

@@ -1,0 +1,35 @@
+// Helpers shared by the tests that read golden data or run the `reshard`
+// binary as a user would.
+#ifndef RESHARD_TESTS_TEST_UTIL_H_
+#define RESHARD_TESTS_TEST_UTIL_H_
+
+#include <string>
+#include <vector>
+
+namespace reshard::test_util {
+
+// Path of tests/testdata/<name> in the test's runfiles (or relative to the
+// workspace root outside Bazel).
+std::string TestDataPath(const std::string& name);
+
+std::string ReadFile(const std::string& path);
+
+// `arg` quoted for /bin/sh.
+std::string ShellQuote(const std::string& arg);
+
+struct CommandResult {
+  int exit_code = -1;  // 128 + signal when killed
+  std::string out;
+  std::string err;
+};
+
+// Runs `command_line` through /bin/sh with `input` on stdin, capturing
+// stdout and stderr through files in $TEST_TMPDIR.
+CommandResult RunShell(const std::string& command_line, const std::string& input = "");
+
+// Runs argv[0] with the other arguments, each quoted.
+CommandResult RunCommand(const std::vector<std::string>& argv, const std::string& input = "");
+
+}  // namespace reshard::test_util
+
+#endif  // RESHARD_TESTS_TEST_UTIL_H_
