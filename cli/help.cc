@@ -31,7 +31,7 @@ std::string NotationHelp() {
 std::string ExitCodesHelp() {
   return R"txt(EXIT CODES
   0  success
-  1  internal error (a bug: please report it)
+  1  verify: a case failed; any other command: an internal error (a bug)
   2  bad input; the message on stderr names the flag or token
   3  no plan: none exists (e.g. the greedy planner cannot do S -> P or
      P(x) -> P(y)), or the graph search hit --max-states
@@ -39,21 +39,26 @@ std::string ExitCodesHelp() {
 }
 
 std::string MainHelp() {
-  return absl::StrCat(R"txt(reshard: plan tensor redistributions on N-D device meshes.
+  return absl::StrCat(R"txt(reshard: plan and run tensor redistributions on N-D device meshes.
 
 Given a tensor laid out one way on a device mesh (a Shard/Replicate/Partial
 placement per mesh dim, plus a shard order), reshard finds the sequence of
 collectives that turns it into another layout, and what it costs (the same
-plans as PyTorch DTensor's redistribute planner).
+plans as PyTorch DTensor's redistribute planner), and can run a plan on real
+data to check it.
 
 USAGE
   reshard plan  --mesh 2,2,2 --shape 8,8,8 --src 'S(0)[1]S(0)[0]S(0)[2]' --dst 'RS(0)[0]S(0)[1]'
   reshard batch < cases.jsonl > results.jsonl
+  reshard verify --mesh 2,2,2 --shape 13,8 --src 'S(0)[1]S(0)[0]S(1)' --dst 'RS(1)S(0)'
+  reshard verify --random 300 --seed 7 --max-ranks 8
   reshard help <command>        (or reshard <command> --help)
 
 COMMANDS
   plan   plan one redistribution and print it (table, JSON or Graphviz)
   batch  plan one JSON case per stdin line, one JSON result per stdout line
+  verify run plans on real data (Gloo on this machine, ranks as threads or
+         processes) and check every rank's result
 
 )txt",
                       NotationHelp(), "\n", ExitCodesHelp());

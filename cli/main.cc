@@ -19,7 +19,7 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
     return reshard::kExitOk;
   }
   std::cerr << "reshard: unknown command \"" << command
-            << "\" (commands: plan, batch; see reshard --help)\n";
+            << "\" (commands: plan, batch, verify; see reshard --help)\n";
   return reshard::kExitBadInput;
 }
 
