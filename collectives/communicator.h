@@ -7,6 +7,7 @@
 //
 //   AllGather      send: count           recv: n * count (chunk j from member j)
 //   ReduceScatter  send: n * count       recv: count = op over members of chunk `me`
+//                  (send is scratch: its contents are unspecified afterwards)
 //   AllReduce      buf:  count, in place: op over members
 //   AllToAll       send: n * count (chunk j goes to member j)
 //                  recv: n * count (chunk j came from member j)
@@ -61,7 +62,7 @@ class Communicator {
 
   virtual absl::Status AllGather(int mesh_dim, const void* send, void* recv, int64_t count,
                                  DType dtype) = 0;
-  virtual absl::Status ReduceScatter(int mesh_dim, const void* send, void* recv, int64_t count,
+  virtual absl::Status ReduceScatter(int mesh_dim, void* send, void* recv, int64_t count,
                                      DType dtype, ReduceOp op) = 0;
   virtual absl::Status AllReduce(int mesh_dim, void* buf, int64_t count, DType dtype,
                                  ReduceOp op) = 0;

@@ -43,7 +43,7 @@ class FaultyCommunicator final : public Communicator {
     if (absl::Status s = Tick("all_gather", mesh_dim); !s.ok()) return s;
     return inner_->AllGather(mesh_dim, send, recv, count, dtype);
   }
-  absl::Status ReduceScatter(int mesh_dim, const void* send, void* recv, int64_t count,
+  absl::Status ReduceScatter(int mesh_dim, void* send, void* recv, int64_t count,
                              DType dtype, ReduceOp op) override {
     if (absl::Status s = Tick("reduce_scatter", mesh_dim); !s.ok()) return s;
     return inner_->ReduceScatter(mesh_dim, send, recv, count, dtype, op);

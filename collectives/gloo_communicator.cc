@@ -203,7 +203,7 @@ absl::Status GlooCommunicator::AllReduce(int mesh_dim, void* buf, int64_t count,
   return HostDivide(buf, count, dtype, mesh_.size(mesh_dim));
 }
 
-absl::Status GlooCommunicator::ReduceScatter(int mesh_dim, const void* send, void* recv,
+absl::Status GlooCommunicator::ReduceScatter(int mesh_dim, void* send, void* recv,
                                              int64_t count, DType dtype, ReduceOp op) {
   Group* g = nullptr;
   if (absl::Status s = Begin("reduce_scatter", mesh_dim, count, dtype, true, &g); !s.ok()) {
@@ -215,14 +215,13 @@ absl::Status GlooCommunicator::ReduceScatter(int mesh_dim, const void* send, voi
     if (n == 1 && chunk_bytes != 0) std::memcpy(recv, send, chunk_bytes);
     return absl::OkStatus();
   }
-  // All-reduce a copy of the whole input, then keep this rank's chunk.
-  scratch_.resize(chunk_bytes * n);
-  std::memcpy(scratch_.data(), send, scratch_.size());
-  if (absl::Status s = AllReduce(mesh_dim, scratch_.data(), count * n, dtype, op); !s.ok()) {
+  // All-reduce the whole input in place (send is scratch), then keep this
+  // rank's chunk.
+  if (absl::Status s = AllReduce(mesh_dim, send, count * n, dtype, op); !s.ok()) {
     return absl::Status(s.code(), absl::StrCat("reduce_scatter via ", s.message()));
   }
   const int64_t me = mesh_.Coordinate(rank_)[mesh_dim];
-  std::memcpy(recv, scratch_.data() + me * chunk_bytes, chunk_bytes);
+  std::memcpy(recv, static_cast<const char*>(send) + me * chunk_bytes, chunk_bytes);
   return absl::OkStatus();
 }
 

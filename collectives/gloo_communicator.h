@@ -83,7 +83,7 @@ class GlooCommunicator final : public Communicator {
 
   absl::Status AllGather(int mesh_dim, const void* send, void* recv, int64_t count,
                          DType dtype) override;
-  absl::Status ReduceScatter(int mesh_dim, const void* send, void* recv, int64_t count,
+  absl::Status ReduceScatter(int mesh_dim, void* send, void* recv, int64_t count,
                              DType dtype, ReduceOp op) override;
   absl::Status AllReduce(int mesh_dim, void* buf, int64_t count, DType dtype,
                          ReduceOp op) override;
@@ -123,7 +123,6 @@ class GlooCommunicator final : public Communicator {
   HostCopyEngine engine_;
   std::shared_ptr<gloo::transport::Device> device_;
   std::vector<Group> groups_;  // one per mesh dim
-  std::vector<char> scratch_;  // ReduceScatter's allreduce buffer, reused
   std::string broken_;         // why the communicator is unusable; empty when fine
 };
 

@@ -214,7 +214,7 @@ absl::Status NcclCommunicator::AllGather(int mesh_dim, const void* send, void* r
                 comm);
 }
 
-absl::Status NcclCommunicator::ReduceScatter(int mesh_dim, const void* send, void* recv,
+absl::Status NcclCommunicator::ReduceScatter(int mesh_dim, void* send, void* recv,
                                              int64_t count, DType dtype, ReduceOp op) {
   constexpr absl::string_view kName = "reduce_scatter";
   ncclComm_t comm = nullptr;

@@ -109,7 +109,7 @@ class NcclCommunicator final : public Communicator {
 
   absl::Status AllGather(int mesh_dim, const void* send, void* recv, int64_t count,
                          DType dtype) override;
-  absl::Status ReduceScatter(int mesh_dim, const void* send, void* recv, int64_t count,
+  absl::Status ReduceScatter(int mesh_dim, void* send, void* recv, int64_t count,
                              DType dtype, ReduceOp op) override;
   absl::Status AllReduce(int mesh_dim, void* buf, int64_t count, DType dtype,
                          ReduceOp op) override;
