@@ -198,7 +198,7 @@ absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& d
       const DistState& b = path.states[i + 1];
       int m = 0;
       while (a.placement(m) == b.placement(m)) ++m;
-      path.step_costs.push_back(model.StepCost(a, m, a.placement(m), b.placement(m)));
+      path.steps.push_back({m, model.StepCost(a, m, a.placement(m), b.placement(m))});
     }
     return path;
   } catch (const ReachedBound&) {

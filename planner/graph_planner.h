@@ -16,8 +16,13 @@ namespace reshard {
 
 struct GraphPath {
   std::vector<DistState> states;  // source first, destination last
-  std::vector<double> step_costs;  // states.size() - 1 entries
-  double cost = 0;
+  // Step i goes from states[i] to states[i + 1] by changing one mesh dim.
+  struct Step {
+    int mesh_dim;
+    double cost;
+  };
+  std::vector<Step> steps;
+  double cost = 0;  // as the search summed it (bit-identical to PyTorch's)
   int64_t expanded = 0;
 };
 

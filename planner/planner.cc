@@ -60,15 +60,12 @@ absl::StatusOr<Plan> GraphPlan(const DistSpec& src, const DistSpec& dst, const C
   plan.algorithm = Algorithm::kGraph;
   plan.cost = path->cost;
   plan.expanded_states = path->expanded;
-  for (size_t i = 0; i < path->states.size(); ++i) {
+  for (const DistState& s : path->states) plan.states.push_back(s.ToString());
+  for (size_t i = 0; i < path->steps.size(); ++i) {
     const DistState& a = path->states[i];
-    plan.states.push_back(a.ToString());
-    if (i + 1 == path->states.size()) break;
-    const DistState& b = path->states[i + 1];
-    int m = 0;
-    while (a.placement(m) == b.placement(m)) ++m;
-    plan.steps.push_back({m, a.placement(m), b.placement(m), GraphLogicalShape(src, a, m, coord),
-                          path->step_costs[i]});
+    const int m = path->steps[i].mesh_dim;
+    plan.steps.push_back({m, a.placement(m), path->states[i + 1].placement(m),
+                          GraphLogicalShape(src, a, m, coord), path->steps[i].cost});
   }
   return plan;
 }
