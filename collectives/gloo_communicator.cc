@@ -1,8 +1,11 @@
 #include "collectives/gloo_communicator.h"
 
+#include <signal.h>
+
 #include <chrono>
 #include <cstring>
 #include <exception>
+#include <mutex>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -66,6 +69,17 @@ void WithElementType(int itemsize, F&& f) {
   }
 }
 
+// See Connect in the header: a dead peer must be an error, not a signal.
+void IgnoreSigpipeUnlessHandled() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction current;
+    if (sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
+      signal(SIGPIPE, SIG_IGN);
+    }
+  });
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<GlooCommunicator>> GlooCommunicator::Connect(
@@ -76,6 +90,7 @@ absl::StatusOr<std::unique_ptr<GlooCommunicator>> GlooCommunicator::Connect(
         "gloo: rank %d is outside mesh %s (%d ranks)", rank, mesh.ToString(), mesh.num_ranks()));
   }
   if (store == nullptr) return absl::InvalidArgumentError("gloo: no rendezvous store");
+  IgnoreSigpipeUnlessHandled();
   if (options.timeout <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("gloo: the timeout must be positive");
   }

@@ -67,6 +67,12 @@ class GlooCommunicator final : public Communicator {
  public:
   // InvalidArgument for a rank outside the mesh; DeadlineExceeded or
   // Unavailable when the group members do not all show up in time.
+  //
+  // If SIGPIPE is at its default disposition, Connect sets it to ignored
+  // (once per process): Gloo writes to sockets without MSG_NOSIGNAL, so a
+  // peer that died would otherwise kill this process on the next write
+  // instead of failing the collective with an error. A process that installs
+  // its own SIGPIPE handler keeps it.
   static absl::StatusOr<std::unique_ptr<GlooCommunicator>> Connect(
       const DeviceMesh& mesh, int64_t rank, std::shared_ptr<gloo::rendezvous::Store> store,
       const GlooOptions& options);
