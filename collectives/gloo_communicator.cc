@@ -16,6 +16,7 @@
 #include "collectives/host_math.h"
 #include "gloo/allgather.h"
 #include "gloo/allreduce.h"
+#include "gloo/barrier.h"
 #include "gloo/alltoall.h"
 #include "gloo/common/error.h"
 #include "gloo/context.h"
@@ -117,6 +118,21 @@ absl::StatusOr<std::unique_ptr<GlooCommunicator>> GlooCommunicator::Connect(
       gloo::rendezvous::PrefixStore prefixed(prefix, *store);
       context->connectFullMesh(prefixed, comm->device_);
       comm->groups_[dim].context = std::move(context);
+    }
+    // A rank's connectFullMesh can return while a peer is still finishing its
+    // side. One barrier per group, in mesh-dim order on every rank, means
+    // that when Connect returns here, every member of this rank's groups has
+    // connected all of its own groups: a rank that fails right after Connect
+    // then fails a peer's collective (an error naming the step), never a
+    // peer's rendezvous.
+    for (int dim = 0; dim < mesh.ndim(); ++dim) {
+      Group& g = comm->groups_[dim];
+      if (g.context == nullptr) continue;
+      what = absl::StrFormat("gloo: waiting for the group along mesh dim %d to connect", dim);
+      gloo::BarrierOptions opts(g.context);
+      opts.setTag(g.next_tag++);
+      opts.setTimeout(ToMillis(options.timeout));
+      gloo::barrier(opts);
     }
   } catch (const std::exception& e) {
     return FromException(what, e);

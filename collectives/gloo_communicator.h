@@ -13,7 +13,8 @@
 //       GlooCommunicator::Connect(mesh, rank, store, GlooOptions());
 //
 // Connect is collective: every rank of the mesh must call it with the same
-// mesh, store and options.prefix. The timeout bounds the rendezvous and every
+// mesh, store and options.prefix. It returns once every member of this
+// rank's groups has connected all of its groups. The timeout bounds the rendezvous and every
 // collective, so a rank that dies or stalls makes the others fail with
 // DeadlineExceeded/Unavailable rather than hang. After a failed collective
 // the communicator is broken (FailedPrecondition on every later call): Gloo
