@@ -88,10 +88,9 @@ absl::Status GetString(const json& v, absl::string_view key, std::string* out) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Algorithm> ParseAlgorithm(absl::string_view name) {
-  for (Algorithm a : {Algorithm::kAuto, Algorithm::kGraph, Algorithm::kGreedy}) {
-    if (name == AlgorithmName(a)) return a;
-  }
+absl::StatusOr<Algorithm> AlgorithmOrError(absl::string_view name) {
+  std::optional<Algorithm> a = ParseAlgorithm(name);
+  if (a) return *a;
   return absl::InvalidArgumentError(
       absl::StrCat("unknown algorithm \"", name, "\" (known: auto, graph, greedy)"));
 }
@@ -161,7 +160,7 @@ absl::StatusOr<Plan> PlanFromRequest(const PlanRequest& r, FieldStyle style) {
     return FieldError("shape", style, s.status().message());
   }
   PlanOptions options;
-  absl::StatusOr<Algorithm> algorithm = ParseAlgorithm(r.algorithm);
+  absl::StatusOr<Algorithm> algorithm = AlgorithmOrError(r.algorithm);
   if (!algorithm.ok()) return FieldError("algorithm", style, algorithm.status().message());
   options.algorithm = *algorithm;
   std::vector<std::string> models = CostModelNames();

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -87,14 +88,6 @@ OUTPUT
 int Fail(absl::string_view message, int code) {
   std::cerr << "reshard verify: " << message << "\n";
   return code;
-}
-
-absl::StatusOr<Algorithm> ParseAlgorithmFlag(const std::string& s) {
-  if (s == "auto") return Algorithm::kAuto;
-  if (s == "graph") return Algorithm::kGraph;
-  if (s == "greedy") return Algorithm::kGreedy;
-  return absl::InvalidArgumentError(
-      absl::StrCat("--algorithm: unknown planner \"", s, "\" (known: auto, graph, greedy)"));
 }
 
 // The argv that runs one rank of `c` in a child process.
@@ -350,8 +343,13 @@ int RunVerifyCommand(const std::vector<std::string>& args) {
   c.dtype = *dtype;
   c.src = flags->Get("src");
   c.dst = flags->Get("dst");
-  absl::StatusOr<Algorithm> algorithm = ParseAlgorithmFlag(flags->Get("algorithm", "auto"));
-  if (!algorithm.ok()) return Fail(algorithm.status().message(), kExitBadInput);
+  const std::string algorithm_name = flags->Get("algorithm", "auto");
+  std::optional<Algorithm> algorithm = ParseAlgorithm(algorithm_name);
+  if (!algorithm) {
+    return Fail(absl::StrCat("--algorithm: unknown planner \"", algorithm_name,
+                             "\" (known: auto, graph, greedy)"),
+                kExitBadInput);
+  }
   c.algorithm = *algorithm;
   c.data_seed = static_cast<uint64_t>(*seed);
 

@@ -41,6 +41,13 @@ absl::string_view AlgorithmName(Algorithm a) {
   return "?";
 }
 
+std::optional<Algorithm> ParseAlgorithm(absl::string_view name) {
+  for (Algorithm a : {Algorithm::kAuto, Algorithm::kGraph, Algorithm::kGreedy}) {
+    if (name == AlgorithmName(a)) return a;
+  }
+  return std::nullopt;
+}
+
 std::string Plan::Trace() const { return absl::StrJoin(states, "->"); }
 
 }  // namespace reshard

@@ -4,6 +4,7 @@
 #define RESHARD_PLANNER_PLAN_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,8 @@ struct TransformInfo {
 enum class Algorithm : uint8_t { kAuto, kGraph, kGreedy };
 // "auto", "graph", "greedy".
 absl::string_view AlgorithmName(Algorithm a);
+// The inverse of AlgorithmName; nullopt for any other name.
+std::optional<Algorithm> ParseAlgorithm(absl::string_view name);
 
 struct Plan {
   Algorithm algorithm = Algorithm::kGraph;  // the planner actually used (never kAuto)
