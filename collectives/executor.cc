@@ -24,8 +24,6 @@ int64_t ExecutionStats::bytes_received() const {
 
 namespace {
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 // Product of the dims before `dim`: when it is 1, slabs of `dim` are
 // contiguous and chunk j of a padded tensor is already where a collective
 // wants it, so no copy is needed.
@@ -197,7 +195,7 @@ class StepRunner {
   // zero-padded, laid out one after another: shape {n, chunk shape}.
   absl::StatusOr<LocalTensor> PackChunks(LocalTensor t, int dim, int64_t n) {
     const int64_t L = t.shape()[dim];
-    const int64_t c = CeilDiv(L, n);
+    const int64_t c = PaddedChunkSize(L, n);
     const std::vector<int64_t> chunk = With(t.shape(), dim, c);
     if (Outer(t.shape(), dim) == 1) {
       // Chunks of torch.chunk fill [0, L) in order, so padding the tail
@@ -283,7 +281,7 @@ absl::StatusOr<LocalTensor> RunStep(LocalTensor cur, const TransformInfo& step,
     case Collective::kAllGather: {  // S(d) -> R
       const int d = step.src.dim();
       if (absl::Status s = CheckExtent(cur, d, ChunkSize(L[d], n, me)); !s.ok()) return s;
-      absl::StatusOr<LocalTensor> send = run.Resized(std::move(cur), d, CeilDiv(L[d], n));
+      absl::StatusOr<LocalTensor> send = run.Resized(std::move(cur), d, PaddedChunkSize(L[d], n));
       if (!send.ok()) return send.status();
       absl::StatusOr<LocalTensor> recv = run.Allocate(dtype, Prepend(n, send->shape()));
       if (!recv.ok()) return recv.status();
@@ -299,7 +297,7 @@ absl::StatusOr<LocalTensor> RunStep(LocalTensor cur, const TransformInfo& step,
       const int b = step.dst.dim();
       if (absl::Status s = CheckExtent(cur, a, ChunkSize(L[a], n, me)); !s.ok()) return s;
       if (absl::Status s = CheckExtent(cur, b, L[b]); !s.ok()) return s;
-      absl::StatusOr<LocalTensor> padded = run.Resized(std::move(cur), a, CeilDiv(L[a], n));
+      absl::StatusOr<LocalTensor> padded = run.Resized(std::move(cur), a, PaddedChunkSize(L[a], n));
       if (!padded.ok()) return padded.status();
       absl::StatusOr<LocalTensor> send = run.PackChunks(*std::move(padded), b, n);
       if (!send.ok()) return send.status();
@@ -319,7 +317,7 @@ absl::StatusOr<LocalTensor> RunStep(LocalTensor cur, const TransformInfo& step,
       if (absl::Status s = comm.AllReduce(k, cur.data(), count, dtype, step.src.op()); !s.ok()) {
         return s;
       }
-      stats.bytes_sent = stats.bytes_received = 2 * (n - 1) * CeilDiv(count, n) * item;
+      stats.bytes_sent = stats.bytes_received = 2 * (n - 1) * PaddedChunkSize(count, n) * item;
       return cur;
     }
     case Collective::kReduceScatter: {  // P(op) -> S(d)
@@ -413,18 +411,18 @@ StepBytes BytesImpliedByStep(const TransformInfo& step, const DeviceMesh& mesh, 
   int64_t count = 0;
   switch (step.collective()) {
     case Collective::kAllGather:
-      count = NumElements(With(L, step.src.dim(), CeilDiv(L[step.src.dim()], n)));
+      count = NumElements(With(L, step.src.dim(), PaddedChunkSize(L[step.src.dim()], n)));
       break;
     case Collective::kReduceScatter:
-      count = NumElements(With(L, step.dst.dim(), CeilDiv(L[step.dst.dim()], n)));
+      count = NumElements(With(L, step.dst.dim(), PaddedChunkSize(L[step.dst.dim()], n)));
       break;
     case Collective::kAllToAll: {
-      std::vector<int64_t> chunk = With(L, step.src.dim(), CeilDiv(L[step.src.dim()], n));
-      count = NumElements(With(chunk, step.dst.dim(), CeilDiv(L[step.dst.dim()], n)));
+      std::vector<int64_t> chunk = With(L, step.src.dim(), PaddedChunkSize(L[step.src.dim()], n));
+      count = NumElements(With(chunk, step.dst.dim(), PaddedChunkSize(L[step.dst.dim()], n)));
       break;
     }
     case Collective::kAllReduce:
-      b.sent = b.received = 2 * (n - 1) * CeilDiv(NumElements(L), n) * item;
+      b.sent = b.received = 2 * (n - 1) * PaddedChunkSize(NumElements(L), n) * item;
       return b;
     case Collective::kChunk:
     case Collective::kPartition:

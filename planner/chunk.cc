@@ -3,22 +3,21 @@
 #include <algorithm>
 
 namespace reshard {
-namespace {
 
-// ceil(length / n) without the overflow of (length + n - 1) / n.
-int64_t CeilDiv(int64_t length, int64_t n) { return length / n + (length % n != 0 ? 1 : 0); }
-
-}  // namespace
+// Without the overflow of (length + n - 1) / n.
+int64_t PaddedChunkSize(int64_t length, int64_t n) {
+  return length / n + (length % n != 0 ? 1 : 0);
+}
 
 int64_t ChunkSize(int64_t length, int64_t n, int64_t i) {
-  const int64_t c = CeilDiv(length, n);
+  const int64_t c = PaddedChunkSize(length, n);
   const int64_t start = i * c;  // < length + n: i < n and c <= length / n + 1
   if (start >= length) return 0;
   return std::min(c, length - start);
 }
 
 int64_t ChunkOffset(int64_t length, int64_t n, int64_t i) {
-  return std::min(i * CeilDiv(length, n), length);
+  return std::min(i * PaddedChunkSize(length, n), length);
 }
 
 std::vector<int64_t> LocalShape(const DeviceMesh& mesh, const DistState& state,

@@ -11,6 +11,9 @@
 
 namespace reshard {
 
+// ceil(length / n): the chunk size of torch.chunk, and the size every chunk
+// is padded to for a collective (spec §11).
+int64_t PaddedChunkSize(int64_t length, int64_t n);
 // Size of chunk i when `length` elements are split over n ranks with chunk
 // size ceil(length / n): L=5, n=4 gives 2,2,1,0.
 int64_t ChunkSize(int64_t length, int64_t n, int64_t i);
