@@ -75,6 +75,35 @@ std::vector<int64_t> DeviceMesh::GroupAlong(int dim, int64_t rank) const {
   return group;
 }
 
+int64_t DeviceMesh::GroupSize(MeshDimSet dims) const {
+  int64_t n = 1;
+  for (int d : dims.ToVector()) n *= sizes_[d];
+  return n;
+}
+
+int64_t DeviceMesh::IndexInGroup(MeshDimSet dims, int64_t rank) const {
+  const std::vector<int64_t> coord = Coordinate(rank);
+  int64_t index = 0;
+  for (int d : dims.ToVector()) index = index * sizes_[d] + coord[d];
+  return index;
+}
+
+std::vector<int64_t> DeviceMesh::GroupOf(MeshDimSet dims, int64_t rank) const {
+  const std::vector<int> members = dims.ToVector();
+  std::vector<int64_t> coord = Coordinate(rank);
+  std::vector<int64_t> group(GroupSize(dims));
+  for (int64_t i = 0; i < static_cast<int64_t>(group.size()); ++i) {
+    // Member i's coordinates in `dims`, row-major (last dim fastest).
+    int64_t rest = i;
+    for (auto d = members.rbegin(); d != members.rend(); ++d) {
+      coord[*d] = rest % sizes_[*d];
+      rest /= sizes_[*d];
+    }
+    group[i] = Rank(coord);
+  }
+  return group;
+}
+
 std::string DeviceMesh::ToString() const { return absl::StrJoin(sizes_, "x"); }
 
 }  // namespace reshard

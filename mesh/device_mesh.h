@@ -7,6 +7,7 @@
 //   absl::StatusOr<DeviceMesh> mesh = DeviceMesh::Create({2, 2, 2});
 //   mesh->Coordinate(5);      // {1, 0, 1}
 //   mesh->GroupAlong(1, 5);   // {5, 7}
+//   mesh->GroupOf(MeshDimSet::Of({0, 2}), 5);   // {0, 1, 4, 5}: rank 5 is member 3
 #ifndef RESHARD_MESH_DEVICE_MESH_H_
 #define RESHARD_MESH_DEVICE_MESH_H_
 
@@ -16,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "mesh/mesh_dim_set.h"
 
 namespace reshard {
 
@@ -48,6 +50,15 @@ class DeviceMesh {
   // The ranks that share every coordinate with `rank` but `dim`, ordered by
   // their coordinate along `dim` (so rank's own index in it is its coordinate).
   std::vector<int64_t> GroupAlong(int dim, int64_t rank) const;
+
+  // The flattened group of `dims` (MeshDimSet, every dim < ndim()) containing
+  // `rank`: the ranks that share every coordinate outside `dims`, ordered
+  // row-major over the coordinates in `dims`. GroupOf(Single(k)) ==
+  // GroupAlong(k). IndexInGroup is rank's position in it.
+  std::vector<int64_t> GroupOf(MeshDimSet dims, int64_t rank) const;
+  int64_t IndexInGroup(MeshDimSet dims, int64_t rank) const;
+  // Product of the sizes of `dims` (1 for the empty set).
+  int64_t GroupSize(MeshDimSet dims) const;
 
   // "2x2x2".
   std::string ToString() const;

@@ -94,6 +94,64 @@ TEST(DeviceMeshTest, GroupAlong) {
   }
 }
 
+TEST(DeviceMeshTest, GroupOfOneDimIsGroupAlong) {
+  absl::StatusOr<DeviceMesh> mesh = DeviceMesh::Create({2, 3, 2});
+  ASSERT_TRUE(mesh.ok());
+  for (int dim = 0; dim < mesh->ndim(); ++dim) {
+    for (int64_t r = 0; r < mesh->num_ranks(); ++r) {
+      EXPECT_EQ(mesh->GroupOf(MeshDimSet::Single(dim), r), mesh->GroupAlong(dim, r));
+      EXPECT_EQ(mesh->IndexInGroup(MeshDimSet::Single(dim), r), mesh->Coordinate(r)[dim]);
+    }
+  }
+}
+
+TEST(DeviceMeshTest, GroupOfDimSetIsRowMajorOverItsDims) {
+  absl::StatusOr<DeviceMesh> mesh = DeviceMesh::Create({2, 2, 2});
+  ASSERT_TRUE(mesh.ok());
+  EXPECT_THAT(mesh->GroupOf(MeshDimSet::Of({0, 2}), 5), ElementsAre(0, 1, 4, 5));  // header
+  EXPECT_EQ(mesh->IndexInGroup(MeshDimSet::Of({0, 2}), 5), 3);
+  EXPECT_THAT(mesh->GroupOf(MeshDimSet(), 6), ElementsAre(6));
+  EXPECT_THAT(mesh->GroupOf(MeshDimSet::Of({0, 1, 2}), 6), ElementsAre(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+TEST(DeviceMeshTest, GroupsOfEveryDimSetPartitionTheRanks) {
+  absl::StatusOr<DeviceMesh> mesh = DeviceMesh::Create({2, 3, 2});
+  ASSERT_TRUE(mesh.ok());
+  for (unsigned bits = 0; bits < 8; ++bits) {
+    const MeshDimSet dims = MeshDimSet::FromBits(static_cast<uint8_t>(bits));
+    std::set<std::vector<int64_t>> groups;
+    for (int64_t r = 0; r < mesh->num_ranks(); ++r) {
+      std::vector<int64_t> group = mesh->GroupOf(dims, r);
+      ASSERT_EQ(static_cast<int64_t>(group.size()), mesh->GroupSize(dims));
+      EXPECT_EQ(group[mesh->IndexInGroup(dims, r)], r);
+      const std::vector<int64_t> mine = mesh->Coordinate(r);
+      for (size_t i = 0; i < group.size(); ++i) {
+        const std::vector<int64_t> c = mesh->Coordinate(group[i]);
+        for (int k = 0; k < mesh->ndim(); ++k) {
+          if (!dims.Contains(k)) EXPECT_EQ(c[k], mine[k]);
+        }
+        if (i > 0) EXPECT_LT(mesh->Coordinate(group[i - 1]), c);  // row-major
+      }
+      groups.insert(group);
+    }
+    EXPECT_EQ(static_cast<int64_t>(groups.size()), mesh->num_ranks() / mesh->GroupSize(dims))
+        << dims.ToString();
+  }
+}
+
+TEST(MeshDimSetTest, SetOperationsAndPrinting) {
+  const MeshDimSet s = MeshDimSet::Of({2, 0});
+  EXPECT_EQ(s.size(), 2);
+  EXPECT_TRUE(s.Contains(0));
+  EXPECT_FALSE(s.Contains(1));
+  EXPECT_EQ(s.First(), 0);
+  EXPECT_THAT(s.ToVector(), ElementsAre(0, 2));
+  EXPECT_EQ(s.ToString(), "{0,2}");
+  EXPECT_EQ(s, MeshDimSet::Single(0).With(2));
+  EXPECT_TRUE(MeshDimSet().empty());
+  EXPECT_EQ(MeshDimSet().ToString(), "{}");
+}
+
 TEST(DeviceMeshTest, ValidateCoordinate) {
   absl::StatusOr<DeviceMesh> mesh = DeviceMesh::Create({2, 3});
   ASSERT_TRUE(mesh.ok());
