@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/utf8.h"
 #include "cli/case_json.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
@@ -16,7 +17,7 @@ namespace reshard {
 namespace {
 
 int Fail(absl::string_view message, int code) {
-  std::cerr << "reshard: " << message << "\n";
+  std::cerr << "reshard: " << Utf8Valid(message) << "\n";
   return code;
 }
 
@@ -58,7 +59,7 @@ int RunPlanCommand(const std::vector<std::string>& args) {
   }
   std::string format = flags->Get("format", "text");
   if (format != "text" && format != "json" && format != "dot") {
-    return Fail(absl::StrCat("--format: unknown format \"", format, "\" (known: text, json, dot)"),
+    return Fail(absl::StrCat("--format: unknown format \"", Abbreviate(format, 64), "\" (known: text, json, dot)"),
                 kExitBadInput);
   }
 

@@ -98,19 +98,13 @@ std::vector<int64_t> LogicalShape(const State& st, const DeviceMesh& mesh,
 }
 
 std::string StepName(int i, const TransformInfo& step) {
-  return absl::StrFormat("step %d (%s->%s %s on mesh dim %d)", i, step.src.ToString(),
+  // Numbered from 1, as `reshard plan` prints steps.
+  return absl::StrFormat("step %d (%s->%s %s on mesh dim %d)", i + 1, step.src.ToString(),
                          step.dst.ToString(), CollectiveName(step.collective()), step.mesh_dim);
 }
 
 absl::Status StepError(int i, const TransformInfo& step, const absl::Status& s) {
   return absl::Status(s.code(), absl::StrCat(StepName(i, step), ": ", s.message()));
-}
-
-bool LegalTransition(Placement a, Placement b) {
-  if (a == b) return false;
-  if (a.is_shard()) return b.is_shard() || b.is_replicate();
-  if (a.is_partial()) return b.is_replicate() || b.is_shard();
-  return true;  // R -> S or P
 }
 
 // Walks the plan without touching data: checks that each step starts where
@@ -137,7 +131,7 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> CheckPlan(const DistSpec& src,
           "the plan expects mesh dim %d to be %s but the tensor is %s there (state %s)", k,
           step.src.ToString(), st.placements[k].ToString(), st.ToString())));
     }
-    if (!LegalTransition(step.src, step.dst) ||
+    if (!IsLegalStep(step.src, step.dst, mesh.size(k)) ||
         (step.dst.is_shard() && step.dst.dim() >= src.tensor_ndim())) {
       return fail(absl::InvalidArgumentError("not an executable transition"));
     }

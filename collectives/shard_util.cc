@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "collectives/host_math.h"
 #include "planner/chunk.h"
 
@@ -119,9 +120,9 @@ ShardRegion RegionOf(const DistSpec& spec, absl::Span<const int64_t> coordinate)
   return region;
 }
 
-LocalTensor TestTensor(DType dtype, std::vector<int64_t> shape, uint64_t seed,
-                       int64_t num_ranks) {
-  LocalTensor t = LocalTensor::Zeros(dtype, std::move(shape));
+absl::StatusOr<LocalTensor> TestTensor(DType dtype, std::vector<int64_t> shape, uint64_t seed,
+                                       int64_t num_ranks) {
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor t, LocalTensor::Zeros(dtype, std::move(shape)));
   // Bounds that keep every Partial split and reduction exact (header).
   int64_t lo = -8, hi = 8;
   const int64_t small = std::max<int64_t>(1, std::min<int64_t>(8, 60 / std::max<int64_t>(1, num_ranks)));
@@ -141,7 +142,7 @@ absl::StatusOr<LocalTensor> ShardOf(const LocalTensor& global, const DistSpec& s
   if (absl::Status s = CheckGlobal(global, spec); !s.ok()) return s;
   if (absl::Status s = spec.mesh().ValidateCoordinate(coordinate); !s.ok()) return s;
   const ShardRegion region = RegionOf(spec, coordinate);
-  LocalTensor out = LocalTensor::Zeros(spec.dtype(), region.shape);
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor out, LocalTensor::Zeros(spec.dtype(), region.shape));
   const int item = ItemSize(spec.dtype());
   std::vector<int> partial_dims;
   for (int m = 0; m < spec.mesh().ndim(); ++m) {
@@ -225,7 +226,7 @@ absl::StatusOr<LocalTensor> Reassemble(absl::Span<const LocalTensor> shards,
       }
     }
   }
-  LocalTensor global = LocalTensor::Zeros(dtype, spec.global_shape());
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor global, LocalTensor::Zeros(dtype, spec.global_shape()));
   std::vector<int64_t> owner(global.numel(), -1);
   std::vector<double> placed(global.numel(), 0);
   for (size_t r = 0; r < shards.size(); ++r) {

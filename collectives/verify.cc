@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/status_macros.h"
 #include "collectives/faulty_communicator.h"
 #include "collectives/host_math.h"
 #include "collectives/shard_util.h"
@@ -103,26 +104,135 @@ VerifyCase RandomCase(uint64_t seed, int64_t max_ranks) {
   return c;
 }
 
-absl::StatusOr<PreparedCase> Prepare(const VerifyCase& c) {
-  absl::StatusOr<DeviceMesh> mesh = DeviceMesh::Create(c.mesh);
-  if (!mesh.ok()) return mesh.status();
-  absl::StatusOr<DistSpec> src = DistSpec::Parse(*mesh, c.src, c.shape, c.dtype);
-  if (!src.ok()) return src.status();
-  absl::StatusOr<DistSpec> dst = DistSpec::Parse(*mesh, c.dst, c.shape, c.dtype);
-  if (!dst.ok()) return dst.status();
+namespace {
+
+// A case parsed and planned, before any data exists.
+struct PlannedCase {
+  DistSpec src;
+  DistSpec dst;
+  PlanOptions options;
+  Plan plan;
+};
+
+bool HasPartial(const DistSpec& spec) {
+  for (const Placement& q : spec.state().placements()) {
+    if (q.is_partial()) return true;
+  }
+  return false;
+}
+
+absl::StatusOr<PlannedCase> PlanCase(const VerifyCase& c) {
+  RESHARD_ASSIGN_OR_RETURN(DeviceMesh mesh, DeviceMesh::Create(c.mesh));
+  RESHARD_ASSIGN_OR_RETURN(DistSpec src, DistSpec::Parse(mesh, c.src, c.shape, c.dtype));
+  RESHARD_ASSIGN_OR_RETURN(DistSpec dst, DistSpec::Parse(mesh, c.dst, c.shape, c.dtype));
+  if (c.dtype == DType::kBool && (HasPartial(src) || HasPartial(dst))) {
+    return absl::InvalidArgumentError(
+        "dtype bool: Partial placements (pending reductions) are not defined on bool data; "
+        "use u8 or i32");
+  }
   PlanOptions options;
   options.algorithm = c.algorithm;
-  options.coordinate.assign(mesh->ndim(), 0);
-  absl::StatusOr<Plan> plan = PlanRedistribution(*src, *dst, options);
-  if (!plan.ok()) return plan.status();
-  for (const TransformInfo& step : plan->steps) {
+  options.coordinate.assign(mesh.ndim(), 0);
+  RESHARD_ASSIGN_OR_RETURN(Plan plan, PlanRedistribution(src, dst, options));
+  for (const TransformInfo& step : plan.steps) {
+    if (c.dtype == DType::kBool && step.dst.is_partial()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "dtype bool: the plan ", plan.Trace(),
+          " goes through a Partial, which bool data cannot reduce; use u8 or i32"));
+    }
     if (step.src.is_replicate() && step.dst.is_partial() && step.dst.op() == ReduceOp::kProd) {
       return absl::UnimplementedError(
-          absl::StrCat("the plan ", plan->Trace(), " needs R->P(prod), which has no exact split"));
+          absl::StrCat("the plan ", plan.Trace(), " needs R->P(prod), which has no exact split"));
     }
   }
-  LocalTensor global = TestTensor(c.dtype, c.shape, c.data_seed, mesh->num_ranks());
-  return PreparedCase{c, *std::move(src), *std::move(dst), std::move(options), *std::move(plan),
+  return PlannedCase{std::move(src), std::move(dst), std::move(options), std::move(plan)};
+}
+
+std::string GiB(double bytes) { return absl::StrFormat("%.3g GiB", bytes / (1 << 30)); }
+
+double Elements(const std::vector<int64_t>& shape) {
+  double n = 1;
+  for (int64_t e : shape) n *= static_cast<double>(e);
+  return n;
+}
+
+}  // namespace
+
+double EstimatedBytes(const DistSpec& src, const DistSpec& dst, const Plan& plan) {
+  const DeviceMesh& mesh = src.mesh();
+  const std::vector<int64_t> origin(mesh.ndim(), 0);
+  const double dst_local = Elements(dst.LocalShape(origin));
+  double peak = std::max(Elements(src.LocalShape(origin)), dst_local);
+  for (const TransformInfo& step : plan.steps) {
+    // The largest buffer of the step (spec §11): the whole padded logical
+    // tensor, except for all_to_all, whose buffers hold 1/n of it.
+    std::vector<int64_t> padded = step.logical_shape;
+    const int64_t n = mesh.size(step.mesh_dim);
+    for (Placement q : {step.src, step.dst}) {
+      if (q.is_shard()) padded[q.dim()] = n * PaddedChunkSize(padded[q.dim()], n);
+    }
+    const bool exchange = step.collective() == Collective::kAllToAll;
+    peak = std::max(peak, Elements(padded) / (exchange ? static_cast<double>(n) : 1.0));
+  }
+  const double global = Elements(src.global_shape());
+  const double ranks = static_cast<double>(mesh.num_ranks());
+  const double item = ItemSize(src.dtype());
+  double bytes = item * (global + ranks * 3 * peak + dst_local);
+  // Reassemble: the ranks' values and the global result in doubles, plus bookkeeping.
+  if (HasPartial(dst)) bytes += 8 * ranks * dst_local + (item + 16) * global;
+  return bytes;
+}
+
+int64_t CollectiveCalls(const Plan& plan, const DeviceMesh& mesh) {
+  int64_t calls = 0;
+  for (const TransformInfo& step : plan.steps) {
+    calls += !IsLocal(step.collective()) && mesh.size(step.mesh_dim) > 1;
+  }
+  return calls;
+}
+
+absl::Status CheckCase(const VerifyCase& c, const VerifyLimits& limits, const Fault& fault) {
+  RESHARD_ASSIGN_OR_RETURN(PlannedCase p, PlanCase(c));
+  const DeviceMesh& mesh = p.src.mesh();
+  if (mesh.num_ranks() > limits.max_ranks) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--mesh %s has %d ranks, more than verify runs on one host (%d, --max-ranks; every "
+        "rank is a thread or process with sockets to its peers)",
+        absl::StrJoin(c.mesh, ","), mesh.num_ranks(), limits.max_ranks));
+  }
+  const double bytes = EstimatedBytes(p.src, p.dst, p.plan);
+  if (bytes > limits.max_bytes) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "the case needs about %s of host memory (the tensor is %s; every rank's shards and "
+        "buffers come on top), more than the limit of %s (--max-memory); use a smaller "
+        "--shape or raise --max-memory",
+        GiB(bytes), GiB(Elements(c.shape) * ItemSize(c.dtype)), GiB(limits.max_bytes)));
+  }
+  if (fault.rank == -1) return absl::OkStatus();
+  if (fault.rank < 0 || fault.rank >= mesh.num_ranks()) {
+    return absl::InvalidArgumentError(absl::StrFormat("--kill-rank %d: the mesh %s has ranks 0 to %d",
+                                                      fault.rank, mesh.ToString(),
+                                                      mesh.num_ranks() - 1));
+  }
+  const int64_t calls = CollectiveCalls(p.plan, mesh);
+  if (fault.at_call < 0 || fault.at_call >= calls) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--kill-at %d: the plan %s makes %d collective calls per rank, so a fault at call %d "
+        "(counted from 0) would never happen",
+        fault.at_call, p.plan.Trace(), calls, fault.at_call));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PreparedCase> Prepare(const VerifyCase& c) {
+  RESHARD_ASSIGN_OR_RETURN(PlannedCase p, PlanCase(c));
+  RESHARD_ASSIGN_OR_RETURN(
+      LocalTensor global, TestTensor(c.dtype, c.shape, c.data_seed, p.src.mesh().num_ranks()));
+  return PreparedCase{c,
+                      std::move(p.src),
+                      std::move(p.dst),
+                      std::move(p.options),
+                      std::move(p.plan),
                       std::move(global)};
 }
 
@@ -200,14 +310,14 @@ std::string CheckCounters(const PreparedCase& p, int64_t rank, const RankResult&
       step.logical_shape = *shape;
     }
     if (got.logical_shape != step.logical_shape) {
-      return absl::StrFormat("rank %d step %d: logical shape [%s], the plan says [%s]", rank, i,
+      return absl::StrFormat("rank %d step %d: logical shape [%s], the plan says [%s]", rank, i + 1,
                              absl::StrJoin(got.logical_shape, ","),
                              absl::StrJoin(step.logical_shape, ","));
     }
     const StepBytes want = BytesImpliedByStep(step, p.src.mesh(), p.src.dtype());
     if (got.bytes_sent != want.sent || got.bytes_received != want.received) {
       return absl::StrFormat("rank %d step %d: sent/received %d/%d bytes, the plan implies %d/%d",
-                             rank, i, got.bytes_sent, got.bytes_received, want.sent,
+                             rank, i + 1, got.bytes_sent, got.bytes_received, want.sent,
                              want.received);
     }
   }
@@ -356,7 +466,8 @@ absl::Status WriteRankResult(const std::string& dir, int64_t rank, const RankRes
 absl::StatusOr<RankResult> ReadRankResult(const std::string& dir, int64_t rank,
                                           const PreparedCase& p) {
   RankResult r;
-  r.tensor = LocalTensor::Zeros(p.dst.dtype(), p.dst.LocalShape(p.dst.mesh().Coordinate(rank)));
+  RESHARD_ASSIGN_OR_RETURN(
+      r.tensor, LocalTensor::Zeros(p.dst.dtype(), p.dst.LocalShape(p.dst.mesh().Coordinate(rank))));
   const std::string result_path = absl::StrCat(dir, "/result.", rank);
   std::ifstream in(result_path, std::ios::binary);
   in.read(static_cast<char*>(r.tensor.data()), r.tensor.nbytes());

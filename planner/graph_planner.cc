@@ -204,8 +204,7 @@ absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& d
   } catch (const ReachedBound&) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "the graph search expanded ", max_expanded,
-        " states without reaching the destination; raise the bound (--max-states) or use the "
-        "greedy planner"));
+        " states without reaching the destination; raise the bound (--max-states)"));
   }
   return absl::NotFoundError(absl::StrCat("no_path: ", dst.ToString(),
                                           " is not reachable from ", src.ToString()));

@@ -2,14 +2,16 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "planner/plan.h"
 
 namespace reshard {
 namespace {
 
 // S -> P and P(x) -> P(y) have no collective (spec §4); PyTorch's greedy
-// planner fails on them, and so do we.
-absl::Status CheckStep(const GreedyStep& step) {
-  if ((step.src.is_shard() || step.src.is_partial()) && step.dst.is_partial()) {
+// planner fails on them, and so do we, except for S -> P on a size-1 mesh
+// dim, which moves nothing (PyTorch skips size-1 mesh dims when it executes).
+absl::Status CheckStep(const DeviceMesh& mesh, const GreedyStep& step) {
+  if (!IsLegalStep(step.src, step.dst, mesh.size(step.mesh_dim))) {
     return absl::NotFoundError(absl::StrCat(
         "no_path: the greedy planner would need ", step.src.ToString(), " -> ",
         step.dst.ToString(), " on mesh dim ", step.mesh_dim,
@@ -27,7 +29,7 @@ absl::StatusOr<std::vector<GreedyStep>> GreedySteps(const DeviceMesh& mesh,
   std::vector<GreedyStep> steps;
   auto emit = [&](int m, Placement from, Placement to) -> absl::Status {
     steps.push_back({m, from, to});
-    return CheckStep(steps.back());
+    return CheckStep(mesh, steps.back());
   };
   if (ndim == 1) {
     if (src[0] != dst[0]) {

@@ -18,10 +18,17 @@ absl::string_view CollectiveName(Collective c) {
   return "?";
 }
 
+bool IsLegalStep(Placement src, Placement dst, int64_t mesh_dim_size) {
+  if (src == dst) return false;
+  if (src.is_partial() && dst.is_partial()) return false;  // P(x) -> P(y): spec §4
+  if (src.is_shard() && dst.is_partial()) return mesh_dim_size == 1;  // spec §8
+  return true;
+}
+
 Collective CollectiveFor(Placement src, Placement dst) {
   // Spec §10 names, keyed by the kinds at both ends.
   if (src.is_shard()) {
-    assert(!dst.is_partial());  // S -> P is never a step (spec §4)
+    if (dst.is_partial()) return Collective::kPartition;  // size-1 mesh dims only (spec §8)
     return dst.is_shard() ? Collective::kAllToAll : Collective::kAllGather;
   }
   if (src.is_partial()) {

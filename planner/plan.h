@@ -24,7 +24,12 @@ enum class Collective : uint8_t {
 
 // "all_to_all", "all_gather", "all_reduce", "reduce_scatter", "chunk", "partition".
 absl::string_view CollectiveName(Collective c);
-// The collective for a legal step; src -> dst must be one of the six above.
+// Whether src -> dst is a step on a mesh dim of `mesh_dim_size` ranks: one of
+// the six above (spec §4), or S(d) -> P(op) on a size-1 mesh dim, where the
+// single shard is the whole tensor and nothing moves (greedy plans, spec §8).
+bool IsLegalStep(Placement src, Placement dst, int64_t mesh_dim_size);
+// The collective for a legal step; S(d) -> P(op) (size-1 mesh dims only) is
+// a partition.
 Collective CollectiveFor(Placement src, Placement dst);
 // True for chunk and partition, which move no data between ranks.
 inline bool IsLocal(Collective c) { return c == Collective::kChunk || c == Collective::kPartition; }
