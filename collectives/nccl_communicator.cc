@@ -92,7 +92,8 @@ absl::StatusOr<std::unique_ptr<NcclCommunicator>> NcclCommunicator::Connect(
   if (!engine.ok()) return engine.status();
   std::unique_ptr<NcclCommunicator> comm(new NcclCommunicator(mesh, rank, *engine));
   comm->groups_.assign(static_cast<size_t>(mesh.ndim()), nullptr);
-  if (mesh.num_ranks() == 1) return comm;  // every dim has size 1: nothing to join
+  // Every dim has size 1: nothing to join.
+  if (mesh.num_ranks() == 1 && !options.split_size_one_dims) return comm;
 
   const std::string key = absl::StrCat(options.prefix, "/nccl_unique_id");
   absl::StatusOr<std::vector<char>> id_bytes = ShareFromRankZero(
@@ -129,7 +130,8 @@ absl::StatusOr<std::unique_ptr<NcclCommunicator>> NcclCommunicator::Connect(
   // order (ncclCommSplit is collective over the world).
   for (int dim = 0; dim < mesh.ndim(); ++dim) {
     const NcclSplit& split = (*layout)[dim];
-    if (split.size == 1) continue;  // size-1 mesh dims never communicate (spec §11)
+    // Size-1 mesh dims never communicate (spec §11).
+    if (split.size == 1 && !options.split_size_one_dims) continue;
     ncclComm_t group = nullptr;
     absl::Status s = FromNccl(ncclCommSplit(world, split.color, split.key, &group, nullptr), world,
                               absl::StrFormat("nccl connect: ncclCommSplit for mesh dim %d "

@@ -20,7 +20,8 @@
 //   3. for every mesh dim of size > 1, ncclCommSplit makes the group along it
 //      (colors and keys from NcclSplitLayout, nccl_layout.h: the rank in the
 //      group is the coordinate on that dim); the world communicator is then
-//      released. Size-1 dims get no communicator and never communicate.
+//      released. Size-1 dims get no communicator and never communicate
+//      (unless NcclOptions::split_size_one_dims).
 //
 //   cudaSetDevice(local_gpu);
 //   cudaStream_t stream;  cudaStreamCreate(&stream);
@@ -81,6 +82,12 @@ struct NcclOptions {
   // CUDA device made current before joining (the communicator's device);
   // -1 keeps the calling thread's current device.
   int device = -1;
+  // Gives size-1 mesh dims a one-rank NCCL communicator too, so that their
+  // collectives run through NCCL instead of a local copy (and a one-rank mesh
+  // joins NCCL at all). Off by default: it costs GPU memory and does nothing
+  // a copy does not. One GPU can host no multi-rank communicator, so this is
+  // how tests/gpu exercises every NCCL call. Every rank must pass the same value.
+  bool split_size_one_dims = false;
 };
 
 class NcclCommunicator final : public Communicator {
@@ -117,7 +124,7 @@ class NcclCommunicator final : public Communicator {
                         DType dtype) override;
 
   // The NCCL communicator of the group along `mesh_dim` (null for a size-1
-  // dim), e.g. for benchmarks against raw NCCL calls.
+  // dim, unless NcclOptions::split_size_one_dims), e.g. for benchmarks against raw NCCL calls.
   ncclComm_t group_comm(int mesh_dim) const { return groups_[mesh_dim]; }
 
  private:
