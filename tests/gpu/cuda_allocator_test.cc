@@ -2,7 +2,8 @@
 // allocates (cudaMallocAsync) goes back to the pool (cudaFreeAsync), so
 // running the same plans over and over leaves nothing allocated after each
 // round, peaks no higher than the first round and reserves no more than the
-// second (the pool's layout settles once it has been used). Read from the device's current memory pool's counters.
+// second (the pool's layout settles once it has been used). Read from the
+// device's current memory pool's counters.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -31,8 +32,7 @@ TEST(CudaAllocator, RepeatedPlansDoNotGrowThePool) {
   // Keep freed memory in the pool (as a caching allocator does) so that its
   // reserved size shows growth instead of being trimmed at every sync.
   uint64_t keep_all = UINT64_MAX;
-  ASSERT_EQ(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_all),
-            cudaSuccess);
+  ASSERT_EQ(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_all), cudaSuccess);
 
   TestStream stream;
   ASSERT_TRUE(stream.creation_status().ok()) << stream.creation_status();
@@ -55,8 +55,7 @@ TEST(CudaAllocator, RepeatedPlansDoNotGrowThePool) {
     }
     ASSERT_TRUE(stream.Sync().ok());
     // Every tensor of the round is gone: nothing is left allocated.
-    EXPECT_EQ(PoolAttribute(pool, cudaMemPoolAttrUsedMemCurrent), used_before)
-        << "round " << round;
+    EXPECT_EQ(PoolAttribute(pool, cudaMemPoolAttrUsedMemCurrent), used_before) << "round " << round;
     if (round == 0) {
       peak_after_first = PoolAttribute(pool, cudaMemPoolAttrUsedMemHigh);
       EXPECT_GT(peak_after_first, used_before) << "the plans allocated nothing from the pool";

@@ -43,9 +43,9 @@ TEST(CudaRedistribute, OneRankMeshesOnTheNcclBackendMatchTheGroundTruth) {
   const std::vector<VerifyCase> cases = {
       {{1, 1}, {13, 8}, DType::kF32, "S(0)R", "RS(1)"},
       {{1, 1}, {13, 8}, DType::kBF16, "P(sum)S(1)", "RR"},
-      {{1, 1}, {5, 0}, DType::kI32, "RR", "S(0)P(avg)"},
+      {{1, 1}, {5, 2}, DType::kI32, "RR", "S(0)P(avg)"},
       {{1, 1}, {7, 3}, DType::kI16, "S(0)[1]S(0)[0]", "S(1)S(0)"},
-      {{1}, {0}, DType::kU8, "S(0)", "R"},
+      {{1}, {1}, DType::kU8, "S(0)", "R"},
   };
   int prefix = 0;
   for (const VerifyCase& c : cases) {

@@ -2,7 +2,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <cstring>
 #include <utility>
 
 #include "collectives/nccl_layout.h"
@@ -34,10 +33,10 @@ absl::Status TestStream::Sync() const {
 absl::StatusOr<LocalTensor> ToDevice(CudaCopyEngine& engine, const LocalTensor& host) {
   absl::StatusOr<LocalTensor> out = engine.Allocate(host.dtype(), host.shape());
   if (!out.ok() || host.nbytes() == 0) return out;
-  if (absl::Status s = CudaResult(
-          cudaMemcpyAsync(out->data(), host.data(), static_cast<size_t>(host.nbytes()),
-                          cudaMemcpyHostToDevice, engine.stream()),
-          "upload: cudaMemcpyAsync host to device");
+  if (absl::Status s =
+          CudaResult(cudaMemcpyAsync(out->data(), host.data(), static_cast<size_t>(host.nbytes()),
+                                     cudaMemcpyHostToDevice, engine.stream()),
+                     "upload: cudaMemcpyAsync host to device");
       !s.ok()) {
     return s;
   }
@@ -70,21 +69,6 @@ absl::StatusOr<LocalTensor> ToHost(CudaCopyEngine& engine, const LocalTensor& de
 Transfer CudaTransfer(CudaCopyEngine& engine) {
   return Transfer{[&engine](const LocalTensor& t) { return ToDevice(engine, t); },
                   [&engine](const LocalTensor& t) { return ToHost(engine, t); }};
-}
-
-LocalTensor PatternTensor(DType dtype, std::vector<int64_t> shape, int seed) {
-  LocalTensor t = LocalTensor::Zeros(dtype, std::move(shape));
-  unsigned char* bytes = t.data_as<unsigned char>();
-  for (int64_t i = 0; i < t.nbytes(); ++i) {
-    bytes[i] = static_cast<unsigned char>(1 + (i * 37 + seed * 101) % 251);
-  }
-  return t;
-}
-
-bool SameBytes(const LocalTensor& a, const LocalTensor& b) {
-  return a.dtype() == b.dtype() && a.shape() == b.shape() &&
-         (a.nbytes() == 0 ||
-          std::memcmp(a.data(), b.data(), static_cast<size_t>(a.nbytes())) == 0);
 }
 
 }  // namespace reshard

@@ -9,9 +9,15 @@
 #include "absl/strings/string_view.h"
 #include "collectives/cuda_copy_engine.h"
 #include "collectives/local_tensor.h"
+#include "planner/dtype.h"
 #include "tests/gpu/rank_by_rank.h"
 
 namespace reshard {
+
+// Every dtype of planner/dtype.h.
+inline constexpr DType kEveryDType[] = {DType::kF64, DType::kF32,  DType::kI64, DType::kI32,
+                                        DType::kF16, DType::kBF16, DType::kI16, DType::kI8,
+                                        DType::kU8,  DType::kBool};
 
 // A CUDA runtime result (a cudaError_t) as a Status naming `context`.
 absl::Status CudaResult(int error, absl::string_view context);
@@ -42,13 +48,6 @@ absl::StatusOr<LocalTensor> ToDevice(CudaCopyEngine& engine, const LocalTensor& 
 absl::StatusOr<LocalTensor> ToHost(CudaCopyEngine& engine, const LocalTensor& device);
 // Both, for rank_by_rank.h.
 Transfer CudaTransfer(CudaCopyEngine& engine);
-
-// A host tensor of `shape` whose bytes are never 0 (so a missing zero fill
-// shows), different per `seed`.
-LocalTensor PatternTensor(DType dtype, std::vector<int64_t> shape, int seed);
-
-// True when a and b have the same dtype, shape and bytes.
-bool SameBytes(const LocalTensor& a, const LocalTensor& b);
 
 }  // namespace reshard
 

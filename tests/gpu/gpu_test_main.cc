@@ -13,8 +13,10 @@ int main(int argc, char** argv) {
   const cudaError_t error = cudaGetDeviceCount(&devices);
   if (error != cudaSuccess || devices == 0) {
     std::fprintf(stderr,
-                 "FAILED: no usable CUDA device (cudaGetDeviceCount: %s, %d devices). The tests "
-                 "in tests/gpu need a GPU: run scripts/gpu-test on a machine with one.\n",
+                 "FAILED: no usable CUDA device (cudaGetDeviceCount: %s, %d "
+                 "devices). The tests "
+                 "in tests/gpu need a GPU: run scripts/gpu-test on a machine "
+                 "with one.\n",
                  error == cudaSuccess ? "ok" : cudaGetErrorString(error), devices);
     return 1;
   }

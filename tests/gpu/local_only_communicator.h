@@ -47,10 +47,11 @@ class LocalOnlyCommunicator final : public Communicator {
 
  private:
   absl::Status Refuse(absl::string_view collective, int mesh_dim) const {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "%s on mesh dim %d: a local-only communicator (rank %d) cannot communicate; the plan "
-        "was expected to need no collective",
-        collective, mesh_dim, rank_));
+    return absl::FailedPreconditionError(
+        absl::StrFormat("%s on mesh dim %d: a local-only communicator (rank "
+                        "%d) cannot communicate; the plan "
+                        "was expected to need no collective",
+                        collective, mesh_dim, rank_));
   }
 
   DeviceMesh mesh_;

@@ -17,12 +17,11 @@
 #include "gtest/gtest.h"
 #include "mesh/device_mesh.h"
 #include "tests/gpu/cuda_test_util.h"
+#include "tests/gpu/executor_copies.h"
 
 namespace reshard {
 namespace {
 
-constexpr DType kAllDTypes[] = {DType::kF64, DType::kF32, DType::kF16, DType::kBF16, DType::kI64,
-                                DType::kI32, DType::kI16, DType::kI8,  DType::kU8,   DType::kBool};
 constexpr ReduceOp kAllOps[] = {ReduceOp::kSum, ReduceOp::kAvg, ReduceOp::kMax, ReduceOp::kMin,
                                 ReduceOp::kProd};
 
@@ -51,7 +50,9 @@ TEST(NcclOneRank, RawCommunicatorInitSplitFinalizeAndAbort) {
 
 class NcclCommunicatorOneRankTest : public testing::Test {
  protected:
-  void SetUp() override { ASSERT_TRUE(stream_.creation_status().ok()) << stream_.creation_status(); }
+  void SetUp() override {
+    ASSERT_TRUE(stream_.creation_status().ok()) << stream_.creation_status();
+  }
 
   // Rank 0 of `sizes` (every size 1), through the in-process store.
   std::unique_ptr<NcclCommunicator> Connect(std::vector<int64_t> sizes, bool split) {
@@ -104,7 +105,7 @@ TEST_P(NcclOneRankCollectivesTest, EveryCollectiveOnAOneRankGroupReturnsItsInput
   std::unique_ptr<NcclCommunicator> comm = Connect({1, 1}, /*split=*/GetParam());
   ASSERT_NE(comm, nullptr);
   CudaCopyEngine& engine = static_cast<CudaCopyEngine&>(comm->copy_engine());
-  for (DType dtype : kAllDTypes) {
+  for (DType dtype : kEveryDType) {
     for (int dim = 0; dim < 2; ++dim) {
       for (int64_t count : {int64_t{0}, int64_t{1}, int64_t{37}, int64_t{4099}}) {
         const std::string what = absl::StrCat(DTypeName(dtype), " x ", count, " on mesh dim ", dim);

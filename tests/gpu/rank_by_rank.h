@@ -4,8 +4,10 @@
 // mesh dims of size > 1 all local: chunk, partition); every rank of the mesh
 // runs in turn through a LocalOnlyCommunicator.
 //
-//   std::vector<PreparedCase> cases = LocalOnlyCases(/*count=*/40, /*max_ranks=*/8,
-//                                                    /*first_seed=*/1, /*max_tries=*/20000);
+//   std::vector<PreparedCase> cases = LocalOnlyCases(/*count=*/40,
+//   /*max_ranks=*/8,
+//                                                    /*first_seed=*/1,
+//                                                    /*max_tries=*/20000);
 //   CaseReport r = VerifyRankByRank(cases[0], engine, transfer);
 #ifndef RESHARD_TESTS_GPU_RANK_BY_RANK_H_
 #define RESHARD_TESTS_GPU_RANK_BY_RANK_H_
