@@ -5,6 +5,8 @@
 // yet: no machine of this project has one. Its GPU-free logic is unit tested
 // in the default build (tests/nccl_layout_test, nccl_copy_plan_test,
 // nccl_bootstrap_test); the NCCL and CUDA calls themselves are untested.
+// tests/gpu holds what one GPU can check of them (scripts/gpu-test), compiled
+// and linked but not run yet.
 //
 // Build (what scripts/test runs for the CUDA step; needs /usr/local/cuda):
 //   bazel build --config=cuda //...
