@@ -1,9 +1,14 @@
 // The local-tensor operations of the executor (collectives/executor.cc,
 // spec §11: pad, trim, take a chunk, place it back, zero a slab, pack chunks
-// padded to equal size and unpack them), written on the public slab helpers
-// of local_tensor.h so that they run on any CopyEngine. cuda_copy_engine_test
-// runs each on the GPU and on the host and compares; executor_copies_test
-// checks them on the host. Also the test data and the byte comparison both use.
+// padded to equal size and unpack them), on the public slab helpers of
+// local_tensor.h so that they run on any CopyEngine: cuda_copy_engine_test
+// runs each on the GPU and on the host and compares the bytes, and
+// executor_copies_test checks them on the host.
+//
+// PackChunks/UnpackChunks restate the executor's private StepRunner methods
+// (their multi-chunk path; the one-chunk shortcut is a Resize, covered by
+// "pad"): all_to_all and reduce_scatter are their only callers, and one GPU
+// cannot run those, so this is how their copies get onto a GPU at all.
 #ifndef RESHARD_TESTS_GPU_EXECUTOR_COPIES_H_
 #define RESHARD_TESTS_GPU_EXECUTOR_COPIES_H_
 
