@@ -36,7 +36,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "collectives/local_tensor.h"
+#include "collectives/tensor/local_tensor.h"
 #include "mesh/device_mesh.h"
 #include "planner/dtype.h"
 #include "planner/placement.h"

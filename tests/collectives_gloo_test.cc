@@ -9,9 +9,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
-#include "collectives/gloo_communicator.h"
-#include "collectives/host_math.h"
-#include "collectives/thread_ranks.h"
+#include "collectives/gloo/gloo_communicator.h"
+#include "collectives/gloo/thread_ranks.h"
+#include "collectives/stores/in_process_store.h"
+#include "collectives/tensor/host_math.h"
 #include "gtest/gtest.h"
 #include "mesh/device_mesh.h"
 

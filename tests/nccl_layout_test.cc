@@ -1,7 +1,7 @@
-// The NCCL backend's GPU-free decisions (collectives/nccl_layout.h): split
+// The NCCL backend's GPU-free decisions (collectives/nccl/nccl_layout.h): split
 // colors/keys checked against DeviceMesh::GroupAlong on many meshes, the
 // dtype/op tables, and the NCCL/CUDA error mapping. Runs without CUDA.
-#include "collectives/nccl_layout.h"
+#include "collectives/nccl/nccl_layout.h"
 
 #include <map>
 #include <set>

@@ -8,13 +8,13 @@
 //
 // Build (what scripts/test runs for the CUDA step; needs /usr/local/cuda):
 //   bazel build --config=cuda //...
-// which builds //collectives:nccl_communicator and the link check
-// //collectives:nccl_link_check (a binary that is linked, not run). Without
-// --config=cuda these targets build to nothing (collectives/BUILD.bazel).
+// which builds //collectives/nccl:nccl_communicator and the link check
+// //collectives/nccl:nccl_link_check (a binary that is linked, not run). Without
+// --config=cuda these targets build to nothing (collectives/nccl/BUILD.bazel).
 //
 // One rank of a DeviceMesh per process or thread, each with its own GPU:
 //   1. rank 0 makes an NCCL unique id and publishes it in the rendezvous
-//      store the Gloo backend uses (gloo_communicator.h: NewInProcessStore,
+//      Store (collectives/store.h; e.g. collectives/stores/ NewInProcessStore,
 //      NewFileStore); the others wait for it (nccl_bootstrap.h);
 //   2. every rank joins the world communicator (ncclCommInitRank);
 //   3. for every mesh dim of size > 1, ncclCommSplit makes the group along it
@@ -24,7 +24,7 @@
 //
 //   cudaSetDevice(local_gpu);
 //   cudaStream_t stream;  cudaStreamCreate(&stream);
-//   std::shared_ptr<gloo::rendezvous::Store> store = NewFileStore(dir);
+//   std::shared_ptr<Store> store = NewFileStore(dir);
 //   absl::StatusOr<std::unique_ptr<NcclCommunicator>> comm =
 //       NcclCommunicator::Connect(mesh, rank, *store, stream, NcclOptions());
 //
@@ -43,8 +43,8 @@
 // Unlike Gloo there is no timeout after the unique-id exchange: NCCL's
 // blocking init, split and collectives wait for every peer. Not thread-safe:
 // one thread drives one communicator.
-#ifndef RESHARD_COLLECTIVES_NCCL_COMMUNICATOR_H_
-#define RESHARD_COLLECTIVES_NCCL_COMMUNICATOR_H_
+#ifndef RESHARD_COLLECTIVES_NCCL_NCCL_COMMUNICATOR_H_
+#define RESHARD_COLLECTIVES_NCCL_NCCL_COMMUNICATOR_H_
 
 #include <cstdint>
 #include <memory>
@@ -57,19 +57,14 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "collectives/communicator.h"
-#include "collectives/cuda_copy_engine.h"
+#include "collectives/nccl/cuda_copy_engine.h"
+#include "collectives/store.h"
 #include "mesh/device_mesh.h"
 #include "planner/dtype.h"
 #include "planner/placement.h"
 
 // As in nccl.h, so that this header needs no NCCL include.
 typedef struct ncclComm* ncclComm_t;
-
-namespace gloo {
-namespace rendezvous {
-class Store;
-}  // namespace rendezvous
-}  // namespace gloo
 
 namespace reshard {
 
@@ -92,7 +87,7 @@ class NcclCommunicator final : public Communicator {
   // in time; NCCL/CUDA failures as in nccl_layout.h.
   static absl::StatusOr<std::unique_ptr<NcclCommunicator>> Connect(const DeviceMesh& mesh,
                                                                    int64_t rank,
-                                                                   gloo::rendezvous::Store& store,
+                                                                   Store& store,
                                                                    cudaStream_t stream,
                                                                    const NcclOptions& options);
 
@@ -146,4 +141,4 @@ class NcclCommunicator final : public Communicator {
 
 }  // namespace reshard
 
-#endif  // RESHARD_COLLECTIVES_NCCL_COMMUNICATOR_H_
+#endif  // RESHARD_COLLECTIVES_NCCL_NCCL_COMMUNICATOR_H_

@@ -1,4 +1,4 @@
-#include "collectives/nccl_layout.h"
+#include "collectives/nccl/nccl_layout.h"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "collectives/gloo_communicator.h"
+#include "collectives/gloo/gloo_communicator.h"
 
 #include <signal.h>
 
@@ -13,29 +13,20 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "collectives/host_math.h"
+#include "collectives/gloo/store_adapter.h"
+#include "collectives/tensor/host_math.h"
 #include "gloo/allgather.h"
 #include "gloo/allreduce.h"
-#include "gloo/barrier.h"
 #include "gloo/alltoall.h"
+#include "gloo/barrier.h"
 #include "gloo/common/error.h"
 #include "gloo/context.h"
 #include "gloo/rendezvous/context.h"
-#include "gloo/rendezvous/file_store.h"
-#include "gloo/rendezvous/hash_store.h"
 #include "gloo/rendezvous/prefix_store.h"
 #include "gloo/transport/tcp/attr.h"
 #include "gloo/transport/tcp/device.h"
 
 namespace reshard {
-
-std::shared_ptr<gloo::rendezvous::Store> NewInProcessStore() {
-  return std::make_shared<gloo::rendezvous::HashStore>();
-}
-
-std::shared_ptr<gloo::rendezvous::Store> NewFileStore(const std::string& dir) {
-  return std::make_shared<gloo::rendezvous::FileStore>(dir);
-}
 
 namespace {
 
@@ -46,6 +37,10 @@ std::chrono::milliseconds ToMillis(absl::Duration d) {
 // Gloo reports both a timeout and a lost peer as IoException; the message
 // tells them apart.
 absl::Status FromException(absl::string_view what, const std::exception& e) {
+  if (const auto* store_error = dynamic_cast<const StoreError*>(&e)) {
+    return absl::Status(store_error->status().code(),
+                        absl::StrFormat("%s: %s", what, store_error->status().message()));
+  }
   const std::string msg = absl::StrFormat("%s: %s", what, e.what());
   const std::string lower = absl::AsciiStrToLower(e.what());
   if (absl::StrContains(lower, "timed out") || absl::StrContains(lower, "timeout")) {
@@ -84,7 +79,7 @@ void IgnoreSigpipeUnlessHandled() {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<GlooCommunicator>> GlooCommunicator::Connect(
-    const DeviceMesh& mesh, int64_t rank, std::shared_ptr<gloo::rendezvous::Store> store,
+    const DeviceMesh& mesh, int64_t rank, std::shared_ptr<Store> store,
     const GlooOptions& options) {
   if (rank < 0 || rank >= mesh.num_ranks()) {
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -115,7 +110,8 @@ absl::StatusOr<std::unique_ptr<GlooCommunicator>> GlooCommunicator::Connect(
       auto context =
           std::make_shared<gloo::rendezvous::Context>(index, static_cast<int>(n));
       context->setTimeout(ToMillis(options.timeout));
-      gloo::rendezvous::PrefixStore prefixed(prefix, *store);
+      GlooStoreAdapter adapter(*store, options.timeout);
+      gloo::rendezvous::PrefixStore prefixed(prefix, adapter);
       context->connectFullMesh(prefixed, comm->device_);
       comm->groups_[dim].context = std::move(context);
     }

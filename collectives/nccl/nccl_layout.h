@@ -6,8 +6,8 @@
 //
 // The enums mirror nccl.h and driver_types.h by value; nccl_communicator.cc
 // and cuda_copy_engine.cc static_assert that they agree with the real headers.
-#ifndef RESHARD_COLLECTIVES_NCCL_LAYOUT_H_
-#define RESHARD_COLLECTIVES_NCCL_LAYOUT_H_
+#ifndef RESHARD_COLLECTIVES_NCCL_NCCL_LAYOUT_H_
+#define RESHARD_COLLECTIVES_NCCL_NCCL_LAYOUT_H_
 
 #include <cstdint>
 #include <vector>
@@ -123,4 +123,4 @@ absl::Status CudaStatus(int error, absl::string_view name, absl::string_view err
 
 }  // namespace reshard
 
-#endif  // RESHARD_COLLECTIVES_NCCL_LAYOUT_H_
+#endif  // RESHARD_COLLECTIVES_NCCL_NCCL_LAYOUT_H_

@@ -10,8 +10,8 @@
 // AllReduce and AllToAll) it runs `on_fault` (e.g. closing the wrapped
 // communicator's connections, or _exit for a process) and returns Unavailable
 // without taking part; every later call fails the same way.
-#ifndef RESHARD_COLLECTIVES_FAULTY_COMMUNICATOR_H_
-#define RESHARD_COLLECTIVES_FAULTY_COMMUNICATOR_H_
+#ifndef RESHARD_COLLECTIVES_VERIFY_FAULTY_COMMUNICATOR_H_
+#define RESHARD_COLLECTIVES_VERIFY_FAULTY_COMMUNICATOR_H_
 
 #include <cstdint>
 #include <functional>
@@ -80,4 +80,4 @@ class FaultyCommunicator final : public Communicator {
 
 }  // namespace reshard
 
-#endif  // RESHARD_COLLECTIVES_FAULTY_COMMUNICATOR_H_
+#endif  // RESHARD_COLLECTIVES_VERIFY_FAULTY_COMMUNICATOR_H_

@@ -1,4 +1,4 @@
-#include "collectives/nccl_communicator.h"
+#include "collectives/nccl/nccl_communicator.h"
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -8,9 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "collectives/nccl_bootstrap.h"
-#include "collectives/nccl_layout.h"
-#include "gloo/rendezvous/store.h"
+#include "collectives/nccl/nccl_bootstrap.h"
+#include "collectives/nccl/nccl_layout.h"
 
 // ncclCommSplit arrived in 2.18, ncclAvg in 2.10.
 static_assert(NCCL_VERSION_CODE >= NCCL_VERSION(2, 18, 0), "the nccl backend needs NCCL >= 2.18");
@@ -76,7 +75,7 @@ void Release(ncclComm_t comm, bool healthy) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<NcclCommunicator>> NcclCommunicator::Connect(
-    const DeviceMesh& mesh, int64_t rank, gloo::rendezvous::Store& store, cudaStream_t stream,
+    const DeviceMesh& mesh, int64_t rank, Store& store, cudaStream_t stream,
     const NcclOptions& options) {
   absl::StatusOr<std::vector<NcclSplit>> layout = NcclSplitLayout(mesh, rank);
   if (!layout.ok()) return layout.status();

@@ -1,13 +1,14 @@
 // GlooCommunicator: the Communicator (communicator.h) for host memory on
 // Gloo's TCP transport, with one Gloo context per mesh-dim group.
 //
-// Ranks find each other through a rendezvous store shared by all of them:
+// Ranks find each other through a rendezvous Store (collectives/store.h)
+// shared by all of them, e.g. (collectives/stores/):
 //   * ranks as threads of one process: NewInProcessStore(), one store object
 //     shared by every thread;
 //   * ranks as processes (or hosts with a shared filesystem):
 //     NewFileStore(dir) in each process, on the same empty directory.
 //
-//   std::shared_ptr<gloo::rendezvous::Store> store = NewInProcessStore();
+//   std::shared_ptr<Store> store = NewInProcessStore();
 //   // in each rank's thread:
 //   absl::StatusOr<std::unique_ptr<GlooCommunicator>> comm =
 //       GlooCommunicator::Connect(mesh, rank, store, GlooOptions());
@@ -24,8 +25,8 @@
 // ReduceScatter is an allreduce plus taking this rank's chunk, which Gloo's
 // new-style API lacks; it moves about twice the bytes of a dedicated
 // reduce-scatter. f16/bf16 reductions compute each pairwise step in f32.
-#ifndef RESHARD_COLLECTIVES_GLOO_COMMUNICATOR_H_
-#define RESHARD_COLLECTIVES_GLOO_COMMUNICATOR_H_
+#ifndef RESHARD_COLLECTIVES_GLOO_GLOO_COMMUNICATOR_H_
+#define RESHARD_COLLECTIVES_GLOO_GLOO_COMMUNICATOR_H_
 
 #include <cstdint>
 #include <memory>
@@ -35,14 +36,12 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "collectives/communicator.h"
-#include "collectives/local_tensor.h"
+#include "collectives/store.h"
+#include "collectives/tensor/local_tensor.h"
 #include "mesh/device_mesh.h"
 
 namespace gloo {
 class Context;
-namespace rendezvous {
-class Store;
-}  // namespace rendezvous
 namespace transport {
 class Device;
 }  // namespace transport
@@ -59,11 +58,6 @@ struct GlooOptions {
   std::string prefix = "reshard";
 };
 
-// A thread-safe store in memory for ranks that are threads of one process.
-std::shared_ptr<gloo::rendezvous::Store> NewInProcessStore();
-// A store in directory `dir` (which must exist) for ranks that are processes.
-std::shared_ptr<gloo::rendezvous::Store> NewFileStore(const std::string& dir);
-
 class GlooCommunicator final : public Communicator {
  public:
   // InvalidArgument for a rank outside the mesh; DeadlineExceeded or
@@ -75,7 +69,7 @@ class GlooCommunicator final : public Communicator {
   // instead of failing the collective with an error. A process that installs
   // its own SIGPIPE handler keeps it.
   static absl::StatusOr<std::unique_ptr<GlooCommunicator>> Connect(
-      const DeviceMesh& mesh, int64_t rank, std::shared_ptr<gloo::rendezvous::Store> store,
+      const DeviceMesh& mesh, int64_t rank, std::shared_ptr<Store> store,
       const GlooOptions& options);
 
   ~GlooCommunicator() override;
@@ -135,4 +129,4 @@ class GlooCommunicator final : public Communicator {
 
 }  // namespace reshard
 
-#endif  // RESHARD_COLLECTIVES_GLOO_COMMUNICATOR_H_
+#endif  // RESHARD_COLLECTIVES_GLOO_GLOO_COMMUNICATOR_H_
