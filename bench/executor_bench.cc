@@ -95,7 +95,7 @@ absl::Status Setup(RankWork& w, Step step, Mode mode, const DistSpec& src, const
     };
     return absl::OkStatus();
   }
-  std::shared_ptr<gloo::Context> ctx = w.comm->group_context(0);
+  std::shared_ptr<gloo::Context> ctx = w.comm->group_context(MeshDimSet::Single(0));
   switch (step) {
     case Step::kAllGather:
       w.out.assign(count * kRanks, 0.0f);

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "collectives/gloo/store_adapter.h"
 #include "collectives/tensor/host_math.h"
 #include "gloo/allgather.h"
@@ -90,56 +91,77 @@ absl::StatusOr<std::unique_ptr<GlooCommunicator>> GlooCommunicator::Connect(
   if (options.timeout <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("gloo: the timeout must be positive");
   }
-  std::unique_ptr<GlooCommunicator> comm(new GlooCommunicator(mesh, rank, options.timeout));
-  comm->groups_.resize(mesh.ndim());
-  std::string what = "gloo: creating the TCP device";
+  std::unique_ptr<GlooCommunicator> comm(
+      new GlooCommunicator(mesh, rank, std::move(store), options));
   try {
     gloo::transport::tcp::attr attr;
     attr.hostname = options.hostname;
     comm->device_ = gloo::transport::tcp::CreateDevice(attr);
-    for (int dim = 0; dim < mesh.ndim(); ++dim) {
-      const int64_t n = mesh.size(dim);
-      if (n == 1) continue;  // size-1 mesh dims never communicate (spec §11)
-      const std::vector<int64_t> members = mesh.GroupAlong(dim, rank);
-      const int index = static_cast<int>(mesh.Coordinate(rank)[dim]);
-      // The group is named by its members, which are unique per mesh dim.
-      const std::string prefix = absl::StrFormat("%s/dim%d/ranks%s", options.prefix, dim,
-                                                 absl::StrJoin(members, "."));
-      what = absl::StrFormat("gloo: connecting the group along mesh dim %d (ranks %s)", dim,
-                             absl::StrJoin(members, ","));
-      auto context =
-          std::make_shared<gloo::rendezvous::Context>(index, static_cast<int>(n));
-      context->setTimeout(ToMillis(options.timeout));
-      GlooStoreAdapter adapter(*store, options.timeout);
-      gloo::rendezvous::PrefixStore prefixed(prefix, adapter);
-      context->connectFullMesh(prefixed, comm->device_);
-      comm->groups_[dim].context = std::move(context);
-    }
-    // A rank's connectFullMesh can return while a peer is still finishing its
-    // side. One barrier per group, in mesh-dim order on every rank, means
-    // that when Connect returns here, every member of this rank's groups has
-    // connected all of its own groups: a rank that fails right after Connect
-    // then fails a peer's collective (an error naming the step), never a
-    // peer's rendezvous.
-    for (int dim = 0; dim < mesh.ndim(); ++dim) {
-      Group& g = comm->groups_[dim];
-      if (g.context == nullptr) continue;
-      what = absl::StrFormat("gloo: waiting for the group along mesh dim %d to connect", dim);
-      gloo::BarrierOptions opts(g.context);
-      opts.setTag(g.next_tag++);
-      opts.setTimeout(ToMillis(options.timeout));
-      gloo::barrier(opts);
-    }
   } catch (const std::exception& e) {
-    return FromException(what, e);
+    return FromException("gloo: creating the TCP device", e);
+  }
+  // The groups along single mesh dims are connected here, not on first use,
+  // so that a rank that fails after Connect fails its peers' collectives
+  // (errors naming the step), never their rendezvous.
+  for (int dim = 0; dim < mesh.ndim(); ++dim) {
+    RESHARD_RETURN_IF_ERROR(comm->ConnectGroup(MeshDimSet::Single(dim)));
+  }
+  // A rank's connectFullMesh can return while a peer is still finishing its
+  // side. One barrier per group, in mesh-dim order on every rank, means
+  // that when Connect returns here, every member of this rank's groups has
+  // connected all of its own groups.
+  for (int dim = 0; dim < mesh.ndim(); ++dim) {
+    RESHARD_RETURN_IF_ERROR(comm->AwaitGroup(MeshDimSet::Single(dim)));
   }
   return comm;
 }
 
 GlooCommunicator::~GlooCommunicator() = default;
 
+absl::Status GlooCommunicator::ConnectGroup(MeshDimSet dims) {
+  const int64_t n = mesh_.GroupSize(dims);
+  if (n == 1) {  // size-1 mesh dims never communicate (spec §11)
+    groups_.emplace(dims, Group());
+    return absl::OkStatus();
+  }
+  const std::vector<int64_t> members = mesh_.GroupOf(dims, rank_);
+  // Named by its mesh dims and first member: unique among the groups of
+  // every set of mesh dims.
+  const std::string prefix = absl::StrFormat("%s/dims%s/first%d", options_.prefix,
+                                             absl::StrJoin(dims.ToVector(), "."), members[0]);
+  try {
+    auto context = std::make_shared<gloo::rendezvous::Context>(
+        static_cast<int>(mesh_.IndexInGroup(dims, rank_)), static_cast<int>(n));
+    context->setTimeout(ToMillis(options_.timeout));
+    GlooStoreAdapter adapter(*store_, options_.timeout);
+    gloo::rendezvous::PrefixStore prefixed(prefix, adapter);
+    context->connectFullMesh(prefixed, device_);
+    groups_.emplace(dims, Group{std::move(context)});
+  } catch (const std::exception& e) {
+    return FromException(absl::StrFormat("gloo: connecting the group over %s (ranks %s)",
+                                         DescribeGroup(dims), absl::StrJoin(members, ",")),
+                         e);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status GlooCommunicator::AwaitGroup(MeshDimSet dims) {
+  Group& g = groups_.at(dims);
+  if (g.context == nullptr) return absl::OkStatus();
+  try {
+    gloo::BarrierOptions opts(g.context);
+    opts.setTag(g.next_tag++);
+    opts.setTimeout(ToMillis(options_.timeout));
+    gloo::barrier(opts);
+  } catch (const std::exception& e) {
+    return FromException(
+        absl::StrFormat("gloo: waiting for the group over %s to connect", DescribeGroup(dims)), e);
+  }
+  return absl::OkStatus();
+}
+
 void GlooCommunicator::Abort() {
-  for (Group& g : groups_) {
+  for (auto& [dims, g] : groups_) {
     if (g.context == nullptr) continue;
     try {
       g.context->closeConnections();
@@ -150,53 +172,64 @@ void GlooCommunicator::Abort() {
   broken_ = "aborted";
 }
 
-std::shared_ptr<gloo::Context> GlooCommunicator::group_context(int mesh_dim) const {
-  return groups_.at(mesh_dim).context;
+std::shared_ptr<gloo::Context> GlooCommunicator::group_context(MeshDimSet group) const {
+  auto it = groups_.find(group);
+  return it == groups_.end() ? nullptr : it->second.context;
 }
 
-absl::Status GlooCommunicator::Begin(absl::string_view name, int mesh_dim, int64_t count,
-                                     DType dtype, bool reduces, Group** group) {
-  if (absl::Status s = ValidateCollective(mesh_, name, mesh_dim, count, dtype, reduces);
-      !s.ok()) {
-    return s;
-  }
+absl::StatusOr<GlooCommunicator::Group*> GlooCommunicator::Begin(absl::string_view name,
+                                                                 MeshDimSet dims, int64_t count,
+                                                                 DType dtype, bool reduces) {
+  RESHARD_RETURN_IF_ERROR(ValidateCollective(mesh_, name, dims, count, dtype, reduces));
   if (!broken_.empty()) {
     return absl::FailedPreconditionError(absl::StrFormat(
-        "%s on mesh dim %d: the communicator is unusable after an earlier error (%s)", name,
-        mesh_dim, broken_));
+        "%s on %s: the communicator is unusable after an earlier error (%s)", name,
+        DescribeGroup(dims), broken_));
   }
-  Group& g = groups_[mesh_dim];
+  auto it = groups_.find(dims);
+  if (it == groups_.end()) {
+    // First use of a group of several mesh dims: every member reaches this
+    // same call (collectives are called in the same order on all of them),
+    // and the barrier keeps Connect's promise for this group too.
+    absl::Status s = ConnectGroup(dims);
+    if (s.ok()) s = AwaitGroup(dims);
+    if (!s.ok()) {
+      broken_ = std::string(s.message());
+      return absl::Status(s.code(), absl::StrCat(name, " on ", DescribeGroup(dims), ": ",
+                                                 s.message()));
+    }
+    it = groups_.find(dims);
+  }
   // A group of one, or nothing to move (count is equal on every member, so
   // they all skip together).
-  *group = g.context == nullptr || count == 0 ? nullptr : &g;
-  return absl::OkStatus();
+  Group& g = it->second;
+  return g.context == nullptr || count == 0 ? nullptr : &g;
 }
 
 template <typename F>
-absl::Status GlooCommunicator::Guard(absl::string_view name, int mesh_dim, F&& body) {
-  const std::string what = absl::StrFormat("%s on mesh dim %d (group of %d, timeout %s)", name,
-                                           mesh_dim, mesh_.size(mesh_dim),
-                                           absl::FormatDuration(timeout_));
+absl::Status GlooCommunicator::Guard(absl::string_view name, MeshDimSet dims, F&& body) {
   try {
     body();
     return absl::OkStatus();
   } catch (const std::exception& e) {
-    absl::Status s = FromException(what, e);
+    absl::Status s = FromException(
+        absl::StrFormat("%s on %s (group of %d, timeout %s)", name, DescribeGroup(dims),
+                        mesh_.GroupSize(dims), absl::FormatDuration(options_.timeout)),
+        e);
     broken_ = std::string(s.message());
     return s;
   }
 }
 
-absl::Status GlooCommunicator::AllGather(int mesh_dim, const void* send, void* recv,
+absl::Status GlooCommunicator::AllGather(MeshDimSet group, const void* send, void* recv,
                                          int64_t count, DType dtype) {
-  Group* g = nullptr;
-  if (absl::Status s = Begin("all_gather", mesh_dim, count, dtype, false, &g); !s.ok()) return s;
+  RESHARD_ASSIGN_OR_RETURN(Group* g, Begin("all_gather", group, count, dtype, false));
   const size_t bytes = static_cast<size_t>(count) * ItemSize(dtype);
   if (g == nullptr) {
-    if (mesh_.size(mesh_dim) == 1 && bytes != 0) std::memcpy(recv, send, bytes);
+    if (mesh_.GroupSize(group) == 1 && bytes != 0) std::memcpy(recv, send, bytes);
     return absl::OkStatus();
   }
-  return Guard("all_gather", mesh_dim, [&] {
+  return Guard("all_gather", group, [&] {
     WithElementType(ItemSize(dtype), [&](auto t) {
       using T = decltype(t);
       gloo::AllgatherOptions opts(g->context);
@@ -209,34 +242,29 @@ absl::Status GlooCommunicator::AllGather(int mesh_dim, const void* send, void* r
   });
 }
 
-absl::Status GlooCommunicator::AllReduce(int mesh_dim, void* buf, int64_t count, DType dtype,
+absl::Status GlooCommunicator::AllReduce(MeshDimSet group, void* buf, int64_t count, DType dtype,
                                          ReduceOp op) {
-  Group* g = nullptr;
-  if (absl::Status s = Begin("all_reduce", mesh_dim, count, dtype, true, &g); !s.ok()) return s;
+  RESHARD_ASSIGN_OR_RETURN(Group* g, Begin("all_reduce", group, count, dtype, true));
   if (g == nullptr) return absl::OkStatus();  // the reduction of one value is itself
-  absl::StatusOr<HostReduceFn> fn = HostReduceFunction(dtype, op);
-  if (!fn.ok()) return fn.status();
-  absl::Status s = Guard("all_reduce", mesh_dim, [&] {
+  RESHARD_ASSIGN_OR_RETURN(HostReduceFn fn, HostReduceFunction(dtype, op));
+  RESHARD_RETURN_IF_ERROR(Guard("all_reduce", group, [&] {
     WithElementType(ItemSize(dtype), [&](auto t) {
       using T = decltype(t);
       gloo::AllreduceOptions opts(g->context);
       opts.setOutput(static_cast<T*>(buf), count);
-      opts.setReduceFunction(*fn);
+      opts.setReduceFunction(fn);
       opts.setTag(g->next_tag++);
       gloo::allreduce(opts);
     });
-  });
-  if (!s.ok() || op != ReduceOp::kAvg) return s;
-  return HostDivide(buf, count, dtype, mesh_.size(mesh_dim));
+  }));
+  if (op != ReduceOp::kAvg) return absl::OkStatus();
+  return HostDivide(buf, count, dtype, mesh_.GroupSize(group));
 }
 
-absl::Status GlooCommunicator::ReduceScatter(int mesh_dim, void* send, void* recv,
+absl::Status GlooCommunicator::ReduceScatter(MeshDimSet group, void* send, void* recv,
                                              int64_t count, DType dtype, ReduceOp op) {
-  Group* g = nullptr;
-  if (absl::Status s = Begin("reduce_scatter", mesh_dim, count, dtype, true, &g); !s.ok()) {
-    return s;
-  }
-  const int64_t n = mesh_.size(mesh_dim);
+  RESHARD_ASSIGN_OR_RETURN(Group* g, Begin("reduce_scatter", group, count, dtype, true));
+  const int64_t n = mesh_.GroupSize(group);
   const size_t chunk_bytes = static_cast<size_t>(count) * ItemSize(dtype);
   if (g == nullptr) {
     if (n == 1 && chunk_bytes != 0) std::memcpy(recv, send, chunk_bytes);
@@ -244,25 +272,24 @@ absl::Status GlooCommunicator::ReduceScatter(int mesh_dim, void* send, void* rec
   }
   // All-reduce the whole input in place (send is scratch), then keep this
   // rank's chunk.
-  if (absl::Status s = AllReduce(mesh_dim, send, count * n, dtype, op); !s.ok()) {
+  if (absl::Status s = AllReduce(group, send, count * n, dtype, op); !s.ok()) {
     return absl::Status(s.code(), absl::StrCat("reduce_scatter via ", s.message()));
   }
-  const int64_t me = mesh_.Coordinate(rank_)[mesh_dim];
+  const int64_t me = mesh_.IndexInGroup(group, rank_);
   std::memcpy(recv, static_cast<const char*>(send) + me * chunk_bytes, chunk_bytes);
   return absl::OkStatus();
 }
 
-absl::Status GlooCommunicator::AllToAll(int mesh_dim, const void* send, void* recv,
+absl::Status GlooCommunicator::AllToAll(MeshDimSet group, const void* send, void* recv,
                                         int64_t count, DType dtype) {
-  Group* g = nullptr;
-  if (absl::Status s = Begin("all_to_all", mesh_dim, count, dtype, false, &g); !s.ok()) return s;
-  const int64_t n = mesh_.size(mesh_dim);
+  RESHARD_ASSIGN_OR_RETURN(Group* g, Begin("all_to_all", group, count, dtype, false));
+  const int64_t n = mesh_.GroupSize(group);
   if (g == nullptr) {
     const size_t bytes = static_cast<size_t>(count * n) * ItemSize(dtype);
     if (n == 1 && bytes != 0) std::memcpy(recv, send, bytes);
     return absl::OkStatus();
   }
-  return Guard("all_to_all", mesh_dim, [&] {
+  return Guard("all_to_all", group, [&] {
     WithElementType(ItemSize(dtype), [&](auto t) {
       using T = decltype(t);
       gloo::AlltoallOptions opts(g->context);
