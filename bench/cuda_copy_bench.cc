@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "collectives/cuda_copy_engine.h"
-#include "collectives/local_tensor.h"
+#include "collectives/nccl/cuda_copy_engine.h"
+#include "collectives/tensor/local_tensor.h"
 #include "planner/chunk.h"
 
 namespace reshard {

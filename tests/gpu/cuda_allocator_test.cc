@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "collectives/cuda_copy_engine.h"
+#include "collectives/nccl/cuda_copy_engine.h"
 #include "gtest/gtest.h"
 #include "tests/gpu/cuda_test_util.h"
 #include "tests/gpu/local_only_communicator.h"

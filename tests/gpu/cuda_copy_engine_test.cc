@@ -3,7 +3,7 @@
 // (collectives/executor.cc, spec §11), on uneven and empty shards, for every
 // dtype, gives the same bytes on the GPU as on the host. And a bad pointer is
 // an error Status, after which the engine still works.
-#include "collectives/cuda_copy_engine.h"
+#include "collectives/nccl/cuda_copy_engine.h"
 
 #include <cuda_runtime_api.h>
 
@@ -13,7 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "collectives/local_tensor.h"
+#include "collectives/tensor/local_tensor.h"
 #include "gtest/gtest.h"
 #include "planner/chunk.h"
 #include "tests/gpu/cuda_test_util.h"

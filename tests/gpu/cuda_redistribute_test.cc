@@ -7,10 +7,10 @@
 #include <memory>
 #include <set>
 
-#include "collectives/cuda_copy_engine.h"
-#include "collectives/gloo_communicator.h"
-#include "collectives/nccl_communicator.h"
-#include "collectives/verify.h"
+#include "collectives/nccl/cuda_copy_engine.h"
+#include "collectives/stores/in_process_store.h"
+#include "collectives/nccl/nccl_communicator.h"
+#include "collectives/verify/verify.h"
 #include "gtest/gtest.h"
 #include "tests/gpu/cuda_test_util.h"
 #include "tests/gpu/rank_by_rank.h"
@@ -39,7 +39,7 @@ TEST(CudaRedistribute, LocalPlansOnEveryRankMatchTheGroundTruth) {
 TEST(CudaRedistribute, OneRankMeshesOnTheNcclBackendMatchTheGroundTruth) {
   TestStream stream;
   ASSERT_TRUE(stream.creation_status().ok()) << stream.creation_status();
-  std::shared_ptr<gloo::rendezvous::Store> store = NewInProcessStore();
+  std::shared_ptr<Store> store = NewInProcessStore();
   const std::vector<VerifyCase> cases = {
       {{1, 1}, {13, 8}, DType::kF32, "S(0)R", "RS(1)"},
       {{1, 1}, {13, 8}, DType::kBF16, "P(sum)S(1)", "RR"},

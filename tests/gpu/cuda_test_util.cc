@@ -4,7 +4,7 @@
 
 #include <utility>
 
-#include "collectives/nccl_layout.h"
+#include "collectives/nccl/nccl_layout.h"
 
 namespace reshard {
 

@@ -7,8 +7,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "collectives/cuda_copy_engine.h"
-#include "collectives/local_tensor.h"
+#include "collectives/nccl/cuda_copy_engine.h"
+#include "collectives/tensor/local_tensor.h"
 #include "planner/dtype.h"
 #include "tests/gpu/rank_by_rank.h"
 

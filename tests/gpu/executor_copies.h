@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "collectives/local_tensor.h"
+#include "collectives/tensor/local_tensor.h"
 
 namespace reshard {
 

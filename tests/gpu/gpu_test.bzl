@@ -11,12 +11,12 @@ def gpu_test(name, src, deps = []):
         name = name,
         size = "medium",
         srcs = select({
-            "//collectives:cuda": [src, "gpu_test_main.cc"],
+            "//collectives/nccl:cuda": [src, "gpu_test_main.cc"],
             "//conditions:default": ["no_cuda_main.cc"],
         }),
         tags = ["manual", "gpu"],
         deps = select({
-            "//collectives:cuda": deps + [
+            "//collectives/nccl:cuda": deps + [
                 ":cuda_test_util",
                 "@com_google_googletest//:gtest",
                 "@local_cuda//:cudart",

@@ -15,8 +15,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "collectives/communicator.h"
-#include "collectives/local_tensor.h"
+#include "collectives/tensor/local_tensor.h"
 #include "mesh/device_mesh.h"
+#include "mesh/mesh_dim_set.h"
 
 namespace reshard {
 
@@ -32,26 +33,26 @@ class LocalOnlyCommunicator final : public Communicator {
   CopyEngine& copy_engine() override { return engine_; }
   absl::string_view backend_name() const override { return "local-only"; }
 
-  absl::Status AllGather(int mesh_dim, const void*, void*, int64_t, DType) override {
-    return Refuse("all_gather", mesh_dim);
+  absl::Status AllGather(MeshDimSet group, const void*, void*, int64_t, DType) override {
+    return Refuse("all_gather", group);
   }
-  absl::Status ReduceScatter(int mesh_dim, void*, void*, int64_t, DType, ReduceOp) override {
-    return Refuse("reduce_scatter", mesh_dim);
+  absl::Status ReduceScatter(MeshDimSet group, void*, void*, int64_t, DType, ReduceOp) override {
+    return Refuse("reduce_scatter", group);
   }
-  absl::Status AllReduce(int mesh_dim, void*, int64_t, DType, ReduceOp) override {
-    return Refuse("all_reduce", mesh_dim);
+  absl::Status AllReduce(MeshDimSet group, void*, int64_t, DType, ReduceOp) override {
+    return Refuse("all_reduce", group);
   }
-  absl::Status AllToAll(int mesh_dim, const void*, void*, int64_t, DType) override {
-    return Refuse("all_to_all", mesh_dim);
+  absl::Status AllToAll(MeshDimSet group, const void*, void*, int64_t, DType) override {
+    return Refuse("all_to_all", group);
   }
 
  private:
-  absl::Status Refuse(absl::string_view collective, int mesh_dim) const {
+  absl::Status Refuse(absl::string_view collective, MeshDimSet group) const {
     return absl::FailedPreconditionError(
-        absl::StrFormat("%s on mesh dim %d: a local-only communicator (rank "
+        absl::StrFormat("%s on %s: a local-only communicator (rank "
                         "%d) cannot communicate; the plan "
                         "was expected to need no collective",
-                        collective, mesh_dim, rank_));
+                        collective, DescribeGroup(group), rank_));
   }
 
   DeviceMesh mesh_;

@@ -10,12 +10,13 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "collectives/cuda_copy_engine.h"
-#include "collectives/gloo_communicator.h"
-#include "collectives/nccl_communicator.h"
-#include "collectives/shard_util.h"
+#include "collectives/nccl/cuda_copy_engine.h"
+#include "collectives/stores/in_process_store.h"
+#include "collectives/nccl/nccl_communicator.h"
+#include "collectives/verify/shard_util.h"
 #include "gtest/gtest.h"
 #include "mesh/device_mesh.h"
+#include "mesh/mesh_dim_set.h"
 #include "tests/gpu/cuda_test_util.h"
 #include "tests/gpu/executor_copies.h"
 
@@ -69,20 +70,20 @@ class NcclCommunicatorOneRankTest : public testing::Test {
   }
 
   TestStream stream_;
-  std::shared_ptr<gloo::rendezvous::Store> store_ = NewInProcessStore();
+  std::shared_ptr<Store> store_ = NewInProcessStore();
   int connections_ = 0;
 };
 
 TEST_F(NcclCommunicatorOneRankTest, SplitSizeOneDimsGivesEveryDimItsOwnOneRankNcclGroup) {
   std::unique_ptr<NcclCommunicator> comm = Connect({1, 1}, /*split=*/true);
   ASSERT_NE(comm, nullptr);
-  ASSERT_NE(comm->group_comm(0), nullptr);
-  ASSERT_NE(comm->group_comm(1), nullptr);
-  EXPECT_NE(comm->group_comm(0), comm->group_comm(1));
+  ASSERT_NE(comm->group_comm(MeshDimSet::Single(0)), nullptr);
+  ASSERT_NE(comm->group_comm(MeshDimSet::Single(1)), nullptr);
+  EXPECT_NE(comm->group_comm(MeshDimSet::Single(0)), comm->group_comm(MeshDimSet::Single(1)));
   for (int dim = 0; dim < 2; ++dim) {
     int count = 0, rank = -1;
-    EXPECT_EQ(ncclCommCount(comm->group_comm(dim), &count), ncclSuccess);
-    EXPECT_EQ(ncclCommUserRank(comm->group_comm(dim), &rank), ncclSuccess);
+    EXPECT_EQ(ncclCommCount(comm->group_comm(MeshDimSet::Single(dim)), &count), ncclSuccess);
+    EXPECT_EQ(ncclCommUserRank(comm->group_comm(MeshDimSet::Single(dim)), &rank), ncclSuccess);
     EXPECT_EQ(count, 1) << "dim " << dim;
     EXPECT_EQ(rank, 0) << "dim " << dim;
   }
@@ -91,8 +92,8 @@ TEST_F(NcclCommunicatorOneRankTest, SplitSizeOneDimsGivesEveryDimItsOwnOneRankNc
 TEST_F(NcclCommunicatorOneRankTest, ByDefaultAOneRankMeshJoinsNoNccl) {
   std::unique_ptr<NcclCommunicator> comm = Connect({1, 1}, /*split=*/false);
   ASSERT_NE(comm, nullptr);
-  EXPECT_EQ(comm->group_comm(0), nullptr);
-  EXPECT_EQ(comm->group_comm(1), nullptr);
+  EXPECT_EQ(comm->group_comm(MeshDimSet::Single(0)), nullptr);
+  EXPECT_EQ(comm->group_comm(MeshDimSet::Single(1)), nullptr);
 }
 
 // GetParam(): NcclOptions::split_size_one_dims.
@@ -118,24 +119,24 @@ TEST_P(NcclOneRankCollectivesTest, EveryCollectiveOnAOneRankGroupReturnsItsInput
           ASSERT_TRUE(got.ok()) << got.status();
           EXPECT_TRUE(SameBytes(*got, in)) << collective << " changed " << what;
         };
-        absl::Status s = comm->AllGather(dim, send->data(), recv->data(), count, dtype);
+        absl::Status s = comm->AllGather(MeshDimSet::Single(dim), send->data(), recv->data(), count, dtype);
         ASSERT_TRUE(s.ok()) << what << ": " << s;
         expect_input(*recv, "all_gather");
-        s = comm->AllToAll(dim, send->data(), recv->data(), count, dtype);
+        s = comm->AllToAll(MeshDimSet::Single(dim), send->data(), recv->data(), count, dtype);
         ASSERT_TRUE(s.ok()) << what << ": " << s;
         expect_input(*recv, "all_to_all");
         for (ReduceOp op : kAllOps) {
-          s = comm->ReduceScatter(dim, send->data(), recv->data(), count, dtype, op);
+          s = comm->ReduceScatter(MeshDimSet::Single(dim), send->data(), recv->data(), count, dtype, op);
           if (dtype == DType::kI16 || dtype == DType::kBool) {
             // NCCL has no 16-bit integers; reductions of bool are undefined.
             EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented) << what << ": " << s;
-            s = comm->AllReduce(dim, recv->data(), count, dtype, op);
+            s = comm->AllReduce(MeshDimSet::Single(dim), recv->data(), count, dtype, op);
             EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented) << what << ": " << s;
             continue;
           }
           ASSERT_TRUE(s.ok()) << what << " " << ReduceOpName(op) << ": " << s;
           expect_input(*recv, absl::StrCat("reduce_scatter ", ReduceOpName(op)));
-          s = comm->AllReduce(dim, recv->data(), count, dtype, op);
+          s = comm->AllReduce(MeshDimSet::Single(dim), recv->data(), count, dtype, op);
           ASSERT_TRUE(s.ok()) << what << " " << ReduceOpName(op) << ": " << s;
           expect_input(*recv, absl::StrCat("all_reduce ", ReduceOpName(op)));
         }
@@ -156,15 +157,15 @@ INSTANTIATE_TEST_SUITE_P(NcclOrLocal, NcclOneRankCollectivesTest, testing::Bool(
 TEST_F(NcclCommunicatorOneRankTest, ABadPointerThroughNcclIsAnErrorStatusNotACrash) {
   std::unique_ptr<NcclCommunicator> comm = Connect({1}, /*split=*/true);
   ASSERT_NE(comm, nullptr);
-  ASSERT_NE(comm->group_comm(0), nullptr);
+  ASSERT_NE(comm->group_comm(MeshDimSet::Single(0)), nullptr);
   absl::StatusOr<LocalTensor> send = comm->copy_engine().Allocate(DType::kF32, {64});
   ASSERT_TRUE(send.ok()) << send.status();
-  absl::Status s = comm->AllGather(0, send->data(), nullptr, 64, DType::kF32);
+  absl::Status s = comm->AllGather(MeshDimSet::Single(0), send->data(), nullptr, 64, DType::kF32);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("all_gather on mesh dim 0 (ncclAllGather"), std::string::npos) << s;
   absl::StatusOr<LocalTensor> recv = comm->copy_engine().Allocate(DType::kF32, {64});
   ASSERT_TRUE(recv.ok()) << recv.status();
-  s = comm->AllGather(0, send->data(), recv->data(), 64, DType::kF32);
+  s = comm->AllGather(MeshDimSet::Single(0), send->data(), recv->data(), 64, DType::kF32);
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
   comm.reset();  // aborts rather than finalizes: must return
   EXPECT_TRUE(stream_.Sync().ok());
@@ -178,10 +179,10 @@ TEST_F(NcclCommunicatorOneRankTest, ABadPointerInALocalCopyIsAnInvalidArgument) 
   absl::StatusOr<LocalTensor> send = comm->copy_engine().Allocate(DType::kF32, {64});
   absl::StatusOr<LocalTensor> recv = comm->copy_engine().Allocate(DType::kF32, {64});
   ASSERT_TRUE(send.ok() && recv.ok());
-  absl::Status s = comm->AllGather(0, send->data(), nullptr, 64, DType::kF32);
+  absl::Status s = comm->AllGather(MeshDimSet::Single(0), send->data(), nullptr, 64, DType::kF32);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_NE(s.message().find("all_gather on mesh dim 0"), std::string::npos) << s;
-  s = comm->AllGather(0, send->data(), recv->data(), 64, DType::kF32);
+  s = comm->AllGather(MeshDimSet::Single(0), send->data(), recv->data(), 64, DType::kF32);
   EXPECT_TRUE(s.ok()) << s;
   EXPECT_TRUE(stream_.Sync().ok());
 }

@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "collectives/executor.h"
-#include "collectives/shard_util.h"
+#include "collectives/verify/shard_util.h"
 #include "tests/gpu/local_only_communicator.h"
 
 namespace reshard {

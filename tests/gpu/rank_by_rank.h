@@ -18,8 +18,8 @@
 
 #include "absl/status/statusor.h"
 #include "collectives/communicator.h"
-#include "collectives/local_tensor.h"
-#include "collectives/verify.h"
+#include "collectives/tensor/local_tensor.h"
+#include "collectives/verify/verify.h"
 #include "mesh/device_mesh.h"
 #include "planner/plan.h"
 
