@@ -1,5 +1,5 @@
 // reshard verify: run plans on real data with the Gloo backend and check the
-// results against shards computed directly (collectives/verify.h).
+// results against shards computed directly (collectives/verify/verify.h).
 //
 // Ranks are threads of this process by default; with --processes each rank
 // is a child process: this same binary, started with the hidden flags
@@ -28,16 +28,16 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "base/utf8.h"
 #include "base/status_macros.h"
+#include "base/utf8.h"
 #include "cli/case_json.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/help.h"
-#include "collectives/faulty_communicator.h"
-#include "collectives/gloo_communicator.h"
-#include "collectives/verify.h"
-#include "gloo/rendezvous/store.h"
+#include "collectives/gloo/gloo_communicator.h"
+#include "collectives/stores/file_store.h"
+#include "collectives/verify/faulty_communicator.h"
+#include "collectives/verify/verify.h"
 
 namespace reshard {
 namespace {
@@ -76,7 +76,7 @@ FLAGS
                          before anything is allocated, exceeds this (bytes, or
                          with K, M, G, T; default half of this machine's memory
                          or of the address-space limit, ulimit -v)
-  --processes          one process per rank (Gloo file store in a temporary directory)
+  --processes          one process per rank (a file store in a temporary directory)
   --timeout 30         seconds a rank waits for its peers before failing
   --kill-rank R        fault injection (one case): rank R dies (closes its
   --kill-at K            connections; with --processes, its process exits) just
@@ -211,7 +211,7 @@ int RunChildRank(const VerifyCase& c, int64_t rank, const std::string& dir,
   };
   absl::StatusOr<PreparedCase> p = Prepare(c);
   if (!p.ok()) return fail(p.status());
-  std::shared_ptr<gloo::rendezvous::Store> store = NewFileStore(dir);
+  std::shared_ptr<Store> store = NewFileStore(dir);
   absl::StatusOr<std::unique_ptr<GlooCommunicator>> comm =
       GlooCommunicator::Connect(p->src.mesh(), rank, store, options);
   if (!comm.ok()) return fail(comm.status());
@@ -226,13 +226,13 @@ int RunChildRank(const VerifyCase& c, int64_t rank, const std::string& dir,
   if (absl::Status s = WriteRankResult(dir, rank, *r); !s.ok()) return fail(s);
   // Keep the connections open until every rank is done (a peer may still be
   // reading what this rank sent).
-  try {
-    store->set(absl::StrCat("done/", rank), {'1'});
-    std::vector<std::string> keys;
-    for (int64_t k = 0; k < p->src.mesh().num_ranks(); ++k) keys.push_back(absl::StrCat("done/", k));
-    store->wait(keys, std::chrono::milliseconds(absl::ToInt64Milliseconds(options.timeout)));
-  } catch (const std::exception& e) {
-    // Our own result is written; a peer that never finished fails the case itself.
+  // Our own result is written; a peer that never finished fails the case
+  // itself, so a store error here is no error of this rank.
+  const absl::Time deadline = absl::Now() + options.timeout;
+  if (store->Set(absl::StrCat("done/", rank), {'1'}).ok()) {
+    for (int64_t k = 0; k < p->src.mesh().num_ranks(); ++k) {
+      if (!store->Get(absl::StrCat("done/", k), deadline - absl::Now()).ok()) break;
+    }
   }
   return kExitOk;
 }

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "planner/chunk.h"
 
 namespace reshard {
@@ -266,6 +267,7 @@ absl::StatusOr<LocalTensor> RunStep(LocalTensor cur, const TransformInfo& step,
                                     const std::vector<int64_t>& L, Communicator& comm,
                                     StepRunner& run, StepStats& stats) {
   const int k = step.mesh_dim;
+  const MeshDimSet group = MeshDimSet::Single(k);
   const int64_t n = comm.mesh().size(k);
   const int64_t me = comm.coordinate()[k];
   const DType dtype = cur.dtype();
@@ -280,9 +282,7 @@ absl::StatusOr<LocalTensor> RunStep(LocalTensor cur, const TransformInfo& step,
       absl::StatusOr<LocalTensor> recv = run.Allocate(dtype, Prepend(n, send->shape()));
       if (!recv.ok()) return recv.status();
       const int64_t count = send->numel();
-      if (absl::Status s = comm.AllGather(k, send->data(), recv->data(), count, dtype); !s.ok()) {
-        return s;
-      }
+      RESHARD_RETURN_IF_ERROR(comm.AllGather(group, send->data(), recv->data(), count, dtype));
       stats.bytes_sent = stats.bytes_received = (n - 1) * count * item;
       return run.UnpackChunks(*std::move(recv), d, L[d]);
     }
@@ -298,9 +298,7 @@ absl::StatusOr<LocalTensor> RunStep(LocalTensor cur, const TransformInfo& step,
       absl::StatusOr<LocalTensor> recv = run.Allocate(dtype, send->shape());
       if (!recv.ok()) return recv.status();
       const int64_t count = send->numel() / n;
-      if (absl::Status s = comm.AllToAll(k, send->data(), recv->data(), count, dtype); !s.ok()) {
-        return s;
-      }
+      RESHARD_RETURN_IF_ERROR(comm.AllToAll(group, send->data(), recv->data(), count, dtype));
       stats.bytes_sent = stats.bytes_received = (n - 1) * count * item;
       absl::StatusOr<LocalTensor> joined = run.UnpackChunks(*std::move(recv), a, L[a]);
       if (!joined.ok()) return joined.status();
@@ -308,9 +306,7 @@ absl::StatusOr<LocalTensor> RunStep(LocalTensor cur, const TransformInfo& step,
     }
     case Collective::kAllReduce: {  // P(op) -> R, in place
       const int64_t count = cur.numel();
-      if (absl::Status s = comm.AllReduce(k, cur.data(), count, dtype, step.src.op()); !s.ok()) {
-        return s;
-      }
+      RESHARD_RETURN_IF_ERROR(comm.AllReduce(group, cur.data(), count, dtype, step.src.op()));
       stats.bytes_sent = stats.bytes_received = 2 * (n - 1) * PaddedChunkSize(count, n) * item;
       return cur;
     }
@@ -323,11 +319,8 @@ absl::StatusOr<LocalTensor> RunStep(LocalTensor cur, const TransformInfo& step,
       absl::StatusOr<LocalTensor> recv = run.Allocate(dtype, chunk);
       if (!recv.ok()) return recv.status();
       const int64_t count = recv->numel();
-      if (absl::Status s = comm.ReduceScatter(k, send->data(), recv->data(), count, dtype,
-                                              step.src.op());
-          !s.ok()) {
-        return s;
-      }
+      RESHARD_RETURN_IF_ERROR(
+          comm.ReduceScatter(group, send->data(), recv->data(), count, dtype, step.src.op()));
       stats.bytes_sent = stats.bytes_received = (n - 1) * count * item;
       return run.Resized(*std::move(recv), d, ChunkSize(L[d], n, me));
     }
