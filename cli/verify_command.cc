@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -34,9 +35,8 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/help.h"
+#include "cli/verify_processes.h"
 #include "collectives/gloo/gloo_communicator.h"
-#include "collectives/stores/file_store.h"
-#include "collectives/verify/faulty_communicator.h"
 #include "collectives/verify/verify.h"
 
 namespace reshard {
@@ -106,8 +106,7 @@ int Fail(absl::string_view message, int code) {
 struct VerifySettings {
   int64_t seed = 0;
   bool processes = false;
-  GlooOptions gloo;
-  Fault fault;
+  ProcessOptions run;  // Gloo options, fault, and where ranks meet
   VerifyLimits limits;
   // Printed after a failing case so that the line reruns it the same way.
   std::string mode_flags;
@@ -129,6 +128,27 @@ absl::StatusOr<int64_t> IntFlag(const FlagValues& flags, absl::string_view name,
   return ParseInt(name, flags.Get(name, fallback));
 }
 
+// --store URL --ranks A-B (several hosts), --hostname, --interface.
+absl::Status ParseHosts(const FlagValues& flags, ProcessOptions* o) {
+  o->store_url = flags.Get("store");
+  o->gloo.hostname = flags.Get("hostname", o->gloo.hostname);
+  o->gloo.interface = flags.Get("interface");
+  if (!flags.Has("ranks")) return absl::OkStatus();
+  if (o->store_url.empty()) {
+    return absl::InvalidArgumentError(
+        "--ranks needs --store (where the ranks of the other hosts are met)");
+  }
+  const std::string text = flags.Get("ranks");
+  const size_t dash = text.find('-');
+  if (dash == std::string::npos || !absl::SimpleAtoi(text.substr(0, dash), &o->first_rank) ||
+      !absl::SimpleAtoi(text.substr(dash + 1), &o->last_rank) || o->first_rank < 0 ||
+      o->last_rank < o->first_rank) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--ranks: \"", Abbreviate(text, 64), "\" is not a range of ranks A-B with 0 <= A <= B"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ParseFault(const FlagValues& flags, VerifySettings* s) {
   if (flags.Has("kill-at") && !flags.Has("kill-rank")) {
     return absl::InvalidArgumentError("--kill-at needs --kill-rank (the rank that dies)");
@@ -137,12 +157,13 @@ absl::Status ParseFault(const FlagValues& flags, VerifySettings* s) {
     return absl::InvalidArgumentError(
         "--kill-rank describes a fault in one case; it cannot go with --random");
   }
-  RESHARD_ASSIGN_OR_RETURN(s->fault.rank, IntFlag(flags, "kill-rank", "-1"));
-  RESHARD_ASSIGN_OR_RETURN(s->fault.at_call, IntFlag(flags, "kill-at", "0"));
-  if (flags.Has("kill-rank") && s->fault.rank < 0) {
+  Fault& fault = s->run.fault;
+  RESHARD_ASSIGN_OR_RETURN(fault.rank, IntFlag(flags, "kill-rank", "-1"));
+  RESHARD_ASSIGN_OR_RETURN(fault.at_call, IntFlag(flags, "kill-at", "0"));
+  if (flags.Has("kill-rank") && fault.rank < 0) {
     return absl::InvalidArgumentError("--kill-rank: must be a rank of the mesh (>= 0)");
   }
-  if (s->fault.at_call < 0) return absl::InvalidArgumentError("--kill-at: must be >= 0");
+  if (fault.at_call < 0) return absl::InvalidArgumentError("--kill-at: must be >= 0");
   return absl::OkStatus();
 }
 
@@ -151,9 +172,10 @@ absl::StatusOr<VerifySettings> ParseSettings(const FlagValues& flags) {
   RESHARD_ASSIGN_OR_RETURN(s.seed, IntFlag(flags, "seed", "0"));
   RESHARD_ASSIGN_OR_RETURN(int64_t timeout, IntFlag(flags, "timeout", "30"));
   if (timeout < 1) return absl::InvalidArgumentError("--timeout: must be at least 1 second");
-  s.gloo.timeout = absl::Seconds(timeout);
+  s.run.gloo.timeout = absl::Seconds(timeout);
   s.processes = flags.Has("processes");
   RESHARD_RETURN_IF_ERROR(ParseFault(flags, &s));
+  RESHARD_RETURN_IF_ERROR(ParseHosts(flags, &s.run));
   const bool random = flags.Has("random");
   RESHARD_ASSIGN_OR_RETURN(s.limits.max_ranks, IntFlag(flags, "max-ranks", random ? "8" : "64"));
   if (s.limits.max_ranks < 1 || s.limits.max_ranks > 4096) {
@@ -167,165 +189,17 @@ absl::StatusOr<VerifySettings> ParseSettings(const FlagValues& flags) {
   }
   if (s.processes) absl::StrAppend(&s.mode_flags, " --processes");
   if (flags.Has("timeout")) absl::StrAppend(&s.mode_flags, " --timeout ", timeout);
-  if (s.fault.rank >= 0) {
-    absl::StrAppend(&s.mode_flags, " --kill-rank ", s.fault.rank, " --kill-at ", s.fault.at_call);
+  if (s.run.fault.rank >= 0) {
+    absl::StrAppend(&s.mode_flags, " --kill-rank ", s.run.fault.rank, " --kill-at ",
+                    s.run.fault.at_call);
   }
   return s;
 }
 
-// The argv that runs one rank of `c` in a child process.
-std::vector<std::string> ChildArgs(const VerifyCase& c, int64_t rank, const std::string& dir,
-                                   const VerifySettings& s) {
-  std::vector<std::string> args = {"reshard", "verify"};
-  if (s.fault.rank >= 0) {
-    args.insert(args.end(), {"--kill-rank", absl::StrCat(s.fault.rank), "--kill-at",
-                             absl::StrCat(s.fault.at_call)});
-  }
-  args.insert(args.end(), {
-          "--mesh",      absl::StrJoin(c.mesh, ","),
-          "--shape",     absl::StrJoin(c.shape, ","),
-          "--dtype",     std::string(DTypeName(c.dtype)),
-          "--src=" + c.src,
-          "--dst=" + c.dst,
-          "--algorithm", std::string(AlgorithmName(c.algorithm)),
-          "--seed",      absl::StrCat(c.data_seed),
-          "--timeout",   absl::StrCat(absl::ToInt64Seconds(s.gloo.timeout)),
-          "--rank",      absl::StrCat(rank),
-          "--store-dir", dir});
-  return args;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// Child side: one rank of the case, results into the store directory.
-int RunChildRank(const VerifyCase& c, int64_t rank, const std::string& dir,
-                 const GlooOptions& options, const Fault& fault) {
-  auto fail = [&](const absl::Status& s) {
-    std::ofstream(absl::StrCat(dir, "/error.", rank)) << s.ToString();
-    return kExitInternal;
-  };
-  absl::StatusOr<PreparedCase> p = Prepare(c);
-  if (!p.ok()) return fail(p.status());
-  std::shared_ptr<Store> store = NewFileStore(dir);
-  absl::StatusOr<std::unique_ptr<GlooCommunicator>> comm =
-      GlooCommunicator::Connect(p->src.mesh(), rank, store, options);
-  if (!comm.ok()) return fail(comm.status());
-  absl::StatusOr<RankResult> r = absl::UnknownError("not run");
-  if (rank == fault.rank) {
-    FaultyCommunicator faulty(**comm, fault.at_call, [] { _exit(9); });
-    r = RunRank(*p, faulty);
-  } else {
-    r = RunRank(*p, **comm);
-  }
-  if (!r.ok()) return fail(r.status());
-  if (absl::Status s = WriteRankResult(dir, rank, *r); !s.ok()) return fail(s);
-  // Keep the connections open until every rank is done (a peer may still be
-  // reading what this rank sent).
-  // Our own result is written; a peer that never finished fails the case
-  // itself, so a store error here is no error of this rank.
-  const absl::Time deadline = absl::Now() + options.timeout;
-  if (store->Set(absl::StrCat("done/", rank), {'1'}).ok()) {
-    for (int64_t k = 0; k < p->src.mesh().num_ranks(); ++k) {
-      if (!store->Get(absl::StrCat("done/", k), deadline - absl::Now()).ok()) break;
-    }
-  }
-  return kExitOk;
-}
-
-// Starts this binary as rank `rank` of `c`, its output into dir/log.<rank>;
-// -1 when fork failed.
-pid_t SpawnRank(const VerifyCase& c, int64_t rank, const std::string& dir,
-                const VerifySettings& s) {
-  const std::vector<std::string> args = ChildArgs(c, rank, dir, s);
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  const std::string log = absl::StrCat(dir, "/log.", rank);
-  std::cout.flush();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (freopen(log.c_str(), "w", stdout) == nullptr ||
-        freopen(log.c_str(), "a", stderr) == nullptr) {
-      _exit(127);
-    }
-    execv("/proc/self/exe", argv.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-// Waits for every child until `deadline`, then kills the rest; exit codes
-// (128 + signal for a killed one) in rank order.
-std::vector<int> WaitForRanks(const std::vector<pid_t>& pids, absl::Time deadline) {
-  const size_t n = pids.size();
-  std::vector<int> exit_codes(n, -1);
-  for (size_t r = 0; r < n; ++r) {
-    if (pids[r] <= 0) exit_codes[r] = 127;
-  }
-  auto running = [&] { return std::count(exit_codes.begin(), exit_codes.end(), -1); };
-  while (running() > 0 && absl::Now() < deadline) {
-    for (size_t r = 0; r < n; ++r) {
-      int status = 0;
-      if (exit_codes[r] == -1 && waitpid(pids[r], &status, WNOHANG) == pids[r]) {
-        exit_codes[r] = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      }
-    }
-    if (running() > 0) absl::SleepFor(absl::Milliseconds(5));
-  }
-  for (size_t r = 0; r < n; ++r) {
-    if (exit_codes[r] != -1) continue;
-    kill(pids[r], SIGKILL);
-    waitpid(pids[r], nullptr, 0);
-    exit_codes[r] = 128 + SIGKILL;
-  }
-  return exit_codes;
-}
-
-// A child's result, or why it has none.
-absl::StatusOr<RankResult> ChildResult(const std::string& dir, int64_t rank, int exit_code,
-                                       const PreparedCase& p) {
-  if (exit_code == 0) return ReadRankResult(dir, rank, p);
-  std::string why = ReadFile(absl::StrCat(dir, "/error.", rank));
-  if (why.empty()) why = ReadFile(absl::StrCat(dir, "/log.", rank));
-  return absl::InternalError(absl::StrFormat("process exited with %d: %s", exit_code, why));
-}
-
-CaseReport SkippedOrBad(const absl::Status& status) {
-  if (!IsSkip(status)) return {Outcome::kFailed, absl::StrCat("bad case: ", status.ToString())};
-  CaseReport r;
-  r.outcome = Outcome::kSkipped;
-  r.detail = std::string(status.message());
-  r.unsupported = status.code() == absl::StatusCode::kUnimplemented;
-  return r;
-}
-
-// Parent side: one child process per rank, then Check.
-CaseReport VerifyInProcesses(const VerifyCase& c, const VerifySettings& s) {
-  absl::StatusOr<PreparedCase> p = Prepare(c);
-  if (!p.ok()) return SkippedOrBad(p.status());
-  char pattern[] = "/tmp/reshard-verify-XXXXXX";
-  if (mkdtemp(pattern) == nullptr) return {Outcome::kFailed, "cannot create a temporary directory"};
-  const std::string dir = pattern;
-  const int64_t n = p->src.mesh().num_ranks();
-  std::vector<pid_t> pids;
-  for (int64_t rank = 0; rank < n; ++rank) pids.push_back(SpawnRank(c, rank, dir, s));
-  // Every rank gives up on its peers after the timeout; allow for start-up.
-  const std::vector<int> exit_codes =
-      WaitForRanks(pids, absl::Now() + 2 * s.gloo.timeout + absl::Seconds(10));
-  std::vector<absl::StatusOr<RankResult>> results;
-  for (int64_t r = 0; r < n; ++r) results.push_back(ChildResult(dir, r, exit_codes[r], *p));
-  std::error_code ignored;
-  std::filesystem::remove_all(dir, ignored);
-  return Check(*p, results);
-}
-
-CaseReport RunCase(const VerifyCase& c, const VerifySettings& s) {
-  return s.processes ? VerifyInProcesses(c, s) : VerifyOnThreads(c, s.gloo, s.fault);
+// `job` names the case in the store that the ranks share.
+CaseReport RunCase(const VerifyCase& c, const VerifySettings& s, const std::string& job) {
+  if (s.processes || !s.run.store_url.empty()) return VerifyInProcesses(c, s.run, job);
+  return VerifyOnThreads(c, s.run.gloo, s.run.fault);
 }
 
 int RunRandomCases(const FlagValues& flags, const VerifySettings& s) {
@@ -342,7 +216,7 @@ int RunRandomCases(const FlagValues& flags, const VerifySettings& s) {
   std::array<int64_t, 6> steps{};
   for (int64_t i = 0; i < *count; ++i) {
     const VerifyCase c = RandomCase(static_cast<uint64_t>(s.seed) * 1000003u + i, s.limits.max_ranks);
-    const CaseReport r = RunCase(c, s);
+    const CaseReport r = RunCase(c, s, absl::StrCat("case", i));
     if (r.outcome == Outcome::kPassed) {
       ++passed;
       for (int k = 0; k < 6; ++k) steps[k] += r.steps_by_collective[k];
@@ -410,12 +284,19 @@ int RunOneCase(const FlagValues& flags, const VerifySettings& s) {
     absl::StatusOr<int64_t> rank = ParseInt("rank", flags.Get("rank"));
     if (!rank.ok()) return Fail(rank.status().message(), kExitBadInput);
     if (!flags.Has("store-dir")) return Fail("--rank needs --store-dir", kExitBadInput);
-    return RunChildRank(*c, *rank, flags.Get("store-dir"), s.gloo, s.fault);
+    return RunChildRank(*c, *rank, flags.Get("store-dir"), s.run, flags.Get("job", "case0"));
   }
-  if (absl::Status ok = CheckCase(*c, s.limits, s.fault); !ok.ok() && !IsSkip(ok)) {
+  if (absl::Status ok = CheckCase(*c, s.limits, s.run.fault); !ok.ok() && !IsSkip(ok)) {
     return Fail(ok.message(), kExitBadInput);
   }
-  const CaseReport r = RunCase(*c, s);
+  int64_t ranks = 1;
+  for (int64_t size : c->mesh) ranks *= size;
+  if (s.run.last_rank >= ranks) {
+    return Fail(absl::StrFormat("--ranks %d-%d: the mesh has ranks 0 to %d", s.run.first_rank,
+                                s.run.last_rank, ranks - 1),
+                kExitBadInput);
+  }
+  const CaseReport r = RunCase(*c, s, "case0");
   switch (r.outcome) {
     case Outcome::kPassed:
       std::cout << "1 passed, 0 failed\n";
@@ -439,7 +320,9 @@ int RunVerifyCommand(const std::vector<std::string>& args) {
                                {"seed", true},       {"random", true},    {"max-ranks", true},
                                {"max-memory", true}, {"processes", false}, {"timeout", true},
                                {"rank", true},       {"store-dir", true}, {"kill-rank", true},
-                               {"kill-at", true},    {"help", false}});
+                               {"kill-at", true},    {"store", true},     {"ranks", true},
+                               {"hostname", true},   {"interface", true}, {"job", true},
+                               {"help", false}});
   absl::StatusOr<FlagValues> flags = parser.Parse(args);
   if (!flags.ok()) return Fail(flags.status().message(), kExitBadInput);
   if (flags->Has("help")) {
