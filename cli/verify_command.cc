@@ -1,10 +1,8 @@
 // reshard verify: run plans on real data with the Gloo backend and check the
 // results against shards computed directly (collectives/verify/verify.h).
 //
-// Ranks are threads of this process by default; with --processes each rank
-// is a child process: this same binary, started with the hidden flags
-// --rank and --store-dir (a temporary directory holding Gloo's file store
-// and each rank's result), and the parent checks what the children wrote.
+// Ranks are threads of this process by default; with --processes or --store
+// each rank is a child process (cli/verify_processes.h).
 #include <signal.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -37,6 +35,7 @@
 #include "cli/help.h"
 #include "cli/verify_processes.h"
 #include "collectives/gloo/gloo_communicator.h"
+#include "collectives/stores/redis_store.h"
 #include "collectives/verify/verify.h"
 
 namespace reshard {
@@ -78,6 +77,13 @@ FLAGS
                          or of the address-space limit, ulimit -v)
   --processes          one process per rank (a file store in a temporary directory)
   --timeout 30         seconds a rank waits for its peers before failing
+  --store URL          ranks on several hosts meet through redis://HOST:PORT/PREFIX
+                         (a fresh PREFIX per run) or a shared directory; each
+                         host runs its --ranks as processes, and every host
+                         checks every rank's result (exchanged in the store)
+  --ranks A-B          the ranks this host runs (with --store; default all)
+  --hostname ADDR      the address this host's ranks listen on (default 127.0.0.1)
+  --interface NAME     the network interface to listen on instead (e.g. eth1)
   --kill-rank R        fault injection (one case): rank R dies (closes its
   --kill-at K            connections; with --processes, its process exits) just
                          before its collective call K (0-based, default 0); the
@@ -133,6 +139,11 @@ absl::Status ParseHosts(const FlagValues& flags, ProcessOptions* o) {
   o->store_url = flags.Get("store");
   o->gloo.hostname = flags.Get("hostname", o->gloo.hostname);
   o->gloo.interface = flags.Get("interface");
+  if (!o->store_url.empty()) {
+    // Up front, so that a bad URL or an unreachable server is one message,
+    // not one per rank.
+    RESHARD_RETURN_IF_ERROR(NewStoreFromUrl(o->store_url, o->gloo.timeout).status());
+  }
   if (!flags.Has("ranks")) return absl::OkStatus();
   if (o->store_url.empty()) {
     return absl::InvalidArgumentError(
