@@ -140,7 +140,10 @@ class Parser {
         break;
       }
     }
-    return text_.substr(start, std::max(end, start + 1) - start);
+    end = std::max(end, start + 1);
+    // Never end inside a multi-byte UTF-8 character.
+    while (end < text_.size() && (static_cast<unsigned char>(text_[end]) & 0xC0) == 0x80) ++end;
+    return text_.substr(start, end - start);
   }
 
   absl::Status ParseToken(int index, Token* t) {

@@ -315,6 +315,10 @@ TEST(CliTest, OutputIsValidUtf8WhateverTheInput) {
     EXPECT_TRUE(reshard::IsValidUtf8(plan.err)) << plan.err;
     EXPECT_TRUE(absl::StrContains(plan.err, "--src")) << plan.err;
   }
+  // Quotes of valid input are cut between characters: no replacement character.
+  Result accented = RunReshard({"plan", "--mesh", "2", "--shape", "8", "--src",
+                               absl::StrCat("S(0)x", accents), "--dst", "R"});
+  EXPECT_FALSE(absl::StrContains(accented.err, "\xEF\xBF\xBD")) << accented.err;
 }
 
 // Issue 9, item 4: output that cannot be written is an error, not exit 0.

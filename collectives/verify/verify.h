@@ -120,7 +120,7 @@ struct VerifyLimits {
 // its largest local tensor or step buffer (a step's input, output and
 // buffers; coordinate 0 holds the largest chunks); an expected shard; and
 // for a Partial destination the reduction in doubles. Meant as an upper
-// bound (measured peaks are 0.5 to 0.8 of it), not a measurement.
+// bound (measured peaks were 0.4 to 0.85 of it), not a measurement.
 double EstimatedBytes(const DistSpec& src, const DistSpec& dst, const Plan& plan);
 
 // Collective calls each rank makes running `plan` (size-1 mesh dims and local
