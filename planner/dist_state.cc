@@ -106,12 +106,16 @@ unsigned DistState::PartialOps() const {
 
 DistState DistState::WithPlacement(int mesh_dim, Placement p) const {
   DistState s = *this;
+  const Placement old = placement(mesh_dim);
+  const int old_position = OrderPosition(mesh_dim);
   int position = 0;
-  if (p.is_shard()) {
-    for (int m = 0; m < ndim_; ++m) {
-      Placement q = placement(m);
-      if (m != mesh_dim && q.is_shard() && q.dim() == p.dim()) ++position;
+  for (int m = 0; m < ndim_; ++m) {
+    const Placement q = placement(m);
+    if (m == mesh_dim || !q.is_shard()) continue;
+    if (old.is_shard() && q.dim() == old.dim() && OrderPosition(m) > old_position) {
+      s.set_cell(m, Encode(q, OrderPosition(m) - 1));  // only when leaving from mid-order
     }
+    if (p.is_shard() && q.dim() == p.dim()) ++position;
   }
   s.set_cell(mesh_dim, Encode(p, position));
   return s;

@@ -39,11 +39,12 @@ struct StateEdge {
   VertexId source;
   VertexId target;
   double cost;
+  Step step;
 };
 
 // The implicit graph: vertices are interned DistStates, numbered in the order
 // the search first reaches them; out_edges() generates a state's transitions
-// (transitions.h) on demand. Boost.Graph sees an IncidenceGraph.
+// (transitions.h) on demand; each edge carries its Step. Boost.Graph sees an IncidenceGraph.
 class StateGraph {
  public:
   using vertex_descriptor = VertexId;
@@ -57,7 +58,7 @@ class StateGraph {
   using edges_size_type = size_t;
   static VertexId null_vertex() { return std::numeric_limits<VertexId>::max(); }
 
-  StateGraph(int tensor_ndim, unsigned partial_ops, const CostModel& model)
+  StateGraph(int tensor_ndim, unsigned partial_ops, const BoundCostModel& model)
       : tensor_ndim_(tensor_ndim), partial_ops_(partial_ops), model_(model) {}
 
   VertexId Intern(const DistState& s) const {
@@ -68,12 +69,12 @@ class StateGraph {
   const DistState& state(VertexId v) const { return states_[v]; }
 
   std::pair<out_edge_iterator, out_edge_iterator> OutEdges(VertexId u) const {
-    transitions_.clear();
+    steps_.clear();
     edges_.clear();
     const DistState from = states_[u];
-    AppendTransitions(from, tensor_ndim_, partial_ops_, &transitions_);
-    for (const Transition& t : transitions_) {
-      edges_.push_back({u, Intern(t.next), model_.StepCost(from, t.mesh_dim, t.src, t.dst)});
+    AppendTransitions(from, tensor_ndim_, partial_ops_, &steps_);
+    for (const Step& step : steps_) {
+      edges_.push_back({u, Intern(ApplyStep(from, step)), model_.StepCost(from, step), step});
     }
     return {edges_.cbegin(), edges_.cend()};
   }
@@ -81,12 +82,12 @@ class StateGraph {
  private:
   int tensor_ndim_;
   unsigned partial_ops_;
-  const CostModel& model_;
+  const BoundCostModel& model_;
   // The search owns the graph; these grow as it explores (hence mutable:
   // Boost.Graph passes the graph by const reference).
   mutable absl::flat_hash_map<DistState, VertexId> ids_;
   mutable std::vector<DistState> states_;
-  mutable std::vector<Transition> transitions_;
+  mutable std::vector<Step> steps_;
   mutable std::vector<StateEdge> edges_;
 };
 
@@ -113,9 +114,9 @@ struct ReachedBound {};
 class SearchVisitor : public boost::default_dijkstra_visitor {
  public:
   SearchVisitor(VertexId dst, int64_t max_expanded, std::vector<bool>* expanded,
-                int64_t* num_expanded, uint64_t* seq)
+                int64_t* num_expanded, uint64_t* seq, std::vector<Step>* via)
       : dst_(dst), max_expanded_(max_expanded), expanded_(expanded),
-        num_expanded_(num_expanded), seq_(seq) {}
+        num_expanded_(num_expanded), seq_(seq), via_(via) {}
 
   void examine_vertex(VertexId u, const StateGraph&) {
     if (u == dst_) throw ReachedDestination{};
@@ -127,6 +128,11 @@ class SearchVisitor : public boost::default_dijkstra_visitor {
   void examine_edge(const StateEdge& e, const StateGraph&) {
     if (e.target >= expanded_->size() || !(*expanded_)[e.target]) ++*seq_;
   }
+  // The step that last improved a vertex is its predecessor's edge.
+  void edge_relaxed(const StateEdge& e, const StateGraph&) {
+    if (via_->size() <= e.target) via_->resize(e.target + 1);
+    (*via_)[e.target] = e.step;
+  }
 
  private:
   VertexId dst_;
@@ -134,6 +140,7 @@ class SearchVisitor : public boost::default_dijkstra_visitor {
   std::vector<bool>* expanded_;
   int64_t* num_expanded_;
   uint64_t* seq_;
+  std::vector<Step>* via_;
 };
 
 }  // namespace
@@ -161,7 +168,7 @@ struct graph_traits<reshard::StateGraph> {
 namespace reshard {
 
 absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& dst,
-                                        int tensor_ndim, const CostModel& model,
+                                        int tensor_ndim, const BoundCostModel& model,
                                         int64_t max_expanded) {
   const StateGraph graph(tensor_ndim, src.PartialOps() | dst.PartialOps(), model);
   const VertexId s = graph.Intern(src);
@@ -178,8 +185,9 @@ absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& d
   put(predecessor, s, s);
 
   std::vector<bool> expanded;
+  std::vector<Step> via;
   int64_t num_expanded = 0;
-  SearchVisitor visitor(t, max_expanded, &expanded, &num_expanded, &seq);
+  SearchVisitor visitor(t, max_expanded, &expanded, &num_expanded, &seq, &via);
   try {
     boost::dijkstra_shortest_paths_no_color_map_no_init(
         graph, s, predecessor, distance, EdgeCostMap(), index, KeyLess(), combine, Key(),
@@ -188,17 +196,15 @@ absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& d
     GraphPath path;
     path.cost = get(distance, t).cost;
     path.expanded = num_expanded;
-    for (VertexId v = t;; v = get(predecessor, v)) {
+    for (VertexId v = t; v != s; v = get(predecessor, v)) {
       path.states.push_back(graph.state(v));
-      if (v == s) break;
+      path.steps.push_back(via[v]);
     }
+    path.states.push_back(src);
     std::reverse(path.states.begin(), path.states.end());
-    for (size_t i = 0; i + 1 < path.states.size(); ++i) {
-      const DistState& a = path.states[i];
-      const DistState& b = path.states[i + 1];
-      int m = 0;
-      while (a.placement(m) == b.placement(m)) ++m;
-      path.steps.push_back({m, model.StepCost(a, m, a.placement(m), b.placement(m))});
+    std::reverse(path.steps.begin(), path.steps.end());
+    for (size_t i = 0; i < path.steps.size(); ++i) {
+      path.costs.push_back(model.StepCost(path.states[i], path.steps[i]));
     }
     return path;
   } catch (const ReachedBound&) {

@@ -45,7 +45,7 @@ class KeyBuilder {
       size_ += n;
       return;
     }
-    if (!spilled_) heap_.assign(inline_, size_), spilled_ = true;  // e.g. a long cost model name
+    if (!spilled_) heap_.assign(inline_, size_), spilled_ = true;  // e.g. a long cost model fingerprint
     heap_.append(static_cast<const char*>(p), n);
   }
   char inline_[512];
@@ -63,8 +63,8 @@ void BuildKey(const DistSpec& src, const DistSpec& dst, const PlanOptions& optio
   key->State(src.state(), src.strided_input());
   key->State(dst.state(), dst.strided_input());
   key->Byte(static_cast<uint8_t>(options.algorithm));
-  key->String(options.cost_model);
-  key->Int(options.devices_per_host);
+  // The model's fingerprint names it and every parameter that changes a cost.
+  key->String(options.cost_model->fingerprint());
   key->Int(options.max_expanded_states);
   if (options.coordinate.empty()) {
     // Empty means all zeros (planner.h): the same plan as an explicit zero coordinate.
@@ -111,7 +111,7 @@ absl::StatusOr<std::shared_ptr<const Plan>> PlanCache::GetOrPlan(const DistSpec&
                                                                  const DistSpec& dst,
                                                                  const PlanOptions& options) {
   if (src.mesh() != dst.mesh() || src.global_shape() != dst.global_shape() ||
-      src.dtype() != dst.dtype()) {
+      src.dtype() != dst.dtype() || options.cost_model == nullptr) {
     // Not a valid request; let the planner say why (errors are not cached).
     {
       absl::MutexLock lock(&impl_->mu);
