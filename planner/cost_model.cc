@@ -55,7 +55,11 @@ class PyTorchCosts : public BoundCostModel {
   double StepCost(const DistState& current, const Step& step) const override {
     const double b = bytes_ / static_cast<double>(current.NumShards(mesh_)) / 1073741824.0;
     const int m = step.mesh_dim();
-    const double n = static_cast<double>(mesh_.GroupSize(step.group));
+    int64_t size = 1;  // the group's size, without allocating (this runs per edge)
+    for (int d = 0; d < mesh_.ndim(); ++d) {
+      if (step.group.Contains(d)) size *= mesh_.size(d);
+    }
+    const double n = static_cast<double>(size);
     switch (step.kind) {
       case StepKind::kAllGather: return AllGather(b * n, m, n);
       case StepKind::kAllToAll: return AllGather(b, m, n) + 1.0;
