@@ -208,6 +208,46 @@ std::string Index(const std::vector<int64_t>& shape, int64_t flat) {
   return absl::StrCat("[", absl::StrJoin(idx, ","), "]");
 }
 
+// Every rank's data against the ground truth; "" when it matches.
+std::string CheckData(const PreparedCase& p, std::vector<absl::StatusOr<RankResult>>& results) {
+  const DType dtype = p.dst.dtype();
+  const double tolerance = HasReduction(p.plan) ? ReductionTolerance(dtype, 64) : 0;
+  bool partial_dst = false;
+  for (const Placement& q : p.dst.state().placements()) partial_dst |= q.is_partial();
+  if (!partial_dst) {
+    for (size_t r = 0; r < results.size(); ++r) {
+      const std::vector<int64_t> coord = p.src.mesh().Coordinate(r);
+      absl::StatusOr<LocalTensor> want = ShardOf(p.global, p.dst, coord, p.spec_case.data_seed);
+      if (!want.ok()) return std::string(want.status().message());
+      const LocalTensor& got = results[r]->tensor;
+      absl::StatusOr<int64_t> bad = FirstMismatch(got, *want, tolerance);
+      if (!bad.ok()) return absl::StrCat("rank ", r, ": ", bad.status().message());
+      if (*bad >= 0) {
+        return absl::StrFormat("rank %d: element %s of its shard is %s, expected %s", r,
+                               Index(got.shape(), *bad), Describe(got, *bad),
+                               Describe(*want, *bad));
+      }
+    }
+    return "";
+  }
+  // Local values of a Partial are not unique: check what they reduce to.
+  std::vector<LocalTensor> shards;
+  for (auto& r : results) {
+    shards.push_back(LocalTensor::View(r->tensor.data(), r->tensor.dtype(), r->tensor.shape(),
+                                       r->tensor.space()));
+  }
+  absl::StatusOr<LocalTensor> back = Reassemble(shards, p.dst);
+  if (!back.ok()) return std::string(back.status().message());
+  absl::StatusOr<int64_t> bad = FirstMismatch(*back, p.global, tolerance);
+  if (!bad.ok()) return std::string(bad.status().message());
+  if (*bad >= 0) {
+    return absl::StrFormat("the ranks' results reduce to %s at global element %s, expected %s",
+                           Describe(*back, *bad), Index(p.global.shape(), *bad),
+                           Describe(p.global, *bad));
+  }
+  return "";
+}
+
 }  // namespace
 
 CaseReport Check(const PreparedCase& p, std::vector<absl::StatusOr<RankResult>>& results) {
@@ -229,41 +269,7 @@ CaseReport Check(const PreparedCase& p, std::vector<absl::StatusOr<RankResult>>&
     }
   }
   if (!errors.empty()) return fail(absl::StrCat("ranks failed:", errors));
-  const DType dtype = p.dst.dtype();
-  const double tolerance = HasReduction(p.plan) ? ReductionTolerance(dtype, 64) : 0;
-  bool partial_dst = false;
-  for (const Placement& q : p.dst.state().placements()) partial_dst |= q.is_partial();
-  if (!partial_dst) {
-    for (size_t r = 0; r < results.size(); ++r) {
-      const std::vector<int64_t> coord = mesh.Coordinate(r);
-      absl::StatusOr<LocalTensor> want = ShardOf(p.global, p.dst, coord, p.spec_case.data_seed);
-      if (!want.ok()) return fail(std::string(want.status().message()));
-      const LocalTensor& got = results[r]->tensor;
-      absl::StatusOr<int64_t> bad = FirstMismatch(got, *want, tolerance);
-      if (!bad.ok()) return fail(absl::StrCat("rank ", r, ": ", bad.status().message()));
-      if (*bad >= 0) {
-        return fail(absl::StrFormat("rank %d: element %s of its shard is %s, expected %s", r,
-                                    Index(got.shape(), *bad), Describe(got, *bad),
-                                    Describe(*want, *bad)));
-      }
-    }
-  } else {
-    // Local values of a Partial are not unique: check what they reduce to.
-    std::vector<LocalTensor> shards;
-    for (auto& r : results) {
-      shards.push_back(LocalTensor::View(r->tensor.data(), r->tensor.dtype(), r->tensor.shape(),
-                                         r->tensor.space()));
-    }
-    absl::StatusOr<LocalTensor> back = Reassemble(shards, p.dst);
-    if (!back.ok()) return fail(std::string(back.status().message()));
-    absl::StatusOr<int64_t> bad = FirstMismatch(*back, p.global, tolerance);
-    if (!bad.ok()) return fail(std::string(bad.status().message()));
-    if (*bad >= 0) {
-      return fail(absl::StrFormat("the ranks' results reduce to %s at global element %s, expected %s",
-                                  Describe(*back, *bad), Index(p.global.shape(), *bad),
-                                  Describe(p.global, *bad)));
-    }
-  }
+  if (std::string problem = CheckData(p, results); !problem.empty()) return fail(problem);
   for (size_t r = 0; r < results.size(); ++r) {
     std::string problem = CheckCounters(p, static_cast<int64_t>(r), *results[r]);
     if (!problem.empty()) return fail(std::move(problem));
