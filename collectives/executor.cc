@@ -124,26 +124,22 @@ class StepRunner {
     if (Outer(t.shape(), dim) == 1) {
       // Chunks of torch.chunk fill [0, L) in order, so padding the tail
       // gives exactly the packed layout.
-      absl::StatusOr<LocalTensor> padded = Resized(std::move(t), dim, n * c);
-      if (!padded.ok()) return padded.status();
-      if (absl::Status s = padded->Reshape(Prepend(n, chunk)); !s.ok()) return s;
+      RESHARD_ASSIGN_OR_RETURN(LocalTensor padded, Resized(std::move(t), dim, n * c));
+      RESHARD_RETURN_IF_ERROR(padded.Reshape(Prepend(n, chunk)));
       return padded;
     }
-    absl::StatusOr<LocalTensor> out = engine_.Allocate(t.dtype(), Prepend(n, chunk));
-    if (!out.ok()) return out.status();
+    RESHARD_ASSIGN_OR_RETURN(LocalTensor out, engine_.Allocate(t.dtype(), Prepend(n, chunk)));
     const int item = ItemSize(t.dtype());
     const int64_t chunk_bytes = NumElements(chunk) * item;
     for (int64_t j = 0; j < n; ++j) {
-      char* dst = static_cast<char*>(out->data()) + j * chunk_bytes;
+      char* dst = static_cast<char*>(out.data()) + j * chunk_bytes;
       const int64_t size = ChunkSize(L, n, j);
-      absl::StatusOr<Copy2D> copy =
-          SlabCopy(t.shape(), chunk, dim, ChunkOffset(L, n, j), 0, size, item);
-      if (!copy.ok()) return copy.status();
-      if (absl::Status s = engine_.Copy(*copy, dst, t.data()); !s.ok()) return s;
+      RESHARD_ASSIGN_OR_RETURN(Copy2D copy,
+                               SlabCopy(t.shape(), chunk, dim, ChunkOffset(L, n, j), 0, size, item));
+      RESHARD_RETURN_IF_ERROR(engine_.Copy(copy, dst, t.data()));
       if (size < c) {
-        absl::StatusOr<Fill2D> fill = SlabFill(chunk, dim, size, c - size, item);
-        if (!fill.ok()) return fill.status();
-        if (absl::Status s = engine_.Fill(*fill, dst); !s.ok()) return s;
+        RESHARD_ASSIGN_OR_RETURN(Fill2D fill, SlabFill(chunk, dim, size, c - size, item));
+        RESHARD_RETURN_IF_ERROR(engine_.Fill(fill, dst));
       }
     }
     return out;
@@ -156,19 +152,18 @@ class StepRunner {
     const std::vector<int64_t> chunk(buf.shape().begin() + 1, buf.shape().end());
     const int64_t c = chunk[dim];
     if (Outer(chunk, dim) == 1) {
-      if (absl::Status s = buf.Reshape(With(chunk, dim, n * c)); !s.ok()) return s;
+      RESHARD_RETURN_IF_ERROR(buf.Reshape(With(chunk, dim, n * c)));
       return Resized(std::move(buf), dim, L);
     }
-    absl::StatusOr<LocalTensor> out = engine_.Allocate(buf.dtype(), With(chunk, dim, L));
-    if (!out.ok()) return out.status();
+    RESHARD_ASSIGN_OR_RETURN(LocalTensor out, engine_.Allocate(buf.dtype(), With(chunk, dim, L)));
     const int item = ItemSize(buf.dtype());
     const int64_t chunk_bytes = NumElements(chunk) * item;
     for (int64_t j = 0; j < n; ++j) {
       const char* src = static_cast<const char*>(buf.data()) + j * chunk_bytes;
-      absl::StatusOr<Copy2D> copy =
-          SlabCopy(chunk, out->shape(), dim, 0, ChunkOffset(L, n, j), ChunkSize(L, n, j), item);
-      if (!copy.ok()) return copy.status();
-      if (absl::Status s = engine_.Copy(*copy, out->data(), src); !s.ok()) return s;
+      RESHARD_ASSIGN_OR_RETURN(
+          Copy2D copy,
+          SlabCopy(chunk, out.shape(), dim, 0, ChunkOffset(L, n, j), ChunkSize(L, n, j), item));
+      RESHARD_RETURN_IF_ERROR(engine_.Copy(copy, out.data(), src));
     }
     return out;
   }
@@ -318,8 +313,8 @@ absl::Status Redistribute(LocalTensor& t, const DistSpec& src, const DistSpec& d
         t.DebugString(), DTypeName(src.dtype()), absl::StrJoin(want, ","),
         MemorySpaceName(comm.memory_space())));
   }
-  absl::StatusOr<std::vector<std::vector<int64_t>>> logical = CheckPlan(src, dst, plan, coord);
-  if (!logical.ok()) return logical.status();
+  RESHARD_ASSIGN_OR_RETURN(const std::vector<std::vector<int64_t>> logical,
+                           CheckPlan(src, dst, plan, coord));
 
   if (stats != nullptr) stats->steps.clear();
   StepRunner run(comm.copy_engine());
@@ -328,9 +323,9 @@ absl::Status Redistribute(LocalTensor& t, const DistSpec& src, const DistSpec& d
     const Step& step = plan.steps[i].step;
     StepStats step_stats;
     step_stats.step = step;
-    step_stats.logical_shape = (*logical)[i];
+    step_stats.logical_shape = logical[i];
     StepContext context{step,
-                        (*logical)[i],
+                        logical[i],
                         comm.mesh().GroupSize(step.group),
                         comm.mesh().IndexInGroup(step.group, comm.rank()),
                         comm,

@@ -106,36 +106,29 @@ VerifyCase RandomCase(uint64_t seed, int64_t max_ranks) {
 }
 
 absl::StatusOr<PreparedCase> Prepare(const VerifyCase& c) {
-  absl::StatusOr<DeviceMesh> mesh = DeviceMesh::Create(c.mesh);
-  if (!mesh.ok()) return mesh.status();
-  absl::StatusOr<DistSpec> src = DistSpec::Parse(*mesh, c.src, c.shape, c.dtype);
-  if (!src.ok()) return src.status();
-  absl::StatusOr<DistSpec> dst = DistSpec::Parse(*mesh, c.dst, c.shape, c.dtype);
-  if (!dst.ok()) return dst.status();
+  RESHARD_ASSIGN_OR_RETURN(DeviceMesh mesh, DeviceMesh::Create(c.mesh));
+  RESHARD_ASSIGN_OR_RETURN(DistSpec src, DistSpec::Parse(mesh, c.src, c.shape, c.dtype));
+  RESHARD_ASSIGN_OR_RETURN(DistSpec dst, DistSpec::Parse(mesh, c.dst, c.shape, c.dtype));
   PlanOptions options;
   options.algorithm = c.algorithm;
-  options.coordinate.assign(mesh->ndim(), 0);
-  absl::StatusOr<Plan> plan = PlanRedistribution(*src, *dst, options);
-  if (!plan.ok()) return plan.status();
-  for (const TransformInfo& info : plan->steps) {
+  options.coordinate.assign(mesh.ndim(), 0);
+  RESHARD_ASSIGN_OR_RETURN(Plan plan, PlanRedistribution(src, dst, options));
+  for (const TransformInfo& info : plan.steps) {
     if (info.step.kind == StepKind::kPartition && info.step.dst.op() == ReduceOp::kProd) {
       return absl::UnimplementedError(
-          absl::StrCat("the plan ", plan->Trace(), " needs R->P(prod), which has no exact split"));
+          absl::StrCat("the plan ", plan.Trace(), " needs R->P(prod), which has no exact split"));
     }
   }
-  LocalTensor global = TestTensor(c.dtype, c.shape, c.data_seed, mesh->num_ranks());
-  return PreparedCase{c, *std::move(src), *std::move(dst), std::move(options), *std::move(plan),
+  LocalTensor global = TestTensor(c.dtype, c.shape, c.data_seed, mesh.num_ranks());
+  return PreparedCase{c, std::move(src), std::move(dst), std::move(options), std::move(plan),
                       std::move(global)};
 }
 
 absl::StatusOr<RankResult> RunRank(const PreparedCase& p, Communicator& comm) {
-  absl::StatusOr<LocalTensor> shard = ShardOf(p.global, p.src, comm.coordinate(), p.spec_case.data_seed);
-  if (!shard.ok()) return shard.status();
   RankResult r;
-  r.tensor = *std::move(shard);
-  if (absl::Status s = Redistribute(r.tensor, p.src, p.dst, p.plan, comm, &r.stats); !s.ok()) {
-    return s;
-  }
+  RESHARD_ASSIGN_OR_RETURN(r.tensor,
+                           ShardOf(p.global, p.src, comm.coordinate(), p.spec_case.data_seed));
+  RESHARD_RETURN_IF_ERROR(Redistribute(r.tensor, p.src, p.dst, p.plan, comm, &r.stats));
   return r;
 }
 

@@ -45,6 +45,7 @@ class PyTorchCosts : public BoundCostModel {
     for (int64_t s : p.global_shape) bytes_ *= static_cast<double>(s);  // exact below 2^53
     int64_t total = 1;
     for (int d = mesh_.ndim() - 1; d >= 0; --d) {
+      size_[d] = static_cast<double>(mesh_.size(d));
       total *= mesh_.size(d);
       bool inter_host = total > devices_per_host;
       bandwidth_[d] = inter_host ? 87.7 * 0.22 : 87.7;
@@ -55,11 +56,7 @@ class PyTorchCosts : public BoundCostModel {
   double StepCost(const DistState& current, const Step& step) const override {
     const double b = bytes_ / static_cast<double>(current.NumShards(mesh_)) / 1073741824.0;
     const int m = step.mesh_dim();
-    int64_t size = 1;  // the group's size, without allocating (this runs per edge)
-    for (int d = 0; d < mesh_.ndim(); ++d) {
-      if (step.group.Contains(d)) size *= mesh_.size(d);
-    }
-    const double n = static_cast<double>(size);
+    const double n = GroupSize(step.group);
     switch (step.kind) {
       case StepKind::kAllGather: return AllGather(b * n, m, n);
       case StepKind::kAllToAll: return AllGather(b, m, n) + 1.0;
@@ -79,8 +76,20 @@ class PyTorchCosts : public BoundCostModel {
     return 6.6 + 2 * (n - 1) * latency_[m] + (x * 2 * (n - 1) / n) / bandwidth_[m] * 1e6;
   }
 
+  // mesh_.GroupSize without allocating: this runs once per edge.
+  double GroupSize(MeshDimSet group) const {
+    const unsigned bits = group.bits();
+    if ((bits & (bits - 1)) == 0) return size_[group.First()];
+    int64_t size = 1;
+    for (int d = 0; d < mesh_.ndim(); ++d) {
+      if (group.Contains(d)) size *= mesh_.size(d);
+    }
+    return static_cast<double>(size);
+  }
+
   DeviceMesh mesh_;
   double bytes_;
+  double size_[kMaxMeshDims];
   double bandwidth_[kMaxMeshDims];  // GB/s
   double latency_[kMaxMeshDims];    // us
 };

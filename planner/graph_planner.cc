@@ -39,12 +39,11 @@ struct StateEdge {
   VertexId source;
   VertexId target;
   double cost;
-  Step step;
 };
 
 // The implicit graph: vertices are interned DistStates, numbered in the order
 // the search first reaches them; out_edges() generates a state's transitions
-// (transitions.h) on demand; each edge carries its Step. Boost.Graph sees an IncidenceGraph.
+// (transitions.h) on demand. Boost.Graph sees an IncidenceGraph.
 class StateGraph {
  public:
   using vertex_descriptor = VertexId;
@@ -74,7 +73,7 @@ class StateGraph {
     const DistState from = states_[u];
     AppendTransitions(from, tensor_ndim_, partial_ops_, &steps_);
     for (const Step& step : steps_) {
-      edges_.push_back({u, Intern(ApplyStep(from, step)), model_.StepCost(from, step), step});
+      edges_.push_back({u, Intern(ApplyStep(from, step)), model_.StepCost(from, step)});
     }
     return {edges_.cbegin(), edges_.cend()};
   }
@@ -114,9 +113,9 @@ struct ReachedBound {};
 class SearchVisitor : public boost::default_dijkstra_visitor {
  public:
   SearchVisitor(VertexId dst, int64_t max_expanded, std::vector<bool>* expanded,
-                int64_t* num_expanded, uint64_t* seq, std::vector<Step>* via)
+                int64_t* num_expanded, uint64_t* seq)
       : dst_(dst), max_expanded_(max_expanded), expanded_(expanded),
-        num_expanded_(num_expanded), seq_(seq), via_(via) {}
+        num_expanded_(num_expanded), seq_(seq) {}
 
   void examine_vertex(VertexId u, const StateGraph&) {
     if (u == dst_) throw ReachedDestination{};
@@ -128,11 +127,6 @@ class SearchVisitor : public boost::default_dijkstra_visitor {
   void examine_edge(const StateEdge& e, const StateGraph&) {
     if (e.target >= expanded_->size() || !(*expanded_)[e.target]) ++*seq_;
   }
-  // The step that last improved a vertex is its predecessor's edge.
-  void edge_relaxed(const StateEdge& e, const StateGraph&) {
-    if (via_->size() <= e.target) via_->resize(e.target + 1);
-    (*via_)[e.target] = e.step;
-  }
 
  private:
   VertexId dst_;
@@ -140,8 +134,19 @@ class SearchVisitor : public boost::default_dijkstra_visitor {
   std::vector<bool>* expanded_;
   int64_t* num_expanded_;
   uint64_t* seq_;
-  std::vector<Step>* via_;
 };
+
+// The edge from `a` to `b` (spec §4). Each step changes one mesh dim to one
+// placement, so at most one edge joins two states; the search does not keep
+// edges, so the path's steps are found again here, a few per plan.
+Step EdgeBetween(const DistState& a, const DistState& b, int tensor_ndim, unsigned partial_ops) {
+  std::vector<Step> steps;
+  AppendTransitions(a, tensor_ndim, partial_ops, &steps);
+  for (const Step& step : steps) {
+    if (ApplyStep(a, step) == b) return step;
+  }
+  return steps.front();  // unreachable: b was reached from a by an edge
+}
 
 }  // namespace
 }  // namespace reshard
@@ -185,9 +190,8 @@ absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& d
   put(predecessor, s, s);
 
   std::vector<bool> expanded;
-  std::vector<Step> via;
   int64_t num_expanded = 0;
-  SearchVisitor visitor(t, max_expanded, &expanded, &num_expanded, &seq, &via);
+  SearchVisitor visitor(t, max_expanded, &expanded, &num_expanded, &seq);
   try {
     boost::dijkstra_shortest_paths_no_color_map_no_init(
         graph, s, predecessor, distance, EdgeCostMap(), index, KeyLess(), combine, Key(),
@@ -196,15 +200,13 @@ absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& d
     GraphPath path;
     path.cost = get(distance, t).cost;
     path.expanded = num_expanded;
-    for (VertexId v = t; v != s; v = get(predecessor, v)) {
-      path.states.push_back(graph.state(v));
-      path.steps.push_back(via[v]);
-    }
+    for (VertexId v = t; v != s; v = get(predecessor, v)) path.states.push_back(graph.state(v));
     path.states.push_back(src);
     std::reverse(path.states.begin(), path.states.end());
-    std::reverse(path.steps.begin(), path.steps.end());
-    for (size_t i = 0; i < path.steps.size(); ++i) {
-      path.costs.push_back(model.StepCost(path.states[i], path.steps[i]));
+    for (size_t i = 0; i + 1 < path.states.size(); ++i) {
+      path.steps.push_back(EdgeBetween(path.states[i], path.states[i + 1], tensor_ndim,
+                                       src.PartialOps() | dst.PartialOps()));
+      path.costs.push_back(model.StepCost(path.states[i], path.steps.back()));
     }
     return path;
   } catch (const ReachedBound&) {

@@ -61,7 +61,7 @@ class Parser {
     }
     while (true) {
       Token token;
-      if (absl::Status s = ParseToken(static_cast<int>(tokens.size()), &token); !s.ok()) return s;
+      RESHARD_RETURN_IF_ERROR(ParseToken(static_cast<int>(tokens.size()), &token));
       tokens.push_back(token);
       SkipSpaces();
       if (pos_ == text_.size()) break;

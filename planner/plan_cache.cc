@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "base/status_macros.h"
 
 namespace reshard {
 namespace {
@@ -117,9 +118,8 @@ absl::StatusOr<std::shared_ptr<const Plan>> PlanCache::GetOrPlan(const DistSpec&
       absl::MutexLock lock(&impl_->mu);
       ++impl_->misses;
     }
-    absl::StatusOr<Plan> plan = PlanRedistribution(src, dst, options);
-    if (!plan.ok()) return plan.status();
-    return std::shared_ptr<const Plan>(std::make_shared<Plan>(*std::move(plan)));
+    RESHARD_ASSIGN_OR_RETURN(Plan plan, PlanRedistribution(src, dst, options));
+    return std::shared_ptr<const Plan>(std::make_shared<Plan>(std::move(plan)));
   }
 
   KeyBuilder key;
@@ -136,9 +136,8 @@ absl::StatusOr<std::shared_ptr<const Plan>> PlanCache::GetOrPlan(const DistSpec&
   // Plan without the lock: a search can take a while and other keys must not
   // wait for it. Two threads missing on one key both plan; the first to
   // insert wins so that every caller sees the same plan object afterwards.
-  absl::StatusOr<Plan> planned = PlanRedistribution(src, dst, options);
-  if (!planned.ok()) return planned.status();
-  std::shared_ptr<const Plan> plan = std::make_shared<const Plan>(*std::move(planned));
+  RESHARD_ASSIGN_OR_RETURN(Plan planned, PlanRedistribution(src, dst, options));
+  std::shared_ptr<const Plan> plan = std::make_shared<const Plan>(std::move(planned));
 
   absl::MutexLock lock(&impl_->mu);
   if (std::shared_ptr<const Plan> existing = impl_->Find(key.view())) return existing;

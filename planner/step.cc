@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/status_macros.h"
 #include "planner/chunk.h"
 
 namespace reshard {
@@ -81,7 +82,7 @@ absl::Status CheckMeshDim(const DistState& state, const Step& step, const Device
 
 absl::Status CheckStep(const DistState& state, const Step& step, const DeviceMesh& mesh,
                        int tensor_ndim) {
-  if (absl::Status s = CheckMeshDim(state, step, mesh); !s.ok()) return s;
+  RESHARD_RETURN_IF_ERROR(CheckMeshDim(state, step, mesh));
   const int m = step.mesh_dim();
   if (StepKindFor(step.src, step.dst) != step.kind ||
       (step.dst.is_shard() && step.dst.dim() >= tensor_ndim)) {
@@ -95,14 +96,6 @@ absl::Status CheckStep(const DistState& state, const Step& step, const DeviceMes
                         step.src.dim(), state.ToString()));
   }
   return absl::OkStatus();
-}
-
-DistState ApplyStep(const DistState& state, const Step& step) {
-  DistState next = state;
-  for (int m = 0; m < state.ndim(); ++m) {
-    if (step.group.Contains(m)) next = next.WithPlacement(m, step.dst);
-  }
-  return next;
 }
 
 std::vector<int64_t> LogicalShape(const DistState& current, const Step& step,

@@ -99,7 +99,14 @@ absl::Status CheckStep(const DistState& state, const Step& step, const DeviceMes
 
 // The state after `step`: each mesh dim of the group takes step.dst; leaving
 // S(a) removes it from a's order, entering S(b) appends it to b's (spec §4).
-DistState ApplyStep(const DistState& state, const Step& step);
+// Inline: the graph search applies every edge it generates.
+inline DistState ApplyStep(const DistState& state, const Step& step) {
+  const unsigned bits = step.group.bits();
+  if ((bits & (bits - 1)) == 0) return state.WithPlacement(step.group.First(), step.dst);
+  DistState next = state;
+  for (int m : step.group.ToVector()) next = next.WithPlacement(m, step.dst);
+  return next;
+}
 
 // Spec §10: the tensor as the step's group sees it at the rank with
 // `coordinate`: the global shape split, in shard order, by every mesh dim of
