@@ -21,7 +21,8 @@
 #include "absl/synchronization/barrier.h"
 #include "benchmark/benchmark.h"
 #include "collectives/executor.h"
-#include "collectives/gloo_communicator.h"
+#include "collectives/gloo/gloo_communicator.h"
+#include "collectives/stores/in_process_store.h"
 #include "gloo/allgather.h"
 #include "gloo/allreduce.h"
 #include "gloo/alltoall.h"
@@ -94,7 +95,7 @@ absl::Status Setup(RankWork& w, Step step, Mode mode, const DistSpec& src, const
     };
     return absl::OkStatus();
   }
-  std::shared_ptr<gloo::Context> ctx = w.comm->group_context(0);
+  std::shared_ptr<gloo::Context> ctx = w.comm->group_context(MeshDimSet::Single(0));
   switch (step) {
     case Step::kAllGather:
       w.out.assign(count * kRanks, 0.0f);
@@ -170,7 +171,7 @@ void BM_Step(benchmark::State& state, Step step, Mode mode) {
   const DistSpec dst = *DistSpec::Parse(mesh, DstOf(step), shape, DType::kF32);
   const Plan plan = *PlanRedistribution(src, dst, PlanOptions());
 
-  std::shared_ptr<gloo::rendezvous::Store> store = NewInProcessStore();
+  std::shared_ptr<Store> store = NewInProcessStore();
   std::vector<RankWork> work(kRanks);
   const int64_t iterations = state.max_iterations;
   absl::Barrier* ready = new absl::Barrier(kRanks);  // deletes itself

@@ -1,5 +1,5 @@
 // reshard verify: run plans on real data with the Gloo backend and check the
-// results against shards computed directly (collectives/verify.h).
+// results against shards computed directly (collectives/verify/verify.h).
 //
 // Ranks are threads of this process by default; with --processes each rank
 // is a child process: this same binary, started with the hidden flags
@@ -29,10 +29,10 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/help.h"
-#include "collectives/faulty_communicator.h"
-#include "collectives/gloo_communicator.h"
-#include "collectives/verify.h"
-#include "gloo/rendezvous/store.h"
+#include "collectives/gloo/gloo_communicator.h"
+#include "collectives/stores/file_store.h"
+#include "collectives/verify/faulty_communicator.h"
+#include "collectives/verify/verify.h"
 
 namespace reshard {
 namespace {
@@ -66,7 +66,7 @@ FLAGS
   --seed N             one case: the data seed; --random: the case generator's seed (default 0)
   --random N           run N random cases instead of one
   --max-ranks 8        --random: at most this many ranks per mesh
-  --processes          one process per rank (Gloo file store in a temporary directory)
+  --processes          one process per rank (a file store in a temporary directory)
   --timeout 30         seconds a rank waits for its peers before failing
   --kill-rank R        fault injection: rank R dies (closes its connections; with
   --kill-at K            --processes, its process exits) just before its collective
@@ -124,7 +124,7 @@ int RunChildRank(const VerifyCase& c, int64_t rank, const std::string& dir,
   };
   absl::StatusOr<PreparedCase> p = Prepare(c);
   if (!p.ok()) return fail(p.status());
-  std::shared_ptr<gloo::rendezvous::Store> store = NewFileStore(dir);
+  std::shared_ptr<Store> store = NewFileStore(dir);
   absl::StatusOr<std::unique_ptr<GlooCommunicator>> comm =
       GlooCommunicator::Connect(p->src.mesh(), rank, store, options);
   if (!comm.ok()) return fail(comm.status());
@@ -139,13 +139,13 @@ int RunChildRank(const VerifyCase& c, int64_t rank, const std::string& dir,
   if (absl::Status s = WriteRankResult(dir, rank, *r); !s.ok()) return fail(s);
   // Keep the connections open until every rank is done (a peer may still be
   // reading what this rank sent).
-  try {
-    store->set(absl::StrCat("done/", rank), {'1'});
-    std::vector<std::string> keys;
-    for (int64_t k = 0; k < p->src.mesh().num_ranks(); ++k) keys.push_back(absl::StrCat("done/", k));
-    store->wait(keys, std::chrono::milliseconds(absl::ToInt64Milliseconds(options.timeout)));
-  } catch (const std::exception& e) {
-    // Our own result is written; a peer that never finished fails the case itself.
+  // Our own result is written; a peer that never finished fails the case
+  // itself, so a store error here is no error of this rank.
+  const absl::Time deadline = absl::Now() + options.timeout;
+  if (store->Set(absl::StrCat("done/", rank), {'1'}).ok()) {
+    for (int64_t k = 0; k < p->src.mesh().num_ranks(); ++k) {
+      if (!store->Get(absl::StrCat("done/", k), deadline - absl::Now()).ok()) break;
+    }
   }
   return kExitOk;
 }

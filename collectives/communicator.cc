@@ -1,23 +1,32 @@
 #include "collectives/communicator.h"
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace reshard {
 
+std::string DescribeGroup(MeshDimSet group) {
+  if (group.size() == 1) return absl::StrCat("mesh dim ", group.First());
+  return absl::StrCat("mesh dims ", group.ToString());
+}
+
 absl::Status ValidateCollective(const DeviceMesh& mesh, absl::string_view collective,
-                                int mesh_dim, int64_t count, DType dtype, bool reduces) {
-  if (mesh_dim < 0 || mesh_dim >= mesh.ndim()) {
-    return absl::InvalidArgumentError(absl::StrFormat("%s on mesh dim %d: the mesh %s has %d dims",
-                                                      collective, mesh_dim, mesh.ToString(),
-                                                      mesh.ndim()));
+                                MeshDimSet group, int64_t count, DType dtype, bool reduces) {
+  const std::string on = absl::StrCat(collective, " on ", DescribeGroup(group));
+  if (group.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(on, ": a collective needs at least one mesh dim"));
+  }
+  if ((group.bits() >> mesh.ndim()) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: the mesh %s has %d dims", on, mesh.ToString(), mesh.ndim()));
   }
   if (count < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s on mesh dim %d: negative count %d", collective, mesh_dim, count));
+    return absl::InvalidArgumentError(absl::StrFormat("%s: negative count %d", on, count));
   }
   if (reduces && dtype == DType::kBool) {
-    return absl::UnimplementedError(absl::StrFormat(
-        "%s on mesh dim %d: reductions on bool are not supported", collective, mesh_dim));
+    return absl::UnimplementedError(
+        absl::StrCat(on, ": reductions on bool are not supported"));
   }
   return absl::OkStatus();
 }

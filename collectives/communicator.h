@@ -1,6 +1,8 @@
-// Communicator: one rank's handle on the collectives of a DeviceMesh, one
-// group per mesh dim (the ranks that share every coordinate but that dim,
-// ordered by their coordinate on it; mesh/device_mesh.h GroupAlong).
+// Communicator: one rank's handle on the collectives of a DeviceMesh, over
+// the group of any set of mesh dims (MeshDimSet): the flattened group of the
+// ranks that share every coordinate outside the set, ordered row-major over
+// the set's coordinates (mesh/device_mesh.h GroupOf). {k} alone is the group
+// along mesh dim k, ordered by the coordinate on k.
 //
 // The executor (executor.h) pads every step to equal-sized chunks, so the
 // collectives here only ever see `count` elements per group member:
@@ -12,7 +14,8 @@
 //   AllToAll       send: n * count (chunk j goes to member j)
 //                  recv: n * count (chunk j came from member j)
 //
-// where n = mesh().size(mesh_dim) and `me` is this rank's coordinate on it.
+// where n = mesh().GroupSize(group) and `me` = mesh().IndexInGroup(group,
+// rank()), this rank's index in the group.
 // Buffers are raw pointers into memory_space() (host memory for Gloo, device
 // memory for NCCL, whose calls are enqueued on the communicator's stream) and
 // must not overlap, except AllReduce which works in place. count may be 0.
@@ -24,10 +27,14 @@
 //
 // Every call is collective over the group: all n members must make the same
 // call with the same count, dtype and op, in the same order. A group of one
-// (a size-1 mesh dim) never communicates. Errors are absl::Status (no
+// (size-1 mesh dims) never communicates. A backend may set up a group on its
+// first use, which may then be collective over more ranks than the group
+// (NCCL: all ranks of the mesh); the executor satisfies that, since every
+// rank runs every step of the same plan. Errors are absl::Status (no
 // exceptions escape): InvalidArgument for a bad argument, Unimplemented for a
 // dtype/op the backend lacks, DeadlineExceeded/Unavailable when a peer is
-// gone or too slow; every message names the collective and the mesh dim.
+// gone or too slow; every message names the collective and the group
+// (DescribeGroup: "mesh dim 1", "mesh dims {0,2}").
 #ifndef RESHARD_COLLECTIVES_COMMUNICATOR_H_
 #define RESHARD_COLLECTIVES_COMMUNICATOR_H_
 
@@ -36,8 +43,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "collectives/local_tensor.h"
+#include "collectives/tensor/local_tensor.h"
 #include "mesh/device_mesh.h"
+#include "mesh/mesh_dim_set.h"
 #include "planner/dtype.h"
 #include "planner/placement.h"
 
@@ -60,22 +68,27 @@ class Communicator {
   // "gloo", "nccl".
   virtual absl::string_view backend_name() const = 0;
 
-  virtual absl::Status AllGather(int mesh_dim, const void* send, void* recv, int64_t count,
+  virtual absl::Status AllGather(MeshDimSet group, const void* send, void* recv, int64_t count,
                                  DType dtype) = 0;
-  virtual absl::Status ReduceScatter(int mesh_dim, void* send, void* recv, int64_t count,
+  virtual absl::Status ReduceScatter(MeshDimSet group, void* send, void* recv, int64_t count,
                                      DType dtype, ReduceOp op) = 0;
-  virtual absl::Status AllReduce(int mesh_dim, void* buf, int64_t count, DType dtype,
+  virtual absl::Status AllReduce(MeshDimSet group, void* buf, int64_t count, DType dtype,
                                  ReduceOp op) = 0;
-  virtual absl::Status AllToAll(int mesh_dim, const void* send, void* recv, int64_t count,
+  virtual absl::Status AllToAll(MeshDimSet group, const void* send, void* recv, int64_t count,
                                 DType dtype) = 0;
 };
 
-// Checks shared by every backend: mesh_dim in range, count >= 0, the dtype
-// supported for the collective (`reduces` = ReduceScatter/AllReduce).
-// InvalidArgument/Unimplemented with a message naming `collective`, e.g.
-// "all_gather on mesh dim 3: the mesh has 2 dims".
+// How messages name a group: "mesh dim 1" for one dim, "mesh dims {0,2}"
+// otherwise.
+std::string DescribeGroup(MeshDimSet group);
+
+// Checks shared by every backend: a non-empty group of mesh dims that the
+// mesh has, count >= 0, the dtype supported for the collective (`reduces` =
+// ReduceScatter/AllReduce). InvalidArgument/Unimplemented with a message
+// naming `collective` and the group, e.g. "all_gather on mesh dim 3: the mesh
+// 2x2 has 2 dims".
 absl::Status ValidateCollective(const DeviceMesh& mesh, absl::string_view collective,
-                                int mesh_dim, int64_t count, DType dtype, bool reduces);
+                                MeshDimSet group, int64_t count, DType dtype, bool reduces);
 
 }  // namespace reshard
 

@@ -197,7 +197,6 @@ struct StepContext {
   StepRunner& run;
   StepStats& stats;
 
-  int mesh_dim() const { return step.mesh_dim(); }
   void CountBytes(int64_t count, const LocalTensor& t) {
     stats.bytes_sent = stats.bytes_received = count * ItemSize(t.dtype());
   }
@@ -214,7 +213,7 @@ absl::StatusOr<LocalTensor> RunAllGather(LocalTensor cur, StepContext& c) {
                            c.run.Allocate(send.dtype(), Prepend(n, send.shape())));
   const int64_t count = send.numel();
   RESHARD_RETURN_IF_ERROR(
-      c.comm.AllGather(c.mesh_dim(), send.data(), recv.data(), count, send.dtype()));
+      c.comm.AllGather(c.step.group, send.data(), recv.data(), count, send.dtype()));
   c.CountBytes((n - 1) * count, send);
   return c.run.UnpackChunks(std::move(recv), d, c.L[d]);
 }
@@ -232,7 +231,7 @@ absl::StatusOr<LocalTensor> RunAllToAll(LocalTensor cur, StepContext& c) {
   RESHARD_ASSIGN_OR_RETURN(LocalTensor recv, c.run.Allocate(send.dtype(), send.shape()));
   const int64_t count = send.numel() / n;
   RESHARD_RETURN_IF_ERROR(
-      c.comm.AllToAll(c.mesh_dim(), send.data(), recv.data(), count, send.dtype()));
+      c.comm.AllToAll(c.step.group, send.data(), recv.data(), count, send.dtype()));
   c.CountBytes((n - 1) * count, send);
   RESHARD_ASSIGN_OR_RETURN(LocalTensor joined, c.run.UnpackChunks(std::move(recv), a, c.L[a]));
   return c.run.Resized(std::move(joined), b, ChunkSize(c.L[b], n, c.me));
@@ -242,7 +241,7 @@ absl::StatusOr<LocalTensor> RunAllToAll(LocalTensor cur, StepContext& c) {
 absl::StatusOr<LocalTensor> RunAllReduce(LocalTensor cur, StepContext& c) {
   const int64_t count = cur.numel();
   RESHARD_RETURN_IF_ERROR(
-      c.comm.AllReduce(c.mesh_dim(), cur.data(), count, cur.dtype(), c.step.src.op()));
+      c.comm.AllReduce(c.step.group, cur.data(), count, cur.dtype(), c.step.src.op()));
   c.CountBytes(2 * (c.n - 1) * PaddedChunkSize(count, c.n), cur);
   return cur;
 }
@@ -255,7 +254,7 @@ absl::StatusOr<LocalTensor> RunReduceScatter(LocalTensor cur, StepContext& c) {
   const std::vector<int64_t> chunk(send.shape().begin() + 1, send.shape().end());
   RESHARD_ASSIGN_OR_RETURN(LocalTensor recv, c.run.Allocate(send.dtype(), chunk));
   const int64_t count = recv.numel();
-  RESHARD_RETURN_IF_ERROR(c.comm.ReduceScatter(c.mesh_dim(), send.data(), recv.data(), count,
+  RESHARD_RETURN_IF_ERROR(c.comm.ReduceScatter(c.step.group, send.data(), recv.data(), count,
                                                send.dtype(), c.step.src.op()));
   c.CountBytes((c.n - 1) * count, recv);
   return c.run.Resized(std::move(recv), d, ChunkSize(c.L[d], c.n, c.me));

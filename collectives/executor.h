@@ -31,7 +31,7 @@
 
 #include "absl/status/status.h"
 #include "collectives/communicator.h"
-#include "collectives/local_tensor.h"
+#include "collectives/tensor/local_tensor.h"
 #include "planner/dist_spec.h"
 #include "planner/plan.h"
 #include "planner/step.h"

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "collectives/local_tensor.h"
+#include "collectives/tensor/local_tensor.h"
 #include "gtest/gtest.h"
 
 namespace reshard {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "collectives/host_math.h"
-#include "collectives/shard_util.h"
+#include "collectives/tensor/host_math.h"
+#include "collectives/verify/shard_util.h"
 #include "gtest/gtest.h"
 #include "mesh/device_mesh.h"
 #include "planner/dist_spec.h"

@@ -1,18 +1,19 @@
-// The NCCL unique-id exchange (collectives/nccl_bootstrap.h) over Gloo's
-// stores, with ranks as threads: only rank 0 makes the id, every rank gets the
+// The NCCL unique-id exchange (collectives/nccl/nccl_bootstrap.h) over reshard's
+// stores (collectives/stores/), with ranks as threads: only rank 0 makes the id, every rank gets the
 // same bytes, rank 0's failure is its own, and a rank whose rank 0 never
 // comes fails with DeadlineExceeded instead of hanging. No CUDA involved.
-#include "collectives/nccl_bootstrap.h"
+#include "collectives/nccl/nccl_bootstrap.h"
 
 #include <atomic>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "gloo/rendezvous/file_store.h"
-#include "gloo/rendezvous/hash_store.h"
+#include "collectives/stores/file_store.h"
+#include "collectives/stores/in_process_store.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -30,7 +31,7 @@ std::vector<char> Id() {
 // Runs ShareFromRankZero on `n` threads, rank i with stores[i]; returns each
 // rank's result, and counts calls of the id maker.
 std::vector<absl::StatusOr<std::vector<char>>> Share(
-    const std::vector<gloo::rendezvous::Store*>& stores, std::atomic<int>& made) {
+    const std::vector<Store*>& stores, std::atomic<int>& made) {
   const int n = static_cast<int>(stores.size());
   std::vector<absl::StatusOr<std::vector<char>>> results(n);
   std::vector<std::thread> threads;
@@ -49,10 +50,10 @@ std::vector<absl::StatusOr<std::vector<char>>> Share(
 }
 
 TEST(ShareFromRankZero, EveryRankGetsRankZerosBytesMadeOnce) {
-  gloo::rendezvous::HashStore store;
+  std::shared_ptr<Store> store = NewInProcessStore();
   std::atomic<int> made{0};
   const std::vector<absl::StatusOr<std::vector<char>>> results =
-      Share(std::vector<gloo::rendezvous::Store*>(8, &store), made);
+      Share(std::vector<Store*>(8, store.get()), made);
   EXPECT_EQ(made.load(), 1);
   for (size_t rank = 0; rank < results.size(); ++rank) {
     ASSERT_TRUE(results[rank].ok()) << "rank " << rank << ": " << results[rank].status();
@@ -65,10 +66,10 @@ TEST(ShareFromRankZero, WorksThroughAFileStoreAsProcessesWould) {
   // would have.
   const char* tmp = std::getenv("TEST_TMPDIR");
   const std::string dir = std::string(tmp != nullptr ? tmp : "/tmp");
-  std::vector<std::unique_ptr<gloo::rendezvous::FileStore>> owned;
-  std::vector<gloo::rendezvous::Store*> stores;
+  std::vector<std::shared_ptr<Store>> owned;
+  std::vector<Store*> stores;
   for (int rank = 0; rank < 4; ++rank) {
-    owned.push_back(std::make_unique<gloo::rendezvous::FileStore>(dir));
+    owned.push_back(NewFileStore(dir));
     stores.push_back(owned.back().get());
   }
   std::atomic<int> made{0};
@@ -81,19 +82,19 @@ TEST(ShareFromRankZero, WorksThroughAFileStoreAsProcessesWould) {
 }
 
 TEST(ShareFromRankZero, RankZerosMakerErrorIsReturned) {
-  gloo::rendezvous::HashStore store;
+  std::shared_ptr<Store> store = NewInProcessStore();
   absl::StatusOr<std::vector<char>> result = ShareFromRankZero(
-      store, "k", 0, absl::Seconds(1),
+      *store, "k", 0, absl::Seconds(1),
       []() -> absl::StatusOr<std::vector<char>> { return absl::InternalError("no id today"); });
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInternal);
   EXPECT_THAT(std::string(result.status().message()), HasSubstr("no id today"));
 }
 
 TEST(ShareFromRankZero, AMissingRankZeroIsADeadlineNotAHang) {
-  gloo::rendezvous::HashStore store;
+  std::shared_ptr<Store> store = NewInProcessStore();
   bool made = false;
   absl::StatusOr<std::vector<char>> result =
-      ShareFromRankZero(store, "run7/nccl_unique_id", 3, absl::Milliseconds(50),
+      ShareFromRankZero(*store, "run7/nccl_unique_id", 3, absl::Milliseconds(50),
                         [&]() -> absl::StatusOr<std::vector<char>> {
                           made = true;
                           return Id();

@@ -1,17 +1,17 @@
 // The CUDA calls the NCCL backend's copy engine issues
-// (collectives/cuda_copy_plan.h), checked without a GPU: every call meets
+// (collectives/nccl/cuda_copy_plan.h), checked without a GPU: every call meets
 // cudaMemcpy2DAsync/cudaMemset2DAsync's preconditions and stays inside its
 // buffers, and carrying the calls out with memcpy/memset on host buffers
 // gives exactly what HostCopyEngine gives for the same Copy2D/Fill2D, on
 // random slabs of random shapes, for each of the three call shapes
 // (one 1-D call, one 2-D call, one 1-D call per row).
-#include "collectives/cuda_copy_plan.h"
+#include "collectives/nccl/cuda_copy_plan.h"
 
 #include <cstring>
 #include <random>
 #include <vector>
 
-#include "collectives/local_tensor.h"
+#include "collectives/tensor/local_tensor.h"
 #include "gtest/gtest.h"
 
 namespace reshard {

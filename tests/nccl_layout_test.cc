@@ -1,7 +1,8 @@
-// The NCCL backend's GPU-free decisions (collectives/nccl_layout.h): split
-// colors/keys checked against DeviceMesh::GroupAlong on many meshes, the
-// dtype/op tables, and the NCCL/CUDA error mapping. Runs without CUDA.
-#include "collectives/nccl_layout.h"
+// The NCCL backend's GPU-free decisions (collectives/nccl/nccl_layout.h): split
+// colors/keys checked against DeviceMesh::GroupOf for every set of mesh dims
+// on many meshes, the dtype/op tables, and the NCCL/CUDA error mapping. Runs
+// without CUDA.
+#include "collectives/nccl/nccl_layout.h"
 
 #include <map>
 #include <set>
@@ -24,73 +25,79 @@ DeviceMesh Mesh(std::vector<int64_t> sizes) {
 }
 
 // ncclCommSplit puts the ranks of one color in one communicator, ordered by
-// key. So for every rank and dim, the ranks sharing its color, sorted by key,
-// must be exactly GroupAlong(dim, rank) in order, and the key must be the
-// rank's index there (its coordinate), which is the chunk order of
-// communicator.h.
-class NcclSplitLayoutTest : public ::testing::TestWithParam<std::vector<int64_t>> {};
+// key. So for every set of mesh dims and every rank, the ranks sharing its
+// color, sorted by key, must be exactly GroupOf(dims, rank) in order, the key
+// the rank's index there (the chunk order of communicator.h), and the colors
+// 0 .. (number of groups - 1).
+class NcclSplitForTest : public ::testing::TestWithParam<std::vector<int64_t>> {};
 
-TEST_P(NcclSplitLayoutTest, ColorsAndKeysReproduceGroupAlong) {
+TEST_P(NcclSplitForTest, ColorsAndKeysReproduceGroupOfForEverySetOfMeshDims) {
   const DeviceMesh mesh = Mesh(GetParam());
-  std::vector<std::vector<NcclSplit>> layouts;
-  for (int64_t rank = 0; rank < mesh.num_ranks(); ++rank) {
-    absl::StatusOr<std::vector<NcclSplit>> layout = NcclSplitLayout(mesh, rank);
-    ASSERT_TRUE(layout.ok()) << layout.status();
-    ASSERT_EQ(layout->size(), static_cast<size_t>(mesh.ndim()));
-    layouts.push_back(*layout);
-  }
-  for (int dim = 0; dim < mesh.ndim(); ++dim) {
-    // color -> key -> rank, as ncclCommSplit would build the groups.
-    std::map<int, std::map<int, int64_t>> groups;
+  for (int bits = 1; bits < (1 << mesh.ndim()); ++bits) {
+    const MeshDimSet dims = MeshDimSet::FromBits(static_cast<uint8_t>(bits));
+    std::vector<NcclSplit> splits;
+    std::map<int, std::map<int, int64_t>> groups;  // color -> key -> rank, as NCCL builds them
     for (int64_t rank = 0; rank < mesh.num_ranks(); ++rank) {
-      const NcclSplit& split = layouts[rank][dim];
-      EXPECT_GE(split.color, 0) << "rank " << rank << " dim " << dim;
-      EXPECT_EQ(split.size, mesh.size(dim));
-      const bool fresh_key = groups[split.color].emplace(split.key, rank).second;
-      EXPECT_TRUE(fresh_key) << "two ranks share color " << split.color << " and key "
-                             << split.key << " on dim " << dim;
+      absl::StatusOr<NcclSplit> split = NcclSplitFor(mesh, dims, rank);
+      ASSERT_TRUE(split.ok()) << split.status();
+      EXPECT_EQ(split->size, mesh.GroupSize(dims));
+      const bool fresh_key = groups[split->color].emplace(split->key, rank).second;
+      EXPECT_TRUE(fresh_key) << "two ranks share color " << split->color << " and key "
+                             << split->key << " for dims " << dims.ToString();
+      splits.push_back(*split);
     }
-    EXPECT_EQ(static_cast<int64_t>(groups.size()), mesh.num_ranks() / mesh.size(dim));
+    const int64_t num_groups = mesh.num_ranks() / mesh.GroupSize(dims);
+    ASSERT_EQ(static_cast<int64_t>(groups.size()), num_groups) << dims.ToString();
+    EXPECT_EQ(groups.begin()->first, 0) << dims.ToString();
+    EXPECT_EQ(groups.rbegin()->first, num_groups - 1) << dims.ToString();
     for (int64_t rank = 0; rank < mesh.num_ranks(); ++rank) {
-      const NcclSplit& split = layouts[rank][dim];
       std::vector<int64_t> members;
-      for (const auto& [key, member] : groups[split.color]) members.push_back(member);
-      EXPECT_EQ(members, mesh.GroupAlong(dim, rank)) << "rank " << rank << " dim " << dim;
-      EXPECT_EQ(split.key, mesh.Coordinate(rank)[dim]);
-      EXPECT_EQ(split.color, mesh.GroupAlong(dim, rank).front());
+      for (const auto& [key, member] : groups[splits[rank].color]) members.push_back(member);
+      EXPECT_EQ(members, mesh.GroupOf(dims, rank)) << "rank " << rank << " dims " << dims.ToString();
+      EXPECT_EQ(splits[rank].key, mesh.IndexInGroup(dims, rank));
     }
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Meshes, NcclSplitLayoutTest,
+INSTANTIATE_TEST_SUITE_P(Meshes, NcclSplitForTest,
                          ::testing::Values(std::vector<int64_t>{1}, std::vector<int64_t>{4},
                                            std::vector<int64_t>{2, 3},
                                            std::vector<int64_t>{2, 2, 2},
                                            std::vector<int64_t>{1, 4},
                                            std::vector<int64_t>{3, 1, 2},
+                                           std::vector<int64_t>{2, 1, 3},
                                            std::vector<int64_t>{2, 3, 1, 2}));
 
-TEST(NcclSplitLayout, WorkedExample) {
-  // Mesh 2x3, rank 4 = coordinate (1, 1). Along dim 0 its group is the
-  // column {1, 4}: color = rank of (0, 1) = 1, key = 1. Along dim 1 it is the
-  // row {3, 4, 5}: color = rank of (1, 0) = 3, key = 1.
-  absl::StatusOr<std::vector<NcclSplit>> layout = NcclSplitLayout(Mesh({2, 3}), 4);
-  ASSERT_TRUE(layout.ok()) << layout.status();
-  EXPECT_EQ((*layout)[0].color, 1);
-  EXPECT_EQ((*layout)[0].key, 1);
-  EXPECT_EQ((*layout)[0].size, 2);
-  EXPECT_EQ((*layout)[1].color, 3);
-  EXPECT_EQ((*layout)[1].key, 1);
-  EXPECT_EQ((*layout)[1].size, 3);
+TEST(NcclSplitFor, WorkedExample) {
+  // Mesh 2x3x2, rank 9 = coordinate (1, 1, 1). Over mesh dims {0,2} its group
+  // is {2, 3, 8, 9} (coordinate 1 on dim 1; row-major over dims 0 and 2),
+  // where it is member 3; the groups of {0,2} are told apart by the
+  // coordinate on dim 1, so its color is 1. Over {1}: the group
+  // {7, 9, 11}, member 1, color = row-major rank of (1, 1) over dims 0, 2 = 3.
+  absl::StatusOr<NcclSplit> split = NcclSplitFor(Mesh({2, 3, 2}), MeshDimSet::Of({0, 2}), 9);
+  ASSERT_TRUE(split.ok()) << split.status();
+  EXPECT_EQ(split->color, 1);
+  EXPECT_EQ(split->key, 3);
+  EXPECT_EQ(split->size, 4);
+  split = NcclSplitFor(Mesh({2, 3, 2}), MeshDimSet::Single(1), 9);
+  ASSERT_TRUE(split.ok()) << split.status();
+  EXPECT_EQ(split->color, 3);
+  EXPECT_EQ(split->key, 1);
+  EXPECT_EQ(split->size, 3);
 }
 
-TEST(NcclSplitLayout, RejectsRanksOutsideTheMesh) {
+TEST(NcclSplitFor, RejectsRanksOutsideTheMeshAndBadSets) {
   const DeviceMesh mesh = Mesh({2, 2});
   for (int64_t rank : {int64_t{-1}, int64_t{4}}) {
-    absl::StatusOr<std::vector<NcclSplit>> layout = NcclSplitLayout(mesh, rank);
-    EXPECT_EQ(layout.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_THAT(std::string(layout.status().message()), HasSubstr(absl::StrCat("rank ", rank)));
-    EXPECT_THAT(std::string(layout.status().message()), HasSubstr("2x2"));
+    absl::StatusOr<NcclSplit> split = NcclSplitFor(mesh, MeshDimSet::Single(0), rank);
+    EXPECT_EQ(split.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(split.status().message()), HasSubstr(absl::StrCat("rank ", rank)));
+    EXPECT_THAT(std::string(split.status().message()), HasSubstr("2x2"));
+  }
+  for (MeshDimSet dims : {MeshDimSet(), MeshDimSet::Of({0, 2})}) {
+    absl::StatusOr<NcclSplit> split = NcclSplitFor(mesh, dims, 0);
+    EXPECT_EQ(split.status().code(), absl::StatusCode::kInvalidArgument) << dims.ToString();
+    EXPECT_THAT(std::string(split.status().message()), HasSubstr(dims.ToString()));
   }
 }
 
@@ -143,7 +150,7 @@ TEST(NcclMoveBuffer, UsesTheNativeTypeWhereNcclHasOne) {
 
 TEST(NcclReduceType, NativeTypesReduceAndI16AndBoolAreUnimplemented) {
   for (DType dtype : kAllDTypes) {
-    absl::StatusOr<NcclType> type = NcclReduceType(dtype, "all_reduce", 2);
+    absl::StatusOr<NcclType> type = NcclReduceType(dtype, "all_reduce", MeshDimSet::Single(2));
     if (dtype == DType::kI16 || dtype == DType::kBool) {
       EXPECT_EQ(type.status().code(), absl::StatusCode::kUnimplemented) << DTypeName(dtype);
       EXPECT_THAT(std::string(type.status().message()), HasSubstr("all_reduce on mesh dim 2"));
@@ -154,8 +161,12 @@ TEST(NcclReduceType, NativeTypesReduceAndI16AndBoolAreUnimplemented) {
       EXPECT_EQ(NcclTypeSize(*type), ItemSize(dtype)) << DTypeName(dtype);
     }
   }
-  EXPECT_THAT(std::string(NcclReduceType(DType::kI16, "reduce_scatter", 0).status().message()),
+  EXPECT_THAT(std::string(NcclReduceType(DType::kI16, "reduce_scatter", MeshDimSet::Of({0, 1})).status().message()),
               HasSubstr("i16"));
+  EXPECT_THAT(std::string(NcclReduceType(DType::kI16, "reduce_scatter", MeshDimSet::Of({0, 1}))
+                              .status()
+                              .message()),
+              HasSubstr("reduce_scatter on mesh dims {0,1}"));
 }
 
 TEST(NcclReduceOpFor, MapsEveryOpToItsNamesake) {

@@ -9,7 +9,7 @@
 //
 // Every rank starts from its shard of a known global tensor, executes the
 // plan, and checks its result against its shard of the destination computed
-// directly (collectives/shard_util.h). Exit code 1 on any error or mismatch.
+// directly (collectives/verify/shard_util.h). Exit code 1 on any error or mismatch.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -23,10 +23,11 @@
 #include "absl/strings/str_cat.h"
 #include "collectives/communicator.h"
 #include "collectives/executor.h"
-#include "collectives/gloo_communicator.h"
-#include "collectives/local_tensor.h"
-#include "collectives/shard_util.h"
-#include "collectives/thread_ranks.h"
+#include "collectives/gloo/gloo_communicator.h"
+#include "collectives/gloo/thread_ranks.h"
+#include "collectives/stores/file_store.h"
+#include "collectives/tensor/local_tensor.h"
+#include "collectives/verify/shard_util.h"
 #include "mesh/device_mesh.h"
 #include "planner/dist_spec.h"
 #include "planner/plan.h"

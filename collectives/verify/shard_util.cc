@@ -1,4 +1,4 @@
-#include "collectives/shard_util.h"
+#include "collectives/verify/shard_util.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "collectives/host_math.h"
+#include "collectives/tensor/host_math.h"
 #include "planner/chunk.h"
 
 namespace reshard {

@@ -1,10 +1,11 @@
-#include "collectives/thread_ranks.h"
+#include "collectives/gloo/thread_ranks.h"
 
 #include <memory>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/barrier.h"
+#include "collectives/stores/in_process_store.h"
 
 namespace reshard {
 
@@ -12,7 +13,7 @@ std::vector<absl::Status> RunRanksOnThreads(
     const DeviceMesh& mesh, const GlooOptions& options,
     const std::function<absl::Status(GlooCommunicator& comm)>& fn) {
   const int64_t n = mesh.num_ranks();
-  std::shared_ptr<gloo::rendezvous::Store> store = NewInProcessStore();
+  std::shared_ptr<Store> store = NewInProcessStore();
   std::vector<absl::Status> results(n);
   // Every communicator stays alive until all ranks are done, so no rank
   // closes its connections while a peer may still be reading from them.

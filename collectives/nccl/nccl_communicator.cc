@@ -1,4 +1,4 @@
-#include "collectives/nccl_communicator.h"
+#include "collectives/nccl/nccl_communicator.h"
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -8,9 +8,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "collectives/nccl_bootstrap.h"
-#include "collectives/nccl_layout.h"
-#include "gloo/rendezvous/store.h"
+#include "base/status_macros.h"
+#include "collectives/nccl/nccl_bootstrap.h"
+#include "collectives/nccl/nccl_layout.h"
 
 // ncclCommSplit arrived in 2.18, ncclAvg in 2.10.
 static_assert(NCCL_VERSION_CODE >= NCCL_VERSION(2, 18, 0), "the nccl backend needs NCCL >= 2.18");
@@ -73,13 +73,41 @@ void Release(ncclComm_t comm, bool healthy) {
   }
 }
 
+// Rank 0's unique id, on every rank (nccl_bootstrap.h).
+absl::StatusOr<ncclUniqueId> ShareUniqueId(Store& store, int64_t rank,
+                                           const NcclOptions& options) {
+  const std::string key = absl::StrCat(options.prefix, "/nccl_unique_id");
+  RESHARD_ASSIGN_OR_RETURN(
+      const std::vector<char> bytes,
+      ShareFromRankZero(store, key, rank, options.timeout,
+                        []() -> absl::StatusOr<std::vector<char>> {
+                          ncclUniqueId id;
+                          RESHARD_RETURN_IF_ERROR(
+                              FromNccl(ncclGetUniqueId(&id), nullptr,
+                                       "nccl connect: ncclGetUniqueId on rank 0"));
+                          return std::vector<char>(id.internal, id.internal + sizeof(id.internal));
+                        }));
+  ncclUniqueId id;
+  if (bytes.size() != sizeof(id.internal)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "nccl connect: the store holds %d bytes under \"%s\", not an NCCL unique id (%d bytes); "
+        "is another program using that key?",
+        bytes.size(), key, sizeof(id.internal)));
+  }
+  std::memcpy(id.internal, bytes.data(), sizeof(id.internal));
+  return id;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<NcclCommunicator>> NcclCommunicator::Connect(
-    const DeviceMesh& mesh, int64_t rank, gloo::rendezvous::Store& store, cudaStream_t stream,
+    const DeviceMesh& mesh, int64_t rank, Store& store, cudaStream_t stream,
     const NcclOptions& options) {
-  absl::StatusOr<std::vector<NcclSplit>> layout = NcclSplitLayout(mesh, rank);
-  if (!layout.ok()) return layout.status();
+  if (rank < 0 || rank >= mesh.num_ranks()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "nccl connect: rank %d is not in mesh %s (ranks 0..%d)", rank, mesh.ToString(),
+        mesh.num_ranks() - 1));
+  }
   if (options.device >= 0) {
     if (absl::Status s = FromCuda(cudaSetDevice(options.device),
                                   absl::StrFormat("nccl connect: cudaSetDevice(%d) on rank %d",
@@ -91,184 +119,169 @@ absl::StatusOr<std::unique_ptr<NcclCommunicator>> NcclCommunicator::Connect(
   absl::StatusOr<CudaCopyEngine> engine = CudaCopyEngine::Create(stream);
   if (!engine.ok()) return engine.status();
   std::unique_ptr<NcclCommunicator> comm(new NcclCommunicator(mesh, rank, *engine));
-  comm->groups_.assign(static_cast<size_t>(mesh.ndim()), nullptr);
-  if (mesh.num_ranks() == 1) return comm;  // every dim has size 1: nothing to join
+  if (mesh.num_ranks() == 1) return comm;  // every group has one member: nothing to join
 
-  const std::string key = absl::StrCat(options.prefix, "/nccl_unique_id");
-  absl::StatusOr<std::vector<char>> id_bytes = ShareFromRankZero(
-      store, key, rank, options.timeout, [&]() -> absl::StatusOr<std::vector<char>> {
-        ncclUniqueId id;
-        if (absl::Status s = FromNccl(ncclGetUniqueId(&id), nullptr,
-                                      "nccl connect: ncclGetUniqueId on rank 0");
-            !s.ok()) {
-          return s;
-        }
-        return std::vector<char>(id.internal, id.internal + sizeof(id.internal));
-      });
-  if (!id_bytes.ok()) return id_bytes.status();
-  ncclUniqueId id;
-  if (id_bytes->size() != sizeof(id.internal)) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "nccl connect: the store holds %d bytes under \"%s\", not an NCCL unique id (%d bytes); "
-        "is another program using that key?",
-        id_bytes->size(), key, sizeof(id.internal)));
-  }
-  std::memcpy(id.internal, id_bytes->data(), sizeof(id.internal));
-
+  RESHARD_ASSIGN_OR_RETURN(const ncclUniqueId id, ShareUniqueId(store, rank, options));
   const int nranks = static_cast<int>(mesh.num_ranks());
-  ncclComm_t world = nullptr;
-  if (absl::Status s = FromNccl(ncclCommInitRank(&world, nranks, id, static_cast<int>(rank)),
-                                nullptr,
-                                absl::StrFormat("nccl connect: ncclCommInitRank (rank %d of %d)",
-                                                rank, nranks));
+  if (absl::Status s =
+          FromNccl(ncclCommInitRank(&comm->world_, nranks, id, static_cast<int>(rank)), nullptr,
+                   absl::StrFormat("nccl connect: ncclCommInitRank (rank %d of %d)", rank, nranks));
       !s.ok()) {
-    Release(world, /*healthy=*/false);  // a handle NCCL left behind, if any
+    comm->broken_ = std::string(s.message());  // the destructor aborts a handle NCCL left behind
     return s;
   }
-  // Every rank splits the world once per mesh dim of size > 1, in the same
-  // order (ncclCommSplit is collective over the world).
+  // Every rank splits the world once per mesh dim, in the same order
+  // (ncclCommSplit is collective over the world); sets of several dims
+  // follow on first use.
   for (int dim = 0; dim < mesh.ndim(); ++dim) {
-    const NcclSplit& split = (*layout)[dim];
-    if (split.size == 1) continue;  // size-1 mesh dims never communicate (spec §11)
-    ncclComm_t group = nullptr;
-    absl::Status s = FromNccl(ncclCommSplit(world, split.color, split.key, &group, nullptr), world,
-                              absl::StrFormat("nccl connect: ncclCommSplit for mesh dim %d "
-                                              "(color %d, key %d) on rank %d",
-                                              dim, split.color, split.key, rank));
-    if (!s.ok()) {
-      comm->broken_ = std::string(s.message());  // the destructor aborts the groups made so far
-      Release(group, /*healthy=*/false);
-      Release(world, /*healthy=*/false);
-      return s;
-    }
-    comm->groups_[dim] = group;
+    RESHARD_RETURN_IF_ERROR(comm->SplitGroup(MeshDimSet::Single(dim)));
   }
-  // The groups are independent of the world (no resource sharing asked for),
-  // so it goes now rather than holding GPU memory for nothing.
-  Release(world, /*healthy=*/true);
   return comm;
 }
 
 NcclCommunicator::~NcclCommunicator() {
-  for (ncclComm_t comm : groups_) Release(comm, broken_.empty());
+  for (const auto& [dims, comm] : groups_) Release(comm, broken_.empty());
+  Release(world_, broken_.empty());
 }
 
-absl::Status NcclCommunicator::Begin(absl::string_view name, int mesh_dim, int64_t count,
+ncclComm_t NcclCommunicator::group_comm(MeshDimSet group) const {
+  auto it = groups_.find(group);
+  return it == groups_.end() ? nullptr : it->second;
+}
+
+absl::Status NcclCommunicator::SplitGroup(MeshDimSet dims) {
+  RESHARD_ASSIGN_OR_RETURN(const NcclSplit split, NcclSplitFor(mesh_, dims, rank_));
+  ncclComm_t group = nullptr;
+  if (split.size > 1) {  // groups of one never communicate (spec §11)
+    absl::Status s = FromNccl(ncclCommSplit(world_, split.color, split.key, &group, nullptr),
+                              world_,
+                              absl::StrFormat("nccl: ncclCommSplit for %s (color %d, key %d) "
+                                              "on rank %d",
+                                              DescribeGroup(dims), split.color, split.key, rank_));
+    if (!s.ok()) {
+      broken_ = std::string(s.message());  // the destructor aborts the groups made so far
+      Release(group, /*healthy=*/false);
+      return s;
+    }
+  }
+  groups_.emplace(dims, group);
+  return absl::OkStatus();
+}
+
+absl::Status NcclCommunicator::Begin(absl::string_view name, MeshDimSet dims, int64_t count,
                                      DType dtype, bool reduces, ncclComm_t* comm) {
   if (!broken_.empty()) {
     return absl::FailedPreconditionError(
-        absl::StrFormat("%s on mesh dim %d: the nccl communicator is unusable after an earlier "
-                        "error: %s",
-                        name, mesh_dim, broken_));
+        absl::StrFormat("%s on %s: the nccl communicator is unusable after an earlier error: %s",
+                        name, DescribeGroup(dims), broken_));
   }
-  if (absl::Status s = ValidateCollective(mesh_, name, mesh_dim, count, dtype, reduces);
-      !s.ok()) {
-    return s;
+  RESHARD_RETURN_IF_ERROR(ValidateCollective(mesh_, name, dims, count, dtype, reduces));
+  if (groups_.count(dims) == 0) {
+    if (absl::Status s = SplitGroup(dims); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat(name, " on ", DescribeGroup(dims), ": ",
+                                                 s.message()));
+    }
   }
-  *comm = groups_[mesh_dim];
+  *comm = groups_.at(dims);
   if (*comm == nullptr) return absl::OkStatus();
   // An earlier collective may have failed on the GPU or the network after it
   // was enqueued; report it before enqueueing more work behind it.
   ncclResult_t async = ncclSuccess;
-  if (absl::Status s = Finish(name, mesh_dim, "ncclCommGetAsyncError",
-                              ncclCommGetAsyncError(*comm, &async), *comm);
-      !s.ok()) {
-    return s;
-  }
-  return Finish(name, mesh_dim, "an earlier call, reported by ncclCommGetAsyncError", async,
-                *comm);
+  RESHARD_RETURN_IF_ERROR(Finish(name, dims, "ncclCommGetAsyncError",
+                                 ncclCommGetAsyncError(*comm, &async), *comm));
+  return Finish(name, dims, "an earlier call, reported by ncclCommGetAsyncError", async, *comm);
 }
 
-absl::Status NcclCommunicator::Finish(absl::string_view name, int mesh_dim,
+absl::Status NcclCommunicator::Finish(absl::string_view name, MeshDimSet dims,
                                       absl::string_view nccl_call, int result, ncclComm_t comm) {
   absl::Status s =
       FromNccl(static_cast<ncclResult_t>(result), comm,
-               absl::StrFormat("%s on mesh dim %d (%s, group of %d)", name, mesh_dim, nccl_call,
-                               mesh_.size(mesh_dim)));
+               absl::StrFormat("%s on %s (%s, group of %d)", name, DescribeGroup(dims), nccl_call,
+                               mesh_.GroupSize(dims)));
   if (!s.ok()) broken_ = std::string(s.message());
   return s;
 }
 
-absl::Status NcclCommunicator::CopyLocal(absl::string_view name, int mesh_dim, void* dst,
+absl::Status NcclCommunicator::CopyLocal(absl::string_view name, MeshDimSet dims, void* dst,
                                          const void* src, int64_t bytes) {
   if (bytes == 0 || dst == src) return absl::OkStatus();
   return FromCuda(
       cudaMemcpyAsync(dst, src, static_cast<size_t>(bytes), cudaMemcpyDeviceToDevice, stream()),
-      absl::StrFormat("%s on mesh dim %d (group of one: local cudaMemcpyAsync)", name,
-                      mesh_dim));
+      absl::StrFormat("%s on %s (group of one: local cudaMemcpyAsync)", name,
+                      DescribeGroup(dims)));
 }
 
-absl::Status NcclCommunicator::AllGather(int mesh_dim, const void* send, void* recv,
+absl::Status NcclCommunicator::AllGather(MeshDimSet group, const void* send, void* recv,
                                          int64_t count, DType dtype) {
   constexpr absl::string_view kName = "all_gather";
   ncclComm_t comm = nullptr;
-  if (absl::Status s = Begin(kName, mesh_dim, count, dtype, /*reduces=*/false, &comm); !s.ok()) {
+  if (absl::Status s = Begin(kName, group, count, dtype, /*reduces=*/false, &comm); !s.ok()) {
     return s;
   }
-  if (comm == nullptr) return CopyLocal(kName, mesh_dim, recv, send, count * ItemSize(dtype));
+  if (comm == nullptr) return CopyLocal(kName, group, recv, send, count * ItemSize(dtype));
   if (count == 0) return absl::OkStatus();
   const NcclBuffer buffer = NcclMoveBuffer(dtype, count);
-  return Finish(kName, mesh_dim, "ncclAllGather",
+  return Finish(kName, group, "ncclAllGather",
                 ncclAllGather(send, recv, static_cast<size_t>(buffer.count), ToNccl(buffer.type),
                               comm, stream()),
                 comm);
 }
 
-absl::Status NcclCommunicator::ReduceScatter(int mesh_dim, void* send, void* recv,
+absl::Status NcclCommunicator::ReduceScatter(MeshDimSet group, void* send, void* recv,
                                              int64_t count, DType dtype, ReduceOp op) {
   constexpr absl::string_view kName = "reduce_scatter";
   ncclComm_t comm = nullptr;
-  if (absl::Status s = Begin(kName, mesh_dim, count, dtype, /*reduces=*/true, &comm); !s.ok()) {
+  if (absl::Status s = Begin(kName, group, count, dtype, /*reduces=*/true, &comm); !s.ok()) {
     return s;
   }
   // Checked even for a group of one, so that what works does not depend on
   // the mesh's sizes.
-  absl::StatusOr<NcclType> type = NcclReduceType(dtype, kName, mesh_dim);
+  absl::StatusOr<NcclType> type = NcclReduceType(dtype, kName, group);
   if (!type.ok()) return type.status();
-  if (comm == nullptr) return CopyLocal(kName, mesh_dim, recv, send, count * ItemSize(dtype));
+  if (comm == nullptr) return CopyLocal(kName, group, recv, send, count * ItemSize(dtype));
   if (count == 0) return absl::OkStatus();
-  return Finish(kName, mesh_dim, "ncclReduceScatter",
+  return Finish(kName, group, "ncclReduceScatter",
                 ncclReduceScatter(send, recv, static_cast<size_t>(count), ToNccl(*type),
                                   ToNccl(NcclReduceOpFor(op)), comm, stream()),
                 comm);
 }
 
-absl::Status NcclCommunicator::AllReduce(int mesh_dim, void* buf, int64_t count, DType dtype,
+absl::Status NcclCommunicator::AllReduce(MeshDimSet group, void* buf, int64_t count, DType dtype,
                                          ReduceOp op) {
   constexpr absl::string_view kName = "all_reduce";
   ncclComm_t comm = nullptr;
-  if (absl::Status s = Begin(kName, mesh_dim, count, dtype, /*reduces=*/true, &comm); !s.ok()) {
+  if (absl::Status s = Begin(kName, group, count, dtype, /*reduces=*/true, &comm); !s.ok()) {
     return s;
   }
-  absl::StatusOr<NcclType> type = NcclReduceType(dtype, kName, mesh_dim);
+  absl::StatusOr<NcclType> type = NcclReduceType(dtype, kName, group);
   if (!type.ok()) return type.status();
   // A group of one already holds the result (avg over one is the value).
   if (comm == nullptr || count == 0) return absl::OkStatus();
-  return Finish(kName, mesh_dim, "ncclAllReduce",
+  return Finish(kName, group, "ncclAllReduce",
                 ncclAllReduce(buf, buf, static_cast<size_t>(count), ToNccl(*type),
                               ToNccl(NcclReduceOpFor(op)), comm, stream()),
                 comm);
 }
 
-absl::Status NcclCommunicator::AllToAll(int mesh_dim, const void* send, void* recv,
+absl::Status NcclCommunicator::AllToAll(MeshDimSet group, const void* send, void* recv,
                                         int64_t count, DType dtype) {
   constexpr absl::string_view kName = "all_to_all";
   ncclComm_t comm = nullptr;
-  if (absl::Status s = Begin(kName, mesh_dim, count, dtype, /*reduces=*/false, &comm); !s.ok()) {
+  if (absl::Status s = Begin(kName, group, count, dtype, /*reduces=*/false, &comm); !s.ok()) {
     return s;
   }
   const int64_t chunk_bytes = count * ItemSize(dtype);
-  if (comm == nullptr) return CopyLocal(kName, mesh_dim, recv, send, chunk_bytes);
+  if (comm == nullptr) return CopyLocal(kName, group, recv, send, chunk_bytes);
   if (count == 0) return absl::OkStatus();
   const NcclBuffer buffer = NcclMoveBuffer(dtype, count);
-  const int n = static_cast<int>(mesh_.size(mesh_dim));
+  const int n = static_cast<int>(mesh_.GroupSize(group));
   const char* s = static_cast<const char*>(send);
   char* r = static_cast<char*>(recv);
   // Chunk j goes to and comes from group member j (NCCL's documented
   // all-to-all pattern, self included). The group must be closed even after
   // a failed ncclSend/ncclRecv, so the first error is kept until then.
   ncclResult_t result = ncclGroupStart();
-  if (result != ncclSuccess) return Finish(kName, mesh_dim, "ncclGroupStart", result, comm);
+  if (result != ncclSuccess) return Finish(kName, group, "ncclGroupStart", result, comm);
   absl::string_view failed_call;
   for (int j = 0; j < n; ++j) {
     result = ncclSend(s + j * chunk_bytes, static_cast<size_t>(buffer.count), ToNccl(buffer.type),
@@ -285,8 +298,8 @@ absl::Status NcclCommunicator::AllToAll(int mesh_dim, const void* send, void* re
     }
   }
   const ncclResult_t end = ncclGroupEnd();
-  if (result != ncclSuccess) return Finish(kName, mesh_dim, failed_call, result, comm);
-  return Finish(kName, mesh_dim, "ncclGroupEnd after ncclSend/ncclRecv", end, comm);
+  if (result != ncclSuccess) return Finish(kName, group, failed_call, result, comm);
+  return Finish(kName, group, "ncclGroupEnd after ncclSend/ncclRecv", end, comm);
 }
 
 }  // namespace reshard

@@ -1,4 +1,4 @@
-#include "collectives/verify.h"
+#include "collectives/verify/verify.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,10 +14,10 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/status_macros.h"
-#include "collectives/faulty_communicator.h"
-#include "collectives/host_math.h"
-#include "collectives/shard_util.h"
-#include "collectives/thread_ranks.h"
+#include "collectives/gloo/thread_ranks.h"
+#include "collectives/tensor/host_math.h"
+#include "collectives/verify/faulty_communicator.h"
+#include "collectives/verify/shard_util.h"
 #include "mesh/device_mesh.h"
 #include "planner/chunk.h"
 #include "planner/notation.h"

@@ -6,8 +6,8 @@
 //
 // The enums mirror nccl.h and driver_types.h by value; nccl_communicator.cc
 // and cuda_copy_engine.cc static_assert that they agree with the real headers.
-#ifndef RESHARD_COLLECTIVES_NCCL_LAYOUT_H_
-#define RESHARD_COLLECTIVES_NCCL_LAYOUT_H_
+#ifndef RESHARD_COLLECTIVES_NCCL_NCCL_LAYOUT_H_
+#define RESHARD_COLLECTIVES_NCCL_NCCL_LAYOUT_H_
 
 #include <cstdint>
 #include <vector>
@@ -16,29 +16,31 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "mesh/device_mesh.h"
+#include "mesh/mesh_dim_set.h"
 #include "planner/dtype.h"
 #include "planner/placement.h"
 
 namespace reshard {
 
-// One rank's ncclCommSplit arguments for the group along one mesh dim.
-//   color: the linear rank of the rank's coordinate with that dim zeroed,
-//          i.e. the group's first member; the same for exactly the members of
-//          mesh.GroupAlong(dim, rank).
-//   key:   the rank's coordinate on that dim, so the rank in the split
-//          communicator is the index in GroupAlong (the chunk order of
+// One rank's ncclCommSplit arguments for the group of a set of mesh dims
+// (communicator.h: the flattened group, mesh.GroupOf(dims, rank)).
+//   color: the index of the rank's group among the groups of that set: the
+//          row-major rank of its coordinates outside the set, from 0 to
+//          num_ranks / size - 1; the same for exactly the group's members.
+//   key:   mesh.IndexInGroup(dims, rank), so the rank in the split
+//          communicator is the index in the group (the chunk order of
 //          communicator.h).
-//   size:  mesh.size(dim); a group of one is never split (it never
-//          communicates, spec §11), but every rank skips the same dims.
+//   size:  mesh.GroupSize(dims); a group of one is never split (it never
+//          communicates, spec §11), but every rank skips the same sets.
 struct NcclSplit {
   int color = 0;
   int key = 0;
   int size = 1;
 };
 
-// The split of every mesh dim for `rank`, in mesh-dim order. InvalidArgument
-// when `rank` is not in the mesh.
-absl::StatusOr<std::vector<NcclSplit>> NcclSplitLayout(const DeviceMesh& mesh, int64_t rank);
+// InvalidArgument when `rank` is not in the mesh or `dims` is empty or names
+// a mesh dim the mesh lacks.
+absl::StatusOr<NcclSplit> NcclSplitFor(const DeviceMesh& mesh, MeshDimSet dims, int64_t rank);
 
 // ncclDataType_t values.
 enum class NcclType : int {
@@ -70,8 +72,9 @@ NcclBuffer NcclMoveBuffer(DType dtype, int64_t count);
 
 // For the reductions (reduce_scatter, all_reduce): the dtype's own NCCL type.
 // NCCL has no 16-bit integer and reductions on bool are undefined, so i16 and
-// bool are Unimplemented, with a message naming `collective` and the mesh dim.
-absl::StatusOr<NcclType> NcclReduceType(DType dtype, absl::string_view collective, int mesh_dim);
+// bool are Unimplemented, with a message naming `collective` and the group.
+absl::StatusOr<NcclType> NcclReduceType(DType dtype, absl::string_view collective,
+                                        MeshDimSet group);
 
 // Every ReduceOp is native; avg is ncclAvg (NCCL >= 2.10): floating types
 // multiply by 1/n before summing, integers sum then divide rounding toward
@@ -123,4 +126,4 @@ absl::Status CudaStatus(int error, absl::string_view name, absl::string_view err
 
 }  // namespace reshard
 
-#endif  // RESHARD_COLLECTIVES_NCCL_LAYOUT_H_
+#endif  // RESHARD_COLLECTIVES_NCCL_NCCL_LAYOUT_H_

@@ -1,4 +1,4 @@
-#include "collectives/cuda_copy_plan.h"
+#include "collectives/nccl/cuda_copy_plan.h"
 
 namespace reshard {
 

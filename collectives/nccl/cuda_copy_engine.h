@@ -6,15 +6,15 @@
 //
 // Built only with --config=cuda (collectives/BUILD.bazel). Compiled and
 // linked here, never run on a GPU yet.
-#ifndef RESHARD_COLLECTIVES_CUDA_COPY_ENGINE_H_
-#define RESHARD_COLLECTIVES_CUDA_COPY_ENGINE_H_
+#ifndef RESHARD_COLLECTIVES_NCCL_CUDA_COPY_ENGINE_H_
+#define RESHARD_COLLECTIVES_NCCL_CUDA_COPY_ENGINE_H_
 
 #include <cstdint>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "collectives/local_tensor.h"
+#include "collectives/tensor/local_tensor.h"
 #include "planner/dtype.h"
 
 // As in CUDA's driver_types.h, so that this header needs no CUDA include.
@@ -50,4 +50,4 @@ class CudaCopyEngine final : public CopyEngine {
 
 }  // namespace reshard
 
-#endif  // RESHARD_COLLECTIVES_CUDA_COPY_ENGINE_H_
+#endif  // RESHARD_COLLECTIVES_NCCL_CUDA_COPY_ENGINE_H_

@@ -1,32 +1,35 @@
-#include "collectives/nccl_layout.h"
+#include "collectives/nccl/nccl_layout.h"
 
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "collectives/communicator.h"
 
 namespace reshard {
 
-absl::StatusOr<std::vector<NcclSplit>> NcclSplitLayout(const DeviceMesh& mesh, int64_t rank) {
+absl::StatusOr<NcclSplit> NcclSplitFor(const DeviceMesh& mesh, MeshDimSet dims, int64_t rank) {
   if (rank < 0 || rank >= mesh.num_ranks()) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "nccl: rank %d is not in mesh %s (ranks 0..%d)", rank, mesh.ToString(),
         mesh.num_ranks() - 1));
   }
+  if (dims.empty() || (dims.bits() >> mesh.ndim()) != 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "nccl: mesh dims %s are not a non-empty set of the %d dims of mesh %s", dims.ToString(),
+        mesh.ndim(), mesh.ToString()));
+  }
   // DeviceMesh caps the rank count at 2^24, so colors and keys fit NCCL's int.
   const std::vector<int64_t> coordinate = mesh.Coordinate(rank);
-  std::vector<NcclSplit> splits;
-  splits.reserve(mesh.ndim());
+  int64_t color = 0;
   for (int dim = 0; dim < mesh.ndim(); ++dim) {
-    std::vector<int64_t> first = coordinate;
-    first[dim] = 0;
-    NcclSplit split;
-    split.color = static_cast<int>(mesh.Rank(first));
-    split.key = static_cast<int>(coordinate[dim]);
-    split.size = static_cast<int>(mesh.size(dim));
-    splits.push_back(split);
+    if (!dims.Contains(dim)) color = color * mesh.size(dim) + coordinate[dim];
   }
-  return splits;
+  NcclSplit split;
+  split.color = static_cast<int>(color);
+  split.key = static_cast<int>(mesh.IndexInGroup(dims, rank));
+  split.size = static_cast<int>(mesh.GroupSize(dims));
+  return split;
 }
 
 NcclBuffer NcclMoveBuffer(DType dtype, int64_t count) {
@@ -48,16 +51,16 @@ NcclBuffer NcclMoveBuffer(DType dtype, int64_t count) {
 }
 
 absl::StatusOr<NcclType> NcclReduceType(DType dtype, absl::string_view collective,
-                                        int mesh_dim) {
+                                        MeshDimSet group) {
   switch (dtype) {
     case DType::kI16:
       return absl::UnimplementedError(absl::StrFormat(
-          "%s on mesh dim %d: NCCL has no 16-bit integer type, so i16 cannot be reduced on the "
-          "nccl backend (use i32, or the gloo backend)",
-          collective, mesh_dim));
+          "%s on %s: NCCL has no 16-bit integer type, so i16 cannot be reduced on the nccl "
+          "backend (use i32, or the gloo backend)",
+          collective, DescribeGroup(group)));
     case DType::kBool:
       return absl::UnimplementedError(absl::StrFormat(
-          "%s on mesh dim %d: reductions on bool are not supported", collective, mesh_dim));
+          "%s on %s: reductions on bool are not supported", collective, DescribeGroup(group)));
     default:
       return NcclMoveBuffer(dtype, 0).type;
   }

@@ -1,48 +1,52 @@
 // GlooCommunicator: the Communicator (communicator.h) for host memory on
-// Gloo's TCP transport, with one Gloo context per mesh-dim group.
+// Gloo's TCP transport, with one Gloo context per group of mesh dims.
 //
-// Ranks find each other through a rendezvous store shared by all of them:
+// Ranks find each other through a rendezvous Store (collectives/store.h)
+// shared by all of them, e.g. (collectives/stores/):
 //   * ranks as threads of one process: NewInProcessStore(), one store object
 //     shared by every thread;
 //   * ranks as processes (or hosts with a shared filesystem):
 //     NewFileStore(dir) in each process, on the same empty directory.
 //
-//   std::shared_ptr<gloo::rendezvous::Store> store = NewInProcessStore();
+//   std::shared_ptr<Store> store = NewInProcessStore();
 //   // in each rank's thread:
 //   absl::StatusOr<std::unique_ptr<GlooCommunicator>> comm =
 //       GlooCommunicator::Connect(mesh, rank, store, GlooOptions());
 //
 // Connect is collective: every rank of the mesh must call it with the same
-// mesh, store and options.prefix. It returns once every member of this
-// rank's groups has connected all of its groups. The timeout bounds the rendezvous and every
-// collective, so a rank that dies or stalls makes the others fail with
-// DeadlineExceeded/Unavailable rather than hang. After a failed collective
-// the communicator is broken (FailedPrecondition on every later call): Gloo
-// gives no way to resynchronise a group after an error.
+// mesh, store and options.prefix. It connects the group along each mesh dim
+// and returns once every member of this rank's groups has connected all of
+// its groups. The group of a set of several mesh dims is connected on its
+// first collective, through the same store (kept until the communicator
+// goes), and that first call returns once every member has connected it.
+// The timeout bounds each rendezvous and every collective, so a rank that
+// dies or stalls makes the others fail with DeadlineExceeded/Unavailable
+// rather than hang. After a failed collective or rendezvous the communicator
+// is broken (FailedPrecondition on every later call): Gloo gives no way to
+// resynchronise a group after an error.
 //
 // Gloo's own algorithms do the work: allgather, allreduce (ring), alltoall.
 // ReduceScatter is an allreduce plus taking this rank's chunk, which Gloo's
 // new-style API lacks; it moves about twice the bytes of a dedicated
 // reduce-scatter. f16/bf16 reductions compute each pairwise step in f32.
-#ifndef RESHARD_COLLECTIVES_GLOO_COMMUNICATOR_H_
-#define RESHARD_COLLECTIVES_GLOO_COMMUNICATOR_H_
+#ifndef RESHARD_COLLECTIVES_GLOO_GLOO_COMMUNICATOR_H_
+#define RESHARD_COLLECTIVES_GLOO_GLOO_COMMUNICATOR_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "collectives/communicator.h"
-#include "collectives/local_tensor.h"
+#include "collectives/store.h"
+#include "collectives/tensor/local_tensor.h"
 #include "mesh/device_mesh.h"
+#include "mesh/mesh_dim_set.h"
 
 namespace gloo {
 class Context;
-namespace rendezvous {
-class Store;
-}  // namespace rendezvous
 namespace transport {
 class Device;
 }  // namespace transport
@@ -53,16 +57,11 @@ namespace reshard {
 struct GlooOptions {
   // Address every rank listens on; loopback for one machine.
   std::string hostname = "127.0.0.1";
-  // Bounds the rendezvous and each collective.
+  // Bounds each rendezvous and each collective.
   absl::Duration timeout = absl::Seconds(30);
   // Key prefix in the store, so that several communicators can share one.
   std::string prefix = "reshard";
 };
-
-// A thread-safe store in memory for ranks that are threads of one process.
-std::shared_ptr<gloo::rendezvous::Store> NewInProcessStore();
-// A store in directory `dir` (which must exist) for ranks that are processes.
-std::shared_ptr<gloo::rendezvous::Store> NewFileStore(const std::string& dir);
 
 class GlooCommunicator final : public Communicator {
  public:
@@ -75,7 +74,7 @@ class GlooCommunicator final : public Communicator {
   // instead of failing the collective with an error. A process that installs
   // its own SIGPIPE handler keeps it.
   static absl::StatusOr<std::unique_ptr<GlooCommunicator>> Connect(
-      const DeviceMesh& mesh, int64_t rank, std::shared_ptr<gloo::rendezvous::Store> store,
+      const DeviceMesh& mesh, int64_t rank, std::shared_ptr<Store> store,
       const GlooOptions& options);
 
   ~GlooCommunicator() override;
@@ -88,13 +87,13 @@ class GlooCommunicator final : public Communicator {
   CopyEngine& copy_engine() override { return engine_; }
   absl::string_view backend_name() const override { return "gloo"; }
 
-  absl::Status AllGather(int mesh_dim, const void* send, void* recv, int64_t count,
+  absl::Status AllGather(MeshDimSet group, const void* send, void* recv, int64_t count,
                          DType dtype) override;
-  absl::Status ReduceScatter(int mesh_dim, void* send, void* recv, int64_t count,
+  absl::Status ReduceScatter(MeshDimSet group, void* send, void* recv, int64_t count,
                              DType dtype, ReduceOp op) override;
-  absl::Status AllReduce(int mesh_dim, void* buf, int64_t count, DType dtype,
+  absl::Status AllReduce(MeshDimSet group, void* buf, int64_t count, DType dtype,
                          ReduceOp op) override;
-  absl::Status AllToAll(int mesh_dim, const void* send, void* recv, int64_t count,
+  absl::Status AllToAll(MeshDimSet group, const void* send, void* recv, int64_t count,
                         DType dtype) override;
 
   // Closes every connection, as if this rank had died: peers blocked in or
@@ -102,9 +101,9 @@ class GlooCommunicator final : public Communicator {
   // is broken from now on. For fault tests.
   void Abort();
 
-  // The Gloo context of the group along `mesh_dim` (null for a size-1 dim),
-  // for benchmarks that compare with raw Gloo calls.
-  std::shared_ptr<gloo::Context> group_context(int mesh_dim) const;
+  // The Gloo context of `group`, for benchmarks that compare with raw Gloo
+  // calls; null for a group of one or one not connected yet.
+  std::shared_ptr<gloo::Context> group_context(MeshDimSet group) const;
 
  private:
   struct Group {
@@ -112,27 +111,39 @@ class GlooCommunicator final : public Communicator {
     uint32_t next_tag = 0;                   // same sequence on every member
   };
 
-  GlooCommunicator(DeviceMesh mesh, int64_t rank, absl::Duration timeout)
-      : mesh_(std::move(mesh)), rank_(rank), timeout_(timeout) {}
+  GlooCommunicator(DeviceMesh mesh, int64_t rank, std::shared_ptr<Store> store,
+                   GlooOptions options)
+      : mesh_(std::move(mesh)),
+        rank_(rank),
+        store_(std::move(store)),
+        options_(std::move(options)) {}
 
-  // Validation shared by the four collectives; sets *group (null when the
-  // group has one member and nothing needs to move).
-  absl::Status Begin(absl::string_view name, int mesh_dim, int64_t count, DType dtype,
-                     bool reduces, Group** group);
+  // Rendezvous of `dims`'s group through the store (a group of one needs
+  // none); records the group on success.
+  absl::Status ConnectGroup(MeshDimSet dims);
+  // A barrier on `dims`'s group: every member has connected it (and, in
+  // Connect, all of its own groups along single mesh dims).
+  absl::Status AwaitGroup(MeshDimSet dims);
+  // Validation shared by the four collectives; connects the group on its
+  // first use. Returns null when the group has one member or nothing needs
+  // to move.
+  absl::StatusOr<Group*> Begin(absl::string_view name, MeshDimSet dims, int64_t count,
+                               DType dtype, bool reduces);
   // Runs `body`, turning Gloo's exceptions into a Status and breaking the
   // communicator on failure.
   template <typename F>
-  absl::Status Guard(absl::string_view name, int mesh_dim, F&& body);
+  absl::Status Guard(absl::string_view name, MeshDimSet dims, F&& body);
 
   DeviceMesh mesh_;
   int64_t rank_;
-  absl::Duration timeout_;
+  std::shared_ptr<Store> store_;
+  GlooOptions options_;
   HostCopyEngine engine_;
   std::shared_ptr<gloo::transport::Device> device_;
-  std::vector<Group> groups_;  // one per mesh dim
-  std::string broken_;         // why the communicator is unusable; empty when fine
+  std::map<MeshDimSet, Group> groups_;  // the groups connected so far
+  std::string broken_;                  // why the communicator is unusable; empty when fine
 };
 
 }  // namespace reshard
 
-#endif  // RESHARD_COLLECTIVES_GLOO_COMMUNICATOR_H_
+#endif  // RESHARD_COLLECTIVES_GLOO_GLOO_COMMUNICATOR_H_

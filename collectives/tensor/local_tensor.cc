@@ -1,4 +1,4 @@
-#include "collectives/local_tensor.h"
+#include "collectives/tensor/local_tensor.h"
 
 #include <algorithm>
 #include <cstdlib>

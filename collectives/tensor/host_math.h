@@ -4,8 +4,8 @@
 //
 // Reductions of f16/bf16 compute in f32 and round once per pairwise step.
 // Integer sums and products wrap (two's complement), as on every engine.
-#ifndef RESHARD_COLLECTIVES_HOST_MATH_H_
-#define RESHARD_COLLECTIVES_HOST_MATH_H_
+#ifndef RESHARD_COLLECTIVES_TENSOR_HOST_MATH_H_
+#define RESHARD_COLLECTIVES_TENSOR_HOST_MATH_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -37,4 +37,4 @@ void StoreFromDouble(double v, void* data, int64_t i, DType dtype);
 
 }  // namespace reshard
 
-#endif  // RESHARD_COLLECTIVES_HOST_MATH_H_
+#endif  // RESHARD_COLLECTIVES_TENSOR_HOST_MATH_H_

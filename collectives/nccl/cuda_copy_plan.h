@@ -7,13 +7,13 @@
 // maximum (cudaDevAttrMaxPitch, about 2 GiB), which cudaMemcpy2DAsync rejects:
 // then it is one cudaMemcpyAsync per row (few rows, since each is that far
 // apart). Fills are the same with cudaMemsetAsync/cudaMemset2DAsync.
-#ifndef RESHARD_COLLECTIVES_CUDA_COPY_PLAN_H_
-#define RESHARD_COLLECTIVES_CUDA_COPY_PLAN_H_
+#ifndef RESHARD_COLLECTIVES_NCCL_CUDA_COPY_PLAN_H_
+#define RESHARD_COLLECTIVES_NCCL_CUDA_COPY_PLAN_H_
 
 #include <cstdint>
 #include <vector>
 
-#include "collectives/local_tensor.h"
+#include "collectives/tensor/local_tensor.h"
 
 namespace reshard {
 
@@ -50,4 +50,4 @@ std::vector<CudaFillCall> PlanCudaFill(const Fill2D& fill, int64_t max_pitch);
 
 }  // namespace reshard
 
-#endif  // RESHARD_COLLECTIVES_CUDA_COPY_PLAN_H_
+#endif  // RESHARD_COLLECTIVES_NCCL_CUDA_COPY_PLAN_H_

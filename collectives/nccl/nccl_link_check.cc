@@ -9,8 +9,8 @@
 #ifdef RESHARD_CUDA
 #include <nccl.h>
 
-#include "collectives/cuda_copy_engine.h"
-#include "collectives/nccl_communicator.h"
+#include "collectives/nccl/cuda_copy_engine.h"
+#include "collectives/nccl/nccl_communicator.h"
 
 int main() {
   // volatile: the references must survive optimisation.

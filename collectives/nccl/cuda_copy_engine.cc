@@ -1,12 +1,12 @@
-#include "collectives/cuda_copy_engine.h"
+#include "collectives/nccl/cuda_copy_engine.h"
 
 #include <cuda_runtime_api.h>
 
 #include <utility>
 
 #include "absl/strings/str_format.h"
-#include "collectives/cuda_copy_plan.h"
-#include "collectives/nccl_layout.h"
+#include "collectives/nccl/cuda_copy_plan.h"
+#include "collectives/nccl/nccl_layout.h"
 
 namespace reshard {
 

@@ -22,15 +22,15 @@
 // truncation. With TestTensor's small integers every such reduction is exact
 // in every dtype, so results can be compared exactly (or to a tight
 // tolerance where a float avg divides by 3).
-#ifndef RESHARD_COLLECTIVES_SHARD_UTIL_H_
-#define RESHARD_COLLECTIVES_SHARD_UTIL_H_
+#ifndef RESHARD_COLLECTIVES_VERIFY_SHARD_UTIL_H_
+#define RESHARD_COLLECTIVES_VERIFY_SHARD_UTIL_H_
 
 #include <cstdint>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "collectives/local_tensor.h"
+#include "collectives/tensor/local_tensor.h"
 #include "planner/dist_spec.h"
 
 namespace reshard {
@@ -74,4 +74,4 @@ absl::StatusOr<int64_t> FirstMismatch(const LocalTensor& a, const LocalTensor& b
 
 }  // namespace reshard
 
-#endif  // RESHARD_COLLECTIVES_SHARD_UTIL_H_
+#endif  // RESHARD_COLLECTIVES_VERIFY_SHARD_UTIL_H_

@@ -1,14 +1,14 @@
 // How the ranks of an NCCL communicator agree on its unique id: rank 0 makes
-// it (ncclGetUniqueId) and publishes it in the same rendezvous store the Gloo
-// backend uses (gloo_communicator.h: NewInProcessStore, NewFileStore); every
-// other rank waits for it. GPU-free (the caller passes the id maker), so the
+// it (ncclGetUniqueId) and publishes it in a rendezvous Store
+// (collectives/store.h; collectives/stores/ has in-process and file stores);
+// every other rank waits for it. GPU-free (the caller passes the id maker), so the
 // default build tests it.
 //
 //   absl::StatusOr<std::vector<char>> id = ShareFromRankZero(
 //       *store, "reshard/nccl_unique_id", rank, absl::Seconds(30),
 //       [] { return MakeUniqueIdBytes(); });  // called on rank 0 only
-#ifndef RESHARD_COLLECTIVES_NCCL_BOOTSTRAP_H_
-#define RESHARD_COLLECTIVES_NCCL_BOOTSTRAP_H_
+#ifndef RESHARD_COLLECTIVES_NCCL_NCCL_BOOTSTRAP_H_
+#define RESHARD_COLLECTIVES_NCCL_NCCL_BOOTSTRAP_H_
 
 #include <cstdint>
 #include <functional>
@@ -17,12 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-
-namespace gloo {
-namespace rendezvous {
-class Store;
-}  // namespace rendezvous
-}  // namespace gloo
+#include "collectives/store.h"
 
 namespace reshard {
 
@@ -33,9 +28,9 @@ namespace reshard {
 // key prefix). DeadlineExceeded when rank 0 does not publish in time,
 // Unavailable for another store failure, and make's own error on rank 0.
 absl::StatusOr<std::vector<char>> ShareFromRankZero(
-    gloo::rendezvous::Store& store, const std::string& key, int64_t rank, absl::Duration timeout,
+    Store& store, const std::string& key, int64_t rank, absl::Duration timeout,
     const std::function<absl::StatusOr<std::vector<char>>()>& make);
 
 }  // namespace reshard
 
-#endif  // RESHARD_COLLECTIVES_NCCL_BOOTSTRAP_H_
+#endif  // RESHARD_COLLECTIVES_NCCL_NCCL_BOOTSTRAP_H_

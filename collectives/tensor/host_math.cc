@@ -1,4 +1,4 @@
-#include "collectives/host_math.h"
+#include "collectives/tensor/host_math.h"
 
 #include <algorithm>
 #include <cmath>

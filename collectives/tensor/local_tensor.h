@@ -14,8 +14,8 @@
 //   LocalTensor t = LocalTensor::Zeros(DType::kF32, {5, 3});
 //   absl::StatusOr<LocalTensor> top = TakeSlab(engine, t, /*dim=*/0, /*begin=*/0, /*length=*/2);
 //   absl::StatusOr<LocalTensor> padded = Resize(engine, t, /*dim=*/0, /*new_length=*/8);  // zero-filled
-#ifndef RESHARD_COLLECTIVES_LOCAL_TENSOR_H_
-#define RESHARD_COLLECTIVES_LOCAL_TENSOR_H_
+#ifndef RESHARD_COLLECTIVES_TENSOR_LOCAL_TENSOR_H_
+#define RESHARD_COLLECTIVES_TENSOR_LOCAL_TENSOR_H_
 
 #include <cstdint>
 #include <functional>
@@ -196,4 +196,4 @@ absl::Status ZeroSlab(CopyEngine& engine, LocalTensor& t, int dim, int64_t begin
 
 }  // namespace reshard
 
-#endif  // RESHARD_COLLECTIVES_LOCAL_TENSOR_H_
+#endif  // RESHARD_COLLECTIVES_TENSOR_LOCAL_TENSOR_H_

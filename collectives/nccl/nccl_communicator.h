@@ -8,23 +8,27 @@
 //
 // Build (what scripts/test runs for the CUDA step; needs /usr/local/cuda):
 //   bazel build --config=cuda //...
-// which builds //collectives:nccl_communicator and the link check
-// //collectives:nccl_link_check (a binary that is linked, not run). Without
-// --config=cuda these targets build to nothing (collectives/BUILD.bazel).
+// which builds //collectives/nccl:nccl_communicator and the link check
+// //collectives/nccl:nccl_link_check (a binary that is linked, not run). Without
+// --config=cuda these targets build to nothing (collectives/nccl/BUILD.bazel).
 //
 // One rank of a DeviceMesh per process or thread, each with its own GPU:
 //   1. rank 0 makes an NCCL unique id and publishes it in the rendezvous
-//      store the Gloo backend uses (gloo_communicator.h: NewInProcessStore,
+//      Store (collectives/store.h; e.g. collectives/stores/ NewInProcessStore,
 //      NewFileStore); the others wait for it (nccl_bootstrap.h);
 //   2. every rank joins the world communicator (ncclCommInitRank);
 //   3. for every mesh dim of size > 1, ncclCommSplit makes the group along it
-//      (colors and keys from NcclSplitLayout, nccl_layout.h: the rank in the
-//      group is the coordinate on that dim); the world communicator is then
-//      released. Size-1 dims get no communicator and never communicate.
+//      (colors and keys from NcclSplitFor, nccl_layout.h: the rank in the
+//      group is its index in DeviceMesh::GroupOf). The group of a set of
+//      several mesh dims is split from the world on its first collective, so
+//      the world communicator is kept; since ncclCommSplit is collective over
+//      the world, every rank of the mesh must make its first call on a set
+//      in the same order (the executor does: every rank runs every step).
+//      Groups of one get no communicator and never communicate.
 //
 //   cudaSetDevice(local_gpu);
 //   cudaStream_t stream;  cudaStreamCreate(&stream);
-//   std::shared_ptr<gloo::rendezvous::Store> store = NewFileStore(dir);
+//   std::shared_ptr<Store> store = NewFileStore(dir);
 //   absl::StatusOr<std::unique_ptr<NcclCommunicator>> comm =
 //       NcclCommunicator::Connect(mesh, rank, *store, stream, NcclOptions());
 //
@@ -33,7 +37,7 @@
 // ready when the stream says so (cudaStreamSynchronize or an event). Errors
 // found at enqueue time, and asynchronous errors of earlier calls
 // (ncclCommGetAsyncError), come back as absl::Status naming the collective and
-// mesh dim; after one the communicator is broken (FailedPrecondition on every
+// the group; after one the communicator is broken (FailedPrecondition on every
 // later call) and its destructor aborts its NCCL communicators instead of
 // finalising them. Mapping: all_gather = ncclAllGather, reduce_scatter =
 // ncclReduceScatter, all_reduce = ncclAllReduce, all_to_all = ncclSend/ncclRecv
@@ -43,10 +47,11 @@
 // Unlike Gloo there is no timeout after the unique-id exchange: NCCL's
 // blocking init, split and collectives wait for every peer. Not thread-safe:
 // one thread drives one communicator.
-#ifndef RESHARD_COLLECTIVES_NCCL_COMMUNICATOR_H_
-#define RESHARD_COLLECTIVES_NCCL_COMMUNICATOR_H_
+#ifndef RESHARD_COLLECTIVES_NCCL_NCCL_COMMUNICATOR_H_
+#define RESHARD_COLLECTIVES_NCCL_NCCL_COMMUNICATOR_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -57,19 +62,15 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "collectives/communicator.h"
-#include "collectives/cuda_copy_engine.h"
+#include "collectives/nccl/cuda_copy_engine.h"
+#include "collectives/store.h"
 #include "mesh/device_mesh.h"
+#include "mesh/mesh_dim_set.h"
 #include "planner/dtype.h"
 #include "planner/placement.h"
 
 // As in nccl.h, so that this header needs no NCCL include.
 typedef struct ncclComm* ncclComm_t;
-
-namespace gloo {
-namespace rendezvous {
-class Store;
-}  // namespace rendezvous
-}  // namespace gloo
 
 namespace reshard {
 
@@ -92,7 +93,7 @@ class NcclCommunicator final : public Communicator {
   // in time; NCCL/CUDA failures as in nccl_layout.h.
   static absl::StatusOr<std::unique_ptr<NcclCommunicator>> Connect(const DeviceMesh& mesh,
                                                                    int64_t rank,
-                                                                   gloo::rendezvous::Store& store,
+                                                                   Store& store,
                                                                    cudaStream_t stream,
                                                                    const NcclOptions& options);
 
@@ -107,43 +108,49 @@ class NcclCommunicator final : public Communicator {
   absl::string_view backend_name() const override { return "nccl"; }
   cudaStream_t stream() const { return engine_.stream(); }
 
-  absl::Status AllGather(int mesh_dim, const void* send, void* recv, int64_t count,
+  absl::Status AllGather(MeshDimSet group, const void* send, void* recv, int64_t count,
                          DType dtype) override;
-  absl::Status ReduceScatter(int mesh_dim, void* send, void* recv, int64_t count,
+  absl::Status ReduceScatter(MeshDimSet group, void* send, void* recv, int64_t count,
                              DType dtype, ReduceOp op) override;
-  absl::Status AllReduce(int mesh_dim, void* buf, int64_t count, DType dtype,
+  absl::Status AllReduce(MeshDimSet group, void* buf, int64_t count, DType dtype,
                          ReduceOp op) override;
-  absl::Status AllToAll(int mesh_dim, const void* send, void* recv, int64_t count,
+  absl::Status AllToAll(MeshDimSet group, const void* send, void* recv, int64_t count,
                         DType dtype) override;
 
-  // The NCCL communicator of the group along `mesh_dim` (null for a size-1
-  // dim), e.g. for benchmarks against raw NCCL calls.
-  ncclComm_t group_comm(int mesh_dim) const { return groups_[mesh_dim]; }
+  // The NCCL communicator of `group` (null for a group of one or one not
+  // split yet), e.g. for benchmarks against raw NCCL calls.
+  ncclComm_t group_comm(MeshDimSet group) const;
 
  private:
   NcclCommunicator(DeviceMesh mesh, int64_t rank, CudaCopyEngine engine)
       : mesh_(std::move(mesh)), rank_(rank), engine_(engine) {}
 
+  // Splits `dims`'s group from the world (collective over the world; a
+  // group of one needs no communicator) and records it; breaks the
+  // communicator on failure.
+  absl::Status SplitGroup(MeshDimSet dims);
   // Validation shared by the collectives: the communicator is usable, the
-  // arguments are valid, and no earlier call failed asynchronously. Sets
-  // *comm (null when the group has one member).
-  absl::Status Begin(absl::string_view name, int mesh_dim, int64_t count, DType dtype,
+  // arguments are valid, and no earlier call failed asynchronously. Splits
+  // the group on its first use. Sets *comm (null when the group has one
+  // member).
+  absl::Status Begin(absl::string_view name, MeshDimSet dims, int64_t count, DType dtype,
                      bool reduces, ncclComm_t* comm);
   // Turns an NCCL result into a Status naming the call; breaks the
   // communicator on failure.
-  absl::Status Finish(absl::string_view name, int mesh_dim, absl::string_view nccl_call,
+  absl::Status Finish(absl::string_view name, MeshDimSet dims, absl::string_view nccl_call,
                       int result, ncclComm_t comm);
   // The local copy a one-member group makes instead of communicating.
-  absl::Status CopyLocal(absl::string_view name, int mesh_dim, void* dst, const void* src,
+  absl::Status CopyLocal(absl::string_view name, MeshDimSet dims, void* dst, const void* src,
                          int64_t bytes);
 
   DeviceMesh mesh_;
   int64_t rank_;
   CudaCopyEngine engine_;
-  std::vector<ncclComm_t> groups_;  // one per mesh dim; null for size-1 dims
-  std::string broken_;              // why the communicator is unusable; empty when fine
+  ncclComm_t world_ = nullptr;                // null for a mesh of one rank
+  std::map<MeshDimSet, ncclComm_t> groups_;  // split so far; null for groups of one
+  std::string broken_;  // why the communicator is unusable; empty when fine
 };
 
 }  // namespace reshard
 
-#endif  // RESHARD_COLLECTIVES_NCCL_COMMUNICATOR_H_
+#endif  // RESHARD_COLLECTIVES_NCCL_NCCL_COMMUNICATOR_H_

@@ -18,8 +18,8 @@
 //   VerifyCase c = RandomCase(/*seed=*/7, /*max_ranks=*/8);
 //   CaseReport r = VerifyOnThreads(c, GlooOptions());
 //   if (r.outcome == Outcome::kFailed) std::cerr << c.CommandLine() << "\n" << r.detail;
-#ifndef RESHARD_COLLECTIVES_VERIFY_H_
-#define RESHARD_COLLECTIVES_VERIFY_H_
+#ifndef RESHARD_COLLECTIVES_VERIFY_VERIFY_H_
+#define RESHARD_COLLECTIVES_VERIFY_VERIFY_H_
 
 #include <array>
 #include <cstdint>
@@ -29,8 +29,8 @@
 #include "absl/status/statusor.h"
 #include "collectives/communicator.h"
 #include "collectives/executor.h"
-#include "collectives/gloo_communicator.h"
-#include "collectives/local_tensor.h"
+#include "collectives/gloo/gloo_communicator.h"
+#include "collectives/tensor/local_tensor.h"
 #include "planner/dist_spec.h"
 #include "planner/plan.h"
 #include "planner/planner.h"
@@ -121,4 +121,4 @@ absl::StatusOr<RankResult> ReadRankResult(const std::string& dir, int64_t rank,
 
 }  // namespace reshard
 
-#endif  // RESHARD_COLLECTIVES_VERIFY_H_
+#endif  // RESHARD_COLLECTIVES_VERIFY_VERIFY_H_

@@ -1,7 +1,7 @@
 // FaultyCommunicator: forwards to another Communicator until a chosen
 // collective call, where it simulates a rank that dies, so tests and
 // `reshard verify --kill-rank` can check that the other ranks fail with an
-// error naming the step and mesh dim instead of hanging.
+// error naming the step and group instead of hanging.
 //
 //   FaultyCommunicator faulty(*gloo, /*fail_at_call=*/1, [&] { gloo->Abort(); });
 //   Redistribute(t, src, dst, plan, faulty);  // Unavailable at the 2nd collective
@@ -10,8 +10,8 @@
 // AllReduce and AllToAll) it runs `on_fault` (e.g. closing the wrapped
 // communicator's connections, or _exit for a process) and returns Unavailable
 // without taking part; every later call fails the same way.
-#ifndef RESHARD_COLLECTIVES_FAULTY_COMMUNICATOR_H_
-#define RESHARD_COLLECTIVES_FAULTY_COMMUNICATOR_H_
+#ifndef RESHARD_COLLECTIVES_VERIFY_FAULTY_COMMUNICATOR_H_
+#define RESHARD_COLLECTIVES_VERIFY_FAULTY_COMMUNICATOR_H_
 
 #include <cstdint>
 #include <functional>
@@ -38,36 +38,36 @@ class FaultyCommunicator final : public Communicator {
   CopyEngine& copy_engine() override { return inner_->copy_engine(); }
   absl::string_view backend_name() const override { return inner_->backend_name(); }
 
-  absl::Status AllGather(int mesh_dim, const void* send, void* recv, int64_t count,
+  absl::Status AllGather(MeshDimSet group, const void* send, void* recv, int64_t count,
                          DType dtype) override {
-    if (absl::Status s = Tick("all_gather", mesh_dim); !s.ok()) return s;
-    return inner_->AllGather(mesh_dim, send, recv, count, dtype);
+    if (absl::Status s = Tick("all_gather", group); !s.ok()) return s;
+    return inner_->AllGather(group, send, recv, count, dtype);
   }
-  absl::Status ReduceScatter(int mesh_dim, void* send, void* recv, int64_t count,
+  absl::Status ReduceScatter(MeshDimSet group, void* send, void* recv, int64_t count,
                              DType dtype, ReduceOp op) override {
-    if (absl::Status s = Tick("reduce_scatter", mesh_dim); !s.ok()) return s;
-    return inner_->ReduceScatter(mesh_dim, send, recv, count, dtype, op);
+    if (absl::Status s = Tick("reduce_scatter", group); !s.ok()) return s;
+    return inner_->ReduceScatter(group, send, recv, count, dtype, op);
   }
-  absl::Status AllReduce(int mesh_dim, void* buf, int64_t count, DType dtype,
+  absl::Status AllReduce(MeshDimSet group, void* buf, int64_t count, DType dtype,
                          ReduceOp op) override {
-    if (absl::Status s = Tick("all_reduce", mesh_dim); !s.ok()) return s;
-    return inner_->AllReduce(mesh_dim, buf, count, dtype, op);
+    if (absl::Status s = Tick("all_reduce", group); !s.ok()) return s;
+    return inner_->AllReduce(group, buf, count, dtype, op);
   }
-  absl::Status AllToAll(int mesh_dim, const void* send, void* recv, int64_t count,
+  absl::Status AllToAll(MeshDimSet group, const void* send, void* recv, int64_t count,
                         DType dtype) override {
-    if (absl::Status s = Tick("all_to_all", mesh_dim); !s.ok()) return s;
-    return inner_->AllToAll(mesh_dim, send, recv, count, dtype);
+    if (absl::Status s = Tick("all_to_all", group); !s.ok()) return s;
+    return inner_->AllToAll(group, send, recv, count, dtype);
   }
 
   bool faulted() const { return calls_ > fail_at_call_; }
 
  private:
-  absl::Status Tick(absl::string_view name, int mesh_dim) {
+  absl::Status Tick(absl::string_view name, MeshDimSet group) {
     if (calls_++ == fail_at_call_ && on_fault_) on_fault_();
     if (calls_ <= fail_at_call_) return absl::OkStatus();
     return absl::UnavailableError(absl::StrFormat(
-        "%s on mesh dim %d: this rank was made to fail at collective call %d (fault injection)",
-        name, mesh_dim, fail_at_call_));
+        "%s on %s: this rank was made to fail at collective call %d (fault injection)", name,
+        DescribeGroup(group), fail_at_call_));
   }
 
   Communicator* inner_;
@@ -80,4 +80,4 @@ class FaultyCommunicator final : public Communicator {
 
 }  // namespace reshard
 
-#endif  // RESHARD_COLLECTIVES_FAULTY_COMMUNICATOR_H_
+#endif  // RESHARD_COLLECTIVES_VERIFY_FAULTY_COMMUNICATOR_H_

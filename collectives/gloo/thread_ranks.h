@@ -4,14 +4,14 @@
 //
 //   std::vector<absl::Status> results = RunRanksOnThreads(mesh, GlooOptions(),
 //       [&](GlooCommunicator& comm) { return Redistribute(...); });
-#ifndef RESHARD_COLLECTIVES_THREAD_RANKS_H_
-#define RESHARD_COLLECTIVES_THREAD_RANKS_H_
+#ifndef RESHARD_COLLECTIVES_GLOO_THREAD_RANKS_H_
+#define RESHARD_COLLECTIVES_GLOO_THREAD_RANKS_H_
 
 #include <functional>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "collectives/gloo_communicator.h"
+#include "collectives/gloo/gloo_communicator.h"
 #include "mesh/device_mesh.h"
 
 namespace reshard {
@@ -28,4 +28,4 @@ absl::Status FirstError(const std::vector<absl::Status>& statuses);
 
 }  // namespace reshard
 
-#endif  // RESHARD_COLLECTIVES_THREAD_RANKS_H_
+#endif  // RESHARD_COLLECTIVES_GLOO_THREAD_RANKS_H_
