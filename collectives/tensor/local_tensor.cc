@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
+#include "base/status_macros.h"
 
 namespace reshard {
 
@@ -96,7 +97,7 @@ absl::StatusOr<Copy2D> SlabCopy(absl::Span<const int64_t> src_shape,
     return absl::InvalidArgumentError(absl::StrFormat(
         "slab: source has %d dims, destination %d", src_shape.size(), dst_shape.size()));
   }
-  if (absl::Status s = CheckDim(src_shape, dim); !s.ok()) return s;
+  RESHARD_RETURN_IF_ERROR(CheckDim(src_shape, dim));
   for (size_t i = 0; i < src_shape.size(); ++i) {
     if (static_cast<int>(i) != dim && src_shape[i] != dst_shape[i]) {
       return absl::InvalidArgumentError(absl::StrFormat(
@@ -104,7 +105,7 @@ absl::StatusOr<Copy2D> SlabCopy(absl::Span<const int64_t> src_shape,
           absl::StrJoin(src_shape, ","), absl::StrJoin(dst_shape, ","), i, dim));
     }
   }
-  if (absl::Status s = CheckRange("source", src_shape, dim, src_begin, length); !s.ok()) return s;
+  RESHARD_RETURN_IF_ERROR(CheckRange("source", src_shape, dim, src_begin, length));
   if (absl::Status s = CheckRange("destination", dst_shape, dim, dst_begin, length); !s.ok()) {
     return s;
   }
@@ -121,8 +122,8 @@ absl::StatusOr<Copy2D> SlabCopy(absl::Span<const int64_t> src_shape,
 
 absl::StatusOr<Fill2D> SlabFill(absl::Span<const int64_t> shape, int dim, int64_t begin,
                                 int64_t length, int itemsize) {
-  if (absl::Status s = CheckDim(shape, dim); !s.ok()) return s;
-  if (absl::Status s = CheckRange("filled", shape, dim, begin, length); !s.ok()) return s;
+  RESHARD_RETURN_IF_ERROR(CheckDim(shape, dim));
+  RESHARD_RETURN_IF_ERROR(CheckRange("filled", shape, dim, begin, length));
   const int64_t inner = Inner(shape, dim) * itemsize;
   Fill2D f;
   f.rows = NumElements(shape.subspan(0, dim));
@@ -239,8 +240,8 @@ absl::Status CheckSpace(const CopyEngine& engine, const LocalTensor& t) {
 
 absl::StatusOr<LocalTensor> TakeSlab(CopyEngine& engine, const LocalTensor& src, int dim,
                                      int64_t begin, int64_t length) {
-  if (absl::Status s = CheckSpace(engine, src); !s.ok()) return s;
-  if (absl::Status s = CheckDim(src.shape(), dim); !s.ok()) return s;
+  RESHARD_RETURN_IF_ERROR(CheckSpace(engine, src));
+  RESHARD_RETURN_IF_ERROR(CheckDim(src.shape(), dim));
   std::vector<int64_t> shape = src.shape();
   shape[dim] = length;
   absl::StatusOr<Copy2D> copy =
@@ -248,20 +249,20 @@ absl::StatusOr<LocalTensor> TakeSlab(CopyEngine& engine, const LocalTensor& src,
   if (!copy.ok()) return copy.status();
   absl::StatusOr<LocalTensor> out = engine.Allocate(src.dtype(), std::move(shape));
   if (!out.ok()) return out.status();
-  if (absl::Status s = engine.Copy(*copy, out->data(), src.data()); !s.ok()) return s;
+  RESHARD_RETURN_IF_ERROR(engine.Copy(*copy, out->data(), src.data()));
   return out;
 }
 
 absl::Status PlaceSlab(CopyEngine& engine, const LocalTensor& src, LocalTensor& dst, int dim,
                        int64_t dst_begin) {
-  if (absl::Status s = CheckSpace(engine, src); !s.ok()) return s;
-  if (absl::Status s = CheckSpace(engine, dst); !s.ok()) return s;
+  RESHARD_RETURN_IF_ERROR(CheckSpace(engine, src));
+  RESHARD_RETURN_IF_ERROR(CheckSpace(engine, dst));
   if (src.dtype() != dst.dtype()) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "slab: source %s and destination %s differ in dtype", src.DebugString(),
         dst.DebugString()));
   }
-  if (absl::Status s = CheckDim(src.shape(), dim); !s.ok()) return s;
+  RESHARD_RETURN_IF_ERROR(CheckDim(src.shape(), dim));
   absl::StatusOr<Copy2D> copy = SlabCopy(src.shape(), dst.shape(), dim, 0, dst_begin,
                                          src.shape()[dim], ItemSize(src.dtype()));
   if (!copy.ok()) return copy.status();
@@ -270,8 +271,8 @@ absl::Status PlaceSlab(CopyEngine& engine, const LocalTensor& src, LocalTensor& 
 
 absl::StatusOr<LocalTensor> Resize(CopyEngine& engine, const LocalTensor& src, int dim,
                                    int64_t new_length) {
-  if (absl::Status s = CheckSpace(engine, src); !s.ok()) return s;
-  if (absl::Status s = CheckDim(src.shape(), dim); !s.ok()) return s;
+  RESHARD_RETURN_IF_ERROR(CheckSpace(engine, src));
+  RESHARD_RETURN_IF_ERROR(CheckDim(src.shape(), dim));
   if (new_length < 0) {
     return absl::InvalidArgumentError(absl::StrFormat("resize: negative length %d", new_length));
   }
@@ -285,14 +286,14 @@ absl::StatusOr<LocalTensor> Resize(CopyEngine& engine, const LocalTensor& src, i
   if (!fill.ok()) return fill.status();
   absl::StatusOr<LocalTensor> out = engine.Allocate(src.dtype(), std::move(shape));
   if (!out.ok()) return out.status();
-  if (absl::Status s = engine.Copy(*copy, out->data(), src.data()); !s.ok()) return s;
-  if (absl::Status s = engine.Fill(*fill, out->data()); !s.ok()) return s;
+  RESHARD_RETURN_IF_ERROR(engine.Copy(*copy, out->data(), src.data()));
+  RESHARD_RETURN_IF_ERROR(engine.Fill(*fill, out->data()));
   return out;
 }
 
 absl::Status ZeroSlab(CopyEngine& engine, LocalTensor& t, int dim, int64_t begin,
                       int64_t length) {
-  if (absl::Status s = CheckSpace(engine, t); !s.ok()) return s;
+  RESHARD_RETURN_IF_ERROR(CheckSpace(engine, t));
   absl::StatusOr<Fill2D> fill = SlabFill(t.shape(), dim, begin, length, ItemSize(t.dtype()));
   if (!fill.ok()) return fill.status();
   return engine.Fill(*fill, t.data());

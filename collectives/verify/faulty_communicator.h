@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "base/status_macros.h"
 #include "collectives/communicator.h"
 
 namespace reshard {
@@ -40,22 +41,22 @@ class FaultyCommunicator final : public Communicator {
 
   absl::Status AllGather(MeshDimSet group, const void* send, void* recv, int64_t count,
                          DType dtype) override {
-    if (absl::Status s = Tick("all_gather", group); !s.ok()) return s;
+    RESHARD_RETURN_IF_ERROR(Tick("all_gather", group));
     return inner_->AllGather(group, send, recv, count, dtype);
   }
   absl::Status ReduceScatter(MeshDimSet group, void* send, void* recv, int64_t count,
                              DType dtype, ReduceOp op) override {
-    if (absl::Status s = Tick("reduce_scatter", group); !s.ok()) return s;
+    RESHARD_RETURN_IF_ERROR(Tick("reduce_scatter", group));
     return inner_->ReduceScatter(group, send, recv, count, dtype, op);
   }
   absl::Status AllReduce(MeshDimSet group, void* buf, int64_t count, DType dtype,
                          ReduceOp op) override {
-    if (absl::Status s = Tick("all_reduce", group); !s.ok()) return s;
+    RESHARD_RETURN_IF_ERROR(Tick("all_reduce", group));
     return inner_->AllReduce(group, buf, count, dtype, op);
   }
   absl::Status AllToAll(MeshDimSet group, const void* send, void* recv, int64_t count,
                         DType dtype) override {
-    if (absl::Status s = Tick("all_to_all", group); !s.ok()) return s;
+    RESHARD_RETURN_IF_ERROR(Tick("all_to_all", group));
     return inner_->AllToAll(group, send, recv, count, dtype);
   }
 

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "collectives/tensor/host_math.h"
 #include "planner/chunk.h"
 
@@ -138,8 +139,8 @@ LocalTensor TestTensor(DType dtype, std::vector<int64_t> shape, uint64_t seed,
 
 absl::StatusOr<LocalTensor> ShardOf(const LocalTensor& global, const DistSpec& spec,
                                     absl::Span<const int64_t> coordinate, uint64_t seed) {
-  if (absl::Status s = CheckGlobal(global, spec); !s.ok()) return s;
-  if (absl::Status s = spec.mesh().ValidateCoordinate(coordinate); !s.ok()) return s;
+  RESHARD_RETURN_IF_ERROR(CheckGlobal(global, spec));
+  RESHARD_RETURN_IF_ERROR(spec.mesh().ValidateCoordinate(coordinate));
   const ShardRegion region = RegionOf(spec, coordinate);
   LocalTensor out = LocalTensor::Zeros(spec.dtype(), region.shape);
   const int item = ItemSize(spec.dtype());
@@ -171,8 +172,11 @@ absl::StatusOr<LocalTensor> ShardOf(const LocalTensor& global, const DistSpec& s
   return out;
 }
 
-absl::StatusOr<LocalTensor> Reassemble(absl::Span<const LocalTensor> shards,
-                                       const DistSpec& spec) {
+namespace {
+
+// Every rank's shard as doubles, after checking it against the spec.
+absl::StatusOr<std::vector<std::vector<double>>> LoadShards(absl::Span<const LocalTensor> shards,
+                                                            const DistSpec& spec) {
   const DeviceMesh& mesh = spec.mesh();
   if (static_cast<int64_t>(shards.size()) != mesh.num_ranks()) {
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -193,12 +197,21 @@ absl::StatusOr<LocalTensor> Reassemble(absl::Span<const LocalTensor> shards,
       values[r][i] = LoadAsDouble(shards[r].data(), i, dtype);
     }
   }
-  // Reduce each Partial mesh dim into the ranks at coordinate 0 on it.
-  std::vector<bool> live(shards.size(), true);
+  return values;
+}
+
+// Reduces each Partial mesh dim, in double, into the ranks at coordinate 0
+// on it; returns which ranks still hold a value (the others were reduced
+// away).
+absl::StatusOr<std::vector<bool>> ReducePartials(const DistSpec& spec,
+                                                 std::vector<std::vector<double>>& values) {
+  const DeviceMesh& mesh = spec.mesh();
+  std::vector<bool> live(values.size(), true);
   for (int m = 0; m < mesh.ndim(); ++m) {
     const Placement p = spec.state().placement(m);
     if (!p.is_partial()) continue;
-    for (size_t r = 0; r < shards.size(); ++r) {
+    RESHARD_ASSIGN_OR_RETURN(const HostReduceFn reduce, HostReduceFunction(DType::kF64, p.op()));
+    for (size_t r = 0; r < values.size(); ++r) {
       if (!live[r]) continue;
       if (mesh.Coordinate(r)[m] != 0) {
         live[r] = false;
@@ -207,30 +220,29 @@ absl::StatusOr<LocalTensor> Reassemble(absl::Span<const LocalTensor> shards,
       const std::vector<int64_t> group = mesh.GroupAlong(m, r);
       std::vector<double>& acc = values[r];
       for (size_t k = 1; k < group.size(); ++k) {
-        const std::vector<double>& x = values[group[k]];
-        for (size_t i = 0; i < acc.size(); ++i) {
-          switch (p.op()) {
-            case ReduceOp::kSum: case ReduceOp::kAvg: acc[i] += x[i]; break;
-            case ReduceOp::kProd: acc[i] *= x[i]; break;
-            case ReduceOp::kMax: acc[i] = std::max(acc[i], x[i]); break;
-            case ReduceOp::kMin: acc[i] = std::min(acc[i], x[i]); break;
-          }
-        }
+        reduce(acc.data(), acc.data(), values[group[k]].data(), acc.size());
       }
-      if (p.op() == ReduceOp::kAvg) {
-        for (double& a : acc) {
-          a /= static_cast<double>(group.size());
-          if (!IsFloat(dtype)) a = std::trunc(a);
-        }
+      if (p.op() != ReduceOp::kAvg) continue;
+      for (double& a : acc) {
+        a /= static_cast<double>(group.size());
+        if (!IsFloat(spec.dtype())) a = std::trunc(a);
       }
     }
   }
-  LocalTensor global = LocalTensor::Zeros(dtype, spec.global_shape());
+  return live;
+}
+
+// The global tensor from the regions of the `live` ranks; replicas must
+// agree (FailedPrecondition names the first element where they do not).
+absl::StatusOr<LocalTensor> PlaceRegions(const DistSpec& spec,
+                                         const std::vector<std::vector<double>>& values,
+                                         const std::vector<bool>& live) {
+  LocalTensor global = LocalTensor::Zeros(spec.dtype(), spec.global_shape());
   std::vector<int64_t> owner(global.numel(), -1);
   std::vector<double> placed(global.numel(), 0);
-  for (size_t r = 0; r < shards.size(); ++r) {
+  for (size_t r = 0; r < values.size(); ++r) {
     if (!live[r]) continue;
-    const ShardRegion region = RegionOf(spec, mesh.Coordinate(r));
+    const ShardRegion region = RegionOf(spec, spec.mesh().Coordinate(r));
     absl::Status mismatch;
     ForEachInRegion(region, spec.global_shape(), [&](int64_t local, int64_t g) {
       const double v = values[r][local];
@@ -243,10 +255,21 @@ absl::StatusOr<LocalTensor> Reassemble(absl::Span<const LocalTensor> shards,
             g, owner[g], placed[g], r, v));
       }
     });
-    if (!mismatch.ok()) return mismatch;
+    RESHARD_RETURN_IF_ERROR(mismatch);
   }
-  for (int64_t g = 0; g < global.numel(); ++g) StoreFromDouble(placed[g], global.data(), g, dtype);
+  for (int64_t g = 0; g < global.numel(); ++g) {
+    StoreFromDouble(placed[g], global.data(), g, spec.dtype());
+  }
   return global;
+}
+
+}  // namespace
+
+absl::StatusOr<LocalTensor> Reassemble(absl::Span<const LocalTensor> shards,
+                                       const DistSpec& spec) {
+  RESHARD_ASSIGN_OR_RETURN(std::vector<std::vector<double>> values, LoadShards(shards, spec));
+  RESHARD_ASSIGN_OR_RETURN(const std::vector<bool> live, ReducePartials(spec, values));
+  return PlaceRegions(spec, values, live);
 }
 
 double ReductionTolerance(DType dtype, double scale) {
