@@ -224,13 +224,13 @@ int RunRandomCases(const FlagValues& flags, const VerifySettings& s) {
   if (!count.ok()) return Fail(count.status().message(), kExitBadInput);
   if (*count < 0) return Fail("--random: the number of cases must be >= 0", kExitBadInput);
   int64_t passed = 0, failed = 0, skipped = 0, unsupported = 0;
-  std::array<int64_t, 6> steps{};
+  std::array<int64_t, kNumStepKinds> steps{};
   for (int64_t i = 0; i < *count; ++i) {
     const VerifyCase c = RandomCase(static_cast<uint64_t>(s.seed) * 1000003u + i, s.limits.max_ranks);
     const CaseReport r = RunCase(c, s, absl::StrCat("case", i));
     if (r.outcome == Outcome::kPassed) {
       ++passed;
-      for (int k = 0; k < 6; ++k) steps[k] += r.steps_by_collective[k];
+      for (int k = 0; k < kNumStepKinds; ++k) steps[k] += r.steps_by_kind[k];
     } else if (r.outcome == Outcome::kSkipped) {
       ++skipped;
       unsupported += r.unsupported;
@@ -245,8 +245,8 @@ int RunRandomCases(const FlagValues& flags, const VerifySettings& s) {
     }
   }
   std::vector<std::string> coverage;
-  for (int k = 0; k < 6; ++k) {
-    coverage.push_back(absl::StrCat(CollectiveName(static_cast<Collective>(k)), " ", steps[k]));
+  for (StepKind kind : kAllStepKinds) {
+    coverage.push_back(absl::StrCat(StepKindName(kind), " ", steps[static_cast<int>(kind)]));
   }
   std::cerr << "verify: steps in passed cases: " << absl::StrJoin(coverage, ", ") << "\n";
   if (skipped > 0) {

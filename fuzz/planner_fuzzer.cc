@@ -3,15 +3,16 @@
 // shard orders, every reduce op, both cost models, auto/graph/greedy. Every
 // plan returned must be legal step by step:
 //   * graph plans: each step is one of the edges of spec §4 out of the state
-//     the previous step reached, the states printed are those states, and the
+//     the previous step reached, the plan's states are those states, and the
 //     last one is the destination;
-//   * greedy plans (which ignore shard order, spec §8): each step starts from
-//     the current placement, is a legal step on its mesh dim (S -> P only on
-//     size-1 dims), and the placements end as the destination's;
+//   * greedy plans (which ignore shard order, spec §8): each step passes
+//     CheckStep (step.h: S -> P only on size-1 dims) in the replayed state,
+//     and the placements end as the destination's;
 //   * both: one more state than steps, and the cost is the sum of the steps'.
 // Errors are only "no plan" or the search bound, never anything else.
 #include <fuzzer/FuzzedDataProvider.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -21,6 +22,7 @@
 #include "fuzz/fuzz_checks.h"
 #include "planner/dist_spec.h"
 #include "planner/planner.h"
+#include "planner/step.h"
 #include "planner/transitions.h"
 
 namespace {
@@ -59,34 +61,36 @@ unsigned OpsMask(const DistState& a, const DistState& b) {
   return mask;
 }
 
+// Graph plans: every step is an edge of spec §4 out of the state reached.
 void CheckGraphPlan(const DistSpec& src, const DistSpec& dst, const Plan& plan) {
   DistState cur = src.state();
   const unsigned ops = OpsMask(src.state(), dst.state());
   for (size_t i = 0; i < plan.steps.size(); ++i) {
-    const TransformInfo& step = plan.steps[i];
-    std::vector<Transition> edges;
+    const Step& step = plan.steps[i].step;
+    std::vector<Step> edges;
     AppendTransitions(cur, src.tensor_ndim(), ops, &edges);
-    const Transition* taken = nullptr;
-    for (const Transition& t : edges) {
-      if (t.mesh_dim == step.mesh_dim && t.src == step.src && t.dst == step.dst) taken = &t;
+    if (std::find(edges.begin(), edges.end(), step) == edges.end()) {
+      fuzz::Fail("a graph step is no edge of spec §4", plan.Trace());
     }
-    if (taken == nullptr) fuzz::Fail("a graph step is no edge of spec §4", plan.Trace());
-    cur = taken->next;
-    if (plan.states[i + 1] != cur.ToString()) fuzz::Fail("a printed state differs", plan.Trace());
+    cur = ApplyStep(cur, step);
+    if (plan.states[i + 1] != cur) fuzz::Fail("a state of the plan differs", plan.Trace());
   }
   if (cur != dst.state()) fuzz::Fail("the graph plan ends elsewhere", plan.Trace());
 }
 
+// Greedy plans (which ignore shard order, spec §8): every step passes the one
+// legality rule (step.h, CheckStep) in the state replayed so far, and the
+// placements end as the destination's.
 void CheckGreedyPlan(const DistSpec& src, const DistSpec& dst, const Plan& plan) {
-  std::vector<Placement> cur = src.state().placements();
-  for (const TransformInfo& step : plan.steps) {
-    if (step.mesh_dim < 0 || step.mesh_dim >= src.mesh().ndim() || cur[step.mesh_dim] != step.src ||
-        !IsLegalStep(step.src, step.dst, src.mesh().size(step.mesh_dim))) {
-      fuzz::Fail("an illegal greedy step", plan.Trace());
-    }
-    cur[step.mesh_dim] = step.dst;
+  DistState cur = src.state();
+  for (const TransformInfo& info : plan.steps) {
+    absl::Status legal = CheckStep(cur, info.step, src.mesh(), src.tensor_ndim());
+    if (!legal.ok()) fuzz::Fail("an illegal greedy step", plan.Trace() + ": " + legal.ToString());
+    cur = ApplyStep(cur, info.step);
   }
-  if (cur != dst.state().placements()) fuzz::Fail("the greedy plan ends elsewhere", plan.Trace());
+  if (cur.placements() != dst.state().placements()) {
+    fuzz::Fail("the greedy plan ends elsewhere", plan.Trace());
+  }
 }
 
 }  // namespace
@@ -124,7 +128,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (plan->states.size() != plan->steps.size() + 1) fuzz::Fail("states vs steps", plan->Trace());
   double cost = 0;
-  for (const TransformInfo& step : plan->steps) cost += step.cost;
+  for (const TransformInfo& info : plan->steps) cost += info.cost;
   if (std::abs(cost - plan->cost) > 1e-9 * std::max(1.0, std::abs(cost))) {
     fuzz::Fail("the cost is not the sum of the steps'", plan->Trace());
   }

@@ -15,6 +15,7 @@
 #include "mesh/device_mesh.h"
 #include "planner/dist_spec.h"
 #include "planner/plan.h"
+#include "planner/step.h"
 #include "planner/planner.h"
 
 namespace reshard {
@@ -25,7 +26,7 @@ Plan Greedy(const std::vector<int64_t>& mesh_sizes, const std::string& src,
   const DeviceMesh mesh = *DeviceMesh::Create(mesh_sizes);
   PlanOptions options;
   options.algorithm = Algorithm::kGreedy;
-  options.cost_model = cost_model;
+  options.cost_model = *MakeCostModel(cost_model, /*devices_per_host=*/8);
   absl::StatusOr<Plan> plan = PlanRedistribution(*DistSpec::Parse(mesh, src, {8, 8}, DType::kF32),
                                                  *DistSpec::Parse(mesh, dst, {8, 8}, DType::kF32),
                                                  options);
@@ -39,9 +40,9 @@ TEST(GreedyPlannerTest, ShardToPartialOnSizeOneMeshDimIsALocalStep) {
     EXPECT_EQ(plan.algorithm, Algorithm::kGreedy);
     EXPECT_EQ(plan.Trace(), "S(0)S(1)->S(0)R->P(sum)R");
     ASSERT_EQ(plan.steps.size(), 2u);
-    EXPECT_EQ(plan.steps[0].collective(), Collective::kAllGather);
-    EXPECT_EQ(plan.steps[1].mesh_dim, 0);
-    EXPECT_EQ(plan.steps[1].collective(), Collective::kPartition);
+    EXPECT_EQ(plan.steps[0].step.kind, StepKind::kAllGather);
+    EXPECT_EQ(plan.steps[1].step.mesh_dim(), 0);
+    EXPECT_EQ(plan.steps[1].step.kind, StepKind::kPartition);
     EXPECT_EQ(plan.steps[1].cost, 0.0);
     const Plan gather_only = Greedy({1, 4}, "S(0)S(1)", "S(0)R", model);
     ASSERT_EQ(gather_only.steps.size(), 1u);
@@ -60,16 +61,23 @@ TEST(GreedyPlannerTest, ShardToPartialElsewhereHasNoGreedyPlan) {
   EXPECT_EQ(plan.status().code(), absl::StatusCode::kNotFound) << plan.status();
 }
 
-TEST(GreedyPlannerTest, LegalStepsFollowSpecSection4AndSizeOneDims) {
+TEST(GreedyPlannerTest, ShardToPartialIsAStepOnlyOnAOneRankGroup) {
   const Placement s0 = Placement::Shard(0), r = Placement::Replicate();
   const Placement sum = Placement::Partial(ReduceOp::kSum), max = Placement::Partial(ReduceOp::kMax);
-  EXPECT_TRUE(IsLegalStep(s0, sum, 1));
-  EXPECT_FALSE(IsLegalStep(s0, sum, 2));
-  EXPECT_FALSE(IsLegalStep(sum, max, 1));
-  EXPECT_FALSE(IsLegalStep(r, r, 1));
-  EXPECT_TRUE(IsLegalStep(r, sum, 4));
-  EXPECT_TRUE(IsLegalStep(sum, s0, 4));
-  EXPECT_EQ(CollectiveFor(s0, sum), Collective::kPartition);
+  EXPECT_EQ(StepKindFor(s0, sum, 1), StepKind::kPartition);
+  EXPECT_EQ(StepKindFor(s0, sum, 2), std::nullopt);
+  EXPECT_EQ(StepKindFor(sum, max, 1), std::nullopt);
+  EXPECT_EQ(StepKindFor(r, r, 1), std::nullopt);
+  EXPECT_EQ(StepKindFor(r, sum, 4), StepKind::kPartition);
+  EXPECT_EQ(StepKindFor(sum, s0, 4), StepKind::kReduceScatter);
+  // The one legality rule agrees (step.h, CheckStep).
+  const DeviceMesh mesh = *DeviceMesh::Create({1, 4});
+  const DistState state = DistState::WithDefaultOrder({s0, r});
+  const Step size_one{MeshDimSet::Single(0), StepKind::kPartition, s0, sum};
+  EXPECT_TRUE(CheckStep(state, size_one, mesh, 2).ok());
+  const DistState wide = DistState::WithDefaultOrder({r, s0});
+  const Step size_four{MeshDimSet::Single(1), StepKind::kPartition, s0, sum};
+  EXPECT_FALSE(CheckStep(wide, size_four, mesh, 2).ok());
 }
 
 }  // namespace

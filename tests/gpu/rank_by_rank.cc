@@ -9,8 +9,8 @@
 namespace reshard {
 
 bool NeedsNoCommunication(const Plan& plan, const DeviceMesh& mesh) {
-  for (const TransformInfo& step : plan.steps) {
-    if (mesh.size(step.mesh_dim) > 1 && !IsLocal(step.collective())) return false;
+  for (const TransformInfo& info : plan.steps) {
+    if (mesh.GroupSize(info.step.group) > 1 && IsCommunicating(info.step.kind)) return false;
   }
   return true;
 }

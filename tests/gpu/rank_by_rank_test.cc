@@ -39,8 +39,8 @@ TEST(RankByRank, SelectedCasesNeedNoCommunicationAndMatchTheGroundTruth) {
   int with_steps_on_large_dims = 0;
   for (const PreparedCase& p : cases) {
     EXPECT_TRUE(NeedsNoCommunication(p.plan, p.src.mesh()));
-    for (const TransformInfo& step : p.plan.steps) {
-      if (p.src.mesh().size(step.mesh_dim) > 1) {
+    for (const TransformInfo& info : p.plan.steps) {
+      if (p.src.mesh().GroupSize(info.step.group) > 1) {
         ++with_steps_on_large_dims;
         break;
       }
