@@ -20,6 +20,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "fuzz/fuzz_checks.h"
+#include "planner/cost_model.h"
 #include "planner/dist_spec.h"
 #include "planner/planner.h"
 #include "planner/step.h"
@@ -111,7 +112,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const DistState b = RandomState(in, mesh_ndim, tensor_ndim, ops);
   PlanOptions options;
   options.algorithm = static_cast<Algorithm>(in.ConsumeIntegralInRange(0, 2));
-  options.cost_model = in.ConsumeBool() ? "pytorch" : "pytorch-const";
+  const char* model = in.ConsumeBool() ? "pytorch" : "pytorch-const";
+  options.cost_model = *MakeCostModel(model, /*devices_per_host=*/in.ConsumeIntegralInRange(1, 16));
   options.max_expanded_states = 20000;
   const DeviceMesh mesh = *DeviceMesh::Create(sizes);
   absl::StatusOr<DistSpec> src = DistSpec::Create(mesh, a, shape, DType::kF32);
