@@ -1,6 +1,7 @@
 #include "cli/case_json.h"
 
 #include <algorithm>
+#include <memory>
 #include <charconv>
 #include <limits>
 #include <utility>
@@ -169,12 +170,14 @@ absl::StatusOr<Plan> PlanFromRequest(const PlanRequest& r, FieldStyle style) {
                       absl::StrCat("unknown cost model \"", r.cost_model, "\" (known: ",
                                    absl::StrJoin(models, ", "), ")"));
   }
-  options.cost_model = r.cost_model;
   if (r.devices_per_host < 1) {
     return FieldError("devices_per_host", style,
                       absl::StrCat("must be at least 1, got ", r.devices_per_host));
   }
-  options.devices_per_host = r.devices_per_host;
+  absl::StatusOr<std::shared_ptr<const CostModel>> model =
+      MakeCostModel(r.cost_model, r.devices_per_host);
+  if (!model.ok()) return FieldError("cost_model", style, model.status().message());
+  options.cost_model = *std::move(model);
   if (!r.coordinate.empty()) {
     if (absl::Status s = mesh->ValidateCoordinate(r.coordinate); !s.ok()) {
       return FieldError("coordinate", style, s.message());
@@ -258,12 +261,13 @@ void AppendResultJson(const json& id, const absl::StatusOr<Plan>& plan, std::str
   AppendJsonString(plan->Trace(), out);
   absl::StrAppend(out, ",\"steps\":[");
   for (size_t i = 0; i < plan->steps.size(); ++i) {
-    const TransformInfo& step = plan->steps[i];
-    absl::StrAppend(out, i ? "," : "", "{\"mesh_dim\":", step.mesh_dim, ",\"src\":\"",
+    const TransformInfo& info = plan->steps[i];
+    const Step& step = info.step;
+    absl::StrAppend(out, i ? "," : "", "{\"mesh_dim\":", step.mesh_dim(), ",\"src\":\"",
                     step.src.ToString(), "\",\"dst\":\"", step.dst.ToString(),
-                    "\",\"collective\":\"", CollectiveName(step.collective()),
-                    "\",\"logical_shape\":[", absl::StrJoin(step.logical_shape, ","),
-                    "],\"cost\":", FormatCost(step.cost), "}");
+                    "\",\"collective\":\"", StepKindName(step.kind),
+                    "\",\"logical_shape\":[", absl::StrJoin(info.logical_shape, ","),
+                    "],\"cost\":", FormatCost(info.cost), "}");
   }
   absl::StrAppend(out, "]}");
 }

@@ -42,11 +42,12 @@ std::string FormatPlanText(const Plan& plan, absl::string_view cost_model,
     std::vector<std::vector<std::string>> rows = {
         {"step", "mesh dim", "transition", "collective", "logical shape", "cost"}};
     for (size_t i = 0; i < plan.steps.size(); ++i) {
-      const TransformInfo& s = plan.steps[i];
-      rows.push_back({absl::StrCat(i + 1), absl::StrCat(s.mesh_dim),
+      const TransformInfo& info = plan.steps[i];
+      const Step& s = info.step;
+      rows.push_back({absl::StrCat(i + 1), absl::StrCat(s.mesh_dim()),
                       absl::StrCat(s.src.ToString(), " -> ", s.dst.ToString()),
-                      std::string(CollectiveName(s.collective())), ShapeText(s.logical_shape),
-                      FormatCost(s.cost)});
+                      std::string(StepKindName(s.kind)), ShapeText(info.logical_shape),
+                      FormatCost(info.cost)});
     }
     std::vector<size_t> width(rows[0].size(), 0);
     for (const auto& row : rows) {
@@ -82,16 +83,18 @@ std::string FormatPlanDot(const Plan& plan, absl::string_view cost_model) {
   absl::StrAppend(&out, "  node [shape=box, fontname=\"Courier\"];\n");
   // One node per position: a plan never needs to revisit a state, but node
   // identity by position keeps the picture a chain even if one did.
-  for (size_t i = 0; i < plan.states.size(); ++i) {
-    bool end = i == 0 || i + 1 == plan.states.size();
-    absl::StrAppend(&out, "  s", i, " [label=\"", DotEscape(plan.states[i]), "\"",
+  const std::vector<std::string> states = plan.StateTexts();
+  for (size_t i = 0; i < states.size(); ++i) {
+    bool end = i == 0 || i + 1 == states.size();
+    absl::StrAppend(&out, "  s", i, " [label=\"", DotEscape(states[i]), "\"",
                     end ? ", style=bold" : "", "];\n");
   }
   for (size_t i = 0; i < plan.steps.size(); ++i) {
-    const TransformInfo& s = plan.steps[i];
-    absl::StrAppend(&out, "  s", i, " -> s", i + 1, " [label=\"", CollectiveName(s.collective()),
-                    "\\nmesh dim ", s.mesh_dim, ": ", DotEscape(s.src.ToString()), " -> ",
-                    DotEscape(s.dst.ToString()), "\\ncost ", FormatCost(s.cost), "\"];\n");
+    const Step& s = plan.steps[i].step;
+    absl::StrAppend(&out, "  s", i, " -> s", i + 1, " [label=\"", StepKindName(s.kind),
+                    "\\nmesh dim ", s.mesh_dim(), ": ", DotEscape(s.src.ToString()), " -> ",
+                    DotEscape(s.dst.ToString()), "\\ncost ", FormatCost(plan.steps[i].cost),
+                    "\"];\n");
   }
   absl::StrAppend(&out, "}\n");
   return out;

@@ -285,7 +285,7 @@ int RunVerifyCommand(const std::vector<std::string>& args) {
                   kExitBadInput);
     }
     int64_t passed = 0, failed = 0, skipped = 0, unsupported = 0;
-    std::array<int64_t, 6> steps{};
+    std::array<int64_t, kNumStepKinds> steps{};
     for (int64_t i = 0; i < *count; ++i) {
       const VerifyCase c = RandomCase(static_cast<uint64_t>(*seed) * 1000003u + i, *max_ranks);
       const CaseReport r = flags->Has("processes")
@@ -294,7 +294,7 @@ int RunVerifyCommand(const std::vector<std::string>& args) {
       switch (r.outcome) {
         case Outcome::kPassed:
           ++passed;
-          for (int k = 0; k < 6; ++k) steps[k] += r.steps_by_collective[k];
+          for (int k = 0; k < kNumStepKinds; ++k) steps[k] += r.steps_by_kind[k];
           break;
         case Outcome::kSkipped:
           ++skipped;
@@ -312,8 +312,8 @@ int RunVerifyCommand(const std::vector<std::string>& args) {
       }
     }
     std::vector<std::string> coverage;
-    for (int k = 0; k < 6; ++k) {
-      coverage.push_back(absl::StrCat(CollectiveName(static_cast<Collective>(k)), " ", steps[k]));
+    for (StepKind kind : kAllStepKinds) {
+      coverage.push_back(absl::StrCat(StepKindName(kind), " ", steps[static_cast<int>(kind)]));
     }
     std::cerr << "verify: steps in passed cases: " << absl::StrJoin(coverage, ", ") << "\n";
     if (skipped > 0) {

@@ -43,138 +43,61 @@ std::vector<int64_t> Prepend(int64_t n, const std::vector<int64_t>& shape) {
   return out;
 }
 
-// The state as the executor tracks it: placements, and each tensor dim's
-// shard order (mesh dims in application order).
-struct State {
-  std::vector<Placement> placements;
-  std::vector<std::vector<int>> order;
-
-  static State Of(const DistState& s, int tensor_ndim) {
-    State st;
-    st.placements = s.placements();
-    st.order.resize(tensor_ndim);
-    for (int d = 0; d < tensor_ndim; ++d) {
-      for (int m : s.OrderOf(d)) st.order[d].push_back(m);
-    }
-    return st;
-  }
-
-  // The orders without size-1 mesh dims, which split nothing.
-  std::vector<std::vector<int>> EffectiveOrder(const DeviceMesh& mesh) const {
-    std::vector<std::vector<int>> out(order.size());
-    for (size_t d = 0; d < order.size(); ++d) {
-      for (int m : order[d]) {
-        if (mesh.size(m) > 1) out[d].push_back(m);
-      }
-    }
-    return out;
-  }
-
-  std::string ToString() const {
-    std::string out;
-    for (size_t m = 0; m < placements.size(); ++m) {
-      absl::StrAppend(&out, placements[m].ToString());
-      if (placements[m].is_shard() && order[placements[m].dim()].size() > 1) {
-        const std::vector<int>& o = order[placements[m].dim()];
-        absl::StrAppend(&out, "[", std::find(o.begin(), o.end(), static_cast<int>(m)) - o.begin(),
-                        "]");
-      }
-    }
-    return out;
-  }
-};
-
-// Spec §10 for this rank: the global shape split by every mesh dim in the
-// shard order except `mesh_dim`.
-std::vector<int64_t> LogicalShape(const State& st, const DeviceMesh& mesh,
-                                  const std::vector<int64_t>& global,
-                                  const std::vector<int64_t>& coord, int mesh_dim) {
-  std::vector<int64_t> shape = global;
-  for (size_t d = 0; d < shape.size(); ++d) {
-    for (int m : st.order[d]) {
-      if (m != mesh_dim) shape[d] = ChunkSize(shape[d], mesh.size(m), coord[m]);
-    }
-  }
-  return shape;
+std::string StepName(int i, const Step& step) {
+  return absl::StrFormat("step %d (%s)", i, step.ToString());
 }
 
-std::string StepName(int i, const TransformInfo& step) {
-  return absl::StrFormat("step %d (%s->%s %s on mesh dim %d)", i, step.src.ToString(),
-                         step.dst.ToString(), CollectiveName(step.collective()), step.mesh_dim);
-}
-
-absl::Status StepError(int i, const TransformInfo& step, const absl::Status& s) {
+absl::Status StepError(int i, const Step& step, const absl::Status& s) {
   return absl::Status(s.code(), absl::StrCat(StepName(i, step), ": ", s.message()));
 }
 
-bool LegalTransition(Placement a, Placement b) {
-  if (a == b) return false;
-  if (a.is_shard()) return b.is_shard() || b.is_replicate();
-  if (a.is_partial()) return b.is_replicate() || b.is_shard();
-  return true;  // R -> S or P
+// Tensor dim d's order without size-1 mesh dims, which split nothing.
+std::vector<int> EffectiveOrder(const DistState& state, int d, const DeviceMesh& mesh) {
+  std::vector<int> out;
+  for (int m : state.OrderOf(d)) {
+    if (mesh.size(m) > 1) out.push_back(m);
+  }
+  return out;
 }
 
-// Walks the plan without touching data: checks that each step starts where
-// the previous one ended and is executable, and computes this rank's logical
-// shape per step. Identical on every rank, so a bad plan fails everywhere
-// before any communication.
+// True when `a` and `b` hold the same data layout: same placements, same
+// orders once size-1 mesh dims are dropped.
+bool SameLayout(const DistState& a, const DistState& b, const DeviceMesh& mesh) {
+  if (a.placements() != b.placements()) return false;
+  for (int d = 0; d < kMaxTensorDims; ++d) {
+    if (EffectiveOrder(a, d, mesh) != EffectiveOrder(b, d, mesh)) return false;
+  }
+  return true;
+}
+
+// Walks the plan without touching data: checks that each step is legal where
+// the previous one ended (CheckStep) and executable, and computes this rank's
+// logical shape per step. Identical on every rank, so a bad plan fails
+// everywhere before any communication.
 absl::StatusOr<std::vector<std::vector<int64_t>>> CheckPlan(const DistSpec& src,
                                                             const DistSpec& dst,
                                                             const Plan& plan,
                                                             const std::vector<int64_t>& coord) {
   const DeviceMesh& mesh = src.mesh();
-  State st = State::Of(src.state(), src.tensor_ndim());
+  DistState state = src.state();
   std::vector<std::vector<int64_t>> logical;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
-    const TransformInfo& step = plan.steps[i];
-    const int k = step.mesh_dim;
-    auto fail = [&](absl::Status s) { return StepError(static_cast<int>(i), step, s); };
-    if (k < 0 || k >= mesh.ndim()) {
-      return fail(absl::InvalidArgumentError(
-          absl::StrFormat("the mesh %s has %d dims", mesh.ToString(), mesh.ndim())));
+    const Step& step = plan.steps[i].step;
+    if (absl::Status s = CheckStep(state, step, mesh, src.tensor_ndim()); !s.ok()) {
+      return StepError(static_cast<int>(i), step, s);
     }
-    if (st.placements[k] != step.src) {
-      return fail(absl::InvalidArgumentError(absl::StrFormat(
-          "the plan expects mesh dim %d to be %s but the tensor is %s there (state %s)", k,
-          step.src.ToString(), st.placements[k].ToString(), st.ToString())));
+    if (step.kind == StepKind::kPartition && step.dst.op() == ReduceOp::kProd) {
+      return StepError(static_cast<int>(i), step,
+                       absl::UnimplementedError("R->P(prod) has no exact local split (spec §11); "
+                                                "plan to another reduce op"));
     }
-    if (!LegalTransition(step.src, step.dst) ||
-        (step.dst.is_shard() && step.dst.dim() >= src.tensor_ndim())) {
-      return fail(absl::InvalidArgumentError("not an executable transition"));
-    }
-    if (step.src.is_replicate() && step.dst.is_partial() && step.dst.op() == ReduceOp::kProd) {
-      return fail(absl::UnimplementedError(
-          "R->P(prod) has no exact local split (spec §11); plan to another reduce op"));
-    }
-    logical.push_back(LogicalShape(st, mesh, src.global_shape(), coord, k));
-    if (step.src.is_shard()) {
-      std::vector<int>& o = st.order[step.src.dim()];
-      auto it = std::find(o.begin(), o.end(), k);
-      if (it == o.end()) {
-        return fail(absl::InternalError(absl::StrFormat(
-            "mesh dim %d is missing from tensor dim %d's shard order (state %s)", k,
-            step.src.dim(), st.ToString())));
-      }
-      // Only the last split can be undone by a collective on its group
-      // (spec §4); splits after it over size-1 mesh dims change nothing.
-      if (mesh.size(k) > 1) {
-        for (auto later = it + 1; later != o.end(); ++later) {
-          if (mesh.size(*later) > 1) {
-            return fail(absl::InvalidArgumentError(absl::StrFormat(
-                "mesh dim %d is not the last split of tensor dim %d (state %s)", k,
-                step.src.dim(), st.ToString())));
-          }
-        }
-      }
-      o.erase(it);
-    }
-    if (step.dst.is_shard()) st.order[step.dst.dim()].push_back(k);
-    st.placements[k] = step.dst;
+    logical.push_back(LogicalShape(state, step, mesh, src.global_shape(), coord));
+    state = ApplyStep(state, step);
   }
-  const State want = State::Of(dst.state(), dst.tensor_ndim());
-  if (st.placements != want.placements || st.EffectiveOrder(mesh) != want.EffectiveOrder(mesh)) {
+  if (!SameLayout(state, dst.state(), mesh)) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "the plan ends in %s, not in the destination %s", st.ToString(), want.ToString()));
+        "the plan ends in %s, not in the destination %s", state.ToString(),
+        dst.state().ToString()));
   }
   return logical;
 }
@@ -201,26 +124,22 @@ class StepRunner {
     if (Outer(t.shape(), dim) == 1) {
       // Chunks of torch.chunk fill [0, L) in order, so padding the tail
       // gives exactly the packed layout.
-      absl::StatusOr<LocalTensor> padded = Resized(std::move(t), dim, n * c);
-      if (!padded.ok()) return padded.status();
-      if (absl::Status s = padded->Reshape(Prepend(n, chunk)); !s.ok()) return s;
+      RESHARD_ASSIGN_OR_RETURN(LocalTensor padded, Resized(std::move(t), dim, n * c));
+      RESHARD_RETURN_IF_ERROR(padded.Reshape(Prepend(n, chunk)));
       return padded;
     }
-    absl::StatusOr<LocalTensor> out = engine_.Allocate(t.dtype(), Prepend(n, chunk));
-    if (!out.ok()) return out.status();
+    RESHARD_ASSIGN_OR_RETURN(LocalTensor out, engine_.Allocate(t.dtype(), Prepend(n, chunk)));
     const int item = ItemSize(t.dtype());
     const int64_t chunk_bytes = NumElements(chunk) * item;
     for (int64_t j = 0; j < n; ++j) {
-      char* dst = static_cast<char*>(out->data()) + j * chunk_bytes;
+      char* dst = static_cast<char*>(out.data()) + j * chunk_bytes;
       const int64_t size = ChunkSize(L, n, j);
-      absl::StatusOr<Copy2D> copy =
-          SlabCopy(t.shape(), chunk, dim, ChunkOffset(L, n, j), 0, size, item);
-      if (!copy.ok()) return copy.status();
-      if (absl::Status s = engine_.Copy(*copy, dst, t.data()); !s.ok()) return s;
+      RESHARD_ASSIGN_OR_RETURN(Copy2D copy,
+                               SlabCopy(t.shape(), chunk, dim, ChunkOffset(L, n, j), 0, size, item));
+      RESHARD_RETURN_IF_ERROR(engine_.Copy(copy, dst, t.data()));
       if (size < c) {
-        absl::StatusOr<Fill2D> fill = SlabFill(chunk, dim, size, c - size, item);
-        if (!fill.ok()) return fill.status();
-        if (absl::Status s = engine_.Fill(*fill, dst); !s.ok()) return s;
+        RESHARD_ASSIGN_OR_RETURN(Fill2D fill, SlabFill(chunk, dim, size, c - size, item));
+        RESHARD_RETURN_IF_ERROR(engine_.Fill(fill, dst));
       }
     }
     return out;
@@ -233,19 +152,18 @@ class StepRunner {
     const std::vector<int64_t> chunk(buf.shape().begin() + 1, buf.shape().end());
     const int64_t c = chunk[dim];
     if (Outer(chunk, dim) == 1) {
-      if (absl::Status s = buf.Reshape(With(chunk, dim, n * c)); !s.ok()) return s;
+      RESHARD_RETURN_IF_ERROR(buf.Reshape(With(chunk, dim, n * c)));
       return Resized(std::move(buf), dim, L);
     }
-    absl::StatusOr<LocalTensor> out = engine_.Allocate(buf.dtype(), With(chunk, dim, L));
-    if (!out.ok()) return out.status();
+    RESHARD_ASSIGN_OR_RETURN(LocalTensor out, engine_.Allocate(buf.dtype(), With(chunk, dim, L)));
     const int item = ItemSize(buf.dtype());
     const int64_t chunk_bytes = NumElements(chunk) * item;
     for (int64_t j = 0; j < n; ++j) {
       const char* src = static_cast<const char*>(buf.data()) + j * chunk_bytes;
-      absl::StatusOr<Copy2D> copy =
-          SlabCopy(chunk, out->shape(), dim, 0, ChunkOffset(L, n, j), ChunkSize(L, n, j), item);
-      if (!copy.ok()) return copy.status();
-      if (absl::Status s = engine_.Copy(*copy, out->data(), src); !s.ok()) return s;
+      RESHARD_ASSIGN_OR_RETURN(
+          Copy2D copy,
+          SlabCopy(chunk, out.shape(), dim, 0, ChunkOffset(L, n, j), ChunkSize(L, n, j), item));
+      RESHARD_RETURN_IF_ERROR(engine_.Copy(copy, out.data(), src));
     }
     return out;
   }
@@ -268,82 +186,109 @@ absl::Status CheckExtent(const LocalTensor& t, int dim, int64_t want) {
   return absl::OkStatus();
 }
 
-// One step on the current local tensor (spec §11). `L` is the logical shape.
-absl::StatusOr<LocalTensor> RunStep(LocalTensor cur, const TransformInfo& step,
-                                    const std::vector<int64_t>& L, Communicator& comm,
-                                    StepRunner& run, StepStats& stats) {
-  const int k = step.mesh_dim;
-  const MeshDimSet group = MeshDimSet::Single(k);
-  const int64_t n = comm.mesh().size(k);
-  const int64_t me = comm.coordinate()[k];
-  const DType dtype = cur.dtype();
-  const int item = ItemSize(dtype);
-  if (n == 1) return cur;  // spec §11: size-1 mesh dims never communicate
-  switch (step.collective()) {
-    case Collective::kAllGather: {  // S(d) -> R
-      const int d = step.src.dim();
-      if (absl::Status s = CheckExtent(cur, d, ChunkSize(L[d], n, me)); !s.ok()) return s;
-      absl::StatusOr<LocalTensor> send = run.Resized(std::move(cur), d, PaddedChunkSize(L[d], n));
-      if (!send.ok()) return send.status();
-      absl::StatusOr<LocalTensor> recv = run.Allocate(dtype, Prepend(n, send->shape()));
-      if (!recv.ok()) return recv.status();
-      const int64_t count = send->numel();
-      RESHARD_RETURN_IF_ERROR(comm.AllGather(group, send->data(), recv->data(), count, dtype));
-      stats.bytes_sent = stats.bytes_received = (n - 1) * count * item;
-      return run.UnpackChunks(*std::move(recv), d, L[d]);
-    }
-    case Collective::kAllToAll: {  // S(a) -> S(b)
-      const int a = step.src.dim();
-      const int b = step.dst.dim();
-      if (absl::Status s = CheckExtent(cur, a, ChunkSize(L[a], n, me)); !s.ok()) return s;
-      if (absl::Status s = CheckExtent(cur, b, L[b]); !s.ok()) return s;
-      absl::StatusOr<LocalTensor> padded = run.Resized(std::move(cur), a, PaddedChunkSize(L[a], n));
-      if (!padded.ok()) return padded.status();
-      absl::StatusOr<LocalTensor> send = run.PackChunks(*std::move(padded), b, n);
-      if (!send.ok()) return send.status();
-      absl::StatusOr<LocalTensor> recv = run.Allocate(dtype, send->shape());
-      if (!recv.ok()) return recv.status();
-      const int64_t count = send->numel() / n;
-      RESHARD_RETURN_IF_ERROR(comm.AllToAll(group, send->data(), recv->data(), count, dtype));
-      stats.bytes_sent = stats.bytes_received = (n - 1) * count * item;
-      absl::StatusOr<LocalTensor> joined = run.UnpackChunks(*std::move(recv), a, L[a]);
-      if (!joined.ok()) return joined.status();
-      return run.Resized(*std::move(joined), b, ChunkSize(L[b], n, me));
-    }
-    case Collective::kAllReduce: {  // P(op) -> R, in place
-      const int64_t count = cur.numel();
-      RESHARD_RETURN_IF_ERROR(comm.AllReduce(group, cur.data(), count, dtype, step.src.op()));
-      stats.bytes_sent = stats.bytes_received = 2 * (n - 1) * PaddedChunkSize(count, n) * item;
-      return cur;
-    }
-    case Collective::kReduceScatter: {  // P(op) -> S(d)
-      const int d = step.dst.dim();
-      if (absl::Status s = CheckExtent(cur, d, L[d]); !s.ok()) return s;
-      absl::StatusOr<LocalTensor> send = run.PackChunks(std::move(cur), d, n);
-      if (!send.ok()) return send.status();
-      const std::vector<int64_t> chunk(send->shape().begin() + 1, send->shape().end());
-      absl::StatusOr<LocalTensor> recv = run.Allocate(dtype, chunk);
-      if (!recv.ok()) return recv.status();
-      const int64_t count = recv->numel();
-      RESHARD_RETURN_IF_ERROR(
-          comm.ReduceScatter(group, send->data(), recv->data(), count, dtype, step.src.op()));
-      stats.bytes_sent = stats.bytes_received = (n - 1) * count * item;
-      return run.Resized(*std::move(recv), d, ChunkSize(L[d], n, me));
-    }
-    case Collective::kChunk: {  // R -> S(d): this rank's chunk, no communication
-      const int d = step.dst.dim();
-      if (absl::Status s = CheckExtent(cur, d, L[d]); !s.ok()) return s;
-      return TakeSlab(run.engine(), cur, d, ChunkOffset(L[d], n, me), ChunkSize(L[d], n, me));
-    }
-    case Collective::kPartition: {  // R -> P(op): the logical value is unchanged
-      if (step.dst.op() == ReduceOp::kSum && me != 0 && cur.numel() > 0) {
-        // Spec §11: coordinate 0 keeps the data, the others hold zeros.
-        if (absl::Status s = ZeroSlab(run.engine(), cur, 0, 0, cur.shape()[0]); !s.ok()) return s;
-      }
-      return cur;
-    }
+// What every kind of step needs: the step, its logical shape L for this
+// rank, the group's size n and this rank's index in it (spec §11).
+struct StepContext {
+  const Step& step;
+  const std::vector<int64_t>& L;
+  int64_t n;
+  int64_t me;
+  Communicator& comm;
+  StepRunner& run;
+  StepStats& stats;
+
+  void CountBytes(int64_t count, const LocalTensor& t) {
+    stats.bytes_sent = stats.bytes_received = count * ItemSize(t.dtype());
   }
-  return absl::InternalError("unknown collective");
+};
+
+// S(d) -> R.
+absl::StatusOr<LocalTensor> RunAllGather(LocalTensor cur, StepContext& c) {
+  const int d = c.step.src.dim();
+  const int64_t n = c.n;
+  RESHARD_RETURN_IF_ERROR(CheckExtent(cur, d, ChunkSize(c.L[d], n, c.me)));
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor send,
+                           c.run.Resized(std::move(cur), d, PaddedChunkSize(c.L[d], n)));
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor recv,
+                           c.run.Allocate(send.dtype(), Prepend(n, send.shape())));
+  const int64_t count = send.numel();
+  RESHARD_RETURN_IF_ERROR(
+      c.comm.AllGather(c.step.group, send.data(), recv.data(), count, send.dtype()));
+  c.CountBytes((n - 1) * count, send);
+  return c.run.UnpackChunks(std::move(recv), d, c.L[d]);
+}
+
+// S(a) -> S(b).
+absl::StatusOr<LocalTensor> RunAllToAll(LocalTensor cur, StepContext& c) {
+  const int a = c.step.src.dim();
+  const int b = c.step.dst.dim();
+  const int64_t n = c.n;
+  RESHARD_RETURN_IF_ERROR(CheckExtent(cur, a, ChunkSize(c.L[a], n, c.me)));
+  RESHARD_RETURN_IF_ERROR(CheckExtent(cur, b, c.L[b]));
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor padded,
+                           c.run.Resized(std::move(cur), a, PaddedChunkSize(c.L[a], n)));
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor send, c.run.PackChunks(std::move(padded), b, n));
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor recv, c.run.Allocate(send.dtype(), send.shape()));
+  const int64_t count = send.numel() / n;
+  RESHARD_RETURN_IF_ERROR(
+      c.comm.AllToAll(c.step.group, send.data(), recv.data(), count, send.dtype()));
+  c.CountBytes((n - 1) * count, send);
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor joined, c.run.UnpackChunks(std::move(recv), a, c.L[a]));
+  return c.run.Resized(std::move(joined), b, ChunkSize(c.L[b], n, c.me));
+}
+
+// P(op) -> R, in place.
+absl::StatusOr<LocalTensor> RunAllReduce(LocalTensor cur, StepContext& c) {
+  const int64_t count = cur.numel();
+  RESHARD_RETURN_IF_ERROR(
+      c.comm.AllReduce(c.step.group, cur.data(), count, cur.dtype(), c.step.src.op()));
+  c.CountBytes(2 * (c.n - 1) * PaddedChunkSize(count, c.n), cur);
+  return cur;
+}
+
+// P(op) -> S(d).
+absl::StatusOr<LocalTensor> RunReduceScatter(LocalTensor cur, StepContext& c) {
+  const int d = c.step.dst.dim();
+  RESHARD_RETURN_IF_ERROR(CheckExtent(cur, d, c.L[d]));
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor send, c.run.PackChunks(std::move(cur), d, c.n));
+  const std::vector<int64_t> chunk(send.shape().begin() + 1, send.shape().end());
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor recv, c.run.Allocate(send.dtype(), chunk));
+  const int64_t count = recv.numel();
+  RESHARD_RETURN_IF_ERROR(c.comm.ReduceScatter(c.step.group, send.data(), recv.data(), count,
+                                               send.dtype(), c.step.src.op()));
+  c.CountBytes((c.n - 1) * count, recv);
+  return c.run.Resized(std::move(recv), d, ChunkSize(c.L[d], c.n, c.me));
+}
+
+// R -> S(d): this rank's chunk, no communication.
+absl::StatusOr<LocalTensor> RunChunk(LocalTensor cur, StepContext& c) {
+  const int d = c.step.dst.dim();
+  RESHARD_RETURN_IF_ERROR(CheckExtent(cur, d, c.L[d]));
+  return TakeSlab(c.run.engine(), cur, d, ChunkOffset(c.L[d], c.n, c.me),
+                  ChunkSize(c.L[d], c.n, c.me));
+}
+
+// R -> P(op): the logical value is unchanged.
+absl::StatusOr<LocalTensor> RunPartition(LocalTensor cur, StepContext& c) {
+  if (c.step.dst.op() == ReduceOp::kSum && c.me != 0 && cur.numel() > 0) {
+    // Spec §11: index 0 of the group keeps the data, the others hold zeros.
+    RESHARD_RETURN_IF_ERROR(ZeroSlab(c.run.engine(), cur, 0, 0, cur.shape()[0]));
+  }
+  return cur;
+}
+
+// One step on the current local tensor (spec §11), by kind.
+absl::StatusOr<LocalTensor> RunStep(LocalTensor cur, StepContext& c) {
+  if (c.n == 1) return cur;  // spec §11: size-1 groups never communicate
+  switch (c.step.kind) {
+    case StepKind::kAllGather: return RunAllGather(std::move(cur), c);
+    case StepKind::kAllToAll: return RunAllToAll(std::move(cur), c);
+    case StepKind::kAllReduce: return RunAllReduce(std::move(cur), c);
+    case StepKind::kReduceScatter: return RunReduceScatter(std::move(cur), c);
+    case StepKind::kChunk: return RunChunk(std::move(cur), c);
+    case StepKind::kPartition: return RunPartition(std::move(cur), c);
+  }
+  return absl::InternalError("unknown step kind");
 }
 
 }  // namespace
@@ -367,20 +312,25 @@ absl::Status Redistribute(LocalTensor& t, const DistSpec& src, const DistSpec& d
         t.DebugString(), DTypeName(src.dtype()), absl::StrJoin(want, ","),
         MemorySpaceName(comm.memory_space())));
   }
-  absl::StatusOr<std::vector<std::vector<int64_t>>> logical = CheckPlan(src, dst, plan, coord);
-  if (!logical.ok()) return logical.status();
+  RESHARD_ASSIGN_OR_RETURN(const std::vector<std::vector<int64_t>> logical,
+                           CheckPlan(src, dst, plan, coord));
 
   if (stats != nullptr) stats->steps.clear();
   StepRunner run(comm.copy_engine());
   LocalTensor cur = std::move(t);
   for (size_t i = 0; i < plan.steps.size(); ++i) {
-    const TransformInfo& step = plan.steps[i];
+    const Step& step = plan.steps[i].step;
     StepStats step_stats;
-    step_stats.mesh_dim = step.mesh_dim;
-    step_stats.collective = step.collective();
-    step_stats.logical_shape = (*logical)[i];
-    absl::StatusOr<LocalTensor> next =
-        RunStep(std::move(cur), step, (*logical)[i], comm, run, step_stats);
+    step_stats.step = step;
+    step_stats.logical_shape = logical[i];
+    StepContext context{step,
+                        logical[i],
+                        comm.mesh().GroupSize(step.group),
+                        comm.mesh().IndexInGroup(step.group, comm.rank()),
+                        comm,
+                        run,
+                        step_stats};
+    absl::StatusOr<LocalTensor> next = RunStep(std::move(cur), context);
     if (!next.ok()) return StepError(static_cast<int>(i), step, next.status());
     cur = *std::move(next);
     if (stats != nullptr) stats->steps.push_back(std::move(step_stats));
@@ -393,36 +343,6 @@ absl::Status Redistribute(LocalTensor& t, const DistSpec& src, const DistSpec& d
   }
   t = std::move(cur);
   return absl::OkStatus();
-}
-
-StepBytes BytesImpliedByStep(const TransformInfo& step, const DeviceMesh& mesh, DType dtype) {
-  const int64_t n = mesh.size(step.mesh_dim);
-  const int item = ItemSize(dtype);
-  StepBytes b;
-  if (n == 1) return b;
-  const std::vector<int64_t>& L = step.logical_shape;
-  int64_t count = 0;
-  switch (step.collective()) {
-    case Collective::kAllGather:
-      count = NumElements(With(L, step.src.dim(), PaddedChunkSize(L[step.src.dim()], n)));
-      break;
-    case Collective::kReduceScatter:
-      count = NumElements(With(L, step.dst.dim(), PaddedChunkSize(L[step.dst.dim()], n)));
-      break;
-    case Collective::kAllToAll: {
-      std::vector<int64_t> chunk = With(L, step.src.dim(), PaddedChunkSize(L[step.src.dim()], n));
-      count = NumElements(With(chunk, step.dst.dim(), PaddedChunkSize(L[step.dst.dim()], n)));
-      break;
-    }
-    case Collective::kAllReduce:
-      b.sent = b.received = 2 * (n - 1) * PaddedChunkSize(NumElements(L), n) * item;
-      return b;
-    case Collective::kChunk:
-    case Collective::kPartition:
-      return b;
-  }
-  b.sent = b.received = (n - 1) * count * item;
-  return b;
 }
 
 }  // namespace reshard

@@ -13,7 +13,9 @@
 // rank from the state it is in (spec §10: the global shape split by every
 // other current shard, in shard order), so one plan serves every rank even
 // when a TransformInfo's logical_shape was made for another coordinate or by
-// the greedy planner (spec §8), whose logical shapes ignore shard order.
+// the greedy planner (spec §8), whose logical shapes ignore shard order. The
+// plan's steps are checked with CheckStep and replayed with ApplyStep
+// (planner/step.h), the same rules the planner uses.
 //
 // Errors (every message names the step, its transition and mesh dim):
 // InvalidArgument when the tensor, specs, communicator and plan do not fit
@@ -32,19 +34,16 @@
 #include "collectives/tensor/local_tensor.h"
 #include "planner/dist_spec.h"
 #include "planner/plan.h"
+#include "planner/step.h"
 
 namespace reshard {
 
-// What one step did on this rank. Bytes count the data this rank must send
-// to / receive from the other group members for the collective, independent
-// of the engine's algorithm, at the padded chunk size c (elements):
-//   all_gather, all_to_all, reduce_scatter: (n - 1) * c each way
-//   all_reduce: 2 * (n - 1) * ceil(count / n) each way (reduce-scatter + all-gather)
-//   chunk, partition, and any step on a size-1 mesh dim: 0
-// BytesImpliedByStep (below) computes the same from a TransformInfo.
+// What one step did on this rank. Bytes count the data this rank sent to /
+// received from the other group members, measured from the buffers the
+// collective was given; BytesOfStep (planner/step.h) states the rule they
+// must follow.
 struct StepStats {
-  int mesh_dim = 0;
-  Collective collective = Collective::kChunk;
+  Step step;
   std::vector<int64_t> logical_shape;  // as computed for this rank
   int64_t bytes_sent = 0;
   int64_t bytes_received = 0;
@@ -65,15 +64,6 @@ struct ExecutionStats {
 // but its own t. `stats` (optional) receives one entry per plan step.
 absl::Status Redistribute(LocalTensor& t, const DistSpec& src, const DistSpec& dst,
                           const Plan& plan, Communicator& comm, ExecutionStats* stats = nullptr);
-
-// The bytes (sent, received) a step implies for a rank from the step's
-// logical shape as the plan reports it (see StepStats), for checking a run
-// against its plan. Uses the same padded sizes as the executor.
-struct StepBytes {
-  int64_t sent = 0;
-  int64_t received = 0;
-};
-StepBytes BytesImpliedByStep(const TransformInfo& step, const DeviceMesh& mesh, DType dtype);
 
 }  // namespace reshard
 

@@ -1,5 +1,7 @@
 #include "planner/cost_model.h"
 
+#include <utility>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -7,46 +9,62 @@
 namespace reshard {
 namespace {
 
-// Spec §6 "pytorch-const".
+// Spec §6 "pytorch-const": a price per kind of step, whatever the problem.
+class PyTorchConstCosts : public BoundCostModel {
+ public:
+  double StepCost(const DistState&, const Step& step) const override {
+    switch (step.kind) {
+      case StepKind::kAllToAll: return 1;
+      case StepKind::kAllGather: return 2;
+      case StepKind::kAllReduce: return 4;
+      case StepKind::kReduceScatter: return 2;
+      case StepKind::kChunk:
+      case StepKind::kPartition: return 0;
+    }
+    return 0;
+  }
+};
+
 class PyTorchConstCostModel : public CostModel {
  public:
-  absl::string_view name() const override { return "pytorch-const"; }
-  double StepCost(const DistState&, int, Placement src, Placement dst) const override {
-    if (src.is_shard() && dst.is_shard()) return 1;
-    if (src.is_shard() && dst.is_replicate()) return 2;
-    if (src.is_partial() && dst.is_replicate()) return 4;
-    if (src.is_partial() && dst.is_shard()) return 2;
-    return 0;
+  PyTorchConstCostModel() : CostModel("pytorch-const") {}
+  std::unique_ptr<const BoundCostModel> Bind(const CostProblem&) const override {
+    return std::make_unique<PyTorchConstCosts>();
   }
 };
 
 // Spec §6 "pytorch": PyTorch's alpha-beta model in microseconds. The
 // arithmetic is written in the same order as PyTorch's so that costs, and
 // therefore tie-breaks, agree to the last bit (the build disables FMA
-// contraction for this file).
-class PyTorchCostModel : public CostModel {
+// contraction for this file). A group of several mesh dims (not planned
+// yet) would be priced on its lowest mesh dim's link, the slowest.
+class PyTorchCosts : public BoundCostModel {
  public:
-  explicit PyTorchCostModel(const CostProblem& p) : mesh_(p.mesh) {
+  PyTorchCosts(const CostProblem& p, int64_t devices_per_host) : mesh_(p.mesh) {
     bytes_ = static_cast<double>(p.itemsize);
     for (int64_t s : p.global_shape) bytes_ *= static_cast<double>(s);  // exact below 2^53
     int64_t total = 1;
     for (int d = mesh_.ndim() - 1; d >= 0; --d) {
+      size_[d] = static_cast<double>(mesh_.size(d));
       total *= mesh_.size(d);
-      bool inter_host = total > p.devices_per_host;
+      bool inter_host = total > devices_per_host;
       bandwidth_[d] = inter_host ? 87.7 * 0.22 : 87.7;
       latency_[d] = inter_host ? 2.7 : 0.6;
     }
   }
 
-  absl::string_view name() const override { return "pytorch"; }
-
-  double StepCost(const DistState& current, int m, Placement src, Placement dst) const override {
+  double StepCost(const DistState& current, const Step& step) const override {
     const double b = bytes_ / static_cast<double>(current.NumShards(mesh_)) / 1073741824.0;
-    const double n = static_cast<double>(mesh_.size(m));
-    if (src.is_shard() && dst.is_replicate()) return AllGather(b * n, m, n);
-    if (src.is_shard() && dst.is_shard()) return AllGather(b, m, n) + 1.0;
-    if (src.is_partial() && dst.is_replicate()) return AllReduce(b, m, n);
-    if (src.is_partial() && dst.is_shard()) return AllGather(b, m, n);  // reduce_scatter: same formula
+    const int m = step.mesh_dim();
+    const double n = GroupSize(step.group);
+    switch (step.kind) {
+      case StepKind::kAllGather: return AllGather(b * n, m, n);
+      case StepKind::kAllToAll: return AllGather(b, m, n) + 1.0;
+      case StepKind::kAllReduce: return AllReduce(b, m, n);
+      case StepKind::kReduceScatter: return AllGather(b, m, n);  // same formula
+      case StepKind::kChunk:
+      case StepKind::kPartition: return 0.0;
+    }
     return 0.0;
   }
 
@@ -58,26 +76,58 @@ class PyTorchCostModel : public CostModel {
     return 6.6 + 2 * (n - 1) * latency_[m] + (x * 2 * (n - 1) / n) / bandwidth_[m] * 1e6;
   }
 
+  // mesh_.GroupSize without allocating: this runs once per edge.
+  double GroupSize(MeshDimSet group) const {
+    const unsigned bits = group.bits();
+    if ((bits & (bits - 1)) == 0) return size_[group.First()];
+    int64_t size = 1;
+    for (int d = 0; d < mesh_.ndim(); ++d) {
+      if (group.Contains(d)) size *= mesh_.size(d);
+    }
+    return static_cast<double>(size);
+  }
+
   DeviceMesh mesh_;
   double bytes_;
+  double size_[kMaxMeshDims];
   double bandwidth_[kMaxMeshDims];  // GB/s
   double latency_[kMaxMeshDims];    // us
+};
+
+class PyTorchCostModel : public CostModel {
+ public:
+  explicit PyTorchCostModel(int64_t devices_per_host)
+      : CostModel(absl::StrCat("pytorch devices_per_host=", devices_per_host)),
+        devices_per_host_(devices_per_host) {}
+  std::unique_ptr<const BoundCostModel> Bind(const CostProblem& problem) const override {
+    return std::make_unique<PyTorchCosts>(problem, devices_per_host_);
+  }
+
+ private:
+  int64_t devices_per_host_;
 };
 
 }  // namespace
 
 std::vector<std::string> CostModelNames() { return {"pytorch", "pytorch-const"}; }
 
-absl::StatusOr<std::unique_ptr<CostModel>> MakeCostModel(absl::string_view name,
-                                                         const CostProblem& problem) {
-  if (problem.devices_per_host < 1) {
+absl::StatusOr<std::shared_ptr<const CostModel>> MakeCostModel(absl::string_view name,
+                                                               int64_t devices_per_host) {
+  if (devices_per_host < 1) {
     return absl::InvalidArgumentError(
-        absl::StrCat("devices per host: ", problem.devices_per_host, "; must be >= 1"));
+        absl::StrCat("devices per host: ", devices_per_host, "; must be >= 1"));
   }
-  if (name == "pytorch") return std::make_unique<PyTorchCostModel>(problem);
-  if (name == "pytorch-const") return std::make_unique<PyTorchConstCostModel>();
+  if (name == "pytorch") return std::make_shared<const PyTorchCostModel>(devices_per_host);
+  if (name == "pytorch-const") return std::make_shared<const PyTorchConstCostModel>();
   return absl::InvalidArgumentError(absl::StrCat("cost model: unknown \"", name,
                                                  "\"; known: ", absl::StrJoin(CostModelNames(), ", ")));
+}
+
+std::shared_ptr<const CostModel> DefaultCostModel() {
+  // Immutable and shared by every default PlanOptions.
+  static const auto* const model =
+      new std::shared_ptr<const CostModel>(std::make_shared<const PyTorchCostModel>(8));
+  return *model;
 }
 
 }  // namespace reshard

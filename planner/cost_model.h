@@ -1,12 +1,18 @@
 // Cost models: the price of one step, used both to search (graph planner) and
-// to report (every plan). Spec §6 defines the two compat models:
+// to report (every plan). Spec §6 defines the two compat models, made by name:
 //
 //   "pytorch-const"  all_to_all 1, all_gather 2, reduce_scatter 2, all_reduce 4,
 //                    local steps 0 (unitless)
-//   "pytorch"        PyTorch's alpha-beta model, microseconds
+//   "pytorch"        PyTorch's alpha-beta model, microseconds; parameter:
+//                    devices per host (which mesh dims cross hosts)
 //
-// A model is made for one problem (mesh, shape, dtype, devices per host), so
-// it can precompute what does not change during a search.
+//   absl::StatusOr<std::shared_ptr<const CostModel>> model = MakeCostModel("pytorch", 4);
+//   PlanOptions options;
+//   options.cost_model = *model;
+//
+// A model of your own: derive from CostModel (its parameters, a fingerprint
+// naming them) and BoundCostModel (its prices for one problem), and pass it
+// in PlanOptions. The plan cache keys plans by the fingerprint.
 #ifndef RESHARD_PLANNER_COST_MODEL_H_
 #define RESHARD_PLANNER_COST_MODEL_H_
 
@@ -17,38 +23,57 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "absl/types/span.h"
 #include "mesh/device_mesh.h"
 #include "planner/dist_state.h"
-#include "planner/placement.h"
+#include "planner/step.h"
 
 namespace reshard {
 
-// What a cost model may look at.
+// The problem a plan is made for: what a model may precompute from.
 struct CostProblem {
   DeviceMesh mesh;
   std::vector<int64_t> global_shape;
   int itemsize = 4;
-  int64_t devices_per_host = 8;
 };
 
+// A model bound to one problem. The graph search calls StepCost once per
+// edge, so it should not allocate.
+class BoundCostModel {
+ public:
+  virtual ~BoundCostModel() = default;
+  // Cost of `step` while the tensor is in `current` (the state the step
+  // leaves). Only legal steps are asked (step.h, CheckStep).
+  virtual double StepCost(const DistState& current, const Step& step) const = 0;
+};
+
+// A model with its parameters; immutable, so one object may serve many
+// plans and threads.
 class CostModel {
  public:
   virtual ~CostModel() = default;
-  virtual absl::string_view name() const = 0;
-  // Cost of moving `mesh_dim` from `src` to `dst` while the tensor is in
-  // `current` (the edge's source state). Only legal steps are asked.
-  virtual double StepCost(const DistState& current, int mesh_dim, Placement src,
-                          Placement dst) const = 0;
+  // The model's name and every parameter that changes a cost, e.g.
+  // "pytorch devices_per_host=8". Two models with one fingerprint must price
+  // every step alike: the plan cache returns one's plans for the other.
+  const std::string& fingerprint() const { return fingerprint_; }
+  virtual std::unique_ptr<const BoundCostModel> Bind(const CostProblem& problem) const = 0;
+
+ protected:
+  explicit CostModel(std::string fingerprint) : fingerprint_(std::move(fingerprint)) {}
+
+ private:
+  std::string fingerprint_;
 };
 
 // The names MakeCostModel accepts, for --help and error messages.
 std::vector<std::string> CostModelNames();
 
-// InvalidArgument for an unknown name (listing the known ones) or
-// devices_per_host < 1.
-absl::StatusOr<std::unique_ptr<CostModel>> MakeCostModel(absl::string_view name,
-                                                         const CostProblem& problem);
+// A compat model by name (spec §6). InvalidArgument for an unknown name
+// (listing the known ones) or devices_per_host < 1.
+absl::StatusOr<std::shared_ptr<const CostModel>> MakeCostModel(absl::string_view name,
+                                                               int64_t devices_per_host = 8);
+
+// "pytorch" with 8 devices per host: PlanOptions' default.
+std::shared_ptr<const CostModel> DefaultCostModel();
 
 }  // namespace reshard
 

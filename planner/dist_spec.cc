@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "planner/chunk.h"
 #include "planner/notation.h"
 
@@ -66,9 +67,7 @@ absl::Status ValidateState(const DeviceMesh& mesh, const DistState& state, int t
     }
     if (p.is_partial()) ops |= 1u << static_cast<int>(p.op());
   }
-  constexpr unsigned kSumAvg = (1u << static_cast<int>(ReduceOp::kSum)) |
-                               (1u << static_cast<int>(ReduceOp::kAvg));
-  if ((ops & (ops - 1)) != 0 && ops != kSumAvg) {
+  if (!PartialOpsCompatible(ops)) {
     std::vector<std::string> names;
     for (int i = 0; i < kNumReduceOps; ++i) {
       if (ops & (1u << i)) names.emplace_back(ReduceOpName(static_cast<ReduceOp>(i)));
@@ -84,23 +83,20 @@ absl::Status ValidateState(const DeviceMesh& mesh, const DistState& state, int t
 
 absl::StatusOr<DistSpec> DistSpec::Create(DeviceMesh mesh, DistState state,
                                           std::vector<int64_t> global_shape, DType dtype) {
-  if (absl::Status s = ValidateShape(global_shape, dtype); !s.ok()) return s;
-  if (absl::Status s = ValidateState(mesh, state, static_cast<int>(global_shape.size())); !s.ok()) {
-    return s;
-  }
+  RESHARD_RETURN_IF_ERROR(ValidateShape(global_shape, dtype));
+  RESHARD_RETURN_IF_ERROR(ValidateState(mesh, state, static_cast<int>(global_shape.size())));
   return DistSpec(std::move(mesh), state, std::move(global_shape), dtype);
 }
 
 absl::StatusOr<DistSpec> DistSpec::Parse(DeviceMesh mesh, absl::string_view notation,
                                          std::vector<int64_t> global_shape, DType dtype) {
   // The shape first: the parser needs a valid tensor rank.
-  if (absl::Status s = ValidateShape(global_shape, dtype); !s.ok()) return s;
-  absl::StatusOr<ParsedState> parsed =
-      ParseDistState(notation, mesh, static_cast<int>(global_shape.size()));
-  if (!parsed.ok()) return parsed.status();
-  absl::StatusOr<DistSpec> spec =
-      Create(std::move(mesh), parsed->state, std::move(global_shape), dtype);
-  if (spec.ok()) spec->strided_input_ = parsed->strided;
+  RESHARD_RETURN_IF_ERROR(ValidateShape(global_shape, dtype));
+  RESHARD_ASSIGN_OR_RETURN(ParsedState parsed,
+                           ParseDistState(notation, mesh, static_cast<int>(global_shape.size())));
+  RESHARD_ASSIGN_OR_RETURN(DistSpec spec,
+                           Create(std::move(mesh), parsed.state, std::move(global_shape), dtype));
+  spec.strided_input_ = parsed.strided;
   return spec;
 }
 

@@ -70,8 +70,10 @@ class DistState {
   // The set of reduce ops held by Partial mesh dims, as a bit mask (1 << op).
   unsigned PartialOps() const;
 
-  // Moves: `mesh_dim` must be the last in its tensor dim's order when it
-  // leaves a Shard (stack discipline, spec §4); entering S(b) appends it last.
+  // `mesh_dim` set to `p`: leaving a Shard removes it from its tensor dim's
+  // order (the mesh dims after it move up), entering S(b) appends it last.
+  // Legal steps leave only the last mesh dim (stack discipline, spec §4);
+  // step.h (ApplyStep) is the one place plans replay orders with this.
   DistState WithPlacement(int mesh_dim, Placement p) const;
 
   // Spec §3 notation: "S(0)[1]S(0)[0]R".

@@ -57,7 +57,7 @@ class StateGraph {
   using edges_size_type = size_t;
   static VertexId null_vertex() { return std::numeric_limits<VertexId>::max(); }
 
-  StateGraph(int tensor_ndim, unsigned partial_ops, const CostModel& model)
+  StateGraph(int tensor_ndim, unsigned partial_ops, const BoundCostModel& model)
       : tensor_ndim_(tensor_ndim), partial_ops_(partial_ops), model_(model) {}
 
   VertexId Intern(const DistState& s) const {
@@ -68,12 +68,12 @@ class StateGraph {
   const DistState& state(VertexId v) const { return states_[v]; }
 
   std::pair<out_edge_iterator, out_edge_iterator> OutEdges(VertexId u) const {
-    transitions_.clear();
+    steps_.clear();
     edges_.clear();
     const DistState from = states_[u];
-    AppendTransitions(from, tensor_ndim_, partial_ops_, &transitions_);
-    for (const Transition& t : transitions_) {
-      edges_.push_back({u, Intern(t.next), model_.StepCost(from, t.mesh_dim, t.src, t.dst)});
+    AppendTransitions(from, tensor_ndim_, partial_ops_, &steps_);
+    for (const Step& step : steps_) {
+      edges_.push_back({u, Intern(ApplyStep(from, step)), model_.StepCost(from, step)});
     }
     return {edges_.cbegin(), edges_.cend()};
   }
@@ -81,12 +81,12 @@ class StateGraph {
  private:
   int tensor_ndim_;
   unsigned partial_ops_;
-  const CostModel& model_;
+  const BoundCostModel& model_;
   // The search owns the graph; these grow as it explores (hence mutable:
   // Boost.Graph passes the graph by const reference).
   mutable absl::flat_hash_map<DistState, VertexId> ids_;
   mutable std::vector<DistState> states_;
-  mutable std::vector<Transition> transitions_;
+  mutable std::vector<Step> steps_;
   mutable std::vector<StateEdge> edges_;
 };
 
@@ -136,6 +136,18 @@ class SearchVisitor : public boost::default_dijkstra_visitor {
   uint64_t* seq_;
 };
 
+// The edge from `a` to `b` (spec §4). Each step changes one mesh dim to one
+// placement, so at most one edge joins two states; the search does not keep
+// edges, so the path's steps are found again here, a few per plan.
+Step EdgeBetween(const DistState& a, const DistState& b, int tensor_ndim, unsigned partial_ops) {
+  std::vector<Step> steps;
+  AppendTransitions(a, tensor_ndim, partial_ops, &steps);
+  for (const Step& step : steps) {
+    if (ApplyStep(a, step) == b) return step;
+  }
+  return steps.front();  // unreachable: b was reached from a by an edge
+}
+
 }  // namespace
 }  // namespace reshard
 
@@ -161,7 +173,7 @@ struct graph_traits<reshard::StateGraph> {
 namespace reshard {
 
 absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& dst,
-                                        int tensor_ndim, const CostModel& model,
+                                        int tensor_ndim, const BoundCostModel& model,
                                         int64_t max_expanded) {
   const StateGraph graph(tensor_ndim, src.PartialOps() | dst.PartialOps(), model);
   const VertexId s = graph.Intern(src);
@@ -188,17 +200,13 @@ absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& d
     GraphPath path;
     path.cost = get(distance, t).cost;
     path.expanded = num_expanded;
-    for (VertexId v = t;; v = get(predecessor, v)) {
-      path.states.push_back(graph.state(v));
-      if (v == s) break;
-    }
+    for (VertexId v = t; v != s; v = get(predecessor, v)) path.states.push_back(graph.state(v));
+    path.states.push_back(src);
     std::reverse(path.states.begin(), path.states.end());
     for (size_t i = 0; i + 1 < path.states.size(); ++i) {
-      const DistState& a = path.states[i];
-      const DistState& b = path.states[i + 1];
-      int m = 0;
-      while (a.placement(m) == b.placement(m)) ++m;
-      path.steps.push_back({m, model.StepCost(a, m, a.placement(m), b.placement(m))});
+      path.steps.push_back(EdgeBetween(path.states[i], path.states[i + 1], tensor_ndim,
+                                       src.PartialOps() | dst.PartialOps()));
+      path.costs.push_back(model.StepCost(path.states[i], path.steps.back()));
     }
     return path;
   } catch (const ReachedBound&) {

@@ -11,17 +11,15 @@
 #include "absl/status/statusor.h"
 #include "planner/cost_model.h"
 #include "planner/dist_state.h"
+#include "planner/step.h"
 
 namespace reshard {
 
 struct GraphPath {
   std::vector<DistState> states;  // source first, destination last
-  // Step i goes from states[i] to states[i + 1] by changing one mesh dim.
-  struct Step {
-    int mesh_dim;
-    double cost;
-  };
+  // Step i goes from states[i] to states[i + 1] and costs costs[i].
   std::vector<Step> steps;
+  std::vector<double> costs;
   double cost = 0;  // as the search summed it (bit-identical to PyTorch's)
   int64_t expanded = 0;
 };
@@ -29,7 +27,7 @@ struct GraphPath {
 // ResourceExhausted after `max_expanded` expansions without reaching `dst`;
 // NotFound ("no_path: ...") when dst is unreachable.
 absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& dst,
-                                        int tensor_ndim, const CostModel& model,
+                                        int tensor_ndim, const BoundCostModel& model,
                                         int64_t max_expanded);
 
 }  // namespace reshard

@@ -1,70 +1,70 @@
 #include "planner/greedy_planner.h"
 
+#include <optional>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 
 namespace reshard {
 namespace {
 
-// S -> P and P(x) -> P(y) have no collective (spec §4); PyTorch's greedy
-// planner fails on them, and so do we.
-absl::Status CheckStep(const GreedyStep& step) {
-  if ((step.src.is_shard() || step.src.is_partial()) && step.dst.is_partial()) {
+// The step for mesh dim m. S -> P and P(x) -> P(y) have no kind (spec §4);
+// PyTorch's greedy planner fails on them, and so do we.
+absl::StatusOr<Step> GreedyStep(int m, Placement from, Placement to) {
+  std::optional<StepKind> kind = StepKindFor(from, to);
+  if (!kind) {
     return absl::NotFoundError(absl::StrCat(
-        "no_path: the greedy planner would need ", step.src.ToString(), " -> ",
-        step.dst.ToString(), " on mesh dim ", step.mesh_dim,
+        "no_path: the greedy planner would need ", from.ToString(), " -> ", to.ToString(),
+        " on mesh dim ", m,
         ", which no collective does; the graph planner (--algorithm graph) routes through R"));
   }
-  return absl::OkStatus();
+  return Step{MeshDimSet::Single(m), *kind, from, to};
+}
+
+// Pass one's target for mesh dim m (spec §8): a Shard whose earlier mesh dims
+// on the same tensor dim differ between current and target goes through R.
+Placement PassOneTarget(int m, absl::Span<const Placement> cur, absl::Span<const Placement> dst) {
+  const Placement target = dst[m];
+  if (!target.is_shard()) return target;
+  for (int i = 0; i < m; ++i) {
+    if ((cur[i] == target) != (dst[i] == target)) return Placement::Replicate();
+  }
+  return target;
 }
 
 }  // namespace
 
-absl::StatusOr<std::vector<GreedyStep>> GreedySteps(const DeviceMesh& mesh,
-                                                    absl::Span<const Placement> src,
-                                                    absl::Span<const Placement> dst) {
+absl::StatusOr<std::vector<Step>> GreedySteps(const DeviceMesh& mesh,
+                                              absl::Span<const Placement> src,
+                                              absl::Span<const Placement> dst) {
   const int ndim = mesh.ndim();
-  std::vector<GreedyStep> steps;
-  auto emit = [&](int m, Placement from, Placement to) -> absl::Status {
-    steps.push_back({m, from, to});
-    return CheckStep(steps.back());
+  std::vector<Step> steps;
+  std::vector<Placement> cur(src.begin(), src.end());
+  auto emit = [&](int m, Placement to) -> absl::Status {
+    RESHARD_ASSIGN_OR_RETURN(Step step, GreedyStep(m, cur[m], to));
+    steps.push_back(step);
+    cur[m] = to;
+    return absl::OkStatus();
   };
   if (ndim == 1) {
-    if (src[0] != dst[0]) {
-      if (absl::Status s = emit(0, src[0], dst[0]); !s.ok()) return s;
-    }
+    if (src[0] != dst[0]) RESHARD_RETURN_IF_ERROR(emit(0, dst[0]));
     return steps;
   }
-  std::vector<Placement> cur(src.begin(), src.end());
   int64_t num_shards = 1;
   for (int m = 0; m < ndim; ++m) {
     if (src[m].is_shard()) num_shards *= mesh.size(m);
   }
-  // Pass one, last mesh dim first: a Shard whose earlier mesh dims on the same
-  // tensor dim differ between current and target must go through R first.
+  // Pass one, last mesh dim first.
   if (num_shards > 1) {
     for (int m = ndim - 1; m >= 0; --m) {
-      Placement target = dst[m];
-      if (target.is_shard()) {
-        for (int i = 0; i < m; ++i) {
-          if ((cur[i] == target) != (dst[i] == target)) {
-            target = Placement::Replicate();
-            break;
-          }
-        }
-      }
-      if (cur[m] != target) {
-        if (absl::Status s = emit(m, cur[m], target); !s.ok()) return s;
-        cur[m] = target;
-      }
+      const Placement target = PassOneTarget(m, cur, dst);
+      if (cur[m] != target) RESHARD_RETURN_IF_ERROR(emit(m, target));
     }
   }
   // Pass two, first mesh dim first: whatever still differs.
   for (int m = 0; m < ndim; ++m) {
-    if (cur[m] != dst[m]) {
-      if (absl::Status s = emit(m, cur[m], dst[m]); !s.ok()) return s;
-      cur[m] = dst[m];
-    }
+    if (cur[m] != dst[m]) RESHARD_RETURN_IF_ERROR(emit(m, dst[m]));
   }
   return steps;
 }

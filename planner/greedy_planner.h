@@ -9,19 +9,14 @@
 #include "absl/types/span.h"
 #include "mesh/device_mesh.h"
 #include "planner/placement.h"
+#include "planner/step.h"
 
 namespace reshard {
 
-struct GreedyStep {
-  int mesh_dim;
-  Placement src;
-  Placement dst;
-};
-
 // NotFound ("no_path: ...") when a step would need S->P or P(x)->P(y).
-absl::StatusOr<std::vector<GreedyStep>> GreedySteps(const DeviceMesh& mesh,
-                                                    absl::Span<const Placement> src,
-                                                    absl::Span<const Placement> dst);
+absl::StatusOr<std::vector<Step>> GreedySteps(const DeviceMesh& mesh,
+                                              absl::Span<const Placement> src,
+                                              absl::Span<const Placement> dst);
 
 }  // namespace reshard
 

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 
 namespace reshard {
 namespace {
@@ -60,7 +61,7 @@ class Parser {
     }
     while (true) {
       Token token;
-      if (absl::Status s = ParseToken(static_cast<int>(tokens.size()), &token); !s.ok()) return s;
+      RESHARD_RETURN_IF_ERROR(ParseToken(static_cast<int>(tokens.size()), &token));
       tokens.push_back(token);
       SkipSpaces();
       if (pos_ == text_.size()) break;
@@ -140,84 +141,108 @@ class Parser {
   absl::Status ParseToken(int index, Token* t) {
     const size_t start = pos_;
     t->offset = start;
-    auto malformed = [&](absl::string_view what) {
-      return TokenError(index, start, Snippet(start), what);
-    };
     absl::string_view rest = text_.substr(pos_);
     if (absl::StartsWith(rest, "_S")) {
-      pos_ += 2;
-      int64_t dim = 0, sf = 0;
-      if (!Consume('(') || !ParseInt(&dim, true) || !Consume(',') || !ParseInt(&sf, false) ||
-          !Consume(')')) {
-        return malformed("malformed StridedShard; expected _S(d, sf), e.g. _S(0, 2)");
-      }
-      if (sf < 1) return malformed("split factor must be >= 1");
-      t->kind = Token::Kind::kStrided;
-      t->split_factor = sf;
-      if (absl::Status s = SetDim(index, start, dim, t); !s.ok()) return s;
+      RESHARD_RETURN_IF_ERROR(ParseStrided(index, t));
     } else if (absl::StartsWith(rest, "S")) {
-      ++pos_;
-      int64_t dim = 0;
-      if (!Consume('(') || !ParseInt(&dim, true) || !Consume(')')) {
-        return malformed("malformed Shard; expected S(d) with an integer tensor dim, e.g. S(0)");
-      }
-      t->kind = Token::Kind::kShard;
-      if (absl::Status s = SetDim(index, start, dim, t); !s.ok()) return s;
+      RESHARD_RETURN_IF_ERROR(ParseShard(index, t));
     } else if (absl::StartsWith(rest, "R")) {
       ++pos_;
       t->kind = Token::Kind::kReplicate;
     } else if (absl::StartsWith(rest, "P")) {
-      ++pos_;
-      t->kind = Token::Kind::kPartial;
-      size_t before = pos_;
-      if (Consume('(')) {
-        SkipSpaces();
-        size_t name_start = pos_;
-        while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) ||
-                                       text_[pos_] == '_')) {
-          ++pos_;
-        }
-        absl::string_view name = text_.substr(name_start, pos_ - name_start);
-        if (!Consume(')')) {
-          return malformed("malformed Partial; expected P(op) with op one of sum, avg, max, "
-                           "min, prod, or P alone for P(sum)");
-        }
-        std::optional<ReduceOp> op = ParseReduceOp(name);
-        if (!op) {
-          return TokenError(index, start, text_.substr(start, pos_ - start),
-                            absl::StrFormat("unknown reduce op \"%s\"; valid ops: sum, avg, max, "
-                                            "min, prod",
-                                            name));
-        }
-        t->op = *op;
-      } else {
-        pos_ = before;  // "P" alone is P(sum) (spec §3)
-      }
+      RESHARD_RETURN_IF_ERROR(ParsePartial(index, t));
     } else {
-      return malformed(absl::StrCat("unknown token; expected one of ", kExpectedTokens));
+      return Malformed(index, start, absl::StrCat("unknown token; expected one of ", kExpectedTokens));
     }
-    // Optional [k] suffix.
-    size_t before_suffix = pos_;
+    return ParseOrderIndex(index, t);
+  }
+
+  absl::Status Malformed(int index, size_t start, absl::string_view what) const {
+    return TokenError(index, start, Snippet(start), what);
+  }
+
+  // `_S(d, sf)`.
+  absl::Status ParseStrided(int index, Token* t) {
+    pos_ += 2;
+    int64_t dim = 0, sf = 0;
+    if (!Consume('(') || !ParseInt(&dim, true) || !Consume(',') || !ParseInt(&sf, false) ||
+        !Consume(')')) {
+      return Malformed(index, t->offset, "malformed StridedShard; expected _S(d, sf), e.g. _S(0, 2)");
+    }
+    if (sf < 1) return Malformed(index, t->offset, "split factor must be >= 1");
+    t->kind = Token::Kind::kStrided;
+    t->split_factor = sf;
+    return SetDim(index, t->offset, dim, t);
+  }
+
+  // `S(d)`.
+  absl::Status ParseShard(int index, Token* t) {
+    ++pos_;
+    int64_t dim = 0;
+    if (!Consume('(') || !ParseInt(&dim, true) || !Consume(')')) {
+      return Malformed(index, t->offset,
+                       "malformed Shard; expected S(d) with an integer tensor dim, e.g. S(0)");
+    }
+    t->kind = Token::Kind::kShard;
+    return SetDim(index, t->offset, dim, t);
+  }
+
+  // `P(op)`, or `P` alone for P(sum) (spec §3).
+  absl::Status ParsePartial(int index, Token* t) {
+    ++pos_;
+    t->kind = Token::Kind::kPartial;
+    const size_t before = pos_;
+    if (!Consume('(')) {
+      pos_ = before;
+      return absl::OkStatus();
+    }
     SkipSpaces();
-    if (pos_ < text_.size() && text_[pos_] == '[') {
+    const size_t name_start = pos_;
+    while (pos_ < text_.size() &&
+           (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) {
       ++pos_;
-      int64_t k = 0;
-      if (!ParseInt(&k, false) || !Consume(']')) {
-        return malformed("malformed order index; expected [k] with k >= 0, e.g. S(0)[1]");
-      }
-      t->text = text_.substr(start, pos_ - start);
-      if (t->kind != Token::Kind::kShard) {
-        return TokenError(index, *t,
-                          t->kind == Token::Kind::kStrided
-                              ? "an order index [k] cannot follow _S(d, sf); the split factor "
-                                "already gives the order"
-                              : "an order index [k] may only follow S(d)");
-      }
-      t->index = k;
-    } else {
-      pos_ = before_suffix;
-      t->text = text_.substr(start, pos_ - start);
     }
+    absl::string_view name = text_.substr(name_start, pos_ - name_start);
+    if (!Consume(')')) {
+      return Malformed(index, t->offset,
+                       "malformed Partial; expected P(op) with op one of sum, avg, max, min, "
+                       "prod, or P alone for P(sum)");
+    }
+    std::optional<ReduceOp> op = ParseReduceOp(name);
+    if (!op) {
+      return TokenError(index, t->offset, text_.substr(t->offset, pos_ - t->offset),
+                        absl::StrFormat("unknown reduce op \"%s\"; valid ops: sum, avg, max, "
+                                        "min, prod",
+                                        name));
+    }
+    t->op = *op;
+    return absl::OkStatus();
+  }
+
+  // The optional `[k]` suffix; sets t->text to the whole token.
+  absl::Status ParseOrderIndex(int index, Token* t) {
+    const size_t before_suffix = pos_;
+    SkipSpaces();
+    if (pos_ >= text_.size() || text_[pos_] != '[') {
+      pos_ = before_suffix;
+      t->text = text_.substr(t->offset, pos_ - t->offset);
+      return absl::OkStatus();
+    }
+    ++pos_;
+    int64_t k = 0;
+    if (!ParseInt(&k, false) || !Consume(']')) {
+      return Malformed(index, t->offset,
+                       "malformed order index; expected [k] with k >= 0, e.g. S(0)[1]");
+    }
+    t->text = text_.substr(t->offset, pos_ - t->offset);
+    if (t->kind != Token::Kind::kShard) {
+      return TokenError(index, *t,
+                        t->kind == Token::Kind::kStrided
+                            ? "an order index [k] cannot follow _S(d, sf); the split factor "
+                              "already gives the order"
+                            : "an order index [k] may only follow S(d)");
+    }
+    t->index = k;
     return absl::OkStatus();
   }
 
@@ -241,10 +266,133 @@ class Parser {
   size_t pos_ = 0;
 };
 
-bool OpsCompatible(unsigned mask) {
-  constexpr unsigned kSumAvg = (1u << static_cast<int>(ReduceOp::kSum)) |
-                               (1u << static_cast<int>(ReduceOp::kAvg));
-  return (mask & (mask - 1)) == 0 || mask == kSumAvg;
+// Partial ops: one op, or exactly {sum, avg} (spec §4 case 6).
+absl::Status CheckPartialOps(const Parser& parser, const std::vector<Token>& tokens) {
+  unsigned ops = 0;
+  int first_partial = -1;
+  for (int i = 0; i < static_cast<int>(tokens.size()); ++i) {
+    if (tokens[i].kind != Token::Kind::kPartial) continue;
+    const unsigned next = ops | (1u << static_cast<int>(tokens[i].op));
+    if (!PartialOpsCompatible(next)) {
+      return parser.TokenError(
+          i, tokens[i],
+          absl::StrFormat("Partial op %s cannot be mixed with %s (token %d); only sum and avg "
+                          "may be mixed",
+                          ReduceOpName(tokens[i].op), tokens[first_partial].text,
+                          first_partial + 1));
+    }
+    if (first_partial < 0) first_partial = i;
+    ops = next;
+  }
+  return absl::OkStatus();
+}
+
+// [k] indices and _S are two ways of giving the order; one state uses one.
+absl::Status CheckOneWayOfOrdering(const Parser& parser, const std::vector<Token>& tokens) {
+  int first_indexed = -1, first_strided = -1;
+  for (int i = 0; i < static_cast<int>(tokens.size()); ++i) {
+    if (tokens[i].index >= 0 && first_indexed < 0) first_indexed = i;
+    if (tokens[i].kind == Token::Kind::kStrided && first_strided < 0) first_strided = i;
+  }
+  if (first_indexed >= 0 && first_strided >= 0) {
+    return parser.TokenError(
+        first_indexed, tokens[first_indexed],
+        absl::StrFormat("an order index [k] cannot be combined with _S(d, sf) (token %d, \"%s\") "
+                        "in one state; give the shard order one way or the other",
+                        first_strided + 1, tokens[first_strided].text));
+  }
+  return absl::OkStatus();
+}
+
+// Tensor dim d's order from the [k] indices of its S tokens (spec §3): all or
+// none, a permutation; none means ascending. `mesh_dims` is ascending, non-empty.
+absl::StatusOr<std::vector<int>> IndexedOrder(const Parser& parser, const std::vector<Token>& tokens,
+                                              int d, const std::vector<int>& mesh_dims) {
+  const int count = static_cast<int>(mesh_dims.size());
+  int indexed = 0;
+  for (int m : mesh_dims) indexed += tokens[m].index >= 0 ? 1 : 0;
+  if (indexed == 0) return mesh_dims;
+  if (count == 1) {
+    if (tokens[mesh_dims[0]].index == 0) return mesh_dims;
+    return parser.TokenError(
+        mesh_dims[0], tokens[mesh_dims[0]],
+        absl::StrFormat("tensor dim %d is sharded on one mesh dim only, so its only valid "
+                        "order index is [0] (or none)",
+                        d));
+  }
+  for (int m : mesh_dims) {
+    if (tokens[m].index < 0) {
+      return parser.TokenError(
+          m, tokens[m],
+          absl::StrFormat("tensor dim %d is sharded on %d mesh dims and other S(%d) tokens "
+                          "have an order index; give [k] on every S(%d) token or on none",
+                          d, count, d, d));
+    }
+  }
+  std::vector<int> by_index(count, -1);
+  for (int m : mesh_dims) {
+    const int64_t k = tokens[m].index;
+    const char* problem = k >= count ? "is out of range" : by_index[k] >= 0 ? "repeats" : nullptr;
+    if (problem != nullptr) {
+      return parser.TokenError(
+          m, tokens[m],
+          absl::StrFormat("order index %d %s; tensor dim %d is sharded on %d mesh dims, so its "
+                          "indices must be a permutation of 0..%d",
+                          k, problem, d, count, count - 1));
+    }
+    by_index[k] = m;
+  }
+  return by_index;
+}
+
+absl::StatusOr<ShardOrder> IndexedShardOrder(const Parser& parser, const std::vector<Token>& tokens,
+                                             int tensor_ndim) {
+  ShardOrder order;
+  for (int d = 0; d < tensor_ndim; ++d) {
+    std::vector<int> mesh_dims;  // ascending
+    for (int i = 0; i < static_cast<int>(tokens.size()); ++i) {
+      if (tokens[i].shard_like() && tokens[i].dim == d) mesh_dims.push_back(i);
+    }
+    if (mesh_dims.empty()) continue;
+    RESHARD_ASSIGN_OR_RETURN(std::vector<int> dims, IndexedOrder(parser, tokens, d, mesh_dims));
+    order.push_back({d, std::move(dims)});
+  }
+  return order;
+}
+
+// Spec §7 decode: walk mesh dims right to left, inserting each into its
+// tensor dim's order where the splits already there multiply to its split
+// factor.
+absl::StatusOr<ShardOrder> DecodeStrided(const Parser& parser, const std::vector<Token>& tokens,
+                                         const DeviceMesh& mesh) {
+  std::vector<int> decoded[kMaxTensorDims];
+  for (int m = static_cast<int>(tokens.size()) - 1; m >= 0; --m) {
+    const Token& t = tokens[m];
+    if (!t.shard_like()) continue;
+    std::vector<int>& dims = decoded[t.dim];
+    int64_t product = 1;
+    std::vector<int64_t> possible;
+    int at = -1;
+    for (size_t i = 0; i <= dims.size() && at < 0; ++i) {
+      if (i > 0) product *= mesh.size(dims[i - 1]);
+      possible.push_back(product);
+      if (product == t.split_factor) at = static_cast<int>(i);
+    }
+    if (at < 0) {
+      return parser.TokenError(
+          m, t,
+          absl::StrFormat("cannot decode: split factor %d matches no product of the splits "
+                          "already applied to tensor dim %d by the mesh dims to its right "
+                          "(possible split factors: %s)",
+                          t.split_factor, t.dim, absl::StrJoin(possible, ", ")));
+    }
+    dims.insert(dims.begin() + at, m);
+  }
+  ShardOrder order;
+  for (int d = 0; d < kMaxTensorDims; ++d) {
+    if (!decoded[d].empty()) order.push_back({d, decoded[d]});
+  }
+  return order;
 }
 
 }  // namespace
@@ -257,145 +405,24 @@ absl::StatusOr<ParsedState> ParseDistState(absl::string_view text, const DeviceM
         kMaxTensorDims));
   }
   Parser parser(text, tensor_ndim);
-  absl::StatusOr<std::vector<Token>> tokens_or = parser.Tokenize();
-  if (!tokens_or.ok()) return tokens_or.status();
-  const std::vector<Token>& tokens = *tokens_or;
-  const int n = static_cast<int>(tokens.size());
-
-  if (n != mesh.ndim()) {
+  RESHARD_ASSIGN_OR_RETURN(const std::vector<Token> tokens, parser.Tokenize());
+  if (static_cast<int>(tokens.size()) != mesh.ndim()) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "state \"%s\": %d tokens for a %d-D mesh (%s); expected one token per mesh dim", text, n,
-        mesh.ndim(), mesh.ToString()));
+        "state \"%s\": %d tokens for a %d-D mesh (%s); expected one token per mesh dim", text,
+        tokens.size(), mesh.ndim(), mesh.ToString()));
   }
-
-  // Partial ops: one op, or exactly {sum, avg} (spec §4 case 6).
-  unsigned ops = 0;
-  int first_partial = -1;
-  for (int i = 0; i < n; ++i) {
-    if (tokens[i].kind != Token::Kind::kPartial) continue;
-    unsigned next = ops | (1u << static_cast<int>(tokens[i].op));
-    if (!OpsCompatible(next)) {
-      return parser.TokenError(
-          i, tokens[i],
-          absl::StrFormat("Partial op %s cannot be mixed with %s (token %d); only sum and avg "
-                          "may be mixed",
-                          ReduceOpName(tokens[i].op), tokens[first_partial].text,
-                          first_partial + 1));
-    }
-    if (first_partial < 0) first_partial = i;
-    ops = next;
-  }
-
-  // [k] indices and _S are two ways of giving the order; one state uses one.
-  int first_indexed = -1, first_strided = -1;
-  for (int i = 0; i < n; ++i) {
-    if (tokens[i].index >= 0 && first_indexed < 0) first_indexed = i;
-    if (tokens[i].kind == Token::Kind::kStrided && first_strided < 0) first_strided = i;
-  }
-  if (first_indexed >= 0 && first_strided >= 0) {
-    return parser.TokenError(
-        first_indexed, tokens[first_indexed],
-        absl::StrFormat("an order index [k] cannot be combined with _S(d, sf) (token %d, \"%s\") "
-                        "in one state; give the shard order one way or the other",
-                        first_strided + 1, tokens[first_strided].text));
-  }
-
-  // Check the [k] indices of each tensor dim (spec §3): all or none, a permutation.
-  ShardOrder order;
-  for (int d = 0; d < tensor_ndim; ++d) {
-    std::vector<int> mesh_dims;  // ascending
-    int indexed = 0;
-    for (int i = 0; i < n; ++i) {
-      if (tokens[i].shard_like() && tokens[i].dim == d) {
-        mesh_dims.push_back(i);
-        if (tokens[i].index >= 0) ++indexed;
-      }
-    }
-    const int count = static_cast<int>(mesh_dims.size());
-    if (count == 0) continue;
-    if (indexed == 0) {
-      order.push_back({d, mesh_dims});  // default order unless decoded below
-      continue;
-    }
-    if (count == 1) {
-      const Token& t = tokens[mesh_dims[0]];
-      if (t.index != 0) {
-        return parser.TokenError(
-            mesh_dims[0], t,
-            absl::StrFormat("tensor dim %d is sharded on one mesh dim only, so its only valid "
-                            "order index is [0] (or none)",
-                            d));
-      }
-      order.push_back({d, mesh_dims});
-      continue;
-    }
-    if (indexed < count) {
-      for (int m : mesh_dims) {
-        if (tokens[m].index < 0) {
-          return parser.TokenError(
-              m, tokens[m],
-              absl::StrFormat("tensor dim %d is sharded on %d mesh dims and other S(%d) tokens "
-                              "have an order index; give [k] on every S(%d) token or on none",
-                              d, count, d, d));
-        }
-      }
-    }
-    std::vector<int> by_index(count, -1);
-    for (int m : mesh_dims) {
-      const int64_t k = tokens[m].index;
-      const char* problem = k >= count ? "is out of range" : by_index[k] >= 0 ? "repeats" : nullptr;
-      if (problem != nullptr) {
-        return parser.TokenError(
-            m, tokens[m],
-            absl::StrFormat("order index %d %s; tensor dim %d is sharded on %d mesh dims, so its "
-                            "indices must be a permutation of 0..%d",
-                            k, problem, d, count, count - 1));
-      }
-      by_index[k] = m;
-    }
-    order.push_back({d, by_index});
-  }
-
+  RESHARD_RETURN_IF_ERROR(CheckPartialOps(parser, tokens));
+  RESHARD_RETURN_IF_ERROR(CheckOneWayOfOrdering(parser, tokens));
+  // Indices are checked even when _S decodes the order (they are then absent).
+  RESHARD_ASSIGN_OR_RETURN(ShardOrder order, IndexedShardOrder(parser, tokens, tensor_ndim));
   ParsedState parsed;
-  parsed.strided = first_strided >= 0;
+  for (const Token& t : tokens) parsed.strided = parsed.strided || t.kind == Token::Kind::kStrided;
   if (parsed.strided) {
-    // Spec §7 decode: walk mesh dims right to left, inserting each into its
-    // tensor dim's order where the splits already there multiply to its split
-    // factor.
-    std::vector<int> decoded[kMaxTensorDims];
-    for (int m = n - 1; m >= 0; --m) {
-      const Token& t = tokens[m];
-      if (!t.shard_like()) continue;
-      std::vector<int>& dims = decoded[t.dim];
-      int64_t product = 1;
-      std::vector<int64_t> possible;
-      int at = -1;
-      for (size_t i = 0; i <= dims.size(); ++i) {
-        if (i > 0) product *= mesh.size(dims[i - 1]);
-        possible.push_back(product);
-        if (product == t.split_factor) {
-          at = static_cast<int>(i);
-          break;
-        }
-      }
-      if (at < 0) {
-        return parser.TokenError(
-            m, t,
-            absl::StrFormat("cannot decode: split factor %d matches no product of the splits "
-                            "already applied to tensor dim %d by the mesh dims to its right "
-                            "(possible split factors: %s)",
-                            t.split_factor, t.dim, absl::StrJoin(possible, ", ")));
-      }
-      dims.insert(dims.begin() + at, m);
-    }
-    order.clear();
-    for (int d = 0; d < kMaxTensorDims; ++d) {
-      if (!decoded[d].empty()) order.push_back({d, decoded[d]});
-    }
+    RESHARD_ASSIGN_OR_RETURN(order, DecodeStrided(parser, tokens, mesh));
   }
 
   std::vector<Placement> placements;
-  placements.reserve(n);
+  placements.reserve(tokens.size());
   for (const Token& t : tokens) placements.push_back(t.placement());
   absl::StatusOr<DistState> state = DistState::Create(placements, order);
   if (!state.ok()) {

@@ -25,6 +25,14 @@ inline constexpr int kNumReduceOps = 5;
 absl::string_view ReduceOpName(ReduceOp op);
 std::optional<ReduceOp> ParseReduceOp(absl::string_view name);
 
+// The one rule for which Partial ops a state may hold at once (spec §4,
+// case 6): one op, or exactly {sum, avg}. `ops` is a mask of (1 << op).
+constexpr bool PartialOpsCompatible(unsigned ops) {
+  constexpr unsigned kSumAvg = (1u << static_cast<int>(ReduceOp::kSum)) |
+                               (1u << static_cast<int>(ReduceOp::kAvg));
+  return (ops & (ops - 1)) == 0 || ops == kSumAvg;
+}
+
 class Placement {
  public:
   enum class Kind : uint8_t { kReplicate = 0, kShard = 1, kPartial = 2 };

@@ -9,37 +9,19 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
-#include "planner/placement.h"
+#include "planner/dist_state.h"
+#include "planner/step.h"
 
 namespace reshard {
 
-enum class Collective : uint8_t {
-  kAllToAll,       // S(a) -> S(b)
-  kAllGather,      // S(d) -> R
-  kAllReduce,      // P(op) -> R
-  kReduceScatter,  // P(op) -> S(d)
-  kChunk,          // R -> S(d), local
-  kPartition,      // R -> P(op), local
-};
-
-// "all_to_all", "all_gather", "all_reduce", "reduce_scatter", "chunk", "partition".
-absl::string_view CollectiveName(Collective c);
-// The collective for a legal step; src -> dst must be one of the six above.
-Collective CollectiveFor(Placement src, Placement dst);
-// True for chunk and partition, which move no data between ranks.
-inline bool IsLocal(Collective c) { return c == Collective::kChunk || c == Collective::kPartition; }
-
-// One step: mesh dim `mesh_dim` goes from `src` to `dst`.
+// One step of a plan (step.h) with what the planner reports about it.
 struct TransformInfo {
-  int mesh_dim = 0;
-  Placement src;
-  Placement dst;
-  // The tensor as seen by the group along mesh_dim at this step, for the
-  // rank the plan was made for (spec §10).
+  Step step;
+  // Spec §10 for the rank the plan was made for. Greedy plans report
+  // PyTorch's shapes instead (spec §8: from the source placements only); the
+  // executor computes its own with LogicalShape (step.h).
   std::vector<int64_t> logical_shape;
   double cost = 0;  // in the cost model's unit
-
-  Collective collective() const { return CollectiveFor(src, dst); }
 };
 
 enum class Algorithm : uint8_t { kAuto, kGraph, kGreedy };
@@ -50,14 +32,23 @@ std::optional<Algorithm> ParseAlgorithm(absl::string_view name);
 
 struct Plan {
   Algorithm algorithm = Algorithm::kGraph;  // the planner actually used (never kAuto)
-  // Notation of every state from source to destination (steps.size() + 1).
-  std::vector<std::string> states;
+  // Every state from source to destination (steps.size() + 1):
+  // states[i + 1] == ApplyStep(states[i], steps[i].step).
+  std::vector<DistState> states;
   std::vector<TransformInfo> steps;
   double cost = 0;  // sum of the steps' costs
   // Graph planner only: how many states the search expanded.
   int64_t expanded_states = 0;
 
-  // The states joined by "->" (spec §3), e.g. "S(0)R->RR->RS(0)".
+  // The states in notation (spec §3), as PyTorch prints them. For greedy
+  // plans that is not always states[i].ToString(): PyTorch replays a greedy
+  // plan's steps on the source's shard order by popping the *last* mesh dim
+  // of the order a step leaves (spec §8), which on size-1 mesh dims can pop
+  // another mesh dim than the one leaving and so name an order no DistState
+  // has. Those texts are a printing rule only; `states` holds the real
+  // states the data goes through.
+  std::vector<std::string> StateTexts() const;
+  // StateTexts() joined by "->" (spec §3), e.g. "S(0)R->RR->RS(0)".
   std::string Trace() const;
 };
 

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "base/status_macros.h"
 
 namespace reshard {
 namespace {
@@ -45,7 +46,7 @@ class KeyBuilder {
       size_ += n;
       return;
     }
-    if (!spilled_) heap_.assign(inline_, size_), spilled_ = true;  // e.g. a long cost model name
+    if (!spilled_) heap_.assign(inline_, size_), spilled_ = true;  // e.g. a long cost model fingerprint
     heap_.append(static_cast<const char*>(p), n);
   }
   char inline_[512];
@@ -63,8 +64,8 @@ void BuildKey(const DistSpec& src, const DistSpec& dst, const PlanOptions& optio
   key->State(src.state(), src.strided_input());
   key->State(dst.state(), dst.strided_input());
   key->Byte(static_cast<uint8_t>(options.algorithm));
-  key->String(options.cost_model);
-  key->Int(options.devices_per_host);
+  // The model's fingerprint names it and every parameter that changes a cost.
+  key->String(options.cost_model->fingerprint());
   key->Int(options.max_expanded_states);
   if (options.coordinate.empty()) {
     // Empty means all zeros (planner.h): the same plan as an explicit zero coordinate.
@@ -111,15 +112,14 @@ absl::StatusOr<std::shared_ptr<const Plan>> PlanCache::GetOrPlan(const DistSpec&
                                                                  const DistSpec& dst,
                                                                  const PlanOptions& options) {
   if (src.mesh() != dst.mesh() || src.global_shape() != dst.global_shape() ||
-      src.dtype() != dst.dtype()) {
+      src.dtype() != dst.dtype() || options.cost_model == nullptr) {
     // Not a valid request; let the planner say why (errors are not cached).
     {
       absl::MutexLock lock(&impl_->mu);
       ++impl_->misses;
     }
-    absl::StatusOr<Plan> plan = PlanRedistribution(src, dst, options);
-    if (!plan.ok()) return plan.status();
-    return std::shared_ptr<const Plan>(std::make_shared<Plan>(*std::move(plan)));
+    RESHARD_ASSIGN_OR_RETURN(Plan plan, PlanRedistribution(src, dst, options));
+    return std::shared_ptr<const Plan>(std::make_shared<Plan>(std::move(plan)));
   }
 
   KeyBuilder key;
@@ -136,9 +136,8 @@ absl::StatusOr<std::shared_ptr<const Plan>> PlanCache::GetOrPlan(const DistSpec&
   // Plan without the lock: a search can take a while and other keys must not
   // wait for it. Two threads missing on one key both plan; the first to
   // insert wins so that every caller sees the same plan object afterwards.
-  absl::StatusOr<Plan> planned = PlanRedistribution(src, dst, options);
-  if (!planned.ok()) return planned.status();
-  std::shared_ptr<const Plan> plan = std::make_shared<const Plan>(*std::move(planned));
+  RESHARD_ASSIGN_OR_RETURN(Plan planned, PlanRedistribution(src, dst, options));
+  std::shared_ptr<const Plan> plan = std::make_shared<const Plan>(std::move(planned));
 
   absl::MutexLock lock(&impl_->mu);
   if (std::shared_ptr<const Plan> existing = impl_->Find(key.view())) return existing;

@@ -1,6 +1,6 @@
 // PlanCache: a thread-safe, size-bounded cache of plans, keyed by everything
 // that changes the answer (mesh, shape, dtype, both states and how they were
-// written, and every PlanOptions field). Least recently used plans go first.
+// written, every PlanOptions field, the cost model by its fingerprint). Least recently used plans go first.
 //
 //   PlanCache cache(/*capacity=*/4096);
 //   absl::StatusOr<std::shared_ptr<const Plan>> plan = cache.GetOrPlan(src, dst, options);

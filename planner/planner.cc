@@ -1,16 +1,16 @@
 #include "planner/planner.h"
 
-#include <algorithm>
 #include <memory>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "planner/chunk.h"
-#include "planner/cost_model.h"
 #include "planner/graph_planner.h"
 #include "planner/greedy_planner.h"
+#include "planner/step.h"
 
 namespace reshard {
 namespace {
@@ -35,107 +35,63 @@ absl::Status CheckCompatible(const DistSpec& src, const DistSpec& dst, const Pla
     return absl::InvalidArgumentError(absl::StrCat("max expanded states: ",
                                                    options.max_expanded_states, "; must be >= 1"));
   }
+  if (options.cost_model == nullptr) {
+    return absl::InvalidArgumentError(
+        "PlanOptions::cost_model is null; pass a model (e.g. MakeCostModel(\"pytorch\"))");
+  }
   if (!options.coordinate.empty()) return src.mesh().ValidateCoordinate(options.coordinate);
   return absl::OkStatus();
 }
 
-// Spec §10, graph planner: split by every mesh dim of the current order but this one.
-std::vector<int64_t> GraphLogicalShape(const DistSpec& spec, const DistState& current,
-                                       int mesh_dim, const std::vector<int64_t>& coord) {
-  std::vector<int64_t> shape = spec.global_shape();
-  for (int d = 0; d < spec.tensor_ndim(); ++d) {
-    for (int m : current.OrderOf(d)) {
-      if (m != mesh_dim) shape[d] = ChunkSize(shape[d], spec.mesh().size(m), coord[m]);
-    }
-  }
-  return shape;
-}
-
-absl::StatusOr<Plan> GraphPlan(const DistSpec& src, const DistSpec& dst, const CostModel& model,
-                               const PlanOptions& options, const std::vector<int64_t>& coord) {
-  absl::StatusOr<GraphPath> path = FindGraphPath(src.state(), dst.state(), src.tensor_ndim(),
-                                                 model, options.max_expanded_states);
-  if (!path.ok()) return path.status();
+absl::StatusOr<Plan> GraphPlan(const DistSpec& src, const DistSpec& dst,
+                               const BoundCostModel& model, const PlanOptions& options,
+                               const std::vector<int64_t>& coord) {
+  RESHARD_ASSIGN_OR_RETURN(GraphPath path,
+                           FindGraphPath(src.state(), dst.state(), src.tensor_ndim(), model,
+                                         options.max_expanded_states));
   Plan plan;
   plan.algorithm = Algorithm::kGraph;
-  plan.cost = path->cost;
-  plan.expanded_states = path->expanded;
-  for (const DistState& s : path->states) plan.states.push_back(s.ToString());
-  for (size_t i = 0; i < path->steps.size(); ++i) {
-    const DistState& a = path->states[i];
-    const int m = path->steps[i].mesh_dim;
-    plan.steps.push_back({m, a.placement(m), path->states[i + 1].placement(m),
-                          GraphLogicalShape(src, a, m, coord), path->steps[i].cost});
+  plan.cost = path.cost;
+  plan.expanded_states = path.expanded;
+  plan.states = std::move(path.states);
+  for (size_t i = 0; i < path.steps.size(); ++i) {
+    const Step& step = path.steps[i];
+    plan.steps.push_back(
+        {step, LogicalShape(plan.states[i], step, src.mesh(), src.global_shape(), coord),
+         path.costs[i]});
   }
   return plan;
 }
 
-// Spec §8: PyTorch prints a greedy plan's states by replaying its steps on
-// the source's shard order (leaving S(a) pops a's last mesh dim, entering
-// S(b) appends). With size-1 mesh dims that replay can name a mesh dim that
-// no longer shards the tensor dim; PyTorch fails to print such a state, we
-// print the token without its [k].
-class GreedyTrace {
- public:
-  explicit GreedyTrace(const DistState& src) : placements_(src.placements()) {
-    for (int d = 0; d < kMaxTensorDims; ++d) {
-      MeshDimList dims = src.OrderOf(d);
-      order_[d].assign(dims.begin(), dims.end());
-    }
-  }
-  void Apply(int m, Placement from, Placement to) {
-    if (from.is_shard() && !order_[from.dim()].empty()) order_[from.dim()].pop_back();
-    if (to.is_shard()) order_[to.dim()].push_back(m);
-    placements_[m] = to;
-  }
-  std::string ToString() const {
-    std::string out;
-    for (int m = 0; m < static_cast<int>(placements_.size()); ++m) {
-      Placement p = placements_[m];
-      absl::StrAppend(&out, p.ToString());
-      if (!p.is_shard() || order_[p.dim()].size() < 2) continue;
-      const std::vector<int>& order = order_[p.dim()];
-      auto it = std::find(order.begin(), order.end(), m);
-      if (it != order.end()) absl::StrAppend(&out, "[", it - order.begin(), "]");
-    }
-    return out;
-  }
-
- private:
-  std::vector<Placement> placements_;
-  std::vector<int> order_[kMaxTensorDims];
-};
-
-absl::StatusOr<Plan> GreedyPlan(const DistSpec& src, const DistSpec& dst, const CostModel& model,
-                                const std::vector<int64_t>& coord) {
+// Spec §8 (compat): a greedy step on mesh dim k reports the global shape split
+// by the source Shards of mesh dims < k, whatever state it starts from.
+std::vector<std::vector<int64_t>> GreedyLogicalShapes(const DistSpec& src,
+                                                      const std::vector<int64_t>& coord) {
   const DeviceMesh& mesh = src.mesh();
-  const std::vector<Placement> src_placements = src.state().placements();
-  absl::StatusOr<std::vector<GreedyStep>> steps =
-      GreedySteps(mesh, src_placements, dst.state().placements());
-  if (!steps.ok()) return steps.status();
-
-  // Spec §8: mesh dim k sees the global shape split by the source Shards of
-  // mesh dims < k.
   std::vector<std::vector<int64_t>> logical(mesh.ndim());
   std::vector<int64_t> shape = src.global_shape();
   for (int m = 0; m < mesh.ndim(); ++m) {
     logical[m] = shape;
-    Placement p = src_placements[m];
+    Placement p = src.state().placement(m);
     if (p.is_shard()) shape[p.dim()] = ChunkSize(shape[p.dim()], mesh.size(m), coord[m]);
   }
+  return logical;
+}
 
+absl::StatusOr<Plan> GreedyPlan(const DistSpec& src, const DistSpec& dst,
+                                const BoundCostModel& model, const std::vector<int64_t>& coord) {
+  RESHARD_ASSIGN_OR_RETURN(std::vector<Step> steps,
+                           GreedySteps(src.mesh(), src.state().placements(),
+                                       dst.state().placements()));
+  const std::vector<std::vector<int64_t>> logical = GreedyLogicalShapes(src, coord);
   Plan plan;
   plan.algorithm = Algorithm::kGreedy;
-  GreedyTrace trace(src.state());
-  plan.states.push_back(trace.ToString());
-  std::vector<Placement> current = src_placements;
-  for (const GreedyStep& s : *steps) {
-    double cost = model.StepCost(DistState::WithDefaultOrder(current), s.mesh_dim, s.src, s.dst);
+  plan.states.push_back(src.state());
+  for (const Step& step : steps) {
+    const double cost = model.StepCost(plan.states.back(), step);
     plan.cost += cost;
-    plan.steps.push_back({s.mesh_dim, s.src, s.dst, logical[s.mesh_dim], cost});
-    current[s.mesh_dim] = s.dst;
-    trace.Apply(s.mesh_dim, s.src, s.dst);
-    plan.states.push_back(trace.ToString());
+    plan.steps.push_back({step, logical[step.mesh_dim()], cost});
+    plan.states.push_back(ApplyStep(plan.states.back(), step));
   }
   return plan;
 }
@@ -144,11 +100,9 @@ absl::StatusOr<Plan> GreedyPlan(const DistSpec& src, const DistSpec& dst, const 
 
 absl::StatusOr<Plan> PlanRedistribution(const DistSpec& src, const DistSpec& dst,
                                         const PlanOptions& options) {
-  if (absl::Status s = CheckCompatible(src, dst, options); !s.ok()) return s;
-  absl::StatusOr<std::unique_ptr<CostModel>> model = MakeCostModel(
-      options.cost_model,
-      CostProblem{src.mesh(), src.global_shape(), ItemSize(src.dtype()), options.devices_per_host});
-  if (!model.ok()) return model.status();
+  RESHARD_RETURN_IF_ERROR(CheckCompatible(src, dst, options));
+  const std::unique_ptr<const BoundCostModel> model = options.cost_model->Bind(
+      CostProblem{src.mesh(), src.global_shape(), ItemSize(src.dtype())});
   std::vector<int64_t> coord = options.coordinate;
   if (coord.empty()) coord.assign(src.mesh().ndim(), 0);
 
@@ -156,9 +110,9 @@ absl::StatusOr<Plan> PlanRedistribution(const DistSpec& src, const DistSpec& dst
   const bool needs_graph = src.strided_input() || dst.strided_input() ||
                            !src.state().HasDefaultOrder() || !dst.state().HasDefaultOrder();
   if (needs_graph || options.algorithm == Algorithm::kGraph) {
-    return GraphPlan(src, dst, **model, options, coord);
+    return GraphPlan(src, dst, *model, options, coord);
   }
-  return GreedyPlan(src, dst, **model, coord);
+  return GreedyPlan(src, dst, *model, coord);
 }
 
 }  // namespace reshard

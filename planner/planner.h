@@ -5,7 +5,8 @@
 //   absl::StatusOr<Plan> plan = PlanRedistribution(*src, *dst, PlanOptions());
 //   // plan->Trace() == "S(0)[1]S(0)[0]S(0)[2]->S(0)[1]S(0)[0]R->RS(0)R->RS(0)[0]S(0)[1]"
 //
-// Errors: InvalidArgument for inconsistent specs or options; NotFound when no
+// Errors: InvalidArgument for inconsistent specs or options (a null cost
+// model included); NotFound when no
 // plan exists (the greedy planner cannot do S->P or P(x)->P(y)); the message
 // starts with "no_path:". ResourceExhausted when the graph search reaches
 // PlanOptions::max_expanded_states.
@@ -13,10 +14,11 @@
 #define RESHARD_PLANNER_PLANNER_H_
 
 #include <cstdint>
-#include <string>
+#include <memory>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "planner/cost_model.h"
 #include "planner/dist_spec.h"
 #include "planner/plan.h"
 
@@ -26,8 +28,9 @@ struct PlanOptions {
   // kAuto: greedy unless a shard order or StridedShard needs the graph
   // planner (spec §9); that rule also overrides an explicit kGreedy.
   Algorithm algorithm = Algorithm::kAuto;
-  std::string cost_model = "pytorch";  // cost_model.h, CostModelNames()
-  int64_t devices_per_host = 8;
+  // Any model, with its parameters (cost_model.h): MakeCostModel by name, or
+  // your own. Must not be null.
+  std::shared_ptr<const CostModel> cost_model = DefaultCostModel();
   // The rank whose logical shapes the plan reports; empty means all zeros.
   std::vector<int64_t> coordinate;
   // Bound on the states the graph search may expand.

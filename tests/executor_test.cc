@@ -36,7 +36,7 @@ DistSpec Spec(const std::vector<int64_t>& mesh, const std::string& notation,
 // compute its own.
 Plan OneStep(int mesh_dim, Placement src, Placement dst) {
   Plan plan;
-  plan.steps.push_back({mesh_dim, src, dst, {}, 0});
+  plan.steps.push_back({MakeStep(MeshDimSet::Single(mesh_dim), src, dst), {}, 0});
   return plan;
 }
 

@@ -8,6 +8,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "absl/strings/str_cat.h"
+#include "planner/cost_model.h"
 #include "planner/plan.h"
 #include "planner/planner.h"
 
@@ -36,8 +38,7 @@ DistSpec Spec(const DeviceMesh& mesh, absl::string_view text, std::vector<int64_
   for (size_t i = 0; i < a.steps.size(); ++i) {
     const TransformInfo& x = a.steps[i];
     const TransformInfo& y = b.steps[i];
-    if (x.mesh_dim != y.mesh_dim || x.src != y.src || x.dst != y.dst ||
-        x.logical_shape != y.logical_shape || x.cost != y.cost) {
+    if (x.step != y.step || x.logical_shape != y.logical_shape || x.cost != y.cost) {
       return ::testing::AssertionFailure() << "step " << i << " differs in " << a.Trace();
     }
   }
@@ -45,39 +46,40 @@ DistSpec Spec(const DeviceMesh& mesh, absl::string_view text, std::vector<int64_
 }
 
 TEST(PlanTest, Names) {
-  EXPECT_EQ(CollectiveName(Collective::kAllToAll), "all_to_all");
-  EXPECT_EQ(CollectiveName(Collective::kAllGather), "all_gather");
-  EXPECT_EQ(CollectiveName(Collective::kAllReduce), "all_reduce");
-  EXPECT_EQ(CollectiveName(Collective::kReduceScatter), "reduce_scatter");
-  EXPECT_EQ(CollectiveName(Collective::kChunk), "chunk");
-  EXPECT_EQ(CollectiveName(Collective::kPartition), "partition");
   EXPECT_EQ(AlgorithmName(Algorithm::kAuto), "auto");
   EXPECT_EQ(AlgorithmName(Algorithm::kGraph), "graph");
   EXPECT_EQ(AlgorithmName(Algorithm::kGreedy), "greedy");
 }
 
-TEST(PlanTest, CollectiveForEachLegalStep) {
-  const Placement s0 = Placement::Shard(0), s1 = Placement::Shard(1), r = Placement::Replicate();
-  const Placement p = Placement::Partial(ReduceOp::kMax);
-  EXPECT_EQ(CollectiveFor(s0, s1), Collective::kAllToAll);
-  EXPECT_EQ(CollectiveFor(s0, r), Collective::kAllGather);
-  EXPECT_EQ(CollectiveFor(p, r), Collective::kAllReduce);
-  EXPECT_EQ(CollectiveFor(p, s1), Collective::kReduceScatter);
-  EXPECT_EQ(CollectiveFor(r, s0), Collective::kChunk);
-  EXPECT_EQ(CollectiveFor(r, p), Collective::kPartition);
-  EXPECT_TRUE(IsLocal(Collective::kChunk));
-  EXPECT_TRUE(IsLocal(Collective::kPartition));
-  EXPECT_FALSE(IsLocal(Collective::kAllGather));
-  TransformInfo step{0, p, s1, {4}, 1.0};
-  EXPECT_EQ(step.collective(), Collective::kReduceScatter);
-}
-
-TEST(PlanTest, Trace) {
+TEST(PlanTest, TraceNamesTheStates) {
+  DeviceMesh mesh = Mesh({2, 2});
   Plan plan;
-  plan.states = {"S(0)R", "RR", "RS(0)"};
+  plan.states = {Spec(mesh, "S(0)R", {4}).state(), Spec(mesh, "RR", {4}).state(),
+                 Spec(mesh, "RS(0)", {4}).state()};
   EXPECT_EQ(plan.Trace(), "S(0)R->RR->RS(0)");
   EXPECT_EQ(Plan().Trace(), "");
 }
+
+// A model of the user's own (cost_model.h): every communicating step costs
+// `scale`; the fingerprint names the parameter.
+class FlatCostModel : public CostModel {
+ public:
+  explicit FlatCostModel(double scale, std::string name = "flat")
+      : CostModel(absl::StrCat(name, " scale=", scale)), scale_(scale) {}
+  std::unique_ptr<const BoundCostModel> Bind(const CostProblem&) const override {
+    return std::make_unique<Bound>(scale_);
+  }
+
+ private:
+  struct Bound : BoundCostModel {
+    explicit Bound(double s) : scale(s) {}
+    double StepCost(const DistState&, const Step& step) const override {
+      return IsCommunicating(step.kind) ? scale : 0;
+    }
+    double scale;
+  };
+  double scale_;
+};
 
 TEST(PlanCacheTest, HitReturnsTheSamePlan) {
   DeviceMesh mesh = Mesh({2, 4});
@@ -128,10 +130,19 @@ TEST(PlanCacheTest, KeyCoversEveryInput) {
   o.algorithm = Algorithm::kGraph;
   check_new(src, dst, o);
   o = base;
-  o.cost_model = "pytorch-const";
+  o.cost_model = *MakeCostModel("pytorch-const");
   check_new(src, dst, o);
   o = base;
-  o.devices_per_host = 2;
+  o.cost_model = *MakeCostModel("pytorch", /*devices_per_host=*/2);
+  check_new(src, dst, o);
+  // A model's parameters are part of its fingerprint, hence of the key.
+  o = base;
+  o.cost_model = std::make_shared<FlatCostModel>(1.0);
+  check_new(src, dst, o);
+  o.cost_model = std::make_shared<FlatCostModel>(2.0);
+  check_new(src, dst, o);
+  // A fingerprint longer than the key's inline buffer works the same way.
+  o.cost_model = std::make_shared<FlatCostModel>(2.0, std::string(1000, 'x'));
   check_new(src, dst, o);
   o = base;
   o.coordinate = {1, 3};
@@ -140,11 +151,16 @@ TEST(PlanCacheTest, KeyCoversEveryInput) {
   o.max_expanded_states = 1000;
   check_new(src, dst, o);
 
-  // An explicit zero coordinate is the default one: a hit.
+  // An explicit zero coordinate is the default one: a hit. So is another
+  // object of a model with the same fingerprint.
   o = base;
   o.coordinate = {0, 0};
   ASSERT_TRUE(cache.GetOrPlan(src, dst, o).ok());
   EXPECT_EQ(cache.stats().hits, 1);
+  o = base;
+  o.cost_model = *MakeCostModel("pytorch", /*devices_per_host=*/8);
+  ASSERT_TRUE(cache.GetOrPlan(src, dst, o).ok());
+  EXPECT_EQ(cache.stats().hits, 2);
   EXPECT_EQ(cache.stats().size, static_cast<size_t>(expected_size));
 }
 
@@ -212,12 +228,12 @@ TEST(PlanCacheTest, ErrorsAreNotCached) {
   }
   // A bad option.
   PlanOptions bad;
-  bad.cost_model = "no-such-model";
-  EXPECT_FALSE(cache.GetOrPlan(Spec(mesh, "S(0)", {4}), Spec(mesh, "R", {4}), bad).ok());
-  // A key longer than the inline buffer (a long name) works the same way.
-  bad.cost_model = std::string(1000, 'x');
+  bad.cost_model = nullptr;
   EXPECT_THAT(cache.GetOrPlan(Spec(mesh, "S(0)", {4}), Spec(mesh, "R", {4}), bad).status().message(),
-              HasSubstr("xxxx"));
+              HasSubstr("cost_model is null"));
+  bad = PlanOptions();
+  bad.max_expanded_states = 0;
+  EXPECT_FALSE(cache.GetOrPlan(Spec(mesh, "S(0)", {4}), Spec(mesh, "R", {4}), bad).ok());
   // Specs that do not match.
   absl::StatusOr<std::shared_ptr<const Plan>> mismatch =
       cache.GetOrPlan(Spec(mesh, "S(0)", {4}), Spec(mesh, "R", {5}), PlanOptions());
@@ -242,10 +258,10 @@ std::vector<Case> MixedCases() {
   PlanOptions graph;
   graph.algorithm = Algorithm::kGraph;
   PlanOptions constant;
-  constant.cost_model = "pytorch-const";
+  constant.cost_model = *MakeCostModel("pytorch-const");
   PlanOptions coord;
   coord.coordinate = {1, 2, 1};
-  coord.devices_per_host = 4;
+  coord.cost_model = *MakeCostModel("pytorch", /*devices_per_host=*/4);
   cases.push_back({Spec(m2, "S(0)R", s2), Spec(m2, "RS(1)", s2), PlanOptions()});
   cases.push_back({Spec(m2, "S(0)R", s2), Spec(m2, "RS(1)", s2), graph});
   cases.push_back({Spec(m2, "S(0)R", s2), Spec(m2, "RS(1)", s2), constant});

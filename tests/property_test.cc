@@ -75,14 +75,14 @@ class CaseGenerator {
     DistState dst = RandomState(mesh_ndim, tensor_ndim, default_order);
     Case c{*DistSpec::Create(mesh, src, shape, dtype), *DistSpec::Create(mesh, dst, shape, dtype),
            PlanOptions(), ""};
-    c.options.cost_model = Uniform(0, 1) ? "pytorch" : "pytorch-const";
+    const char* model_name = Uniform(0, 1) ? "pytorch" : "pytorch-const";
     static constexpr int64_t kDevicesPerHost[] = {1, 4, 8};
-    c.options.devices_per_host = kDevicesPerHost[Uniform(0, 2)];
+    c.options.cost_model = *MakeCostModel(model_name, kDevicesPerHost[Uniform(0, 2)]);
     for (int i = 0; i < mesh_ndim; ++i) c.options.coordinate.push_back(Uniform(0, sizes[i] - 1));
     c.description = absl::StrCat("mesh ", mesh.ToString(), " shape [", absl::StrJoin(shape, ","),
                                  "] ", DTypeName(dtype), " ", src.ToString(), " -> ",
-                                 dst.ToString(), " cost model ", c.options.cost_model,
-                                 " devices/host ", c.options.devices_per_host);
+                                 dst.ToString(), " cost model ",
+                                 c.options.cost_model->fingerprint());
     return c;
   }
 
@@ -124,17 +124,17 @@ class CaseGenerator {
   std::mt19937_64 rng_;
 };
 
-std::unique_ptr<CostModel> ModelFor(const Case& c) {
-  CostProblem problem{c.src.mesh(), c.src.global_shape(), ItemSize(c.src.dtype()),
-                      c.options.devices_per_host};
-  return *MakeCostModel(c.options.cost_model, problem);
+std::unique_ptr<const BoundCostModel> ModelFor(const Case& c) {
+  return c.options.cost_model->Bind(
+      CostProblem{c.src.mesh(), c.src.global_shape(), ItemSize(c.src.dtype())});
 }
 
 unsigned PartialOpsOf(const Case& c) { return c.src.state().PartialOps() | c.dst.state().PartialOps(); }
 
 // Checks that `plan` walks legal edges from src to dst with the model's step
 // costs; returns the problems found.
-std::vector<std::string> ChainProblems(const Case& c, const Plan& plan, const CostModel& model) {
+std::vector<std::string> ChainProblems(const Case& c, const Plan& plan,
+                                       const BoundCostModel& model) {
   std::vector<std::string> problems;
   const DeviceMesh& mesh = c.src.mesh();
   const int ndim = c.src.tensor_ndim();
@@ -142,38 +142,38 @@ std::vector<std::string> ChainProblems(const Case& c, const Plan& plan, const Co
     problems.push_back(absl::StrCat(plan.states.size(), " states for ", plan.steps.size(), " steps"));
     return problems;
   }
-  std::vector<DistState> states;
-  for (const std::string& text : plan.states) {
-    absl::StatusOr<ParsedState> parsed = ParseDistState(text, mesh, ndim);
-    if (!parsed.ok()) {
-      problems.push_back(absl::StrCat("state \"", text, "\" does not parse: ", parsed.status().message()));
+  // The printed trace names the plan's states (spec §3).
+  const std::vector<std::string> texts = plan.StateTexts();
+  const std::vector<DistState>& states = plan.states;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    absl::StatusOr<ParsedState> parsed = ParseDistState(texts[i], mesh, ndim);
+    if (!parsed.ok() || parsed->state != states[i]) {
+      problems.push_back(absl::StrCat("state \"", texts[i], "\" does not name ", states[i].ToString()));
       return problems;
     }
-    states.push_back(parsed->state);
   }
   if (states.front() != c.src.state()) problems.push_back("does not start at src");
   if (states.back() != c.dst.state()) problems.push_back("does not end at dst");
   double total = 0;
-  std::vector<Transition> edges;
+  std::vector<Step> edges;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
-    const TransformInfo& step = plan.steps[i];
+    const TransformInfo& info = plan.steps[i];
     edges.clear();
     AppendTransitions(states[i], ndim, PartialOpsOf(c), &edges);
     bool legal = false;
-    for (const Transition& t : edges) {
-      legal = legal || (t.next == states[i + 1] && t.mesh_dim == step.mesh_dim &&
-                        t.src == step.src && t.dst == step.dst);
+    for (const Step& e : edges) {
+      legal = legal || (e == info.step && ApplyStep(states[i], e) == states[i + 1]);
     }
     if (!legal) {
-      problems.push_back(absl::StrCat("step ", i, " ", plan.states[i], " -> ", plan.states[i + 1],
-                                      " (mesh dim ", step.mesh_dim, ") is not an edge"));
+      problems.push_back(absl::StrCat("step ", i, " ", texts[i], " -> ", texts[i + 1], " (",
+                                      info.step.ToString(), ") is not an edge"));
       continue;
     }
-    double want = model.StepCost(states[i], step.mesh_dim, step.src, step.dst);
-    if (!Near(want, step.cost)) {
-      problems.push_back(absl::StrCat("step ", i, " costs ", step.cost, ", the model says ", want));
+    double want = model.StepCost(states[i], info.step);
+    if (!Near(want, info.cost)) {
+      problems.push_back(absl::StrCat("step ", i, " costs ", info.cost, ", the model says ", want));
     }
-    total += step.cost;
+    total += info.cost;
   }
   if (!Near(total, plan.cost)) {
     problems.push_back(absl::StrCat("plan cost ", plan.cost, " != sum of steps ", total));
@@ -183,7 +183,7 @@ std::vector<std::string> ChainProblems(const Case& c, const Plan& plan, const Co
 
 // Cheapest cost from src to dst by Bellman-Ford over every state reachable
 // from src (+infinity when dst is unreachable).
-double ExhaustiveMinCost(const Case& c, const CostModel& model) {
+double ExhaustiveMinCost(const Case& c, const BoundCostModel& model) {
   const int ndim = c.src.tensor_ndim();
   struct Edge {
     int from, to;
@@ -193,15 +193,15 @@ double ExhaustiveMinCost(const Case& c, const CostModel& model) {
   std::vector<DistState> states = {c.src.state()};
   index[c.src.state()] = 0;
   std::vector<Edge> edges;
-  std::vector<Transition> out;
+  std::vector<Step> out;
   for (size_t i = 0; i < states.size(); ++i) {
     out.clear();
     AppendTransitions(states[i], ndim, PartialOpsOf(c), &out);
-    for (const Transition& t : out) {
-      auto [it, inserted] = index.emplace(t.next, static_cast<int>(states.size()));
-      if (inserted) states.push_back(t.next);
-      edges.push_back({static_cast<int>(i), it->second,
-                       model.StepCost(states[i], t.mesh_dim, t.src, t.dst)});
+    for (const Step& step : out) {
+      const DistState next = ApplyStep(states[i], step);
+      auto [it, inserted] = index.emplace(next, static_cast<int>(states.size()));
+      if (inserted) states.push_back(next);
+      edges.push_back({static_cast<int>(i), it->second, model.StepCost(states[i], step)});
     }
   }
   std::vector<double> dist(states.size(), std::numeric_limits<double>::infinity());
@@ -227,8 +227,7 @@ bool SamePlan(const Plan& a, const Plan& b) {
   }
   for (size_t i = 0; i < a.steps.size(); ++i) {
     const TransformInfo &x = a.steps[i], &y = b.steps[i];
-    if (x.mesh_dim != y.mesh_dim || x.src != y.src || x.dst != y.dst ||
-        x.logical_shape != y.logical_shape || x.cost != y.cost) {
+    if (x.step != y.step || x.logical_shape != y.logical_shape || x.cost != y.cost) {
       return false;
     }
   }
@@ -248,7 +247,7 @@ TEST(PropertyTest, GraphPlansAreCheapestChainsOfLegalEdges) {
     // and leaves it by legal edges), so a plan must exist.
     ASSERT_TRUE(plan.ok()) << c.description << ": " << plan.status();
     EXPECT_EQ(plan->algorithm, Algorithm::kGraph) << c.description;
-    std::unique_ptr<CostModel> model = ModelFor(c);
+    std::unique_ptr<const BoundCostModel> model = ModelFor(c);
     std::vector<std::string> problems = ChainProblems(c, *plan, *model);
     EXPECT_TRUE(problems.empty()) << c.description << ", plan " << plan->Trace() << ":\n  "
                                   << absl::StrJoin(problems, "\n  ");
@@ -280,7 +279,7 @@ TEST(PropertyTest, GreedyPlansAreLegalChainsAndNeverCheaperThanGraph) {
     if (!PartialOpsCompatible(PartialOpsOf(c))) continue;
     ++checked;
     EXPECT_EQ(greedy->algorithm, Algorithm::kGreedy) << c.description;
-    std::unique_ptr<CostModel> model = ModelFor(c);
+    std::unique_ptr<const BoundCostModel> model = ModelFor(c);
     std::vector<std::string> problems = ChainProblems(c, *greedy, *model);
     EXPECT_TRUE(problems.empty()) << c.description << ", greedy plan " << greedy->Trace()
                                   << ":\n  " << absl::StrJoin(problems, "\n  ");

@@ -119,7 +119,9 @@ absl::StatusOr<std::unique_ptr<NcclCommunicator>> NcclCommunicator::Connect(
   absl::StatusOr<CudaCopyEngine> engine = CudaCopyEngine::Create(stream);
   if (!engine.ok()) return engine.status();
   std::unique_ptr<NcclCommunicator> comm(new NcclCommunicator(mesh, rank, *engine));
-  if (mesh.num_ranks() == 1) return comm;  // every group has one member: nothing to join
+  // Every group has one member: nothing to join.
+  if (mesh.num_ranks() == 1 && !options.split_size_one_dims) return comm;
+  comm->split_size_one_dims_ = options.split_size_one_dims;
 
   RESHARD_ASSIGN_OR_RETURN(const ncclUniqueId id, ShareUniqueId(store, rank, options));
   const int nranks = static_cast<int>(mesh.num_ranks());
@@ -152,7 +154,8 @@ ncclComm_t NcclCommunicator::group_comm(MeshDimSet group) const {
 absl::Status NcclCommunicator::SplitGroup(MeshDimSet dims) {
   RESHARD_ASSIGN_OR_RETURN(const NcclSplit split, NcclSplitFor(mesh_, dims, rank_));
   ncclComm_t group = nullptr;
-  if (split.size > 1) {  // groups of one never communicate (spec §11)
+  // Groups of one never communicate (spec §11), unless asked to.
+  if (split.size > 1 || split_size_one_dims_) {
     absl::Status s = FromNccl(ncclCommSplit(world_, split.color, split.key, &group, nullptr),
                               world_,
                               absl::StrFormat("nccl: ncclCommSplit for %s (color %d, key %d) "

@@ -5,6 +5,8 @@
 // yet: no machine of this project has one. Its GPU-free logic is unit tested
 // in the default build (tests/nccl_layout_test, nccl_copy_plan_test,
 // nccl_bootstrap_test); the NCCL and CUDA calls themselves are untested.
+// tests/gpu holds what one GPU can check of them (scripts/gpu-test), compiled
+// and linked but not run yet.
 //
 // Build (what scripts/test runs for the CUDA step; needs /usr/local/cuda):
 //   bazel build --config=cuda //...
@@ -24,7 +26,8 @@
 //      the world communicator is kept; since ncclCommSplit is collective over
 //      the world, every rank of the mesh must make its first call on a set
 //      in the same order (the executor does: every rank runs every step).
-//      Groups of one get no communicator and never communicate.
+//      Groups of one get no communicator and never communicate (unless
+//      NcclOptions::split_size_one_dims).
 //
 //   cudaSetDevice(local_gpu);
 //   cudaStream_t stream;  cudaStreamCreate(&stream);
@@ -82,6 +85,13 @@ struct NcclOptions {
   // CUDA device made current before joining (the communicator's device);
   // -1 keeps the calling thread's current device.
   int device = -1;
+  // Gives groups of one (size-1 mesh dims) a one-rank NCCL communicator too,
+  // so that their collectives run through NCCL instead of a local copy (and a
+  // one-rank mesh joins NCCL at all). Off by default: it costs GPU memory and
+  // does nothing a copy does not. One GPU can host no multi-rank
+  // communicator, so this is how tests/gpu exercises every NCCL call. Every
+  // rank must pass the same value.
+  bool split_size_one_dims = false;
 };
 
 class NcclCommunicator final : public Communicator {
@@ -148,6 +158,7 @@ class NcclCommunicator final : public Communicator {
   CudaCopyEngine engine_;
   ncclComm_t world_ = nullptr;                // null for a mesh of one rank
   std::map<MeshDimSet, ncclComm_t> groups_;  // split so far; null for groups of one
+  bool split_size_one_dims_ = false;  // NcclOptions::split_size_one_dims
   std::string broken_;  // why the communicator is unusable; empty when fine
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <utility>
@@ -12,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/status_macros.h"
 #include "collectives/gloo/thread_ranks.h"
 #include "collectives/tensor/host_math.h"
 #include "collectives/verify/faulty_communicator.h"
@@ -104,72 +106,46 @@ VerifyCase RandomCase(uint64_t seed, int64_t max_ranks) {
 }
 
 absl::StatusOr<PreparedCase> Prepare(const VerifyCase& c) {
-  absl::StatusOr<DeviceMesh> mesh = DeviceMesh::Create(c.mesh);
-  if (!mesh.ok()) return mesh.status();
-  absl::StatusOr<DistSpec> src = DistSpec::Parse(*mesh, c.src, c.shape, c.dtype);
-  if (!src.ok()) return src.status();
-  absl::StatusOr<DistSpec> dst = DistSpec::Parse(*mesh, c.dst, c.shape, c.dtype);
-  if (!dst.ok()) return dst.status();
+  RESHARD_ASSIGN_OR_RETURN(DeviceMesh mesh, DeviceMesh::Create(c.mesh));
+  RESHARD_ASSIGN_OR_RETURN(DistSpec src, DistSpec::Parse(mesh, c.src, c.shape, c.dtype));
+  RESHARD_ASSIGN_OR_RETURN(DistSpec dst, DistSpec::Parse(mesh, c.dst, c.shape, c.dtype));
   PlanOptions options;
   options.algorithm = c.algorithm;
-  options.coordinate.assign(mesh->ndim(), 0);
-  absl::StatusOr<Plan> plan = PlanRedistribution(*src, *dst, options);
-  if (!plan.ok()) return plan.status();
-  for (const TransformInfo& step : plan->steps) {
-    if (step.src.is_replicate() && step.dst.is_partial() && step.dst.op() == ReduceOp::kProd) {
+  options.coordinate.assign(mesh.ndim(), 0);
+  RESHARD_ASSIGN_OR_RETURN(Plan plan, PlanRedistribution(src, dst, options));
+  for (const TransformInfo& info : plan.steps) {
+    if (info.step.kind == StepKind::kPartition && info.step.dst.op() == ReduceOp::kProd) {
       return absl::UnimplementedError(
-          absl::StrCat("the plan ", plan->Trace(), " needs R->P(prod), which has no exact split"));
+          absl::StrCat("the plan ", plan.Trace(), " needs R->P(prod), which has no exact split"));
     }
   }
-  LocalTensor global = TestTensor(c.dtype, c.shape, c.data_seed, mesh->num_ranks());
-  return PreparedCase{c, *std::move(src), *std::move(dst), std::move(options), *std::move(plan),
+  LocalTensor global = TestTensor(c.dtype, c.shape, c.data_seed, mesh.num_ranks());
+  return PreparedCase{c, std::move(src), std::move(dst), std::move(options), std::move(plan),
                       std::move(global)};
 }
 
 absl::StatusOr<RankResult> RunRank(const PreparedCase& p, Communicator& comm) {
-  absl::StatusOr<LocalTensor> shard = ShardOf(p.global, p.src, comm.coordinate(), p.spec_case.data_seed);
-  if (!shard.ok()) return shard.status();
   RankResult r;
-  r.tensor = *std::move(shard);
-  if (absl::Status s = Redistribute(r.tensor, p.src, p.dst, p.plan, comm, &r.stats); !s.ok()) {
-    return s;
-  }
+  RESHARD_ASSIGN_OR_RETURN(r.tensor,
+                           ShardOf(p.global, p.src, comm.coordinate(), p.spec_case.data_seed));
+  RESHARD_RETURN_IF_ERROR(Redistribute(r.tensor, p.src, p.dst, p.plan, comm, &r.stats));
   return r;
 }
 
 namespace {
 
 bool HasReduction(const Plan& plan) {
-  for (const TransformInfo& s : plan.steps) {
-    const Collective c = s.collective();
-    if (c == Collective::kAllReduce || c == Collective::kReduceScatter) return true;
+  for (const TransformInfo& info : plan.steps) {
+    const StepKind k = info.step.kind;
+    if (k == StepKind::kAllReduce || k == StepKind::kReduceScatter) return true;
   }
   return false;
 }
 
 std::string Steps(const Plan& plan) {
   std::vector<std::string> parts;
-  for (const TransformInfo& s : plan.steps) {
-    parts.push_back(absl::StrFormat("%d:%s->%s", s.mesh_dim, s.src.ToString(), s.dst.ToString()));
-  }
+  for (const TransformInfo& info : plan.steps) parts.push_back(info.step.ToString());
   return absl::StrJoin(parts, " ");
-}
-
-// Spec §10 from the plan's trace: the global shape split by every shard of
-// state i but the step's mesh dim, with the rank's coordinate.
-absl::StatusOr<std::vector<int64_t>> LogicalShapeFromTrace(const Plan& plan, size_t i,
-                                                           const DistSpec& src,
-                                                           const std::vector<int64_t>& coord) {
-  absl::StatusOr<ParsedState> state =
-      ParseDistState(plan.states[i], src.mesh(), src.tensor_ndim());
-  if (!state.ok()) return state.status();
-  std::vector<int64_t> shape = src.global_shape();
-  for (int d = 0; d < src.tensor_ndim(); ++d) {
-    for (int m : state->state.OrderOf(d)) {
-      if (m != plan.steps[i].mesh_dim) shape[d] = ChunkSize(shape[d], src.mesh().size(m), coord[m]);
-    }
-  }
-  return shape;
 }
 
 // The rank's result against the plan made for its own coordinate: same
@@ -187,24 +163,21 @@ std::string CheckCounters(const PreparedCase& p, int64_t rank, const RankResult&
     return absl::StrFormat("rank %d: %d step counters for %d steps", rank, r.stats.steps.size(),
                            mine->steps.size());
   }
+  const std::vector<int64_t> coord = p.src.mesh().Coordinate(rank);
   for (size_t i = 0; i < mine->steps.size(); ++i) {
-    TransformInfo step = mine->steps[i];
+    const TransformInfo& info = mine->steps[i];
     const StepStats& got = r.stats.steps[i];
-    if (mine->algorithm == Algorithm::kGreedy) {
-      // Greedy plans report PyTorch's logical shapes, computed from the source
-      // placements only (spec §8); what the data needs is spec §10's shape in
-      // the state the step starts from, which the trace names.
-      absl::StatusOr<std::vector<int64_t>> shape =
-          LogicalShapeFromTrace(*mine, i, p.src, p.src.mesh().Coordinate(rank));
-      if (!shape.ok()) continue;  // a greedy trace on size-1 dims may not parse (spec §8)
-      step.logical_shape = *shape;
+    // Spec §10 in the state the step starts from: what graph plans report;
+    // greedy plans report PyTorch's shapes instead (spec §8), which ignore
+    // shard order, so the plan's states are the reference for both.
+    const std::vector<int64_t> want_shape =
+        LogicalShape(mine->states[i], info.step, p.src.mesh(), p.src.global_shape(), coord);
+    if (got.step != info.step || got.logical_shape != want_shape) {
+      return absl::StrFormat("rank %d step %d: ran %s on logical shape [%s], the plan says %s on [%s]",
+                             rank, i, got.step.ToString(), absl::StrJoin(got.logical_shape, ","),
+                             info.step.ToString(), absl::StrJoin(want_shape, ","));
     }
-    if (got.logical_shape != step.logical_shape) {
-      return absl::StrFormat("rank %d step %d: logical shape [%s], the plan says [%s]", rank, i,
-                             absl::StrJoin(got.logical_shape, ","),
-                             absl::StrJoin(step.logical_shape, ","));
-    }
-    const StepBytes want = BytesImpliedByStep(step, p.src.mesh(), p.src.dtype());
+    const StepBytes want = BytesOfStep(info.step, want_shape, p.src.mesh(), p.src.dtype());
     if (got.bytes_sent != want.sent || got.bytes_received != want.received) {
       return absl::StrFormat("rank %d step %d: sent/received %d/%d bytes, the plan implies %d/%d",
                              rank, i, got.bytes_sent, got.bytes_received, want.sent,
@@ -228,6 +201,46 @@ std::string Index(const std::vector<int64_t>& shape, int64_t flat) {
   return absl::StrCat("[", absl::StrJoin(idx, ","), "]");
 }
 
+// Every rank's data against the ground truth; "" when it matches.
+std::string CheckData(const PreparedCase& p, std::vector<absl::StatusOr<RankResult>>& results) {
+  const DType dtype = p.dst.dtype();
+  const double tolerance = HasReduction(p.plan) ? ReductionTolerance(dtype, 64) : 0;
+  bool partial_dst = false;
+  for (const Placement& q : p.dst.state().placements()) partial_dst |= q.is_partial();
+  if (!partial_dst) {
+    for (size_t r = 0; r < results.size(); ++r) {
+      const std::vector<int64_t> coord = p.src.mesh().Coordinate(r);
+      absl::StatusOr<LocalTensor> want = ShardOf(p.global, p.dst, coord, p.spec_case.data_seed);
+      if (!want.ok()) return std::string(want.status().message());
+      const LocalTensor& got = results[r]->tensor;
+      absl::StatusOr<int64_t> bad = FirstMismatch(got, *want, tolerance);
+      if (!bad.ok()) return absl::StrCat("rank ", r, ": ", bad.status().message());
+      if (*bad >= 0) {
+        return absl::StrFormat("rank %d: element %s of its shard is %s, expected %s", r,
+                               Index(got.shape(), *bad), Describe(got, *bad),
+                               Describe(*want, *bad));
+      }
+    }
+    return "";
+  }
+  // Local values of a Partial are not unique: check what they reduce to.
+  std::vector<LocalTensor> shards;
+  for (auto& r : results) {
+    shards.push_back(LocalTensor::View(r->tensor.data(), r->tensor.dtype(), r->tensor.shape(),
+                                       r->tensor.space()));
+  }
+  absl::StatusOr<LocalTensor> back = Reassemble(shards, p.dst);
+  if (!back.ok()) return std::string(back.status().message());
+  absl::StatusOr<int64_t> bad = FirstMismatch(*back, p.global, tolerance);
+  if (!bad.ok()) return std::string(bad.status().message());
+  if (*bad >= 0) {
+    return absl::StrFormat("the ranks' results reduce to %s at global element %s, expected %s",
+                           Describe(*back, *bad), Index(p.global.shape(), *bad),
+                           Describe(p.global, *bad));
+  }
+  return "";
+}
+
 }  // namespace
 
 CaseReport Check(const PreparedCase& p, std::vector<absl::StatusOr<RankResult>>& results) {
@@ -249,47 +262,13 @@ CaseReport Check(const PreparedCase& p, std::vector<absl::StatusOr<RankResult>>&
     }
   }
   if (!errors.empty()) return fail(absl::StrCat("ranks failed:", errors));
-  const DType dtype = p.dst.dtype();
-  const double tolerance = HasReduction(p.plan) ? ReductionTolerance(dtype, 64) : 0;
-  bool partial_dst = false;
-  for (const Placement& q : p.dst.state().placements()) partial_dst |= q.is_partial();
-  if (!partial_dst) {
-    for (size_t r = 0; r < results.size(); ++r) {
-      const std::vector<int64_t> coord = mesh.Coordinate(r);
-      absl::StatusOr<LocalTensor> want = ShardOf(p.global, p.dst, coord, p.spec_case.data_seed);
-      if (!want.ok()) return fail(std::string(want.status().message()));
-      const LocalTensor& got = results[r]->tensor;
-      absl::StatusOr<int64_t> bad = FirstMismatch(got, *want, tolerance);
-      if (!bad.ok()) return fail(absl::StrCat("rank ", r, ": ", bad.status().message()));
-      if (*bad >= 0) {
-        return fail(absl::StrFormat("rank %d: element %s of its shard is %s, expected %s", r,
-                                    Index(got.shape(), *bad), Describe(got, *bad),
-                                    Describe(*want, *bad)));
-      }
-    }
-  } else {
-    // Local values of a Partial are not unique: check what they reduce to.
-    std::vector<LocalTensor> shards;
-    for (auto& r : results) {
-      shards.push_back(LocalTensor::View(r->tensor.data(), r->tensor.dtype(), r->tensor.shape(),
-                                         r->tensor.space()));
-    }
-    absl::StatusOr<LocalTensor> back = Reassemble(shards, p.dst);
-    if (!back.ok()) return fail(std::string(back.status().message()));
-    absl::StatusOr<int64_t> bad = FirstMismatch(*back, p.global, tolerance);
-    if (!bad.ok()) return fail(std::string(bad.status().message()));
-    if (*bad >= 0) {
-      return fail(absl::StrFormat("the ranks' results reduce to %s at global element %s, expected %s",
-                                  Describe(*back, *bad), Index(p.global.shape(), *bad),
-                                  Describe(p.global, *bad)));
-    }
-  }
+  if (std::string problem = CheckData(p, results); !problem.empty()) return fail(problem);
   for (size_t r = 0; r < results.size(); ++r) {
     std::string problem = CheckCounters(p, static_cast<int64_t>(r), *results[r]);
     if (!problem.empty()) return fail(std::move(problem));
   }
-  for (const TransformInfo& step : p.plan.steps) {
-    ++report.steps_by_collective[static_cast<int>(step.collective())];
+  for (const TransformInfo& info : p.plan.steps) {
+    ++report.steps_by_kind[static_cast<int>(info.step.kind)];
   }
   return report;
 }
@@ -338,6 +317,56 @@ CaseReport VerifyOnThreads(const VerifyCase& c, const GlooOptions& options,
   return Check(*p, results);
 }
 
+namespace {
+
+// A placement as one small integer for the stats files: kind * 8 + arg.
+int PlacementCode(Placement p) {
+  const int arg = p.is_shard() ? p.dim() : p.is_partial() ? static_cast<int>(p.op()) : 0;
+  return static_cast<int>(p.kind()) * 8 + arg;
+}
+
+std::optional<Placement> PlacementFromCode(int code) {
+  const int arg = code % 8;
+  switch (code / 8) {
+    case 0: return arg == 0 ? std::optional<Placement>(Placement::Replicate()) : std::nullopt;
+    case 1: return Placement::Shard(arg);
+    case 2:
+      if (arg < kNumReduceOps) return Placement::Partial(static_cast<ReduceOp>(arg));
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// "group kind src dst sent received shape", e.g. "2 1 8 0 96 96 4,6".
+std::string StatsLine(const StepStats& s) {
+  return absl::StrCat(s.step.group.bits(), " ", static_cast<int>(s.step.kind), " ",
+                      PlacementCode(s.step.src), " ", PlacementCode(s.step.dst), " ",
+                      s.bytes_sent, " ", s.bytes_received, " ",
+                      absl::StrJoin(s.logical_shape, ","));
+}
+
+absl::StatusOr<StepStats> ParseStatsLine(const std::string& line) {
+  std::istringstream fields(line);
+  int group = 0, kind = 0, src = 0, dst = 0;
+  StepStats s;
+  std::string shape;
+  fields >> group >> kind >> src >> dst >> s.bytes_sent >> s.bytes_received >> shape;
+  const std::optional<Placement> from = PlacementFromCode(src), to = PlacementFromCode(dst);
+  if (fields.fail() || !from || !to || group <= 0 || group > 255 ||
+      StepKindFor(*from, *to) != static_cast<StepKind>(kind)) {
+    return absl::DataLossError("bad stats line: " + line);
+  }
+  s.step = MakeStep(MeshDimSet::FromBits(static_cast<uint8_t>(group)), *from, *to);
+  for (absl::string_view e : absl::StrSplit(shape, ',', absl::SkipEmpty())) {
+    int64_t v = 0;
+    if (!absl::SimpleAtoi(e, &v)) return absl::DataLossError("bad stats line: " + line);
+    s.logical_shape.push_back(v);
+  }
+  return s;
+}
+
+}  // namespace
+
 absl::Status WriteRankResult(const std::string& dir, int64_t rank, const RankResult& r) {
   {
     std::ofstream out(absl::StrCat(dir, "/result.", rank), std::ios::binary);
@@ -345,10 +374,7 @@ absl::Status WriteRankResult(const std::string& dir, int64_t rank, const RankRes
     if (!out) return absl::InternalError(absl::StrCat("cannot write ", dir, "/result.", rank));
   }
   std::ofstream out(absl::StrCat(dir, "/stats.", rank));
-  for (const StepStats& s : r.stats.steps) {
-    out << s.mesh_dim << " " << static_cast<int>(s.collective) << " " << s.bytes_sent << " "
-        << s.bytes_received << " " << absl::StrJoin(s.logical_shape, ",") << "\n";
-  }
+  for (const StepStats& s : r.stats.steps) out << StatsLine(s) << "\n";
   if (!out) return absl::InternalError(absl::StrCat("cannot write ", dir, "/stats.", rank));
   return absl::OkStatus();
 }
@@ -367,17 +393,7 @@ absl::StatusOr<RankResult> ReadRankResult(const std::string& dir, int64_t rank,
   std::ifstream stats(absl::StrCat(dir, "/stats.", rank));
   std::string line;
   while (std::getline(stats, line)) {
-    std::istringstream fields(line);
-    StepStats s;
-    int collective = 0;
-    std::string shape;
-    fields >> s.mesh_dim >> collective >> s.bytes_sent >> s.bytes_received >> shape;
-    s.collective = static_cast<Collective>(collective);
-    for (absl::string_view e : absl::StrSplit(shape, ',', absl::SkipEmpty())) {
-      int64_t v = 0;
-      if (!absl::SimpleAtoi(e, &v)) return absl::DataLossError("bad stats line: " + line);
-      s.logical_shape.push_back(v);
-    }
+    RESHARD_ASSIGN_OR_RETURN(StepStats s, ParseStatsLine(line));
     r.stats.steps.push_back(std::move(s));
   }
   return r;

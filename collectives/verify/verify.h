@@ -10,7 +10,8 @@
 //     tolerance after floating-point reductions); for a Partial destination,
 //     the reduction of the ranks' results with the global tensor;
 //   * each rank's per-step logical shapes and byte counters with the plan
-//     made for that rank's coordinate (executor.h, BytesImpliedByStep).
+//     made for that rank's coordinate (planner/step.h: LogicalShape and
+//     BytesOfStep on the plan's states).
 // Cases without a plan, or whose plan needs R->P(prod) (spec §11), are
 // skipped and reported as such.
 //
@@ -89,8 +90,8 @@ struct CaseReport {
   std::string detail;
   // Skipped because the plan needs R->P(prod), rather than for want of a plan.
   bool unsupported = false;
-  // Steps of a passed case's plan by Collective (plan.h order), for coverage.
-  std::array<int64_t, 6> steps_by_collective{};
+  // Steps of a passed case's plan by StepKind (step.h order), for coverage.
+  std::array<int64_t, kNumStepKinds> steps_by_kind{};
 };
 
 // Compares every rank's result (indexed by rank) with the ground truth.

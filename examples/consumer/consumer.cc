@@ -57,16 +57,17 @@ int main() {
       plan->states.size() != plan->steps.size() + 1) {
     return Fail("malformed plan: '" + plan->Trace() + "'");
   }
-  if (plan->states.front() != kSrc || plan->states.back() != kDst) {
+  if (plan->states.front() != src->state() || plan->states.back() != dst->state()) {
     return Fail("plan '" + plan->Trace() + "' does not lead from " + kSrc + " to " + kDst);
   }
 
   std::printf("%s\n", plan->Trace().c_str());
-  for (const reshard::TransformInfo& step : plan->steps) {
-    std::printf("  mesh dim %d: %s -> %s  %-14s logical shape %s  cost %.3f\n", step.mesh_dim,
+  for (const reshard::TransformInfo& info : plan->steps) {
+    const reshard::Step& step = info.step;
+    std::printf("  mesh dim %d: %s -> %s  %-14s logical shape %s  cost %.3f\n", step.mesh_dim(),
                 step.src.ToString().c_str(), step.dst.ToString().c_str(),
-                std::string(reshard::CollectiveName(step.collective())).c_str(),
-                ShapeString(step.logical_shape).c_str(), step.cost);
+                std::string(reshard::StepKindName(step.kind)).c_str(),
+                ShapeString(info.logical_shape).c_str(), info.cost);
   }
   std::printf("total cost %.3f us (%s planner)\n", plan->cost,
               std::string(reshard::AlgorithmName(plan->algorithm)).c_str());

@@ -1,0 +1,152 @@
+// The CUDA copy engine's pad, trim and chunk copies (collectives/
+// cuda_copy_engine.h, through the slab helpers of local_tensor.h as the
+// executor calls them) against one cudaMemcpyAsync of the same bytes, in
+// GB/s of bytes written. GPU time from CUDA events around each iteration, the
+// output's stream-ordered allocation included (as in the executor).
+//
+//   bazel run -c opt --config=cuda //bench:cuda_copy_bench      (needs a GPU)
+//
+// Not run yet: no machine of this project has had a GPU (bench/README.md).
+// Without --config=cuda this is a main() that says so.
+#include <cstdio>
+
+#ifdef RESHARD_CUDA
+#include <cuda_runtime_api.h>
+
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "collectives/nccl/cuda_copy_engine.h"
+#include "collectives/tensor/local_tensor.h"
+#include "planner/chunk.h"
+
+namespace reshard {
+namespace {
+
+// One executor copy on a f32 tensor: pad or trim `dim` to `length`, or take
+// chunk 1 of 4 along it (torch.chunk sizes).
+struct Case {
+  const char* name;
+  std::vector<int64_t> shape;
+  int dim;
+  enum Kind { kResize, kChunk } kind;
+  int64_t length;  // kResize: the new length
+};
+
+const std::vector<Case>& Cases() {
+  static const auto* cases = new std::vector<Case>{
+      {"pad rows (contiguous)", {4000, 4096}, 0, Case::kResize, 4096},
+      {"pad columns (2-D)", {4096, 4000}, 1, Case::kResize, 4096},
+      {"trim rows (contiguous)", {4096, 4096}, 0, Case::kResize, 4000},
+      {"trim columns (2-D)", {4096, 4096}, 1, Case::kResize, 4000},
+      {"chunk 1 of 4, rows (contiguous)", {4096, 4096}, 0, Case::kChunk, 0},
+      {"chunk 1 of 4, columns (2-D)", {4096, 4096}, 1, Case::kChunk, 0},
+      {"chunk 1 of 4, middle dim (2-D)", {64, 4096, 64}, 1, Case::kChunk, 0},
+  };
+  return *cases;
+}
+
+absl::StatusOr<LocalTensor> RunCase(CudaCopyEngine& engine, const LocalTensor& in, const Case& c) {
+  if (c.kind == Case::kResize) return Resize(engine, in, c.dim, c.length);
+  const int64_t L = c.shape[c.dim];
+  return TakeSlab(engine, in, c.dim, ChunkOffset(L, 4, 1), ChunkSize(L, 4, 1));
+}
+
+// The CUDA state of one benchmark: a stream, the engine, events.
+struct Gpu {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  Gpu() {
+    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    cudaEventCreate(&start);
+    cudaEventCreate(&stop);
+  }
+  ~Gpu() {
+    cudaStreamSynchronize(stream);
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    cudaStreamDestroy(stream);
+  }
+  // Seconds between the events, once `stop` has happened.
+  double Elapsed() {
+    cudaEventSynchronize(stop);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    return ms / 1e3;
+  }
+};
+
+void BM_CopyEngine(benchmark::State& state) {
+  const Case& c = Cases()[state.range(0)];
+  state.SetLabel(c.name);
+  Gpu gpu;
+  absl::StatusOr<CudaCopyEngine> engine = CudaCopyEngine::Create(gpu.stream);
+  if (!engine.ok()) return state.SkipWithError(std::string(engine.status().message()).c_str());
+  absl::StatusOr<LocalTensor> in = engine->Allocate(DType::kF32, c.shape);
+  if (!in.ok()) return state.SkipWithError("allocation failed");
+  cudaMemsetAsync(in->data(), 1, static_cast<size_t>(in->nbytes()), gpu.stream);
+  int64_t bytes = 0;
+  for (auto _ : state) {
+    cudaEventRecord(gpu.start, gpu.stream);
+    absl::StatusOr<LocalTensor> out = RunCase(*engine, *in, c);
+    if (!out.ok()) return state.SkipWithError(std::string(out.status().message()).c_str());
+    bytes = out->nbytes();
+    out = LocalTensor();  // freed on the stream, inside the timed region
+    cudaEventRecord(gpu.stop, gpu.stream);
+    state.SetIterationTime(gpu.Elapsed());
+  }
+  state.SetBytesProcessed(state.iterations() * bytes);
+}
+
+// One cudaMemcpyAsync of as many bytes as the case writes.
+void BM_CudaMemcpySameBytes(benchmark::State& state) {
+  const Case& c = Cases()[state.range(0)];
+  state.SetLabel(c.name);
+  Gpu gpu;
+  std::vector<int64_t> out_shape = c.shape;
+  out_shape[c.dim] = c.kind == Case::kResize ? c.length : ChunkSize(c.shape[c.dim], 4, 1);
+  const size_t bytes = static_cast<size_t>(NumElements(out_shape) * ItemSize(DType::kF32));
+  void* src = nullptr;
+  void* dst = nullptr;
+  if (cudaMalloc(&src, bytes) != cudaSuccess || cudaMalloc(&dst, bytes) != cudaSuccess) {
+    return state.SkipWithError("cudaMalloc failed");
+  }
+  cudaMemsetAsync(src, 1, bytes, gpu.stream);
+  for (auto _ : state) {
+    cudaEventRecord(gpu.start, gpu.stream);
+    cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, gpu.stream);
+    cudaEventRecord(gpu.stop, gpu.stream);
+    state.SetIterationTime(gpu.Elapsed());
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(bytes));
+  cudaFree(src);
+  cudaFree(dst);
+}
+
+void AllCases(benchmark::internal::Benchmark* b) {
+  for (int i = 0; i < static_cast<int>(Cases().size()); ++i) b->Arg(i);
+  b->UseManualTime();
+}
+
+BENCHMARK(BM_CopyEngine)->Apply(AllCases);
+BENCHMARK(BM_CudaMemcpySameBytes)->Apply(AllCases);
+
+}  // namespace
+}  // namespace reshard
+
+int main(int argc, char** argv) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::fprintf(stderr, "cuda_copy_bench: no usable CUDA device; it needs a GPU\n");
+    return 1;
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  return 0;
+}
+#else
+int main() {
+  std::fprintf(stderr, "cuda_copy_bench: built without --config=cuda; nothing to measure\n");
+  return 1;
+}
+#endif

@@ -1,0 +1,129 @@
+// The CUDA copy engine against the host engine (the reference): every pad,
+// trim, chunk, place, zero fill and chunk packing the executor does
+// (collectives/executor.cc, spec §11), on uneven and empty shards, for every
+// dtype, gives the same bytes on the GPU as on the host. And a bad pointer is
+// an error Status, after which the engine still works.
+#include "collectives/nccl/cuda_copy_engine.h"
+
+#include <cuda_runtime_api.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "collectives/tensor/local_tensor.h"
+#include "gtest/gtest.h"
+#include "planner/chunk.h"
+#include "tests/gpu/cuda_test_util.h"
+#include "tests/gpu/executor_copies.h"
+
+namespace reshard {
+namespace {
+
+class CudaCopyEngineTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(stream_.creation_status().ok()) << stream_.creation_status();
+    absl::StatusOr<CudaCopyEngine> engine = CudaCopyEngine::Create(stream_.get());
+    ASSERT_TRUE(engine.ok()) << engine.status();
+    engine_.emplace(*engine);
+  }
+
+  TestStream stream_;
+  absl::optional<CudaCopyEngine> engine_;
+  HostCopyEngine host_;
+};
+
+TEST_F(CudaCopyEngineTest, EveryExecutorCopyMatchesTheHostEngineInEveryDtype) {
+  const std::vector<std::vector<int64_t>> shapes = {
+      {13}, {0}, {1}, {13, 5}, {5, 13}, {2, 1}, {4, 0, 3}, {3, 7, 4}, {2, 3, 5, 2}};
+  int checked = 0;
+  for (DType dtype : kEveryDType) {
+    for (const std::vector<int64_t>& shape : shapes) {
+      const LocalTensor host_in = PatternTensor(dtype, shape, static_cast<int>(dtype));
+      absl::StatusOr<LocalTensor> device_in = ToDevice(*engine_, host_in);
+      ASSERT_TRUE(device_in.ok()) << device_in.status();
+      for (int dim = 0; dim < static_cast<int>(shape.size()); ++dim) {
+        for (const NamedCopyOp& op : ExecutorCopyOps(dim, shape[dim])) {
+          const std::string what =
+              absl::StrCat(op.name, " along dim ", dim, " of ", DTypeName(dtype), "[",
+                           absl::StrJoin(shape, ","), "]");
+          absl::StatusOr<LocalTensor> want = op.op(host_, host_in);
+          ASSERT_TRUE(want.ok()) << what << ": " << want.status();
+          absl::StatusOr<LocalTensor> got_device = op.op(*engine_, *device_in);
+          ASSERT_TRUE(got_device.ok()) << what << ": " << got_device.status();
+          EXPECT_EQ(got_device->space(), MemorySpace::kCuda) << what;
+          absl::StatusOr<LocalTensor> got = ToHost(*engine_, *got_device);
+          ASSERT_TRUE(got.ok()) << what << ": " << got.status();
+          EXPECT_TRUE(SameBytes(*got, *want)) << what << ": the GPU result differs from the host's";
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 1000);
+  EXPECT_TRUE(stream_.Sync().ok());
+}
+
+// Placing every chunk back gives the input: the host reference itself is
+// right, not only equal to the GPU.
+TEST_F(CudaCopyEngineTest, ChunksPlacedBackOnTheGpuAreTheInput) {
+  const LocalTensor host_in = PatternTensor(DType::kF32, {7, 9, 3}, 5);
+  absl::StatusOr<LocalTensor> device_in = ToDevice(*engine_, host_in);
+  ASSERT_TRUE(device_in.ok()) << device_in.status();
+  for (int dim = 0; dim < 3; ++dim) {
+    absl::StatusOr<LocalTensor> back = ChunksPlacedBack(*engine_, *device_in, dim, 4);
+    ASSERT_TRUE(back.ok()) << back.status();
+    absl::StatusOr<LocalTensor> got = ToHost(*engine_, *back);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_TRUE(SameBytes(*got, host_in)) << "dim " << dim;
+  }
+}
+
+TEST_F(CudaCopyEngineTest, ANullPointerIsAnErrorStatusAndTheEngineStillWorks) {
+  absl::StatusOr<LocalTensor> buf = engine_->Allocate(DType::kU8, {64, 64});
+  ASSERT_TRUE(buf.ok()) << buf.status();
+  Copy2D contiguous{/*rows=*/1, /*row_bytes=*/256, 0, 256, 0, 256};
+  Copy2D strided{/*rows=*/8, /*row_bytes=*/16, 0, 64, 0, 32};
+  Fill2D fill_1d{/*rows=*/1, /*row_bytes=*/256, 0, 256};
+  Fill2D fill_2d{/*rows=*/8, /*row_bytes=*/16, 0, 64};
+
+  // cudaMemcpyAsync / cudaMemcpy2DAsync / cudaMemsetAsync / cudaMemset2DAsync
+  // reject a null pointer with cudaErrorInvalidValue before enqueueing.
+  for (const Copy2D& copy : {contiguous, strided}) {
+    absl::Status to_null = engine_->Copy(copy, nullptr, buf->data());
+    EXPECT_EQ(to_null.code(), absl::StatusCode::kInvalidArgument) << to_null;
+    EXPECT_NE(to_null.message().find("cuda copy of"), std::string::npos) << to_null;
+    absl::Status from_null = engine_->Copy(copy, buf->data(), nullptr);
+    EXPECT_EQ(from_null.code(), absl::StatusCode::kInvalidArgument) << from_null;
+  }
+  for (const Fill2D& fill : {fill_1d, fill_2d}) {
+    absl::Status s = engine_->Fill(fill, nullptr);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+    EXPECT_NE(s.message().find("cuda zero fill of"), std::string::npos) << s;
+  }
+  // Not sticky: the stream and the engine go on working.
+  EXPECT_TRUE(stream_.Sync().ok());
+  const LocalTensor host_in = PatternTensor(DType::kU8, {64, 64}, 3);
+  absl::StatusOr<LocalTensor> device_in = ToDevice(*engine_, host_in);
+  ASSERT_TRUE(device_in.ok()) << device_in.status();
+  absl::StatusOr<LocalTensor> copy = TakeSlab(*engine_, *device_in, 1, 0, 64);
+  ASSERT_TRUE(copy.ok()) << copy.status();
+  absl::StatusOr<LocalTensor> got = ToHost(*engine_, *copy);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_TRUE(SameBytes(*got, host_in));
+}
+
+TEST_F(CudaCopyEngineTest, AnImpossibleAllocationIsAnErrorStatus) {
+  // 2^60 bytes: more than any GPU has.
+  absl::StatusOr<LocalTensor> t =
+      engine_->Allocate(DType::kU8, {int64_t{1} << 30, int64_t{1} << 30});
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("cuda allocation of"), std::string::npos) << t.status();
+  EXPECT_TRUE(stream_.Sync().ok());
+}
+
+}  // namespace
+}  // namespace reshard
