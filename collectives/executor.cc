@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
+#include "collectives/tensor/chunk_pack.h"
 #include "planner/chunk.h"
 
 namespace reshard {
@@ -24,18 +25,6 @@ int64_t ExecutionStats::bytes_received() const {
 }
 
 namespace {
-
-// Product of the dims before `dim`: when it is 1, slabs of `dim` are
-// contiguous and chunk j of a padded tensor is already where a collective
-// wants it, so no copy is needed.
-int64_t Outer(absl::Span<const int64_t> shape, int dim) {
-  return NumElements(shape.subspan(0, dim));
-}
-
-std::vector<int64_t> With(std::vector<int64_t> shape, int dim, int64_t value) {
-  shape[dim] = value;
-  return shape;
-}
 
 std::vector<int64_t> Prepend(int64_t n, const std::vector<int64_t>& shape) {
   std::vector<int64_t> out{n};
@@ -103,81 +92,6 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> CheckPlan(const DistSpec& src,
   return logical;
 }
 
-// The copies of spec §11, on top of the slab helpers. Each takes its input
-// by value so that it can pass it through untouched when nothing needs to
-// change.
-class StepRunner {
- public:
-  explicit StepRunner(CopyEngine& engine) : engine_(engine) {}
-
-  // t with `dim` padded or trimmed to `length`.
-  absl::StatusOr<LocalTensor> Resized(LocalTensor t, int dim, int64_t length) {
-    if (t.shape()[dim] == length) return t;
-    return Resize(engine_, t, dim, length);
-  }
-
-  // Splits t (extent L along dim) into n chunks of c = ceil(L/n) rows,
-  // zero-padded, laid out one after another: shape {n, chunk shape}.
-  absl::StatusOr<LocalTensor> PackChunks(LocalTensor t, int dim, int64_t n) {
-    const int64_t L = t.shape()[dim];
-    const int64_t c = PaddedChunkSize(L, n);
-    const std::vector<int64_t> chunk = With(t.shape(), dim, c);
-    if (Outer(t.shape(), dim) == 1) {
-      // Chunks of torch.chunk fill [0, L) in order, so padding the tail
-      // gives exactly the packed layout.
-      RESHARD_ASSIGN_OR_RETURN(LocalTensor padded, Resized(std::move(t), dim, n * c));
-      RESHARD_RETURN_IF_ERROR(padded.Reshape(Prepend(n, chunk)));
-      return padded;
-    }
-    RESHARD_ASSIGN_OR_RETURN(LocalTensor out, engine_.Allocate(t.dtype(), Prepend(n, chunk)));
-    const int item = ItemSize(t.dtype());
-    const int64_t chunk_bytes = NumElements(chunk) * item;
-    for (int64_t j = 0; j < n; ++j) {
-      char* dst = static_cast<char*>(out.data()) + j * chunk_bytes;
-      const int64_t size = ChunkSize(L, n, j);
-      RESHARD_ASSIGN_OR_RETURN(Copy2D copy,
-                               SlabCopy(t.shape(), chunk, dim, ChunkOffset(L, n, j), 0, size, item));
-      RESHARD_RETURN_IF_ERROR(engine_.Copy(copy, dst, t.data()));
-      if (size < c) {
-        RESHARD_ASSIGN_OR_RETURN(Fill2D fill, SlabFill(chunk, dim, size, c - size, item));
-        RESHARD_RETURN_IF_ERROR(engine_.Fill(fill, dst));
-      }
-    }
-    return out;
-  }
-
-  // The inverse: n padded chunks (shape {n, chunk shape}) concatenated along
-  // dim, each trimmed to its torch.chunk size of L.
-  absl::StatusOr<LocalTensor> UnpackChunks(LocalTensor buf, int dim, int64_t L) {
-    const int64_t n = buf.shape()[0];
-    const std::vector<int64_t> chunk(buf.shape().begin() + 1, buf.shape().end());
-    const int64_t c = chunk[dim];
-    if (Outer(chunk, dim) == 1) {
-      RESHARD_RETURN_IF_ERROR(buf.Reshape(With(chunk, dim, n * c)));
-      return Resized(std::move(buf), dim, L);
-    }
-    RESHARD_ASSIGN_OR_RETURN(LocalTensor out, engine_.Allocate(buf.dtype(), With(chunk, dim, L)));
-    const int item = ItemSize(buf.dtype());
-    const int64_t chunk_bytes = NumElements(chunk) * item;
-    for (int64_t j = 0; j < n; ++j) {
-      const char* src = static_cast<const char*>(buf.data()) + j * chunk_bytes;
-      RESHARD_ASSIGN_OR_RETURN(
-          Copy2D copy,
-          SlabCopy(chunk, out.shape(), dim, 0, ChunkOffset(L, n, j), ChunkSize(L, n, j), item));
-      RESHARD_RETURN_IF_ERROR(engine_.Copy(copy, out.data(), src));
-    }
-    return out;
-  }
-
-  absl::StatusOr<LocalTensor> Allocate(DType dtype, std::vector<int64_t> shape) {
-    return engine_.Allocate(dtype, std::move(shape));
-  }
-  CopyEngine& engine() { return engine_; }
-
- private:
-  CopyEngine& engine_;
-};
-
 absl::Status CheckExtent(const LocalTensor& t, int dim, int64_t want) {
   if (t.shape()[dim] != want) {
     return absl::InternalError(absl::StrFormat(
@@ -195,7 +109,7 @@ struct StepContext {
   int64_t n;
   int64_t me;
   Communicator& comm;
-  StepRunner& run;
+  CopyEngine& engine;
   StepStats& stats;
 
   void CountBytes(int64_t count, const LocalTensor& t) {
@@ -209,14 +123,14 @@ absl::StatusOr<LocalTensor> RunAllGather(LocalTensor cur, StepContext& c) {
   const int64_t n = c.n;
   RESHARD_RETURN_IF_ERROR(CheckExtent(cur, d, ChunkSize(c.L[d], n, c.me)));
   RESHARD_ASSIGN_OR_RETURN(LocalTensor send,
-                           c.run.Resized(std::move(cur), d, PaddedChunkSize(c.L[d], n)));
+                           WithLength(c.engine, std::move(cur), d, PaddedChunkSize(c.L[d], n)));
   RESHARD_ASSIGN_OR_RETURN(LocalTensor recv,
-                           c.run.Allocate(send.dtype(), Prepend(n, send.shape())));
+                           c.engine.Allocate(send.dtype(), Prepend(n, send.shape())));
   const int64_t count = send.numel();
   RESHARD_RETURN_IF_ERROR(
       c.comm.AllGather(c.step.group, send.data(), recv.data(), count, send.dtype()));
   c.CountBytes((n - 1) * count, send);
-  return c.run.UnpackChunks(std::move(recv), d, c.L[d]);
+  return UnpackChunks(c.engine, std::move(recv), d, c.L[d]);
 }
 
 // S(a) -> S(b).
@@ -227,15 +141,15 @@ absl::StatusOr<LocalTensor> RunAllToAll(LocalTensor cur, StepContext& c) {
   RESHARD_RETURN_IF_ERROR(CheckExtent(cur, a, ChunkSize(c.L[a], n, c.me)));
   RESHARD_RETURN_IF_ERROR(CheckExtent(cur, b, c.L[b]));
   RESHARD_ASSIGN_OR_RETURN(LocalTensor padded,
-                           c.run.Resized(std::move(cur), a, PaddedChunkSize(c.L[a], n)));
-  RESHARD_ASSIGN_OR_RETURN(LocalTensor send, c.run.PackChunks(std::move(padded), b, n));
-  RESHARD_ASSIGN_OR_RETURN(LocalTensor recv, c.run.Allocate(send.dtype(), send.shape()));
+                           WithLength(c.engine, std::move(cur), a, PaddedChunkSize(c.L[a], n)));
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor send, PackChunks(c.engine, std::move(padded), b, n));
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor recv, c.engine.Allocate(send.dtype(), send.shape()));
   const int64_t count = send.numel() / n;
   RESHARD_RETURN_IF_ERROR(
       c.comm.AllToAll(c.step.group, send.data(), recv.data(), count, send.dtype()));
   c.CountBytes((n - 1) * count, send);
-  RESHARD_ASSIGN_OR_RETURN(LocalTensor joined, c.run.UnpackChunks(std::move(recv), a, c.L[a]));
-  return c.run.Resized(std::move(joined), b, ChunkSize(c.L[b], n, c.me));
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor joined, UnpackChunks(c.engine, std::move(recv), a, c.L[a]));
+  return WithLength(c.engine, std::move(joined), b, ChunkSize(c.L[b], n, c.me));
 }
 
 // P(op) -> R, in place.
@@ -251,21 +165,21 @@ absl::StatusOr<LocalTensor> RunAllReduce(LocalTensor cur, StepContext& c) {
 absl::StatusOr<LocalTensor> RunReduceScatter(LocalTensor cur, StepContext& c) {
   const int d = c.step.dst.dim();
   RESHARD_RETURN_IF_ERROR(CheckExtent(cur, d, c.L[d]));
-  RESHARD_ASSIGN_OR_RETURN(LocalTensor send, c.run.PackChunks(std::move(cur), d, c.n));
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor send, PackChunks(c.engine, std::move(cur), d, c.n));
   const std::vector<int64_t> chunk(send.shape().begin() + 1, send.shape().end());
-  RESHARD_ASSIGN_OR_RETURN(LocalTensor recv, c.run.Allocate(send.dtype(), chunk));
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor recv, c.engine.Allocate(send.dtype(), chunk));
   const int64_t count = recv.numel();
   RESHARD_RETURN_IF_ERROR(c.comm.ReduceScatter(c.step.group, send.data(), recv.data(), count,
                                                send.dtype(), c.step.src.op()));
   c.CountBytes((c.n - 1) * count, recv);
-  return c.run.Resized(std::move(recv), d, ChunkSize(c.L[d], c.n, c.me));
+  return WithLength(c.engine, std::move(recv), d, ChunkSize(c.L[d], c.n, c.me));
 }
 
 // R -> S(d): this rank's chunk, no communication.
 absl::StatusOr<LocalTensor> RunChunk(LocalTensor cur, StepContext& c) {
   const int d = c.step.dst.dim();
   RESHARD_RETURN_IF_ERROR(CheckExtent(cur, d, c.L[d]));
-  return TakeSlab(c.run.engine(), cur, d, ChunkOffset(c.L[d], c.n, c.me),
+  return TakeSlab(c.engine, cur, d, ChunkOffset(c.L[d], c.n, c.me),
                   ChunkSize(c.L[d], c.n, c.me));
 }
 
@@ -273,7 +187,7 @@ absl::StatusOr<LocalTensor> RunChunk(LocalTensor cur, StepContext& c) {
 absl::StatusOr<LocalTensor> RunPartition(LocalTensor cur, StepContext& c) {
   if (c.step.dst.op() == ReduceOp::kSum && c.me != 0 && cur.numel() > 0) {
     // Spec §11: index 0 of the group keeps the data, the others hold zeros.
-    RESHARD_RETURN_IF_ERROR(ZeroSlab(c.run.engine(), cur, 0, 0, cur.shape()[0]));
+    RESHARD_RETURN_IF_ERROR(ZeroSlab(c.engine, cur, 0, 0, cur.shape()[0]));
   }
   return cur;
 }
@@ -317,7 +231,6 @@ absl::Status Redistribute(LocalTensor& t, const DistSpec& src, const DistSpec& d
                            CheckPlan(src, dst, plan, coord));
 
   if (stats != nullptr) stats->steps.clear();
-  StepRunner run(comm.copy_engine());
   LocalTensor cur = std::move(t);
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const Step& step = plan.steps[i].step;
@@ -329,7 +242,7 @@ absl::Status Redistribute(LocalTensor& t, const DistSpec& src, const DistSpec& d
                         comm.mesh().GroupSize(step.group),
                         comm.mesh().IndexInGroup(step.group, comm.rank()),
                         comm,
-                        run,
+                        comm.copy_engine(),
                         step_stats};
     absl::StatusOr<LocalTensor> next = RunStep(std::move(cur), context);
     if (!next.ok()) return StepError(static_cast<int>(i), step, next.status());

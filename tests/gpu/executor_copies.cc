@@ -8,52 +8,6 @@
 
 namespace reshard {
 
-absl::StatusOr<LocalTensor> PackChunks(CopyEngine& e, const LocalTensor& t, int dim, int64_t n) {
-  const int64_t L = t.shape()[dim];
-  const int64_t c = PaddedChunkSize(L, n);
-  std::vector<int64_t> chunk = t.shape();
-  chunk[dim] = c;
-  std::vector<int64_t> shape = chunk;
-  shape.insert(shape.begin(), n);
-  absl::StatusOr<LocalTensor> out = e.Allocate(t.dtype(), shape);
-  if (!out.ok()) return out.status();
-  const int item = ItemSize(t.dtype());
-  const int64_t chunk_bytes = NumElements(chunk) * item;
-  for (int64_t j = 0; j < n; ++j) {
-    char* dst = static_cast<char*>(out->data()) + j * chunk_bytes;
-    const int64_t size = ChunkSize(L, n, j);
-    absl::StatusOr<Copy2D> copy =
-        SlabCopy(t.shape(), chunk, dim, ChunkOffset(L, n, j), 0, size, item);
-    if (!copy.ok()) return copy.status();
-    if (absl::Status s = e.Copy(*copy, dst, t.data()); !s.ok()) return s;
-    if (size == c) continue;
-    absl::StatusOr<Fill2D> fill = SlabFill(chunk, dim, size, c - size, item);
-    if (!fill.ok()) return fill.status();
-    if (absl::Status s = e.Fill(*fill, dst); !s.ok()) return s;
-  }
-  return out;
-}
-
-absl::StatusOr<LocalTensor> UnpackChunks(CopyEngine& e, const LocalTensor& packed, int dim,
-                                         int64_t L) {
-  const int64_t n = packed.shape()[0];
-  std::vector<int64_t> chunk(packed.shape().begin() + 1, packed.shape().end());
-  std::vector<int64_t> shape = chunk;
-  shape[dim] = L;
-  absl::StatusOr<LocalTensor> out = e.Allocate(packed.dtype(), shape);
-  if (!out.ok()) return out.status();
-  const int item = ItemSize(packed.dtype());
-  const int64_t chunk_bytes = NumElements(chunk) * item;
-  for (int64_t j = 0; j < n; ++j) {
-    const char* src = static_cast<const char*>(packed.data()) + j * chunk_bytes;
-    absl::StatusOr<Copy2D> copy =
-        SlabCopy(chunk, shape, dim, 0, ChunkOffset(L, n, j), ChunkSize(L, n, j), item);
-    if (!copy.ok()) return copy.status();
-    if (absl::Status s = e.Copy(*copy, out->data(), src); !s.ok()) return s;
-  }
-  return out;
-}
-
 absl::StatusOr<LocalTensor> ChunksPlacedBack(CopyEngine& e, const LocalTensor& t, int dim,
                                              int64_t n) {
   const int64_t L = t.shape()[dim];
@@ -90,12 +44,18 @@ std::vector<NamedCopyOp> ExecutorCopyOps(int dim, int64_t L) {
         {absl::StrCat("place ", n, " chunks back"),
          [=](CopyEngine& e, const LocalTensor& t) { return ChunksPlacedBack(e, t, dim, n); }});
     ops.push_back({absl::StrCat("pack ", n, " padded chunks"),
-                   [=](CopyEngine& e, const LocalTensor& t) { return PackChunks(e, t, dim, n); }});
+                   [=](CopyEngine& e, const LocalTensor& t) -> absl::StatusOr<LocalTensor> {
+                     absl::StatusOr<LocalTensor> copy = TakeSlab(e, t, dim, 0, L);
+                     if (!copy.ok()) return copy.status();
+                     return PackChunks(e, *std::move(copy), dim, n);
+                   }});
     ops.push_back({absl::StrCat("pack and unpack ", n, " chunks"),
                    [=](CopyEngine& e, const LocalTensor& t) -> absl::StatusOr<LocalTensor> {
-                     absl::StatusOr<LocalTensor> packed = PackChunks(e, t, dim, n);
+                     absl::StatusOr<LocalTensor> copy = TakeSlab(e, t, dim, 0, L);
+                     if (!copy.ok()) return copy.status();
+                     absl::StatusOr<LocalTensor> packed = PackChunks(e, *std::move(copy), dim, n);
                      if (!packed.ok()) return packed.status();
-                     return UnpackChunks(e, *packed, dim, L);
+                     return UnpackChunks(e, *std::move(packed), dim, L);
                    }});
   }
   ops.push_back({"zero the middle third",

@@ -5,10 +5,10 @@
 // runs each on the GPU and on the host and compares the bytes, and
 // executor_copies_test checks them on the host.
 //
-// PackChunks/UnpackChunks restate the executor's private StepRunner methods
-// (their multi-chunk path; the one-chunk shortcut is a Resize, covered by
-// "pad"): all_to_all and reduce_scatter are their only callers, and one GPU
-// cannot run those, so this is how their copies get onto a GPU at all.
+// PackChunks/UnpackChunks (collectives/tensor/chunk_pack.h) are the
+// executor's own functions: all_to_all and reduce_scatter are their only
+// callers, and one GPU cannot run those, so this is how their copies get onto
+// a GPU at all.
 #ifndef RESHARD_TESTS_GPU_EXECUTOR_COPIES_H_
 #define RESHARD_TESTS_GPU_EXECUTOR_COPIES_H_
 
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "collectives/tensor/chunk_pack.h"
 #include "collectives/tensor/local_tensor.h"
 
 namespace reshard {
@@ -30,12 +31,6 @@ struct NamedCopyOp {
   CopyOp op;
 };
 
-// The executor's PackChunks: n chunks of `dim` (torch.chunk sizes), each
-// zero-padded to ceil(L/n) rows, one after another in a {n, chunk...} tensor.
-absl::StatusOr<LocalTensor> PackChunks(CopyEngine& e, const LocalTensor& t, int dim, int64_t n);
-// The executor's UnpackChunks: the inverse, each chunk trimmed to its size.
-absl::StatusOr<LocalTensor> UnpackChunks(CopyEngine& e, const LocalTensor& packed, int dim,
-                                         int64_t L);
 // Every chunk of n taken out and placed back into a zeroed tensor: the input
 // again.
 absl::StatusOr<LocalTensor> ChunksPlacedBack(CopyEngine& e, const LocalTensor& t, int dim,

@@ -50,7 +50,9 @@ TEST(ExecutorCopies, EveryOpSucceedsAndTheRoundTripsGiveTheInput) {
 TEST(ExecutorCopies, PackedChunksArePaddedWithZeros) {
   HostCopyEngine engine;
   const LocalTensor in = PatternTensor(DType::kI32, {5, 3}, 0);  // 5 rows over 4: 2, 2, 1, 0
-  absl::StatusOr<LocalTensor> packed = PackChunks(engine, in, 0, 4);
+  absl::StatusOr<LocalTensor> copy = TakeSlab(engine, in, 0, 0, 5);
+  ASSERT_TRUE(copy.ok()) << copy.status();
+  absl::StatusOr<LocalTensor> packed = PackChunks(engine, *std::move(copy), 0, 4);
   ASSERT_TRUE(packed.ok()) << packed.status();
   EXPECT_EQ(packed->shape(), (std::vector<int64_t>{4, 2, 3}));
   const int32_t* p = packed->data_as<int32_t>();

@@ -1,0 +1,88 @@
+#include "collectives/tensor/chunk_pack.h"
+
+#include <utility>
+#include <vector>
+
+#include "base/status_macros.h"
+#include "planner/chunk.h"
+
+namespace reshard {
+namespace {
+
+// Product of the dims before `dim`: when it is 1, slabs of `dim` are
+// contiguous and chunk j of a padded tensor is already where a collective
+// wants it.
+int64_t Outer(absl::Span<const int64_t> shape, int dim) {
+  return NumElements(shape.subspan(0, dim));
+}
+
+std::vector<int64_t> With(std::vector<int64_t> shape, int dim, int64_t value) {
+  shape[dim] = value;
+  return shape;
+}
+
+std::vector<int64_t> Prepend(int64_t n, const std::vector<int64_t>& shape) {
+  std::vector<int64_t> out{n};
+  out.insert(out.end(), shape.begin(), shape.end());
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<LocalTensor> WithLength(CopyEngine& engine, LocalTensor t, int dim,
+                                       int64_t length) {
+  if (t.shape()[dim] == length) return t;
+  return Resize(engine, t, dim, length);
+}
+
+absl::StatusOr<LocalTensor> PackChunks(CopyEngine& engine, LocalTensor t, int dim, int64_t n) {
+  const int64_t L = t.shape()[dim];
+  const int64_t c = PaddedChunkSize(L, n);
+  const std::vector<int64_t> chunk = With(t.shape(), dim, c);
+  if (Outer(t.shape(), dim) == 1) {
+    // Chunks of torch.chunk fill [0, L) in order, so padding the tail gives
+    // exactly the packed layout.
+    RESHARD_ASSIGN_OR_RETURN(LocalTensor padded, WithLength(engine, std::move(t), dim, n * c));
+    RESHARD_RETURN_IF_ERROR(padded.Reshape(Prepend(n, chunk)));
+    return padded;
+  }
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor out, engine.Allocate(t.dtype(), Prepend(n, chunk)));
+  const int item = ItemSize(t.dtype());
+  const int64_t chunk_bytes = NumElements(chunk) * item;
+  for (int64_t j = 0; j < n; ++j) {
+    char* dst = static_cast<char*>(out.data()) + j * chunk_bytes;
+    const int64_t size = ChunkSize(L, n, j);
+    RESHARD_ASSIGN_OR_RETURN(Copy2D copy,
+                             SlabCopy(t.shape(), chunk, dim, ChunkOffset(L, n, j), 0, size, item));
+    RESHARD_RETURN_IF_ERROR(engine.Copy(copy, dst, t.data()));
+    if (size < c) {
+      RESHARD_ASSIGN_OR_RETURN(Fill2D fill, SlabFill(chunk, dim, size, c - size, item));
+      RESHARD_RETURN_IF_ERROR(engine.Fill(fill, dst));
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<LocalTensor> UnpackChunks(CopyEngine& engine, LocalTensor packed, int dim,
+                                         int64_t L) {
+  const int64_t n = packed.shape()[0];
+  const std::vector<int64_t> chunk(packed.shape().begin() + 1, packed.shape().end());
+  const int64_t c = chunk[dim];
+  if (Outer(chunk, dim) == 1) {
+    RESHARD_RETURN_IF_ERROR(packed.Reshape(With(chunk, dim, n * c)));
+    return WithLength(engine, std::move(packed), dim, L);
+  }
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor out, engine.Allocate(packed.dtype(), With(chunk, dim, L)));
+  const int item = ItemSize(packed.dtype());
+  const int64_t chunk_bytes = NumElements(chunk) * item;
+  for (int64_t j = 0; j < n; ++j) {
+    const char* src = static_cast<const char*>(packed.data()) + j * chunk_bytes;
+    RESHARD_ASSIGN_OR_RETURN(
+        Copy2D copy,
+        SlabCopy(chunk, out.shape(), dim, 0, ChunkOffset(L, n, j), ChunkSize(L, n, j), item));
+    RESHARD_RETURN_IF_ERROR(engine.Copy(copy, out.data(), src));
+  }
+  return out;
+}
+
+}  // namespace reshard
