@@ -128,9 +128,13 @@ TEST(DeviceMeshTest, GroupsOfEveryDimSetPartitionTheRanks) {
       for (size_t i = 0; i < group.size(); ++i) {
         const std::vector<int64_t> c = mesh->Coordinate(group[i]);
         for (int k = 0; k < mesh->ndim(); ++k) {
-          if (!dims.Contains(k)) EXPECT_EQ(c[k], mine[k]);
+          if (!dims.Contains(k)) {
+            EXPECT_EQ(c[k], mine[k]);
+          }
         }
-        if (i > 0) EXPECT_LT(mesh->Coordinate(group[i - 1]), c);  // row-major
+        if (i > 0) {
+          EXPECT_LT(mesh->Coordinate(group[i - 1]), c);  // row-major
+        }
       }
       groups.insert(group);
     }
