@@ -23,6 +23,8 @@ class PyTorchConstCosts : public BoundCostModel {
     }
     return 0;
   }
+  // all_to_all, the cheapest communicating step.
+  double CommunicationLowerBound(int) const override { return 1; }
 };
 
 class PyTorchConstCostModel : public CostModel {
@@ -44,6 +46,7 @@ class PyTorchCosts : public BoundCostModel {
     bytes_ = static_cast<double>(p.itemsize);
     for (int64_t s : p.global_shape) bytes_ *= static_cast<double>(s);  // exact below 2^53
     int64_t total = 1;
+    for (int d = 0; d < mesh_.ndim(); ++d) max_shards_ *= static_cast<double>(mesh_.size(d));
     for (int d = mesh_.ndim() - 1; d >= 0; --d) {
       size_[d] = static_cast<double>(mesh_.size(d));
       total *= mesh_.size(d);
@@ -68,6 +71,15 @@ class PyTorchCosts : public BoundCostModel {
     return 0.0;
   }
 
+  // Every communicating step costs at least AllGather(b) on its mesh dim
+  // (all_gather prices b * n, all_to_all adds 1, all_reduce doubles both
+  // terms), and b is smallest when every mesh dim shards. Rounding is
+  // monotone, so the same arithmetic on the smallest b is a bound bit for bit.
+  double CommunicationLowerBound(int mesh_dim) const override {
+    const double b_min = bytes_ / max_shards_ / 1073741824.0;
+    return AllGather(b_min, mesh_dim, size_[mesh_dim]);
+  }
+
  private:
   double AllGather(double x, int m, double n) const {
     return 6.6 + (n - 1) * latency_[m] + (x * (n - 1) / n) / bandwidth_[m] * 1e6;
@@ -89,6 +101,7 @@ class PyTorchCosts : public BoundCostModel {
 
   DeviceMesh mesh_;
   double bytes_;
+  double max_shards_ = 1;  // the number of devices
   double size_[kMaxMeshDims];
   double bandwidth_[kMaxMeshDims];  // GB/s
   double latency_[kMaxMeshDims];    // us
