@@ -12,8 +12,12 @@ namespace {
 // Spec §6 "pytorch-const": a price per kind of step, whatever the problem.
 class PyTorchConstCosts : public BoundCostModel {
  public:
-  double StepCost(const DistState&, const Step& step) const override {
-    switch (step.kind) {
+  double StepCost(const DistState&, const Step& step) const override { return Price(step.kind); }
+  double LowerBound(StepKind kind, int) const override { return Price(kind); }
+
+ private:
+  static double Price(StepKind kind) {
+    switch (kind) {
       case StepKind::kAllToAll: return 1;
       case StepKind::kAllGather: return 2;
       case StepKind::kAllReduce: return 4;
@@ -23,8 +27,6 @@ class PyTorchConstCosts : public BoundCostModel {
     }
     return 0;
   }
-  // all_to_all, the cheapest communicating step.
-  double CommunicationLowerBound(int) const override { return 1; }
 };
 
 class PyTorchConstCostModel : public CostModel {
@@ -71,15 +73,23 @@ class PyTorchCosts : public BoundCostModel {
     return 0.0;
   }
 
-  // Every communicating step costs at least AllGather(b) on its mesh dim
-  // (all_gather prices b * n, all_to_all adds 1, all_reduce doubles both
-  // terms), and b is smallest when every mesh dim shards. Rounding is
-  // monotone, so the same arithmetic on the smallest b is a bound bit for bit.
-  double CommunicationLowerBound(int mesh_dim) const override {
+  // StepCost grows with b, which is smallest when every mesh dim shards (but
+  // a Partial mesh dim, which cannot). Rounding is monotone, so the same
+  // arithmetic on the smallest b is a bound bit for bit.
+  double LowerBound(StepKind kind, int mesh_dim) const override {
+    const double n = size_[mesh_dim];
     const double b_min = bytes_ / max_shards_ / 1073741824.0;
-    return AllGather(b_min, mesh_dim, size_[mesh_dim]);
+    const double b_min_partial = bytes_ / (max_shards_ / n) / 1073741824.0;
+    switch (kind) {
+      case StepKind::kAllGather: return AllGather(b_min * n, mesh_dim, n);
+      case StepKind::kAllToAll: return AllGather(b_min, mesh_dim, n) + 1.0;
+      case StepKind::kAllReduce: return AllReduce(b_min_partial, mesh_dim, n);
+      case StepKind::kReduceScatter: return AllGather(b_min_partial, mesh_dim, n);
+      case StepKind::kChunk:
+      case StepKind::kPartition: return 0.0;
+    }
+    return 0.0;
   }
-
  private:
   double AllGather(double x, int m, double n) const {
     return 6.6 + (n - 1) * latency_[m] + (x * (n - 1) / n) / bandwidth_[m] * 1e6;

@@ -45,12 +45,12 @@ class BoundCostModel {
   // leaves). Only legal steps are asked (step.h, CheckStep).
   virtual double StepCost(const DistState& current, const Step& step) const = 0;
 
-  // A lower bound on StepCost of every communicating step (IsCommunicating)
-  // on `mesh_dim`, from any state of the problem. The graph search prunes
-  // with it (remaining_cost_bound.h, spec §5.1), so it must never exceed a
-  // real price, bit for bit. The default, 0, offers no bound: the search is
-  // then plain Dijkstra.
-  virtual double CommunicationLowerBound(int /*mesh_dim*/) const { return 0; }
+  // A lower bound on StepCost of every `kind` step on `mesh_dim`, from any
+  // state of the problem. The graph search prunes with it
+  // (remaining_cost_bound.h, spec §5.1), so it must never exceed a real
+  // price, bit for bit. The default, 0, offers no bound: with 0 for every
+  // kind the search is plain Dijkstra.
+  virtual double LowerBound(StepKind /*kind*/, int /*mesh_dim*/) const { return 0; }
 };
 
 // A model with its parameters; immutable, so one object may serve many

@@ -7,9 +7,13 @@
 //     differs from the destination's order: orders are stacks (spec §4), so
 //     everything from that position up must be popped, by all_gather or
 //     all_to_all.
-// Each such mesh dim needs its own communicating step, which costs at least
-// BoundCostModel::CommunicationLowerBound(mesh_dim); the bound is their sum,
-// shrunk by a millionth so that rounding cannot break its consistency.
+// Each such mesh dim needs its own communicating steps, at least
+//   Shard, destination S: all_to_all or all_gather (then a free chunk)
+//   Shard, destination R or P: an all_gather (the only way out of Shard)
+//   Partial, destination S: reduce_scatter or all_reduce (then a chunk)
+//   Partial, destination R or P: all_reduce, or reduce_scatter + all_gather
+// priced by BoundCostModel::LowerBound. The bound is their sum, shrunk by a
+// millionth so that rounding cannot break its consistency.
 //
 //   RemainingCostBound bound(dst, model);
 //   bound(state)   // <= the cost of any path from state to dst
@@ -36,8 +40,12 @@ class RemainingCostBound {
   double operator()(const DistState& state) const;
 
  private:
-  DistState dst_;
-  double per_dim_[kMaxMeshDims];
+  // dst's placement and order position per mesh dim.
+  Placement dst_placement_[kMaxMeshDims];
+  int dst_position_[kMaxMeshDims];
+  // What a mesh dim that must leave costs at least, by what it holds now.
+  double shard_leaves_[kMaxMeshDims];
+  double partial_leaves_[kMaxMeshDims];
   bool useful_ = false;
 };
 

@@ -22,7 +22,12 @@ StateSearch::Pass StateSearch::Pass::Pruned(double c_star) {
 
 StateSearch::StateSearch(int tensor_ndim, unsigned partial_ops, const BoundCostModel& model,
                          const RemainingCostBound* bound)
-    : tensor_ndim_(tensor_ndim), partial_ops_(partial_ops), model_(model), bound_(bound) {}
+    : tensor_ndim_(tensor_ndim), partial_ops_(partial_ops), model_(model), bound_(bound) {
+  // Enough for most pruned searches: few regrowths, small enough for easy plans.
+  ids_.reserve(256);
+  vertices_.reserve(256);
+  heap_.reserve(256);
+}
 
 StateSearch::VertexId StateSearch::Find(const DistState& s) const {
   auto it = ids_.find(s.bits());
