@@ -37,8 +37,8 @@ StateSearch::VertexId StateSearch::Find(const DistState& s) const {
 StateSearch::VertexId StateSearch::Intern(const DistState& s) {
   auto [it, inserted] = ids_.try_emplace(s.bits(), static_cast<VertexId>(vertices_.size()));
   if (inserted) {
-    vertices_.push_back(
-        {s, std::numeric_limits<double>::infinity(), 0, kNone, /*popped=*/false});
+    vertices_.push_back({s, bound_ != nullptr ? (*bound_)(s) : 0.0,
+                         std::numeric_limits<double>::infinity(), 0, kNone, /*popped=*/false});
   }
   return it->second;
 }
@@ -77,20 +77,18 @@ void StateSearch::Expand(VertexId u, const Pass& pass) {
   // Copies: interning below may move the vertices.
   const DistState from = vertices_[u].state;
   const double g = vertices_[u].g;
-  const bool needs_bound = bound_ != nullptr && (pass.astar || std::isfinite(pass.budget));
   steps_.clear();
   AppendTransitions(from, tensor_ndim_, partial_ops_, &steps_);
   for (const Step& step : steps_) {
-    const DistState to = ApplyStep(from, step);
+    const VertexId v = Intern(ApplyStep(from, step));
+    const Vertex& to = vertices_[v];
     const double to_g = g + model_.StepCost(from, step);
-    const double h = needs_bound ? (*bound_)(to) : 0.0;
-    // Dropped before interning: it cannot lie on a path of cost C* (§5.1).
-    if (to_g + h > pass.budget) continue;
-    const VertexId v = Intern(to);
-    if (vertices_[v].popped) continue;
+    if (to.popped) continue;
+    // It cannot lie on a path of cost C* (spec §5.1): not pushed.
+    if (to_g + to.h > pass.budget) continue;
     ++seq_;  // spec §5: every edge to a not-yet-expanded state
     // An entry that does not lower g could never pop before the one there.
-    if (to_g < vertices_[v].g) Push(v, to_g, pass.astar ? to_g + h : to_g, u);
+    if (to_g < to.g) Push(v, to_g, pass.astar ? to_g + to.h : to_g, u);
   }
 }
 
@@ -104,7 +102,7 @@ StateSearch::Outcome StateSearch::Run(const DistState& src, absl::Span<const Dis
   size_t goals_left = goal_ids.size();
 
   const VertexId s = Intern(src);
-  Push(s, 0.0, pass.astar && bound_ != nullptr ? (*bound_)(src) : 0.0, kNone);
+  Push(s, 0.0, pass.astar ? vertices_[s].h : 0.0, kNone);
   while (!heap_.empty()) {
     std::pop_heap(heap_.begin(), heap_.end(), Later());
     const Entry e = heap_.back();

@@ -68,6 +68,7 @@ class StateSearch {
   static constexpr VertexId kNone = std::numeric_limits<VertexId>::max();
   struct Vertex {
     DistState state;
+    double h;  // the bound, computed once per state
     double g;
     uint64_t seq;
     VertexId parent;
