@@ -27,6 +27,7 @@ StateSearch::StateSearch(int tensor_ndim, unsigned partial_ops, const BoundCostM
   ids_.reserve(256);
   vertices_.reserve(256);
   heap_.reserve(256);
+  edges_.reserve(1024);
 }
 
 StateSearch::VertexId StateSearch::Find(const DistState& s) const {
@@ -38,7 +39,8 @@ StateSearch::VertexId StateSearch::Intern(const DistState& s) {
   auto [it, inserted] = ids_.try_emplace(s.bits(), static_cast<VertexId>(vertices_.size()));
   if (inserted) {
     vertices_.push_back({s, bound_ != nullptr ? (*bound_)(s) : 0.0,
-                         std::numeric_limits<double>::infinity(), 0, kNone, /*popped=*/false});
+                         std::numeric_limits<double>::infinity(), 0, kNone, /*popped=*/false,
+                         /*has_edges=*/false, 0, 0});
   }
   return it->second;
 }
@@ -73,22 +75,35 @@ void StateSearch::Push(VertexId v, double g, double priority, VertexId parent) {
   std::push_heap(heap_.begin(), heap_.end(), Later());
 }
 
-void StateSearch::Expand(VertexId u, const Pass& pass) {
-  // Copies: interning below may move the vertices.
+void StateSearch::GenerateEdges(VertexId u) {
+  // A copy: interning below may move the vertices.
   const DistState from = vertices_[u].state;
-  const double g = vertices_[u].g;
   steps_.clear();
   AppendTransitions(from, tensor_ndim_, partial_ops_, &steps_);
+  const auto first = static_cast<uint32_t>(edges_.size());
   for (const Step& step : steps_) {
-    const VertexId v = Intern(ApplyStep(from, step));
-    const Vertex& to = vertices_[v];
-    const double to_g = g + model_.StepCost(from, step);
+    edges_.push_back({Intern(ApplyStep(from, step)), model_.StepCost(from, step)});
+  }
+  Vertex& vertex = vertices_[u];
+  vertex.has_edges = true;
+  vertex.first_edge = first;
+  vertex.num_edges = static_cast<uint32_t>(edges_.size()) - first;
+}
+
+void StateSearch::Expand(VertexId u, const Pass& pass) {
+  if (!vertices_[u].has_edges) GenerateEdges(u);
+  const Vertex& from = vertices_[u];
+  const double g = from.g;
+  for (uint32_t i = from.first_edge; i < from.first_edge + from.num_edges; ++i) {
+    const Edge& edge = edges_[i];
+    const Vertex& to = vertices_[edge.to];
     if (to.popped) continue;
+    const double to_g = g + edge.cost;
     // It cannot lie on a path of cost C* (spec §5.1): not pushed.
     if (to_g + to.h > pass.budget) continue;
     ++seq_;  // spec §5: every edge to a not-yet-expanded state
     // An entry that does not lower g could never pop before the one there.
-    if (to_g < to.g) Push(v, to_g, pass.astar ? to_g + to.h : to_g, u);
+    if (to_g < to.g) Push(edge.to, to_g, pass.astar ? to_g + to.h : to_g, u);
   }
 }
 

@@ -73,6 +73,14 @@ class StateSearch {
     uint64_t seq;
     VertexId parent;
     bool popped;
+    // Its out-edges in edges_ once expanded in any pass (spec §4 order).
+    bool has_edges;
+    uint32_t first_edge;
+    uint32_t num_edges;
+  };
+  struct Edge {
+    VertexId to;
+    double cost;
   };
   struct Entry {
     double priority;
@@ -84,6 +92,7 @@ class StateSearch {
   VertexId Intern(const DistState& s);
   void Reset();
   void Expand(VertexId u, const Pass& pass);
+  void GenerateEdges(VertexId u);
   void Push(VertexId v, double g, double priority, VertexId parent);
 
   int tensor_ndim_;
@@ -95,7 +104,8 @@ class StateSearch {
   absl::flat_hash_map<uint64_t, VertexId> ids_;
   std::vector<Vertex> vertices_;
   std::vector<Entry> heap_;
-  std::vector<Step> steps_;  // scratch for one expansion
+  std::vector<Edge> edges_;
+  std::vector<Step> steps_;  // scratch for GenerateEdges
   uint64_t seq_ = 0;
   int64_t expanded_ = 0;
 };
