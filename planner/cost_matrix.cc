@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -45,11 +47,32 @@ absl::Status CheckOptions(const CostMatrixOptions& options) {
   return absl::OkStatus();
 }
 
+// The searches of one worker, one per set of Partial ops: a StateSearch keeps
+// the states and edges it has generated, so every row after the first reuses
+// them (the graph depends on the ops, not on the source).
+class Searches {
+ public:
+  Searches(int tensor_ndim, const BoundCostModel& model)
+      : tensor_ndim_(tensor_ndim), model_(model) {}
+  StateSearch& For(unsigned partial_ops) {
+    std::unique_ptr<StateSearch>& search = by_ops_[partial_ops];
+    if (search == nullptr) {
+      search = std::make_unique<StateSearch>(tensor_ndim_, partial_ops, model_, nullptr);
+    }
+    return *search;
+  }
+
+ private:
+  int tensor_ndim_;
+  const BoundCostModel& model_;
+  absl::flat_hash_map<unsigned, std::unique_ptr<StateSearch>> by_ops_;
+};
+
 // One row: a Dijkstra from `src` per distinct set of Partial ops (the R -> P
 // edges depend on the target's ops, spec §4 case 6), each run until it has
 // popped all of its targets.
-absl::Status FillRow(const DistState& src, absl::Span<const DistState> targets, int tensor_ndim,
-                     const BoundCostModel& model, int64_t max_expanded,
+absl::Status FillRow(const DistState& src, absl::Span<const DistState> targets,
+                     int64_t max_expanded, Searches* searches,
                      std::vector<std::optional<double>>* row) {
   row->assign(targets.size(), std::nullopt);
   std::vector<unsigned> op_sets;
@@ -63,7 +86,7 @@ absl::Status FillRow(const DistState& src, absl::Span<const DistState> targets, 
     for (size_t j = 0; j < targets.size(); ++j) {
       if (op_sets[j] == ops) goals.push_back(targets[j]);
     }
-    StateSearch search(tensor_ndim, ops, model, /*bound=*/nullptr);
+    StateSearch& search = searches->For(ops);
     if (search.Run(src, goals, StateSearch::Pass::Dijkstra(), max_expanded) ==
         StateSearch::Outcome::kBound) {
       return absl::ResourceExhaustedError(absl::StrCat(
@@ -104,9 +127,10 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh,
   absl::Status failure;
   // Each worker takes the next source until none is left.
   auto work = [&] {
+    Searches searches(tensor_ndim, *model);
     for (size_t i = next++; i < sources.size(); i = next++) {
-      absl::Status s = FillRow(sources[i], targets, tensor_ndim, *model,
-                               options.max_expanded_states, &result[i]);
+      absl::Status s = FillRow(sources[i], targets, options.max_expanded_states, &searches,
+                               &result[i]);
       if (!s.ok()) {
         absl::MutexLock lock(&mu);
         if (failure.ok()) failure = s;

@@ -9,7 +9,8 @@
 // Each entry is bit-identical to PlanRedistribution's cost with
 // Algorithm::kGraph for that pair alone: one Dijkstra per source (per set of
 // Partial ops the targets bring, which change the graph, spec §4 case 6)
-// pops the targets in the order and at the costs a search for each pair would.
+// pops the targets in the order and at the costs a search for each pair would
+// (spec §5.1). The states and edges generated are shared by all rows.
 #ifndef RESHARD_PLANNER_COST_MATRIX_H_
 #define RESHARD_PLANNER_COST_MATRIX_H_
 
