@@ -12,21 +12,22 @@ std::string DescribeGroup(MeshDimSet group) {
 
 absl::Status ValidateCollective(const DeviceMesh& mesh, absl::string_view collective,
                                 MeshDimSet group, int64_t count, DType dtype, bool reduces) {
-  const std::string on = absl::StrCat(collective, " on ", DescribeGroup(group));
+  // Called on every collective: the message is built only for an error.
+  auto error = [&](absl::StatusCode code, absl::string_view why) {
+    return absl::Status(code, absl::StrCat(collective, " on ", DescribeGroup(group), ": ", why));
+  };
   if (group.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(on, ": a collective needs at least one mesh dim"));
+    return error(absl::StatusCode::kInvalidArgument, "a collective needs at least one mesh dim");
   }
   if ((group.bits() >> mesh.ndim()) != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s: the mesh %s has %d dims", on, mesh.ToString(), mesh.ndim()));
+    return error(absl::StatusCode::kInvalidArgument,
+                 absl::StrFormat("the mesh %s has %d dims", mesh.ToString(), mesh.ndim()));
   }
   if (count < 0) {
-    return absl::InvalidArgumentError(absl::StrFormat("%s: negative count %d", on, count));
+    return error(absl::StatusCode::kInvalidArgument, absl::StrCat("negative count ", count));
   }
   if (reduces && dtype == DType::kBool) {
-    return absl::UnimplementedError(
-        absl::StrCat(on, ": reductions on bool are not supported"));
+    return error(absl::StatusCode::kUnimplemented, "reductions on bool are not supported");
   }
   return absl::OkStatus();
 }

@@ -27,8 +27,8 @@ namespace {
 std::string FileNameOf(absl::string_view key) {
   std::string name = "k_";
   for (unsigned char c : key) {
-    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                       (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '.' || c == '_' || c == '-';
     if (plain) {
       name += static_cast<char>(c);
     } else {
@@ -65,8 +65,7 @@ class FileStore final : public Store {
     return absl::OkStatus();
   }
 
-  absl::StatusOr<std::vector<char>> Get(absl::string_view key,
-                                        absl::Duration timeout) override {
+  absl::StatusOr<std::vector<char>> Get(absl::string_view key, absl::Duration timeout) override {
     const std::string path = absl::StrCat(dir_, "/", FileNameOf(key));
     const absl::Time deadline = absl::Now() + timeout;
     absl::Duration pause = absl::Milliseconds(1);

@@ -19,8 +19,7 @@ class InProcessStore final : public Store {
     return absl::OkStatus();
   }
 
-  absl::StatusOr<std::vector<char>> Get(absl::string_view key,
-                                        absl::Duration timeout) override {
+  absl::StatusOr<std::vector<char>> Get(absl::string_view key, absl::Duration timeout) override {
     const std::string k(key);
     absl::MutexLock lock(&mu_);
     auto is_set = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return values_.count(k) > 0; };
