@@ -11,6 +11,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
+#include "base/utf8.h"
 #include "cli/case_json.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
@@ -22,7 +23,7 @@ int RunBatchCommand(const std::vector<std::string>& args) {
   FlagParser parser("batch", {{"max-states", true}, {"timings", false}, {"help", false}});
   absl::StatusOr<FlagValues> flags = parser.Parse(args);
   if (!flags.ok()) {
-    std::cerr << "reshard: " << flags.status().message() << "\n";
+    std::cerr << "reshard: " << Utf8Valid(flags.status().message()) << "\n";
     return kExitBadInput;
   }
   if (flags->Has("help")) {
@@ -59,8 +60,8 @@ int RunBatchCommand(const std::vector<std::string>& args) {
     out.push_back('\n');
     std::fwrite(out.data(), 1, out.size(), stdout);
     if (interactive) std::fflush(stdout);
+    if (std::ferror(stdout)) break;  // main() reports it; reading on would be wasted work
   }
-  std::fflush(stdout);
   if (timings) {
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

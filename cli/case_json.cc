@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 #include <charconv>
+#include <cmath>
 #include <limits>
 #include <utility>
 
@@ -11,6 +12,7 @@
 #include "absl/strings/strip.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "base/utf8.h"
 #include "mesh/device_mesh.h"
 #include "planner/cost_model.h"
 #include "planner/dist_spec.h"
@@ -40,12 +42,8 @@ absl::Status FieldError(absl::string_view key, FieldStyle style, absl::string_vi
   return absl::InvalidArgumentError(absl::StrCat(FieldName(key, style), ": ", message));
 }
 
-// The value as JSON text, shortened for an error message.
-std::string Shown(const json& v) {
-  std::string s = v.dump();
-  if (s.size() > 40) s = absl::StrCat(s.substr(0, 37), "...");
-  return s;
-}
+// The value as JSON text, shortened (at a character boundary) for an error message.
+std::string Shown(const json& v) { return Abbreviate(v.dump(), 40); }
 
 absl::Status GetInt(const json& v, absl::string_view key, int64_t* out) {
   if (v.is_number_unsigned()) {
@@ -93,7 +91,7 @@ absl::StatusOr<Algorithm> AlgorithmOrError(absl::string_view name) {
   std::optional<Algorithm> a = ParseAlgorithm(name);
   if (a) return *a;
   return absl::InvalidArgumentError(
-      absl::StrCat("unknown algorithm \"", name, "\" (known: auto, graph, greedy)"));
+      absl::StrCat("unknown algorithm \"", Abbreviate(name, 64), "\" (known: auto, graph, greedy)"));
 }
 
 // Deepest nesting of [ and { outside strings; stops counting past the limit.
@@ -116,10 +114,12 @@ int JsonDepth(absl::string_view text) {
   return max_depth;
 }
 
-// A JSON string literal: quotes, backslashes and control characters escaped;
-// other bytes pass through (the library's parser has already checked UTF-8 in
-// what came from JSON).
-void AppendJsonString(absl::string_view s, std::string* out) {
+// A JSON string literal: quotes, backslashes and control characters escaped,
+// bytes that are not UTF-8 replaced (messages may quote raw input).
+void AppendJsonString(absl::string_view text, std::string* out) {
+  std::string valid;
+  absl::string_view s = text;
+  if (!IsValidUtf8(text)) s = valid = Utf8Valid(text);
   out->push_back('"');
   for (char c : s) {
     switch (c) {
@@ -136,6 +136,17 @@ void AppendJsonString(absl::string_view s, std::string* out) {
     }
   }
   out->push_back('"');
+}
+
+// The JSON parser keeps integers beyond 64 bits only as doubles; echoing such
+// an id would print other digits than the request's.
+absl::Status CheckId(const json& id) {
+  if (!id.is_number_float()) return absl::OkStatus();
+  const double v = id.get<double>();
+  if (std::abs(v) < 0x1p63 || v != std::floor(v)) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("id: ", Shown(id), " is an integer too large to echo exactly (more than ",
+                   "64 bits); give big ids as strings"));
 }
 
 }  // namespace
@@ -167,7 +178,7 @@ absl::StatusOr<Plan> PlanFromRequest(const PlanRequest& r, FieldStyle style) {
   std::vector<std::string> models = CostModelNames();
   if (std::find(models.begin(), models.end(), r.cost_model) == models.end()) {
     return FieldError("cost_model", style,
-                      absl::StrCat("unknown cost model \"", r.cost_model, "\" (known: ",
+                      absl::StrCat("unknown cost model \"", Abbreviate(r.cost_model, 64), "\" (known: ",
                                    absl::StrJoin(models, ", "), ")"));
   }
   if (r.devices_per_host < 1) {
@@ -205,7 +216,7 @@ absl::Status RequestFromJson(const json& object, PlanRequest* r) {
     for (const char* k : kKeys) known = known || key == k;
     if (!known) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "unknown key \"", key, "\" (known: ", absl::StrJoin(std::begin(kKeys), std::end(kKeys), ", "),
+          "unknown key \"", Abbreviate(key, 64), "\" (known: ", absl::StrJoin(std::begin(kKeys), std::end(kKeys), ", "),
           ")"));
     }
   }
@@ -274,6 +285,7 @@ void AppendResultJson(const json& id, const absl::StatusOr<Plan>& plan, std::str
 
 void AppendCaseResult(const json& object, int64_t max_states, std::string* out) {
   json id = object.is_object() && object.contains("id") ? object["id"] : json();
+  if (absl::Status s = CheckId(id); !s.ok()) return AppendResultJson(json(), s, out);
   PlanRequest request;
   request.max_states = max_states;
   if (absl::Status s = RequestFromJson(object, &request); !s.ok()) {
@@ -291,8 +303,9 @@ void AppendCaseResult(absl::string_view line, int64_t max_states, std::string* o
   json object;
   try {
     object = json::parse(line.begin(), line.end());
-  } catch (const json::parse_error& e) {
-    // The library's message says where and what ("parse error at line 1, column 5: ...").
+  } catch (const json::exception& e) {
+    // The library's message says where and what ("parse error at line 1, column 5: ...",
+    // "number overflow parsing '1e400'").
     return AppendResultJson(
         json(), absl::InvalidArgumentError(absl::StrCat("malformed JSON: ", e.what())), out);
   }

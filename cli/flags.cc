@@ -1,11 +1,14 @@
 #include "cli/flags.h"
 
+#include <limits>
+
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/utf8.h"
 
 namespace reshard {
 
@@ -21,7 +24,7 @@ absl::StatusOr<FlagValues> FlagParser::Parse(const std::vector<std::string>& arg
     if (arg == "-h") arg = "--help";
     if (!absl::ConsumePrefix(&arg, "--") || arg.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "unexpected argument \"", args[i], "\" (flags start with --; see reshard ", command_,
+          "unexpected argument \"", Abbreviate(args[i], 64), "\" (flags start with --; see reshard ", command_,
           " --help)"));
     }
     absl::string_view name = arg;
@@ -37,7 +40,7 @@ absl::StatusOr<FlagValues> FlagParser::Parse(const std::vector<std::string>& arg
       if (d.name == name) def = &d;
     }
     if (def == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name, " for reshard ",
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag --", Abbreviate(name, 64), " for reshard ",
                                                      command_, " (see reshard ", command_,
                                                      " --help)"));
     }
@@ -47,6 +50,13 @@ absl::StatusOr<FlagValues> FlagParser::Parse(const std::vector<std::string>& arg
     if (def->takes_value && !inline_value) {
       if (i + 1 >= args.size()) {
         return absl::InvalidArgumentError(absl::StrCat("--", name, " needs a value"));
+      }
+      // "--src --format text": the value is missing; taking "--format" as it
+      // would blame "text" instead. A value that starts with "--" goes as --flag=value.
+      if (absl::StartsWith(args[i + 1], "--")) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--", name, " needs a value, got the flag ", Abbreviate(args[i + 1], 64),
+            " (to pass a value starting with --, write --", name, "=VALUE)"));
       }
       value = args[++i];
     }
@@ -61,9 +71,30 @@ absl::StatusOr<int64_t> ParseInt(absl::string_view flag, absl::string_view text)
   int64_t v;
   if (!absl::SimpleAtoi(text, &v)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--", flag, ": \"", text, "\" is not an integer"));
+        absl::StrCat("--", flag, ": \"", Abbreviate(text, 64), "\" is not an integer"));
   }
   return v;
+}
+
+absl::StatusOr<int64_t> ParseByteSize(absl::string_view flag, absl::string_view text) {
+  int shift = 0;
+  absl::string_view digits = text;
+  if (!digits.empty()) {
+    switch (digits.back()) {
+      case 'K': shift = 10; break;
+      case 'M': shift = 20; break;
+      case 'G': shift = 30; break;
+      case 'T': shift = 40; break;
+    }
+    if (shift != 0) digits.remove_suffix(1);
+  }
+  int64_t v;
+  if (!absl::SimpleAtoi(digits, &v) || v < 1 || v > (std::numeric_limits<int64_t>::max() >> shift)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--", flag, ": \"", Abbreviate(text, 64),
+        "\" is not a positive size in bytes (an integer, optionally with K, M, G or T)"));
+  }
+  return v << shift;
 }
 
 absl::StatusOr<std::vector<int64_t>> ParseIntList(absl::string_view flag,
@@ -73,7 +104,7 @@ absl::StatusOr<std::vector<int64_t>> ParseIntList(absl::string_view flag,
     int64_t v;
     if (!absl::SimpleAtoi(item, &v)) {
       return absl::InvalidArgumentError(
-          absl::StrCat("--", flag, ": \"", text, "\" is not a list of integers"));
+          absl::StrCat("--", flag, ": \"", Abbreviate(text, 64), "\" is not a list of integers"));
     }
     out.push_back(v);
   }

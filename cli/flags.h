@@ -53,6 +53,9 @@ class FlagParser {
 absl::StatusOr<std::vector<int64_t>> ParseIntList(absl::string_view flag, absl::string_view text);
 // "8" -> 8, InvalidArgument `--<flag>: "x" is not an integer` otherwise.
 absl::StatusOr<int64_t> ParseInt(absl::string_view flag, absl::string_view text);
+// "512M" -> 512 << 20: an integer with an optional suffix K, M, G or T
+// (powers of 1024). InvalidArgument naming the flag otherwise.
+absl::StatusOr<int64_t> ParseByteSize(absl::string_view flag, absl::string_view text);
 
 }  // namespace reshard
 

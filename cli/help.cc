@@ -31,7 +31,8 @@ std::string NotationHelp() {
 std::string ExitCodesHelp() {
   return R"txt(EXIT CODES
   0  success
-  1  verify: a case failed; any other command: an internal error (a bug)
+  1  verify: a case failed; any other command: an internal error (a bug);
+     any command: the output could not be written (a full disk, a closed pipe)
   2  bad input; the message on stderr names the flag or token
   3  no plan: none exists (e.g. the greedy planner cannot do S -> P or
      P(x) -> P(y)), or the graph search hit --max-states

@@ -1,8 +1,12 @@
 // reshard: the command line. Dispatches to the subcommands of commands.h.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "cli/commands.h"
 #include "cli/help.h"
 
@@ -24,6 +28,19 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
   return reshard::kExitBadInput;
 }
 
+// Output that could not be written (a full disk, a closed pipe, /dev/full)
+// must not pass for success: flush everything and fail if any write failed.
+int FlushOutput(int code) {
+  errno = 0;
+  std::cout.flush();
+  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout;
+  if (!failed) return code;
+  const int error = errno;
+  std::cerr << "reshard: cannot write the output to stdout"
+            << (error != 0 ? absl::StrCat(": ", std::strerror(error)) : std::string()) << "\n";
+  return code == reshard::kExitOk ? reshard::kExitInternal : code;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -35,6 +52,6 @@ int main(int argc, char** argv) {
   const std::string command = args[0];
   std::vector<std::string> rest(args.begin() + 1, args.end());
   // "reshard help plan" is "reshard plan --help".
-  if (IsHelp(command) && !rest.empty()) return Dispatch(rest[0], {"--help"});
-  return Dispatch(command, rest);
+  if (IsHelp(command) && !rest.empty()) return FlushOutput(Dispatch(rest[0], {"--help"}));
+  return FlushOutput(Dispatch(command, rest));
 }

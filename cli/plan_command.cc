@@ -6,6 +6,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "base/utf8.h"
 #include "cli/case_json.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
@@ -16,7 +18,7 @@ namespace reshard {
 namespace {
 
 int Fail(absl::string_view message, int code) {
-  std::cerr << "reshard: " << message << "\n";
+  std::cerr << "reshard: " << Utf8Valid(message) << "\n";
   return code;
 }
 
@@ -27,6 +29,36 @@ int ExitCodeFor(const absl::Status& status) {
     case absl::StatusCode::kResourceExhausted: return kExitNoPlan;
     default: return kExitInternal;
   }
+}
+
+// The request the flags describe; InvalidArgument naming the flag.
+absl::StatusOr<PlanRequest> RequestFromFlags(const FlagValues& flags) {
+  for (const char* required : {"mesh", "shape", "src", "dst"}) {
+    if (!flags.Has(required)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", required, " is required (see reshard plan --help)"));
+    }
+  }
+  PlanRequest request;
+  RESHARD_ASSIGN_OR_RETURN(request.mesh, ParseIntList("mesh", flags.Get("mesh")));
+  RESHARD_ASSIGN_OR_RETURN(request.shape, ParseIntList("shape", flags.Get("shape")));
+  if (flags.Has("coordinate")) {
+    RESHARD_ASSIGN_OR_RETURN(request.coordinate,
+                             ParseIntList("coordinate", flags.Get("coordinate")));
+  }
+  if (flags.Has("devices-per-host")) {
+    RESHARD_ASSIGN_OR_RETURN(request.devices_per_host,
+                             ParseInt("devices-per-host", flags.Get("devices-per-host")));
+  }
+  if (flags.Has("max-states")) {
+    RESHARD_ASSIGN_OR_RETURN(request.max_states, ParseInt("max-states", flags.Get("max-states")));
+  }
+  request.src = flags.Get("src");
+  request.dst = flags.Get("dst");
+  request.dtype = flags.Get("dtype", request.dtype);
+  request.algorithm = flags.Get("algorithm", request.algorithm);
+  request.cost_model = flags.Get("cost-model", request.cost_model);
+  return request;
 }
 
 }  // namespace
@@ -50,47 +82,15 @@ int RunPlanCommand(const std::vector<std::string>& args) {
     std::cout << PlanHelp();
     return kExitOk;
   }
-  for (const char* required : {"mesh", "shape", "src", "dst"}) {
-    if (!flags->Has(required)) {
-      return Fail(absl::StrCat("--", required, " is required (see reshard plan --help)"),
-                  kExitBadInput);
-    }
-  }
-  std::string format = flags->Get("format", "text");
+  absl::StatusOr<PlanRequest> request = RequestFromFlags(*flags);
+  if (!request.ok()) return Fail(request.status().message(), kExitBadInput);
+  const std::string format = flags->Get("format", "text");
   if (format != "text" && format != "json" && format != "dot") {
-    return Fail(absl::StrCat("--format: unknown format \"", format, "\" (known: text, json, dot)"),
+    return Fail(absl::StrCat("--format: unknown format \"", Abbreviate(format, 64),
+                             "\" (known: text, json, dot)"),
                 kExitBadInput);
   }
-
-  PlanRequest request;
-  absl::StatusOr<std::vector<int64_t>> mesh = ParseIntList("mesh", flags->Get("mesh"));
-  if (!mesh.ok()) return Fail(mesh.status().message(), kExitBadInput);
-  request.mesh = *mesh;
-  absl::StatusOr<std::vector<int64_t>> shape = ParseIntList("shape", flags->Get("shape"));
-  if (!shape.ok()) return Fail(shape.status().message(), kExitBadInput);
-  request.shape = *shape;
-  if (flags->Has("coordinate")) {
-    absl::StatusOr<std::vector<int64_t>> c = ParseIntList("coordinate", flags->Get("coordinate"));
-    if (!c.ok()) return Fail(c.status().message(), kExitBadInput);
-    request.coordinate = *c;
-  }
-  if (flags->Has("devices-per-host")) {
-    absl::StatusOr<int64_t> n = ParseInt("devices-per-host", flags->Get("devices-per-host"));
-    if (!n.ok()) return Fail(n.status().message(), kExitBadInput);
-    request.devices_per_host = *n;
-  }
-  if (flags->Has("max-states")) {
-    absl::StatusOr<int64_t> n = ParseInt("max-states", flags->Get("max-states"));
-    if (!n.ok()) return Fail(n.status().message(), kExitBadInput);
-    request.max_states = *n;
-  }
-  request.src = flags->Get("src");
-  request.dst = flags->Get("dst");
-  request.dtype = flags->Get("dtype", request.dtype);
-  request.algorithm = flags->Get("algorithm", request.algorithm);
-  request.cost_model = flags->Get("cost-model", request.cost_model);
-
-  absl::StatusOr<Plan> plan = PlanFromRequest(request, FieldStyle::kFlag);
+  absl::StatusOr<Plan> plan = PlanFromRequest(*request, FieldStyle::kFlag);
   if (!plan.ok()) {
     std::string message(plan.status().message());
     if (plan.status().code() == absl::StatusCode::kResourceExhausted &&
@@ -104,9 +104,9 @@ int RunPlanCommand(const std::vector<std::string>& args) {
     AppendResultJson(nullptr, plan, &out);
     std::cout << out << "\n";
   } else if (format == "dot") {
-    std::cout << FormatPlanDot(*plan, request.cost_model);
+    std::cout << FormatPlanDot(*plan, request->cost_model);
   } else {
-    std::cout << FormatPlanText(*plan, request.cost_model, request.algorithm);
+    std::cout << FormatPlanText(*plan, request->cost_model, request->algorithm);
   }
   return kExitOk;
 }

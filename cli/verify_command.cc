@@ -1,15 +1,15 @@
 // reshard verify: run plans on real data with the Gloo backend and check the
 // results against shards computed directly (collectives/verify/verify.h).
 //
-// Ranks are threads of this process by default; with --processes each rank
-// is a child process: this same binary, started with the hidden flags
-// --rank and --store-dir (a temporary directory holding Gloo's file store
-// and each rank's result), and the parent checks what the children wrote.
+// Ranks are threads of this process by default; with --processes or --store
+// each rank is a child process (cli/verify_processes.h).
 #include <signal.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <filesystem>
@@ -21,17 +21,21 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/status_macros.h"
+#include "base/utf8.h"
+#include "cli/case_json.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/help.h"
+#include "cli/verify_processes.h"
 #include "collectives/gloo/gloo_communicator.h"
-#include "collectives/stores/file_store.h"
-#include "collectives/verify/faulty_communicator.h"
+#include "collectives/stores/redis_store.h"
 #include "collectives/verify/verify.h"
 
 namespace reshard {
@@ -65,13 +69,27 @@ FLAGS
   --algorithm auto     auto, graph or greedy
   --seed N             one case: the data seed; --random: the case generator's seed (default 0)
   --random N           run N random cases instead of one
-  --max-ranks 8        --random: at most this many ranks per mesh
+  --max-ranks N        --random: at most N ranks per mesh (default 8); one case:
+                         refuse meshes of more than N ranks (default 64)
+  --max-memory 16G     refuse a case whose host memory, counted from its plan
+                         before anything is allocated, exceeds this (bytes, or
+                         with K, M, G, T; default half of this machine's memory
+                         or of the address-space limit, ulimit -v)
   --processes          one process per rank (a file store in a temporary directory)
   --timeout 30         seconds a rank waits for its peers before failing
-  --kill-rank R        fault injection: rank R dies (closes its connections; with
-  --kill-at K            --processes, its process exits) just before its collective
-                         call K (0-based, default 0); the case must then fail with
-                         the surviving ranks' errors, which name the step and mesh dim
+  --store URL          ranks on several hosts meet through redis://HOST:PORT/PREFIX
+                         (a fresh PREFIX per run) or a shared directory; each
+                         host runs its --ranks as processes, and every host
+                         checks every rank's result (exchanged in the store)
+  --ranks A-B          the ranks this host runs (with --store; default all)
+  --hostname ADDR      the address this host's ranks listen on (default 127.0.0.1)
+  --interface NAME     the network interface to listen on instead (e.g. eth1)
+  --kill-rank R        fault injection (one case): rank R dies (closes its
+  --kill-at K            connections; with --processes, its process exits) just
+                         before its collective call K (0-based, default 0); the
+                         case must then fail with the surviving ranks' errors,
+                         which name the step and mesh dim. A rank outside the mesh
+                         or a K past the plan's last collective call is refused.
 
 OUTPUT
   Each failing case as "FAIL reshard verify ..." (paste it back to rerun it
@@ -86,284 +104,210 @@ OUTPUT
 }
 
 int Fail(absl::string_view message, int code) {
-  std::cerr << "reshard verify: " << message << "\n";
+  std::cerr << "reshard verify: " << Utf8Valid(message) << "\n";
   return code;
 }
 
-// The argv that runs one rank of `c` in a child process.
-std::vector<std::string> ChildArgs(const VerifyCase& c, int64_t rank, const std::string& dir,
-                                   int64_t timeout_s, const Fault& fault) {
-  return {"reshard",     "verify",
-          "--kill-rank", absl::StrCat(fault.rank),
-          "--kill-at",   absl::StrCat(fault.at_call),
-          "--mesh",      absl::StrJoin(c.mesh, ","),
-          "--shape",     absl::StrJoin(c.shape, ","),
-          "--dtype",     std::string(DTypeName(c.dtype)),
-          "--src",       c.src,
-          "--dst",       c.dst,
-          "--algorithm", std::string(AlgorithmName(c.algorithm)),
-          "--seed",      absl::StrCat(c.data_seed),
-          "--timeout",   absl::StrCat(timeout_s),
-          "--rank",      absl::StrCat(rank),
-          "--store-dir", dir};
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// Child side: one rank of the case, results into the store directory.
-int RunChildRank(const VerifyCase& c, int64_t rank, const std::string& dir,
-                 const GlooOptions& options, const Fault& fault) {
-  auto fail = [&](const absl::Status& s) {
-    std::ofstream(absl::StrCat(dir, "/error.", rank)) << s.ToString();
-    return kExitInternal;
-  };
-  absl::StatusOr<PreparedCase> p = Prepare(c);
-  if (!p.ok()) return fail(p.status());
-  std::shared_ptr<Store> store = NewFileStore(dir);
-  absl::StatusOr<std::unique_ptr<GlooCommunicator>> comm =
-      GlooCommunicator::Connect(p->src.mesh(), rank, store, options);
-  if (!comm.ok()) return fail(comm.status());
-  absl::StatusOr<RankResult> r = absl::UnknownError("not run");
-  if (rank == fault.rank) {
-    FaultyCommunicator faulty(**comm, fault.at_call, [] { _exit(9); });
-    r = RunRank(*p, faulty);
-  } else {
-    r = RunRank(*p, **comm);
-  }
-  if (!r.ok()) return fail(r.status());
-  if (absl::Status s = WriteRankResult(dir, rank, *r); !s.ok()) return fail(s);
-  // Keep the connections open until every rank is done (a peer may still be
-  // reading what this rank sent).
-  // Our own result is written; a peer that never finished fails the case
-  // itself, so a store error here is no error of this rank.
-  const absl::Time deadline = absl::Now() + options.timeout;
-  if (store->Set(absl::StrCat("done/", rank), {'1'}).ok()) {
-    for (int64_t k = 0; k < p->src.mesh().num_ranks(); ++k) {
-      if (!store->Get(absl::StrCat("done/", k), deadline - absl::Now()).ok()) break;
-    }
-  }
-  return kExitOk;
-}
-
-// Parent side: one child process per rank, then Check.
-CaseReport VerifyInProcesses(const VerifyCase& c, const GlooOptions& options, const Fault& fault) {
-  const int64_t timeout_s = absl::ToInt64Seconds(options.timeout);
-  absl::StatusOr<PreparedCase> p = Prepare(c);
-  if (!p.ok()) {
-    if (IsSkip(p.status())) {
-      CaseReport r;
-      r.outcome = Outcome::kSkipped;
-      r.detail = std::string(p.status().message());
-      r.unsupported = p.status().code() == absl::StatusCode::kUnimplemented;
-      return r;
-    }
-    return {Outcome::kFailed, absl::StrCat("bad case: ", p.status().ToString())};
-  }
-  char pattern[] = "/tmp/reshard-verify-XXXXXX";
-  if (mkdtemp(pattern) == nullptr) return {Outcome::kFailed, "cannot create a temporary directory"};
-  const std::string dir = pattern;
-  const int64_t n = p->src.mesh().num_ranks();
-  std::vector<pid_t> pids;
-  for (int64_t rank = 0; rank < n; ++rank) {
-    const std::vector<std::string> args = ChildArgs(c, rank, dir, timeout_s, fault);
-    std::vector<char*> argv;
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    const std::string log = absl::StrCat(dir, "/log.", rank);
-    std::cout.flush();
-    const pid_t pid = fork();
-    if (pid == 0) {
-      if (freopen(log.c_str(), "w", stdout) == nullptr || freopen(log.c_str(), "a", stderr) == nullptr) {
-        _exit(127);
-      }
-      execv("/proc/self/exe", argv.data());
-      _exit(127);
-    }
-    pids.push_back(pid);  // -1 when fork failed: that rank fails below
-  }
-  // Every rank gives up on its peers after the timeout; allow for start-up.
-  const absl::Time deadline = absl::Now() + absl::Seconds(2 * timeout_s + 10);
-  std::vector<int> exit_codes(n, -1);
-  for (int64_t done = 0; done < n;) {
-    done = 0;
-    for (int64_t r = 0; r < n; ++r) {
-      if (exit_codes[r] != -1 || pids[r] <= 0) {
-        ++done;
-        continue;
-      }
-      int status = 0;
-      if (waitpid(pids[r], &status, WNOHANG) == pids[r]) {
-        exit_codes[r] = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        ++done;
-      }
-    }
-    if (done < n && absl::Now() > deadline) {
-      for (int64_t r = 0; r < n; ++r) {
-        if (exit_codes[r] == -1 && pids[r] > 0) {
-          kill(pids[r], SIGKILL);
-          waitpid(pids[r], nullptr, 0);
-          exit_codes[r] = 128 + SIGKILL;
-        }
-      }
-      break;
-    }
-    if (done < n) absl::SleepFor(absl::Milliseconds(5));
-  }
-  std::vector<absl::StatusOr<RankResult>> results;
-  for (int64_t r = 0; r < n; ++r) {
-    if (exit_codes[r] == 0) {
-      results.push_back(ReadRankResult(dir, r, *p));
-      continue;
-    }
-    std::string why = ReadFile(absl::StrCat(dir, "/error.", r));
-    if (why.empty()) why = ReadFile(absl::StrCat(dir, "/log.", r));
-    results.push_back(absl::InternalError(
-        absl::StrFormat("process exited with %d: %s", exit_codes[r], why)));
-  }
-  std::error_code ignored;
-  std::filesystem::remove_all(dir, ignored);
-  return Check(*p, results);
-}
-
-}  // namespace
-
-int RunVerifyCommand(const std::vector<std::string>& args) {
-  FlagParser parser("verify", {{"mesh", true},      {"shape", true},     {"dtype", true},
-                               {"src", true},       {"dst", true},       {"algorithm", true},
-                               {"seed", true},      {"random", true},    {"max-ranks", true},
-                               {"processes", false}, {"timeout", true},  {"rank", true},
-                               {"store-dir", true}, {"kill-rank", true}, {"kill-at", true},
-                               {"help", false}});
-  absl::StatusOr<FlagValues> flags = parser.Parse(args);
-  if (!flags.ok()) return Fail(flags.status().message(), kExitBadInput);
-  if (flags->Has("help")) {
-    std::cout << VerifyHelp();
-    return kExitOk;
-  }
-  absl::StatusOr<int64_t> seed = ParseInt("seed", flags->Get("seed", "0"));
-  if (!seed.ok()) return Fail(seed.status().message(), kExitBadInput);
-  absl::StatusOr<int64_t> timeout = ParseInt("timeout", flags->Get("timeout", "30"));
-  if (!timeout.ok()) return Fail(timeout.status().message(), kExitBadInput);
-  if (*timeout < 1) return Fail("--timeout: must be at least 1 second", kExitBadInput);
-  GlooOptions options;
-  options.timeout = absl::Seconds(*timeout);
-  Fault fault;
-  absl::StatusOr<int64_t> kill_rank = ParseInt("kill-rank", flags->Get("kill-rank", "-1"));
-  if (!kill_rank.ok()) return Fail(kill_rank.status().message(), kExitBadInput);
-  absl::StatusOr<int64_t> kill_at = ParseInt("kill-at", flags->Get("kill-at", "0"));
-  if (!kill_at.ok()) return Fail(kill_at.status().message(), kExitBadInput);
-  if (*kill_at < 0) return Fail("--kill-at: must be >= 0", kExitBadInput);
-  fault.rank = *kill_rank;
-  fault.at_call = *kill_at;
+// Everything but the case itself: how ranks run and what is refused.
+struct VerifySettings {
+  int64_t seed = 0;
+  bool processes = false;
+  ProcessOptions run;  // Gloo options, fault, and where ranks meet
+  VerifyLimits limits;
   // Printed after a failing case so that the line reruns it the same way.
   std::string mode_flags;
-  if (flags->Has("processes")) absl::StrAppend(&mode_flags, " --processes");
-  if (flags->Has("timeout")) absl::StrAppend(&mode_flags, " --timeout ", *timeout);
-  if (fault.rank >= 0) {
-    absl::StrAppend(&mode_flags, " --kill-rank ", fault.rank, " --kill-at ", fault.at_call);
-  }
+};
 
-  if (flags->Has("random")) {
-    for (const char* single : {"mesh", "shape", "src", "dst", "dtype", "algorithm", "rank"}) {
-      if (flags->Has(single)) {
-        return Fail(absl::StrCat("--", single, " describes one case; it cannot go with --random"),
-                    kExitBadInput);
-      }
-    }
-    absl::StatusOr<int64_t> count = ParseInt("random", flags->Get("random"));
-    if (!count.ok()) return Fail(count.status().message(), kExitBadInput);
-    absl::StatusOr<int64_t> max_ranks = ParseInt("max-ranks", flags->Get("max-ranks", "8"));
-    if (!max_ranks.ok()) return Fail(max_ranks.status().message(), kExitBadInput);
-    if (*count < 0) return Fail("--random: the number of cases must be >= 0", kExitBadInput);
-    if (*max_ranks < 1 || *max_ranks > 64) {
-      return Fail("--max-ranks: must be between 1 and 64 (each rank is a thread or process)",
+// Half of this machine's memory, or of the address-space limit when one is
+// set (ulimit -v): --max-memory's default.
+double DefaultMaxMemory() {
+  double bytes = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    bytes = std::min(bytes, static_cast<double>(limit.rlim_cur));
+  }
+  return bytes / 2;
+}
+
+absl::StatusOr<int64_t> IntFlag(const FlagValues& flags, absl::string_view name,
+                                absl::string_view fallback) {
+  return ParseInt(name, flags.Get(name, fallback));
+}
+
+// --store URL --ranks A-B (several hosts), --hostname, --interface.
+absl::Status ParseHosts(const FlagValues& flags, ProcessOptions* o) {
+  o->store_url = flags.Get("store");
+  o->gloo.hostname = flags.Get("hostname", o->gloo.hostname);
+  o->gloo.interface = flags.Get("interface");
+  if (!o->store_url.empty()) {
+    // Up front, so that a bad URL or an unreachable server is one message,
+    // not one per rank.
+    RESHARD_RETURN_IF_ERROR(NewStoreFromUrl(o->store_url, o->gloo.timeout).status());
+  }
+  if (!flags.Has("ranks")) return absl::OkStatus();
+  if (o->store_url.empty()) {
+    return absl::InvalidArgumentError(
+        "--ranks needs --store (where the ranks of the other hosts are met)");
+  }
+  const std::string text = flags.Get("ranks");
+  const size_t dash = text.find('-');
+  if (dash == std::string::npos || !absl::SimpleAtoi(text.substr(0, dash), &o->first_rank) ||
+      !absl::SimpleAtoi(text.substr(dash + 1), &o->last_rank) || o->first_rank < 0 ||
+      o->last_rank < o->first_rank) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--ranks: \"", Abbreviate(text, 64), "\" is not a range of ranks A-B with 0 <= A <= B"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseFault(const FlagValues& flags, VerifySettings* s) {
+  if (flags.Has("kill-at") && !flags.Has("kill-rank")) {
+    return absl::InvalidArgumentError("--kill-at needs --kill-rank (the rank that dies)");
+  }
+  if (flags.Has("kill-rank") && flags.Has("random")) {
+    return absl::InvalidArgumentError(
+        "--kill-rank describes a fault in one case; it cannot go with --random");
+  }
+  Fault& fault = s->run.fault;
+  RESHARD_ASSIGN_OR_RETURN(fault.rank, IntFlag(flags, "kill-rank", "-1"));
+  RESHARD_ASSIGN_OR_RETURN(fault.at_call, IntFlag(flags, "kill-at", "0"));
+  if (flags.Has("kill-rank") && fault.rank < 0) {
+    return absl::InvalidArgumentError("--kill-rank: must be a rank of the mesh (>= 0)");
+  }
+  if (fault.at_call < 0) return absl::InvalidArgumentError("--kill-at: must be >= 0");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<VerifySettings> ParseSettings(const FlagValues& flags) {
+  VerifySettings s;
+  RESHARD_ASSIGN_OR_RETURN(s.seed, IntFlag(flags, "seed", "0"));
+  RESHARD_ASSIGN_OR_RETURN(int64_t timeout, IntFlag(flags, "timeout", "30"));
+  if (timeout < 1) return absl::InvalidArgumentError("--timeout: must be at least 1 second");
+  s.run.gloo.timeout = absl::Seconds(timeout);
+  s.processes = flags.Has("processes");
+  RESHARD_RETURN_IF_ERROR(ParseFault(flags, &s));
+  RESHARD_RETURN_IF_ERROR(ParseHosts(flags, &s.run));
+  const bool random = flags.Has("random");
+  RESHARD_ASSIGN_OR_RETURN(s.limits.max_ranks, IntFlag(flags, "max-ranks", random ? "8" : "64"));
+  if (s.limits.max_ranks < 1 || s.limits.max_ranks > 4096) {
+    return absl::InvalidArgumentError(
+        "--max-ranks: must be between 1 and 4096 (each rank is a thread or process)");
+  }
+  s.limits.max_bytes = DefaultMaxMemory();
+  if (flags.Has("max-memory")) {
+    RESHARD_ASSIGN_OR_RETURN(int64_t bytes, ParseByteSize("max-memory", flags.Get("max-memory")));
+    s.limits.max_bytes = static_cast<double>(bytes);
+  }
+  if (s.processes) absl::StrAppend(&s.mode_flags, " --processes");
+  if (flags.Has("timeout")) absl::StrAppend(&s.mode_flags, " --timeout ", timeout);
+  if (s.run.fault.rank >= 0) {
+    absl::StrAppend(&s.mode_flags, " --kill-rank ", s.run.fault.rank, " --kill-at ",
+                    s.run.fault.at_call);
+  }
+  return s;
+}
+
+// `job` names the case in the store that the ranks share.
+CaseReport RunCase(const VerifyCase& c, const VerifySettings& s, const std::string& job) {
+  if (s.processes || !s.run.store_url.empty()) return VerifyInProcesses(c, s.run, job);
+  return VerifyOnThreads(c, s.run.gloo, s.run.fault);
+}
+
+int RunRandomCases(const FlagValues& flags, const VerifySettings& s) {
+  for (const char* single : {"mesh", "shape", "src", "dst", "dtype", "algorithm", "rank"}) {
+    if (flags.Has(single)) {
+      return Fail(absl::StrCat("--", single, " describes one case; it cannot go with --random"),
                   kExitBadInput);
     }
-    int64_t passed = 0, failed = 0, skipped = 0, unsupported = 0;
-    std::array<int64_t, kNumStepKinds> steps{};
-    for (int64_t i = 0; i < *count; ++i) {
-      const VerifyCase c = RandomCase(static_cast<uint64_t>(*seed) * 1000003u + i, *max_ranks);
-      const CaseReport r = flags->Has("processes")
-                               ? VerifyInProcesses(c, options, fault)
-                               : VerifyOnThreads(c, options, fault);
-      switch (r.outcome) {
-        case Outcome::kPassed:
-          ++passed;
-          for (int k = 0; k < kNumStepKinds; ++k) steps[k] += r.steps_by_kind[k];
-          break;
-        case Outcome::kSkipped:
-          ++skipped;
-          unsupported += r.unsupported;
-          break;
-        case Outcome::kFailed:
-          ++failed;
-          std::cout << "FAIL " << c.CommandLine() << mode_flags << "\n    " << r.detail << "\n"
-                    << std::flush;
-          break;
-      }
-      if ((i + 1) % 25 == 0 || i + 1 == *count) {
-        std::cerr << absl::StrFormat("verify: %d/%d cases (%d passed, %d failed, %d skipped)\n",
-                                     i + 1, *count, passed, failed, skipped);
-      }
-    }
-    std::vector<std::string> coverage;
-    for (StepKind kind : kAllStepKinds) {
-      coverage.push_back(absl::StrCat(StepKindName(kind), " ", steps[static_cast<int>(kind)]));
-    }
-    std::cerr << "verify: steps in passed cases: " << absl::StrJoin(coverage, ", ") << "\n";
-    if (skipped > 0) {
-      std::cout << skipped << " skipped: " << skipped - unsupported << " without a plan, "
-                << unsupported << " needing R->P(prod)\n";
-    }
-    std::cout << passed << " passed, " << failed << " failed\n";
-    return failed > 0 ? kExitInternal : kExitOk;
   }
+  absl::StatusOr<int64_t> count = ParseInt("random", flags.Get("random"));
+  if (!count.ok()) return Fail(count.status().message(), kExitBadInput);
+  if (*count < 0) return Fail("--random: the number of cases must be >= 0", kExitBadInput);
+  int64_t passed = 0, failed = 0, skipped = 0, unsupported = 0;
+  std::array<int64_t, kNumStepKinds> steps{};
+  for (int64_t i = 0; i < *count; ++i) {
+    const VerifyCase c = RandomCase(static_cast<uint64_t>(s.seed) * 1000003u + i, s.limits.max_ranks);
+    const CaseReport r = RunCase(c, s, absl::StrCat("case", i));
+    if (r.outcome == Outcome::kPassed) {
+      ++passed;
+      for (int k = 0; k < kNumStepKinds; ++k) steps[k] += r.steps_by_kind[k];
+    } else if (r.outcome == Outcome::kSkipped) {
+      ++skipped;
+      unsupported += r.unsupported;
+    } else {
+      ++failed;
+      std::cout << "FAIL " << c.CommandLine() << s.mode_flags << "\n    " << r.detail << "\n"
+                << std::flush;
+    }
+    if ((i + 1) % 25 == 0 || i + 1 == *count) {
+      std::cerr << absl::StrFormat("verify: %d/%d cases (%d passed, %d failed, %d skipped)\n",
+                                   i + 1, *count, passed, failed, skipped);
+    }
+  }
+  std::vector<std::string> coverage;
+  for (StepKind kind : kAllStepKinds) {
+    coverage.push_back(absl::StrCat(StepKindName(kind), " ", steps[static_cast<int>(kind)]));
+  }
+  std::cerr << "verify: steps in passed cases: " << absl::StrJoin(coverage, ", ") << "\n";
+  if (skipped > 0) {
+    std::cout << skipped << " skipped: " << skipped - unsupported << " without a plan, "
+              << unsupported << " needing R->P(prod)\n";
+  }
+  std::cout << passed << " passed, " << failed << " failed\n";
+  return failed > 0 ? kExitInternal : kExitOk;
+}
 
+// The case the flags describe, validated as `reshard plan` validates them,
+// so that every message names its flag.
+absl::StatusOr<VerifyCase> CaseFromFlags(const FlagValues& flags, int64_t seed) {
   for (const char* required : {"mesh", "shape", "src", "dst"}) {
-    if (!flags->Has(required)) {
-      return Fail(absl::StrCat("--", required,
-                               " is required for one case (or give --random N; see --help)"),
-                  kExitBadInput);
+    if (!flags.Has(required)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--", required, " is required for one case (or give --random N; see --help)"));
     }
+  }
+  PlanRequest request;
+  RESHARD_ASSIGN_OR_RETURN(request.mesh, ParseIntList("mesh", flags.Get("mesh")));
+  RESHARD_ASSIGN_OR_RETURN(request.shape, ParseIntList("shape", flags.Get("shape")));
+  request.dtype = flags.Get("dtype", request.dtype);
+  request.src = flags.Get("src");
+  request.dst = flags.Get("dst");
+  request.algorithm = flags.Get("algorithm", request.algorithm);
+  if (absl::StatusOr<Plan> plan = PlanFromRequest(request, FieldStyle::kFlag);
+      !plan.ok() && plan.status().code() == absl::StatusCode::kInvalidArgument) {
+    return plan.status();  // no plan at all is a skipped case, reported below
   }
   VerifyCase c;
-  absl::StatusOr<std::vector<int64_t>> mesh = ParseIntList("mesh", flags->Get("mesh"));
-  if (!mesh.ok()) return Fail(mesh.status().message(), kExitBadInput);
-  c.mesh = *mesh;
-  absl::StatusOr<std::vector<int64_t>> shape = ParseIntList("shape", flags->Get("shape"));
-  if (!shape.ok()) return Fail(shape.status().message(), kExitBadInput);
-  c.shape = *shape;
-  absl::StatusOr<DType> dtype = ParseDType(flags->Get("dtype", "f32"));
-  if (!dtype.ok()) return Fail(absl::StrCat("--dtype: ", dtype.status().message()), kExitBadInput);
-  c.dtype = *dtype;
-  c.src = flags->Get("src");
-  c.dst = flags->Get("dst");
-  const std::string algorithm_name = flags->Get("algorithm", "auto");
-  std::optional<Algorithm> algorithm = ParseAlgorithm(algorithm_name);
-  if (!algorithm) {
-    return Fail(absl::StrCat("--algorithm: unknown planner \"", algorithm_name,
-                             "\" (known: auto, graph, greedy)"),
+  c.mesh = request.mesh;
+  c.shape = request.shape;
+  c.dtype = *ParseDType(request.dtype);
+  c.src = request.src;
+  c.dst = request.dst;
+  c.algorithm = *ParseAlgorithm(request.algorithm);
+  c.data_seed = static_cast<uint64_t>(seed);
+  return c;
+}
+
+int RunOneCase(const FlagValues& flags, const VerifySettings& s) {
+  absl::StatusOr<VerifyCase> c = CaseFromFlags(flags, s.seed);
+  if (!c.ok()) return Fail(c.status().message(), kExitBadInput);
+  if (flags.Has("rank")) {  // hidden: a child of --processes
+    absl::StatusOr<int64_t> rank = ParseInt("rank", flags.Get("rank"));
+    if (!rank.ok()) return Fail(rank.status().message(), kExitBadInput);
+    if (!flags.Has("store-dir")) return Fail("--rank needs --store-dir", kExitBadInput);
+    return RunChildRank(*c, *rank, flags.Get("store-dir"), s.run, flags.Get("job", "case0"));
+  }
+  if (absl::Status ok = CheckCase(*c, s.limits, s.run.fault); !ok.ok() && !IsSkip(ok)) {
+    return Fail(ok.message(), kExitBadInput);
+  }
+  int64_t ranks = 1;
+  for (int64_t size : c->mesh) ranks *= size;
+  if (s.run.last_rank >= ranks) {
+    return Fail(absl::StrFormat("--ranks %d-%d: the mesh has ranks 0 to %d", s.run.first_rank,
+                                s.run.last_rank, ranks - 1),
                 kExitBadInput);
   }
-  c.algorithm = *algorithm;
-  c.data_seed = static_cast<uint64_t>(*seed);
-
-  if (flags->Has("rank")) {  // hidden: a child of --processes
-    absl::StatusOr<int64_t> rank = ParseInt("rank", flags->Get("rank"));
-    if (!rank.ok()) return Fail(rank.status().message(), kExitBadInput);
-    if (!flags->Has("store-dir")) return Fail("--rank needs --store-dir", kExitBadInput);
-    return RunChildRank(c, *rank, flags->Get("store-dir"), options, fault);
-  }
-  if (absl::StatusOr<PreparedCase> p = Prepare(c); !p.ok() && !IsSkip(p.status())) {
-    return Fail(p.status().message(), kExitBadInput);
-  }
-  const CaseReport r = flags->Has("processes") ? VerifyInProcesses(c, options, fault)
-                                               : VerifyOnThreads(c, options, fault);
+  const CaseReport r = RunCase(*c, s, "case0");
   switch (r.outcome) {
     case Outcome::kPassed:
       std::cout << "1 passed, 0 failed\n";
@@ -372,11 +316,34 @@ int RunVerifyCommand(const std::vector<std::string>& args) {
       std::cout << "skipped: " << r.detail << "\n0 passed, 0 failed\n";
       return kExitNoPlan;
     case Outcome::kFailed:
-      std::cout << "FAIL " << c.CommandLine() << mode_flags << "\n    " << r.detail
+      std::cout << "FAIL " << c->CommandLine() << s.mode_flags << "\n    " << r.detail
                 << "\n0 passed, 1 failed\n";
       return kExitInternal;
   }
   return kExitInternal;
+}
+
+}  // namespace
+
+int RunVerifyCommand(const std::vector<std::string>& args) {
+  FlagParser parser("verify", {{"mesh", true},       {"shape", true},     {"dtype", true},
+                               {"src", true},        {"dst", true},       {"algorithm", true},
+                               {"seed", true},       {"random", true},    {"max-ranks", true},
+                               {"max-memory", true}, {"processes", false}, {"timeout", true},
+                               {"rank", true},       {"store-dir", true}, {"kill-rank", true},
+                               {"kill-at", true},    {"store", true},     {"ranks", true},
+                               {"hostname", true},   {"interface", true}, {"job", true},
+                               {"help", false}});
+  absl::StatusOr<FlagValues> flags = parser.Parse(args);
+  if (!flags.ok()) return Fail(flags.status().message(), kExitBadInput);
+  if (flags->Has("help")) {
+    std::cout << VerifyHelp();
+    return kExitOk;
+  }
+  absl::StatusOr<VerifySettings> settings = ParseSettings(*flags);
+  if (!settings.ok()) return Fail(settings.status().message(), kExitBadInput);
+  if (flags->Has("random")) return RunRandomCases(*flags, *settings);
+  return RunOneCase(*flags, *settings);
 }
 
 }  // namespace reshard

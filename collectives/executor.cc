@@ -44,7 +44,8 @@ std::vector<int64_t> Prepend(int64_t n, const std::vector<int64_t>& shape) {
 }
 
 std::string StepName(int i, const Step& step) {
-  return absl::StrFormat("step %d (%s)", i, step.ToString());
+  // Numbered from 1, as `reshard plan` prints steps.
+  return absl::StrFormat("step %d (%s)", i + 1, step.ToString());
 }
 
 absl::Status StepError(int i, const Step& step, const absl::Status& s) {

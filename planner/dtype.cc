@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/utf8.h"
 
 namespace reshard {
 namespace {
@@ -62,7 +63,7 @@ absl::StatusOr<DType> ParseDType(absl::string_view name) {
     if (info.long_name != info.name) absl::StrAppend(&accepted, ")");
   }
   return absl::InvalidArgumentError(
-      absl::StrCat("dtype: unknown \"", name, "\"; accepted: ", accepted));
+      absl::StrCat("dtype: unknown \"", Abbreviate(name, 64), "\"; accepted: ", accepted));
 }
 
 }  // namespace reshard

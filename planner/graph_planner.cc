@@ -29,8 +29,7 @@ absl::Status Failure(StateSearch::Outcome outcome, const DistState& src, const D
   if (outcome == StateSearch::Outcome::kBound) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "the graph search expanded ", max_expanded,
-        " states without reaching the destination; raise the bound (--max-states) or use the "
-        "greedy planner"));
+        " states without reaching the destination; raise the bound (--max-states)"));
   }
   return absl::NotFoundError(absl::StrCat("no_path: ", dst.ToString(),
                                           " is not reachable from ", src.ToString()));

@@ -10,9 +10,11 @@ namespace reshard {
 namespace {
 
 // The step for mesh dim m. S -> P and P(x) -> P(y) have no kind (spec §4);
-// PyTorch's greedy planner fails on them, and so do we.
-absl::StatusOr<Step> GreedyStep(int m, Placement from, Placement to) {
-  std::optional<StepKind> kind = StepKindFor(from, to);
+// PyTorch's greedy planner fails on them, and so do we, except for S -> P on
+// a size-1 mesh dim, which moves nothing (spec §8; PyTorch plans it and skips
+// size-1 mesh dims when it executes).
+absl::StatusOr<Step> GreedyStep(const DeviceMesh& mesh, int m, Placement from, Placement to) {
+  std::optional<StepKind> kind = StepKindFor(from, to, mesh.size(m));
   if (!kind) {
     return absl::NotFoundError(absl::StrCat(
         "no_path: the greedy planner would need ", from.ToString(), " -> ", to.ToString(),
@@ -42,7 +44,7 @@ absl::StatusOr<std::vector<Step>> GreedySteps(const DeviceMesh& mesh,
   std::vector<Step> steps;
   std::vector<Placement> cur(src.begin(), src.end());
   auto emit = [&](int m, Placement to) -> absl::Status {
-    RESHARD_ASSIGN_OR_RETURN(Step step, GreedyStep(m, cur[m], to));
+    RESHARD_ASSIGN_OR_RETURN(Step step, GreedyStep(mesh, m, cur[m], to));
     steps.push_back(step);
     cur[m] = to;
     return absl::OkStatus();

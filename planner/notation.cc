@@ -13,9 +13,14 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
+#include "base/utf8.h"
 
 namespace reshard {
 namespace {
+
+// Input as quoted in a message: valid UTF-8 and short, however long or
+// malformed the input (a 10 MB state must not give a 10 MB message).
+std::string Shown(absl::string_view text) { return Abbreviate(text, 64); }
 
 constexpr absl::string_view kExpectedTokens = "S(d), R, P(op), P or _S(d, sf)";
 
@@ -57,7 +62,7 @@ class Parser {
     if (pos_ == text_.size()) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "state \"%s\" is empty; expected one token per mesh dim, each one of %s (e.g. S(0)R)",
-          text_, kExpectedTokens));
+          Shown(text_), kExpectedTokens));
     }
     while (true) {
       Token token;
@@ -72,7 +77,7 @@ class Parser {
           return absl::InvalidArgumentError(absl::StrFormat(
               "state \"%s\": stray ',' after token %d (\"%s\"); expected a token (%s) after "
               "each ','",
-              text_, tokens.size(), tokens.back().text, kExpectedTokens));
+              Shown(text_), tokens.size(), Shown(tokens.back().text), kExpectedTokens));
         }
       }
     }
@@ -83,7 +88,8 @@ class Parser {
   absl::Status TokenError(int index, size_t offset, absl::string_view token_text,
                           absl::string_view what) const {
     return absl::InvalidArgumentError(absl::StrFormat("state \"%s\": token %d (\"%s\" at offset %d): %s",
-                                                      text_, index + 1, token_text, offset, what));
+                                                      Shown(text_), index + 1, Shown(token_text),
+                                                      offset, what));
   }
   absl::Status TokenError(int index, const Token& t, absl::string_view what) const {
     return TokenError(index, t.offset, t.text, what);
@@ -135,7 +141,10 @@ class Parser {
         break;
       }
     }
-    return text_.substr(start, std::max(end, start + 1) - start);
+    end = std::max(end, start + 1);
+    // Never end inside a multi-byte UTF-8 character.
+    while (end < text_.size() && (static_cast<unsigned char>(text_[end]) & 0xC0) == 0x80) ++end;
+    return text_.substr(start, end - start);
   }
 
   absl::Status ParseToken(int index, Token* t) {
@@ -299,7 +308,7 @@ absl::Status CheckOneWayOfOrdering(const Parser& parser, const std::vector<Token
         first_indexed, tokens[first_indexed],
         absl::StrFormat("an order index [k] cannot be combined with _S(d, sf) (token %d, \"%s\") "
                         "in one state; give the shard order one way or the other",
-                        first_strided + 1, tokens[first_strided].text));
+                        first_strided + 1, Shown(tokens[first_strided].text)));
   }
   return absl::OkStatus();
 }
@@ -401,14 +410,14 @@ absl::StatusOr<ParsedState> ParseDistState(absl::string_view text, const DeviceM
                                            int tensor_ndim) {
   if (tensor_ndim < 0 || tensor_ndim > kMaxTensorDims) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "state \"%s\": the tensor has %d dims, the supported maximum is %d", text, tensor_ndim,
+        "state \"%s\": the tensor has %d dims, the supported maximum is %d", Shown(text), tensor_ndim,
         kMaxTensorDims));
   }
   Parser parser(text, tensor_ndim);
   RESHARD_ASSIGN_OR_RETURN(const std::vector<Token> tokens, parser.Tokenize());
   if (static_cast<int>(tokens.size()) != mesh.ndim()) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "state \"%s\": %d tokens for a %d-D mesh (%s); expected one token per mesh dim", text,
+        "state \"%s\": %d tokens for a %d-D mesh (%s); expected one token per mesh dim", Shown(text),
         tokens.size(), mesh.ndim(), mesh.ToString()));
   }
   RESHARD_RETURN_IF_ERROR(CheckPartialOps(parser, tokens));
@@ -427,7 +436,7 @@ absl::StatusOr<ParsedState> ParseDistState(absl::string_view text, const DeviceM
   absl::StatusOr<DistState> state = DistState::Create(placements, order);
   if (!state.ok()) {
     return absl::InternalError(
-        absl::StrCat("state \"", text, "\": ", state.status().message()));
+        absl::StrCat("state \"", Shown(text), "\": ", state.status().message()));
   }
   parsed.state = *state;
   return parsed;

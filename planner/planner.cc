@@ -110,7 +110,14 @@ absl::StatusOr<Plan> PlanRedistribution(const DistSpec& src, const DistSpec& dst
   const bool needs_graph = src.strided_input() || dst.strided_input() ||
                            !src.state().HasDefaultOrder() || !dst.state().HasDefaultOrder();
   if (needs_graph || options.algorithm == Algorithm::kGraph) {
-    return GraphPlan(src, dst, *model, options, coord);
+    absl::StatusOr<Plan> plan = GraphPlan(src, dst, *model, options, coord);
+    if (plan.status().code() != absl::StatusCode::kResourceExhausted) return plan;
+    // Suggest the greedy planner only where it could be used.
+    return absl::ResourceExhaustedError(absl::StrCat(
+        plan.status().message(),
+        needs_graph ? "; the greedy planner cannot be used instead: these layouts have shard "
+                      "orders (spec §9)"
+                    : " or use the greedy planner (--algorithm greedy)"));
   }
   return GreedyPlan(src, dst, *model, coord);
 }

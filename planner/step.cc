@@ -34,6 +34,11 @@ std::optional<StepKind> StepKindFor(Placement src, Placement dst) {
   return dst.is_shard() ? StepKind::kChunk : StepKind::kPartition;
 }
 
+std::optional<StepKind> StepKindFor(Placement src, Placement dst, int64_t group_size) {
+  if (group_size == 1 && src.is_shard() && dst.is_partial()) return StepKind::kPartition;
+  return StepKindFor(src, dst);
+}
+
 Step MakeStep(MeshDimSet group, Placement src, Placement dst) {
   std::optional<StepKind> kind = StepKindFor(src, dst);
   assert(kind.has_value() && !group.empty());
@@ -84,7 +89,7 @@ absl::Status CheckStep(const DistState& state, const Step& step, const DeviceMes
                        int tensor_ndim) {
   RESHARD_RETURN_IF_ERROR(CheckMeshDim(state, step, mesh));
   const int m = step.mesh_dim();
-  if (StepKindFor(step.src, step.dst) != step.kind ||
+  if (StepKindFor(step.src, step.dst, mesh.GroupSize(step.group)) != step.kind ||
       (step.dst.is_shard() && step.dst.dim() >= tensor_ndim)) {
     return absl::InvalidArgumentError("not an executable transition");
   }

@@ -60,9 +60,13 @@ constexpr bool IsCommunicating(StepKind kind) {
 // The kind of a src -> dst step; nullopt when no step does it: src == dst,
 // S -> P, P(x) -> P(y) (spec §4, "never allowed").
 std::optional<StepKind> StepKindFor(Placement src, Placement dst);
+// The same for a step on a group of `group_size` ranks: on a group of one,
+// S(d) -> P(op) is a partition too, since the single shard is the whole
+// tensor and nothing moves (greedy plans plan it, as PyTorch does, spec §8).
+std::optional<StepKind> StepKindFor(Placement src, Placement dst, int64_t group_size);
 
-// A value type. Invariant (MakeStep): kind == StepKindFor(src, dst) and the
-// group is not empty.
+// A value type. Invariant (MakeStep): kind == StepKindFor(src, dst, the
+// group's size) and the group is not empty.
 struct Step {
   MeshDimSet group;
   StepKind kind = StepKind::kChunk;

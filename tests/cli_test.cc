@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
+#include "base/utf8.h"
 #include "tests/test_util.h"
 #include "nlohmann/json.hpp"
 
@@ -266,6 +267,191 @@ TEST(CliTest, BatchAnswersEveryLineInOrder) {
   expect_error(7, nullptr, "object");
   expect_error(8, nullptr, "JSON");
   EXPECT_TRUE(absl::StrContains(r.err, "9 lines")) << r.err;
+}
+
+// Issue 9, item 1: a number beyond double's range ([1e400]) aborted the
+// batch and lost the results not yet flushed; now it is one bad line.
+TEST(CliTest, BatchNumberOverflowIsOneBadLine) {
+  const std::string good =
+      "{\"id\": 1, \"mesh\": [2], \"shape\": [8], \"src\": \"S(0)\", \"dst\": \"R\"}\n";
+  std::string input;
+  for (int i = 0; i < 1000; ++i) input += good;
+  input += "[1e400]\n{\"id\": 1e400}\n" + good;
+  Result r = RunReshard({"batch"}, input);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> lines = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 1003u);
+  for (size_t i : {size_t{1000}, size_t{1001}}) {
+    json bad = json::parse(lines[i]);
+    EXPECT_EQ(bad["ok"], false) << lines[i];
+    EXPECT_TRUE(absl::StrContains(bad["error"].get<std::string>(), "overflow")) << lines[i];
+  }
+  EXPECT_EQ(json::parse(lines[1002])["ok"], true) << lines[1002];
+}
+
+// Issue 9, item 2: every output line is valid UTF-8 JSON, whatever bytes the
+// input holds, and quotes are shortened between characters.
+TEST(CliTest, OutputIsValidUtf8WhateverTheInput) {
+  std::string accents;
+  for (int i = 0; i < 40; ++i) accents += "\xC3\xA9";
+  const std::string input = absl::StrCat(
+      "\xFF\n", "{\"id\": \"\xC3\xA9\", \"mesh\": \"", accents,
+      "\", \"shape\": [8], \"src\": \"R\", \"dst\": \"R\"}\n",
+      "{\"id\": 2, \"mesh\": [2], \"shape\": [8], \"src\": \"S(0)", accents, "\", \"dst\": \"R\"}\n",
+      "{\"id\": 3, \"mesh\": [2], \"shape\": [8], \"src\": \"R\", \"dst\": \"R\", \"", accents,
+      "\": 1}\n");
+  Result r = RunReshard({"batch"}, input);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> lines = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 4u) << r.out;
+  for (const std::string& line : lines) {
+    EXPECT_TRUE(reshard::IsValidUtf8(line)) << line;
+    json result = json::parse(line);  // throws on invalid JSON
+    EXPECT_EQ(result["ok"], false) << line;
+  }
+  for (const std::string& bad_src : {absl::StrCat("S(0)", accents), std::string("S(0)\xFF\xFE")}) {
+    Result plan = RunReshard({"plan", "--mesh", "2", "--shape", "8", "--src", bad_src, "--dst", "R"});
+    EXPECT_EQ(plan.exit_code, 2);
+    EXPECT_TRUE(reshard::IsValidUtf8(plan.err)) << plan.err;
+    EXPECT_TRUE(absl::StrContains(plan.err, "--src")) << plan.err;
+  }
+  // Quotes of valid input are cut between characters: no replacement character.
+  Result accented = RunReshard({"plan", "--mesh", "2", "--shape", "8", "--src",
+                               absl::StrCat("S(0)x", accents), "--dst", "R"});
+  EXPECT_FALSE(absl::StrContains(accented.err, "\xEF\xBF\xBD")) << accented.err;
+}
+
+// Issue 9, item 4: output that cannot be written is an error, not exit 0.
+TEST(CliTest, UnwritableOutputFails) {
+  const std::string bin = reshard::test_util::ShellQuote(g_binary);
+  const std::string line =
+      "{\"id\": 1, \"mesh\": [2], \"shape\": [8], \"src\": \"S(0)\", \"dst\": \"R\"}\n";
+  for (const std::string& command :
+       {"{ " + bin + " batch > /dev/full; }",
+        "{ " + bin + " plan --mesh 2 --shape 8 --src 'S(0)' --dst R > /dev/full; }",
+        "{ " + bin + " verify --mesh 2 --shape 8 --src 'S(0)' --dst R --timeout 10 > /dev/full; }"}) {
+    Result r = reshard::test_util::RunShell(command, line);
+    EXPECT_EQ(r.exit_code, 1) << command << "\n" << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, "cannot write")) << command << "\n" << r.err;
+  }
+}
+
+// Issue 9, items 3 and 5: verify refuses up front what it cannot run or
+// check, naming the flag, instead of crashing, running for minutes or
+// reporting FAIL.
+TEST(CliTest, VerifyRefusesUpFrontNamingTheFlag) {
+  const std::vector<std::string> one = {"verify", "--mesh", "2", "--shape", "8", "--src", "S(0)",
+                                        "--dst", "R"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = one;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  struct Bad {
+    std::vector<std::string> args;
+    std::string names;
+  };
+  const std::vector<Bad> bad = {
+      {{"verify", "--mesh", "2,2", "--shape", "1000000,1000", "--src", "S(0)S(1)", "--dst",
+        "S(1)S(0)", "--max-memory", "1G"},
+       "(the tensor is 3.73 GiB; every rank's shards and buffers come on top), more than the "
+       "limit of 1 GiB (--max-memory)"},
+      {{"verify", "--mesh", "64,64", "--shape", "8", "--src", "S(0)R", "--dst", "RR"},
+       "4096 ranks, more than verify runs on one host (64, --max-ranks"},
+      {{"verify", "--mesh", "2", "--shape", "8", "--dtype", "bool", "--src", "P(sum)", "--dst",
+        "R"},
+       "dtype bool: Partial"},
+      {with({"--kill-rank", "5"}), "--kill-rank 5: the mesh 2 has ranks 0 to 1"},
+      // S(0)->R is one collective call: call 1 never comes.
+      {with({"--kill-rank", "1", "--kill-at", "1"}), "--kill-at 1: the plan S(0)->R makes 1 "},
+      {with({"--kill-at", "0"}), "--kill-at needs --kill-rank"},
+      {with({"--max-memory", "lots"}), "--max-memory: \"lots\" is not a positive size"},
+      {with({"--ranks", "0-1"}), "--ranks needs --store"},
+      {with({"--store", "redis://x", "--ranks", "0-1"}), "store \"redis://x\": expected"},
+      {with({"--store", "/no/such/dir"}), "neither redis://HOST:PORT/PREFIX nor"},
+      {{"verify", "--mesh", "2", "--shape", "8", "--src", "X", "--dst", "R"}, "--src: state"},
+      {{"verify", "--mesh", "0", "--shape", "8", "--src", "R", "--dst", "R"}, "--mesh: "},
+      {{"verify", "--mesh", "2", "--shape", "8", "--dtype", "f128", "--src", "R", "--dst", "R"},
+       "--dtype: "},
+  };
+  for (const Bad& b : bad) {
+    Result r = RunReshard(b.args);
+    const std::string shown = absl::StrJoin(b.args, " ");
+    EXPECT_EQ(r.exit_code, 2) << shown << "\n" << r.out << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, b.names)) << shown << "\n" << r.err;
+    EXPECT_FALSE(absl::StrContains(r.out, "FAIL")) << shown << "\n" << r.out;
+  }
+}
+
+// Issue 9, item 6.
+TEST(CliTest, FlagWithoutValueIsNamed) {
+  Result r = RunReshard({"plan", "--mesh", "2", "--shape", "8", "--dst", "R", "--src", "--format",
+                         "text"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(r.err, "--src needs a value")) << r.err;
+  Result inline_value = RunReshard({"plan", "--mesh=2", "--shape=8", "--src=S(0)", "--dst=R"});
+  EXPECT_EQ(inline_value.exit_code, 0) << inline_value.err;
+}
+
+TEST(CliTest, ErrorsQuoteHugeInputShortly) {
+  const std::string huge(100000, 'R');  // one argument may hold at most 128 KiB
+  for (const std::string flag : {"--src", "--mesh", "--dtype"}) {
+    std::vector<std::string> args = {"plan",   "--mesh", "2",   "--shape", "8",  "--src",
+                                     "S(0)",   "--dst",  "R",   "--dtype", "f32"};
+    for (size_t i = 1; i < args.size(); i += 2) {
+      if (args[i] == flag) args[i + 1] = huge;
+    }
+    Result r = RunReshard(args);
+    EXPECT_EQ(r.exit_code, 2) << flag;
+    EXPECT_LT(r.err.size(), 1000u) << flag << ": " << r.err.substr(0, 200);
+  }
+  const std::string line = absl::StrCat("{\"mesh\": [2], \"shape\": [8], \"src\": \"",
+                                        std::string(10 << 20, 'R'),
+                                        "\", \"dst\": \"R\"}\n");
+  Result batch = RunReshard({"batch"}, line);
+  EXPECT_LT(batch.out.size(), 1000u) << batch.out.substr(0, 200);
+}
+
+TEST(CliTest, BigIdsAreNotEchoedWithOtherDigits) {
+  const std::string tail = ", \"mesh\": [2], \"shape\": [8], \"src\": \"S(0)\", \"dst\": \"R\"}\n";
+  Result r = RunReshard({"batch"}, absl::StrCat("{\"id\": 123456789012345678901234567890", tail,
+                                               "{\"id\": 18446744073709551615", tail,
+                                               "{\"id\": \"123456789012345678901234567890\"",
+                                               tail));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> lines = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 3u) << r.out;
+  // Not echoed as 1.2345678901234568e+29: refused, naming the key.
+  json big = json::parse(lines[0]);
+  EXPECT_TRUE(big["id"].is_null()) << lines[0];
+  EXPECT_EQ(big["ok"], false) << lines[0];
+  EXPECT_TRUE(absl::StartsWith(big["error"].get<std::string>(), "id: ")) << lines[0];
+  EXPECT_TRUE(absl::StartsWith(lines[1], "{\"id\":18446744073709551615,\"ok\":true")) << lines[1];
+  EXPECT_TRUE(absl::StartsWith(lines[2], "{\"id\":\"123456789012345678901234567890\",\"ok\":true"))
+      << lines[2];
+}
+
+// The bound's advice names the greedy planner only where it could be used
+// (spec §9: shard orders force the graph planner).
+TEST(CliTest, BoundAdviceFitsTheRequest) {
+  Result forced = RunReshard({"plan", "--mesh", "2,2", "--shape", "8,8", "--src", "S(0)[1]S(0)[0]",
+                              "--dst", "S(1)S(0)", "--max-states", "1", "--algorithm", "greedy"});
+  EXPECT_EQ(forced.exit_code, 3) << forced.err;
+  EXPECT_FALSE(absl::StrContains(forced.err, "use the greedy planner")) << forced.err;
+  EXPECT_TRUE(absl::StrContains(forced.err, "--max-states")) << forced.err;
+  Result graph = RunReshard({"plan", "--mesh", "2,2", "--shape", "8,8", "--src", "S(0)S(1)",
+                             "--dst", "S(1)S(0)", "--max-states", "1", "--algorithm", "graph"});
+  EXPECT_EQ(graph.exit_code, 3) << graph.err;
+  EXPECT_TRUE(absl::StrContains(graph.err, "--algorithm greedy")) << graph.err;
+}
+
+// Greedy S -> P on a size-1 mesh dim moves nothing (spec §8): planned, and
+// it runs on real data.
+TEST(CliTest, GreedySizeOneShardToPartialRuns) {
+  Result r = RunReshard({"verify", "--mesh", "1,4", "--shape", "8,8", "--src", "S(0)S(1)", "--dst",
+                         "P(sum)R", "--algorithm", "greedy", "--timeout", "20"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(absl::StrContains(r.out, "1 passed, 0 failed")) << r.out;
 }
 
 }  // namespace

@@ -66,7 +66,7 @@ TEST(ShardOfTest, EveryLayoutDTypeAndOpRoundTrips) {
     for (DType dtype : dtypes) {
       // Uneven: 5 rows over up to 3*2 ways leaves empty shards.
       const DistSpec spec = Spec({3, 2, 2}, layout, {5, 7}, dtype);
-      const LocalTensor global = TestTensor(dtype, {5, 7}, /*seed=*/11, spec.mesh().num_ranks());
+      const LocalTensor global = *TestTensor(dtype, {5, 7}, /*seed=*/11, spec.mesh().num_ranks());
       std::vector<LocalTensor> shards = AllShards(global, spec, 11);
       absl::StatusOr<LocalTensor> back = Reassemble(shards, spec);
       ASSERT_TRUE(back.ok()) << layout << " " << DTypeName(dtype) << ": " << back.status();
@@ -82,7 +82,7 @@ TEST(ShardOfTest, PartialValuesDifferBetweenRanks) {
   // reduction; check that ranks' values differ somewhere for each op.
   for (const char* layout : {"P(sum)", "P(avg)", "P(max)", "P(min)", "P(prod)"}) {
     const DistSpec spec = Spec({4}, layout, {64});
-    const LocalTensor global = TestTensor(DType::kF32, {64}, 3, 4);
+    const LocalTensor global = *TestTensor(DType::kF32, {64}, 3, 4);
     std::vector<LocalTensor> shards = AllShards(global, spec, 3);
     int differing = 0;
     for (int64_t i = 0; i < 64; ++i) {
@@ -94,7 +94,7 @@ TEST(ShardOfTest, PartialValuesDifferBetweenRanks) {
   }
   // Integer sums: one holder per element, the others 0, so no wrap-around.
   const DistSpec spec = Spec({4}, "P(sum)", {64}, DType::kI8);
-  const LocalTensor global = TestTensor(DType::kI8, {64}, 3, 4);
+  const LocalTensor global = *TestTensor(DType::kI8, {64}, 3, 4);
   std::vector<LocalTensor> shards = AllShards(global, spec, 3);
   for (int64_t i = 0; i < 64; ++i) {
     int nonzero = 0;
@@ -105,7 +105,7 @@ TEST(ShardOfTest, PartialValuesDifferBetweenRanks) {
 
 TEST(ShardOfTest, DependsOnSeedOnlyForPartials) {
   const DistSpec spec = Spec({2}, "P(sum)", {16}, DType::kF64);
-  const LocalTensor global = TestTensor(DType::kF64, {16}, 1, 2);
+  const LocalTensor global = *TestTensor(DType::kF64, {16}, 1, 2);
   absl::StatusOr<LocalTensor> a = ShardOf(global, spec, {1}, 1);
   absl::StatusOr<LocalTensor> b = ShardOf(global, spec, {1}, 2);
   ASSERT_TRUE(a.ok() && b.ok());
@@ -118,7 +118,7 @@ TEST(ShardOfTest, DependsOnSeedOnlyForPartials) {
 
 TEST(ReassembleTest, ReportsDisagreeingReplicasAndBadShapes) {
   const DistSpec spec = Spec({2}, "R", {4}, DType::kI32);
-  const LocalTensor global = TestTensor(DType::kI32, {4}, 5, 2);
+  const LocalTensor global = *TestTensor(DType::kI32, {4}, 5, 2);
   std::vector<LocalTensor> shards = AllShards(global, spec, 5);
   shards[1].data_as<int32_t>()[2] += 1;
   absl::StatusOr<LocalTensor> back = Reassemble(shards, spec);

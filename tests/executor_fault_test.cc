@@ -20,8 +20,8 @@ namespace {
 
 enum class Death { kCloses, kStalls };
 
-// Mesh (2, 2), S(0)S(1) -> RR: step 0 gathers along mesh dim 0, step 1 along
-// mesh dim 1. Rank 3 dies at its second collective (step 1), where its group
+// Mesh (2, 2), S(0)S(1) -> RR: step 1 gathers along mesh dim 0, step 2 along
+// mesh dim 1. Rank 3 dies at its second collective (step 2), where its group
 // is {2, 3}; ranks 0 and 1 never need it then.
 std::vector<absl::Status> RunWithDeath(Death death) {
   const DeviceMesh mesh = *DeviceMesh::Create({2, 2});
@@ -31,7 +31,7 @@ std::vector<absl::Status> RunWithDeath(Death death) {
   options.algorithm = Algorithm::kGraph;
   const Plan plan = *PlanRedistribution(src, dst, options);
   EXPECT_EQ(plan.Trace(), "S(0)S(1)->RS(1)->RR");
-  const LocalTensor global = TestTensor(DType::kF32, {8, 8}, 1, 4);
+  const LocalTensor global = *TestTensor(DType::kF32, {8, 8}, 1, 4);
   GlooOptions gloo;
   gloo.timeout = absl::Seconds(2);
   std::vector<absl::Status> result(4);
@@ -57,7 +57,7 @@ void ExpectNamedFailure(const absl::Status& s) {
   EXPECT_TRUE(s.code() == absl::StatusCode::kUnavailable ||
               s.code() == absl::StatusCode::kDeadlineExceeded)
       << s;
-  EXPECT_TRUE(absl::StrContains(s.message(), "step 1 (S(1)->R all_gather on mesh dim 1)")) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "step 2 (S(1)->R all_gather on mesh dim 1)")) << s;
 }
 
 TEST(ExecutorFaultTest, DeadPeerFailsItsGroup) {

@@ -49,7 +49,7 @@ struct RunResult {
 RunResult Execute(const DistSpec& src, const DistSpec& dst, const Plan& plan) {
   const DeviceMesh& mesh = src.mesh();
   const int64_t n = mesh.num_ranks();
-  const LocalTensor global = TestTensor(src.dtype(), src.global_shape(), kSeed, n);
+  const LocalTensor global = *TestTensor(src.dtype(), src.global_shape(), kSeed, n);
   RunResult run;
   run.status.resize(n);
   run.result.resize(n);
@@ -69,7 +69,7 @@ RunResult Execute(const DistSpec& src, const DistSpec& dst, const Plan& plan) {
 
 // Every rank's result equals its shard of dst (dst without Partials).
 void ExpectDstShards(const DistSpec& src, const DistSpec& dst, const RunResult& run) {
-  const LocalTensor global = TestTensor(src.dtype(), src.global_shape(), kSeed, src.mesh().num_ranks());
+  const LocalTensor global = *TestTensor(src.dtype(), src.global_shape(), kSeed, src.mesh().num_ranks());
   for (int64_t r = 0; r < src.mesh().num_ranks(); ++r) {
     ASSERT_TRUE(run.status[r].ok()) << "rank " << r << ": " << run.status[r];
     absl::StatusOr<LocalTensor> want = ShardOf(global, dst, src.mesh().Coordinate(r), kSeed);
@@ -135,7 +135,7 @@ TEST(ExecutorTest, PartitionSumKeepsDataAtCoordinateZero) {
   const DistSpec src = Spec({3, 2}, "RR", {7, 5}, DType::kI32);
   const DistSpec dst = Spec({3, 2}, "P(sum)R", {7, 5}, DType::kI32);
   RunResult run = Execute(src, dst, OneStep(0, Placement::Replicate(), Placement::Partial(ReduceOp::kSum)));
-  const LocalTensor global = TestTensor(DType::kI32, {7, 5}, kSeed, 6);
+  const LocalTensor global = *TestTensor(DType::kI32, {7, 5}, kSeed, 6);
   for (int64_t r = 0; r < 6; ++r) {
     ASSERT_TRUE(run.status[r].ok()) << run.status[r];
     const bool keeps = src.mesh().Coordinate(r)[0] == 0;  // spec §11
@@ -151,7 +151,7 @@ TEST(ExecutorTest, PartitionProdIsAnErrorOnEveryRank) {
   RunResult run = Execute(src, dst, OneStep(0, Placement::Replicate(), Placement::Partial(ReduceOp::kProd)));
   for (const absl::Status& s : run.status) {
     EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented) << s;
-    EXPECT_TRUE(absl::StrContains(s.message(), "step 0 (R->P(prod) partition on mesh dim 0)")) << s;
+    EXPECT_TRUE(absl::StrContains(s.message(), "step 1 (R->P(prod) partition on mesh dim 0)")) << s;
   }
 }
 
@@ -222,14 +222,14 @@ TEST(ExecutorTest, MismatchesFailBeforeCommunicating) {
                            OneStep(0, Placement::Shard(0), Placement::Replicate()));
   for (int64_t r = 0; r < 4; ++r) {
     EXPECT_EQ(wrong_src.status[r].code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_TRUE(absl::StrContains(wrong_src.status[r].message(), "step 0")) << wrong_src.status[r];
+    EXPECT_TRUE(absl::StrContains(wrong_src.status[r].message(), "step 1")) << wrong_src.status[r];
     EXPECT_EQ(incomplete.status[r].code(), absl::StatusCode::kInvalidArgument);
     EXPECT_TRUE(absl::StrContains(incomplete.status[r].message(), "not in the destination"))
         << incomplete.status[r];
   }
   // A tensor of the wrong shape is refused on its rank.
   std::vector<absl::Status> st = RunRanksOnThreads(src.mesh(), GlooOptions(), [&](GlooCommunicator& c) {
-    LocalTensor t = LocalTensor::Zeros(DType::kF32, {6, 4});
+    LocalTensor t = *LocalTensor::Zeros(DType::kF32, {6, 4});
     absl::Status s = Redistribute(t, src, dst, OneStep(0, Placement::Shard(0), Placement::Replicate()), c);
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
     EXPECT_TRUE(absl::StrContains(s.message(), "source shard is f32[3,4]")) << s;

@@ -108,7 +108,7 @@ void ExpectKilledRankReported(bool processes) {
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_EQ(LastLine(r.out), "0 passed, 1 failed");
   EXPECT_TRUE(absl::StrContains(r.out, "rank 2: ")) << r.out;
-  EXPECT_TRUE(absl::StrContains(r.out, "step 1 (S(1)->R all_gather on mesh dim 1)")) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, "step 2 (S(1)->R all_gather on mesh dim 1)")) << r.out;
   // Rerun the FAIL line as printed (with this binary for "reshard").
   std::string fail_line;
   for (absl::string_view line : absl::StrSplit(r.out, '\n')) {

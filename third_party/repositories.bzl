@@ -17,6 +17,7 @@ def reshard_dependencies(prefix = ""):
         ("boost", "boost"),
         ("nlohmann_json", "nlohmann_json"),
         ("gloo", "gloo"),
+        ("hiredis", "hiredis"),
     ]:
         if repo not in native.existing_rules():
             native.local_repository(name = repo, path = _path(prefix, folder))

@@ -95,7 +95,11 @@ absl::StatusOr<std::unique_ptr<GlooCommunicator>> GlooCommunicator::Connect(
       new GlooCommunicator(mesh, rank, std::move(store), options));
   try {
     gloo::transport::tcp::attr attr;
-    attr.hostname = options.hostname;
+    if (options.interface.empty()) {
+      attr.hostname = options.hostname;
+    } else {
+      attr.iface = options.interface;
+    }
     comm->device_ = gloo::transport::tcp::CreateDevice(attr);
   } catch (const std::exception& e) {
     return FromException("gloo: creating the TCP device", e);

@@ -55,8 +55,13 @@ class Device;
 namespace reshard {
 
 struct GlooOptions {
-  // Address every rank listens on; loopback for one machine.
+  // Address every rank listens on (and tells its peers through the store):
+  // loopback for one machine; on several hosts, this host's address on the
+  // network the ranks share. Ignored when `interface` is set.
   std::string hostname = "127.0.0.1";
+  // Network interface to listen on instead (e.g. "eth1"): its first IPv4
+  // address is used, so every host can pass the same name.
+  std::string interface;
   // Bounds each rendezvous and each collective.
   absl::Duration timeout = absl::Seconds(30);
   // Key prefix in the store, so that several communicators can share one.

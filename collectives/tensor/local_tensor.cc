@@ -30,10 +30,15 @@ LocalTensor::LocalTensor(void* data, Deleter deleter, DType dtype, std::vector<i
       shape_(std::move(shape)),
       space_(space) {}
 
-LocalTensor LocalTensor::Zeros(DType dtype, std::vector<int64_t> shape) {
+absl::StatusOr<LocalTensor> LocalTensor::Zeros(DType dtype, std::vector<int64_t> shape) {
   const size_t bytes = static_cast<size_t>(NumElements(shape) * ItemSize(dtype));
   // calloc: zeroed, and malloc alignment suits every dtype.
   void* data = bytes == 0 ? nullptr : std::calloc(bytes, 1);
+  if (bytes != 0 && data == nullptr) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "host allocation of %d bytes for a %s tensor [%s] failed", bytes, DTypeName(dtype),
+        absl::StrJoin(shape, ",")));
+  }
   return LocalTensor(data, [](void* p) { std::free(p); }, dtype, std::move(shape),
                      MemorySpace::kHost);
 }

@@ -11,7 +11,7 @@
 // SlabFill) that every memory space shares; a CopyEngine carries them out.
 //
 //   HostCopyEngine engine;
-//   LocalTensor t = LocalTensor::Zeros(DType::kF32, {5, 3});
+//   LocalTensor t = *LocalTensor::Zeros(DType::kF32, {5, 3});
 //   absl::StatusOr<LocalTensor> top = TakeSlab(engine, t, /*dim=*/0, /*begin=*/0, /*length=*/2);
 //   absl::StatusOr<LocalTensor> padded = Resize(engine, t, /*dim=*/0, /*new_length=*/8);  // zero-filled
 #ifndef RESHARD_COLLECTIVES_TENSOR_LOCAL_TENSOR_H_
@@ -50,8 +50,8 @@ class LocalTensor {
   // An empty f32 host tensor of shape {0}.
   LocalTensor() : LocalTensor(nullptr, nullptr, DType::kF32, {0}, MemorySpace::kHost) {}
 
-  // A zero-filled host tensor.
-  static LocalTensor Zeros(DType dtype, std::vector<int64_t> shape);
+  // A zero-filled host tensor; ResourceExhausted when the memory cannot be had.
+  static absl::StatusOr<LocalTensor> Zeros(DType dtype, std::vector<int64_t> shape);
   // Wraps a caller-owned buffer (host or device); the caller keeps it alive.
   static LocalTensor View(void* data, DType dtype, std::vector<int64_t> shape,
                           MemorySpace space);

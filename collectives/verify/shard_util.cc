@@ -120,9 +120,9 @@ ShardRegion RegionOf(const DistSpec& spec, absl::Span<const int64_t> coordinate)
   return region;
 }
 
-LocalTensor TestTensor(DType dtype, std::vector<int64_t> shape, uint64_t seed,
-                       int64_t num_ranks) {
-  LocalTensor t = LocalTensor::Zeros(dtype, std::move(shape));
+absl::StatusOr<LocalTensor> TestTensor(DType dtype, std::vector<int64_t> shape, uint64_t seed,
+                                       int64_t num_ranks) {
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor t, LocalTensor::Zeros(dtype, std::move(shape)));
   // Bounds that keep every Partial split and reduction exact (header).
   int64_t lo = -8, hi = 8;
   const int64_t small = std::max<int64_t>(1, std::min<int64_t>(8, 60 / std::max<int64_t>(1, num_ranks)));
@@ -142,7 +142,7 @@ absl::StatusOr<LocalTensor> ShardOf(const LocalTensor& global, const DistSpec& s
   RESHARD_RETURN_IF_ERROR(CheckGlobal(global, spec));
   RESHARD_RETURN_IF_ERROR(spec.mesh().ValidateCoordinate(coordinate));
   const ShardRegion region = RegionOf(spec, coordinate);
-  LocalTensor out = LocalTensor::Zeros(spec.dtype(), region.shape);
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor out, LocalTensor::Zeros(spec.dtype(), region.shape));
   const int item = ItemSize(spec.dtype());
   std::vector<int> partial_dims;
   for (int m = 0; m < spec.mesh().ndim(); ++m) {
@@ -237,7 +237,8 @@ absl::StatusOr<std::vector<bool>> ReducePartials(const DistSpec& spec,
 absl::StatusOr<LocalTensor> PlaceRegions(const DistSpec& spec,
                                          const std::vector<std::vector<double>>& values,
                                          const std::vector<bool>& live) {
-  LocalTensor global = LocalTensor::Zeros(spec.dtype(), spec.global_shape());
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor global,
+                           LocalTensor::Zeros(spec.dtype(), spec.global_shape()));
   std::vector<int64_t> owner(global.numel(), -1);
   std::vector<double> placed(global.numel(), 0);
   for (size_t r = 0; r < values.size(); ++r) {

@@ -3,7 +3,7 @@
 // tensor, and the global tensor rebuilt from every rank's part. Tests and
 // `reshard verify` compare the executor's results with these.
 //
-//   LocalTensor global = TestTensor(DType::kF32, {13, 8}, /*seed=*/7, /*num_ranks=*/8);
+//   LocalTensor global = *TestTensor(DType::kF32, {13, 8}, /*seed=*/7, /*num_ranks=*/8);
 //   absl::StatusOr<LocalTensor> mine = ShardOf(global, spec, coordinate, /*seed=*/7);
 //   ...
 //   absl::StatusOr<LocalTensor> back = Reassemble(all_ranks_shards, spec);  // == global
@@ -45,7 +45,8 @@ ShardRegion RegionOf(const DistSpec& spec, absl::Span<const int64_t> coordinate)
 
 // A deterministic host tensor of small integers (stored in `dtype`) whose
 // Partial splits (above) stay exact on a mesh of up to `num_ranks` ranks.
-LocalTensor TestTensor(DType dtype, std::vector<int64_t> shape, uint64_t seed, int64_t num_ranks);
+absl::StatusOr<LocalTensor> TestTensor(DType dtype, std::vector<int64_t> shape, uint64_t seed,
+                                       int64_t num_ranks);
 
 // The shard of host tensor `global` held at `coordinate` in `spec`, with the
 // Partial values described above (deterministic in `seed`). InvalidArgument

@@ -107,6 +107,34 @@ struct Fault {
   int64_t at_call = 0;
 };
 
+// What `reshard verify` refuses up front, before allocating anything.
+struct VerifyLimits {
+  // Ranks run as threads or processes of one host, each with sockets to its
+  // peers: thousands of them exhaust descriptors and time before failing.
+  int64_t max_ranks = 64;
+  // Host memory the case may take, as EstimatedBytes counts it.
+  double max_bytes = 1e18;
+};
+
+// Host memory that verifying a case takes at its peak with every rank in one
+// process, counted from the plan: the global tensor; per rank three times
+// its largest local tensor or step buffer (a step's input, output and
+// buffers; coordinate 0 holds the largest chunks); an expected shard; and
+// for a Partial destination the reduction in doubles. Meant as an upper
+// bound (measured peaks were 0.4 to 0.85 of it), not a measurement.
+double EstimatedBytes(const DistSpec& src, const DistSpec& dst, const Plan& plan);
+
+// Collective calls each rank makes running `plan` (size-1 mesh dims and local
+// steps make none, spec §11): the range of a Fault's at_call.
+int64_t CollectiveCalls(const Plan& plan, const DeviceMesh& mesh);
+
+// The checks `reshard verify` makes before running a case: InvalidArgument,
+// naming the flag to change, when the case has more ranks or needs more
+// memory than `limits` allow, or `fault` would inject nothing (a rank outside
+// the mesh, a call past the plan's last collective); otherwise Prepare's
+// errors without its allocations.
+absl::Status CheckCase(const VerifyCase& c, const VerifyLimits& limits, const Fault& fault);
+
 // Prepare, run every rank as a thread on Gloo, Check. A faulted rank closes
 // its connections (GlooCommunicator::Abort) as a dead process would.
 CaseReport VerifyOnThreads(const VerifyCase& c, const GlooOptions& options,

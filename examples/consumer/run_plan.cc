@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
       reshard::PlanRedistribution(*src, *dst, reshard::PlanOptions());
   if (!plan.ok()) return Fail(plan.status());
   const reshard::LocalTensor global =
-      reshard::TestTensor(reshard::DType::kF32, shape, kSeed, mesh->num_ranks());
+      *reshard::TestTensor(reshard::DType::kF32, shape, kSeed, mesh->num_ranks());
 
   if (rank >= 0) {
     if (rank >= mesh->num_ranks()) {

@@ -49,7 +49,7 @@ absl::StatusOr<LocalTensor> ToDevice(CudaCopyEngine& engine, const LocalTensor& 
 }
 
 absl::StatusOr<LocalTensor> ToHost(CudaCopyEngine& engine, const LocalTensor& device) {
-  LocalTensor out = LocalTensor::Zeros(device.dtype(), device.shape());
+  LocalTensor out = *LocalTensor::Zeros(device.dtype(), device.shape());
   if (device.nbytes() > 0) {
     if (absl::Status s = CudaResult(
             cudaMemcpyAsync(out.data(), device.data(), static_cast<size_t>(device.nbytes()),

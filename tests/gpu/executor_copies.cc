@@ -113,7 +113,7 @@ std::vector<NamedCopyOp> ExecutorCopyOps(int dim, int64_t L) {
 }
 
 LocalTensor PatternTensor(DType dtype, std::vector<int64_t> shape, int seed) {
-  LocalTensor t = LocalTensor::Zeros(dtype, std::move(shape));
+  LocalTensor t = *LocalTensor::Zeros(dtype, std::move(shape));
   unsigned char* bytes = t.data_as<unsigned char>();
   for (int64_t i = 0; i < t.nbytes(); ++i) {
     bytes[i] = static_cast<unsigned char>(1 + (i * 37 + seed * 101) % 251);

@@ -39,7 +39,7 @@ TEST(ExecutorCopies, EveryOpSucceedsAndTheRoundTripsGiveTheInput) {
         absl::StatusOr<LocalTensor> back = Resize(engine, *padded, dim, L);
         ASSERT_TRUE(zeros.ok() && back.ok());
         EXPECT_TRUE(SameBytes(*back, in)) << "pad then trim" << where;
-        EXPECT_TRUE(SameBytes(*zeros, LocalTensor::Zeros(dtype, zeros->shape())))
+        EXPECT_TRUE(SameBytes(*zeros, *LocalTensor::Zeros(dtype, zeros->shape())))
             << "padding is zeros" << where;
       }
     }

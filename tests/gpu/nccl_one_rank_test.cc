@@ -110,7 +110,7 @@ TEST_P(NcclOneRankCollectivesTest, EveryCollectiveOnAOneRankGroupReturnsItsInput
     for (int dim = 0; dim < 2; ++dim) {
       for (int64_t count : {int64_t{0}, int64_t{1}, int64_t{37}, int64_t{4099}}) {
         const std::string what = absl::StrCat(DTypeName(dtype), " x ", count, " on mesh dim ", dim);
-        const LocalTensor in = TestTensor(dtype, {count}, static_cast<uint64_t>(count) + 1, 1);
+        const LocalTensor in = *TestTensor(dtype, {count}, static_cast<uint64_t>(count) + 1, 1);
         absl::StatusOr<LocalTensor> send = ToDevice(engine, in);
         absl::StatusOr<LocalTensor> recv = engine.Allocate(dtype, {count});
         ASSERT_TRUE(send.ok() && recv.ok()) << what;
