@@ -11,8 +11,9 @@
 //   options.cost_model = *model;
 //
 // A model of your own: derive from CostModel (its parameters, a fingerprint
-// naming them) and BoundCostModel (its prices for one problem), and pass it
-// in PlanOptions. The plan cache keys plans by the fingerprint.
+// naming them) and BoundCostModel (its prices for one problem, and lower
+// bounds on them if it can: the graph search prunes with those, spec §5.1),
+// and pass it in PlanOptions. The plan cache keys plans by the fingerprint.
 #ifndef RESHARD_PLANNER_COST_MODEL_H_
 #define RESHARD_PLANNER_COST_MODEL_H_
 
