@@ -1,11 +1,13 @@
 // Planning latency (Google Benchmark): greedy, graph and cached lookups on
-// 1-D to 4-D meshes with 1-D to 4-D tensors. See bench/README.md for the
-// command and the numbers.
+// 1-D to 4-D meshes with 1-D to 4-D tensors, and CostMatrix against planning
+// the same pairs one by one. See bench/README.md for the command and the
+// numbers.
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
+#include "planner/cost_matrix.h"
 #include "planner/dist_spec.h"
 #include "planner/plan_cache.h"
 #include "planner/planner.h"
@@ -90,10 +92,78 @@ void MeshByTensor(benchmark::internal::Benchmark* b) {
   }
 }
 
+// All pairs of `count` layouts of a 1024x4096 f32 tensor on a 2x...x2 mesh of
+// `mesh_ndim` dims: every mesh dim R, S(0), S(1) or P(sum) (default shard
+// order), the first `count` of these in lexicographic order, stepping by 2
+// when there are twice as many.
+struct LayoutSet {
+  DeviceMesh mesh;
+  std::vector<int64_t> shape = {1024, 4096};
+  std::vector<DistSpec> specs;
+  std::vector<DistState> states;
+};
+LayoutSet MakeLayouts(int mesh_ndim, int count) {
+  LayoutSet set{*DeviceMesh::Create(std::vector<int64_t>(mesh_ndim, 2))};
+  const char* const kTokens[] = {"R", "S(0)", "S(1)", "P(sum)"};
+  int total = 1;
+  for (int m = 0; m < mesh_ndim; ++m) total *= 4;
+  const int stride = total / count;
+  for (int i = 0; i < total; i += stride) {
+    std::string text;
+    for (int m = 0, k = i; m < mesh_ndim; ++m, k /= 4) absl::StrAppend(&text, kTokens[k % 4]);
+    set.specs.push_back(*DistSpec::Parse(set.mesh, text, set.shape, DType::kF32));
+    set.states.push_back(set.specs.back().state());
+  }
+  return set;
+}
+
+void BM_CostMatrix(benchmark::State& state) {
+  LayoutSet set = MakeLayouts(state.range(0), state.range(1));
+  CostMatrixOptions options;
+  for (auto _ : state) {
+    absl::StatusOr<CostMatrixResult> m =
+        CostMatrix(set.mesh, set.shape, DType::kF32, set.states, set.states, options);
+    if (!m.ok()) {
+      state.SkipWithError(m.status().ToString().c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(m->data());
+  }
+  const double pairs = static_cast<double>(set.states.size() * set.states.size());
+  state.counters["pairs_per_second"] =
+      benchmark::Counter(pairs, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// The same pairs planned one by one (graph planner), as `reshard batch` would.
+void BM_CostMatrixPairByPair(benchmark::State& state) {
+  LayoutSet set = MakeLayouts(state.range(0), state.range(1));
+  PlanOptions options;
+  options.algorithm = Algorithm::kGraph;
+  for (auto _ : state) {
+    double sum = 0;
+    for (const DistSpec& src : set.specs) {
+      for (const DistSpec& dst : set.specs) {
+        absl::StatusOr<Plan> plan = PlanRedistribution(src, dst, options);
+        if (plan.ok()) sum += plan->cost;
+      }
+    }
+    benchmark::DoNotOptimize(sum);
+  }
+  const double pairs = static_cast<double>(set.specs.size() * set.specs.size());
+  state.counters["pairs_per_second"] =
+      benchmark::Counter(pairs, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void MatrixSizes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"mesh_dims", "layouts"})->Args({3, 64})->Args({4, 128})->Unit(benchmark::kMillisecond);
+}
+
 BENCHMARK(BM_Greedy)->Apply(MeshByTensor);
 BENCHMARK(BM_GraphDefaultOrder)->Apply(MeshByTensor);
 BENCHMARK(BM_GraphShardOrder)->Apply(MeshByTensor);
 BENCHMARK(BM_CachedLookup)->Apply(MeshByTensor);
+BENCHMARK(BM_CostMatrix)->Apply(MatrixSizes);
+BENCHMARK(BM_CostMatrixPairByPair)->Apply(MatrixSizes);
 
 }  // namespace
 }  // namespace reshard

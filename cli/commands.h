@@ -18,6 +18,8 @@ int RunPlanCommand(const std::vector<std::string>& args);
 int RunBatchCommand(const std::vector<std::string>& args);
 // cli/verify_command.cc.
 int RunVerifyCommand(const std::vector<std::string>& args);
+// cli/costs_command.cc.
+int RunCostsCommand(const std::vector<std::string>& args);
 
 }  // namespace reshard
 

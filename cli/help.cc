@@ -60,6 +60,7 @@ COMMANDS
   batch  plan one JSON case per stdin line, one JSON result per stdout line
   verify run plans on real data (Gloo on this machine, ranks as threads or
          processes) and check every rank's result
+  costs  the cost of every (source, target) pair of a list of layouts
 
 )txt",
                       NotationHelp(), "\n", ExitCodesHelp());

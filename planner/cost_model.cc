@@ -12,8 +12,12 @@ namespace {
 // Spec §6 "pytorch-const": a price per kind of step, whatever the problem.
 class PyTorchConstCosts : public BoundCostModel {
  public:
-  double StepCost(const DistState&, const Step& step) const override {
-    switch (step.kind) {
+  double StepCost(const DistState&, const Step& step) const override { return Price(step.kind); }
+  double LowerBound(StepKind kind, int) const override { return Price(kind); }
+
+ private:
+  static double Price(StepKind kind) {
+    switch (kind) {
       case StepKind::kAllToAll: return 1;
       case StepKind::kAllGather: return 2;
       case StepKind::kAllReduce: return 4;
@@ -44,6 +48,7 @@ class PyTorchCosts : public BoundCostModel {
     bytes_ = static_cast<double>(p.itemsize);
     for (int64_t s : p.global_shape) bytes_ *= static_cast<double>(s);  // exact below 2^53
     int64_t total = 1;
+    for (int d = 0; d < mesh_.ndim(); ++d) max_shards_ *= static_cast<double>(mesh_.size(d));
     for (int d = mesh_.ndim() - 1; d >= 0; --d) {
       size_[d] = static_cast<double>(mesh_.size(d));
       total *= mesh_.size(d);
@@ -68,6 +73,23 @@ class PyTorchCosts : public BoundCostModel {
     return 0.0;
   }
 
+  // StepCost grows with b, which is smallest when every mesh dim shards (but
+  // a Partial mesh dim, which cannot). Rounding is monotone, so the same
+  // arithmetic on the smallest b is a bound bit for bit.
+  double LowerBound(StepKind kind, int mesh_dim) const override {
+    const double n = size_[mesh_dim];
+    const double b_min = bytes_ / max_shards_ / 1073741824.0;
+    const double b_min_partial = bytes_ / (max_shards_ / n) / 1073741824.0;
+    switch (kind) {
+      case StepKind::kAllGather: return AllGather(b_min * n, mesh_dim, n);
+      case StepKind::kAllToAll: return AllGather(b_min, mesh_dim, n) + 1.0;
+      case StepKind::kAllReduce: return AllReduce(b_min_partial, mesh_dim, n);
+      case StepKind::kReduceScatter: return AllGather(b_min_partial, mesh_dim, n);
+      case StepKind::kChunk:
+      case StepKind::kPartition: return 0.0;
+    }
+    return 0.0;
+  }
  private:
   double AllGather(double x, int m, double n) const {
     return 6.6 + (n - 1) * latency_[m] + (x * (n - 1) / n) / bandwidth_[m] * 1e6;
@@ -89,6 +111,7 @@ class PyTorchCosts : public BoundCostModel {
 
   DeviceMesh mesh_;
   double bytes_;
+  double max_shards_ = 1;  // the number of devices
   double size_[kMaxMeshDims];
   double bandwidth_[kMaxMeshDims];  // GB/s
   double latency_[kMaxMeshDims];    // us

@@ -11,8 +11,9 @@
 //   options.cost_model = *model;
 //
 // A model of your own: derive from CostModel (its parameters, a fingerprint
-// naming them) and BoundCostModel (its prices for one problem), and pass it
-// in PlanOptions. The plan cache keys plans by the fingerprint.
+// naming them) and BoundCostModel (its prices for one problem, and lower
+// bounds on them if it can: the graph search prunes with those, spec §5.1),
+// and pass it in PlanOptions. The plan cache keys plans by the fingerprint.
 #ifndef RESHARD_PLANNER_COST_MODEL_H_
 #define RESHARD_PLANNER_COST_MODEL_H_
 
@@ -44,6 +45,13 @@ class BoundCostModel {
   // Cost of `step` while the tensor is in `current` (the state the step
   // leaves). Only legal steps are asked (step.h, CheckStep).
   virtual double StepCost(const DistState& current, const Step& step) const = 0;
+
+  // A lower bound on StepCost of every `kind` step on `mesh_dim`, from any
+  // state of the problem. The graph search prunes with it
+  // (remaining_cost_bound.h, spec §5.1), so it must never exceed a real
+  // price, bit for bit. The default, 0, offers no bound: with 0 for every
+  // kind the search is plain Dijkstra.
+  virtual double LowerBound(StepKind /*kind*/, int /*mesh_dim*/) const { return 0; }
 };
 
 // A model with its parameters; immutable, so one object may serve many

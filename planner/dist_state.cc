@@ -45,15 +45,6 @@ absl::StatusOr<DistState> DistState::Create(absl::Span<const Placement> placemen
   return s;
 }
 
-Placement DistState::placement(int mesh_dim) const {
-  unsigned c = cell(mesh_dim);
-  switch (static_cast<Placement::Kind>(c & 3u)) {
-    case Placement::Kind::kShard: return Placement::Shard((c >> 2) & 7u);
-    case Placement::Kind::kPartial: return Placement::Partial(static_cast<ReduceOp>((c >> 2) & 7u));
-    default: return Placement::Replicate();
-  }
-}
-
 std::vector<Placement> DistState::placements() const {
   std::vector<Placement> out(ndim_);
   for (int m = 0; m < ndim_; ++m) out[m] = placement(m);

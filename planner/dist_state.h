@@ -54,7 +54,15 @@ class DistState {
                                           const ShardOrder& order);
 
   int ndim() const { return ndim_; }
-  Placement placement(int mesh_dim) const;
+  Placement placement(int mesh_dim) const {
+    const unsigned c = cell(mesh_dim);
+    const auto kind = static_cast<Placement::Kind>(c & 3u);
+    const unsigned arg = (c >> 2) & 7u;
+    // Inline: the graph search decodes cells on every edge.
+    if (kind == Placement::Kind::kShard) return Placement::Shard(static_cast<int>(arg));
+    if (kind == Placement::Kind::kPartial) return Placement::Partial(static_cast<ReduceOp>(arg));
+    return Placement::Replicate();
+  }
   std::vector<Placement> placements() const;
 
   // Mesh dims sharding `tensor_dim`, in application order (empty if none).

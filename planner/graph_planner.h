@@ -1,7 +1,8 @@
-// The compat graph planner (spec §5): Dijkstra over DistStates with
-// Boost.Graph on an implicit graph whose vertices are generated as the search
-// reaches them. Priority is (cost, push sequence), so equal-cost ties break
-// exactly as PyTorch's heap does.
+// The compat graph planner (spec §5): the plan PyTorch's Dijkstra finds, with
+// its tie-breaks, found by a pruned search (spec §5.1): an A* pass with
+// RemainingCostBound finds the optimal cost C*, then a Dijkstra pass that
+// drops every edge that cannot lie on a path of cost C* pops the same
+// destination entry as the unpruned search.
 #ifndef RESHARD_PLANNER_GRAPH_PLANNER_H_
 #define RESHARD_PLANNER_GRAPH_PLANNER_H_
 
@@ -21,14 +22,20 @@ struct GraphPath {
   std::vector<Step> steps;
   std::vector<double> costs;
   double cost = 0;  // as the search summed it (bit-identical to PyTorch's)
-  int64_t expanded = 0;
+  int64_t expanded = 0;  // by all passes together
 };
 
-// ResourceExhausted after `max_expanded` expansions without reaching `dst`;
-// NotFound ("no_path: ...") when dst is unreachable.
+enum class GraphSearch {
+  kPruned,    // A* for C*, then the pruned Dijkstra (spec §5.1)
+  kDijkstra,  // spec §5 as written: the reference the pruned search must match
+};
+
+// ResourceExhausted after `max_expanded` expansions (all passes together)
+// without reaching `dst`; NotFound ("no_path: ...") when dst is unreachable.
 absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& dst,
                                         int tensor_ndim, const BoundCostModel& model,
-                                        int64_t max_expanded);
+                                        int64_t max_expanded,
+                                        GraphSearch search = GraphSearch::kPruned);
 
 }  // namespace reshard
 

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Cost matrix, `reshard costs` vs planning every pair through `reshard batch`
+# (graph planner), side by side on the same layouts and the same machine, in
+# one run. Checks that every entry agrees bit for bit, then prints both wall
+# times, pairs per second and their ratio.
+#
+#   bench/compare_costs.sh [repeats]
+#
+# Layouts (as planner_bench's BM_CostMatrix): a 1024x4096 f32 tensor; every
+# mesh dim R, S(0), S(1) or P(sum): all 64 on a 2x2x2 mesh, every other one of
+# the 256 on a 2x2x2x2 mesh (128).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repeats=${1:-3}
+
+bazel build -c opt //cli:reshard >/dev/null 2>&1 || bazel build -c opt //cli:reshard
+reshard="$(bazel info -c opt bazel-bin 2>/dev/null)/cli/reshard"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Best of `repeats` wall times, in seconds, of "$@" < $1.
+best() {
+  local input=$1 best="" t0 t1 t
+  shift
+  for _ in $(seq "$repeats"); do
+    t0=$(date +%s.%N); "$@" < "$input" > "$tmp/out"; t1=$(date +%s.%N)
+    t=$(echo "$t1 - $t0" | bc -l)
+    if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then best=$t; fi
+  done
+  echo "$best"
+}
+
+for mesh_ndim in 3 4; do
+  mesh=$(python3 -c "print(','.join(['2'] * $mesh_ndim))")
+  python3 - "$mesh_ndim" "$tmp/layouts.txt" "$tmp/pairs.jsonl" <<'PY'
+import itertools, json, sys
+ndim, layouts_path, pairs_path = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+tokens = ["R", "S(0)", "S(1)", "P(sum)"]
+# Mesh dim 0 varies fastest, as in planner_bench.
+every = ["".join(tokens[(i // 4 ** m) % 4] for m in range(ndim)) for i in range(4 ** ndim)]
+layouts = every[:: len(every) // (64 if ndim == 3 else 128)]
+open(layouts_path, "w").write("\n".join(layouts) + "\n")
+with open(pairs_path, "w") as f:
+    for i, a in enumerate(layouts):
+        for j, b in enumerate(layouts):
+            f.write(json.dumps({"id": [i, j], "mesh": [2] * ndim, "shape": [1024, 4096], "src": a,
+                                "dst": b, "algorithm": "graph"}) + "\n")
+PY
+  n=$(grep -c . "$tmp/layouts.txt")
+  t_costs=$(best /dev/null "$reshard" costs --mesh "$mesh" --shape 1024,4096 --layouts "$tmp/layouts.txt")
+  cp "$tmp/out" "$tmp/costs.jsonl"
+  t_batch=$(best "$tmp/pairs.jsonl" "$reshard" batch); cp "$tmp/out" "$tmp/batch.jsonl"
+  python3 - "$tmp/costs.jsonl" "$tmp/batch.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l)["costs"] for l in open(sys.argv[1])]
+for l in open(sys.argv[2]):
+    r = json.loads(l)
+    i, j = r["id"]
+    want = r["cost"] if r["ok"] else None
+    if rows[i][j] != want:
+        sys.exit(f"compare_costs: entry {i},{j} differs: {rows[i][j]} vs batch {want}")
+print(f"entries agree on {len(rows) ** 2} pairs")
+PY
+  pairs=$((n * n))
+  echo "mesh $mesh, $n layouts, $pairs pairs, best of $repeats"
+  printf 'reshard costs : %8.3f s  %10.0f pairs/s\n' "$t_costs" "$(echo "$pairs / $t_costs" | bc -l)"
+  printf 'reshard batch : %8.3f s  %10.0f pairs/s\n' "$t_batch" "$(echo "$pairs / $t_batch" | bc -l)"
+  printf 'speed-up      : %8.1fx\n' "$(echo "$t_batch / $t_costs" | bc -l)"
+done

@@ -1,0 +1,149 @@
+#include "planner/cost_matrix.h"
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "base/status_macros.h"
+#include "planner/dist_spec.h"
+#include "planner/state_search.h"
+
+namespace reshard {
+namespace {
+
+absl::Status CheckLayouts(const DeviceMesh& mesh, absl::Span<const int64_t> shape, DType dtype,
+                          absl::Span<const DistState> layouts, absl::string_view name) {
+  const std::vector<int64_t> global(shape.begin(), shape.end());
+  for (size_t i = 0; i < layouts.size(); ++i) {
+    absl::StatusOr<DistSpec> spec = DistSpec::Create(mesh, layouts[i], global, dtype);
+    if (!spec.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, "[", i, "]: ", spec.status().message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckOptions(const CostMatrixOptions& options) {
+  if (options.cost_model == nullptr) {
+    return absl::InvalidArgumentError(
+        "CostMatrixOptions::cost_model is null; pass a model (e.g. MakeCostModel(\"pytorch\"))");
+  }
+  if (options.max_expanded_states < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max expanded states: ", options.max_expanded_states, "; must be >= 1"));
+  }
+  if (options.threads < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("threads: ", options.threads, "; must be >= 1"));
+  }
+  return absl::OkStatus();
+}
+
+// The searches of one worker, one per set of Partial ops: a StateSearch keeps
+// the states and edges it has generated, so every row after the first reuses
+// them (the graph depends on the ops, not on the source).
+class Searches {
+ public:
+  Searches(int tensor_ndim, const BoundCostModel& model)
+      : tensor_ndim_(tensor_ndim), model_(model) {}
+  StateSearch& For(unsigned partial_ops) {
+    std::unique_ptr<StateSearch>& search = by_ops_[partial_ops];
+    if (search == nullptr) {
+      search = std::make_unique<StateSearch>(tensor_ndim_, partial_ops, model_, nullptr);
+    }
+    return *search;
+  }
+
+ private:
+  int tensor_ndim_;
+  const BoundCostModel& model_;
+  absl::flat_hash_map<unsigned, std::unique_ptr<StateSearch>> by_ops_;
+};
+
+// One row: a Dijkstra from `src` per distinct set of Partial ops (the R -> P
+// edges depend on the target's ops, spec §4 case 6), each run until it has
+// popped all of its targets.
+absl::Status FillRow(const DistState& src, absl::Span<const DistState> targets,
+                     int64_t max_expanded, Searches* searches,
+                     std::vector<std::optional<double>>* row) {
+  row->assign(targets.size(), std::nullopt);
+  std::vector<unsigned> op_sets;
+  for (const DistState& t : targets) op_sets.push_back(src.PartialOps() | t.PartialOps());
+  std::vector<unsigned> distinct = op_sets;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  std::vector<DistState> goals;
+  for (unsigned ops : distinct) {
+    goals.clear();
+    for (size_t j = 0; j < targets.size(); ++j) {
+      if (op_sets[j] == ops) goals.push_back(targets[j]);
+    }
+    StateSearch& search = searches->For(ops);
+    if (search.Run(src, goals, StateSearch::Pass::Dijkstra(), max_expanded) ==
+        StateSearch::Outcome::kBound) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "the search from ", src.ToString(), " expanded ", max_expanded,
+          " states before reaching every target; raise the bound (--max-states)"));
+    }
+    for (size_t j = 0; j < targets.size(); ++j) {
+      if (op_sets[j] == ops && search.Popped(targets[j])) (*row)[j] = search.CostTo(targets[j]);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh,
+                                            absl::Span<const int64_t> shape, DType dtype,
+                                            absl::Span<const DistState> sources,
+                                            absl::Span<const DistState> targets,
+                                            const CostMatrixOptions& options) {
+  RESHARD_RETURN_IF_ERROR(CheckOptions(options));
+  // The shape alone, on an all-Replicate layout, so that its errors are not
+  // blamed on a layout.
+  if (absl::StatusOr<DistSpec> s = DistSpec::Create(
+          mesh, DistState(mesh.ndim()), std::vector<int64_t>(shape.begin(), shape.end()), dtype);
+      !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("shape: ", s.status().message()));
+  }
+  RESHARD_RETURN_IF_ERROR(CheckLayouts(mesh, shape, dtype, sources, "sources"));
+  RESHARD_RETURN_IF_ERROR(CheckLayouts(mesh, shape, dtype, targets, "targets"));
+  const std::unique_ptr<const BoundCostModel> model = options.cost_model->Bind(
+      CostProblem{mesh, std::vector<int64_t>(shape.begin(), shape.end()), ItemSize(dtype)});
+  const int tensor_ndim = static_cast<int>(shape.size());
+
+  CostMatrixResult result(sources.size());
+  std::atomic<size_t> next{0};
+  absl::Mutex mu;
+  absl::Status failure;
+  // Each worker takes the next source until none is left.
+  auto work = [&] {
+    Searches searches(tensor_ndim, *model);
+    for (size_t i = next++; i < sources.size(); i = next++) {
+      absl::Status s = FillRow(sources[i], targets, options.max_expanded_states, &searches,
+                               &result[i]);
+      if (!s.ok()) {
+        absl::MutexLock lock(&mu);
+        if (failure.ok()) failure = s;
+      }
+    }
+  };
+  std::vector<std::thread> workers;
+  const size_t extra = std::min<size_t>(options.threads, std::max<size_t>(sources.size(), 1)) - 1;
+  for (size_t t = 0; t < extra; ++t) workers.emplace_back(work);
+  work();
+  for (std::thread& t : workers) t.join();
+  if (!failure.ok()) return failure;
+  return result;
+}
+
+}  // namespace reshard

@@ -1,0 +1,54 @@
+// CostMatrix: the cost of the graph plan (spec §5) for every (source, target)
+// pair of layouts of one tensor, for solvers that price many layouts at once.
+//
+//   std::vector<DistState> layouts = ...;   // e.g. DistSpec::Parse(...)->state()
+//   absl::StatusOr<CostMatrixResult> m =
+//       CostMatrix(mesh, {1024, 4096}, DType::kF32, layouts, layouts, CostMatrixOptions());
+//   (*m)[i][j]   // std::optional<double>: nullopt when no plan exists
+//
+// Each entry is bit-identical to PlanRedistribution's cost with
+// Algorithm::kGraph for that pair alone: one Dijkstra per source (per set of
+// Partial ops the targets bring, which change the graph, spec §4 case 6)
+// pops the targets in the order and at the costs a search for each pair would
+// (spec §5.1). The states and edges generated are shared by all rows.
+#ifndef RESHARD_PLANNER_COST_MATRIX_H_
+#define RESHARD_PLANNER_COST_MATRIX_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "mesh/device_mesh.h"
+#include "planner/cost_model.h"
+#include "planner/dist_state.h"
+#include "planner/dtype.h"
+
+namespace reshard {
+
+struct CostMatrixOptions {
+  // As PlanOptions::cost_model; must not be null.
+  std::shared_ptr<const CostModel> cost_model = DefaultCostModel();
+  // Bound on the states each source's search expands.
+  int64_t max_expanded_states = 1000000;
+  // Sources are searched on this many threads (>= 1).
+  int threads = 1;
+};
+
+// Row i is sources[i]; entry j is targets[j].
+using CostMatrixResult = std::vector<std::vector<std::optional<double>>>;
+
+// InvalidArgument when the shape, a layout ("sources[3]: ...") or an option
+// is invalid, as DistSpec::Create and PlanRedistribution check them;
+// ResourceExhausted when a source's search reaches max_expanded_states.
+absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh,
+                                            absl::Span<const int64_t> shape, DType dtype,
+                                            absl::Span<const DistState> sources,
+                                            absl::Span<const DistState> targets,
+                                            const CostMatrixOptions& options);
+
+}  // namespace reshard
+
+#endif  // RESHARD_PLANNER_COST_MATRIX_H_

@@ -1,0 +1,54 @@
+// RemainingCostBound: a lower bound on the cost still to pay from a state to
+// the destination, for the pruned graph search (spec §5.1).
+//
+// A mesh dim *must leave* its placement when no path can keep it:
+//   * a Partial whose destination differs (P -> R or P -> S communicate);
+//   * a Shard at or above the first position where its tensor dim's order
+//     differs from the destination's order: orders are stacks (spec §4), so
+//     everything from that position up must be popped, by all_gather or
+//     all_to_all.
+// Each such mesh dim needs its own communicating steps, at least
+//   Shard, destination S: all_to_all or all_gather (then a free chunk)
+//   Shard, destination R or P: an all_gather (the only way out of Shard)
+//   Partial, destination S: reduce_scatter or all_reduce (then a chunk)
+//   Partial, destination R or P: all_reduce, or reduce_scatter + all_gather
+// priced by BoundCostModel::LowerBound. The bound is their sum, shrunk by a
+// millionth so that rounding cannot break its consistency.
+//
+//   RemainingCostBound bound(dst, model);
+//   bound(state)   // <= the cost of any path from state to dst
+//
+// It is consistent (h(u) <= w(u, v) + h(v) for every edge): a step changes
+// one mesh dim's must-leave status, a local step only from "no" to "yes".
+#ifndef RESHARD_PLANNER_REMAINING_COST_BOUND_H_
+#define RESHARD_PLANNER_REMAINING_COST_BOUND_H_
+
+#include "mesh/device_mesh.h"
+#include "planner/cost_model.h"
+#include "planner/dist_state.h"
+
+namespace reshard {
+
+class RemainingCostBound {
+ public:
+  RemainingCostBound(const DistState& dst, const BoundCostModel& model);
+
+  // False when the model offers no bound (every CommunicationLowerBound is
+  // 0): the bound is then 0 everywhere and pruning by it is pointless.
+  bool useful() const { return useful_; }
+
+  double operator()(const DistState& state) const;
+
+ private:
+  // dst's placement and order position per mesh dim.
+  Placement dst_placement_[kMaxMeshDims];
+  int dst_position_[kMaxMeshDims];
+  // What a mesh dim that must leave costs at least, by what it holds now.
+  double shard_leaves_[kMaxMeshDims];
+  double partial_leaves_[kMaxMeshDims];
+  bool useful_ = false;
+};
+
+}  // namespace reshard
+
+#endif  // RESHARD_PLANNER_REMAINING_COST_BOUND_H_

@@ -1,0 +1,115 @@
+// StateSearch: the engine of the graph planner (spec §5) and of CostMatrix.
+// Best-first passes over DistStates, generated on demand from the spec §4
+// edges; the states reached stay interned across passes.
+//
+// A pass pops entries by (priority, sequence): priority is g, the cost from
+// the source (Dijkstra, spec §5), or g + bound (A*); every edge pushed to a
+// not-yet-expanded state takes the next sequence number, so Dijkstra breaks
+// ties exactly as PyTorch's heap does. With a budget, a pass never pushes an
+// edge whose g + bound exceeds it (spec §5.1).
+//
+//   StateSearch search(tensor_ndim, partial_ops, model, &bound);
+//   search.Run(src, {dst}, StateSearch::Pass::Astar(), max_expanded);   // C*
+//   search.Run(src, {dst}, StateSearch::Pass::Pruned(c_star), ...);     // PyTorch's path
+//   search.PathTo(dst)
+#ifndef RESHARD_PLANNER_STATE_SEARCH_H_
+#define RESHARD_PLANNER_STATE_SEARCH_H_
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/types/span.h"
+#include "planner/cost_model.h"
+#include "planner/dist_state.h"
+#include "planner/remaining_cost_bound.h"
+#include "planner/step.h"
+
+namespace reshard {
+
+class StateSearch {
+ public:
+  struct Pass {
+    bool astar = false;  // pop by g + bound instead of g
+    double budget = std::numeric_limits<double>::infinity();  // prune g + bound > budget
+
+    static Pass Dijkstra() { return Pass{}; }
+    static Pass Astar() { return Pass{true}; }
+    // Dijkstra keeping only what can lie on a path of cost `c_star`, with a
+    // tiny relative slack for rounding (spec §5.1).
+    static Pass Pruned(double c_star);
+  };
+  enum class Outcome {
+    kReached,    // every goal was popped
+    kExhausted,  // the heap ran empty first
+    kBound,      // the pass would have expanded more than allowed
+  };
+
+  // `bound` may be null (0 everywhere); it must outlive the search.
+  StateSearch(int tensor_ndim, unsigned partial_ops, const BoundCostModel& model,
+              const RemainingCostBound* bound);
+
+  // One pass from `src`, until every state of `goals` has been popped. The
+  // last goal popped is not expanded (a single goal: spec §5's "first time
+  // the destination is popped"). `max_expanded` bounds this pass's expansions.
+  Outcome Run(const DistState& src, absl::Span<const DistState> goals, const Pass& pass,
+              int64_t max_expanded);
+
+  // After Run: states expanded by it, and whether / at what cost it popped `s`.
+  int64_t expanded() const { return expanded_; }
+  bool Popped(const DistState& s) const;
+  double CostTo(const DistState& s) const;
+  // The states from the pass's source to `s` (Popped(s)), source first.
+  std::vector<DistState> PathTo(const DistState& s) const;
+
+ private:
+  using VertexId = uint32_t;
+  static constexpr VertexId kNone = std::numeric_limits<VertexId>::max();
+  struct Vertex {
+    DistState state;
+    double h;  // the bound, computed once per state
+    double g;
+    uint64_t seq;
+    VertexId parent;
+    bool popped;
+    // Its out-edges in edges_ once expanded in any pass (spec §4 order).
+    bool has_edges;
+    uint32_t first_edge;
+    uint32_t num_edges;
+  };
+  struct Edge {
+    VertexId to;
+    double cost;
+  };
+  struct Entry {
+    double priority;
+    uint64_t seq;
+    VertexId v;
+  };
+
+  VertexId Find(const DistState& s) const;
+  VertexId Intern(const DistState& s);
+  void Reset();
+  void Expand(VertexId u, const Pass& pass);
+  void GenerateEdges(VertexId u);
+  void Push(VertexId v, double g, double priority, VertexId parent);
+
+  int tensor_ndim_;
+  unsigned partial_ops_;
+  const BoundCostModel& model_;
+  const RemainingCostBound* bound_;
+
+  // Keyed by the packed state: every state of one search has the same ndim.
+  absl::flat_hash_map<uint64_t, VertexId> ids_;
+  std::vector<Vertex> vertices_;
+  std::vector<Entry> heap_;
+  std::vector<Edge> edges_;
+  std::vector<Step> steps_;  // scratch for GenerateEdges
+  uint64_t seq_ = 0;
+  int64_t expanded_ = 0;
+};
+
+}  // namespace reshard
+
+#endif  // RESHARD_PLANNER_STATE_SEARCH_H_
