@@ -9,7 +9,11 @@
 // the source (Dijkstra, spec §5), or g + bound (A*); every edge relaxed
 // towards a not-yet-expanded state takes the next sequence number, so
 // Dijkstra breaks ties exactly as PyTorch's heap does. With a budget, a pass
-// never relaxes an edge whose g + bound exceeds it (spec §5.1).
+// never relaxes an edge whose g + bound exceeds it (spec §5.1). Boost's heap
+// only decreases keys, so an A* pass relaxes an edge when g + bound drops,
+// not merely g: where g drops by less than g + bound's rounding, A* keeps the
+// first parent (the optimal cost it finds is the same up to that rounding,
+// which §5.1's slack absorbs).
 //
 //   StateSearch search(tensor_ndim, partial_ops, model, &bound);
 //   search.Run(src, {dst}, StateSearch::Pass::Astar(), max_expanded);   // C*
