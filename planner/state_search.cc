@@ -62,25 +62,19 @@ struct StateSearch::Graph {
   const StateSearch* search;
 };
 
-// Each state's Key and parent live in its Vertex.
-struct StateSearch::KeyMap {
+// Each state's Key (distance map) and parent (predecessor map) live in its
+// Vertex.
+template <typename T>
+struct StateSearch::FieldMap {
   using key_type = VertexId;
-  using value_type = Key;
-  using reference = Key;
+  using value_type = T;
+  using reference = T;
   using category = boost::read_write_property_map_tag;
-  Key& At(VertexId v) const { return search->vertices_[v].key; }
-  friend Key get(const KeyMap& m, VertexId v) { return m.At(v); }
-  friend void put(const KeyMap& m, VertexId v, const Key& key) { m.At(v) = key; }
+  T& At(VertexId v) const { return search->vertices_[v].*field; }
+  friend T get(const FieldMap& m, VertexId v) { return m.At(v); }
+  friend void put(const FieldMap& m, VertexId v, const T& value) { m.At(v) = value; }
   StateSearch* search;
-};
-struct StateSearch::ParentMap {
-  using key_type = VertexId;
-  using value_type = VertexId;
-  using reference = VertexId;
-  using category = boost::writable_property_map_tag;
-  void Set(VertexId v, VertexId parent) const { search->vertices_[v].parent = parent; }
-  friend void put(const ParentMap& m, VertexId v, VertexId parent) { m.Set(v, parent); }
-  StateSearch* search;
+  T Vertex::*field;
 };
 
 // An edge's weight as Boost sees it (it only checks it is not negative);
@@ -210,9 +204,9 @@ StateSearch::Outcome StateSearch::Run(const DistState& src, absl::Span<const Dis
   start.key = Key{pass.astar ? start.h : 0.0, 0, 0.0};
   Visitor visitor(this, &pass, &goal_ids, &goals_left, max_expanded);
   boost::dijkstra_shortest_paths_no_color_map_no_init(
-      Graph{this}, s, ParentMap{this}, KeyMap{this}, CostMap(),
-      boost::typed_identity_property_map<VertexId>(), KeyLess(), Combine{this}, Key(),
-      Key{0.0, 0, 0.0}, visitor);
+      Graph{this}, s, FieldMap<VertexId>{this, &Vertex::parent}, FieldMap<Key>{this, &Vertex::key},
+      CostMap(), boost::typed_identity_property_map<VertexId>(), KeyLess(), Combine{this},
+      Key(), Key{0.0, 0, 0.0}, visitor);
   return outcome_ == Outcome::kExhausted && goals_left == 0 ? Outcome::kReached : outcome_;
 }
 

@@ -97,8 +97,8 @@ class StateSearch {
   };
   // The Boost.Graph adaptors (state_search.cc).
   struct Graph;
-  struct KeyMap;
-  struct ParentMap;
+  template <typename T>
+  struct FieldMap;
   struct CostMap;
   struct Combine;
   struct KeyLess;
