@@ -64,17 +64,17 @@ struct StateSearch::Graph {
 
 // Each state's Key (distance map) and parent (predecessor map) live in its
 // Vertex.
-template <typename T>
+template <typename T, typename Of>
 struct StateSearch::FieldMap {
   using key_type = VertexId;
   using value_type = T;
   using reference = T;
   using category = boost::read_write_property_map_tag;
-  T& At(VertexId v) const { return search->vertices_[v].*field; }
+  T& At(VertexId v) const { return of(search->vertices_[v]); }
   friend T get(const FieldMap& m, VertexId v) { return m.At(v); }
   friend void put(const FieldMap& m, VertexId v, const T& value) { m.At(v) = value; }
   StateSearch* search;
-  T Vertex::*field;
+  Of of;  // a stateless lambda: the field is known at compile time
 };
 
 // An edge's weight as Boost sees it (it only checks it is not negative);
@@ -203,10 +203,13 @@ StateSearch::Outcome StateSearch::Run(const DistState& src, absl::Span<const Dis
   Vertex& start = vertices_[s];
   start.key = Key{pass.astar ? start.h : 0.0, 0, 0.0};
   Visitor visitor(this, &pass, &goal_ids, &goals_left, max_expanded);
+  auto parent_of = [](Vertex& v) -> VertexId& { return v.parent; };
+  auto key_of = [](Vertex& v) -> Key& { return v.key; };
   boost::dijkstra_shortest_paths_no_color_map_no_init(
-      Graph{this}, s, FieldMap<VertexId>{this, &Vertex::parent}, FieldMap<Key>{this, &Vertex::key},
-      CostMap(), boost::typed_identity_property_map<VertexId>(), KeyLess(), Combine{this},
-      Key(), Key{0.0, 0, 0.0}, visitor);
+      Graph{this}, s, FieldMap<VertexId, decltype(parent_of)>{this, parent_of},
+      FieldMap<Key, decltype(key_of)>{this, key_of}, CostMap(),
+      boost::typed_identity_property_map<VertexId>(), KeyLess(), Combine{this}, Key(),
+      Key{0.0, 0, 0.0}, visitor);
   return outcome_ == Outcome::kExhausted && goals_left == 0 ? Outcome::kReached : outcome_;
 }
 

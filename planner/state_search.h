@@ -97,7 +97,7 @@ class StateSearch {
   };
   // The Boost.Graph adaptors (state_search.cc).
   struct Graph;
-  template <typename T>
+  template <typename T, typename Of>
   struct FieldMap;
   struct CostMap;
   struct Combine;
