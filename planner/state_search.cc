@@ -77,16 +77,10 @@ struct StateSearch::FieldMap {
   Of of;  // a stateless lambda: the field is known at compile time
 };
 
-// An edge's weight as Boost sees it (it only checks it is not negative);
-// the visitor prices the edge (Price) and Combine hands Boost that price.
-struct StateSearch::CostMap {
-  using key_type = Edge;
-  using value_type = Key;
-  using reference = Key;
-  using category = boost::readable_property_map_tag;
-  static Key Of(const Edge& e) { return Key{e.cost, 0, e.cost}; }
-  friend Key get(CostMap, const Edge& e) { return Of(e); }
-};
+// Boost relaxes an edge to combine(key of its source, weight); the visitor
+// has priced the edge (Price), so the weight is a constant zero (which also
+// keeps Boost's negative-weight check quiet for any model) and Combine hands
+// Boost the price.
 struct StateSearch::Combine {
   Key operator()(const Key&, const Key&) const { return search->candidate_; }
   const StateSearch* search;
@@ -159,7 +153,7 @@ void StateSearch::GenerateEdges(VertexId u) {
   vertex.num_edges = static_cast<uint32_t>(edges_.size()) - first;
 }
 
-bool StateSearch::Pop(VertexId u, const std::vector<VertexId>& goals, size_t* goals_left,
+void StateSearch::Pop(VertexId u, const std::vector<VertexId>& goals, size_t* goals_left,
                       int64_t max_expanded) {
   vertices_[u].popped = true;
   if (std::binary_search(goals.begin(), goals.end(), u) && --*goals_left == 0) {
@@ -169,14 +163,13 @@ bool StateSearch::Pop(VertexId u, const std::vector<VertexId>& goals, size_t* go
   } else {
     ++expanded_;
     if (!vertices_[u].has_edges) GenerateEdges(u);
-    return true;
+    return;
   }
   // Boost's Dijkstra ends when the state it pops is unreachable (infinite
   // key); g stays for CostTo.
   Key& key = vertices_[u].key;
   key.priority = Key().priority;
   key.seq = Key().seq;
-  return false;
 }
 
 void StateSearch::Price(const Edge& e, const Pass& pass) {
@@ -205,11 +198,12 @@ StateSearch::Outcome StateSearch::Run(const DistState& src, absl::Span<const Dis
   Visitor visitor(this, &pass, &goal_ids, &goals_left, max_expanded);
   auto parent_of = [](Vertex& v) -> VertexId& { return v.parent; };
   auto key_of = [](Vertex& v) -> Key& { return v.key; };
+  const Key zero{0.0, 0, 0.0};
   boost::dijkstra_shortest_paths_no_color_map_no_init(
       Graph{this}, s, FieldMap<VertexId, decltype(parent_of)>{this, parent_of},
-      FieldMap<Key, decltype(key_of)>{this, key_of}, CostMap(),
-      boost::typed_identity_property_map<VertexId>(), KeyLess(), Combine{this}, Key(),
-      Key{0.0, 0, 0.0}, visitor);
+      FieldMap<Key, decltype(key_of)>{this, key_of},
+      boost::static_property_map<Key, Edge>(zero), boost::typed_identity_property_map<VertexId>(),
+      KeyLess(), Combine{this}, Key(), zero, visitor);
   return outcome_ == Outcome::kExhausted && goals_left == 0 ? Outcome::kReached : outcome_;
 }
 

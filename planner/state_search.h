@@ -99,7 +99,6 @@ class StateSearch {
   struct Graph;
   template <typename T, typename Of>
   struct FieldMap;
-  struct CostMap;
   struct Combine;
   struct KeyLess;
   class Visitor;
@@ -108,8 +107,9 @@ class StateSearch {
   VertexId Intern(const DistState& s);
   void Reset();
   void GenerateEdges(VertexId u);
-  // The visitor's halves of one pass: a state popped, an edge examined.
-  bool Pop(VertexId u, const std::vector<VertexId>& goals, size_t* goals_left,
+  // The visitor's halves of one pass: a state popped (expanded, or the pass
+  // ends), an edge examined (priced into candidate_, or left unrelaxed).
+  void Pop(VertexId u, const std::vector<VertexId>& goals, size_t* goals_left,
            int64_t max_expanded);
   void Price(const Edge& e, const Pass& pass);
 
