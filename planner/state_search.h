@@ -1,12 +1,19 @@
 // StateSearch: the engine of the graph planner (spec §5) and of CostMatrix.
 // Best-first passes over DistStates, generated on demand from the spec §4
-// edges; the states reached stay interned across passes.
+// edges; the states reached stay interned across passes. Each pass is Boost
+// Graph's dijkstra_shortest_paths_no_color_map_no_init on the implicit graph
+// of the states (an IncidenceGraph whose out-edges are generated and priced
+// once per state per search).
 //
-// A pass pops entries by (priority, sequence): priority is g, the cost from
-// the source (Dijkstra, spec §5), or g + bound (A*); every edge pushed to a
-// not-yet-expanded state takes the next sequence number, so Dijkstra breaks
-// ties exactly as PyTorch's heap does. With a budget, a pass never pushes an
-// edge whose g + bound exceeds it (spec §5.1).
+// A pass pops states by (priority, sequence): priority is g, the cost from
+// the source (Dijkstra, spec §5), or g + bound (A*); every edge relaxed
+// towards a not-yet-expanded state takes the next sequence number, so
+// Dijkstra breaks ties exactly as PyTorch's heap does. With a budget, a pass
+// never relaxes an edge whose g + bound exceeds it (spec §5.1). Boost's heap
+// only decreases keys, so an A* pass relaxes an edge when g + bound drops,
+// not merely g: where g drops by less than g + bound's rounding, A* keeps the
+// first parent (the optimal cost it finds is the same up to that rounding,
+// which §5.1's slack absorbs).
 //
 //   StateSearch search(tensor_ndim, partial_ops, model, &bound);
 //   search.Run(src, {dst}, StateSearch::Pass::Astar(), max_expanded);   // C*
@@ -66,11 +73,16 @@ class StateSearch {
  private:
   using VertexId = uint32_t;
   static constexpr VertexId kNone = std::numeric_limits<VertexId>::max();
+  // A state's place in the pass's heap: (priority, seq) orders it; g rides along.
+  struct Key {
+    double priority = std::numeric_limits<double>::infinity();
+    uint64_t seq = std::numeric_limits<uint64_t>::max();
+    double g = std::numeric_limits<double>::infinity();
+  };
   struct Vertex {
     DistState state;
     double h;  // the bound, computed once per state
-    double g;
-    uint64_t seq;
+    Key key;   // infinite until reached in this pass
     VertexId parent;
     bool popped;
     // Its out-edges in edges_ once expanded in any pass (spec §4 order).
@@ -79,21 +91,27 @@ class StateSearch {
     uint32_t num_edges;
   };
   struct Edge {
+    VertexId from;
     VertexId to;
     double cost;
   };
-  struct Entry {
-    double priority;
-    uint64_t seq;
-    VertexId v;
-  };
+  // The Boost.Graph adaptors (state_search.cc).
+  struct Graph;
+  template <typename T, typename Of>
+  struct FieldMap;
+  struct Combine;
+  struct KeyLess;
+  class Visitor;
 
   VertexId Find(const DistState& s) const;
   VertexId Intern(const DistState& s);
   void Reset();
-  void Expand(VertexId u, const Pass& pass);
   void GenerateEdges(VertexId u);
-  void Push(VertexId v, double g, double priority, VertexId parent);
+  // The visitor's halves of one pass: a state popped (expanded, or the pass
+  // ends), an edge examined (priced into candidate_, or left unrelaxed).
+  void Pop(VertexId u, const std::vector<VertexId>& goals, size_t* goals_left,
+           int64_t max_expanded);
+  void Price(const Edge& e, const Pass& pass);
 
   int tensor_ndim_;
   unsigned partial_ops_;
@@ -103,10 +121,11 @@ class StateSearch {
   // Keyed by the packed state: every state of one search has the same ndim.
   absl::flat_hash_map<uint64_t, VertexId> ids_;
   std::vector<Vertex> vertices_;
-  std::vector<Entry> heap_;
   std::vector<Edge> edges_;
   std::vector<Step> steps_;  // scratch for GenerateEdges
   uint64_t seq_ = 0;
+  Key candidate_;  // the key the edge being examined would give its target
+  Outcome outcome_ = Outcome::kExhausted;
   int64_t expanded_ = 0;
 };
 
