@@ -5,6 +5,8 @@
 //                    local steps 0 (unitless)
 //   "pytorch"        PyTorch's alpha-beta model, microseconds; parameter:
 //                    devices per host (which mesh dims cross hosts)
+//   "alpha-beta"     the native model (spec §6.2) with DefaultGpuProfile();
+//                    another profile: alpha_beta_cost_model.h
 //
 //   absl::StatusOr<std::shared_ptr<const CostModel>> model = MakeCostModel("pytorch", 4);
 //   PlanOptions options;
@@ -64,6 +66,10 @@ class CostModel {
   // every step alike: the plan cache returns one's plans for the other.
   const std::string& fingerprint() const { return fingerprint_; }
   virtual std::unique_ptr<const BoundCostModel> Bind(const CostProblem& problem) const = 0;
+  // True when the model prices the native steps (spec §6.2), so that a
+  // request naming it is planned in native mode; the compat models (spec §6)
+  // keep a request in pytorch mode.
+  virtual bool prices_native_steps() const { return false; }
 
  protected:
   explicit CostModel(std::string fingerprint) : fingerprint_(std::move(fingerprint)) {}
@@ -75,7 +81,7 @@ class CostModel {
 // The names MakeCostModel accepts, for --help and error messages.
 std::vector<std::string> CostModelNames();
 
-// A compat model by name (spec §6). InvalidArgument for an unknown name
+// A model by name (spec §6, §6.2). InvalidArgument for an unknown name
 // (listing the known ones) or devices_per_host < 1.
 absl::StatusOr<std::shared_ptr<const CostModel>> MakeCostModel(absl::string_view name,
                                                                int64_t devices_per_host = 8);
