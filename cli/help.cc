@@ -84,8 +84,14 @@ FLAGS (--flag value or --flag=value)
                           which then also overrides greedy
   --cost-model NAME       pytorch; one of: )txt",
                       absl::StrJoin(CostModelNames(), ", "), R"txt(
-                          (pytorch is in microseconds, pytorch-const unitless)
-  --devices-per-host N    8; ranks per host, for the pytorch cost model
+                          (pytorch and alpha-beta are in microseconds,
+                          pytorch-const unitless; alpha-beta is the native
+                          model, spec §6.2)
+  --devices-per-host N    8; ranks per host, for the pytorch and alpha-beta
+                          cost models (which mesh dims cross hosts)
+  --profile FILE          the alpha-beta model's parameters (a JSON profile, as
+                          reshard calibrate writes); default: 8-GPU NVLink
+                          hosts with InfiniBand between them
   --coordinate C          0,...; the rank whose logical shapes are reported
   --format FORMAT         text; text (a table), json (one object, as reshard
                           batch prints) or dot (Graphviz: | dot -Tpng > plan.png)
@@ -115,6 +121,8 @@ INPUT KEYS
   cost_model        "pytorch" (")txt",
                       absl::StrJoin(CostModelNames(), "\", \""), R"txt(")
   devices_per_host  8
+  profile           none; a profile file for "alpha-beta" (as --profile),
+                    read once per run
   coordinate        all zeros; the rank whose logical shapes are reported
   expected          ignored (so test-data files can be fed as they are)
   Any other key is an error naming it. null means the default.
