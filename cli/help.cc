@@ -53,6 +53,7 @@ USAGE
   reshard batch < cases.jsonl > results.jsonl
   reshard verify --mesh 2,2,2 --shape 13,8 --src 'S(0)[1]S(0)[0]S(1)' --dst 'RS(1)S(0)'
   reshard verify --random 300 --seed 7 --max-ranks 8
+  reshard calibrate --mesh 2,4 --out profile.json
   reshard help <command>        (or reshard <command> --help)
 
 COMMANDS
@@ -61,6 +62,8 @@ COMMANDS
   verify run plans on real data (Gloo on this machine, ranks as threads or
          processes) and check every rank's result
   costs  the cost of every (source, target) pair of a list of layouts
+  calibrate  time the collectives on this machine and write an alpha-beta
+         cost profile (--profile FILE; spec §6.2)
 
 )txt",
                       NotationHelp(), "\n", ExitCodesHelp());
