@@ -64,6 +64,11 @@ class CostModel {
   // every step alike: the plan cache returns one's plans for the other.
   const std::string& fingerprint() const { return fingerprint_; }
   virtual std::unique_ptr<const BoundCostModel> Bind(const CostProblem& problem) const = 0;
+  // True when the model prices native steps (spec §4.2: groups of several
+  // mesh dims, permutes) honestly; native planning needs such a model, and a
+  // request naming one that does not (the pytorch models) plans in pytorch
+  // mode.
+  virtual bool prices_native_steps() const { return false; }
 
  protected:
   explicit CostModel(std::string fingerprint) : fingerprint_(std::move(fingerprint)) {}
@@ -80,8 +85,11 @@ std::vector<std::string> CostModelNames();
 absl::StatusOr<std::shared_ptr<const CostModel>> MakeCostModel(absl::string_view name,
                                                                int64_t devices_per_host = 8);
 
-// "pytorch" with 8 devices per host: PlanOptions' default.
+// "pytorch" with 8 devices per host: pytorch mode's default.
 std::shared_ptr<const CostModel> DefaultCostModel();
+// "alpha-beta" with its default profile and 8 devices per host: native
+// mode's default.
+std::shared_ptr<const CostModel> DefaultNativeCostModel();
 
 }  // namespace reshard
 
