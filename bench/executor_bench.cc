@@ -169,7 +169,7 @@ void BM_Step(benchmark::State& state, Step step, Mode mode) {
   const std::vector<int64_t> shape = GlobalShape(step, bytes);
   const DistSpec src = *DistSpec::Parse(mesh, SrcOf(step), shape, DType::kF32);
   const DistSpec dst = *DistSpec::Parse(mesh, DstOf(step), shape, DType::kF32);
-  const Plan plan = *PlanRedistribution(src, dst, PlanOptions());
+  const Plan plan = *PlanRedistribution(src, dst, PlanOptions{PlanMode::kPyTorch});
 
   std::shared_ptr<Store> store = NewInProcessStore();
   std::vector<RankWork> work(kRanks);

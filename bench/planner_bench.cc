@@ -51,7 +51,7 @@ Case MakeCase(int mesh_ndim, int tensor_ndim, bool reversed_order, bool partial)
 void PlanLoop(benchmark::State& state, Algorithm algorithm, bool reversed_order) {
   Case c = MakeCase(state.range(0), state.range(1), reversed_order,
                     /*partial=*/algorithm == Algorithm::kGraph);
-  PlanOptions options;
+  PlanOptions options{PlanMode::kPyTorch};
   options.algorithm = algorithm;
   int64_t expanded = 0;
   for (auto _ : state) {
@@ -74,7 +74,7 @@ void BM_GraphShardOrder(benchmark::State& state) { PlanLoop(state, Algorithm::kG
 void BM_CachedLookup(benchmark::State& state) {
   Case c = MakeCase(state.range(0), state.range(1), true, true);
   PlanCache cache;
-  PlanOptions options;
+  PlanOptions options{PlanMode::kPyTorch};
   if (!cache.GetOrPlan(c.src, c.dst, options).ok()) {
     state.SkipWithError("planning failed");
     return;
@@ -137,7 +137,7 @@ void BM_CostMatrix(benchmark::State& state) {
 // The same pairs planned one by one (graph planner), as `reshard batch` would.
 void BM_CostMatrixPairByPair(benchmark::State& state) {
   LayoutSet set = MakeLayouts(state.range(0), state.range(1));
-  PlanOptions options;
+  PlanOptions options{PlanMode::kPyTorch};
   options.algorithm = Algorithm::kGraph;
   for (auto _ : state) {
     double sum = 0;

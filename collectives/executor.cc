@@ -202,6 +202,10 @@ absl::StatusOr<LocalTensor> RunStep(LocalTensor cur, StepContext& c) {
     case StepKind::kReduceScatter: return RunReduceScatter(std::move(cur), c);
     case StepKind::kChunk: return RunChunk(std::move(cur), c);
     case StepKind::kPartition: return RunPartition(std::move(cur), c);
+    case StepKind::kPermute: break;
+  }
+  if (c.step.kind == StepKind::kPermute || c.step.group.size() > 1) {
+    return absl::UnimplementedError("native steps are not executable yet");
   }
   return absl::InternalError("unknown step kind");
 }

@@ -110,7 +110,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<ReduceOp>& ops = kOpSets[in.ConsumeIntegralInRange<size_t>(0, 5)];
   const DistState a = RandomState(in, mesh_ndim, tensor_ndim, ops);
   const DistState b = RandomState(in, mesh_ndim, tensor_ndim, ops);
-  PlanOptions options;
+  PlanOptions options{PlanMode::kPyTorch};
   options.algorithm = static_cast<Algorithm>(in.ConsumeIntegralInRange(0, 2));
   const char* model = in.ConsumeBool() ? "pytorch" : "pytorch-const";
   options.cost_model = *MakeCostModel(model, /*devices_per_host=*/in.ConsumeIntegralInRange(1, 16));

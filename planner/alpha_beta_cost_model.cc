@@ -177,6 +177,9 @@ AlphaBetaTerms CommunicationTerms(StepKind kind, double n, double bytes) {
     case StepKind::kReduceScatter:
     case StepKind::kAllToAll: return {n - 1, ring};
     case StepKind::kAllReduce: return {2 * (n - 1), 2 * ring};
+    // One exchange with each peer at once: an upper bound on the bytes sent
+    // (every slice of the local block moves), exact for a pure permutation.
+    case StepKind::kPermute: return {1, bytes};
     case StepKind::kChunk:
     case StepKind::kPartition: return {};
   }

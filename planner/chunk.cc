@@ -20,6 +20,16 @@ int64_t ChunkOffset(int64_t length, int64_t n, int64_t i) {
   return std::min(i * PaddedChunkSize(length, n), length);
 }
 
+Slice NestedChunk(int64_t length, absl::Span<const int64_t> sizes,
+                  absl::Span<const int64_t> indices) {
+  Slice slice{0, length};
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    slice.offset += ChunkOffset(slice.size, sizes[i], indices[i]);
+    slice.size = ChunkSize(slice.size, sizes[i], indices[i]);
+  }
+  return slice;
+}
+
 std::vector<int64_t> LocalShape(const DeviceMesh& mesh, const DistState& state,
                                 absl::Span<const int64_t> global_shape,
                                 absl::Span<const int64_t> coordinate) {

@@ -20,6 +20,24 @@ int64_t ChunkSize(int64_t length, int64_t n, int64_t i);
 // Offset of chunk i: min(i * ceil(length / n), length).
 int64_t ChunkOffset(int64_t length, int64_t n, int64_t i);
 
+// A slice [offset, offset + size) of one tensor dim.
+struct Slice {
+  int64_t offset = 0;
+  int64_t size = 0;
+  friend bool operator==(const Slice& a, const Slice& b) {
+    return a.offset == b.offset && a.size == b.size;
+  }
+};
+
+// The slice of a length-`length` extent held by the rank whose coordinate on
+// mesh dim sizes[i] is indices[i], when the splits apply in that order
+// (spec §2; nested torch.chunk). A group step over several mesh dims uses it
+// for every member (spec §11): nested splits are not one split over the
+// flattened group (L=5 over 2 then 2 gives 2,1,1,1; over 4 gives 2,2,1,0).
+// The member with all indices 0 holds the largest slice.
+Slice NestedChunk(int64_t length, absl::Span<const int64_t> sizes,
+                  absl::Span<const int64_t> indices);
+
 // The shape of the local shard held by the rank at `coordinate` in `state`:
 // each tensor dim is split by its mesh dims in shard order.
 std::vector<int64_t> LocalShape(const DeviceMesh& mesh, const DistState& state,

@@ -55,17 +55,22 @@ class Searches {
   Searches(int tensor_ndim, const BoundCostModel& model)
       : tensor_ndim_(tensor_ndim), model_(model) {}
   StateSearch& For(unsigned partial_ops) {
-    std::unique_ptr<StateSearch>& search = by_ops_[partial_ops];
-    if (search == nullptr) {
-      search = std::make_unique<StateSearch>(tensor_ndim_, partial_ops, model_, nullptr);
+    Entry& entry = by_ops_[partial_ops];
+    if (entry.search == nullptr) {
+      entry.edges = std::make_unique<CompatEdges>(tensor_ndim_, partial_ops);
+      entry.search = std::make_unique<StateSearch>(*entry.edges, model_, nullptr);
     }
-    return *search;
+    return *entry.search;
   }
 
  private:
+  struct Entry {
+    std::unique_ptr<CompatEdges> edges;
+    std::unique_ptr<StateSearch> search;
+  };
   int tensor_ndim_;
   const BoundCostModel& model_;
-  absl::flat_hash_map<unsigned, std::unique_ptr<StateSearch>> by_ops_;
+  absl::flat_hash_map<unsigned, Entry> by_ops_;
 };
 
 // One row: a Dijkstra from `src` per distinct set of Partial ops (the R -> P

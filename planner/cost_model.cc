@@ -19,7 +19,8 @@ class PyTorchConstCosts : public BoundCostModel {
  private:
   static double Price(StepKind kind) {
     switch (kind) {
-      case StepKind::kAllToAll: return 1;
+      case StepKind::kAllToAll:
+      case StepKind::kPermute: return 1;  // native only; priced as an all_to_all
       case StepKind::kAllGather: return 2;
       case StepKind::kAllReduce: return 4;
       case StepKind::kReduceScatter: return 2;
@@ -65,7 +66,8 @@ class PyTorchCosts : public BoundCostModel {
     const double n = GroupSize(step.group);
     switch (step.kind) {
       case StepKind::kAllGather: return AllGather(b * n, m, n);
-      case StepKind::kAllToAll: return AllGather(b, m, n) + 1.0;
+      case StepKind::kAllToAll:
+      case StepKind::kPermute: return AllGather(b, m, n) + 1.0;  // native only
       case StepKind::kAllReduce: return AllReduce(b, m, n);
       case StepKind::kReduceScatter: return AllGather(b, m, n);  // same formula
       case StepKind::kChunk:
@@ -83,7 +85,8 @@ class PyTorchCosts : public BoundCostModel {
     const double b_min_partial = bytes_ / (max_shards_ / n) / 1073741824.0;
     switch (kind) {
       case StepKind::kAllGather: return AllGather(b_min * n, mesh_dim, n);
-      case StepKind::kAllToAll: return AllGather(b_min, mesh_dim, n) + 1.0;
+      case StepKind::kAllToAll:
+      case StepKind::kPermute: return AllGather(b_min, mesh_dim, n) + 1.0;
       case StepKind::kAllReduce: return AllReduce(b_min_partial, mesh_dim, n);
       case StepKind::kReduceScatter: return AllGather(b_min_partial, mesh_dim, n);
       case StepKind::kChunk:
@@ -152,6 +155,12 @@ std::shared_ptr<const CostModel> DefaultCostModel() {
   // Immutable and shared by every default PlanOptions.
   static const auto* const model =
       new std::shared_ptr<const CostModel>(std::make_shared<const PyTorchCostModel>(8));
+  return *model;
+}
+
+std::shared_ptr<const CostModel> DefaultNativeCostModel() {
+  static const auto* const model = new std::shared_ptr<const CostModel>(
+      MakeCostModel("alpha-beta", 8).value_or(nullptr));
   return *model;
 }
 

@@ -66,9 +66,10 @@ class CostModel {
   // every step alike: the plan cache returns one's plans for the other.
   const std::string& fingerprint() const { return fingerprint_; }
   virtual std::unique_ptr<const BoundCostModel> Bind(const CostProblem& problem) const = 0;
-  // True when the model prices the native steps (spec §6.2), so that a
-  // request naming it is planned in native mode; the compat models (spec §6)
-  // keep a request in pytorch mode.
+  // True when the model prices native steps (spec §4.2: groups of several
+  // mesh dims, permutes) honestly; native planning needs such a model, and a
+  // request naming one that does not (the pytorch models) plans in pytorch
+  // mode.
   virtual bool prices_native_steps() const { return false; }
 
  protected:
@@ -86,8 +87,11 @@ std::vector<std::string> CostModelNames();
 absl::StatusOr<std::shared_ptr<const CostModel>> MakeCostModel(absl::string_view name,
                                                                int64_t devices_per_host = 8);
 
-// "pytorch" with 8 devices per host: PlanOptions' default.
+// "pytorch" with 8 devices per host: pytorch mode's default.
 std::shared_ptr<const CostModel> DefaultCostModel();
+// "alpha-beta" with its default profile and 8 devices per host: native
+// mode's default.
+std::shared_ptr<const CostModel> DefaultNativeCostModel();
 
 }  // namespace reshard
 

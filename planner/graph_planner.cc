@@ -7,21 +7,29 @@
 #include "absl/strings/str_cat.h"
 #include "planner/remaining_cost_bound.h"
 #include "planner/state_search.h"
-#include "planner/transitions.h"
 
 namespace reshard {
 namespace {
 
-// The edge from `a` to `b` (spec §4). Each step changes one mesh dim to one
-// placement, so at most one edge joins two states; the search does not keep
-// edges, so the path's steps are found again here, a few per plan.
-Step EdgeBetween(const DistState& a, const DistState& b, int tensor_ndim, unsigned partial_ops) {
+// The cheapest edge from `a` to `b`, the first of equals, as the search
+// relaxed it. The search does not keep edges, so a path's steps are found
+// again here, a few per plan. In the compat graph (spec §4) each step changes
+// one mesh dim to one placement, so only one edge joins two states.
+Step EdgeBetween(const DistState& a, const DistState& b, const EdgeSource& edges,
+                 const BoundCostModel& model) {
   std::vector<Step> steps;
-  AppendTransitions(a, tensor_ndim, partial_ops, &steps);
+  edges.Append(a, &steps);
+  const Step* best = nullptr;
+  double best_cost = 0;
   for (const Step& step : steps) {
-    if (ApplyStep(a, step) == b) return step;
+    if (ApplyStep(a, step) != b) continue;
+    const double cost = model.StepCost(a, step);
+    if (best == nullptr || cost < best_cost) {
+      best = &step;
+      best_cost = cost;
+    }
   }
-  return steps.front();  // unreachable: b was reached from a by an edge
+  return best != nullptr ? *best : steps.front();  // never null: b was reached from a
 }
 
 absl::Status Failure(StateSearch::Outcome outcome, const DistState& src, const DistState& dst,
@@ -35,15 +43,28 @@ absl::Status Failure(StateSearch::Outcome outcome, const DistState& src, const D
                                           " is not reachable from ", src.ToString()));
 }
 
+GraphPath PathOf(const StateSearch& search, const DistState& dst, const EdgeSource& edges,
+                 const BoundCostModel& model, int64_t expanded) {
+  GraphPath path;
+  path.cost = search.CostTo(dst);
+  path.expanded = expanded;
+  path.states = search.PathTo(dst);
+  for (size_t i = 0; i + 1 < path.states.size(); ++i) {
+    path.steps.push_back(EdgeBetween(path.states[i], path.states[i + 1], edges, model));
+    path.costs.push_back(model.StepCost(path.states[i], path.steps.back()));
+  }
+  return path;
+}
+
 }  // namespace
 
 absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& dst,
                                         int tensor_ndim, const BoundCostModel& model,
                                         int64_t max_expanded, GraphSearch kind) {
-  const unsigned partial_ops = src.PartialOps() | dst.PartialOps();
+  const CompatEdges edges(tensor_ndim, src.PartialOps() | dst.PartialOps());
   const RemainingCostBound bound(dst, model);
   const bool prune = kind == GraphSearch::kPruned && bound.useful();
-  StateSearch search(tensor_ndim, partial_ops, model, prune ? &bound : nullptr);
+  StateSearch search(edges, model, prune ? &bound : nullptr);
   const DistState goal[] = {dst};
 
   int64_t expanded = 0;
@@ -59,17 +80,18 @@ absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& d
   StateSearch::Outcome found = search.Run(src, goal, pass, max_expanded - expanded);
   expanded += search.expanded();
   if (found != StateSearch::Outcome::kReached) return Failure(found, src, dst, max_expanded);
+  return PathOf(search, dst, edges, model, expanded);
+}
 
-  GraphPath path;
-  path.cost = search.CostTo(dst);
-  path.expanded = expanded;
-  path.states = search.PathTo(dst);
-  for (size_t i = 0; i + 1 < path.states.size(); ++i) {
-    path.steps.push_back(
-        EdgeBetween(path.states[i], path.states[i + 1], tensor_ndim, partial_ops));
-    path.costs.push_back(model.StepCost(path.states[i], path.steps.back()));
-  }
-  return path;
+absl::StatusOr<GraphPath> FindPathOn(const EdgeSource& edges, const DistState& src,
+                                     const DistState& dst, const BoundCostModel& model,
+                                     int64_t max_expanded) {
+  StateSearch search(edges, model, nullptr);
+  const DistState goal[] = {dst};
+  StateSearch::Outcome found =
+      search.Run(src, goal, StateSearch::Pass::Dijkstra(), max_expanded);
+  if (found != StateSearch::Outcome::kReached) return Failure(found, src, dst, max_expanded);
+  return PathOf(search, dst, edges, model, search.expanded());
 }
 
 }  // namespace reshard

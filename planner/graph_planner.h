@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "planner/cost_model.h"
 #include "planner/dist_state.h"
+#include "planner/edge_source.h"
 #include "planner/step.h"
 
 namespace reshard {
@@ -30,12 +31,19 @@ enum class GraphSearch {
   kDijkstra,  // spec §5 as written: the reference the pruned search must match
 };
 
-// ResourceExhausted after `max_expanded` expansions (all passes together)
-// without reaching `dst`; NotFound ("no_path: ...") when dst is unreachable.
+// The compat graph (spec §4, §5). ResourceExhausted after `max_expanded`
+// expansions (all passes together) without reaching `dst`; NotFound
+// ("no_path: ...") when dst is unreachable.
 absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& dst,
                                         int tensor_ndim, const BoundCostModel& model,
                                         int64_t max_expanded,
                                         GraphSearch search = GraphSearch::kPruned);
+
+// The same on any graph, by plain Dijkstra (native mode, spec §5.2): a
+// cheapest path; between parallel edges, the cheapest (the first of equals).
+absl::StatusOr<GraphPath> FindPathOn(const EdgeSource& edges, const DistState& src,
+                                     const DistState& dst, const BoundCostModel& model,
+                                     int64_t max_expanded);
 
 }  // namespace reshard
 

@@ -23,6 +23,22 @@ std::optional<Algorithm> ParseAlgorithm(absl::string_view name) {
   return std::nullopt;
 }
 
+absl::string_view PlanModeName(PlanMode m) {
+  switch (m) {
+    case PlanMode::kAuto: return "auto";
+    case PlanMode::kPyTorch: return "pytorch";
+    case PlanMode::kNative: return "native";
+  }
+  return "?";
+}
+
+std::optional<PlanMode> ParsePlanMode(absl::string_view name) {
+  for (PlanMode m : {PlanMode::kAuto, PlanMode::kPyTorch, PlanMode::kNative}) {
+    if (name == PlanModeName(m)) return m;
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 // Spec §8: how PyTorch prints a greedy plan's states. It replays the steps on

@@ -30,7 +30,16 @@ absl::string_view AlgorithmName(Algorithm a);
 // The inverse of AlgorithmName; nullopt for any other name.
 std::optional<Algorithm> ParseAlgorithm(absl::string_view name);
 
+// pytorch: PyTorch's edges and tie-breaks, exactly (spec §4, §5); native:
+// reshard's own graph, with group steps and permutes (spec §4.2, §5.2).
+enum class PlanMode : uint8_t { kAuto, kPyTorch, kNative };
+// "auto", "pytorch", "native".
+absl::string_view PlanModeName(PlanMode m);
+// The inverse of PlanModeName; nullopt for any other name.
+std::optional<PlanMode> ParsePlanMode(absl::string_view name);
+
 struct Plan {
+  PlanMode mode = PlanMode::kPyTorch;       // the mode actually used (never kAuto)
   Algorithm algorithm = Algorithm::kGraph;  // the planner actually used (never kAuto)
   // Every state from source to destination (steps.size() + 1):
   // states[i + 1] == ApplyStep(states[i], steps[i].step).
@@ -39,6 +48,8 @@ struct Plan {
   double cost = 0;  // sum of the steps' costs
   // Graph planner only: how many states the search expanded.
   int64_t expanded_states = 0;
+  // The most bytes any rank holds at once while the plan runs (step_memory.h).
+  int64_t peak_bytes = 0;
 
   // The states in notation (spec §3), as PyTorch prints them. For greedy
   // plans that is not always states[i].ToString(): PyTorch replays a greedy

@@ -63,9 +63,11 @@ void BuildKey(const DistSpec& src, const DistSpec& dst, const PlanOptions& optio
   key->Byte(static_cast<uint8_t>(src.dtype()));
   key->State(src.state(), src.strided_input());
   key->State(dst.state(), dst.strided_input());
+  key->Byte(static_cast<uint8_t>(ResolvedMode(options)));
   key->Byte(static_cast<uint8_t>(options.algorithm));
+  key->Int(options.max_memory);
   // The model's fingerprint names it and every parameter that changes a cost.
-  key->String(options.cost_model->fingerprint());
+  key->String(ResolvedCostModel(options)->fingerprint());
   key->Int(options.max_expanded_states);
   if (options.coordinate.empty()) {
     // Empty means all zeros (planner.h): the same plan as an explicit zero coordinate.
@@ -112,7 +114,7 @@ absl::StatusOr<std::shared_ptr<const Plan>> PlanCache::GetOrPlan(const DistSpec&
                                                                  const DistSpec& dst,
                                                                  const PlanOptions& options) {
   if (src.mesh() != dst.mesh() || src.global_shape() != dst.global_shape() ||
-      src.dtype() != dst.dtype() || options.cost_model == nullptr) {
+      src.dtype() != dst.dtype() || ResolvedCostModel(options) == nullptr) {
     // Not a valid request; let the planner say why (errors are not cached).
     {
       absl::MutexLock lock(&impl_->mu);

@@ -11,6 +11,7 @@
 #include "planner/graph_planner.h"
 #include "planner/greedy_planner.h"
 #include "planner/step.h"
+#include "planner/step_memory.h"
 
 namespace reshard {
 namespace {
@@ -35,20 +36,15 @@ absl::Status CheckCompatible(const DistSpec& src, const DistSpec& dst, const Pla
     return absl::InvalidArgumentError(absl::StrCat("max expanded states: ",
                                                    options.max_expanded_states, "; must be >= 1"));
   }
-  if (options.cost_model == nullptr) {
+  if (options.max_memory < 1) {
     return absl::InvalidArgumentError(
-        "PlanOptions::cost_model is null; pass a model (e.g. MakeCostModel(\"pytorch\"))");
+        absl::StrCat("max memory: ", options.max_memory, " bytes; must be >= 1"));
   }
   if (!options.coordinate.empty()) return src.mesh().ValidateCoordinate(options.coordinate);
   return absl::OkStatus();
 }
 
-absl::StatusOr<Plan> GraphPlan(const DistSpec& src, const DistSpec& dst,
-                               const BoundCostModel& model, const PlanOptions& options,
-                               const std::vector<int64_t>& coord) {
-  RESHARD_ASSIGN_OR_RETURN(GraphPath path,
-                           FindGraphPath(src.state(), dst.state(), src.tensor_ndim(), model,
-                                         options.max_expanded_states));
+Plan PlanOf(GraphPath path, const DistSpec& src, const std::vector<int64_t>& coord) {
   Plan plan;
   plan.algorithm = Algorithm::kGraph;
   plan.cost = path.cost;
@@ -60,6 +56,47 @@ absl::StatusOr<Plan> GraphPlan(const DistSpec& src, const DistSpec& dst,
         {step, LogicalShape(plan.states[i], step, src.mesh(), src.global_shape(), coord),
          path.costs[i]});
   }
+  return plan;
+}
+
+absl::StatusOr<Plan> GraphPlan(const DistSpec& src, const DistSpec& dst,
+                               const BoundCostModel& model, const PlanOptions& options,
+                               const std::vector<int64_t>& coord) {
+  RESHARD_ASSIGN_OR_RETURN(GraphPath path,
+                           FindGraphPath(src.state(), dst.state(), src.tensor_ndim(), model,
+                                         options.max_expanded_states));
+  return PlanOf(std::move(path), src, coord);
+}
+
+// Spec §5.2: the cheapest plan on the native graph, under the memory limit.
+absl::StatusOr<Plan> NativePlan(const DistSpec& src, const DistSpec& dst,
+                                const BoundCostModel& model, const PlanOptions& options,
+                                const std::vector<int64_t>& coord) {
+  if (options.algorithm == Algorithm::kGreedy) {
+    return absl::InvalidArgumentError(
+        "algorithm: greedy is a pytorch-mode planner; native mode always searches its graph "
+        "(use --mode pytorch for greedy plans)");
+  }
+  const NativeEdges edges(src.mesh(), src.global_shape(), src.dtype(), dst.state(),
+                          src.state().PartialOps() | dst.state().PartialOps(),
+                          options.max_memory);
+  if (LocalBytes(src.state(), src.mesh(), src.global_shape(), src.dtype()) > options.max_memory) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "max memory: the source shard alone takes ",
+        LocalBytes(src.state(), src.mesh(), src.global_shape(), src.dtype()),
+        " bytes per rank, over --max-memory ", options.max_memory));
+  }
+  absl::StatusOr<GraphPath> path =
+      FindPathOn(edges, src.state(), dst.state(), model, options.max_expanded_states);
+  if (absl::IsNotFound(path.status()) &&
+      options.max_memory != std::numeric_limits<int64_t>::max()) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "max memory: no plan keeps every rank under ", options.max_memory,
+        " bytes (--max-memory); raise it, or drop it to see the plan's peak"));
+  }
+  if (!path.ok()) return path.status();
+  Plan plan = PlanOf(*std::move(path), src, coord);
+  plan.mode = PlanMode::kNative;
   return plan;
 }
 
@@ -96,21 +133,16 @@ absl::StatusOr<Plan> GreedyPlan(const DistSpec& src, const DistSpec& dst,
   return plan;
 }
 
-}  // namespace
-
-absl::StatusOr<Plan> PlanRedistribution(const DistSpec& src, const DistSpec& dst,
-                                        const PlanOptions& options) {
-  RESHARD_RETURN_IF_ERROR(CheckCompatible(src, dst, options));
-  const std::unique_ptr<const BoundCostModel> model = options.cost_model->Bind(
-      CostProblem{src.mesh(), src.global_shape(), ItemSize(src.dtype())});
-  std::vector<int64_t> coord = options.coordinate;
-  if (coord.empty()) coord.assign(src.mesh().ndim(), 0);
+// Spec §5, §8, §9.
+absl::StatusOr<Plan> PyTorchPlan(const DistSpec& src, const DistSpec& dst,
+                                 const BoundCostModel& model, const PlanOptions& options,
+                                 const std::vector<int64_t>& coord) {
 
   // Spec §9: the greedy planner cannot express shard orders.
   const bool needs_graph = src.strided_input() || dst.strided_input() ||
                            !src.state().HasDefaultOrder() || !dst.state().HasDefaultOrder();
   if (needs_graph || options.algorithm == Algorithm::kGraph) {
-    absl::StatusOr<Plan> plan = GraphPlan(src, dst, *model, options, coord);
+    absl::StatusOr<Plan> plan = GraphPlan(src, dst, model, options, coord);
     if (plan.status().code() != absl::StatusCode::kResourceExhausted) return plan;
     // Suggest the greedy planner only where it could be used.
     return absl::ResourceExhaustedError(absl::StrCat(
@@ -119,7 +151,65 @@ absl::StatusOr<Plan> PlanRedistribution(const DistSpec& src, const DistSpec& dst
                       "orders (spec §9)"
                     : " or use the greedy planner (--algorithm greedy)"));
   }
-  return GreedyPlan(src, dst, *model, coord);
+  return GreedyPlan(src, dst, model, coord);
+}
+
+}  // namespace
+
+PlanMode ResolvedMode(const PlanOptions& options) {
+  if (options.mode != PlanMode::kAuto) return options.mode;
+  return options.cost_model != nullptr && !options.cost_model->prices_native_steps()
+             ? PlanMode::kPyTorch
+             : PlanMode::kNative;
+}
+
+const std::shared_ptr<const CostModel>& ResolvedCostModel(const PlanOptions& options) {
+  if (options.cost_model != nullptr) return options.cost_model;
+  static const auto* const native = new std::shared_ptr<const CostModel>(DefaultNativeCostModel());
+  static const auto* const pytorch = new std::shared_ptr<const CostModel>(DefaultCostModel());
+  return ResolvedMode(options) == PlanMode::kNative ? *native : *pytorch;
+}
+
+namespace {
+
+// `requested` with mode and model decided. InvalidArgument when native mode
+// is asked of a model that prices compat steps only.
+absl::StatusOr<PlanOptions> Resolve(const PlanOptions& requested) {
+  PlanOptions out = requested;
+  out.mode = ResolvedMode(requested);
+  out.cost_model = ResolvedCostModel(requested);
+  if (out.cost_model == nullptr) return absl::InternalError("no native cost model is built in");
+  if (out.mode == PlanMode::kNative && !out.cost_model->prices_native_steps()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "mode: native planning needs a cost model that prices native steps; \"",
+        out.cost_model->fingerprint(), "\" prices compat steps only (use --mode pytorch, or "
+        "--cost-model alpha-beta)"));
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<Plan> PlanRedistribution(const DistSpec& src, const DistSpec& dst,
+                                        const PlanOptions& requested) {
+  RESHARD_ASSIGN_OR_RETURN(const PlanOptions options, Resolve(requested));
+  RESHARD_RETURN_IF_ERROR(CheckCompatible(src, dst, options));
+  const std::unique_ptr<const BoundCostModel> model = options.cost_model->Bind(
+      CostProblem{src.mesh(), src.global_shape(), ItemSize(src.dtype())});
+  std::vector<int64_t> coord = options.coordinate;
+  if (coord.empty()) coord.assign(src.mesh().ndim(), 0);
+  absl::StatusOr<Plan> plan = options.mode == PlanMode::kNative
+                                  ? NativePlan(src, dst, *model, options, coord)
+                                  : PyTorchPlan(src, dst, *model, options, coord);
+  if (!plan.ok()) return plan;
+  plan->peak_bytes = PlanPeakBytes(*plan, src.mesh(), src.global_shape(), src.dtype());
+  if (plan->peak_bytes > options.max_memory) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "max memory: the pytorch-mode plan needs ", plan->peak_bytes,
+        " bytes per rank, over --max-memory ", options.max_memory,
+        "; native mode plans under a memory limit (--mode native)"));
+  }
+  return plan;
 }
 
 }  // namespace reshard

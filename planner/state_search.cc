@@ -8,7 +8,6 @@
 #include <boost/graph/graph_traits.hpp>
 #include <boost/property_map/property_map.hpp>
 
-#include "planner/transitions.h"
 
 namespace reshard {
 namespace {
@@ -25,9 +24,9 @@ StateSearch::Pass StateSearch::Pass::Pruned(double c_star) {
   return pass;
 }
 
-StateSearch::StateSearch(int tensor_ndim, unsigned partial_ops, const BoundCostModel& model,
+StateSearch::StateSearch(const EdgeSource& edges, const BoundCostModel& model,
                          const RemainingCostBound* bound)
-    : tensor_ndim_(tensor_ndim), partial_ops_(partial_ops), model_(model), bound_(bound) {
+    : edge_source_(edges), model_(model), bound_(bound) {
   // Enough for most pruned searches: few regrowths, small enough for easy plans.
   ids_.reserve(256);
   vertices_.reserve(256);
@@ -142,7 +141,7 @@ void StateSearch::GenerateEdges(VertexId u) {
   // A copy: interning below may move the vertices.
   const DistState from = vertices_[u].state;
   steps_.clear();
-  AppendTransitions(from, tensor_ndim_, partial_ops_, &steps_);
+  edge_source_.Append(from, &steps_);
   const auto first = static_cast<uint32_t>(edges_.size());
   for (const Step& step : steps_) {
     edges_.push_back({u, Intern(ApplyStep(from, step)), model_.StepCost(from, step)});

@@ -1,6 +1,6 @@
 // StateSearch: the engine of the graph planner (spec §5) and of CostMatrix.
-// Best-first passes over DistStates, generated on demand from the spec §4
-// edges; the states reached stay interned across passes. Each pass is Boost
+// Best-first passes over DistStates, generated on demand from an EdgeSource
+// (the spec §4 or §4.2 edges); the states reached stay interned across passes. Each pass is Boost
 // Graph's dijkstra_shortest_paths_no_color_map_no_init on the implicit graph
 // of the states (an IncidenceGraph whose out-edges are generated and priced
 // once per state per search).
@@ -15,7 +15,7 @@
 // first parent (the optimal cost it finds is the same up to that rounding,
 // which §5.1's slack absorbs).
 //
-//   StateSearch search(tensor_ndim, partial_ops, model, &bound);
+//   StateSearch search(CompatEdges(tensor_ndim, partial_ops), model, &bound);
 //   search.Run(src, {dst}, StateSearch::Pass::Astar(), max_expanded);   // C*
 //   search.Run(src, {dst}, StateSearch::Pass::Pruned(c_star), ...);     // PyTorch's path
 //   search.PathTo(dst)
@@ -30,6 +30,7 @@
 #include "absl/types/span.h"
 #include "planner/cost_model.h"
 #include "planner/dist_state.h"
+#include "planner/edge_source.h"
 #include "planner/remaining_cost_bound.h"
 #include "planner/step.h"
 
@@ -53,8 +54,9 @@ class StateSearch {
     kBound,      // the pass would have expanded more than allowed
   };
 
-  // `bound` may be null (0 everywhere); it must outlive the search.
-  StateSearch(int tensor_ndim, unsigned partial_ops, const BoundCostModel& model,
+  // `bound` may be null (0 everywhere); edges, model and bound must outlive
+  // the search.
+  StateSearch(const EdgeSource& edges, const BoundCostModel& model,
               const RemainingCostBound* bound);
 
   // One pass from `src`, until every state of `goals` has been popped. The
@@ -85,7 +87,7 @@ class StateSearch {
     Key key;   // infinite until reached in this pass
     VertexId parent;
     bool popped;
-    // Its out-edges in edges_ once expanded in any pass (spec §4 order).
+    // Its out-edges in edges_ once expanded in any pass (generation order).
     bool has_edges;
     uint32_t first_edge;
     uint32_t num_edges;
@@ -113,8 +115,7 @@ class StateSearch {
            int64_t max_expanded);
   void Price(const Edge& e, const Pass& pass);
 
-  int tensor_ndim_;
-  unsigned partial_ops_;
+  const EdgeSource& edge_source_;
   const BoundCostModel& model_;
   const RemainingCostBound* bound_;
 

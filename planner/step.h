@@ -2,28 +2,33 @@
 // executor, `reshard verify`, the CLI and the benchmarks.
 //
 // A step names the group of mesh dims it acts on, its kind, and the
-// placement those mesh dims go from and to (spec §4, §10):
+// placement those mesh dims go from and to (spec §4, §4.2, §10):
 //
 //   Step s = MakeStep(MeshDimSet::Single(1), Placement::Shard(0), Placement::Replicate());
 //   s.kind                           // StepKind::kAllGather
 //   CheckStep(state, s, mesh, 2)     // OK iff s is legal in `state` (the one legality rule)
 //   ApplyStep(state, s)              // the state after it (the one shard-order replay)
 //   LogicalShape(state, s, mesh, global, coord)   // spec §10, for one rank
-//   BytesOfStep(s, logical, mesh, dtype)          // what the executor sends / receives
+//   BytesOfStep(state, s, mesh, global, coord, dtype)  // what the executor sends / receives
 //
-// Today every group is a single mesh dim; CheckStep rejects larger ones until
-// the executor and the cost models learn flattened collectives.
+// Compat steps (pytorch mode) act on one mesh dim. Native steps (spec §4.2)
+// act on a group of several mesh dims as one flattened collective, or are
+// permutes, which rearrange Shard mesh dims by exchanging slices. A step that
+// appends several mesh dims to shard orders lists them, in order, in its
+// `entries`.
 //
 // Adding a kind of step: a StepKind (and its name), StepKindFor if it is
-// keyed by placements, CheckStep's rules, BytesOfStep, then its edge in
-// transitions.cc (spec §4 order), its price in every cost model
-// (cost_model.cc) and its data movement in collectives/executor.cc.
+// keyed by placements, CheckStep's rules, BytesOfStep and StepMemory
+// (step_memory.h), then its edge in transitions.cc or native_transitions.cc
+// (spec §4 order), its price in every cost model (cost_model.cc,
+// alpha_beta_cost_model.cc) and its data movement in collectives/executor.cc.
 #ifndef RESHARD_PLANNER_STEP_H_
 #define RESHARD_PLANNER_STEP_H_
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -44,14 +49,15 @@ enum class StepKind : uint8_t {
   kReduceScatter,  // P(op) -> S(d)
   kChunk,          // R -> S(d), local
   kPartition,      // R -> P(op), local
+  kPermute,        // native: Shard mesh dims rearranged by exchanging slices
 };
-inline constexpr int kNumStepKinds = 6;
+inline constexpr int kNumStepKinds = 7;
 inline constexpr StepKind kAllStepKinds[kNumStepKinds] = {
-    StepKind::kAllToAll, StepKind::kAllGather, StepKind::kAllReduce,
-    StepKind::kReduceScatter, StepKind::kChunk, StepKind::kPartition};
+    StepKind::kAllToAll,  StepKind::kAllGather, StepKind::kAllReduce, StepKind::kReduceScatter,
+    StepKind::kChunk,     StepKind::kPartition, StepKind::kPermute};
 
 // "all_to_all", "all_gather", "all_reduce", "reduce_scatter", "chunk",
-// "partition" (spec §10; the CLI and JSON print these).
+// "partition", "permute" (spec §10; the CLI and JSON print these).
 absl::string_view StepKindName(StepKind kind);
 // False for chunk and partition, which move no data between ranks.
 constexpr bool IsCommunicating(StepKind kind) {
@@ -65,52 +71,108 @@ std::optional<StepKind> StepKindFor(Placement src, Placement dst);
 // tensor and nothing moves (greedy plans plan it, as PyTorch does, spec §8).
 std::optional<StepKind> StepKindFor(Placement src, Placement dst, int64_t group_size);
 
-// A value type. Invariant (MakeStep): kind == StepKindFor(src, dst, the
-// group's size) and the group is not empty.
+// The mesh dims a step appends to shard orders, in the order they join:
+// (mesh dim, tensor dim) pairs. Empty for single-mesh-dim steps, whose dst
+// says it all. A value type; packed so that a Step stays trivially copyable.
+class ShardEntries {
+ public:
+  static constexpr int kMax = kMaxMeshDims;
+  int size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  int mesh_dim(int i) const { return packed_[i] & 0xf; }
+  int tensor_dim(int i) const { return packed_[i] >> 4; }
+  // Requires size() < kMax, mesh_dim < 16 and tensor_dim < 16.
+  void Append(int mesh_dim, int tensor_dim) {
+    packed_[size_++] = static_cast<uint8_t>(mesh_dim | (tensor_dim << 4));
+  }
+  friend bool operator==(const ShardEntries& a, const ShardEntries& b) {
+    if (a.size_ != b.size_) return false;
+    for (int i = 0; i < a.size_; ++i) {
+      if (a.packed_[i] != b.packed_[i]) return false;
+    }
+    return true;
+  }
+
+ private:
+  uint8_t packed_[kMax] = {};
+  uint8_t size_ = 0;
+};
+
+// A value type. Invariants (MakeStep, MakeGroupStep, MakePermute): the group
+// is not empty; except for permutes, kind == StepKindFor(src, dst, the
+// group's size); a step over several mesh dims that enters Shard lists every
+// mesh dim of its group once in `entries` (tensor dim dst.dim()); a permute
+// lists every mesh dim of its group once, each with its new tensor dim, and
+// its src and dst are unused (Replicate).
 struct Step {
   MeshDimSet group;
   StepKind kind = StepKind::kChunk;
   Placement src;
   Placement dst;
+  ShardEntries entries;
 
-  // The group's lowest mesh dim: *the* mesh dim while groups are single.
+  // The group's lowest mesh dim: *the* mesh dim of a single-dim step.
   int mesh_dim() const { return group.First(); }
-  // "S(0)->R all_gather on mesh dim 1" ("on mesh dims {0,1}" for a larger group).
+  // "S(0)->R all_gather on mesh dim 1", "S(0)->S(1) all_to_all on mesh dims
+  // {0,1} as [1,0]", "permute on mesh dims {0,1}: 0->S(1) 1->S(0)".
   std::string ToString() const;
 
   friend bool operator==(const Step& a, const Step& b) {
-    return a.group == b.group && a.kind == b.kind && a.src == b.src && a.dst == b.dst;
+    return a.group == b.group && a.kind == b.kind && a.src == b.src && a.dst == b.dst &&
+           a.entries == b.entries;
   }
   friend bool operator!=(const Step& a, const Step& b) { return !(a == b); }
 };
 
 // The step moving `group` from src to dst. src -> dst must have a kind
-// (StepKindFor); use it first on untrusted input.
+// (StepKindFor); use it first on untrusted input. A group of several mesh
+// dims entering Shard joins the order in ascending mesh dims.
 Step MakeStep(MeshDimSet group, Placement src, Placement dst);
+// A step over the mesh dims `order` (a group of one or more), which enter a
+// Shard dst in that order. src -> dst must have a kind.
+Step MakeGroupStep(absl::Span<const int> order, Placement src, Placement dst);
+// A permute: mesh dim entries[i].first moves to Shard(entries[i].second),
+// appended to that tensor dim's order in this sequence (spec §4.2).
+Step MakePermute(absl::Span<const std::pair<int, int>> entries);
 
 // The legality rule for a step taken from `state` on `mesh`, for a tensor of
-// `tensor_ndim` dims (spec §4): a single mesh dim of the mesh, which holds
-// step.src; a kind matching the placements; a Shard target inside the
-// tensor; and, when leaving a Shard, the mesh dim is the last split of its
-// tensor dim. Splits after it over size-1 mesh dims are ignored (they split
-// nothing, spec §11), which is what lets greedy plans on such meshes run
-// (spec §8). InvalidArgument saying which rule failed (Unimplemented for a
-// group of several mesh dims). The graph planner's edges (transitions.h)
-// pass it by construction; the search alone also skips partitions to ops
-// that may not coexist (PartialOpsCompatible, spec §4 case 6).
+// `tensor_ndim` dims.
+// Single mesh dim (spec §4): a mesh dim of the mesh, which holds step.src; a
+// kind matching the placements; a Shard target inside the tensor; and, when
+// leaving a Shard, the mesh dim is the last split of its tensor dim. Splits
+// after it over size-1 mesh dims are ignored (they split nothing, spec §11),
+// which is what lets greedy plans on such meshes run (spec §8).
+// Several mesh dims (spec §4.2): every one holds step.src; leaving S(a), the
+// group is exactly the last |group| mesh dims of a's order; entering Shard,
+// `entries` lists the group; chunk and partition act on one mesh dim only.
+// Permute (spec §4.2): every mesh dim of the group is a Shard, the group's
+// mesh dims form the tail of every order they are in, and the state changes.
+// InvalidArgument saying which rule failed. The planners' edges pass it by
+// construction; the search alone also skips partitions to ops that may not
+// coexist (PartialOpsCompatible, spec §4 case 6).
 absl::Status CheckStep(const DistState& state, const Step& step, const DeviceMesh& mesh,
                        int tensor_ndim);
 
 // The state after `step`: each mesh dim of the group takes step.dst; leaving
-// S(a) removes it from a's order, entering S(b) appends it to b's (spec §4).
+// S(a) removes it from a's order, entering S(b) appends it to b's (spec §4),
+// in the order of `entries` for several mesh dims; a permute removes its
+// group from every order, then appends its entries (spec §4.2).
 // Inline: the graph search applies every edge it generates.
+DistState ApplyGroupStep(const DistState& state, const Step& step);
 inline DistState ApplyStep(const DistState& state, const Step& step) {
   const unsigned bits = step.group.bits();
-  if ((bits & (bits - 1)) == 0) return state.WithPlacement(step.group.First(), step.dst);
-  DistState next = state;
-  for (int m : step.group.ToVector()) next = next.WithPlacement(m, step.dst);
-  return next;
+  if ((bits & (bits - 1)) == 0 && step.kind != StepKind::kPermute) {
+    return state.WithPlacement(step.group.First(), step.dst);
+  }
+  return ApplyGroupStep(state, step);
 }
+
+// The group's mesh dims that split `tensor_dim`, in split order, in `state`
+// (after = false) or in the state after the step (after = true). Each member
+// of the group holds NestedChunk (chunk.h) of the logical extent over them
+// (spec §11); the member with coordinate 0 on all of them the largest.
+MeshDimList GroupSplitsOf(const DistState& state, const Step& step, int tensor_dim, bool after);
+
 
 // Spec §10: the tensor as the step's group sees it at the rank with
 // `coordinate`: the global shape split, in shard order, by every mesh dim of
@@ -120,17 +182,26 @@ std::vector<int64_t> LogicalShape(const DistState& current, const Step& step,
                                   absl::Span<const int64_t> coordinate);
 
 // Bytes one rank sends to and receives from the rest of the group for a step
-// with logical shape `logical` (spec §11), at the padded chunk size c =
-// ceil(L / n) the executor uses, n the group's size:
+// with logical shape `logical` (spec §11), at the padded chunk the executor
+// uses: the logical shape with each split tensor dim cut to its largest
+// member slice (ceil(L / n) for one mesh dim; NestedChunk for several), n
+// the group's size:
 //   all_gather, all_to_all, reduce_scatter: (n - 1) * chunk elements each way
 //   all_reduce: 2 * (n - 1) * ceil(count / n) each way (reduce-scatter + all-gather)
 //   chunk, partition, and any step on a group of size 1: 0
+// Permutes move exact slices and are counted by the executor (permute.h);
+// here they report the rank's whole block, an upper bound.
 struct StepBytes {
   int64_t sent = 0;
   int64_t received = 0;
 };
-StepBytes BytesOfStep(const Step& step, absl::Span<const int64_t> logical,
-                      const DeviceMesh& mesh, DType dtype);
+StepBytes BytesOfStep(const DistState& state, const Step& step,
+                      absl::Span<const int64_t> logical, const DeviceMesh& mesh, DType dtype);
+
+// The padded chunk of BytesOfStep: the logical shape with the tensor dims the
+// step splits or gathers cut to their largest member slice.
+std::vector<int64_t> PaddedChunkShape(const DistState& state, const Step& step,
+                                      absl::Span<const int64_t> logical, const DeviceMesh& mesh);
 
 }  // namespace reshard
 

@@ -45,7 +45,7 @@ void ExpectEqualsPairByPair(const std::string& model_name) {
       CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, options);
   ASSERT_TRUE(matrix.ok()) << matrix.status();
   ASSERT_EQ(matrix->size(), l.states.size());
-  PlanOptions plan_options;
+  PlanOptions plan_options{PlanMode::kPyTorch};
   plan_options.algorithm = Algorithm::kGraph;
   plan_options.cost_model = options.cost_model;
   int with_plan = 0;

@@ -27,7 +27,7 @@ std::vector<absl::Status> RunWithDeath(Death death) {
   const DeviceMesh mesh = *DeviceMesh::Create({2, 2});
   const DistSpec src = *DistSpec::Parse(mesh, "S(0)S(1)", {8, 8}, DType::kF32);
   const DistSpec dst = *DistSpec::Parse(mesh, "RR", {8, 8}, DType::kF32);
-  PlanOptions options;
+  PlanOptions options{PlanMode::kPyTorch};
   options.algorithm = Algorithm::kGraph;
   const Plan plan = *PlanRedistribution(src, dst, options);
   EXPECT_EQ(plan.Trace(), "S(0)S(1)->RS(1)->RR");

@@ -189,7 +189,7 @@ TEST(ExecutorTest, PlannedRedistributionsWithShardOrders) {
   };
   for (const Case& c : cases) {
     const DistSpec src = Spec(c.mesh, c.src, c.shape), dst = Spec(c.mesh, c.dst, c.shape);
-    PlanOptions options;
+    PlanOptions options{PlanMode::kPyTorch};
     options.algorithm = Algorithm::kGraph;
     absl::StatusOr<Plan> plan = PlanRedistribution(src, dst, options);
     ASSERT_TRUE(plan.ok()) << plan.status();

@@ -24,7 +24,7 @@ namespace {
 Plan Greedy(const std::vector<int64_t>& mesh_sizes, const std::string& src,
             const std::string& dst, const std::string& cost_model) {
   const DeviceMesh mesh = *DeviceMesh::Create(mesh_sizes);
-  PlanOptions options;
+  PlanOptions options{PlanMode::kPyTorch};
   options.algorithm = Algorithm::kGreedy;
   options.cost_model = *MakeCostModel(cost_model, /*devices_per_host=*/8);
   absl::StatusOr<Plan> plan = PlanRedistribution(*DistSpec::Parse(mesh, src, {8, 8}, DType::kF32),
@@ -53,7 +53,7 @@ TEST(GreedyPlannerTest, ShardToPartialOnSizeOneMeshDimIsALocalStep) {
 
 TEST(GreedyPlannerTest, ShardToPartialElsewhereHasNoGreedyPlan) {
   const DeviceMesh mesh = *DeviceMesh::Create({2, 4});
-  PlanOptions options;
+  PlanOptions options{PlanMode::kPyTorch};
   options.algorithm = Algorithm::kGreedy;
   absl::StatusOr<Plan> plan =
       PlanRedistribution(*DistSpec::Parse(mesh, "S(0)S(1)", {8, 8}, DType::kF32),

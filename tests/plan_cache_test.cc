@@ -86,12 +86,12 @@ TEST(PlanCacheTest, HitReturnsTheSamePlan) {
   DistSpec src = Spec(mesh, "S(0)R", {8, 6});
   DistSpec dst = Spec(mesh, "RS(1)", {8, 6});
   PlanCache cache(16);
-  absl::StatusOr<std::shared_ptr<const Plan>> first = cache.GetOrPlan(src, dst, PlanOptions());
+  absl::StatusOr<std::shared_ptr<const Plan>> first = cache.GetOrPlan(src, dst, PlanOptions{PlanMode::kPyTorch});
   ASSERT_TRUE(first.ok()) << first.status();
-  absl::StatusOr<std::shared_ptr<const Plan>> second = cache.GetOrPlan(src, dst, PlanOptions());
+  absl::StatusOr<std::shared_ptr<const Plan>> second = cache.GetOrPlan(src, dst, PlanOptions{PlanMode::kPyTorch});
   ASSERT_TRUE(second.ok());
   EXPECT_EQ(first->get(), second->get());
-  absl::StatusOr<Plan> direct = PlanRedistribution(src, dst, PlanOptions());
+  absl::StatusOr<Plan> direct = PlanRedistribution(src, dst, PlanOptions{PlanMode::kPyTorch});
   ASSERT_TRUE(direct.ok());
   EXPECT_TRUE(SamePlan(**first, *direct));
   PlanCache::Stats stats = cache.stats();
@@ -118,7 +118,7 @@ TEST(PlanCacheTest, KeyCoversEveryInput) {
     ASSERT_TRUE(direct.ok());
     EXPECT_TRUE(SamePlan(**cached, *direct));
   };
-  PlanOptions base;
+  PlanOptions base{PlanMode::kPyTorch};
   check_new(src, dst, base);
   check_new(dst, src, base);
   check_new(Spec(mesh, "S(0)S(1)", {8, 7}), Spec(mesh, "S(1)R", {8, 7}), base);
@@ -173,8 +173,8 @@ TEST(PlanCacheTest, StridedInputIsPartOfTheKey) {
   ASSERT_EQ(plain.state(), strided.state());
   DistSpec dst = Spec(mesh, "RR", {8});
   PlanCache cache;
-  absl::StatusOr<std::shared_ptr<const Plan>> a = cache.GetOrPlan(plain, dst, PlanOptions());
-  absl::StatusOr<std::shared_ptr<const Plan>> b = cache.GetOrPlan(strided, dst, PlanOptions());
+  absl::StatusOr<std::shared_ptr<const Plan>> a = cache.GetOrPlan(plain, dst, PlanOptions{PlanMode::kPyTorch});
+  absl::StatusOr<std::shared_ptr<const Plan>> b = cache.GetOrPlan(strided, dst, PlanOptions{PlanMode::kPyTorch});
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ((*a)->algorithm, Algorithm::kGreedy);
   EXPECT_EQ((*b)->algorithm, Algorithm::kGraph);
@@ -188,7 +188,7 @@ TEST(PlanCacheTest, EvictsLeastRecentlyUsed) {
   DistSpec b = Spec(mesh, "RS(1)", {8, 8});
   DistSpec c = Spec(mesh, "S(1)S(0)", {8, 8});
   PlanCache cache(2);
-  const PlanOptions o;
+  const PlanOptions o{PlanMode::kPyTorch};
   std::shared_ptr<const Plan> plan_a = *cache.GetOrPlan(a, r, o);
   ASSERT_TRUE(cache.GetOrPlan(b, r, o).ok());
   // Touch A so that B is the least recently used, then C evicts B.
@@ -211,7 +211,7 @@ TEST(PlanCacheTest, ZeroCapacityStoresNothing) {
   DeviceMesh mesh = Mesh({2});
   PlanCache cache(0);
   for (int i = 0; i < 3; ++i) {
-    ASSERT_TRUE(cache.GetOrPlan(Spec(mesh, "S(0)", {4}), Spec(mesh, "R", {4}), PlanOptions()).ok());
+    ASSERT_TRUE(cache.GetOrPlan(Spec(mesh, "S(0)", {4}), Spec(mesh, "R", {4}), PlanOptions{PlanMode::kPyTorch}).ok());
   }
   EXPECT_EQ(cache.stats().misses, 3);
   EXPECT_EQ(cache.stats().size, 0u);
@@ -223,20 +223,20 @@ TEST(PlanCacheTest, ErrorsAreNotCached) {
   // S -> P has no path (spec §4).
   for (int i = 0; i < 2; ++i) {
     absl::StatusOr<std::shared_ptr<const Plan>> plan =
-        cache.GetOrPlan(Spec(mesh, "S(0)", {4}), Spec(mesh, "P", {4}), PlanOptions());
+        cache.GetOrPlan(Spec(mesh, "S(0)", {4}), Spec(mesh, "P", {4}), PlanOptions{PlanMode::kPyTorch});
     EXPECT_FALSE(plan.ok());
   }
   // A bad option.
-  PlanOptions bad;
-  bad.cost_model = nullptr;
+  PlanOptions bad{PlanMode::kPyTorch};
+  bad.max_memory = 0;
   EXPECT_THAT(cache.GetOrPlan(Spec(mesh, "S(0)", {4}), Spec(mesh, "R", {4}), bad).status().message(),
-              HasSubstr("cost_model is null"));
-  bad = PlanOptions();
+              HasSubstr("max memory"));
+  bad = PlanOptions{PlanMode::kPyTorch};
   bad.max_expanded_states = 0;
   EXPECT_FALSE(cache.GetOrPlan(Spec(mesh, "S(0)", {4}), Spec(mesh, "R", {4}), bad).ok());
   // Specs that do not match.
   absl::StatusOr<std::shared_ptr<const Plan>> mismatch =
-      cache.GetOrPlan(Spec(mesh, "S(0)", {4}), Spec(mesh, "R", {5}), PlanOptions());
+      cache.GetOrPlan(Spec(mesh, "S(0)", {4}), Spec(mesh, "R", {5}), PlanOptions{PlanMode::kPyTorch});
   EXPECT_EQ(mismatch.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(mismatch.status().message(), HasSubstr("shape"));
   EXPECT_EQ(cache.stats().size, 0u);
@@ -247,7 +247,7 @@ TEST(PlanCacheTest, ErrorsAreNotCached) {
 struct Case {
   DistSpec src;
   DistSpec dst;
-  PlanOptions options;
+  PlanOptions options{PlanMode::kPyTorch};
 };
 
 std::vector<Case> MixedCases() {
@@ -255,27 +255,27 @@ std::vector<Case> MixedCases() {
   DeviceMesh m2 = Mesh({2, 4});
   DeviceMesh m3 = Mesh({2, 3, 2});
   const std::vector<int64_t> s2 = {13, 7}, s3 = {12, 5, 9};
-  PlanOptions graph;
+  PlanOptions graph{PlanMode::kPyTorch};
   graph.algorithm = Algorithm::kGraph;
-  PlanOptions constant;
+  PlanOptions constant{PlanMode::kPyTorch};
   constant.cost_model = *MakeCostModel("pytorch-const");
-  PlanOptions coord;
+  PlanOptions coord{PlanMode::kPyTorch};
   coord.coordinate = {1, 2, 1};
   coord.cost_model = *MakeCostModel("pytorch", /*devices_per_host=*/4);
-  cases.push_back({Spec(m2, "S(0)R", s2), Spec(m2, "RS(1)", s2), PlanOptions()});
+  cases.push_back({Spec(m2, "S(0)R", s2), Spec(m2, "RS(1)", s2), PlanOptions{PlanMode::kPyTorch}});
   cases.push_back({Spec(m2, "S(0)R", s2), Spec(m2, "RS(1)", s2), graph});
   cases.push_back({Spec(m2, "S(0)R", s2), Spec(m2, "RS(1)", s2), constant});
-  cases.push_back({Spec(m2, "P(sum)S(1)", s2), Spec(m2, "S(0)S(0)", s2), PlanOptions()});
-  cases.push_back({Spec(m2, "S(0)[1]S(0)[0]", s2), Spec(m2, "S(1)R", s2), PlanOptions()});
+  cases.push_back({Spec(m2, "P(sum)S(1)", s2), Spec(m2, "S(0)S(0)", s2), PlanOptions{PlanMode::kPyTorch}});
+  cases.push_back({Spec(m2, "S(0)[1]S(0)[0]", s2), Spec(m2, "S(1)R", s2), PlanOptions{PlanMode::kPyTorch}});
   cases.push_back({Spec(m3, "S(0)[1]S(0)[0]S(0)[2]", s3), Spec(m3, "RS(0)[0]S(0)[1]", s3),
-                   PlanOptions()});
+                   PlanOptions{PlanMode::kPyTorch}});
   cases.push_back({Spec(m3, "S(0)[1]S(0)[0]S(0)[2]", s3), Spec(m3, "RS(0)[0]S(0)[1]", s3), coord});
-  cases.push_back({Spec(m3, "_S(0, 2)S(1)S(0)", s3), Spec(m3, "RRS(2)", s3), PlanOptions()});
+  cases.push_back({Spec(m3, "_S(0, 2)S(1)S(0)", s3), Spec(m3, "RRS(2)", s3), PlanOptions{PlanMode::kPyTorch}});
   cases.push_back({Spec(m3, "P(avg)P(sum)S(2)", s3), Spec(m3, "S(1)RR", s3), graph});
   cases.push_back({Spec(m3, "RRR", s3), Spec(m3, "S(2)S(1)S(0)", s3), coord});
   cases.push_back({Spec(m3, "S(0)S(1)S(2)", s3), Spec(m3, "S(2)S(1)S(0)", s3), constant});
   cases.push_back({Spec(m3, "P(max)RS(0)", s3, DType::kI8), Spec(m3, "RRR", s3, DType::kI8),
-                   PlanOptions()});
+                   PlanOptions{PlanMode::kPyTorch}});
   return cases;
 }
 

@@ -55,7 +55,7 @@ bool Near(double a, double b) {
 struct Case {
   DistSpec src;
   DistSpec dst;
-  PlanOptions options;
+  PlanOptions options{PlanMode::kPyTorch};
   std::string description;  // for failure messages
 };
 
@@ -81,7 +81,7 @@ class CaseGenerator {
     DistState src = RandomState(mesh_ndim, tensor_ndim, default_order);
     DistState dst = RandomState(mesh_ndim, tensor_ndim, default_order);
     Case c{*DistSpec::Create(mesh, src, shape, dtype), *DistSpec::Create(mesh, dst, shape, dtype),
-           PlanOptions(), ""};
+           PlanOptions{PlanMode::kPyTorch}, ""};
     const char* model_name = Uniform(0, 1) ? "pytorch" : "pytorch-const";
     static constexpr int64_t kDevicesPerHost[] = {1, 4, 8};
     c.options.cost_model = *MakeCostModel(model_name, kDevicesPerHost[Uniform(0, 2)]);

@@ -111,7 +111,7 @@ namespace {
 struct PlannedCase {
   DistSpec src;
   DistSpec dst;
-  PlanOptions options;
+  PlanOptions options{PlanMode::kPyTorch};
   Plan plan;
 };
 
@@ -131,7 +131,7 @@ absl::StatusOr<PlannedCase> PlanCase(const VerifyCase& c) {
         "dtype bool: Partial placements (pending reductions) are not defined on bool data; "
         "use u8 or i32");
   }
-  PlanOptions options;
+  PlanOptions options{PlanMode::kPyTorch};
   options.algorithm = c.algorithm;
   options.coordinate.assign(mesh.ndim(), 0);
   RESHARD_ASSIGN_OR_RETURN(Plan plan, PlanRedistribution(src, dst, options));
@@ -290,7 +290,7 @@ std::string CheckCounters(const PreparedCase& p, int64_t rank, const RankResult&
                              rank, i + 1, got.step.ToString(), absl::StrJoin(got.logical_shape, ","),
                              info.step.ToString(), absl::StrJoin(want_shape, ","));
     }
-    const StepBytes want = BytesOfStep(info.step, want_shape, p.src.mesh(), p.src.dtype());
+    const StepBytes want = BytesOfStep(mine->states[i], info.step, want_shape, p.src.mesh(), p.src.dtype());
     if (got.bytes_sent != want.sent || got.bytes_received != want.received) {
       return absl::StrFormat("rank %d step %d: sent/received %d/%d bytes, the plan implies %d/%d",
                              rank, i + 1, got.bytes_sent, got.bytes_received, want.sent,
