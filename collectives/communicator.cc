@@ -32,4 +32,54 @@ absl::Status ValidateCollective(const DeviceMesh& mesh, absl::string_view collec
   return absl::OkStatus();
 }
 
+namespace {
+
+// Byte offsets of consecutive parts of `counts` elements; InvalidArgument for
+// a negative count.
+absl::StatusOr<std::vector<int64_t>> Offsets(absl::Span<const int64_t> counts, int item,
+                                             absl::string_view which) {
+  std::vector<int64_t> offsets{0};
+  for (size_t j = 0; j < counts.size(); ++j) {
+    if (counts[j] < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s[%d] is negative (%d)", which, j, counts[j]));
+    }
+    offsets.push_back(offsets.back() + counts[j] * item);
+  }
+  return offsets;
+}
+
+}  // namespace
+
+absl::StatusOr<AllToAllVOffsets> ValidateAllToAllV(const DeviceMesh& mesh, int64_t rank,
+                                                   MeshDimSet group,
+                                                   absl::Span<const int64_t> send_counts,
+                                                   absl::Span<const int64_t> recv_counts,
+                                                   DType dtype) {
+  constexpr absl::string_view kName = "all_to_all_v";
+  if (absl::Status s = ValidateCollective(mesh, kName, group, 0, dtype, false); !s.ok()) {
+    return s;
+  }
+  auto error = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kName, " on ", DescribeGroup(group), ": ", why));
+  };
+  const int64_t n = mesh.GroupSize(group);
+  if (static_cast<int64_t>(send_counts.size()) != n ||
+      static_cast<int64_t>(recv_counts.size()) != n) {
+    return error(absl::StrFormat("%d send and %d recv counts for a group of %d",
+                                 send_counts.size(), recv_counts.size(), n));
+  }
+  const int64_t me = mesh.IndexInGroup(group, rank);
+  if (send_counts[me] != recv_counts[me]) {
+    return error(absl::StrFormat("member %d sends itself %d elements but receives %d", me,
+                                 send_counts[me], recv_counts[me]));
+  }
+  absl::StatusOr<std::vector<int64_t>> send = Offsets(send_counts, ItemSize(dtype), "send_counts");
+  if (!send.ok()) return error(send.status().message());
+  absl::StatusOr<std::vector<int64_t>> recv = Offsets(recv_counts, ItemSize(dtype), "recv_counts");
+  if (!recv.ok()) return error(recv.status().message());
+  return AllToAllVOffsets{*std::move(send), *std::move(recv)};
+}
+
 }  // namespace reshard

@@ -15,7 +15,18 @@
 //                  recv: n * count (chunk j came from member j)
 //
 // where n = mesh().GroupSize(group) and `me` = mesh().IndexInGroup(group,
-// rank()), this rank's index in the group.
+// rank()), this rank's index in the group. Permutes (planner/
+// permute_exchange.h) exchange exact, unpadded pieces instead:
+//
+//   AllToAllV      send: sum(send_counts), member j's part at offset
+//                        send_counts[0] + ... + send_counts[j - 1]
+//                  recv: sum(recv_counts), member j's part likewise
+//
+// with n counts each; send_counts[j] on this rank must equal recv_counts[me]
+// on member j (both sides compute them from the same rule). The part for
+// `me` is a local copy; a member with a count of 0 gets no data (no padding
+// to the largest part: each element travels once). Every member must call
+// it, even with all counts 0.
 // Buffers are raw pointers into memory_space() (host memory for Gloo, device
 // memory for NCCL, whose calls are enqueued on the communicator's stream) and
 // must not overlap, except AllReduce which works in place. count may be 0.
@@ -43,6 +54,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "collectives/tensor/local_tensor.h"
 #include "mesh/device_mesh.h"
 #include "mesh/mesh_dim_set.h"
@@ -76,6 +89,9 @@ class Communicator {
                                  ReduceOp op) = 0;
   virtual absl::Status AllToAll(MeshDimSet group, const void* send, void* recv, int64_t count,
                                 DType dtype) = 0;
+  virtual absl::Status AllToAllV(MeshDimSet group, const void* send,
+                                 absl::Span<const int64_t> send_counts, void* recv,
+                                 absl::Span<const int64_t> recv_counts, DType dtype) = 0;
 };
 
 // How messages name a group: "mesh dim 1" for one dim, "mesh dims {0,2}"
@@ -89,6 +105,20 @@ std::string DescribeGroup(MeshDimSet group);
 // 2x2 has 2 dims".
 absl::Status ValidateCollective(const DeviceMesh& mesh, absl::string_view collective,
                                 MeshDimSet group, int64_t count, DType dtype, bool reduces);
+
+// ValidateCollective for AllToAllV, plus: n counts each way, none negative,
+// and as many elements to this rank's own part as from it (send_counts[me]
+// == recv_counts[me]). Returns the byte offsets of every member's part,
+// send then recv (n + 1 each: the last is the total).
+struct AllToAllVOffsets {
+  std::vector<int64_t> send;
+  std::vector<int64_t> recv;
+};
+absl::StatusOr<AllToAllVOffsets> ValidateAllToAllV(const DeviceMesh& mesh, int64_t rank,
+                                                   MeshDimSet group,
+                                                   absl::Span<const int64_t> send_counts,
+                                                   absl::Span<const int64_t> recv_counts,
+                                                   DType dtype);
 
 }  // namespace reshard
 

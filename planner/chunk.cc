@@ -30,6 +30,29 @@ Slice NestedChunk(int64_t length, absl::Span<const int64_t> sizes,
   return slice;
 }
 
+std::vector<Slice> GroupSlices(const DeviceMesh& mesh, MeshDimSet group,
+                               absl::Span<const int> splits, int64_t length) {
+  const std::vector<int> dims = group.ToVector();
+  std::vector<int64_t> sizes;
+  for (int m : splits) sizes.push_back(mesh.size(m));
+  const int64_t n = mesh.GroupSize(group);
+  std::vector<Slice> out;
+  out.reserve(n);
+  std::vector<int64_t> coord(kMaxMeshDims, 0);
+  std::vector<int64_t> indices(splits.size());
+  for (int64_t j = 0; j < n; ++j) {
+    // Member j's coordinates: j row-major over the ascending mesh dims.
+    int64_t rest = j;
+    for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
+      coord[*it] = rest % mesh.size(*it);
+      rest /= mesh.size(*it);
+    }
+    for (size_t i = 0; i < splits.size(); ++i) indices[i] = coord[splits[i]];
+    out.push_back(NestedChunk(length, sizes, indices));
+  }
+  return out;
+}
+
 std::vector<int64_t> LocalShape(const DeviceMesh& mesh, const DistState& state,
                                 absl::Span<const int64_t> global_shape,
                                 absl::Span<const int64_t> coordinate) {

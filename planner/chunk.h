@@ -7,6 +7,7 @@
 
 #include "absl/types/span.h"
 #include "mesh/device_mesh.h"
+#include "mesh/mesh_dim_set.h"
 #include "planner/dist_state.h"
 
 namespace reshard {
@@ -37,6 +38,15 @@ struct Slice {
 // The member with all indices 0 holds the largest slice.
 Slice NestedChunk(int64_t length, absl::Span<const int64_t> sizes,
                   absl::Span<const int64_t> indices);
+
+// The slice of a length-`length` extent that each member of the group of
+// `group` holds, in the communicator's member order (DeviceMesh::GroupOf:
+// row-major over the group's ascending mesh dims), when the group's mesh
+// dims `splits` split it in that nesting order: NestedChunk with the member's
+// coordinates on `splits`. No splits: every member holds all of it. For one
+// mesh dim these are torch.chunk's chunks (ChunkOffset, ChunkSize).
+std::vector<Slice> GroupSlices(const DeviceMesh& mesh, MeshDimSet group,
+                               absl::Span<const int> splits, int64_t length);
 
 // The shape of the local shard held by the rank at `coordinate` in `state`:
 // each tensor dim is split by its mesh dims in shard order.

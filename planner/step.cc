@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "planner/chunk.h"
+#include "planner/permute_exchange.h"
 
 namespace reshard {
 
@@ -291,17 +292,25 @@ std::vector<int64_t> PaddedChunkShape(const DistState& state, const Step& step,
 }
 
 StepBytes BytesOfStep(const DistState& state, const Step& step,
-                      absl::Span<const int64_t> logical, const DeviceMesh& mesh, DType dtype) {
+                      absl::Span<const int64_t> logical, const DeviceMesh& mesh,
+                      absl::Span<const int64_t> coordinate, DType dtype) {
   const int64_t n = mesh.GroupSize(step.group);
   StepBytes b;
   if (n == 1 || !IsCommunicating(step.kind)) return b;
+  const int item = ItemSize(dtype);
+  if (step.kind == StepKind::kPermute) {
+    const PermuteExchange x = PermuteExchangeOf(state, step, mesh, logical, coordinate);
+    for (int64_t j = 0; j < n; ++j) {
+      if (j == x.me) continue;  // a local copy
+      b.sent += BoxElements(x.send[j]) * item;
+      b.received += BoxElements(x.recv[j]) * item;
+    }
+    return b;
+  }
   int64_t count = 1;
   for (int64_t e : PaddedChunkShape(state, step, logical, mesh)) count *= e;
-  const int item = ItemSize(dtype);
   if (step.kind == StepKind::kAllReduce) {
     b.sent = b.received = 2 * (n - 1) * PaddedChunkSize(count, n) * item;
-  } else if (step.kind == StepKind::kPermute) {
-    b.sent = b.received = count * item;
   } else {
     b.sent = b.received = (n - 1) * count * item;
   }

@@ -9,7 +9,7 @@
 //   CheckStep(state, s, mesh, 2)     // OK iff s is legal in `state` (the one legality rule)
 //   ApplyStep(state, s)              // the state after it (the one shard-order replay)
 //   LogicalShape(state, s, mesh, global, coord)   // spec §10, for one rank
-//   BytesOfStep(state, s, mesh, global, coord, dtype)  // what the executor sends / receives
+//   BytesOfStep(state, s, logical, mesh, coord, dtype)  // what the executor sends / receives
 //
 // Compat steps (pytorch mode) act on one mesh dim. Native steps (spec §4.2)
 // act on a group of several mesh dims as one flattened collective, or are
@@ -189,14 +189,16 @@ std::vector<int64_t> LogicalShape(const DistState& current, const Step& step,
 //   all_gather, all_to_all, reduce_scatter: (n - 1) * chunk elements each way
 //   all_reduce: 2 * (n - 1) * ceil(count / n) each way (reduce-scatter + all-gather)
 //   chunk, partition, and any step on a group of size 1: 0
-// Permutes move exact slices and are counted by the executor (permute.h);
-// here they report the rank's whole block, an upper bound.
+//   permute: exactly the elements it exchanges with the other members at the
+//     rank with `coordinate` (permute_exchange.h; no padding, none to itself)
+// `coordinate` matters for permutes only.
 struct StepBytes {
   int64_t sent = 0;
   int64_t received = 0;
 };
 StepBytes BytesOfStep(const DistState& state, const Step& step,
-                      absl::Span<const int64_t> logical, const DeviceMesh& mesh, DType dtype);
+                      absl::Span<const int64_t> logical, const DeviceMesh& mesh,
+                      absl::Span<const int64_t> coordinate, DType dtype);
 
 // The padded chunk of BytesOfStep: the logical shape with the tensor dims the
 // step splits or gathers cut to their largest member slice.

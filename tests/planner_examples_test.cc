@@ -279,7 +279,8 @@ TEST(StepTest, BytesUsePaddedChunks) {
   const DeviceMesh mesh = Mesh({4});
   const std::vector<int64_t> L = {13, 6};
   auto BytesOf = [&](const Step& step, const DeviceMesh& m) {
-    return BytesOfStep(DistState::WithDefaultOrder({step.src}), step, L, m, DType::kF32);
+    return BytesOfStep(DistState::WithDefaultOrder({step.src}), step, L, m,
+                       std::vector<int64_t>(m.ndim(), 0), DType::kF32);
   };
   // all_gather: chunk 4x6 = 24 elements, 3 peers: 3 * 24 * 4 = 288 bytes.
   EXPECT_EQ(BytesOf(On(0, S0, R), mesh).sent, 288);

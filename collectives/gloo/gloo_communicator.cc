@@ -19,6 +19,7 @@
 #include "gloo/allgather.h"
 #include "gloo/allreduce.h"
 #include "gloo/alltoall.h"
+#include "gloo/alltoallv.h"
 #include "gloo/barrier.h"
 #include "gloo/common/error.h"
 #include "gloo/context.h"
@@ -185,6 +186,13 @@ absl::StatusOr<GlooCommunicator::Group*> GlooCommunicator::Begin(absl::string_vi
                                                                  MeshDimSet dims, int64_t count,
                                                                  DType dtype, bool reduces) {
   RESHARD_RETURN_IF_ERROR(ValidateCollective(mesh_, name, dims, count, dtype, reduces));
+  RESHARD_ASSIGN_OR_RETURN(Group * g, BeginGroup(name, dims));
+  // Nothing to move: count is equal on every member, so they all skip together.
+  return count == 0 ? nullptr : g;
+}
+
+absl::StatusOr<GlooCommunicator::Group*> GlooCommunicator::BeginGroup(absl::string_view name,
+                                                                      MeshDimSet dims) {
   if (!broken_.empty()) {
     return absl::FailedPreconditionError(absl::StrFormat(
         "%s on %s: the communicator is unusable after an earlier error (%s)", name,
@@ -204,10 +212,8 @@ absl::StatusOr<GlooCommunicator::Group*> GlooCommunicator::Begin(absl::string_vi
     }
     it = groups_.find(dims);
   }
-  // A group of one, or nothing to move (count is equal on every member, so
-  // they all skip together).
   Group& g = it->second;
-  return g.context == nullptr || count == 0 ? nullptr : &g;
+  return g.context == nullptr ? nullptr : &g;
 }
 
 template <typename F>
@@ -301,6 +307,37 @@ absl::Status GlooCommunicator::AllToAll(MeshDimSet group, const void* send, void
       opts.setOutput(static_cast<T*>(recv), count * n);
       opts.setTag(g->next_tag++);
       gloo::alltoall(opts);
+    });
+  });
+}
+
+absl::Status GlooCommunicator::AllToAllV(MeshDimSet group, const void* send,
+                                         absl::Span<const int64_t> send_counts, void* recv,
+                                         absl::Span<const int64_t> recv_counts, DType dtype) {
+  constexpr absl::string_view kName = "all_to_all_v";
+  RESHARD_ASSIGN_OR_RETURN(const AllToAllVOffsets offsets,
+                           ValidateAllToAllV(mesh_, rank_, group, send_counts, recv_counts, dtype));
+  // Every member takes part even with nothing to move: its peers' messages
+  // of no data wait for it (gloo::alltoallv pairs every send with a recv).
+  RESHARD_ASSIGN_OR_RETURN(Group * g, BeginGroup(kName, group));
+  if (g == nullptr) {
+    if (offsets.send.back() != 0) std::memcpy(recv, send, offsets.send.back());
+    return absl::OkStatus();
+  }
+  // Gloo wants buffers even for parts of no bytes.
+  char empty = 0;
+  void* in = send != nullptr ? const_cast<void*>(send) : &empty;
+  void* out = recv != nullptr ? recv : &empty;
+  return Guard(kName, group, [&] {
+    WithElementType(ItemSize(dtype), [&](auto t) {
+      using T = decltype(t);
+      gloo::AlltoallvOptions opts(g->context);
+      opts.setInput(static_cast<T*>(in),
+                    std::vector<int64_t>(send_counts.begin(), send_counts.end()));
+      opts.setOutput(static_cast<T*>(out),
+                     std::vector<int64_t>(recv_counts.begin(), recv_counts.end()));
+      opts.setTag(g->next_tag++);
+      gloo::alltoallv(opts);
     });
   });
 }

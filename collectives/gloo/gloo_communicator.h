@@ -25,7 +25,8 @@
 // is broken (FailedPrecondition on every later call): Gloo gives no way to
 // resynchronise a group after an error.
 //
-// Gloo's own algorithms do the work: allgather, allreduce (ring), alltoall.
+// Gloo's own algorithms do the work: allgather, allreduce (ring), alltoall,
+// alltoallv.
 // ReduceScatter is an allreduce plus taking this rank's chunk, which Gloo's
 // new-style API lacks; it moves about twice the bytes of a dedicated
 // reduce-scatter. f16/bf16 reductions compute each pairwise step in f32.
@@ -100,6 +101,10 @@ class GlooCommunicator final : public Communicator {
                          ReduceOp op) override;
   absl::Status AllToAll(MeshDimSet group, const void* send, void* recv, int64_t count,
                         DType dtype) override;
+  // gloo::alltoallv: a member with a count of 0 gets a message of no data.
+  absl::Status AllToAllV(MeshDimSet group, const void* send,
+                         absl::Span<const int64_t> send_counts, void* recv,
+                         absl::Span<const int64_t> recv_counts, DType dtype) override;
 
   // Closes every connection, as if this rank had died: peers blocked in or
   // entering a collective with it fail (Unavailable), and this communicator
@@ -129,11 +134,12 @@ class GlooCommunicator final : public Communicator {
   // A barrier on `dims`'s group: every member has connected it (and, in
   // Connect, all of its own groups along single mesh dims).
   absl::Status AwaitGroup(MeshDimSet dims);
-  // Validation shared by the four collectives; connects the group on its
-  // first use. Returns null when the group has one member or nothing needs
-  // to move.
+  // Validation shared by the collectives; connects the group on its first
+  // use. Returns null when the group has one member or nothing needs to move.
   absl::StatusOr<Group*> Begin(absl::string_view name, MeshDimSet dims, int64_t count,
                                DType dtype, bool reduces);
+  // Begin without validation nor the count: null only for a group of one.
+  absl::StatusOr<Group*> BeginGroup(absl::string_view name, MeshDimSet dims);
   // Runs `body`, turning Gloo's exceptions into a Status and breaking the
   // communicator on failure.
   template <typename F>

@@ -305,4 +305,55 @@ absl::Status NcclCommunicator::AllToAll(MeshDimSet group, const void* send, void
   return Finish(kName, group, "ncclGroupEnd after ncclSend/ncclRecv", end, comm);
 }
 
+absl::Status NcclCommunicator::AllToAllV(MeshDimSet group, const void* send,
+                                         absl::Span<const int64_t> send_counts, void* recv,
+                                         absl::Span<const int64_t> recv_counts, DType dtype) {
+  constexpr absl::string_view kName = "all_to_all_v";
+  RESHARD_ASSIGN_OR_RETURN(const AllToAllVOffsets offsets,
+                           ValidateAllToAllV(mesh_, rank_, group, send_counts, recv_counts, dtype));
+  ncclComm_t comm = nullptr;
+  if (absl::Status s = Begin(kName, group, 0, dtype, /*reduces=*/false, &comm); !s.ok()) {
+    return s;
+  }
+  const int64_t me = mesh_.IndexInGroup(group, rank_);
+  const char* s = static_cast<const char*>(send);
+  char* r = static_cast<char*>(recv);
+  RESHARD_RETURN_IF_ERROR(CopyLocal(kName, group, r + offsets.recv[me], s + offsets.send[me],
+                                    offsets.send[me + 1] - offsets.send[me]));
+  if (comm == nullptr) return absl::OkStatus();
+  absl::string_view failed_call = "ncclGroupStart";
+  const int result = SendRecvParts(comm, me, s, r, offsets, &failed_call);
+  return Finish(kName, group, failed_call, result, comm);
+}
+
+int NcclCommunicator::SendRecvParts(ncclComm_t comm, int64_t me, const char* send, char* recv,
+                                    const AllToAllVOffsets& offsets,
+                                    absl::string_view* failed_call) {
+  // Parts move as bytes (their dtype is irrelevant to a copy). The group
+  // must be closed even after a failed ncclSend/ncclRecv, so the first error
+  // is kept until then.
+  ncclResult_t result = ncclGroupStart();
+  if (result != ncclSuccess) return result;
+  const int n = static_cast<int>(offsets.send.size()) - 1;
+  for (int j = 0; j < n && result == ncclSuccess; ++j) {
+    const int64_t send_bytes = offsets.send[j + 1] - offsets.send[j];
+    const int64_t recv_bytes = offsets.recv[j + 1] - offsets.recv[j];
+    if (j == me) continue;
+    if (send_bytes > 0) {
+      *failed_call = "ncclSend";
+      result = ncclSend(send + offsets.send[j], static_cast<size_t>(send_bytes), ncclUint8, j,
+                        comm, stream());
+    }
+    if (recv_bytes > 0 && result == ncclSuccess) {
+      *failed_call = "ncclRecv";
+      result = ncclRecv(recv + offsets.recv[j], static_cast<size_t>(recv_bytes), ncclUint8, j,
+                        comm, stream());
+    }
+  }
+  const ncclResult_t end = ncclGroupEnd();
+  if (result != ncclSuccess) return result;
+  *failed_call = "ncclGroupEnd after ncclSend/ncclRecv";
+  return end;
+}
+
 }  // namespace reshard

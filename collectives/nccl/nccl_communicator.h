@@ -126,6 +126,11 @@ class NcclCommunicator final : public Communicator {
                          ReduceOp op) override;
   absl::Status AllToAll(MeshDimSet group, const void* send, void* recv, int64_t count,
                         DType dtype) override;
+  // Grouped ncclSend/ncclRecv with the members that have a part; this
+  // rank's own part is a cudaMemcpyAsync.
+  absl::Status AllToAllV(MeshDimSet group, const void* send,
+                         absl::Span<const int64_t> send_counts, void* recv,
+                         absl::Span<const int64_t> recv_counts, DType dtype) override;
 
   // The NCCL communicator of `group` (null for a group of one or one not
   // split yet), e.g. for benchmarks against raw NCCL calls.
@@ -149,6 +154,10 @@ class NcclCommunicator final : public Communicator {
   // communicator on failure.
   absl::Status Finish(absl::string_view name, MeshDimSet dims, absl::string_view nccl_call,
                       int result, ncclComm_t comm);
+  // The ncclSend/ncclRecv of AllToAllV's parts for the other members, in
+  // one NCCL group; the name of the NCCL call that failed in *failed_call.
+  int SendRecvParts(ncclComm_t comm, int64_t me, const char* send, char* recv,
+                    const AllToAllVOffsets& offsets, absl::string_view* failed_call);
   // The local copy a one-member group makes instead of communicating.
   absl::Status CopyLocal(absl::string_view name, MeshDimSet dims, void* dst, const void* src,
                          int64_t bytes);

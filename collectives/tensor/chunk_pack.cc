@@ -1,5 +1,6 @@
 #include "collectives/tensor/chunk_pack.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -35,13 +36,44 @@ absl::StatusOr<LocalTensor> WithLength(CopyEngine& engine, LocalTensor t, int di
   return Resize(engine, t, dim, length);
 }
 
+namespace {
+
+// torch.chunk's n slices of L (spec §2).
+std::vector<Slice> TorchChunks(int64_t L, int64_t n) {
+  std::vector<Slice> slices;
+  for (int64_t j = 0; j < n; ++j) slices.push_back(Slice{ChunkOffset(L, n, j), ChunkSize(L, n, j)});
+  return slices;
+}
+
+// True when slice j is rows [j * c, (j + 1) * c) of [0, L), cut at L: then
+// padding the tail of a tensor to n * c rows is the packed layout.
+bool IsPaddedTail(absl::Span<const Slice> slices, int64_t c, int64_t L) {
+  for (size_t j = 0; j < slices.size(); ++j) {
+    const int64_t begin = static_cast<int64_t>(j) * c;
+    const Slice want{std::min(begin, L), std::clamp<int64_t>(L - begin, 0, c)};
+    if (!(slices[j] == want)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 absl::StatusOr<LocalTensor> PackChunks(CopyEngine& engine, LocalTensor t, int dim, int64_t n) {
   const int64_t L = t.shape()[dim];
-  const int64_t c = PaddedChunkSize(L, n);
+  return PackSlices(engine, std::move(t), dim, TorchChunks(L, n), PaddedChunkSize(L, n));
+}
+
+absl::StatusOr<LocalTensor> UnpackChunks(CopyEngine& engine, LocalTensor packed, int dim,
+                                         int64_t L) {
+  const int64_t n = packed.shape()[0];
+  return UnpackSlices(engine, std::move(packed), dim, TorchChunks(L, n), L);
+}
+
+absl::StatusOr<LocalTensor> PackSlices(CopyEngine& engine, LocalTensor t, int dim,
+                                       absl::Span<const Slice> slices, int64_t c) {
+  const int64_t n = static_cast<int64_t>(slices.size());
   const std::vector<int64_t> chunk = With(t.shape(), dim, c);
-  if (Outer(t.shape(), dim) == 1) {
-    // Chunks of torch.chunk fill [0, L) in order, so padding the tail gives
-    // exactly the packed layout.
+  if (Outer(t.shape(), dim) == 1 && IsPaddedTail(slices, c, t.shape()[dim])) {
     RESHARD_ASSIGN_OR_RETURN(LocalTensor padded, WithLength(engine, std::move(t), dim, n * c));
     RESHARD_RETURN_IF_ERROR(padded.Reshape(Prepend(n, chunk)));
     return padded;
@@ -51,9 +83,9 @@ absl::StatusOr<LocalTensor> PackChunks(CopyEngine& engine, LocalTensor t, int di
   const int64_t chunk_bytes = NumElements(chunk) * item;
   for (int64_t j = 0; j < n; ++j) {
     char* dst = static_cast<char*>(out.data()) + j * chunk_bytes;
-    const int64_t size = ChunkSize(L, n, j);
+    const int64_t size = slices[j].size;
     RESHARD_ASSIGN_OR_RETURN(Copy2D copy,
-                             SlabCopy(t.shape(), chunk, dim, ChunkOffset(L, n, j), 0, size, item));
+                             SlabCopy(t.shape(), chunk, dim, slices[j].offset, 0, size, item));
     RESHARD_RETURN_IF_ERROR(engine.Copy(copy, dst, t.data()));
     if (size < c) {
       RESHARD_ASSIGN_OR_RETURN(Fill2D fill, SlabFill(chunk, dim, size, c - size, item));
@@ -63,12 +95,12 @@ absl::StatusOr<LocalTensor> PackChunks(CopyEngine& engine, LocalTensor t, int di
   return out;
 }
 
-absl::StatusOr<LocalTensor> UnpackChunks(CopyEngine& engine, LocalTensor packed, int dim,
-                                         int64_t L) {
+absl::StatusOr<LocalTensor> UnpackSlices(CopyEngine& engine, LocalTensor packed, int dim,
+                                         absl::Span<const Slice> slices, int64_t L) {
   const int64_t n = packed.shape()[0];
   const std::vector<int64_t> chunk(packed.shape().begin() + 1, packed.shape().end());
   const int64_t c = chunk[dim];
-  if (Outer(chunk, dim) == 1) {
+  if (Outer(chunk, dim) == 1 && IsPaddedTail(slices, c, L)) {
     RESHARD_RETURN_IF_ERROR(packed.Reshape(With(chunk, dim, n * c)));
     return WithLength(engine, std::move(packed), dim, L);
   }
@@ -78,8 +110,7 @@ absl::StatusOr<LocalTensor> UnpackChunks(CopyEngine& engine, LocalTensor packed,
   for (int64_t j = 0; j < n; ++j) {
     const char* src = static_cast<const char*>(packed.data()) + j * chunk_bytes;
     RESHARD_ASSIGN_OR_RETURN(
-        Copy2D copy,
-        SlabCopy(chunk, out.shape(), dim, 0, ChunkOffset(L, n, j), ChunkSize(L, n, j), item));
+        Copy2D copy, SlabCopy(chunk, out.shape(), dim, 0, slices[j].offset, slices[j].size, item));
     RESHARD_RETURN_IF_ERROR(engine.Copy(copy, out.data(), src));
   }
   return out;

@@ -7,9 +7,9 @@
 //   Redistribute(t, src, dst, plan, faulty);  // Unavailable at the 2nd collective
 //
 // At call `fail_at_call` (0-based, counting AllGather, ReduceScatter,
-// AllReduce and AllToAll) it runs `on_fault` (e.g. closing the wrapped
-// communicator's connections, or _exit for a process) and returns Unavailable
-// without taking part; every later call fails the same way.
+// AllReduce, AllToAll and AllToAllV) it runs `on_fault` (e.g. closing the
+// wrapped communicator's connections, or _exit for a process) and returns
+// Unavailable without taking part; every later call fails the same way.
 #ifndef RESHARD_COLLECTIVES_VERIFY_FAULTY_COMMUNICATOR_H_
 #define RESHARD_COLLECTIVES_VERIFY_FAULTY_COMMUNICATOR_H_
 
@@ -58,6 +58,12 @@ class FaultyCommunicator final : public Communicator {
                         DType dtype) override {
     RESHARD_RETURN_IF_ERROR(Tick("all_to_all", group));
     return inner_->AllToAll(group, send, recv, count, dtype);
+  }
+  absl::Status AllToAllV(MeshDimSet group, const void* send,
+                         absl::Span<const int64_t> send_counts, void* recv,
+                         absl::Span<const int64_t> recv_counts, DType dtype) override {
+    RESHARD_RETURN_IF_ERROR(Tick("all_to_all_v", group));
+    return inner_->AllToAllV(group, send, send_counts, recv, recv_counts, dtype);
   }
 
   bool faulted() const { return calls_ > fail_at_call_; }

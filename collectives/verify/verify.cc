@@ -290,7 +290,8 @@ std::string CheckCounters(const PreparedCase& p, int64_t rank, const RankResult&
                              rank, i + 1, got.step.ToString(), absl::StrJoin(got.logical_shape, ","),
                              info.step.ToString(), absl::StrJoin(want_shape, ","));
     }
-    const StepBytes want = BytesOfStep(mine->states[i], info.step, want_shape, p.src.mesh(), p.src.dtype());
+    const StepBytes want = BytesOfStep(mine->states[i], info.step, want_shape, p.src.mesh(),
+                                         coord, p.src.dtype());
     if (got.bytes_sent != want.sent || got.bytes_received != want.received) {
       return absl::StrFormat("rank %d step %d: sent/received %d/%d bytes, the plan implies %d/%d",
                              rank, i + 1, got.bytes_sent, got.bytes_received, want.sent,

@@ -45,6 +45,10 @@ class LocalOnlyCommunicator final : public Communicator {
   absl::Status AllToAll(MeshDimSet group, const void*, void*, int64_t, DType) override {
     return Refuse("all_to_all", group);
   }
+  absl::Status AllToAllV(MeshDimSet group, const void*, absl::Span<const int64_t>, void*,
+                         absl::Span<const int64_t>, DType) override {
+    return Refuse("all_to_all_v", group);
+  }
 
  private:
   absl::Status Refuse(absl::string_view collective, MeshDimSet group) const {
