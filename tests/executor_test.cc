@@ -15,6 +15,7 @@
 #include "collectives/gloo/thread_ranks.h"
 #include "collectives/verify/shard_util.h"
 #include "collectives/verify/verify.h"
+#include "tests/executor_harness.h"
 #include "gtest/gtest.h"
 #include "mesh/device_mesh.h"
 #include "planner/dist_spec.h"
@@ -23,69 +24,12 @@
 namespace reshard {
 namespace {
 
-constexpr uint64_t kSeed = 17;
-
-DistSpec Spec(const std::vector<int64_t>& mesh, const std::string& notation,
-              const std::vector<int64_t>& shape, DType dtype = DType::kF32) {
-  absl::StatusOr<DistSpec> s = DistSpec::Parse(*DeviceMesh::Create(mesh), notation, shape, dtype);
-  EXPECT_TRUE(s.ok()) << notation << ": " << s.status();
-  return *s;
-}
-
 // A one-step plan; logical_shape deliberately left empty: the executor must
 // compute its own.
 Plan OneStep(int mesh_dim, Placement src, Placement dst) {
   Plan plan;
   plan.steps.push_back({MakeStep(MeshDimSet::Single(mesh_dim), src, dst), {}, 0});
   return plan;
-}
-
-struct RunResult {
-  std::vector<absl::Status> status;
-  std::vector<LocalTensor> result;
-  std::vector<ExecutionStats> stats;
-};
-
-RunResult Execute(const DistSpec& src, const DistSpec& dst, const Plan& plan) {
-  const DeviceMesh& mesh = src.mesh();
-  const int64_t n = mesh.num_ranks();
-  const LocalTensor global = *TestTensor(src.dtype(), src.global_shape(), kSeed, n);
-  RunResult run;
-  run.status.resize(n);
-  run.result.resize(n);
-  run.stats.resize(n);
-  GlooOptions options;
-  options.timeout = absl::Seconds(20);
-  std::vector<absl::Status> connect = RunRanksOnThreads(mesh, options, [&](GlooCommunicator& c) {
-    absl::StatusOr<LocalTensor> t = ShardOf(global, src, c.coordinate(), kSeed);
-    if (!t.ok()) return t.status();
-    run.result[c.rank()] = *std::move(t);
-    run.status[c.rank()] = Redistribute(run.result[c.rank()], src, dst, plan, c, &run.stats[c.rank()]);
-    return absl::OkStatus();
-  });
-  for (int64_t r = 0; r < n; ++r) EXPECT_TRUE(connect[r].ok()) << connect[r];
-  return run;
-}
-
-// Every rank's result equals its shard of dst (dst without Partials).
-void ExpectDstShards(const DistSpec& src, const DistSpec& dst, const RunResult& run) {
-  const LocalTensor global = *TestTensor(src.dtype(), src.global_shape(), kSeed, src.mesh().num_ranks());
-  for (int64_t r = 0; r < src.mesh().num_ranks(); ++r) {
-    ASSERT_TRUE(run.status[r].ok()) << "rank " << r << ": " << run.status[r];
-    absl::StatusOr<LocalTensor> want = ShardOf(global, dst, src.mesh().Coordinate(r), kSeed);
-    ASSERT_TRUE(want.ok());
-    absl::StatusOr<int64_t> bad = FirstMismatch(run.result[r], *want, 0);
-    ASSERT_TRUE(bad.ok()) << "rank " << r << ": " << bad.status();
-    EXPECT_EQ(*bad, -1) << "rank " << r << " differs at element " << *bad;
-  }
-}
-
-void ExpectBytes(const RunResult& run, int64_t step, int64_t bytes) {
-  for (size_t r = 0; r < run.stats.size(); ++r) {
-    ASSERT_GT(run.stats[r].steps.size(), static_cast<size_t>(step));
-    EXPECT_EQ(run.stats[r].steps[step].bytes_sent, bytes) << "rank " << r;
-    EXPECT_EQ(run.stats[r].steps[step].bytes_received, bytes) << "rank " << r;
-  }
 }
 
 // Mesh (3, 2), tensor 7 x 5 f32: mesh dim 0 splits 7 rows as 3, 3, 1.
