@@ -56,8 +56,10 @@ USAGE
   One case:
     reshard verify --mesh 2,2,2 --shape 13,8 --dtype f32 --src 'S(0)RR' --dst 'RS(1)[1]S(1)[0]'
   Random cases (meshes of 1-4 dims, uneven and empty shards, shard orders,
-  every transition, dtype and reduce op, graph and greedy plans):
+  every transition, dtype and reduce op; native: group steps and permutes;
+  pytorch: graph and greedy plans):
     reshard verify --random 300 --seed 7 --max-ranks 8
+    reshard verify --random 300 --seed 7 --max-ranks 8 --mode pytorch
   One process per rank instead of one thread per rank:
     reshard verify --random 20 --seed 7 --processes
 
@@ -66,7 +68,10 @@ FLAGS
   --shape 13,8         global tensor shape (one case)
   --dtype f32          f64 f32 f16 bf16 i64 i32 i16 i8 u8 (default f32)
   --src, --dst         layouts in the notation below (one case)
-  --algorithm auto     auto, graph or greedy
+  --algorithm auto     auto, graph or greedy (greedy: pytorch mode only)
+  --mode native        native: plans with native steps (spec §4.2: collectives
+                         over several mesh dims, permutes) and the alpha-beta
+                         cost model; pytorch: PyTorch's steps and planners
   --seed N             one case: the data seed; --random: the case generator's seed (default 0)
   --random N           run N random cases instead of one
   --max-ranks N        --random: at most N ranks per mesh (default 8); one case:
@@ -93,7 +98,9 @@ FLAGS
 
 OUTPUT
   Each failing case as "FAIL reshard verify ..." (paste it back to rerun it
-  alone) with the reason on the next line, then a count of skipped cases
+  alone) with the reason on the next line; on stderr, --random counts the
+  steps of passed cases by kind, and those over several mesh dims; then a
+  count of skipped cases
   (no plan exists, or the plan needs R->P(prod), which has no exact split),
   and finally the line "N passed, M failed". Progress goes to stderr.
   Exit code 0 if nothing failed, 1 if a case failed, 2 for bad input,
@@ -111,6 +118,7 @@ int Fail(absl::string_view message, int code) {
 // Everything but the case itself: how ranks run and what is refused.
 struct VerifySettings {
   int64_t seed = 0;
+  PlanMode mode = PlanMode::kNative;
   bool processes = false;
   ProcessOptions run;  // Gloo options, fault, and where ranks meet
   VerifyLimits limits;
@@ -184,6 +192,12 @@ absl::StatusOr<VerifySettings> ParseSettings(const FlagValues& flags) {
   RESHARD_ASSIGN_OR_RETURN(int64_t timeout, IntFlag(flags, "timeout", "30"));
   if (timeout < 1) return absl::InvalidArgumentError("--timeout: must be at least 1 second");
   s.run.gloo.timeout = absl::Seconds(timeout);
+  const std::optional<PlanMode> mode = ParsePlanMode(flags.Get("mode", "native"));
+  if (!mode.has_value() || *mode == PlanMode::kAuto) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--mode: unknown mode '", flags.Get("mode"), "'; use native or pytorch"));
+  }
+  s.mode = *mode;
   s.processes = flags.Has("processes");
   RESHARD_RETURN_IF_ERROR(ParseFault(flags, &s));
   RESHARD_RETURN_IF_ERROR(ParseHosts(flags, &s.run));
@@ -213,6 +227,24 @@ CaseReport RunCase(const VerifyCase& c, const VerifySettings& s, const std::stri
   return VerifyOnThreads(c, s.run.gloo, s.run.fault);
 }
 
+// Two lines on stderr: steps of every kind in passed cases, then those of
+// the collectives that ran over several mesh dims (native mode's group
+// steps; permutes are counted in the first line).
+void PrintCoverage(const std::array<int64_t, kNumStepKinds>& steps,
+                   const std::array<int64_t, kNumStepKinds>& group_steps) {
+  std::vector<std::string> coverage, groups;
+  for (StepKind kind : kAllStepKinds) {
+    const int k = static_cast<int>(kind);
+    coverage.push_back(absl::StrCat(StepKindName(kind), " ", steps[k]));
+    if (IsCommunicating(kind) && kind != StepKind::kPermute) {
+      groups.push_back(absl::StrCat(StepKindName(kind), " ", group_steps[k]));
+    }
+  }
+  std::cerr << "verify: steps in passed cases: " << absl::StrJoin(coverage, ", ") << "\n";
+  std::cerr << "verify: of those, over several mesh dims: " << absl::StrJoin(groups, ", ")
+            << "\n";
+}
+
 int RunRandomCases(const FlagValues& flags, const VerifySettings& s) {
   for (const char* single : {"mesh", "shape", "src", "dst", "dtype", "algorithm", "rank"}) {
     if (flags.Has(single)) {
@@ -224,13 +256,17 @@ int RunRandomCases(const FlagValues& flags, const VerifySettings& s) {
   if (!count.ok()) return Fail(count.status().message(), kExitBadInput);
   if (*count < 0) return Fail("--random: the number of cases must be >= 0", kExitBadInput);
   int64_t passed = 0, failed = 0, skipped = 0, unsupported = 0;
-  std::array<int64_t, kNumStepKinds> steps{};
+  std::array<int64_t, kNumStepKinds> steps{}, group_steps{};
   for (int64_t i = 0; i < *count; ++i) {
-    const VerifyCase c = RandomCase(static_cast<uint64_t>(s.seed) * 1000003u + i, s.limits.max_ranks);
+    const VerifyCase c =
+        RandomCase(static_cast<uint64_t>(s.seed) * 1000003u + i, s.limits.max_ranks, s.mode);
     const CaseReport r = RunCase(c, s, absl::StrCat("case", i));
     if (r.outcome == Outcome::kPassed) {
       ++passed;
-      for (int k = 0; k < kNumStepKinds; ++k) steps[k] += r.steps_by_kind[k];
+      for (int k = 0; k < kNumStepKinds; ++k) {
+        steps[k] += r.steps_by_kind[k];
+        group_steps[k] += r.group_steps_by_kind[k];
+      }
     } else if (r.outcome == Outcome::kSkipped) {
       ++skipped;
       unsupported += r.unsupported;
@@ -244,11 +280,7 @@ int RunRandomCases(const FlagValues& flags, const VerifySettings& s) {
                                    i + 1, *count, passed, failed, skipped);
     }
   }
-  std::vector<std::string> coverage;
-  for (StepKind kind : kAllStepKinds) {
-    coverage.push_back(absl::StrCat(StepKindName(kind), " ", steps[static_cast<int>(kind)]));
-  }
-  std::cerr << "verify: steps in passed cases: " << absl::StrJoin(coverage, ", ") << "\n";
+  PrintCoverage(steps, group_steps);
   if (skipped > 0) {
     std::cout << skipped << " skipped: " << skipped - unsupported << " without a plan, "
               << unsupported << " needing R->P(prod)\n";
@@ -259,7 +291,8 @@ int RunRandomCases(const FlagValues& flags, const VerifySettings& s) {
 
 // The case the flags describe, validated as `reshard plan` validates them,
 // so that every message names its flag.
-absl::StatusOr<VerifyCase> CaseFromFlags(const FlagValues& flags, int64_t seed) {
+absl::StatusOr<VerifyCase> CaseFromFlags(const FlagValues& flags, int64_t seed,
+                                          PlanMode mode) {
   for (const char* required : {"mesh", "shape", "src", "dst"}) {
     if (!flags.Has(required)) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -273,6 +306,7 @@ absl::StatusOr<VerifyCase> CaseFromFlags(const FlagValues& flags, int64_t seed) 
   request.src = flags.Get("src");
   request.dst = flags.Get("dst");
   request.algorithm = flags.Get("algorithm", request.algorithm);
+  if (mode == PlanMode::kNative) request.cost_model = "alpha-beta";  // plans natively
   if (absl::StatusOr<Plan> plan = PlanFromRequest(request, FieldStyle::kFlag);
       !plan.ok() && plan.status().code() == absl::StatusCode::kInvalidArgument) {
     return plan.status();  // no plan at all is a skipped case, reported below
@@ -284,12 +318,13 @@ absl::StatusOr<VerifyCase> CaseFromFlags(const FlagValues& flags, int64_t seed) 
   c.src = request.src;
   c.dst = request.dst;
   c.algorithm = *ParseAlgorithm(request.algorithm);
+  c.mode = mode;
   c.data_seed = static_cast<uint64_t>(seed);
   return c;
 }
 
 int RunOneCase(const FlagValues& flags, const VerifySettings& s) {
-  absl::StatusOr<VerifyCase> c = CaseFromFlags(flags, s.seed);
+  absl::StatusOr<VerifyCase> c = CaseFromFlags(flags, s.seed, s.mode);
   if (!c.ok()) return Fail(c.status().message(), kExitBadInput);
   if (flags.Has("rank")) {  // hidden: a child of --processes
     absl::StatusOr<int64_t> rank = ParseInt("rank", flags.Get("rank"));
@@ -333,7 +368,7 @@ int RunVerifyCommand(const std::vector<std::string>& args) {
                                {"rank", true},       {"store-dir", true}, {"kill-rank", true},
                                {"kill-at", true},    {"store", true},     {"ranks", true},
                                {"hostname", true},   {"interface", true}, {"job", true},
-                               {"help", false}});
+                               {"mode", true},       {"help", false}});
   absl::StatusOr<FlagValues> flags = parser.Parse(args);
   if (!flags.ok()) return Fail(flags.status().message(), kExitBadInput);
   if (flags->Has("help")) {

@@ -39,7 +39,8 @@ std::vector<std::string> ChildArgs(const VerifyCase& c, int64_t rank, const std:
   args.insert(args.end(), {"--hostname", o.gloo.hostname, "--mesh", absl::StrJoin(c.mesh, ","),
                            "--shape", absl::StrJoin(c.shape, ","), "--dtype",
                            std::string(DTypeName(c.dtype)), "--src=" + c.src, "--dst=" + c.dst,
-                           "--algorithm", std::string(AlgorithmName(c.algorithm)), "--seed",
+                           "--algorithm", std::string(AlgorithmName(c.algorithm)), "--mode",
+                           std::string(PlanModeName(c.mode)), "--seed",
                            absl::StrCat(c.data_seed), "--timeout",
                            absl::StrCat(absl::ToInt64Seconds(o.gloo.timeout)), "--rank",
                            absl::StrCat(rank), "--store-dir", dir, "--job", job});

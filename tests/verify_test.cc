@@ -47,36 +47,73 @@ std::pair<int64_t, int64_t> Counts(const std::string& line) {
   return {passed, failed};
 }
 
+// The count after "<kind> " on the coverage line of stderr that starts with
+// `line` (-1 when missing).
+int64_t Covered(const std::string& err, absl::string_view line, absl::string_view kind) {
+  const size_t start = err.find(line);
+  if (start == std::string::npos) return -1;
+  const size_t end = err.find('\n', start);
+  const size_t at = err.find(absl::StrCat(" ", kind, " "), start);
+  if (at == std::string::npos || at > end) return -1;
+  std::string rest = err.substr(at + kind.size() + 2);
+  int64_t n = -1;
+  if (!absl::SimpleAtoi(rest.substr(0, rest.find_first_of(",\n")), &n)) return -1;
+  return n;
+}
+
+constexpr absl::string_view kSteps = "verify: steps in passed cases:";
+constexpr absl::string_view kGroupSteps = "verify: of those, over several mesh dims:";
+
 // Every collective appears in the coverage line on stderr with a count > 0.
 void ExpectEveryCollective(const std::string& err) {
   for (const char* c : {"all_to_all", "all_gather", "all_reduce", "reduce_scatter", "chunk",
                         "partition"}) {
-    const size_t at = err.find(absl::StrCat(c, " "), err.find("steps in passed cases"));
-    ASSERT_NE(at, std::string::npos) << c << "\n" << err;
-    int64_t n = 0;
-    std::string rest = err.substr(at + std::string(c).size() + 1);
-    ASSERT_TRUE(absl::SimpleAtoi(rest.substr(0, rest.find_first_of(",\n")), &n)) << rest;
-    EXPECT_GT(n, 0) << c;
+    EXPECT_GT(Covered(err, kSteps, c), 0) << c << "\n" << err;
   }
 }
 
-TEST(VerifyTest, RandomCasesOnThreads) {
+// Native mode (the default): every compat kind, permutes, and collectives
+// over several mesh dims.
+TEST(VerifyTest, RandomNativeCasesOnThreads) {
   Result r = Verify({"--random", "300", "--seed", "11", "--max-ranks", "8"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   const auto [passed, failed] = Counts(LastLine(r.out));
   EXPECT_EQ(failed, 0) << r.out;
-  // Some cases have no plan (e.g. greedy S->P); most must run.
-  EXPECT_GE(passed, 200) << r.out;
+  // Some cases need R->P(prod); most must run.
+  EXPECT_GE(passed, 250) << r.out;
   EXPECT_TRUE(absl::StrContains(r.err, "verify: 300/300 cases")) << r.err;  // progress
   ExpectEveryCollective(r.err);
+  EXPECT_GT(Covered(r.err, kSteps, "permute"), 0) << r.err;
+  EXPECT_GT(Covered(r.err, kGroupSteps, "all_gather") + Covered(r.err, kGroupSteps, "all_to_all"),
+            0)
+      << r.err;
+  EXPECT_GT(Covered(r.err, kGroupSteps, "reduce_scatter") +
+                Covered(r.err, kGroupSteps, "all_reduce"),
+            0)
+      << r.err;
 }
 
-TEST(VerifyTest, RandomCasesInProcesses) {
-  Result r = Verify({"--random", "25", "--seed", "5", "--max-ranks", "8", "--processes"});
+TEST(VerifyTest, RandomPytorchCasesOnThreads) {
+  Result r = Verify({"--random", "200", "--seed", "11", "--max-ranks", "8", "--mode", "pytorch"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   const auto [passed, failed] = Counts(LastLine(r.out));
   EXPECT_EQ(failed, 0) << r.out;
-  EXPECT_GE(passed, 15) << r.out;
+  // Some cases have no plan (e.g. greedy S->P); most must run.
+  EXPECT_GE(passed, 130) << r.out;
+  ExpectEveryCollective(r.err);
+  EXPECT_EQ(Covered(r.err, kSteps, "permute"), 0) << r.err;
+  EXPECT_EQ(Covered(r.err, kGroupSteps, "all_gather"), 0) << r.err;
+}
+
+TEST(VerifyTest, RandomCasesInProcesses) {
+  for (const char* mode : {"native", "pytorch"}) {
+    Result r = Verify({"--random", "20", "--seed", "5", "--max-ranks", "8", "--processes",
+                       "--mode", mode});
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    const auto [passed, failed] = Counts(LastLine(r.out));
+    EXPECT_EQ(failed, 0) << r.out;
+    EXPECT_GE(passed, 12) << mode << "\n" << r.out;
+  }
 }
 
 TEST(VerifyTest, OneCase) {
@@ -101,8 +138,8 @@ TEST(VerifyTest, OneCaseWithoutPlanIsSkipped) {
 // mesh dim, and the printed line reruns the case with the same fault.
 void ExpectKilledRankReported(bool processes) {
   std::vector<std::string> args = {"--mesh", "2,2", "--shape", "8,8", "--src", "S(0)S(1)",
-                                   "--dst", "RR", "--algorithm", "graph", "--kill-rank", "3",
-                                   "--kill-at", "1", "--timeout", "5"};
+                                   "--dst", "RR", "--algorithm", "graph", "--mode", "pytorch",
+                                   "--kill-rank", "3", "--kill-at", "1", "--timeout", "5"};
   if (processes) args.push_back("--processes");
   Result r = Verify(args);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
@@ -122,6 +159,19 @@ void ExpectKilledRankReported(bool processes) {
 }
 
 TEST(VerifyTest, KilledRankOnThreads) { ExpectKilledRankReported(false); }
+
+// A rank dying in a permute's exchange (all_to_all_v over the flattened
+// group) fails every other member, each naming the permute.
+TEST(VerifyTest, KilledRankInPermute) {
+  Result r = Verify({"--mesh", "2,2", "--shape", "5,3", "--src", "S(0)[1]S(0)[0]", "--dst",
+                     "S(0)S(0)", "--kill-rank", "1", "--kill-at", "0", "--timeout", "5"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  for (int rank : {0, 2, 3}) {
+    EXPECT_TRUE(absl::StrContains(
+        r.out, absl::StrCat("rank ", rank, ": ", "DEADLINE_EXCEEDED: step 1 (permute on mesh dims {0,1}")))
+        << r.out;
+  }
+}
 TEST(VerifyTest, KilledRankProcess) { ExpectKilledRankReported(true); }
 
 TEST(VerifyTest, BadInputAndHelp) {

@@ -26,9 +26,10 @@
 namespace reshard {
 
 std::string VerifyCase::Flags() const {
-  return absl::StrFormat("--mesh %s --shape %s --dtype %s --src '%s' --dst '%s' --algorithm %s --seed %d",
-                         absl::StrJoin(mesh, ","), absl::StrJoin(shape, ","), DTypeName(dtype),
-                         src, dst, AlgorithmName(algorithm), data_seed);
+  return absl::StrFormat(
+      "--mesh %s --shape %s --dtype %s --src '%s' --dst '%s' --algorithm %s --mode %s --seed %d",
+      absl::StrJoin(mesh, ","), absl::StrJoin(shape, ","), DTypeName(dtype), src, dst,
+      AlgorithmName(algorithm), PlanModeName(mode), data_seed);
 }
 
 std::string VerifyCase::CommandLine() const { return absl::StrCat("reshard verify ", Flags()); }
@@ -40,14 +41,15 @@ constexpr DType kDTypes[] = {DType::kF64, DType::kF32, DType::kF16, DType::kBF16
 
 // One random placement per mesh dim and random orders where a tensor dim is
 // sharded more than once.
+// `shards` of 8 placements are Shard, the rest Replicate or Partial.
 DistState RandomState(std::mt19937_64& rng, int mesh_ndim, int tensor_ndim,
-                      const std::vector<ReduceOp>& ops) {
+                      const std::vector<ReduceOp>& ops, int shards = 4) {
   std::vector<Placement> placements;
   for (int m = 0; m < mesh_ndim; ++m) {
     const int kind = static_cast<int>(rng() % 8);
-    if (kind < 4) {
+    if (kind < shards) {
       placements.push_back(Placement::Shard(static_cast<int>(rng() % tensor_ndim)));
-    } else if (kind < 6) {
+    } else if (kind < shards + (8 - shards) / 2) {
       placements.push_back(Placement::Replicate());
     } else {
       placements.push_back(Placement::Partial(ops[rng() % ops.size()]));
@@ -67,9 +69,56 @@ DistState RandomState(std::mt19937_64& rng, int mesh_ndim, int tensor_ndim,
   return s.ok() ? *s : DistState::WithDefaultOrder(placements);
 }
 
+// `state` with its Shard mesh dims rearranged, as a permute does: each
+// tensor dim's order reversed, or (for tensors of 2+ dims) tensor dims 0 and
+// 1 swapped. Partial and Replicate mesh dims stay.
+DistState Rearranged(std::mt19937_64& rng, const DistState& state, int tensor_ndim) {
+  const bool swap = tensor_ndim > 1 && rng() % 2 == 0;
+  std::vector<Placement> placements = state.placements();
+  ShardOrder order;
+  for (int d = 0; d < tensor_ndim; ++d) {
+    const int from = swap && d < 2 ? 1 - d : d;
+    MeshDimList dims = state.OrderOf(from);
+    if (dims.empty()) continue;
+    if (!swap) std::reverse(dims.begin(), dims.end());
+    for (int m : dims) placements[m] = Placement::Shard(d);
+    order.push_back(ShardOrderEntry{d, std::vector<int>(dims.begin(), dims.end())});
+  }
+  absl::StatusOr<DistState> s = DistState::Create(placements, order);
+  return s.ok() ? *s : state;
+}
+
+// `state` with the mesh dims that shard its first sharded tensor dim, and
+// every Partial one, all turned into one random placement (Replicate or a
+// Shard): what one collective over several mesh dims does.
+DistState Collapsed(std::mt19937_64& rng, const DistState& state, int tensor_ndim) {
+  const Placement to = rng() % 3 == 0 ? Placement::Replicate()
+                                      : Placement::Shard(static_cast<int>(rng() % tensor_ndim));
+  int first = -1;
+  std::vector<Placement> placements = state.placements();
+  for (Placement& q : placements) {
+    if (q.is_shard() && first == -1) first = q.dim();
+    if (q.is_partial() || (q.is_shard() && q.dim() == first)) q = to;
+  }
+  return DistState::WithDefaultOrder(placements);
+}
+
+// Src and dst of a native case: mostly Shard layouts, dst a third of the
+// time src rearranged (permutes), a third collapsed (group collectives).
+void NativeLayouts(std::mt19937_64& rng, int mesh_ndim, int tensor_ndim,
+                   const std::vector<ReduceOp>& ops, VerifyCase& c) {
+  const int kind = static_cast<int>(rng() % 3);
+  const DistState src = RandomState(rng, mesh_ndim, tensor_ndim, ops, kind == 1 ? 4 : 6);
+  const DistState dst = kind == 0   ? Rearranged(rng, src, tensor_ndim)
+                        : kind == 1 ? Collapsed(rng, src, tensor_ndim)
+                                    : RandomState(rng, mesh_ndim, tensor_ndim, ops, 6);
+  c.src = src.ToString();
+  c.dst = dst.ToString();
+}
+
 }  // namespace
 
-VerifyCase RandomCase(uint64_t seed, int64_t max_ranks) {
+VerifyCase RandomCase(uint64_t seed, int64_t max_ranks, PlanMode mode) {
   std::mt19937_64 rng(seed * 0x9e3779b97f4a7c15ull + 1);
   VerifyCase c;
   max_ranks = std::max<int64_t>(1, max_ranks);
@@ -95,12 +144,18 @@ VerifyCase RandomCase(uint64_t seed, int64_t max_ranks) {
       {ReduceOp::kSum}, {ReduceOp::kAvg}, {ReduceOp::kMax}, {ReduceOp::kMin},
       {ReduceOp::kProd}, {ReduceOp::kSum, ReduceOp::kAvg}};
   const std::vector<ReduceOp>& ops = kOpSets[rng() % kOpSets.size()];
-  c.src = RandomState(rng, mesh_ndim, tensor_ndim, ops).ToString();
-  c.dst = RandomState(rng, mesh_ndim, tensor_ndim, ops).ToString();
   static constexpr Algorithm kAlgorithms[] = {Algorithm::kGraph, Algorithm::kGraph,
                                               Algorithm::kGreedy, Algorithm::kGreedy,
                                               Algorithm::kAuto};
-  c.algorithm = kAlgorithms[rng() % 5];
+  c.mode = mode;
+  if (mode == PlanMode::kNative) {
+    NativeLayouts(rng, mesh_ndim, tensor_ndim, ops, c);
+    c.algorithm = rng() % 2 == 0 ? Algorithm::kGraph : Algorithm::kAuto;  // never greedy
+  } else {
+    c.src = RandomState(rng, mesh_ndim, tensor_ndim, ops).ToString();
+    c.dst = RandomState(rng, mesh_ndim, tensor_ndim, ops).ToString();
+    c.algorithm = kAlgorithms[rng() % 5];
+  }
   c.data_seed = rng() % 1000000;
   return c;
 }
@@ -131,7 +186,7 @@ absl::StatusOr<PlannedCase> PlanCase(const VerifyCase& c) {
         "dtype bool: Partial placements (pending reductions) are not defined on bool data; "
         "use u8 or i32");
   }
-  PlanOptions options{PlanMode::kPyTorch};
+  PlanOptions options{c.mode};  // native: the native default cost model
   options.algorithm = c.algorithm;
   options.coordinate.assign(mesh.ndim(), 0);
   RESHARD_ASSIGN_OR_RETURN(Plan plan, PlanRedistribution(src, dst, options));
@@ -383,6 +438,7 @@ CaseReport Check(const PreparedCase& p, std::vector<absl::StatusOr<RankResult>>&
   }
   for (const TransformInfo& info : p.plan.steps) {
     ++report.steps_by_kind[static_cast<int>(info.step.kind)];
+    report.group_steps_by_kind[static_cast<int>(info.step.kind)] += info.step.group.size() > 1;
   }
   return report;
 }

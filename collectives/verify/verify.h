@@ -44,10 +44,14 @@ struct VerifyCase {
   std::string src;
   std::string dst;
   Algorithm algorithm = Algorithm::kAuto;
+  // kPyTorch (compat steps, spec §4) or kNative (group steps and permutes,
+  // spec §4.2, with the native default cost model).
+  PlanMode mode = PlanMode::kPyTorch;
   uint64_t data_seed = 0;
 
   // The flags that run this case alone, e.g. "--mesh 2,2 --shape 13,8
-  // --dtype f32 --src 'S(0)R' --dst 'RS(1)' --algorithm graph --seed 5".
+  // --dtype f32 --src 'S(0)R' --dst 'RS(1)' --algorithm graph --mode native
+  // --seed 5".
   std::string Flags() const;
   // "reshard verify " + Flags(): a line to paste back into a shell.
   std::string CommandLine() const;
@@ -57,8 +61,13 @@ struct VerifyCase {
 // `max_ranks` ranks (size-1 dims included), tensors of 1 to 4 dims small
 // enough for uneven and zero-size shards, random shard orders, every
 // placement kind, every dtype and reduce op (one op per case, or sum+avg),
-// graph, greedy and auto planners.
-VerifyCase RandomCase(uint64_t seed, int64_t max_ranks);
+// graph, greedy and auto planners. In native mode the graph and auto
+// planners only, and layouts biased to what native steps do: more Shard
+// mesh dims; a third of the destinations the source with its Shard mesh
+// dims rearranged (orders reversed, tensor dims swapped), which permutes
+// move, and a third with several mesh dims (and every Partial) collapsed
+// into one placement, which one collective over them does.
+VerifyCase RandomCase(uint64_t seed, int64_t max_ranks, PlanMode mode = PlanMode::kPyTorch);
 
 // A case ready to run: parsed specs, the plan (made for coordinate 0; every
 // rank runs it) and the global tensor.
@@ -90,8 +99,10 @@ struct CaseReport {
   std::string detail;
   // Skipped because the plan needs R->P(prod), rather than for want of a plan.
   bool unsupported = false;
-  // Steps of a passed case's plan by StepKind (step.h order), for coverage.
+  // Steps of a passed case's plan by StepKind (step.h order), for coverage;
+  // and those of them over several mesh dims (group steps, spec §4.2).
   std::array<int64_t, kNumStepKinds> steps_by_kind{};
+  std::array<int64_t, kNumStepKinds> group_steps_by_kind{};
 };
 
 // Compares every rank's result (indexed by rank) with the ground truth.
