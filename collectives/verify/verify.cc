@@ -507,28 +507,61 @@ std::optional<Placement> PlacementFromCode(int code) {
   return std::nullopt;
 }
 
-// "group kind src dst sent received shape", e.g. "2 1 8 0 96 96 4,6".
+// A step's entries as "m:d,m:d" (mesh dim joins tensor dim), "-" for none.
+std::string EntriesCode(const ShardEntries& entries) {
+  std::vector<std::string> parts;
+  for (int i = 0; i < entries.size(); ++i) {
+    parts.push_back(absl::StrCat(entries.mesh_dim(i), ":", entries.tensor_dim(i)));
+  }
+  return parts.empty() ? "-" : absl::StrJoin(parts, ",");
+}
+
+std::optional<ShardEntries> EntriesFromCode(const std::string& code) {
+  ShardEntries entries;
+  if (code == "-") return entries;
+  for (absl::string_view part : absl::StrSplit(code, ',')) {
+    std::pair<std::string, std::string> md = absl::StrSplit(part, ':');
+    int m = 0, d = 0;
+    if (!absl::SimpleAtoi(md.first, &m) || !absl::SimpleAtoi(md.second, &d) || m < 0 ||
+        m >= 16 || d < 0 || d >= 16 || entries.size() >= ShardEntries::kMax) {
+      return std::nullopt;
+    }
+    entries.Append(m, d);
+  }
+  return entries;
+}
+
+// "group kind src dst entries sent received shape", e.g. "2 1 8 0 - 96 96 4,6".
 std::string StatsLine(const StepStats& s) {
   return absl::StrCat(s.step.group.bits(), " ", static_cast<int>(s.step.kind), " ",
                       PlacementCode(s.step.src), " ", PlacementCode(s.step.dst), " ",
-                      s.bytes_sent, " ", s.bytes_received, " ",
+                      EntriesCode(s.step.entries), " ", s.bytes_sent, " ", s.bytes_received, " ",
                       absl::StrJoin(s.logical_shape, ","));
+}
+
+// The kind fits the placements: a one-rank group allows every kind a step
+// may have (S -> P included); a permute has no placements of its own.
+bool KindFits(int kind, Placement from, Placement to) {
+  if (kind == static_cast<int>(StepKind::kPermute)) {
+    return from == Placement::Replicate() && to == Placement::Replicate();
+  }
+  return StepKindFor(from, to, /*group_size=*/1) == static_cast<StepKind>(kind);
 }
 
 absl::StatusOr<StepStats> ParseStatsLine(const std::string& line) {
   std::istringstream fields(line);
   int group = 0, kind = 0, src = 0, dst = 0;
   StepStats s;
-  std::string shape;
-  fields >> group >> kind >> src >> dst >> s.bytes_sent >> s.bytes_received >> shape;
+  std::string entries, shape;
+  fields >> group >> kind >> src >> dst >> entries >> s.bytes_sent >> s.bytes_received >> shape;
   const std::optional<Placement> from = PlacementFromCode(src), to = PlacementFromCode(dst);
-  if (fields.fail() || !from || !to || group <= 0 || group > 255 ||
-      // A one-rank group allows every kind a step may have (S -> P included).
-      StepKindFor(*from, *to, /*group_size=*/1) != static_cast<StepKind>(kind)) {
+  const std::optional<ShardEntries> joins = EntriesFromCode(entries);
+  if (fields.fail() || !from || !to || !joins || group <= 0 || group > 255 ||
+      !KindFits(kind, *from, *to)) {
     return absl::DataLossError("bad stats line: " + line);
   }
   s.step = Step{MeshDimSet::FromBits(static_cast<uint8_t>(group)), static_cast<StepKind>(kind),
-                *from, *to};
+                *from, *to, *joins};
   for (absl::string_view e : absl::StrSplit(shape, ',', absl::SkipEmpty())) {
     int64_t v = 0;
     if (!absl::SimpleAtoi(e, &v)) return absl::DataLossError("bad stats line: " + line);
