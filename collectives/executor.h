@@ -1,7 +1,11 @@
 // The executor: runs a plan (planner/planner.h) on one rank's local shard,
-// turning every step into a collective on the group along its mesh dim,
+// turning every step into a collective on the group of its mesh dims,
 // exactly as spec §11 describes (padding uneven shards to equal chunks,
 // trimming after, zero-size shards, size-1 mesh dims never communicating).
+// Native steps (spec §4.2) too: a collective over several mesh dims runs on
+// their flattened group with every member's nested slice (planner/chunk.h,
+// GroupSlices) padded to the largest; a permute exchanges exact pieces
+// (planner/permute_exchange.h) with Communicator::AllToAllV.
 //
 //   // On every rank, with the same src, dst and plan:
 //   LocalTensor t = ...;  // this rank's shard of src: src.LocalShape(coordinate)
@@ -17,7 +21,7 @@
 // plan's steps are checked with CheckStep and replayed with ApplyStep
 // (planner/step.h), the same rules the planner uses.
 //
-// Errors (every message names the step, its transition and mesh dim):
+// Errors (every message names the step, its transition and mesh dims):
 // InvalidArgument when the tensor, specs, communicator and plan do not fit
 // together (checked before any communication, identically on every rank, so
 // a bad plan fails everywhere rather than hanging); Unimplemented for R->P(prod)
