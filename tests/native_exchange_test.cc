@@ -1,0 +1,146 @@
+// The pieces native steps move (spec §11, native steps): every member's
+// nested slice of a group (GroupSlices), what a permute sends and receives
+// (PermuteExchangeOf, BytesOfStep), and the box copies and nested packing the
+// executor builds from them. Expected values are derived in the comments.
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "collectives/tensor/box_copy.h"
+#include "collectives/tensor/chunk_pack.h"
+#include "collectives/tensor/local_tensor.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "mesh/device_mesh.h"
+#include "planner/chunk.h"
+#include "planner/notation.h"
+#include "planner/permute_exchange.h"
+#include "planner/step.h"
+
+namespace reshard {
+namespace {
+
+using ::testing::ElementsAre;
+
+DeviceMesh Mesh(std::vector<int64_t> sizes) { return *DeviceMesh::Create(sizes); }
+
+// 5 over mesh dims 0 then 1 of 2x2: 3 -> 2,1 and 2 -> 1,1.
+TEST(GroupSlicesTest, NestedChunksInMemberOrder) {
+  const DeviceMesh mesh = Mesh({2, 2});
+  const MeshDimSet group = MeshDimSet::Of({0, 1});
+  EXPECT_THAT(GroupSlices(mesh, group, {0, 1}, 5),
+              ElementsAre(Slice{0, 2}, Slice{2, 1}, Slice{3, 1}, Slice{4, 1}));
+  // Split over mesh dim 1 first: member (c0, c1) holds nested slice (c1, c0).
+  EXPECT_THAT(GroupSlices(mesh, group, {1, 0}, 5),
+              ElementsAre(Slice{0, 2}, Slice{3, 1}, Slice{2, 1}, Slice{4, 1}));
+  // Not split by the group: everyone holds all of it.
+  EXPECT_THAT(GroupSlices(mesh, group, {}, 5),
+              ElementsAre(Slice{0, 5}, Slice{0, 5}, Slice{0, 5}, Slice{0, 5}));
+}
+
+TEST(GroupSlicesTest, OneMeshDimIsTorchChunk) {
+  const DeviceMesh mesh = Mesh({4, 3});
+  const std::vector<Slice> slices = GroupSlices(mesh, MeshDimSet::Single(0), {0}, 5);
+  for (int64_t j = 0; j < 4; ++j) {
+    EXPECT_EQ(slices[j], (Slice{ChunkOffset(5, 4, j), ChunkSize(5, 4, j)})) << j;
+  }
+}
+
+DistState State(const DeviceMesh& mesh, const char* notation, int tensor_ndim) {
+  return ParseDistState(notation, mesh, tensor_ndim)->state;
+}
+
+// S(0)[1]S(0)[0] -> S(0)S(0), 5 x 3 on 2x2: ranks 1 = (0,1) and 2 = (1,0)
+// swap one row; ranks 0 and 3 keep their block and exchange nothing.
+TEST(PermuteExchangeTest, PurePermutationMovesEachBlockOnce) {
+  const DeviceMesh mesh = Mesh({2, 2});
+  const DistState s = State(mesh, "S(0)[1]S(0)[0]", 2);
+  const Step step = MakePermute({{0, 0}, {1, 0}});
+  const std::vector<int64_t> L = {5, 3};
+  const PermuteExchange x = PermuteExchangeOf(s, step, mesh, L, {0, 1});
+  EXPECT_EQ(x.me, 1);
+  EXPECT_THAT(x.SendCounts(), ElementsAre(0, 0, 3, 0));
+  EXPECT_THAT(x.RecvCounts(), ElementsAre(0, 0, 3, 0));
+  EXPECT_THAT(x.target_shape, ElementsAre(1, 3));
+  const PermuteExchange y = PermuteExchangeOf(s, step, mesh, L, {0, 0});
+  EXPECT_THAT(y.SendCounts(), ElementsAre(6, 0, 0, 0));  // its own 2 rows, a local copy
+  EXPECT_EQ(BytesOfStep(s, step, L, mesh, {0, 0}, DType::kF32).sent, 0);
+  EXPECT_EQ(BytesOfStep(s, step, L, mesh, {0, 1}, DType::kF32).sent, 3 * 4);
+  EXPECT_EQ(BytesOfStep(s, step, L, mesh, {1, 0}, DType::kF32).received, 3 * 4);
+}
+
+// S(0)S(1) -> S(1)S(0) on 4x2, 7 x 5: every rank's sends tile its source
+// block and its receives tile its target block.
+TEST(PermuteExchangeTest, TransposePiecesTileBothBlocks) {
+  const DeviceMesh mesh = Mesh({4, 2});
+  const DistState s = State(mesh, "S(0)S(1)", 2);
+  const Step step = MakePermute({{0, 1}, {1, 0}});
+  for (int64_t r = 0; r < 8; ++r) {
+    const std::vector<int64_t> coord = mesh.Coordinate(r);
+    const PermuteExchange x = PermuteExchangeOf(s, step, mesh, {7, 5}, coord);
+    const std::vector<int64_t> sent = x.SendCounts(), received = x.RecvCounts();
+    EXPECT_EQ(std::accumulate(sent.begin(), sent.end(), int64_t{0}),
+              ChunkSize(7, 4, coord[0]) * ChunkSize(5, 2, coord[1]))
+        << r;
+    EXPECT_EQ(std::accumulate(received.begin(), received.end(), int64_t{0}),
+              ChunkSize(7, 2, coord[1]) * ChunkSize(5, 4, coord[0]))
+        << r;
+  }
+}
+
+// Rows 1..2, columns 2..4 of a [4, 6] tensor: one Copy2D of 2 rows of 3
+// elements, pitch 6 elements in the source and 3 in the packed box.
+TEST(BoxCopyTest, TwoDimBoxIsOneCopy) {
+  absl::StatusOr<std::vector<Copy2D>> copies = BoxCopies({4, 6}, {1, 2}, {2, 3}, {0, 0}, {2, 3}, 4);
+  ASSERT_TRUE(copies.ok()) << copies.status();
+  ASSERT_EQ(copies->size(), 1u);
+  const Copy2D& c = (*copies)[0];
+  EXPECT_EQ(c.rows, 2);
+  EXPECT_EQ(c.row_bytes, 12);
+  EXPECT_EQ(c.src_offset, (1 * 6 + 2) * 4);
+  EXPECT_EQ(c.src_pitch, 24);
+  EXPECT_EQ(c.dst_pitch, 12);
+  EXPECT_TRUE(BoxCopies({4, 6}, {1, 2}, {2, 3}, {0, 0}, {0, 3}, 4)->empty());
+  EXPECT_FALSE(BoxCopies({4, 6}, {3, 2}, {2, 3}, {0, 0}, {2, 3}, 4).ok());  // leaves the source
+}
+
+// A 3-D box copied out and back lands where it came from.
+TEST(BoxCopyTest, ThreeDimRoundTrip) {
+  HostCopyEngine engine;
+  LocalTensor t = *LocalTensor::Zeros(DType::kI32, {3, 4, 5});
+  for (int i = 0; i < 60; ++i) t.data_as<int32_t>()[i] = i;
+  LocalTensor box = *LocalTensor::Zeros(DType::kI32, {2, 2, 3});
+  ASSERT_TRUE(CopyBox(engine, t.data(), t.shape(), {1, 1, 2}, box.data(), box.shape(), {0, 0, 0},
+                      {2, 2, 3}, 4)
+                  .ok());
+  // box[i][j][k] = t[1 + i][1 + j][2 + k] = (1 + i) * 20 + (1 + j) * 5 + 2 + k.
+  EXPECT_EQ(box.data_as<int32_t>()[0], 27);
+  EXPECT_EQ(box.data_as<int32_t>()[11], 2 * 20 + 2 * 5 + 4);
+  LocalTensor back = *LocalTensor::Zeros(DType::kI32, {3, 4, 5});
+  ASSERT_TRUE(CopyBox(engine, box.data(), box.shape(), {0, 0, 0}, back.data(), back.shape(),
+                      {1, 1, 2}, {2, 2, 3}, 4)
+                  .ok());
+  EXPECT_EQ(back.data_as<int32_t>()[1 * 20 + 2 * 5 + 3], 1 * 20 + 2 * 5 + 3);
+  EXPECT_EQ(back.data_as<int32_t>()[0], 0);  // outside the box
+}
+
+// Nested slices 2,1,1,1 of 5 rows (out of torch.chunk's order) packed to 2
+// rows each and unpacked back.
+TEST(PackSlicesTest, NestedSlicesRoundTrip) {
+  HostCopyEngine engine;
+  LocalTensor t = *LocalTensor::Zeros(DType::kF32, {3, 5});
+  for (int i = 0; i < 15; ++i) t.data_as<float>()[i] = static_cast<float>(i + 1);
+  const std::vector<Slice> slices = {{0, 2}, {3, 1}, {2, 1}, {4, 1}};
+  absl::StatusOr<LocalTensor> packed = PackSlices(engine, std::move(t), 1, slices, 2);
+  ASSERT_TRUE(packed.ok()) << packed.status();
+  EXPECT_THAT(packed->shape(), ElementsAre(4, 3, 2));
+  // Chunk 1 is column 3 then a zero column: rows 4, 0 | 9, 0 | 14, 0.
+  const float* p = packed->data_as<float>() + 6;
+  EXPECT_THAT(std::vector<float>(p, p + 6), ElementsAre(4, 0, 9, 0, 14, 0));
+  absl::StatusOr<LocalTensor> back = UnpackSlices(engine, *std::move(packed), 1, slices, 5);
+  ASSERT_TRUE(back.ok()) << back.status();
+  for (int i = 0; i < 15; ++i) EXPECT_EQ(back->data_as<float>()[i], i + 1) << i;
+}
+
+}  // namespace
+}  // namespace reshard
