@@ -72,6 +72,7 @@ FLAGS
   --mode native        native: plans with native steps (spec §4.2: collectives
                          over several mesh dims, permutes) and the alpha-beta
                          cost model; pytorch: PyTorch's steps and planners
+                         (the default with --algorithm greedy)
   --seed N             one case: the data seed; --random: the case generator's seed (default 0)
   --random N           run N random cases instead of one
   --max-ranks N        --random: at most N ranks per mesh (default 8); one case:
@@ -192,7 +193,10 @@ absl::StatusOr<VerifySettings> ParseSettings(const FlagValues& flags) {
   RESHARD_ASSIGN_OR_RETURN(int64_t timeout, IntFlag(flags, "timeout", "30"));
   if (timeout < 1) return absl::InvalidArgumentError("--timeout: must be at least 1 second");
   s.run.gloo.timeout = absl::Seconds(timeout);
-  const std::optional<PlanMode> mode = ParsePlanMode(flags.Get("mode", "native"));
+  // Greedy is a pytorch-mode planner: asking for it without a mode asks for that mode.
+  const bool greedy = flags.Get("algorithm") == AlgorithmName(Algorithm::kGreedy);
+  const std::optional<PlanMode> mode =
+      ParsePlanMode(flags.Get("mode", greedy ? "pytorch" : "native"));
   if (!mode.has_value() || *mode == PlanMode::kAuto) {
     return absl::InvalidArgumentError(
         absl::StrCat("--mode: unknown mode '", flags.Get("mode"), "'; use native or pytorch"));
