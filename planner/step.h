@@ -21,7 +21,7 @@
 // keyed by placements, CheckStep's rules, BytesOfStep and StepMemory
 // (step_memory.h), then its edge in transitions.cc or native_transitions.cc
 // (spec §4 order), its price in every cost model (cost_model.cc,
-// alpha_beta_cost_model.cc) and its data movement in collectives/executor.cc.
+// alpha_beta_cost_model.cc) and its data movement in collectives/step_runners.cc.
 #ifndef RESHARD_PLANNER_STEP_H_
 #define RESHARD_PLANNER_STEP_H_
 
