@@ -50,6 +50,17 @@ class AlphaBetaCosts : public BoundCostModel {
     return TimeOnLinkUs(CommunicationTerms(step.kind, static_cast<double>(n), bytes), link);
   }
 
+  // The latency part of StepCost on mesh dim m alone (spec §5.2): a ring on
+  // a group G has prod(sizes) - 1 >= sum over G of (size - 1) hops, a
+  // permute one, each at the group's largest alpha; bytes only add. So a
+  // group collective costs at least the sum of its members' bounds and a
+  // permute at least their maximum, as cost_model.h asks of native models.
+  double LowerBound(StepKind kind, int mesh_dim) const override {
+    const AlphaBetaTerms terms =
+        CommunicationTerms(kind, static_cast<double>(size_[mesh_dim]), 0.0);
+    return terms.hops * link_[mesh_dim].alpha_us;
+  }
+
  private:
   // The group's size and its slowest link: max alpha, min bandwidth (§6.2).
   void GroupOf(MeshDimSet group, int64_t* n, LinkProfile* link) const {

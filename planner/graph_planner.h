@@ -13,6 +13,7 @@
 #include "planner/cost_model.h"
 #include "planner/dist_state.h"
 #include "planner/edge_source.h"
+#include "planner/remaining_cost_bound.h"
 #include "planner/step.h"
 
 namespace reshard {
@@ -39,11 +40,14 @@ absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& d
                                         int64_t max_expanded,
                                         GraphSearch search = GraphSearch::kPruned);
 
-// The same on any graph, by plain Dijkstra (native mode, spec §5.2): a
-// cheapest path; between parallel edges, the cheapest (the first of equals).
+// A cheapest path on any graph (native mode, spec §5.2): A* with `bound`
+// (consistent on `edges`; RemainingCostBound::Graph::kNative for the native
+// edges), or Dijkstra when it is null or not useful. Between parallel edges,
+// the cheapest (the first of equals).
 absl::StatusOr<GraphPath> FindPathOn(const EdgeSource& edges, const DistState& src,
                                      const DistState& dst, const BoundCostModel& model,
-                                     int64_t max_expanded);
+                                     int64_t max_expanded,
+                                     const RemainingCostBound* bound = nullptr);
 
 }  // namespace reshard
 

@@ -10,6 +10,7 @@
 #include "planner/chunk.h"
 #include "planner/graph_planner.h"
 #include "planner/greedy_planner.h"
+#include "planner/remaining_cost_bound.h"
 #include "planner/step.h"
 #include "planner/step_memory.h"
 
@@ -86,8 +87,9 @@ absl::StatusOr<Plan> NativePlan(const DistSpec& src, const DistSpec& dst,
         LocalBytes(src.state(), src.mesh(), src.global_shape(), src.dtype()),
         " bytes per rank, over --max-memory ", options.max_memory));
   }
+  const RemainingCostBound bound(dst.state(), model, RemainingCostBound::Graph::kNative);
   absl::StatusOr<GraphPath> path =
-      FindPathOn(edges, src.state(), dst.state(), model, options.max_expanded_states);
+      FindPathOn(edges, src.state(), dst.state(), model, options.max_expanded_states, &bound);
   if (absl::IsNotFound(path.status()) &&
       options.max_memory != std::numeric_limits<int64_t>::max()) {
     return absl::ResourceExhaustedError(absl::StrCat(

@@ -41,6 +41,7 @@
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "mesh/device_mesh.h"
+#include "planner/alpha_beta_cost_model.h"
 #include "planner/cost_model.h"
 #include "planner/dist_spec.h"
 #include "planner/dist_state.h"
@@ -545,6 +546,43 @@ TEST(PropertyTest, NativeEdgesAreLegalSteps) {
       }
     }
   }
+  EXPECT_GT(edges, 10000);
+}
+
+// (f) Spec §5.2: the native A* bound is 0 at the destination and consistent
+// on every native edge (which makes it admissible), under the alpha-beta
+// model, whose LowerBound it uses; random profiles of each link make alpha
+// differ between mesh dims.
+TEST(PropertyTest, NativeRemainingCostBoundIsConsistent) {
+  CaseGenerator gen(0x5eed000b);
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> alpha(0.0, 5.0), beta(0.5, 500.0);
+  int edges = 0, useful = 0;
+  for (int i = 0; i < kCases; ++i) {
+    Case c = gen.NextNative();
+    const CostProfile profile{"random", {alpha(rng), beta(rng)}, {alpha(rng), beta(rng)}, 10.0};
+    c.options.cost_model = *MakeAlphaBetaCostModel(profile, 1 + static_cast<int64_t>(rng() % 8));
+    std::unique_ptr<const BoundCostModel> model = ModelFor(c);
+    const RemainingCostBound bound(c.dst.state(), *model, RemainingCostBound::Graph::kNative);
+    useful += bound.useful();
+    ASSERT_EQ(bound(c.dst.state()), 0.0) << c.description;
+    const EdgeFn native = NativeEdgesOf(c);
+    std::vector<Step> first, second;
+    native(c.src.state(), &first);
+    for (const Step& a : first) {
+      const DistState u = ApplyStep(c.src.state(), a);
+      ASSERT_LE(bound(c.src.state()), model->StepCost(c.src.state(), a) + bound(u))
+          << c.description << " via " << a.ToString();
+      second.clear();
+      native(u, &second);
+      for (const Step& b : second) {
+        ASSERT_LE(bound(u), model->StepCost(u, b) + bound(ApplyStep(u, b)))
+            << c.description << " at " << u.ToString() << " via " << b.ToString();
+        ++edges;
+      }
+    }
+  }
+  EXPECT_GT(useful, kCases / 2);
   EXPECT_GT(edges, 10000);
 }
 
