@@ -76,11 +76,17 @@ class AlphaBetaCosts : public BoundCostModel {
   // The bytes §6.2 counts for the step: the padded local block of rank 0
   // (the largest chunk at every split, as the executor pads), adjusted per kind.
   double BytesOf(const DistState& current, const Step& step, int64_t n) const {
-    int64_t block[kMaxTensorDims];
-    for (int d = 0; d < ndim_; ++d) {
-      block[d] = shape_[d];
-      for (int m : current.OrderOf(d)) block[d] = PaddedChunkSize(block[d], size_[m]);
+    // ceil(ceil(L / a) / b) == ceil(L / (a * b)): the padded block of a tensor
+    // dim depends only on how many ways it is split, not on the order (and
+    // finding the orders would cost more than the rest of this, per edge).
+    int64_t ways[kMaxTensorDims];
+    for (int d = 0; d < ndim_; ++d) ways[d] = 1;
+    for (int m = 0; m < mesh_ndim_; ++m) {
+      const Placement p = current.placement(m);
+      if (p.is_shard() && p.dim() < ndim_) ways[p.dim()] *= size_[m];
     }
+    int64_t block[kMaxTensorDims];
+    for (int d = 0; d < ndim_; ++d) block[d] = PaddedChunkSize(shape_[d], ways[d]);
     const int to = step.dst.is_shard() ? step.dst.dim() : -1;
     if (to >= 0 && to < ndim_) {
       // Splitting a dim n ways pads it to n equal chunks: the output of a

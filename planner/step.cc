@@ -91,8 +91,8 @@ DistState ApplyGroupStep(const DistState& state, const Step& step) {
   // removals commute; entering Shard, the mesh dims join in entries' order.
   const bool joins = step.kind == StepKind::kPermute || !step.entries.empty();
   DistState next = state;
-  for (int m : step.group.ToVector()) {
-    next = next.WithPlacement(m, joins ? Placement::Replicate() : step.dst);
+  for (unsigned bits = step.group.bits(); bits != 0; bits &= bits - 1) {
+    next = next.WithPlacement(__builtin_ctz(bits), joins ? Placement::Replicate() : step.dst);
   }
   if (!joins) return next;
   for (int i = 0; i < step.entries.size(); ++i) {
