@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <memory>
 #include <thread>
 #include <utility>
@@ -13,6 +14,7 @@
 #include "absl/synchronization/mutex.h"
 #include "base/status_macros.h"
 #include "planner/dist_spec.h"
+#include "planner/graph_planner.h"
 #include "planner/state_search.h"
 
 namespace reshard {
@@ -35,6 +37,11 @@ absl::Status CheckOptions(const CostMatrixOptions& options) {
   if (options.cost_model == nullptr) {
     return absl::InvalidArgumentError(
         "CostMatrixOptions::cost_model is null; pass a model (e.g. MakeCostModel(\"pytorch\"))");
+  }
+  if (options.mode == PlanMode::kNative && !options.cost_model->prices_native_steps()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "mode: native needs a cost model that prices native steps; \"",
+        options.cost_model->fingerprint(), "\" prices compat steps only (e.g. use alpha-beta)"));
   }
   if (options.max_expanded_states < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -105,6 +112,25 @@ absl::Status FillRow(const DistState& src, absl::Span<const DistState> targets,
   return absl::OkStatus();
 }
 
+// Spec §5.2: a native row, one search per target (the graph depends on it).
+absl::Status FillNativeRow(const CostProblem& problem, DType dtype, const DistState& src,
+                           absl::Span<const DistState> targets, const BoundCostModel& model,
+                           int64_t max_expanded, std::vector<std::optional<double>>* row) {
+  row->assign(targets.size(), std::nullopt);
+  for (size_t j = 0; j < targets.size(); ++j) {
+    absl::StatusOr<GraphPath> path =
+        FindNativePath(problem.mesh, problem.global_shape, dtype, src, targets[j], model,
+                       max_expanded, std::numeric_limits<int64_t>::max());
+    if (absl::IsResourceExhausted(path.status())) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "the search from ", src.ToString(), " to ", targets[j].ToString(), " expanded ",
+          max_expanded, " states before reaching it; raise the bound (--max-states)"));
+    }
+    if (path.ok()) (*row)[j] = path->cost;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh,
@@ -122,9 +148,12 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh,
   }
   RESHARD_RETURN_IF_ERROR(CheckLayouts(mesh, shape, dtype, sources, "sources"));
   RESHARD_RETURN_IF_ERROR(CheckLayouts(mesh, shape, dtype, targets, "targets"));
-  const std::unique_ptr<const BoundCostModel> model = options.cost_model->Bind(
-      CostProblem{mesh, std::vector<int64_t>(shape.begin(), shape.end()), ItemSize(dtype)});
+  const CostProblem problem{mesh, std::vector<int64_t>(shape.begin(), shape.end()),
+                            ItemSize(dtype)};
+  const std::unique_ptr<const BoundCostModel> model = options.cost_model->Bind(problem);
   const int tensor_ndim = static_cast<int>(shape.size());
+  const bool native = options.mode == PlanMode::kNative ||
+                      (options.mode == PlanMode::kAuto && options.cost_model->prices_native_steps());
 
   CostMatrixResult result(sources.size());
   std::atomic<size_t> next{0};
@@ -134,8 +163,11 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh,
   auto work = [&] {
     Searches searches(tensor_ndim, *model);
     for (size_t i = next++; i < sources.size(); i = next++) {
-      absl::Status s = FillRow(sources[i], targets, options.max_expanded_states, &searches,
-                               &result[i]);
+      absl::Status s =
+          native ? FillNativeRow(problem, dtype, sources[i], targets, *model,
+                                 options.max_expanded_states, &result[i])
+                 : FillRow(sources[i], targets, options.max_expanded_states, &searches,
+                           &result[i]);
       if (!s.ok()) {
         absl::MutexLock lock(&mu);
         if (failure.ok()) failure = s;

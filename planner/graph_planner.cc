@@ -95,4 +95,15 @@ absl::StatusOr<GraphPath> FindPathOn(const EdgeSource& edges, const DistState& s
   return PathOf(search, dst, edges, model, search.expanded());
 }
 
+absl::StatusOr<GraphPath> FindNativePath(const DeviceMesh& mesh,
+                                         absl::Span<const int64_t> global_shape, DType dtype,
+                                         const DistState& src, const DistState& dst,
+                                         const BoundCostModel& model, int64_t max_expanded,
+                                         int64_t max_memory) {
+  const NativeEdges edges(mesh, std::vector<int64_t>(global_shape.begin(), global_shape.end()),
+                          dtype, dst, src.PartialOps() | dst.PartialOps(), max_memory);
+  const RemainingCostBound bound(dst, model, RemainingCostBound::Graph::kNative);
+  return FindPathOn(edges, src, dst, model, max_expanded, &bound);
+}
+
 }  // namespace reshard

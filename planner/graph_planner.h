@@ -10,8 +10,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "mesh/device_mesh.h"
 #include "planner/cost_model.h"
 #include "planner/dist_state.h"
+#include "planner/dtype.h"
 #include "planner/edge_source.h"
 #include "planner/remaining_cost_bound.h"
 #include "planner/step.h"
@@ -48,6 +51,15 @@ absl::StatusOr<GraphPath> FindPathOn(const EdgeSource& edges, const DistState& s
                                      const DistState& dst, const BoundCostModel& model,
                                      int64_t max_expanded,
                                      const RemainingCostBound* bound = nullptr);
+
+// Spec §5.2: a cheapest path from src to dst on the native graph (NativeEdges
+// towards dst, without the steps over `max_memory` bytes per rank), by A*
+// with RemainingCostBound's native form. Errors as FindGraphPath's.
+absl::StatusOr<GraphPath> FindNativePath(const DeviceMesh& mesh,
+                                         absl::Span<const int64_t> global_shape, DType dtype,
+                                         const DistState& src, const DistState& dst,
+                                         const BoundCostModel& model, int64_t max_expanded,
+                                         int64_t max_memory);
 
 }  // namespace reshard
 

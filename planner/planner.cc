@@ -10,7 +10,6 @@
 #include "planner/chunk.h"
 #include "planner/graph_planner.h"
 #include "planner/greedy_planner.h"
-#include "planner/remaining_cost_bound.h"
 #include "planner/step.h"
 #include "planner/step_memory.h"
 
@@ -78,18 +77,15 @@ absl::StatusOr<Plan> NativePlan(const DistSpec& src, const DistSpec& dst,
         "algorithm: greedy is a pytorch-mode planner; native mode always searches its graph "
         "(use --mode pytorch for greedy plans)");
   }
-  const NativeEdges edges(src.mesh(), src.global_shape(), src.dtype(), dst.state(),
-                          src.state().PartialOps() | dst.state().PartialOps(),
-                          options.max_memory);
   if (LocalBytes(src.state(), src.mesh(), src.global_shape(), src.dtype()) > options.max_memory) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "max memory: the source shard alone takes ",
         LocalBytes(src.state(), src.mesh(), src.global_shape(), src.dtype()),
         " bytes per rank, over --max-memory ", options.max_memory));
   }
-  const RemainingCostBound bound(dst.state(), model, RemainingCostBound::Graph::kNative);
   absl::StatusOr<GraphPath> path =
-      FindPathOn(edges, src.state(), dst.state(), model, options.max_expanded_states, &bound);
+      FindNativePath(src.mesh(), src.global_shape(), src.dtype(), src.state(), dst.state(), model,
+                     options.max_expanded_states, options.max_memory);
   if (absl::IsNotFound(path.status()) &&
       options.max_memory != std::numeric_limits<int64_t>::max()) {
     return absl::ResourceExhaustedError(absl::StrCat(
