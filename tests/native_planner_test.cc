@@ -215,6 +215,20 @@ TEST(NativeCheckStepTest, EntriesMustListEveryMeshDimOfTheGroup) {
   EXPECT_THAT(status.message(), HasSubstr("leave out mesh dims of {0,1}"));
 }
 
+// A group entering S(0) must list S(0) for every member: the replay
+// (ApplyStep) follows the entries, so a step saying S(0) with entries onto
+// S(1) would land elsewhere than it says.
+TEST(NativeCheckStepTest, EntriesMustEnterTheTargetTensorDim) {
+  const DeviceMesh mesh = Mesh({2, 2});
+  Step step = MakeStep(MeshDimSet::Of({0, 1}), Psum, S0);
+  step.entries = ShardEntries();
+  step.entries.Append(0, 0);
+  step.entries.Append(1, 1);
+  absl::Status status = CheckStep(State(mesh, "PP"), step, mesh, 2);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("must all enter S(0)"));
+}
+
 TEST(NativeCheckStepTest, APermuteMovesShardMeshDimsOnly) {
   const DeviceMesh mesh = Mesh({2, 2});
   const Step swap = MakePermute({{0, 1}, {1, 0}});
@@ -268,6 +282,7 @@ TEST(NativeApplyStepTest, GroupSplitsOfListsTheGroupsMembersInSplitOrder) {
 
 // --- Bytes and peak memory (step.h BytesOfStep, step_memory.h) ----------------
 
+// The one call of BytesOfStep here: the bytes of rank 0.
 StepBytes BytesAt0(const DistSpec& spec, const Step& step) {
   const std::vector<int64_t> zeros(spec.mesh().ndim(), 0);
   return BytesOfStep(spec.state(), step,
@@ -323,13 +338,12 @@ TEST(NativeBytesTest, GroupAllReduceIsInPlace) {
 }
 
 // 4x2 mesh, f32 [8, 6], S(0)S(1) -> S(1)S(0): a rank holds [2, 3] (24
-// bytes) before and [4, 2] (32 bytes) after; the permute counts its whole
-// block, 24, and holds 2 * (24 + 32) = 112 at its peak.
-TEST(NativeBytesTest, PermuteCountsTheWholeBlock) {
+// bytes) before and [4, 2] (32 bytes) after; a permute holds packed sends
+// and received slices besides both blocks: 2 * (24 + 32) = 112 at its peak.
+// (Its bytes sent are the executor's exact exchange, permute_exchange.h.)
+TEST(NativeBytesTest, PermutePeakHoldsBothBlocksTwice) {
   const DistSpec spec = Spec(Mesh({4, 2}), "S(0)S(1)", {8, 6});
-  const Step step = MakePermute({{0, 1}, {1, 0}});
-  EXPECT_EQ(BytesAt0(spec, step).sent, 24);
-  EXPECT_EQ(PeakOf(spec, step), 112);
+  EXPECT_EQ(PeakOf(spec, MakePermute({{0, 1}, {1, 0}})), 112);
 }
 
 // A group of size-1 mesh dims moves nothing: no bytes, peak = the input.
