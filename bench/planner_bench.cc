@@ -122,9 +122,11 @@ LayoutSet MakeLayouts(int mesh_ndim, int count) {
   return set;
 }
 
-void BM_CostMatrix(benchmark::State& state) {
+void CostMatrixLoop(benchmark::State& state, PlanMode mode) {
   LayoutSet set = MakeLayouts(state.range(0), state.range(1));
   CostMatrixOptions options;
+  options.mode = mode;
+  if (mode == PlanMode::kNative) options.cost_model = *MakeCostModel("alpha-beta");
   for (auto _ : state) {
     absl::StatusOr<CostMatrixResult> m =
         CostMatrix(set.mesh, set.shape, DType::kF32, set.states, set.states, options);
@@ -138,6 +140,10 @@ void BM_CostMatrix(benchmark::State& state) {
   state.counters["pairs_per_second"] =
       benchmark::Counter(pairs, benchmark::Counter::kIsIterationInvariantRate);
 }
+
+void BM_CostMatrix(benchmark::State& state) { CostMatrixLoop(state, PlanMode::kPyTorch); }
+// Native mode (alpha-beta): one search per pair (spec §5.2).
+void BM_CostMatrixNative(benchmark::State& state) { CostMatrixLoop(state, PlanMode::kNative); }
 
 // The same pairs planned one by one (graph planner), as `reshard batch` would.
 void BM_CostMatrixPairByPair(benchmark::State& state) {
@@ -230,6 +236,7 @@ BENCHMARK(BM_GraphShardOrder)->Apply(MeshByTensor);
 BENCHMARK(BM_CachedLookup)->Apply(MeshByTensor);
 BENCHMARK(BM_CostMatrix)->Apply(MatrixSizes);
 BENCHMARK(BM_CostMatrixPairByPair)->Apply(MatrixSizes);
+BENCHMARK(BM_CostMatrixNative)->Apply(MatrixSizes);
 BENCHMARK(BM_Hard4dPyTorch)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Hard4dNative)->Unit(benchmark::kMillisecond);
 
