@@ -17,6 +17,7 @@
 #include "planner/step.h"
 #include "planner/step_memory.h"
 #include "tests/collective_count_cost_model.h"
+#include "tests/spec_helpers.h"
 
 namespace reshard {
 namespace {
@@ -24,14 +25,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-DeviceMesh Mesh(std::vector<int64_t> sizes) { return *DeviceMesh::Create(std::move(sizes)); }
-
-DistSpec Spec(const DeviceMesh& mesh, absl::string_view text, std::vector<int64_t> shape,
-              DType dtype = DType::kF32) {
-  absl::StatusOr<DistSpec> spec = DistSpec::Parse(mesh, text, std::move(shape), dtype);
-  EXPECT_TRUE(spec.ok()) << text << ": " << spec.status();
-  return *spec;
-}
+using test_util::Mesh;
+using test_util::Spec;
 
 DistState State(const DeviceMesh& mesh, absl::string_view text, int tensor_ndim = 2) {
   return Spec(mesh, text, std::vector<int64_t>(tensor_ndim, 64)).state();
