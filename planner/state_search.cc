@@ -27,10 +27,14 @@ StateSearch::Pass StateSearch::Pass::Pruned(double c_star) {
 StateSearch::StateSearch(const EdgeSource& edges, const BoundCostModel& model,
                          const RemainingCostBound* bound)
     : edge_source_(edges), model_(model), bound_(bound) {
-  // Enough for most pruned searches: few regrowths, small enough for easy plans.
+  // States: enough for most pruned searches, small enough for easy plans.
+  // Edges: a native search (spec §5.2) keeps ~20k (about 80 per expanded
+  // state); regrowing and copying them was a third of its time on the hard
+  // 4-D cases (bench/README.md). The reservation is not touched until used,
+  // so easy plans do not pay for it.
   ids_.reserve(256);
   vertices_.reserve(256);
-  edges_.reserve(1024);
+  edges_.reserve(32768);
 }
 
 // The implicit graph Boost searches: a state's out-edges are the priced
