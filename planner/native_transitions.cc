@@ -1,6 +1,7 @@
 #include "planner/native_transitions.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/types/span.h"
 #include "planner/transitions.h"
@@ -70,20 +71,17 @@ void AppendPartialGroups(const DistState& state, int tensor_ndim, std::vector<St
 // the group ends every order it leaves, as CheckStep asks.
 void AppendPermuteTo(const Orders& old, const Orders& orders, int tensor_ndim,
                      std::vector<Step>* out) {
-  Step step{MeshDimSet(), StepKind::kPermute, Placement::Replicate(), Placement::Replicate(),
-            ShardEntries()};
+  std::pair<int, int> entries[kMaxMeshDims];  // (mesh dim, tensor dim)
+  int n = 0;
   for (int d = 0; d < tensor_ndim; ++d) {
     const MeshDimList& from = old.of[d];
     const MeshDimList& to = orders.of[d];
     size_t first = 0;
     while (first < from.size() && first < to.size() && from[first] == to[first]) ++first;
-    for (size_t i = first; i < to.size(); ++i) {
-      step.group = step.group.With(to[i]);
-      step.entries.Append(to[i], d);
-    }
+    for (size_t i = first; i < to.size(); ++i) entries[n++] = {to[i], d};
   }
-  if (step.entries.size() < 2) return;  // one mesh dim moving is an all_to_all
-  out->push_back(step);
+  if (n < 2) return;  // one mesh dim moving is an all_to_all
+  out->push_back(MakePermute(absl::MakeConstSpan(entries, n)));
 }
 
 // 11. Swap two Shard mesh dims' places (tensor dim and position).
