@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <limits>
 #include <memory>
 #include <thread>
 #include <utility>
@@ -14,7 +13,9 @@
 #include "absl/synchronization/mutex.h"
 #include "base/status_macros.h"
 #include "planner/dist_spec.h"
+#include "planner/edge_source.h"
 #include "planner/graph_planner.h"
+#include "planner/remaining_cost_bound.h"
 #include "planner/state_search.h"
 
 namespace reshard {
@@ -112,21 +113,58 @@ absl::Status FillRow(const DistState& src, absl::Span<const DistState> targets,
   return absl::OkStatus();
 }
 
-// Spec §5.2: a native row, one search per target (the graph depends on it).
-absl::Status FillNativeRow(const CostProblem& problem, DType dtype, const DistState& src,
-                           absl::Span<const DistState> targets, const BoundCostModel& model,
-                           int64_t max_expanded, std::vector<std::optional<double>>* row) {
+// The native graphs of one worker (spec §4.2): the edges depend on the
+// Partial ops and, through the goal permute, on the goal's shard orders only
+// (which mesh dims shard which tensor dim, in which order), so targets alike
+// in those share one search, its states and edges kept across rows.
+class NativeSearches {
+ public:
+  NativeSearches(const CostProblem& problem, DType dtype, const BoundCostModel& model)
+      : problem_(problem), dtype_(dtype), model_(model) {}
+  StateSearch& For(unsigned partial_ops, const DistState& goal) {
+    DistState shards = goal;  // goal with every non-Shard as Replicate
+    for (int m = 0; m < goal.ndim(); ++m) {
+      if (!goal.placement(m).is_shard()) shards = shards.WithPlacement(m, Placement::Replicate());
+    }
+    Entry& entry = by_graph_[{partial_ops, shards.bits()}];
+    if (entry.search == nullptr) {
+      entry.edges = std::make_unique<NativeEdges>(problem_.mesh, problem_.global_shape, dtype_,
+                                                  goal, partial_ops);
+      entry.search = std::make_unique<StateSearch>(*entry.edges, model_, nullptr);
+    }
+    return *entry.search;
+  }
+
+ private:
+  struct Entry {
+    std::unique_ptr<NativeEdges> edges;
+    std::unique_ptr<StateSearch> search;
+  };
+  const CostProblem& problem_;
+  DType dtype_;
+  const BoundCostModel& model_;
+  absl::flat_hash_map<std::pair<unsigned, uint64_t>, Entry> by_graph_;
+};
+
+// Spec §5.2: a native row, one pass per target, each the pass
+// PlanRedistribution runs for that pair (SearchToward with its bound), so
+// the same cost bits.
+absl::Status FillNativeRow(const DistState& src, absl::Span<const DistState> targets,
+                           const BoundCostModel& model, int64_t max_expanded,
+                           NativeSearches* searches, std::vector<std::optional<double>>* row) {
   row->assign(targets.size(), std::nullopt);
   for (size_t j = 0; j < targets.size(); ++j) {
-    absl::StatusOr<GraphPath> path =
-        FindNativePath(problem.mesh, problem.global_shape, dtype, src, targets[j], model,
-                       max_expanded, std::numeric_limits<int64_t>::max());
-    if (absl::IsResourceExhausted(path.status())) {
+    const DistState& dst = targets[j];
+    StateSearch& search = searches->For(src.PartialOps() | dst.PartialOps(), dst);
+    const RemainingCostBound bound(dst, model, RemainingCostBound::Graph::kNative);
+    const StateSearch::Outcome found = SearchToward(&search, src, dst, &bound, max_expanded);
+    search.SetBound(nullptr);  // `bound` goes out of scope
+    if (found == StateSearch::Outcome::kBound) {
       return absl::ResourceExhaustedError(absl::StrCat(
-          "the search from ", src.ToString(), " to ", targets[j].ToString(), " expanded ",
+          "the search from ", src.ToString(), " to ", dst.ToString(), " expanded ",
           max_expanded, " states before reaching it; raise the bound (--max-states)"));
     }
-    if (path.ok()) (*row)[j] = path->cost;
+    if (found == StateSearch::Outcome::kReached) (*row)[j] = search.CostTo(dst);
   }
   return absl::OkStatus();
 }
@@ -162,10 +200,11 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh,
   // Each worker takes the next source until none is left.
   auto work = [&] {
     Searches searches(tensor_ndim, *model);
+    NativeSearches native_searches(problem, dtype, *model);
     for (size_t i = next++; i < sources.size(); i = next++) {
       absl::Status s =
-          native ? FillNativeRow(problem, dtype, sources[i], targets, *model,
-                                 options.max_expanded_states, &result[i])
+          native ? FillNativeRow(sources[i], targets, *model, options.max_expanded_states,
+                                 &native_searches, &result[i])
                  : FillRow(sources[i], targets, options.max_expanded_states, &searches,
                            &result[i]);
       if (!s.ok()) {

@@ -11,9 +11,10 @@
 // Dijkstra per source (per set of Partial ops the targets bring, which change
 // the graph, spec §4 case 6) pops the targets in the order and at the costs a
 // search for each pair would (spec §5.1); the states and edges generated are
-// shared by all rows. Native mode: the native graph depends on the target
-// (the goal permute, spec §4.2), so no search serves two targets; each pair
-// is searched alone, as PlanRedistribution does (spec §5.2).
+// shared by all rows. Native mode: the graph depends on the target's shard
+// orders (the goal permute, spec §4.2), so each pair gets its own pass, the
+// A* pass PlanRedistribution runs for it (spec §5.2); the states and edges of
+// one graph are kept for every row and every target with those orders.
 #ifndef RESHARD_PLANNER_COST_MATRIX_H_
 #define RESHARD_PLANNER_COST_MATRIX_H_
 

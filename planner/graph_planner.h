@@ -17,6 +17,7 @@
 #include "planner/dtype.h"
 #include "planner/edge_source.h"
 #include "planner/remaining_cost_bound.h"
+#include "planner/state_search.h"
 #include "planner/step.h"
 
 namespace reshard {
@@ -42,6 +43,13 @@ absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& d
                                         int tensor_ndim, const BoundCostModel& model,
                                         int64_t max_expanded,
                                         GraphSearch search = GraphSearch::kPruned);
+
+// One pass of `search` from src until it pops dst (spec §5.2): A* with
+// `bound` when it is useful, Dijkstra otherwise (the bound is set on the
+// search). FindPathOn and CostMatrix's native rows run exactly this.
+StateSearch::Outcome SearchToward(StateSearch* search, const DistState& src,
+                                  const DistState& dst, const RemainingCostBound* bound,
+                                  int64_t max_expanded);
 
 // A cheapest path on any graph (native mode, spec §5.2): A* with `bound`
 // (consistent on `edges`; RemainingCostBound::Graph::kNative for the native

@@ -108,6 +108,22 @@ TEST(CostMatrixTest, NativeModeNeedsANativeModel) {
   EXPECT_TRUE(absl::StrContains(m.status().message(), "mode: native")) << m.status();
 }
 
+// Each worker keeps its own native searches (states and edges reused across
+// its rows): which rows a worker takes must not change a cost.
+TEST(CostMatrixTest, ThreadsGiveTheSameNativeMatrix) {
+  Layouts l;
+  CostMatrixOptions one;
+  one.cost_model = *MakeCostModel("alpha-beta", 4);
+  CostMatrixOptions three = one;
+  three.threads = 3;
+  absl::StatusOr<CostMatrixResult> a =
+      CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, one);
+  absl::StatusOr<CostMatrixResult> b =
+      CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, three);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(*a, *b);
+}
+
 TEST(CostMatrixTest, ThreadsGiveTheSameMatrix) {
   Layouts l;
   CostMatrixOptions one;
