@@ -1,13 +1,18 @@
 // Planning latency (Google Benchmark): greedy, graph and cached lookups on
 // 1-D to 4-D meshes with 1-D to 4-D tensors, and CostMatrix against planning
-// the same pairs one by one. See bench/README.md for the command and the
+// the same pairs one by one, and the hard 4-D cases of bench/data/hard4d.jsonl
+// in pytorch and native mode. See bench/README.md for the command and the
 // numbers.
+#include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
+#include "nlohmann/json.hpp"
 #include "planner/cost_matrix.h"
+#include "planner/cost_model.h"
 #include "planner/dist_spec.h"
 #include "planner/plan_cache.h"
 #include "planner/planner.h"
@@ -117,9 +122,11 @@ LayoutSet MakeLayouts(int mesh_ndim, int count) {
   return set;
 }
 
-void BM_CostMatrix(benchmark::State& state) {
+void CostMatrixLoop(benchmark::State& state, PlanMode mode) {
   LayoutSet set = MakeLayouts(state.range(0), state.range(1));
   CostMatrixOptions options;
+  options.mode = mode;
+  if (mode == PlanMode::kNative) options.cost_model = *MakeCostModel("alpha-beta");
   for (auto _ : state) {
     absl::StatusOr<CostMatrixResult> m =
         CostMatrix(set.mesh, set.shape, DType::kF32, set.states, set.states, options);
@@ -133,6 +140,10 @@ void BM_CostMatrix(benchmark::State& state) {
   state.counters["pairs_per_second"] =
       benchmark::Counter(pairs, benchmark::Counter::kIsIterationInvariantRate);
 }
+
+void BM_CostMatrix(benchmark::State& state) { CostMatrixLoop(state, PlanMode::kPyTorch); }
+// Native mode (alpha-beta): one search per pair (spec §5.2).
+void BM_CostMatrixNative(benchmark::State& state) { CostMatrixLoop(state, PlanMode::kNative); }
 
 // The same pairs planned one by one (graph planner), as `reshard batch` would.
 void BM_CostMatrixPairByPair(benchmark::State& state) {
@@ -158,12 +169,76 @@ void MatrixSizes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"mesh_dims", "layouts"})->Args({3, 64})->Args({4, 128})->Unit(benchmark::kMillisecond);
 }
 
+// The cases of bench/data/hard4d.jsonl (run from the workspace root, or pass
+// the file in RESHARD_HARD_CASES), each with the options of its line.
+struct HardCase {
+  DistSpec src;
+  DistSpec dst;
+  PlanOptions options;
+};
+std::vector<HardCase> LoadHardCases(PlanMode mode) {
+  const char* env = std::getenv("RESHARD_HARD_CASES");
+  std::ifstream in(env != nullptr ? env : "bench/data/hard4d.jsonl");
+  std::vector<HardCase> cases;
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    const DeviceMesh mesh = *DeviceMesh::Create(j["mesh"].get<std::vector<int64_t>>());
+    const std::vector<int64_t> shape = j["shape"].get<std::vector<int64_t>>();
+    const DType dtype = *ParseDType(j["dtype"].get<std::string>());
+    PlanOptions options{mode};
+    // Native mode needs a model that prices native steps: alpha-beta, with
+    // the line's devices per host.
+    const std::string model =
+        mode == PlanMode::kNative ? "alpha-beta" : j["cost_model"].get<std::string>();
+    options.cost_model = *MakeCostModel(model, j["devices_per_host"].get<int64_t>());
+    options.algorithm = Algorithm::kGraph;
+    options.coordinate = j["coordinate"].get<std::vector<int64_t>>();
+    cases.push_back({*DistSpec::Parse(mesh, j["src"].get<std::string>(), shape, dtype),
+                     *DistSpec::Parse(mesh, j["dst"].get<std::string>(), shape, dtype),
+                     options});
+  }
+  return cases;
+}
+
+// Plans every case once per iteration; reports time per case and the mean
+// number of states expanded.
+void HardCasesLoop(benchmark::State& state, PlanMode mode) {
+  const std::vector<HardCase> cases = LoadHardCases(mode);
+  if (cases.empty()) {
+    state.SkipWithError("no cases: run from the workspace root or set RESHARD_HARD_CASES");
+    return;
+  }
+  int64_t expanded = 0;
+  for (auto _ : state) {
+    expanded = 0;
+    for (const HardCase& c : cases) {
+      absl::StatusOr<Plan> plan = PlanRedistribution(c.src, c.dst, c.options);
+      if (!plan.ok()) {
+        state.SkipWithError(plan.status().ToString().c_str());
+        return;
+      }
+      expanded += plan->expanded_states;
+      benchmark::DoNotOptimize(plan->cost);
+    }
+  }
+  const double n = static_cast<double>(cases.size());
+  state.counters["time_per_case"] = benchmark::Counter(
+      n, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["expanded_per_case"] = static_cast<double>(expanded) / n;
+}
+
+void BM_Hard4dPyTorch(benchmark::State& state) { HardCasesLoop(state, PlanMode::kPyTorch); }
+void BM_Hard4dNative(benchmark::State& state) { HardCasesLoop(state, PlanMode::kNative); }
+
 BENCHMARK(BM_Greedy)->Apply(MeshByTensor);
 BENCHMARK(BM_GraphDefaultOrder)->Apply(MeshByTensor);
 BENCHMARK(BM_GraphShardOrder)->Apply(MeshByTensor);
 BENCHMARK(BM_CachedLookup)->Apply(MeshByTensor);
 BENCHMARK(BM_CostMatrix)->Apply(MatrixSizes);
 BENCHMARK(BM_CostMatrixPairByPair)->Apply(MatrixSizes);
+BENCHMARK(BM_CostMatrixNative)->Apply(MatrixSizes);
+BENCHMARK(BM_Hard4dPyTorch)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Hard4dNative)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace reshard

@@ -50,6 +50,17 @@ class AlphaBetaCosts : public BoundCostModel {
     return TimeOnLinkUs(CommunicationTerms(step.kind, static_cast<double>(n), bytes), link);
   }
 
+  // The latency part of StepCost on mesh dim m alone (spec §5.2): a ring on
+  // a group G has prod(sizes) - 1 >= sum over G of (size - 1) hops, a
+  // permute one, each at the group's largest alpha; bytes only add. So a
+  // group collective costs at least the sum of its members' bounds and a
+  // permute at least their maximum, as cost_model.h asks of native models.
+  double LowerBound(StepKind kind, int mesh_dim) const override {
+    const AlphaBetaTerms terms =
+        CommunicationTerms(kind, static_cast<double>(size_[mesh_dim]), 0.0);
+    return terms.hops * link_[mesh_dim].alpha_us;
+  }
+
  private:
   // The group's size and its slowest link: max alpha, min bandwidth (§6.2).
   void GroupOf(MeshDimSet group, int64_t* n, LinkProfile* link) const {
@@ -65,11 +76,17 @@ class AlphaBetaCosts : public BoundCostModel {
   // The bytes §6.2 counts for the step: the padded local block of rank 0
   // (the largest chunk at every split, as the executor pads), adjusted per kind.
   double BytesOf(const DistState& current, const Step& step, int64_t n) const {
-    int64_t block[kMaxTensorDims];
-    for (int d = 0; d < ndim_; ++d) {
-      block[d] = shape_[d];
-      for (int m : current.OrderOf(d)) block[d] = PaddedChunkSize(block[d], size_[m]);
+    // ceil(ceil(L / a) / b) == ceil(L / (a * b)): the padded block of a tensor
+    // dim depends only on how many ways it is split, not on the order (and
+    // finding the orders would cost more than the rest of this, per edge).
+    int64_t ways[kMaxTensorDims];
+    for (int d = 0; d < ndim_; ++d) ways[d] = 1;
+    for (int m = 0; m < mesh_ndim_; ++m) {
+      const Placement p = current.placement(m);
+      if (p.is_shard() && p.dim() < ndim_) ways[p.dim()] *= size_[m];
     }
+    int64_t block[kMaxTensorDims];
+    for (int d = 0; d < ndim_; ++d) block[d] = PaddedChunkSize(shape_[d], ways[d]);
     const int to = step.dst.is_shard() ? step.dst.dim() : -1;
     if (to >= 0 && to < ndim_) {
       // Splitting a dim n ways pads it to n equal chunks: the output of a

@@ -13,6 +13,9 @@
 #include "absl/synchronization/mutex.h"
 #include "base/status_macros.h"
 #include "planner/dist_spec.h"
+#include "planner/edge_source.h"
+#include "planner/graph_planner.h"
+#include "planner/remaining_cost_bound.h"
 #include "planner/state_search.h"
 
 namespace reshard {
@@ -35,6 +38,11 @@ absl::Status CheckOptions(const CostMatrixOptions& options) {
   if (options.cost_model == nullptr) {
     return absl::InvalidArgumentError(
         "CostMatrixOptions::cost_model is null; pass a model (e.g. MakeCostModel(\"pytorch\"))");
+  }
+  if (options.mode == PlanMode::kNative && !options.cost_model->prices_native_steps()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "mode: native needs a cost model that prices native steps; \"",
+        options.cost_model->fingerprint(), "\" prices compat steps only (e.g. use alpha-beta)"));
   }
   if (options.max_expanded_states < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -105,6 +113,62 @@ absl::Status FillRow(const DistState& src, absl::Span<const DistState> targets,
   return absl::OkStatus();
 }
 
+// The native graphs of one worker (spec §4.2): the edges depend on the
+// Partial ops and, through the goal permute, on the goal's shard orders only
+// (which mesh dims shard which tensor dim, in which order), so targets alike
+// in those share one search, its states and edges kept across rows.
+class NativeSearches {
+ public:
+  NativeSearches(const CostProblem& problem, DType dtype, const BoundCostModel& model)
+      : problem_(problem), dtype_(dtype), model_(model) {}
+  StateSearch& For(unsigned partial_ops, const DistState& goal) {
+    DistState shards = goal;  // goal with every non-Shard as Replicate
+    for (int m = 0; m < goal.ndim(); ++m) {
+      if (!goal.placement(m).is_shard()) shards = shards.WithPlacement(m, Placement::Replicate());
+    }
+    Entry& entry = by_graph_[{partial_ops, shards.bits()}];
+    if (entry.search == nullptr) {
+      entry.edges = std::make_unique<NativeEdges>(problem_.mesh, problem_.global_shape, dtype_,
+                                                  goal, partial_ops);
+      entry.search = std::make_unique<StateSearch>(*entry.edges, model_, nullptr);
+    }
+    return *entry.search;
+  }
+
+ private:
+  struct Entry {
+    std::unique_ptr<NativeEdges> edges;
+    std::unique_ptr<StateSearch> search;
+  };
+  const CostProblem& problem_;
+  DType dtype_;
+  const BoundCostModel& model_;
+  absl::flat_hash_map<std::pair<unsigned, uint64_t>, Entry> by_graph_;
+};
+
+// Spec §5.2: a native row, one pass per target, each the pass
+// PlanRedistribution runs for that pair (SearchToward with its bound), so
+// the same cost bits.
+absl::Status FillNativeRow(const DistState& src, absl::Span<const DistState> targets,
+                           const BoundCostModel& model, int64_t max_expanded,
+                           NativeSearches* searches, std::vector<std::optional<double>>* row) {
+  row->assign(targets.size(), std::nullopt);
+  for (size_t j = 0; j < targets.size(); ++j) {
+    const DistState& dst = targets[j];
+    StateSearch& search = searches->For(src.PartialOps() | dst.PartialOps(), dst);
+    const RemainingCostBound bound(dst, model, RemainingCostBound::Graph::kNative);
+    const StateSearch::Outcome found = SearchToward(&search, src, dst, &bound, max_expanded);
+    search.SetBound(nullptr);  // `bound` goes out of scope
+    if (found == StateSearch::Outcome::kBound) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "the search from ", src.ToString(), " to ", dst.ToString(), " expanded ",
+          max_expanded, " states before reaching it; raise the bound (--max-states)"));
+    }
+    if (found == StateSearch::Outcome::kReached) (*row)[j] = search.CostTo(dst);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh,
@@ -122,9 +186,12 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh,
   }
   RESHARD_RETURN_IF_ERROR(CheckLayouts(mesh, shape, dtype, sources, "sources"));
   RESHARD_RETURN_IF_ERROR(CheckLayouts(mesh, shape, dtype, targets, "targets"));
-  const std::unique_ptr<const BoundCostModel> model = options.cost_model->Bind(
-      CostProblem{mesh, std::vector<int64_t>(shape.begin(), shape.end()), ItemSize(dtype)});
+  const CostProblem problem{mesh, std::vector<int64_t>(shape.begin(), shape.end()),
+                            ItemSize(dtype)};
+  const std::unique_ptr<const BoundCostModel> model = options.cost_model->Bind(problem);
   const int tensor_ndim = static_cast<int>(shape.size());
+  const bool native = options.mode == PlanMode::kNative ||
+                      (options.mode == PlanMode::kAuto && options.cost_model->prices_native_steps());
 
   CostMatrixResult result(sources.size());
   std::atomic<size_t> next{0};
@@ -133,9 +200,13 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh,
   // Each worker takes the next source until none is left.
   auto work = [&] {
     Searches searches(tensor_ndim, *model);
+    NativeSearches native_searches(problem, dtype, *model);
     for (size_t i = next++; i < sources.size(); i = next++) {
-      absl::Status s = FillRow(sources[i], targets, options.max_expanded_states, &searches,
-                               &result[i]);
+      absl::Status s =
+          native ? FillNativeRow(sources[i], targets, *model, options.max_expanded_states,
+                                 &native_searches, &result[i])
+                 : FillRow(sources[i], targets, options.max_expanded_states, &searches,
+                           &result[i]);
       if (!s.ok()) {
         absl::MutexLock lock(&mu);
         if (failure.ok()) failure = s;

@@ -7,10 +7,14 @@
 //   (*m)[i][j]   // std::optional<double>: nullopt when no plan exists
 //
 // Each entry is bit-identical to PlanRedistribution's cost with
-// Algorithm::kGraph for that pair alone: one Dijkstra per source (per set of
-// Partial ops the targets bring, which change the graph, spec §4 case 6)
-// pops the targets in the order and at the costs a search for each pair would
-// (spec §5.1). The states and edges generated are shared by all rows.
+// Algorithm::kGraph and the same mode for that pair alone. Pytorch mode: one
+// Dijkstra per source (per set of Partial ops the targets bring, which change
+// the graph, spec §4 case 6) pops the targets in the order and at the costs a
+// search for each pair would (spec §5.1); the states and edges generated are
+// shared by all rows. Native mode: the graph depends on the target's shard
+// orders (the goal permute, spec §4.2), so each pair gets its own pass, the
+// A* pass PlanRedistribution runs for it (spec §5.2); the states and edges of
+// one graph are kept for every row and every target with those orders.
 #ifndef RESHARD_PLANNER_COST_MATRIX_H_
 #define RESHARD_PLANNER_COST_MATRIX_H_
 
@@ -25,10 +29,14 @@
 #include "planner/cost_model.h"
 #include "planner/dist_state.h"
 #include "planner/dtype.h"
+#include "planner/plan.h"
 
 namespace reshard {
 
 struct CostMatrixOptions {
+  // As PlanOptions::mode: kAuto is native when the model prices native
+  // steps, pytorch otherwise; kNative needs such a model.
+  PlanMode mode = PlanMode::kAuto;
   // As PlanOptions::cost_model; must not be null.
   std::shared_ptr<const CostModel> cost_model = DefaultCostModel();
   // Bound on the states each source's search expands.
@@ -42,7 +50,8 @@ using CostMatrixResult = std::vector<std::vector<std::optional<double>>>;
 
 // InvalidArgument when the shape, a layout ("sources[3]: ...") or an option
 // is invalid, as DistSpec::Create and PlanRedistribution check them;
-// ResourceExhausted when a source's search reaches max_expanded_states.
+// ResourceExhausted when a source's search (native: a pair's) reaches
+// max_expanded_states.
 absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh,
                                             absl::Span<const int64_t> shape, DType dtype,
                                             absl::Span<const DistState> sources,

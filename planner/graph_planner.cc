@@ -83,15 +83,35 @@ absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& d
   return PathOf(search, dst, edges, model, expanded);
 }
 
+StateSearch::Outcome SearchToward(StateSearch* search, const DistState& src,
+                                  const DistState& dst, const RemainingCostBound* bound,
+                                  int64_t max_expanded) {
+  const bool astar = bound != nullptr && bound->useful();
+  search->SetBound(astar ? bound : nullptr);
+  const DistState goal[] = {dst};
+  return search->Run(src, goal,
+                     astar ? StateSearch::Pass::Astar() : StateSearch::Pass::Dijkstra(),
+                     max_expanded);
+}
+
 absl::StatusOr<GraphPath> FindPathOn(const EdgeSource& edges, const DistState& src,
                                      const DistState& dst, const BoundCostModel& model,
-                                     int64_t max_expanded) {
+                                     int64_t max_expanded, const RemainingCostBound* bound) {
   StateSearch search(edges, model, nullptr);
-  const DistState goal[] = {dst};
-  StateSearch::Outcome found =
-      search.Run(src, goal, StateSearch::Pass::Dijkstra(), max_expanded);
+  const StateSearch::Outcome found = SearchToward(&search, src, dst, bound, max_expanded);
   if (found != StateSearch::Outcome::kReached) return Failure(found, src, dst, max_expanded);
   return PathOf(search, dst, edges, model, search.expanded());
+}
+
+absl::StatusOr<GraphPath> FindNativePath(const DeviceMesh& mesh,
+                                         absl::Span<const int64_t> global_shape, DType dtype,
+                                         const DistState& src, const DistState& dst,
+                                         const BoundCostModel& model, int64_t max_expanded,
+                                         int64_t max_memory) {
+  const NativeEdges edges(mesh, std::vector<int64_t>(global_shape.begin(), global_shape.end()),
+                          dtype, dst, src.PartialOps() | dst.PartialOps(), max_memory);
+  const RemainingCostBound bound(dst, model, RemainingCostBound::Graph::kNative);
+  return FindPathOn(edges, src, dst, model, max_expanded, &bound);
 }
 
 }  // namespace reshard

@@ -10,9 +10,14 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "mesh/device_mesh.h"
 #include "planner/cost_model.h"
 #include "planner/dist_state.h"
+#include "planner/dtype.h"
 #include "planner/edge_source.h"
+#include "planner/remaining_cost_bound.h"
+#include "planner/state_search.h"
 #include "planner/step.h"
 
 namespace reshard {
@@ -39,11 +44,30 @@ absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& d
                                         int64_t max_expanded,
                                         GraphSearch search = GraphSearch::kPruned);
 
-// The same on any graph, by plain Dijkstra (native mode, spec §5.2): a
-// cheapest path; between parallel edges, the cheapest (the first of equals).
+// One pass of `search` from src until it pops dst (spec §5.2): A* with
+// `bound` when it is useful, Dijkstra otherwise (the bound is set on the
+// search). FindPathOn and CostMatrix's native rows run exactly this.
+StateSearch::Outcome SearchToward(StateSearch* search, const DistState& src,
+                                  const DistState& dst, const RemainingCostBound* bound,
+                                  int64_t max_expanded);
+
+// A cheapest path on any graph (native mode, spec §5.2): A* with `bound`
+// (consistent on `edges`; RemainingCostBound::Graph::kNative for the native
+// edges), or Dijkstra when it is null or not useful. Between parallel edges,
+// the cheapest (the first of equals).
 absl::StatusOr<GraphPath> FindPathOn(const EdgeSource& edges, const DistState& src,
                                      const DistState& dst, const BoundCostModel& model,
-                                     int64_t max_expanded);
+                                     int64_t max_expanded,
+                                     const RemainingCostBound* bound = nullptr);
+
+// Spec §5.2: a cheapest path from src to dst on the native graph (NativeEdges
+// towards dst, without the steps over `max_memory` bytes per rank), by A*
+// with RemainingCostBound's native form. Errors as FindGraphPath's.
+absl::StatusOr<GraphPath> FindNativePath(const DeviceMesh& mesh,
+                                         absl::Span<const int64_t> global_shape, DType dtype,
+                                         const DistState& src, const DistState& dst,
+                                         const BoundCostModel& model, int64_t max_expanded,
+                                         int64_t max_memory);
 
 }  // namespace reshard
 

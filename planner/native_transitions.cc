@@ -3,34 +3,37 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/types/span.h"
 #include "planner/transitions.h"
 
 namespace reshard {
 namespace {
 
-using Entries = std::vector<std::pair<int, int>>;  // (mesh dim, tensor dim)
+// Every tensor dim's order; fixed-size, so that generating the edges of a
+// state does not allocate (the search does it once per state it expands).
+struct Orders {
+  MeshDimList of[kMaxTensorDims];
+};
+
+Orders OrdersOf(const DistState& state, int tensor_ndim) {
+  Orders orders;
+  for (int d = 0; d < tensor_ndim; ++d) orders.of[d] = state.OrderOf(d);
+  return orders;
+}
 
 // 7, 8. The last k >= 2 mesh dims of a's order, gathered, or moved to the
 // end of b's order in the same relative order.
-void AppendShardGroups(const DistState& state, int tensor_ndim, std::vector<Step>* out) {
+void AppendShardGroups(const Orders& orders, int tensor_ndim, std::vector<Step>* out) {
   for (int a = 0; a < tensor_ndim; ++a) {
-    const MeshDimList order = state.OrderOf(a);
+    const absl::Span<const int> order = orders.of[a];
     for (size_t k = 2; k <= order.size(); ++k) {
-      const std::vector<int> tail(order.end() - static_cast<long>(k), order.end());
+      const absl::Span<const int> tail = order.subspan(order.size() - k);
       out->push_back(MakeGroupStep(tail, Placement::Shard(a), Placement::Replicate()));
       for (int b = 0; b < tensor_ndim; ++b) {
         if (b != a) out->push_back(MakeGroupStep(tail, Placement::Shard(a), Placement::Shard(b)));
       }
     }
   }
-}
-
-std::vector<int> DimsOf(unsigned mask) {
-  std::vector<int> dims;
-  for (int m = 0; m < kMaxMeshDims; ++m) {
-    if (mask & (1u << m)) dims.push_back(m);
-  }
-  return dims;
 }
 
 // 9, 10. Every set of >= 2 Partial mesh dims of one op: all_reduce, then
@@ -44,87 +47,79 @@ void AppendPartialGroups(const DistState& state, int tensor_ndim, std::vector<St
     }
     for (unsigned mask = 1; mask <= all; ++mask) {
       if ((mask & ~all) != 0 || __builtin_popcount(mask) < 2) continue;
-      std::vector<int> dims = DimsOf(mask);
-      out->push_back(MakeGroupStep(dims, p, Placement::Replicate()));
+      int dims[kMaxMeshDims];
+      int n = 0;
+      for (int m = 0; m < kMaxMeshDims; ++m) {
+        if (mask & (1u << m)) dims[n++] = m;
+      }
+      const absl::Span<const int> group(dims, n);
+      out->push_back(MakeGroupStep(group, p, Placement::Replicate()));
       for (int b = 0; b < tensor_ndim; ++b) {
-        std::sort(dims.begin(), dims.end());
+        // Ascending, then every permutation in lexicographic order.
         do {
-          out->push_back(MakeGroupStep(dims, p, Placement::Shard(b)));
-        } while (std::next_permutation(dims.begin(), dims.end()));
+          out->push_back(MakeGroupStep(group, p, Placement::Shard(b)));
+        } while (std::next_permutation(dims, dims + n));
       }
     }
   }
 }
 
-// The permute from `state` to `orders` (each tensor dim's new order), over
-// the smallest group that makes it legal: every mesh dim from the first
-// changed position of each order to its end.
-void AppendPermuteTo(const DistState& state, const std::vector<MeshDimList>& orders,
+// The permute from `state` (whose orders are `old`) to `orders` (each tensor
+// dim's new order), over the smallest group that makes it legal: every mesh
+// dim from the first changed position of each order to its end. Those are
+// the tails of the old orders too (the orders hold the same mesh dims), so
+// the group ends every order it leaves, as CheckStep asks.
+void AppendPermuteTo(const Orders& old, const Orders& orders, int tensor_ndim,
                      std::vector<Step>* out) {
-  Entries entries;
-  for (size_t d = 0; d < orders.size(); ++d) {
-    const MeshDimList old = state.OrderOf(static_cast<int>(d));
+  std::pair<int, int> entries[kMaxMeshDims];  // (mesh dim, tensor dim)
+  int n = 0;
+  for (int d = 0; d < tensor_ndim; ++d) {
+    const MeshDimList& from = old.of[d];
+    const MeshDimList& to = orders.of[d];
     size_t first = 0;
-    while (first < old.size() && first < orders[d].size() && old[first] == orders[d][first]) {
-      ++first;
-    }
-    for (size_t i = first; i < orders[d].size(); ++i) {
-      entries.emplace_back(orders[d][i], static_cast<int>(d));
-    }
+    while (first < from.size() && first < to.size() && from[first] == to[first]) ++first;
+    for (size_t i = first; i < to.size(); ++i) entries[n++] = {to[i], d};
   }
-  if (entries.size() < 2) return;  // one mesh dim moving is an all_to_all
-  const Step step = MakePermute(entries);
-  // The group must also cover the tails it leaves (a mesh dim's old position).
-  for (int d = 0; d < static_cast<int>(orders.size()); ++d) {
-    bool in_tail = false;
-    for (int m : state.OrderOf(d)) {
-      if (step.group.Contains(m)) in_tail = true;
-      else if (in_tail) return;
-    }
-  }
-  out->push_back(step);
-}
-
-std::vector<MeshDimList> Orders(const DistState& state, int tensor_ndim) {
-  std::vector<MeshDimList> orders;
-  for (int d = 0; d < tensor_ndim; ++d) orders.push_back(state.OrderOf(d));
-  return orders;
+  if (n < 2) return;  // one mesh dim moving is an all_to_all
+  out->push_back(MakePermute(absl::MakeConstSpan(entries, n)));
 }
 
 // 11. Swap two Shard mesh dims' places (tensor dim and position).
-void AppendSwaps(const DistState& state, int tensor_ndim, std::vector<Step>* out) {
+void AppendSwaps(const DistState& state, const Orders& old, int tensor_ndim,
+                 std::vector<Step>* out) {
   for (int m1 = 0; m1 < state.ndim(); ++m1) {
     if (!state.placement(m1).is_shard()) continue;
     for (int m2 = m1 + 1; m2 < state.ndim(); ++m2) {
       if (!state.placement(m2).is_shard()) continue;
-      std::vector<MeshDimList> orders = Orders(state, tensor_ndim);
-      for (MeshDimList& order : orders) {
-        for (int& m : order) m = m == m1 ? m2 : m == m2 ? m1 : m;
+      Orders orders = old;
+      for (int d = 0; d < tensor_ndim; ++d) {
+        for (int& m : orders.of[d]) m = m == m1 ? m2 : m == m2 ? m1 : m;
       }
-      AppendPermuteTo(state, orders, out);
+      AppendPermuteTo(old, orders, tensor_ndim, out);
     }
   }
 }
 
 // 12. The goal permute: the mesh dims that shard in both `state` and `goal`
 // and end their orders in `state`, placed as `goal` places them.
-void AppendGoalPermute(const DistState& state, const DistState& goal, int tensor_ndim,
-                       std::vector<Step>* out) {
-  std::vector<MeshDimList> orders = Orders(state, tensor_ndim);
+void AppendGoalPermute(const Orders& old, const Orders& goal_orders, const DistState& goal,
+                       int tensor_ndim, std::vector<Step>* out) {
+  Orders orders = old;
   MeshDimSet moving;
   for (int d = 0; d < tensor_ndim; ++d) {
     // The longest tail of d's order whose mesh dims also shard in goal.
-    size_t keep = orders[d].size();
-    while (keep > 0 && goal.placement(orders[d][keep - 1]).is_shard()) --keep;
-    for (size_t i = keep; i < orders[d].size(); ++i) moving = moving.With(orders[d][i]);
-    orders[d].resize(keep);
+    MeshDimList& order = orders.of[d];
+    size_t keep = order.size();
+    while (keep > 0 && goal.placement(order[keep - 1]).is_shard()) --keep;
+    for (size_t i = keep; i < order.size(); ++i) moving = moving.With(order[i]);
+    order.resize(keep);
   }
   for (int d = 0; d < tensor_ndim; ++d) {
-    for (int m : goal.OrderOf(d)) {
-      if (moving.Contains(m)) orders[d].push_back(m);
+    for (int m : goal_orders.of[d]) {
+      if (moving.Contains(m)) orders.of[d].push_back(m);
     }
   }
-  AppendPermuteTo(state, orders, out);
+  AppendPermuteTo(old, orders, tensor_ndim, out);
 }
 
 }  // namespace
@@ -132,10 +127,11 @@ void AppendGoalPermute(const DistState& state, const DistState& goal, int tensor
 void AppendNativeTransitions(const DistState& state, const DistState& goal, int tensor_ndim,
                              unsigned partial_ops, std::vector<Step>* out) {
   AppendTransitions(state, tensor_ndim, partial_ops, out);
-  AppendShardGroups(state, tensor_ndim, out);
+  const Orders orders = OrdersOf(state, tensor_ndim);
+  AppendShardGroups(orders, tensor_ndim, out);
   AppendPartialGroups(state, tensor_ndim, out);
-  AppendSwaps(state, tensor_ndim, out);
-  AppendGoalPermute(state, goal, tensor_ndim, out);
+  AppendSwaps(state, orders, tensor_ndim, out);
+  AppendGoalPermute(orders, OrdersOf(goal, tensor_ndim), goal, tensor_ndim, out);
 }
 
 }  // namespace reshard

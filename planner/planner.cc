@@ -77,9 +77,6 @@ absl::StatusOr<Plan> NativePlan(const DistSpec& src, const DistSpec& dst,
         "algorithm: greedy is a pytorch-mode planner; native mode always searches its graph "
         "(use --mode pytorch for greedy plans)");
   }
-  const NativeEdges edges(src.mesh(), src.global_shape(), src.dtype(), dst.state(),
-                          src.state().PartialOps() | dst.state().PartialOps(),
-                          options.max_memory);
   if (LocalBytes(src.state(), src.mesh(), src.global_shape(), src.dtype()) > options.max_memory) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "max memory: the source shard alone takes ",
@@ -87,7 +84,8 @@ absl::StatusOr<Plan> NativePlan(const DistSpec& src, const DistSpec& dst,
         " bytes per rank, over --max-memory ", options.max_memory));
   }
   absl::StatusOr<GraphPath> path =
-      FindPathOn(edges, src.state(), dst.state(), model, options.max_expanded_states);
+      FindNativePath(src.mesh(), src.global_shape(), src.dtype(), src.state(), dst.state(), model,
+                     options.max_expanded_states, options.max_memory);
   if (absl::IsNotFound(path.status()) &&
       options.max_memory != std::numeric_limits<int64_t>::max()) {
     return absl::ResourceExhaustedError(absl::StrCat(

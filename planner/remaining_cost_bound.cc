@@ -12,8 +12,9 @@ constexpr double kShrink = 1.0 - 1e-6;
 
 }  // namespace
 
-RemainingCostBound::RemainingCostBound(const DistState& dst, const BoundCostModel& model)
-{
+RemainingCostBound::RemainingCostBound(const DistState& dst, const BoundCostModel& model,
+                                       Graph graph)
+    : native_(graph == Graph::kNative) {
   for (int m = 0; m < dst.ndim(); ++m) {
     dst_placement_[m] = dst.placement(m);
     dst_position_[m] = dst.OrderPosition(m);
@@ -23,6 +24,9 @@ RemainingCostBound::RemainingCostBound(const DistState& dst, const BoundCostMode
     const double reduce_scatter = model.LowerBound(StepKind::kReduceScatter, m);
     if (dst_placement_[m].is_shard()) {
       shard_leaves_[m] = std::min(all_to_all, all_gather);
+      if (native_) {
+        shard_leaves_[m] = std::min(shard_leaves_[m], model.LowerBound(StepKind::kPermute, m));
+      }
       partial_leaves_[m] = std::min(reduce_scatter, all_reduce);
     } else {
       shard_leaves_[m] = all_gather;
@@ -48,16 +52,22 @@ double RemainingCostBound::operator()(const DistState& state) const {
     }
   }
   // Summed in mesh dim order, so that adding a mesh dim never lowers the sum.
+  // Native: one permute may move every Shard bound for a Shard (header).
   double sum = 0;
+  double largest_permuted = 0;
   for (int m = 0; m < ndim; ++m) {
     const Placement p = placement[m];
     if (p.is_shard() && state.OrderPosition(m) >= diverge[p.dim()]) {
-      sum += shard_leaves_[m];
+      if (native_ && dst_placement_[m].is_shard()) {
+        largest_permuted = std::max(largest_permuted, shard_leaves_[m]);
+      } else {
+        sum += shard_leaves_[m];
+      }
     } else if (p.is_partial() && p != dst_placement_[m]) {
       sum += partial_leaves_[m];
     }
   }
-  return sum * kShrink;
+  return (sum + largest_permuted) * kShrink;
 }
 
 }  // namespace reshard

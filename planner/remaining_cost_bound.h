@@ -20,6 +20,15 @@
 //
 // It is consistent (h(u) <= w(u, v) + h(v) for every edge): a step changes
 // one mesh dim's must-leave status, a local step only from "no" to "yes".
+//
+// On the native graph (spec §4.2, §5.2) a step may move several mesh dims
+// at once, so the bound there asks more of the model (cost_model.h): a
+// collective on a group costs at least the sum of its members'
+// LowerBound, a permute at least their largest. Permutes are the only steps
+// that move a Shard to a Shard without moving it out of Shard, so the Shard
+// mesh dims whose destination is a Shard contribute only their largest
+// minimum (one permute may fix all of them); every other must-leave mesh dim
+// is summed as above.
 #ifndef RESHARD_PLANNER_REMAINING_COST_BOUND_H_
 #define RESHARD_PLANNER_REMAINING_COST_BOUND_H_
 
@@ -31,7 +40,9 @@ namespace reshard {
 
 class RemainingCostBound {
  public:
-  RemainingCostBound(const DistState& dst, const BoundCostModel& model);
+  enum class Graph { kCompat, kNative };
+  RemainingCostBound(const DistState& dst, const BoundCostModel& model,
+                     Graph graph = Graph::kCompat);
 
   // False when the model offers no bound (every CommunicationLowerBound is
   // 0): the bound is then 0 everywhere and pruning by it is pointless.
@@ -46,6 +57,7 @@ class RemainingCostBound {
   // What a mesh dim that must leave costs at least, by what it holds now.
   double shard_leaves_[kMaxMeshDims];
   double partial_leaves_[kMaxMeshDims];
+  bool native_;
   bool useful_ = false;
 };
 

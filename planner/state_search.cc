@@ -27,10 +27,14 @@ StateSearch::Pass StateSearch::Pass::Pruned(double c_star) {
 StateSearch::StateSearch(const EdgeSource& edges, const BoundCostModel& model,
                          const RemainingCostBound* bound)
     : edge_source_(edges), model_(model), bound_(bound) {
-  // Enough for most pruned searches: few regrowths, small enough for easy plans.
+  // States: enough for most pruned searches, small enough for easy plans.
+  // Edges: a native search (spec §5.2) keeps ~20k (about 80 per expanded
+  // state); regrowing and copying them was a third of its time on the hard
+  // 4-D cases (bench/README.md). The reservation is not touched until used,
+  // so easy plans do not pay for it.
   ids_.reserve(256);
   vertices_.reserve(256);
-  edges_.reserve(1024);
+  edges_.reserve(32768);
 }
 
 // The implicit graph Boost searches: a state's out-edges are the priced
@@ -120,10 +124,24 @@ StateSearch::VertexId StateSearch::Find(const DistState& s) const {
 StateSearch::VertexId StateSearch::Intern(const DistState& s) {
   auto [it, inserted] = ids_.try_emplace(s.bits(), static_cast<VertexId>(vertices_.size()));
   if (inserted) {
-    vertices_.push_back({s, bound_ != nullptr ? (*bound_)(s) : 0.0, Key(), kNone,
-                         /*popped=*/false, /*has_edges=*/false, 0, 0});
+    vertices_.push_back({s, bound_ != nullptr ? (*bound_)(s) : 0.0, bound_version_, Key(),
+                         kNone, /*popped=*/false, /*has_edges=*/false, 0, 0});
   }
   return it->second;
+}
+
+void StateSearch::SetBound(const RemainingCostBound* bound) {
+  bound_ = bound;
+  ++bound_version_;
+}
+
+double StateSearch::H(VertexId v) {
+  Vertex& vertex = vertices_[v];
+  if (vertex.h_version != bound_version_) {
+    vertex.h = bound_ != nullptr ? (*bound_)(vertex.state) : 0.0;
+    vertex.h_version = bound_version_;
+  }
+  return vertex.h;
 }
 
 void StateSearch::Reset() {
@@ -173,13 +191,13 @@ void StateSearch::Pop(VertexId u, const std::vector<VertexId>& goals, size_t* go
 
 void StateSearch::Price(const Edge& e, const Pass& pass) {
   candidate_ = Key();  // infinite: Boost does not relax the edge
-  const Vertex& to = vertices_[e.to];
-  if (to.popped) return;
+  if (vertices_[e.to].popped) return;
   const double g = vertices_[e.from].key.g + e.cost;
+  const double h = H(e.to);
   // It cannot lie on a path of cost C* (spec §5.1): not relaxed.
-  if (g + to.h > pass.budget) return;
+  if (g + h > pass.budget) return;
   ++seq_;  // spec §5: every edge to a not-yet-expanded state
-  candidate_ = Key{pass.astar ? g + to.h : g, seq_, g};
+  candidate_ = Key{pass.astar ? g + h : g, seq_, g};
 }
 
 StateSearch::Outcome StateSearch::Run(const DistState& src, absl::Span<const DistState> goals,
@@ -192,8 +210,8 @@ StateSearch::Outcome StateSearch::Run(const DistState& src, absl::Span<const Dis
   size_t goals_left = goal_ids.size();
 
   const VertexId s = Intern(src);
-  Vertex& start = vertices_[s];
-  start.key = Key{pass.astar ? start.h : 0.0, 0, 0.0};
+  const double start_h = H(s);
+  vertices_[s].key = Key{pass.astar ? start_h : 0.0, 0, 0.0};
   Visitor visitor(this, &pass, &goal_ids, &goals_left, max_expanded);
   auto parent_of = [](Vertex& v) -> VertexId& { return v.parent; };
   auto key_of = [](Vertex& v) -> Key& { return v.key; };

@@ -59,6 +59,13 @@ class StateSearch {
   StateSearch(const EdgeSource& edges, const BoundCostModel& model,
               const RemainingCostBound* bound);
 
+  // Another bound (or null) for the passes that follow, e.g. towards another
+  // destination on the same graph: the states and edges generated stay, each
+  // state's bound is recomputed when a pass first meets it. A pass gives the
+  // same result as on a fresh search with that bound (states are popped by
+  // (priority, seq), never by their ids).
+  void SetBound(const RemainingCostBound* bound);
+
   // One pass from `src`, until every state of `goals` has been popped. The
   // last goal popped is not expanded (a single goal: spec §5's "first time
   // the destination is popped"). `max_expanded` bounds this pass's expansions.
@@ -83,7 +90,8 @@ class StateSearch {
   };
   struct Vertex {
     DistState state;
-    double h;  // the bound, computed once per state
+    double h;            // the bound, computed once per state and bound
+    uint32_t h_version;  // the bound_version_ h was computed with
     Key key;   // infinite until reached in this pass
     VertexId parent;
     bool popped;
@@ -106,6 +114,8 @@ class StateSearch {
   class Visitor;
 
   VertexId Find(const DistState& s) const;
+  // The vertex's bound under the current bound_.
+  double H(VertexId v);
   VertexId Intern(const DistState& s);
   void Reset();
   void GenerateEdges(VertexId u);
@@ -118,6 +128,7 @@ class StateSearch {
   const EdgeSource& edge_source_;
   const BoundCostModel& model_;
   const RemainingCostBound* bound_;
+  uint32_t bound_version_ = 0;  // incremented by SetBound
 
   // Keyed by the packed state: every state of one search has the same ndim.
   absl::flat_hash_map<uint64_t, VertexId> ids_;

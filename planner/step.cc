@@ -92,8 +92,8 @@ DistState ApplyGroupStep(const DistState& state, const Step& step) {
   // removals commute; entering Shard, the mesh dims join in entries' order.
   const bool joins = step.kind == StepKind::kPermute || !step.entries.empty();
   DistState next = state;
-  for (int m : step.group.ToVector()) {
-    next = next.WithPlacement(m, joins ? Placement::Replicate() : step.dst);
+  for (unsigned bits = step.group.bits(); bits != 0; bits &= bits - 1) {
+    next = next.WithPlacement(__builtin_ctz(bits), joins ? Placement::Replicate() : step.dst);
   }
   if (!joins) return next;
   for (int i = 0; i < step.entries.size(); ++i) {
@@ -207,7 +207,15 @@ absl::Status CheckGroupCollective(const DistState& state, const Step& step, int 
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: %s acts on one mesh dim at a time", step.ToString(), StepKindName(step.kind)));
   }
-  if (step.dst.is_shard()) RESHARD_RETURN_IF_ERROR(CheckEntries(step, tensor_ndim));
+  if (step.dst.is_shard()) {
+    RESHARD_RETURN_IF_ERROR(CheckEntries(step, tensor_ndim));
+    for (int i = 0; i < step.entries.size(); ++i) {
+      if (step.entries.tensor_dim(i) != step.dst.dim()) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "%s: its entries must all enter %s", step.ToString(), step.dst.ToString()));
+      }
+    }
+  }
   if (!step.dst.is_shard() && !step.entries.empty()) {
     return absl::InvalidArgumentError(step.ToString() + ": only a Shard target takes entries");
   }

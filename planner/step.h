@@ -143,8 +143,9 @@ Step MakePermute(absl::Span<const std::pair<int, int>> entries);
 // after it over size-1 mesh dims are ignored (they split nothing, spec §11),
 // which is what lets greedy plans on such meshes run (spec §8).
 // Several mesh dims (spec §4.2): every one holds step.src; leaving S(a), the
-// group is exactly the last |group| mesh dims of a's order; entering Shard,
-// `entries` lists the group; chunk and partition act on one mesh dim only.
+// group is exactly the last |group| mesh dims of a's order; entering S(b),
+// `entries` lists the group, each onto b; chunk and partition act on one
+// mesh dim only.
 // Permute (spec §4.2): every mesh dim of the group is a Shard, the group's
 // mesh dims form the tail of every order they are in, and the state changes.
 // InvalidArgument saying which rule failed. The planners' edges pass it by

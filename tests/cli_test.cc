@@ -473,7 +473,7 @@ TEST(CliTest, CalibrateWritesAProfileThatPlanReads) {
   for (const bool processes : {false, true}) {
     const std::string out = TempPath(processes ? "p-proc.json" : "p-threads.json");
     std::vector<std::string> args = {"calibrate", "--mesh", processes ? "2" : "2,2", "--sizes",
-                                     "4K,1M", "--repeat", "3", "--timeout", "30", "--out", out};
+                                     "4K,4M", "--repeat", "3", "--timeout", "30", "--out", out};
     if (processes) args.push_back("--processes");
     Result r = RunReshard(args);
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;

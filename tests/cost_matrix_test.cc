@@ -37,15 +37,17 @@ struct Layouts {
   }
 };
 
-void ExpectEqualsPairByPair(const std::string& model_name) {
+// `mode` as both CostMatrix and PlanRedistribution get it.
+void ExpectEqualsPairByPair(const std::string& model_name, PlanMode mode = PlanMode::kPyTorch) {
   Layouts l;
   CostMatrixOptions options;
+  options.mode = mode;
   options.cost_model = *MakeCostModel(model_name, 4);
   absl::StatusOr<CostMatrixResult> matrix =
       CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, options);
   ASSERT_TRUE(matrix.ok()) << matrix.status();
   ASSERT_EQ(matrix->size(), l.states.size());
-  PlanOptions plan_options{PlanMode::kPyTorch};
+  PlanOptions plan_options{mode};
   plan_options.algorithm = Algorithm::kGraph;
   plan_options.cost_model = options.cost_model;
   int with_plan = 0;
@@ -70,6 +72,56 @@ TEST(CostMatrixTest, EqualsPlanningEachPairAloneWithPytorchCosts) {
 
 TEST(CostMatrixTest, EqualsPlanningEachPairAloneWithConstantCosts) {
   ExpectEqualsPairByPair("pytorch-const");
+}
+
+// Native mode (spec §5.2): each pair is searched on its own target's graph.
+TEST(CostMatrixTest, EqualsPlanningEachPairAloneInNativeMode) {
+  ExpectEqualsPairByPair("alpha-beta", PlanMode::kNative);
+}
+
+// kAuto follows the model, as PlanOptions::mode does.
+TEST(CostMatrixTest, AutoModeIsNativeForANativeModel) {
+  Layouts l;
+  CostMatrixOptions options;
+  options.cost_model = *MakeCostModel("alpha-beta", 4);
+  absl::StatusOr<CostMatrixResult> automatic =
+      CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, options);
+  options.mode = PlanMode::kNative;
+  absl::StatusOr<CostMatrixResult> native =
+      CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, options);
+  options.mode = PlanMode::kPyTorch;
+  absl::StatusOr<CostMatrixResult> pytorch =
+      CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, options);
+  ASSERT_TRUE(automatic.ok() && native.ok() && pytorch.ok());
+  EXPECT_EQ(*automatic, *native);
+  EXPECT_NE(*native, *pytorch);  // group steps and permutes make some pairs cheaper
+}
+
+TEST(CostMatrixTest, NativeModeNeedsANativeModel) {
+  Layouts l;
+  CostMatrixOptions options;
+  options.mode = PlanMode::kNative;
+  options.cost_model = *MakeCostModel("pytorch", 4);
+  absl::StatusOr<CostMatrixResult> m =
+      CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, options);
+  EXPECT_TRUE(absl::IsInvalidArgument(m.status()));
+  EXPECT_TRUE(absl::StrContains(m.status().message(), "mode: native")) << m.status();
+}
+
+// Each worker keeps its own native searches (states and edges reused across
+// its rows): which rows a worker takes must not change a cost.
+TEST(CostMatrixTest, ThreadsGiveTheSameNativeMatrix) {
+  Layouts l;
+  CostMatrixOptions one;
+  one.cost_model = *MakeCostModel("alpha-beta", 4);
+  CostMatrixOptions three = one;
+  three.threads = 3;
+  absl::StatusOr<CostMatrixResult> a =
+      CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, one);
+  absl::StatusOr<CostMatrixResult> b =
+      CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, three);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(*a, *b);
 }
 
 TEST(CostMatrixTest, ThreadsGiveTheSameMatrix) {

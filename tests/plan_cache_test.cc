@@ -12,20 +12,15 @@
 #include "planner/cost_model.h"
 #include "planner/plan.h"
 #include "planner/planner.h"
+#include "tests/spec_helpers.h"
 
 namespace reshard {
 namespace {
 
 using ::testing::HasSubstr;
 
-DeviceMesh Mesh(std::vector<int64_t> sizes) { return *DeviceMesh::Create(std::move(sizes)); }
-
-DistSpec Spec(const DeviceMesh& mesh, absl::string_view text, std::vector<int64_t> shape,
-              DType dtype = DType::kF32) {
-  absl::StatusOr<DistSpec> spec = DistSpec::Parse(mesh, text, std::move(shape), dtype);
-  EXPECT_TRUE(spec.ok()) << text << ": " << spec.status();
-  return *spec;
-}
+using test_util::Mesh;
+using test_util::Spec;
 
 // Field-by-field equality, with a readable difference.
 ::testing::AssertionResult SamePlan(const Plan& a, const Plan& b) {

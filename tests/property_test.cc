@@ -14,11 +14,22 @@
 //   (e) the pruned search (spec §5.1) finds exactly the unpruned Dijkstra's
 //       plan (states, steps, bit-identical costs) on thousands of cases up to
 //       4-D meshes and 4-D tensors, and its bound is consistent on every edge
-//       it meets and 0 at the destination.
+//       it meets and 0 at the destination;
+//   (f) native mode (spec §4.2, §5.2): every native edge is a legal step, the
+//       A* bound is consistent on them, and
+//       a native plan is a chain of them whose cost is the minimum of an
+//       exhaustive Bellman-Ford over the native graph, never above the compat
+//       graph's minimum under the same model;
+//   (g) a native plan never costs more than the pytorch-mode plan re-priced
+//       step by step with the native model;
+//   (h) --max-memory (spec §12): native plans are cheapest under the limit,
+//       every step under it, ResourceExhausted exactly when no path exists;
+//       pytorch mode fails when its own plan exceeds it.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <random>
@@ -31,6 +42,7 @@
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "mesh/device_mesh.h"
+#include "planner/alpha_beta_cost_model.h"
 #include "planner/cost_model.h"
 #include "planner/dist_spec.h"
 #include "planner/dist_state.h"
@@ -41,7 +53,10 @@
 #include "planner/plan_cache.h"
 #include "planner/planner.h"
 #include "planner/remaining_cost_bound.h"
+#include "planner/native_transitions.h"
+#include "planner/step_memory.h"
 #include "planner/transitions.h"
+#include "tests/collective_count_cost_model.h"
 
 namespace reshard {
 namespace {
@@ -72,9 +87,54 @@ class CaseGenerator {
     int mesh_ndim = Uniform(1, 4);
     int tensor_ndim = Uniform(1, max_tensor_ndim > 0 ? max_tensor_ndim : mesh_ndim == 4 ? 2 : 3);
     static constexpr int64_t kMeshSizes[] = {1, 2, 3, 4};
-    static constexpr int64_t kTensorSizes[] = {1, 2, 3, 5, 7, 12, 13, 64};
-    std::vector<int64_t> sizes, shape;
+    std::vector<int64_t> sizes;
     for (int i = 0; i < mesh_ndim; ++i) sizes.push_back(kMeshSizes[Uniform(min_mesh_size - 1, 3)]);
+    Case c = Make(sizes, tensor_ndim, default_order);
+    const char* model_name = Uniform(0, 1) ? "pytorch" : "pytorch-const";
+    static constexpr int64_t kDevicesPerHost[] = {1, 4, 8};
+    SetModelAndCoordinate(&c, *MakeCostModel(model_name, kDevicesPerHost[Uniform(0, 2)]));
+    return c;
+  }
+
+  // Native mode (spec §4.2) on cases small enough for an exhaustive search
+  // over its larger edge set: 2-3 mesh dims of size 1-3, 1-3 tensor dims,
+  // random shard orders; the fewest-collectives model, or alpha-beta (spec
+  // §6.2) with 1, 4 or 8 devices per host and its default profile or a
+  // random one (alphas 0-5 us, bandwidths 0.5-500 GB/s per link: the native
+  // A* bound, spec §5.2, rests on the alphas).
+  Case NextNative() {
+    std::vector<int64_t> sizes;
+    for (int i = Uniform(2, 3); i > 0; --i) sizes.push_back(Uniform(1, 3));
+    Case c = Make(sizes, Uniform(1, 3), /*default_order=*/false);
+    c.options.mode = PlanMode::kNative;
+    static constexpr int64_t kDevicesPerHost[] = {1, 4, 8};
+    const int64_t per_host = kDevicesPerHost[Uniform(0, 2)];
+    switch (Uniform(0, 2)) {
+      case 0: SetModelAndCoordinate(&c, test_util::MakeCollectiveCountCostModel()); break;
+      case 1: SetModelAndCoordinate(&c, *MakeCostModel("alpha-beta", per_host)); break;
+      default: SetModelAndCoordinate(&c, *MakeAlphaBetaCostModel(RandomProfile(), per_host));
+    }
+    return c;
+  }
+
+  CostProfile RandomProfile() {
+    std::uniform_real_distribution<double> alpha(0.0, 5.0), beta(0.5, 500.0);
+    return CostProfile{"random", {alpha(rng_), beta(rng_)}, {alpha(rng_), beta(rng_)},
+                       beta(rng_)};
+  }
+
+ private:
+  int64_t Uniform(int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng_);
+  }
+
+  // A random case on a mesh of `sizes` (pytorch mode; the caller sets the
+  // model, then the coordinate: the order of draws keeps the cases of the
+  // older tests as they were).
+  Case Make(const std::vector<int64_t>& sizes, int tensor_ndim, bool default_order) {
+    const int mesh_ndim = static_cast<int>(sizes.size());
+    static constexpr int64_t kTensorSizes[] = {1, 2, 3, 5, 7, 12, 13, 64};
+    std::vector<int64_t> shape;
     for (int i = 0; i < tensor_ndim; ++i) shape.push_back(kTensorSizes[Uniform(0, 7)]);
     DeviceMesh mesh = *DeviceMesh::Create(sizes);
     DType dtype = static_cast<DType>(Uniform(0, 9));
@@ -82,20 +142,17 @@ class CaseGenerator {
     DistState dst = RandomState(mesh_ndim, tensor_ndim, default_order);
     Case c{*DistSpec::Create(mesh, src, shape, dtype), *DistSpec::Create(mesh, dst, shape, dtype),
            PlanOptions{PlanMode::kPyTorch}, ""};
-    const char* model_name = Uniform(0, 1) ? "pytorch" : "pytorch-const";
-    static constexpr int64_t kDevicesPerHost[] = {1, 4, 8};
-    c.options.cost_model = *MakeCostModel(model_name, kDevicesPerHost[Uniform(0, 2)]);
-    for (int i = 0; i < mesh_ndim; ++i) c.options.coordinate.push_back(Uniform(0, sizes[i] - 1));
     c.description = absl::StrCat("mesh ", mesh.ToString(), " shape [", absl::StrJoin(shape, ","),
                                  "] ", DTypeName(dtype), " ", src.ToString(), " -> ",
-                                 dst.ToString(), " cost model ",
-                                 c.options.cost_model->fingerprint());
+                                 dst.ToString());
     return c;
   }
 
- private:
-  int64_t Uniform(int64_t lo, int64_t hi) {
-    return std::uniform_int_distribution<int64_t>(lo, hi)(rng_);
+  void SetModelAndCoordinate(Case* c, std::shared_ptr<const CostModel> model) {
+    c->options.cost_model = std::move(model);
+    absl::StrAppend(&c->description, " cost model ", c->options.cost_model->fingerprint());
+    const DeviceMesh& mesh = c->src.mesh();
+    for (int i = 0; i < mesh.ndim(); ++i) c->options.coordinate.push_back(Uniform(0, mesh.size(i) - 1));
   }
 
   DistState RandomState(int mesh_ndim, int tensor_ndim, bool default_order) {
@@ -188,10 +245,20 @@ std::vector<std::string> ChainProblems(const Case& c, const Plan& plan,
   return problems;
 }
 
+// The steps out of a state: a graph's edge definition.
+using EdgeFn = std::function<void(const DistState&, std::vector<Step>*)>;
+
+// Spec §4: the compat edges of the case.
+EdgeFn CompatEdgesOf(const Case& c) {
+  return [ndim = c.src.tensor_ndim(), ops = PartialOpsOf(c)](const DistState& s,
+                                                             std::vector<Step>* out) {
+    AppendTransitions(s, ndim, ops, out);
+  };
+}
+
 // Cheapest cost from src to dst by Bellman-Ford over every state reachable
-// from src (+infinity when dst is unreachable).
-double ExhaustiveMinCost(const Case& c, const BoundCostModel& model) {
-  const int ndim = c.src.tensor_ndim();
+// from src by `edges` (+infinity when dst is unreachable).
+double ExhaustiveMinCost(const Case& c, const BoundCostModel& model, const EdgeFn& edges_of) {
   struct Edge {
     int from, to;
     double cost;
@@ -203,7 +270,7 @@ double ExhaustiveMinCost(const Case& c, const BoundCostModel& model) {
   std::vector<Step> out;
   for (size_t i = 0; i < states.size(); ++i) {
     out.clear();
-    AppendTransitions(states[i], ndim, PartialOpsOf(c), &out);
+    edges_of(states[i], &out);
     for (const Step& step : out) {
       const DistState next = ApplyStep(states[i], step);
       auto [it, inserted] = index.emplace(next, static_cast<int>(states.size()));
@@ -258,7 +325,7 @@ TEST(PropertyTest, GraphPlansAreCheapestChainsOfLegalEdges) {
     std::vector<std::string> problems = ChainProblems(c, *plan, *model);
     EXPECT_TRUE(problems.empty()) << c.description << ", plan " << plan->Trace() << ":\n  "
                                   << absl::StrJoin(problems, "\n  ");
-    double best = ExhaustiveMinCost(c, *model);
+    double best = ExhaustiveMinCost(c, *model, CompatEdgesOf(c));
     EXPECT_TRUE(Near(plan->cost, best))
         << c.description << ": graph plan " << plan->Trace() << " costs " << plan->cost
         << ", the exhaustive minimum is " << best;
@@ -416,6 +483,231 @@ TEST(PropertyTest, RemainingCostBoundIsConsistent) {
     }
   }
   EXPECT_GT(edges, 10000);
+}
+
+// --- Native mode (spec §4.2, §5.2, §12) ---------------------------------------
+
+// Spec §4.2: the native edges of the case out of a state, leaving out those
+// whose peak memory (step_memory.h) exceeds `max_memory`.
+EdgeFn NativeEdgesOf(const Case& c, int64_t max_memory = std::numeric_limits<int64_t>::max()) {
+  return [&c, max_memory](const DistState& s, std::vector<Step>* out) {
+    std::vector<Step> all;
+    AppendNativeTransitions(s, c.dst.state(), c.src.tensor_ndim(), PartialOpsOf(c), &all);
+    for (const Step& step : all) {
+      if (StepPeakBytes(s, step, c.src.mesh(), c.src.global_shape(), c.src.dtype()) <=
+          max_memory) {
+        out->push_back(step);
+      }
+    }
+  };
+}
+
+// Checks that `plan` walks edges of `edges_of` from src to dst, each legal
+// (CheckStep) and priced by the model at its source state.
+std::vector<std::string> NativeChainProblems(const Case& c, const Plan& plan,
+                                             const BoundCostModel& model,
+                                             const EdgeFn& edges_of) {
+  std::vector<std::string> problems;
+  if (plan.states.size() != plan.steps.size() + 1) return {"states and steps do not match"};
+  if (plan.states.front() != c.src.state()) problems.push_back("does not start at src");
+  if (plan.states.back() != c.dst.state()) problems.push_back("does not end at dst");
+  double total = 0;
+  std::vector<Step> edges;
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const Step& step = plan.steps[i].step;
+    const DistState& from = plan.states[i];
+    edges.clear();
+    edges_of(from, &edges);
+    if (std::find(edges.begin(), edges.end(), step) == edges.end() ||
+        ApplyStep(from, step) != plan.states[i + 1]) {
+      problems.push_back(absl::StrCat("step ", i, " (", step.ToString(), ") is not an edge"));
+    }
+    const absl::Status legal = CheckStep(from, step, c.src.mesh(), c.src.tensor_ndim());
+    if (!legal.ok()) problems.push_back(absl::StrCat("step ", i, ": ", legal.message()));
+    const double want = model.StepCost(from, step);
+    if (!Near(want, plan.steps[i].cost)) {
+      problems.push_back(absl::StrCat("step ", i, " costs ", plan.steps[i].cost, ", not ", want));
+    }
+    total += plan.steps[i].cost;
+  }
+  if (!Near(total, plan.cost)) problems.push_back(absl::StrCat("cost ", plan.cost, " != ", total));
+  return problems;
+}
+
+// Spec §4.2: every native edge out of a state and out of each of its
+// successors is legal (CheckStep) and changes the state.
+TEST(PropertyTest, NativeEdgesAreLegalSteps) {
+  CaseGenerator gen(0x5eed000a);
+  int edges = 0;
+  for (int i = 0; i < kCases; ++i) {
+    const Case c = gen.NextNative();
+    const EdgeFn native = NativeEdgesOf(c);
+    std::vector<Step> first, second;
+    native(c.src.state(), &first);
+    for (const Step& a : first) {
+      const DistState u = ApplyStep(c.src.state(), a);
+      second.assign(1, a);
+      native(u, &second);
+      for (size_t k = 0; k < second.size(); ++k) {
+        const DistState& from = k == 0 ? c.src.state() : u;
+        const Step& step = second[k];
+        const absl::Status legal = CheckStep(from, step, c.src.mesh(), c.src.tensor_ndim());
+        ASSERT_TRUE(legal.ok()) << c.description << " at " << from.ToString() << ": " << legal;
+        ASSERT_NE(ApplyStep(from, step), from) << c.description << ": " << step.ToString();
+        ++edges;
+      }
+    }
+  }
+  EXPECT_GT(edges, 10000);
+}
+
+// (f) Spec §5.2: the native A* bound is 0 at the destination and consistent
+// on every native edge (which makes it admissible), under the alpha-beta
+// model, whose LowerBound it uses; random profiles of each link make alpha
+// differ between mesh dims.
+TEST(PropertyTest, NativeRemainingCostBoundIsConsistent) {
+  CaseGenerator gen(0x5eed000b);
+  int edges = 0, useful = 0;
+  for (int i = 0; i < kCases; ++i) {
+    Case c = gen.NextNative();
+    c.options.cost_model = *MakeAlphaBetaCostModel(gen.RandomProfile(), 1 + i % 8);
+    std::unique_ptr<const BoundCostModel> model = ModelFor(c);
+    const RemainingCostBound bound(c.dst.state(), *model, RemainingCostBound::Graph::kNative);
+    useful += bound.useful();
+    ASSERT_EQ(bound(c.dst.state()), 0.0) << c.description;
+    const EdgeFn native = NativeEdgesOf(c);
+    std::vector<Step> first, second;
+    native(c.src.state(), &first);
+    for (const Step& a : first) {
+      const DistState u = ApplyStep(c.src.state(), a);
+      ASSERT_LE(bound(c.src.state()), model->StepCost(c.src.state(), a) + bound(u))
+          << c.description << " via " << a.ToString();
+      second.clear();
+      native(u, &second);
+      for (const Step& b : second) {
+        ASSERT_LE(bound(u), model->StepCost(u, b) + bound(ApplyStep(u, b)))
+            << c.description << " at " << u.ToString() << " via " << b.ToString();
+        ++edges;
+      }
+    }
+  }
+  EXPECT_GT(useful, kCases / 2);
+  EXPECT_GT(edges, 10000);
+}
+
+// (f) Spec §5.2: a native plan is a chain of legal native edges whose cost is
+// the minimum over every path of the native graph, found by Bellman-Ford
+// (independent of StateSearch), and never above the compat graph's minimum
+// under the same model (the native edges include the compat ones).
+TEST(PropertyTest, NativePlansAreCheapestChainsOfNativeEdges) {
+  CaseGenerator gen(0x5eed0006);
+  for (int i = 0; i < 1000; ++i) {
+    const Case c = gen.NextNative();
+    absl::StatusOr<Plan> plan = PlanRedistribution(c.src, c.dst, c.options);
+    // All-Replicate is reachable from and reaches every state.
+    ASSERT_TRUE(plan.ok()) << c.description << ": " << plan.status();
+    EXPECT_EQ(plan->mode, PlanMode::kNative) << c.description;
+    std::unique_ptr<const BoundCostModel> model = ModelFor(c);
+    std::vector<std::string> problems = NativeChainProblems(c, *plan, *model, NativeEdgesOf(c));
+    EXPECT_TRUE(problems.empty()) << c.description << ", plan " << plan->Trace() << ":\n  "
+                                  << absl::StrJoin(problems, "\n  ");
+    const double best = ExhaustiveMinCost(c, *model, NativeEdgesOf(c));
+    EXPECT_TRUE(Near(plan->cost, best)) << c.description << ": native plan " << plan->Trace()
+                                        << " costs " << plan->cost << ", the minimum is " << best;
+    const double compat = ExhaustiveMinCost(c, *model, CompatEdgesOf(c));
+    EXPECT_LE(best, compat * (1 + kRelTol)) << c.description;
+  }
+}
+
+// (g) Native mode's plan never costs more than the pytorch-mode plan priced
+// by the native model step by step (every compat step is a native edge).
+TEST(PropertyTest, NativeNeverCostsMoreThanThePyTorchPlanRepriced) {
+  CaseGenerator gen(0x5eed0007);
+  for (int i = 0; i < kCases; ++i) {
+    const Case c = gen.NextNative();
+    absl::StatusOr<Plan> native = PlanRedistribution(c.src, c.dst, c.options);
+    ASSERT_TRUE(native.ok()) << c.description << ": " << native.status();
+    PlanOptions pytorch{PlanMode::kPyTorch};
+    pytorch.algorithm = Algorithm::kGraph;
+    absl::StatusOr<Plan> compat = PlanRedistribution(c.src, c.dst, pytorch);
+    ASSERT_TRUE(compat.ok()) << c.description << ": " << compat.status();
+    std::unique_ptr<const BoundCostModel> model = ModelFor(c);
+    double repriced = 0;
+    for (size_t k = 0; k < compat->steps.size(); ++k) {
+      repriced += model->StepCost(compat->states[k], compat->steps[k].step);
+    }
+    EXPECT_LE(native->cost, repriced + kRelTol * std::max(1.0, repriced))
+        << c.description << ": native " << native->Trace() << " costs " << native->cost
+        << ", pytorch's " << compat->Trace() << " " << repriced;
+  }
+}
+
+// (h) Spec §12: under --max-memory, native mode plans the cheapest path of
+// the native graph without the steps over the limit (every step under it),
+// and fails with ResourceExhausted naming max memory exactly when there is
+// none. Limits are drawn between the largest of the source and destination
+// shards (below it no plan can exist) and the unlimited plan's peak.
+TEST(PropertyTest, NativePlansKeepUnderMaxMemory) {
+  CaseGenerator gen(0x5eed0008);
+  std::mt19937_64 rng(8);
+  int limited = 0, refused = 0;
+  for (int i = 0; i < kCases; ++i) {
+    Case c = gen.NextNative();
+    absl::StatusOr<Plan> free = PlanRedistribution(c.src, c.dst, c.options);
+    ASSERT_TRUE(free.ok()) << c.description << ": " << free.status();
+    const int64_t floor = std::max(
+        LocalBytes(c.src.state(), c.src.mesh(), c.src.global_shape(), c.src.dtype()),
+        LocalBytes(c.dst.state(), c.src.mesh(), c.src.global_shape(), c.src.dtype()));
+    const int64_t limit =
+        std::uniform_int_distribution<int64_t>(floor - 1, free->peak_bytes)(rng);
+    if (limit < 1) continue;
+    c.options.max_memory = limit;
+    absl::StatusOr<Plan> plan = PlanRedistribution(c.src, c.dst, c.options);
+    std::unique_ptr<const BoundCostModel> model = ModelFor(c);
+    const double best = limit < floor ? std::numeric_limits<double>::infinity()
+                                      : ExhaustiveMinCost(c, *model, NativeEdgesOf(c, limit));
+    const std::string what = absl::StrCat(c.description, " under ", limit, " bytes");
+    if (std::isinf(best)) {
+      ++refused;
+      EXPECT_EQ(plan.status().code(), absl::StatusCode::kResourceExhausted) << what;
+      EXPECT_NE(plan.status().message().find("max memory"), std::string::npos) << what;
+      continue;
+    }
+    ++limited;
+    ASSERT_TRUE(plan.ok()) << what << ": " << plan.status();
+    EXPECT_LE(plan->peak_bytes, limit) << what << ": " << plan->Trace();
+    std::vector<std::string> problems =
+        NativeChainProblems(c, *plan, *model, NativeEdgesOf(c, limit));
+    EXPECT_TRUE(problems.empty()) << what << ", plan " << plan->Trace() << ":\n  "
+                                  << absl::StrJoin(problems, "\n  ");
+    EXPECT_TRUE(Near(plan->cost, best)) << what << ": " << plan->cost << " vs " << best;
+  }
+  // Both outcomes must have been exercised for the test to mean anything.
+  EXPECT_GT(limited, kCases / 4);
+  EXPECT_GT(refused, 10);
+  std::printf("memory limits: %d planned, %d refused\n", limited, refused);
+}
+
+// Spec §12: pytorch mode plans as without a limit and fails when that plan's
+// peak exceeds it.
+TEST(PropertyTest, PyTorchPlansFailOverMaxMemory) {
+  CaseGenerator gen(0x5eed0009);
+  for (int i = 0; i < kCases; ++i) {
+    Case c = gen.Next(/*default_order=*/false, /*min_mesh_size=*/1);
+    absl::StatusOr<Plan> free = PlanRedistribution(c.src, c.dst, c.options);
+    if (!free.ok()) continue;
+    EXPECT_EQ(free->peak_bytes,
+              PlanPeakBytes(*free, c.src.mesh(), c.src.global_shape(), c.src.dtype()));
+    c.options.max_memory = free->peak_bytes;
+    absl::StatusOr<Plan> at = PlanRedistribution(c.src, c.dst, c.options);
+    ASSERT_TRUE(at.ok()) << c.description << ": " << at.status();
+    EXPECT_TRUE(SamePlan(*free, *at)) << c.description;
+    if (free->peak_bytes < 2) continue;
+    c.options.max_memory = free->peak_bytes - 1;
+    absl::StatusOr<Plan> over = PlanRedistribution(c.src, c.dst, c.options);
+    EXPECT_EQ(over.status().code(), absl::StatusCode::kResourceExhausted) << c.description;
+    EXPECT_NE(over.status().message().find("max memory"), std::string::npos) << c.description;
+  }
 }
 
 }  // namespace

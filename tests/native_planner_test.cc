@@ -1,0 +1,420 @@
+// Worked examples of native mode (spec §4.2, §5.2, §11, §12): the native
+// edges and plans they give, the legality rule for group steps and permutes
+// (CheckStep), their replay (ApplyStep), GroupSplitsOf, and the bytes and
+// peak memory of group steps. Every expected value is derived by hand in the
+// comment above it; tests/property_test.cc checks the same rules at scale.
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "planner/cost_model.h"
+#include "planner/dist_spec.h"
+#include "planner/native_transitions.h"
+#include "planner/planner.h"
+#include "planner/step.h"
+#include "planner/step_memory.h"
+#include "tests/collective_count_cost_model.h"
+#include "tests/spec_helpers.h"
+
+namespace reshard {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+using test_util::Mesh;
+using test_util::Spec;
+
+DistState State(const DeviceMesh& mesh, absl::string_view text, int tensor_ndim = 2) {
+  return Spec(mesh, text, std::vector<int64_t>(tensor_ndim, 64)).state();
+}
+
+const Placement R = Placement::Replicate();
+const Placement S0 = Placement::Shard(0);
+const Placement S1 = Placement::Shard(1);
+const Placement Psum = Placement::Partial(ReduceOp::kSum);
+
+// Native mode with the fewest-collectives model (collective_count_cost_model.h),
+// under which the cheapest plans below are derivable by hand.
+PlanOptions Native() {
+  PlanOptions options{PlanMode::kNative};
+  options.cost_model = test_util::MakeCollectiveCountCostModel();
+  return options;
+}
+
+PlanOptions AlphaBeta() {
+  PlanOptions options{PlanMode::kNative};
+  options.cost_model = *MakeCostModel("alpha-beta");
+  return options;
+}
+
+absl::StatusOr<Plan> PlanNative(const DeviceMesh& mesh, absl::string_view src,
+                                absl::string_view dst, std::vector<int64_t> shape,
+                                PlanOptions options = Native()) {
+  return PlanRedistribution(Spec(mesh, src, shape), Spec(mesh, dst, shape), options);
+}
+
+// --- Native plans (spec §4.2, §5.2) ------------------------------------------
+
+// Swapping the tensor dims of two Shard mesh dims is one permute of both
+// (edge 11); any route through all_to_all needs at least two steps and a
+// stop where two mesh dims shard one tensor dim.
+TEST(NativePlanTest, SwappingTwoShardDimsIsOnePermute) {
+  absl::StatusOr<Plan> plan = PlanNative(Mesh({4, 2}), "S(0)S(1)", "S(1)S(0)", {64, 64});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->mode, PlanMode::kNative);
+  ASSERT_EQ(plan->steps.size(), 1u) << plan->Trace();
+  // Entries by destination tensor dim: 1 joins dim 0, then 0 joins dim 1.
+  EXPECT_EQ(plan->steps[0].step, MakePermute({{1, 0}, {0, 1}}));
+  EXPECT_EQ(plan->Trace(), "S(0)S(1)->S(1)S(0)");
+}
+
+// Reversing the shard order of one tensor dim is one permute (a swap of the
+// two positions), not two all_gathers and two chunks.
+TEST(NativePlanTest, ReversingAShardOrderIsOnePermute) {
+  absl::StatusOr<Plan> plan =
+      PlanNative(Mesh({2, 2}), "S(0)[1]S(0)[0]", "S(0)[0]S(0)[1]", {64, 64});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->steps.size(), 1u) << plan->Trace();
+  EXPECT_EQ(plan->steps[0].step.kind, StepKind::kPermute);
+  EXPECT_EQ(plan->steps[0].step.group, MeshDimSet::Of({0, 1}));
+  EXPECT_EQ(ApplyStep(plan->states[0], plan->steps[0].step), plan->states[1]);
+}
+
+// Gathering both splits of a tensor dim is one all_gather over the
+// flattened group {0, 1} (edge 7): one collective instead of two.
+TEST(NativePlanTest, GatheringTwoSplitsIsOneGroupAllGather) {
+  absl::StatusOr<Plan> plan = PlanNative(Mesh({2, 2}), "S(0)S(0)", "RR", {64, 64});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->steps.size(), 1u) << plan->Trace();
+  EXPECT_EQ(plan->steps[0].step, MakeStep(MeshDimSet::Of({0, 1}), S0, R));
+}
+
+// Under alpha-beta (spec §6.2) the same gather is two single ones: a ring
+// over n1 * n2 ranks takes n1 n2 - 1 hops, the two rings n1 - 1 + n2 - 1,
+// and both move 3/4 of the gathered block per rank (L + 2L against 3L), so
+// the group costs (n1 - 1)(n2 - 1) alphas more.
+TEST(NativePlanTest, UnderAlphaBetaTwoGathersBeatOneGroupGather) {
+  absl::StatusOr<Plan> plan =
+      PlanNative(Mesh({2, 2}), "S(0)S(0)", "RR", {64, 64}, AlphaBeta());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->Trace(), "S(0)[0]S(0)[1]->S(0)R->RR");
+}
+
+// Two pending sums scattered onto one tensor dim: one reduce_scatter over
+// {0, 1}, its members joining the order as the destination lists them
+// (edge 10).
+TEST(NativePlanTest, ScatteringTwoPartialsIsOneGroupReduceScatter) {
+  absl::StatusOr<Plan> plan = PlanNative(Mesh({2, 2}), "PP", "S(0)[1]S(0)[0]", {64, 64});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->steps.size(), 1u) << plan->Trace();
+  const std::vector<int> order = {1, 0};
+  EXPECT_EQ(plan->steps[0].step, MakeGroupStep(order, Psum, S0));
+}
+
+// Pytorch mode never plans a group step or a permute.
+TEST(NativePlanTest, PyTorchModeKeepsToSingleMeshDimSteps) {
+  PlanOptions options{PlanMode::kPyTorch};
+  absl::StatusOr<Plan> plan = PlanNative(Mesh({4, 2}), "S(0)S(1)", "S(1)S(0)", {64, 64}, options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->mode, PlanMode::kPyTorch);
+  EXPECT_GT(plan->steps.size(), 1u);
+  for (const TransformInfo& info : plan->steps) {
+    EXPECT_EQ(info.step.group.size(), 1) << plan->Trace();
+    EXPECT_NE(info.step.kind, StepKind::kPermute) << plan->Trace();
+  }
+}
+
+// --- Native edges (spec §4.2) ------------------------------------------------
+
+std::vector<std::string> NativeEdges(const DistState& state, const DistState& goal,
+                                     int tensor_ndim, StepKind only) {
+  std::vector<Step> steps;
+  AppendNativeTransitions(state, goal, tensor_ndim, state.PartialOps() | goal.PartialOps(),
+                          &steps);
+  std::vector<std::string> out;
+  for (const Step& s : steps) {
+    if (s.kind == only && (s.group.size() > 1 || s.kind == StepKind::kPermute)) {
+      out.push_back(s.ToString());
+    }
+  }
+  return out;
+}
+
+// Edges 7 and 8: the last k >= 2 mesh dims of each order, k ascending;
+// gathered, then moved to every other tensor dim in their relative order.
+TEST(NativeEdgesTest, GroupsAreTheTailsOfEachOrder) {
+  const DeviceMesh mesh = Mesh({2, 2, 2});
+  const DistState s = State(mesh, "S(0)[1]S(0)[2]S(0)[0]");  // order [2, 0, 1]
+  EXPECT_THAT(NativeEdges(s, s, 2, StepKind::kAllGather),
+              ElementsAre("S(0)->R all_gather on mesh dims {0,1}",
+                          "S(0)->R all_gather on mesh dims {0,1,2}"));
+  EXPECT_THAT(NativeEdges(s, s, 2, StepKind::kAllToAll),
+              ElementsAre("S(0)->S(1) all_to_all on mesh dims {0,1} as [0,1]",
+                          "S(0)->S(1) all_to_all on mesh dims {0,1,2} as [2,0,1]"));
+}
+
+// Edges 9 and 10: every set of >= 2 Partial mesh dims of one op; all_reduce,
+// then reduce_scatter onto each tensor dim in every order of the set.
+TEST(NativeEdgesTest, PartialGroupsAreEverySetOfOneOpInEveryOrder) {
+  const DeviceMesh mesh = Mesh({2, 2, 2});
+  const DistState s = State(mesh, "PP(avg)P", 1);
+  EXPECT_THAT(NativeEdges(s, s, 1, StepKind::kAllReduce),
+              ElementsAre("P(sum)->R all_reduce on mesh dims {0,2}"));
+  EXPECT_THAT(NativeEdges(s, s, 1, StepKind::kReduceScatter),
+              ElementsAre("P(sum)->S(0) reduce_scatter on mesh dims {0,2} as [0,2]",
+                          "P(sum)->S(0) reduce_scatter on mesh dims {0,2} as [2,0]"));
+}
+
+// Edge 11 swaps two Shard mesh dims over the smallest legal group; edge 12
+// places the tail mesh dims that also shard in the goal as the goal does.
+TEST(NativeEdgesTest, PermutesAreSwapsThenTheGoalPermute) {
+  const DeviceMesh mesh = Mesh({2, 2, 2});
+  // Orders: 0: [0, 1]; 1: [2]. Swapping 0 and 1 reorders dim 0 from its
+  // first position; swapping 0 (position 0 of dim 0) with 2 changes dim 0
+  // from position 0 too, so 1 re-enters as well; 1 and 2 are tails and swap
+  // alone. The goal's orders are 0: [1], 1: [2, 0]: every mesh dim shards in
+  // the goal, so all move, and 2 keeps its place at the bottom of dim 1.
+  const DistState s = State(mesh, "S(0)S(0)S(1)");
+  const DistState goal = State(mesh, "S(1)[1]S(0)S(1)[0]");
+  EXPECT_THAT(NativeEdges(s, goal, 2, StepKind::kPermute),
+              ElementsAre("permute on mesh dims {0,1}: 1->S(0) 0->S(0)",
+                          "permute on mesh dims {0,1,2}: 2->S(0) 1->S(0) 0->S(1)",
+                          "permute on mesh dims {1,2}: 2->S(0) 1->S(1)",
+                          "permute on mesh dims {0,1}: 1->S(0) 0->S(1)"));
+  EXPECT_EQ(ApplyStep(s, MakePermute({{1, 0}, {0, 1}})), goal);
+}
+
+// --- Legality (CheckStep, spec §4.2) ------------------------------------------
+
+TEST(NativeCheckStepTest, AGroupMustBeTheTailOfItsOrder) {
+  const DeviceMesh mesh = Mesh({2, 2, 2});
+  const DistState s = State(mesh, "S(0)S(0)S(0)");  // order [0, 1, 2]
+  EXPECT_TRUE(CheckStep(s, MakeStep(MeshDimSet::Of({1, 2}), S0, R), mesh, 2).ok());
+  absl::Status status = CheckStep(s, MakeStep(MeshDimSet::Of({0, 1}), S0, R), mesh, 2);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("are not the last splits of tensor dim 0"));
+}
+
+TEST(NativeCheckStepTest, EntriesMustListEveryMeshDimOfTheGroup) {
+  const DeviceMesh mesh = Mesh({2, 2});
+  Step step = MakeStep(MeshDimSet::Of({0, 1}), Psum, S0);
+  EXPECT_TRUE(CheckStep(State(mesh, "PP"), step, mesh, 2).ok());
+  step.entries = ShardEntries();
+  step.entries.Append(0, 0);
+  absl::Status status = CheckStep(State(mesh, "PP"), step, mesh, 2);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("leave out mesh dims of {0,1}"));
+}
+
+// A group entering S(0) must list S(0) for every member: the replay
+// (ApplyStep) follows the entries, so a step saying S(0) with entries onto
+// S(1) would land elsewhere than it says.
+TEST(NativeCheckStepTest, EntriesMustEnterTheTargetTensorDim) {
+  const DeviceMesh mesh = Mesh({2, 2});
+  Step step = MakeStep(MeshDimSet::Of({0, 1}), Psum, S0);
+  step.entries = ShardEntries();
+  step.entries.Append(0, 0);
+  step.entries.Append(1, 1);
+  absl::Status status = CheckStep(State(mesh, "PP"), step, mesh, 2);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("must all enter S(0)"));
+}
+
+TEST(NativeCheckStepTest, APermuteMovesShardMeshDimsOnly) {
+  const DeviceMesh mesh = Mesh({2, 2});
+  const Step swap = MakePermute({{0, 1}, {1, 0}});
+  EXPECT_TRUE(CheckStep(State(mesh, "S(0)S(1)"), swap, mesh, 2).ok());
+  absl::Status status = CheckStep(State(mesh, "S(0)R"), swap, mesh, 2);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("a permute moves Shard mesh dims only; mesh dim 1 is R"));
+}
+
+TEST(NativeCheckStepTest, APermuteMustChangeTheState) {
+  const DeviceMesh mesh = Mesh({2, 2});
+  absl::Status status =
+      CheckStep(State(mesh, "S(0)S(1)"), MakePermute({{0, 0}, {1, 1}}), mesh, 2);
+  EXPECT_THAT(status.message(), HasSubstr("changes nothing"));
+}
+
+TEST(NativeCheckStepTest, LocalStepsActOnOneMeshDim) {
+  const DeviceMesh mesh = Mesh({2, 2});
+  absl::Status status = CheckStep(State(mesh, "RR"), MakeStep(MeshDimSet::Of({0, 1}), R, S0),
+                                  mesh, 2);
+  EXPECT_THAT(status.message(), HasSubstr("chunk acts on one mesh dim at a time"));
+}
+
+// --- Replay (ApplyStep) and GroupSplitsOf ------------------------------------
+
+TEST(NativeApplyStepTest, GroupsJoinInEntriesOrderAndPermutesReplaceTheirOrders) {
+  const DeviceMesh mesh = Mesh({2, 2, 2});
+  const DistState s = State(mesh, "S(0)S(0)S(0)");
+  const std::vector<int> tail = {1, 2}, reversed = {2, 1};
+  EXPECT_EQ(ApplyStep(s, MakeGroupStep(tail, S0, S1)).ToString(), "S(0)S(1)[0]S(1)[1]");
+  EXPECT_EQ(ApplyStep(s, MakeGroupStep(reversed, S0, S1)).ToString(), "S(0)S(1)[1]S(1)[0]");
+  EXPECT_EQ(ApplyStep(s, MakeStep(MeshDimSet::Of({0, 1, 2}), S0, R)).ToString(), "RRR");
+  EXPECT_EQ(ApplyStep(State(mesh, "RPP"), MakeGroupStep(reversed, Psum, S0)).ToString(),
+            "RS(0)[1]S(0)[0]");
+  EXPECT_EQ(ApplyStep(State(Mesh({4, 2}), "S(0)S(1)"), MakePermute({{0, 1}, {1, 0}})).ToString(),
+            "S(1)S(0)");
+  // The tail [1, 2] of dim 0 re-enters as [2, 1].
+  EXPECT_EQ(ApplyStep(s, MakePermute({{2, 0}, {1, 0}})).ToString(), "S(0)[0]S(0)[2]S(0)[1]");
+}
+
+TEST(NativeApplyStepTest, GroupSplitsOfListsTheGroupsMembersInSplitOrder) {
+  const DeviceMesh mesh = Mesh({2, 2, 2});
+  const DistState s = State(mesh, "S(0)[1]S(0)[2]S(0)[0]");  // order [2, 0, 1]
+  const std::vector<int> moved = {1, 0};
+  const Step step = MakeGroupStep(moved, S0, S1);
+  EXPECT_THAT(GroupSplitsOf(s, step, 0, /*after=*/false), ElementsAre(0, 1));
+  EXPECT_THAT(GroupSplitsOf(s, step, 0, /*after=*/true), ElementsAre());
+  EXPECT_THAT(GroupSplitsOf(s, step, 1, /*after=*/false), ElementsAre());
+  EXPECT_THAT(GroupSplitsOf(s, step, 1, /*after=*/true), ElementsAre(1, 0));
+}
+
+// --- Bytes and peak memory (step.h BytesOfStep, step_memory.h) ----------------
+
+// The one call of BytesOfStep here: the bytes of rank 0.
+StepBytes BytesAt0(const DistSpec& spec, const Step& step) {
+  const std::vector<int64_t> zeros(spec.mesh().ndim(), 0);
+  return BytesOfStep(spec.state(), step,
+                     LogicalShape(spec.state(), step, spec.mesh(), spec.global_shape(), zeros),
+                     spec.mesh(), spec.dtype());
+}
+
+int64_t PeakOf(const DistSpec& spec, const Step& step) {
+  return StepPeakBytes(spec.state(), step, spec.mesh(), spec.global_shape(), spec.dtype());
+}
+
+// 2x2 mesh, f32 [5, 3], S(0)S(0) gathered over {0,1} (n = 4): rank 0 holds
+// ceil(ceil(5/2)/2) = 2 rows, so the chunk is [2, 3] = 24 bytes; it sends
+// (n-1) * 24 = 72. Peak: in 24 + chunk 24 + gathered 4*24 + out [5,3] 60 = 204.
+TEST(NativeBytesTest, GroupAllGatherOnUnevenRows) {
+  const DistSpec spec = Spec(Mesh({2, 2}), "S(0)S(0)", {5, 3});
+  const Step step = MakeStep(MeshDimSet::Of({0, 1}), S0, R);
+  EXPECT_EQ(BytesAt0(spec, step).sent, 72);
+  EXPECT_EQ(BytesAt0(spec, step).received, 72);
+  EXPECT_EQ(PeakOf(spec, step), 204);
+}
+
+// 2x2 mesh, f32 [6, 5], S(0)S(0) -> S(1)S(1) as one all_to_all over {0,1}:
+// chunk [ceil(6/4), ceil(5/4)] = [2, 2] = 16 bytes, sent 3 * 16 = 48. Peak:
+// in [2, 5] 40 + 2 * 4 * 16 + out [6, 2] 48 = 216.
+TEST(NativeBytesTest, GroupAllToAllPadsBothTensorDims) {
+  const DistSpec spec = Spec(Mesh({2, 2}), "S(0)S(0)", {6, 5});
+  const std::vector<int> tail = {0, 1};
+  const Step step = MakeGroupStep(tail, S0, S1);
+  EXPECT_EQ(BytesAt0(spec, step).sent, 48);
+  EXPECT_EQ(PeakOf(spec, step), 216);
+}
+
+// 2x3 mesh, f32 [7], PP -> S(0) over {0,1} (n = 6) in either order: the
+// output chunk is ceil(ceil(7/2)/3) = ceil(ceil(7/3)/2) = 2 elements, 8
+// bytes; sent 5 * 8 = 40. Peak: in 28 + n * 8 + 8 + out 8 = 92.
+TEST(NativeBytesTest, GroupReduceScatterInEitherOrder) {
+  const DistSpec spec = Spec(Mesh({2, 3}), "PP", {7});
+  for (std::vector<int> order : {std::vector<int>{0, 1}, std::vector<int>{1, 0}}) {
+    const Step step = MakeGroupStep(order, Psum, S0);
+    EXPECT_EQ(BytesAt0(spec, step).sent, 40) << step.ToString();
+    EXPECT_EQ(PeakOf(spec, step), 92) << step.ToString();
+  }
+}
+
+// 2x3 mesh, f32 [7], PP -> RR over {0,1}: 2 (n-1) ceil(7/6) = 20 elements,
+// 80 bytes each way; in place, so the peak is the input, 28.
+TEST(NativeBytesTest, GroupAllReduceIsInPlace) {
+  const DistSpec spec = Spec(Mesh({2, 3}), "PP", {7});
+  const Step step = MakeStep(MeshDimSet::Of({0, 1}), Psum, R);
+  EXPECT_EQ(BytesAt0(spec, step).sent, 80);
+  EXPECT_EQ(PeakOf(spec, step), 28);
+}
+
+// 4x2 mesh, f32 [8, 6], S(0)S(1) -> S(1)S(0): a rank holds [2, 3] (24
+// bytes) before and [4, 2] (32 bytes) after; a permute holds packed sends
+// and received slices besides both blocks: 2 * (24 + 32) = 112 at its peak.
+// (Its bytes sent are the executor's exact exchange, permute_exchange.h.)
+TEST(NativeBytesTest, PermutePeakHoldsBothBlocksTwice) {
+  const DistSpec spec = Spec(Mesh({4, 2}), "S(0)S(1)", {8, 6});
+  EXPECT_EQ(PeakOf(spec, MakePermute({{0, 1}, {1, 0}})), 112);
+}
+
+// A group of size-1 mesh dims moves nothing: no bytes, peak = the input.
+TEST(NativeBytesTest, AGroupOfSizeOneMovesNothing) {
+  const DistSpec spec = Spec(Mesh({1, 1, 2}), "S(0)S(0)R", {5, 3});
+  const Step step = MakeStep(MeshDimSet::Of({0, 1}), S0, R);
+  EXPECT_EQ(BytesAt0(spec, step).sent, 0);
+  EXPECT_EQ(PeakOf(spec, step), 60);
+}
+
+// --- Memory limit (spec §12) --------------------------------------------------
+
+// Every step of `plan` peaks at or under `limit`.
+void ExpectEveryStepUnder(const Plan& plan, const DistSpec& src, int64_t limit) {
+  EXPECT_LE(plan.peak_bytes, limit) << plan.Trace();
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    EXPECT_LE(StepPeakBytes(plan.states[i], plan.steps[i].step, src.mesh(), src.global_shape(),
+                            src.dtype()),
+              limit)
+        << plan.Trace() << " step " << i;
+  }
+}
+
+// S(0)S(0) -> S(1)S(1) on 2x2, f32 [6, 5]: unlimited, one group all_to_all
+// (peak 216 bytes, above). Under 215 it is not an edge, and the parallel
+// goal permute (the tail [0, 1] re-placed on dim 1) takes its place: peak
+// 2 * (40 + 48) = 176. Under 175 neither is, and the plan needs more
+// collectives.
+TEST(NativeMemoryTest, ALimitRoutesAroundStepsOverIt) {
+  const DeviceMesh mesh = Mesh({2, 2});
+  const DistSpec src = Spec(mesh, "S(0)S(0)", {6, 5});
+  const DistSpec dst = Spec(mesh, "S(1)S(1)", {6, 5});
+  PlanOptions options = Native();
+  absl::StatusOr<Plan> free = PlanRedistribution(src, dst, options);
+  ASSERT_TRUE(free.ok()) << free.status();
+  ASSERT_EQ(free->steps.size(), 1u) << free->Trace();
+  EXPECT_EQ(free->steps[0].step.kind, StepKind::kAllToAll);
+  EXPECT_EQ(free->peak_bytes, 216);
+
+  options.max_memory = 215;
+  absl::StatusOr<Plan> plan = PlanRedistribution(src, dst, options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->steps.size(), 1u) << plan->Trace();
+  EXPECT_EQ(plan->steps[0].step, MakePermute({{0, 1}, {1, 1}}));
+  EXPECT_EQ(plan->peak_bytes, 176);
+
+  options.max_memory = 175;
+  plan = PlanRedistribution(src, dst, options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_GT(plan->cost, free->cost) << plan->Trace();
+  ExpectEveryStepUnder(*plan, src, 175);
+}
+
+TEST(NativeMemoryTest, ALimitBelowEveryPlanIsResourceExhausted) {
+  PlanOptions options = Native();
+  options.max_memory = 30;  // the source shard fits (24 bytes), nothing else does
+  absl::StatusOr<Plan> plan = PlanNative(Mesh({4, 2}), "S(0)S(1)", "S(1)S(0)", {8, 6}, options);
+  EXPECT_EQ(plan.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(plan.status().message(), HasSubstr("max memory"));
+  options.max_memory = 10;  // not even the source shard
+  plan = PlanNative(Mesh({4, 2}), "S(0)S(1)", "S(1)S(0)", {8, 6}, options);
+  EXPECT_EQ(plan.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(plan.status().message(), HasSubstr("the source shard alone takes 24 bytes"));
+}
+
+TEST(NativeMemoryTest, PyTorchModeFailsWhenItsPlanExceedsTheLimit) {
+  PlanOptions options{PlanMode::kPyTorch};
+  absl::StatusOr<Plan> free = PlanNative(Mesh({4, 2}), "S(0)S(1)", "S(1)S(0)", {8, 6}, options);
+  ASSERT_TRUE(free.ok()) << free.status();
+  options.max_memory = free->peak_bytes;
+  EXPECT_TRUE(PlanNative(Mesh({4, 2}), "S(0)S(1)", "S(1)S(0)", {8, 6}, options).ok());
+  options.max_memory = free->peak_bytes - 1;
+  absl::StatusOr<Plan> plan = PlanNative(Mesh({4, 2}), "S(0)S(1)", "S(1)S(0)", {8, 6}, options);
+  EXPECT_EQ(plan.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(plan.status().message(), HasSubstr("max memory: the pytorch-mode plan needs"));
+}
+
+}  // namespace
+}  // namespace reshard
