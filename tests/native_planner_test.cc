@@ -282,7 +282,7 @@ StepBytes BytesAt0(const DistSpec& spec, const Step& step) {
   const std::vector<int64_t> zeros(spec.mesh().ndim(), 0);
   return BytesOfStep(spec.state(), step,
                      LogicalShape(spec.state(), step, spec.mesh(), spec.global_shape(), zeros),
-                     spec.mesh(), spec.dtype());
+                     spec.mesh(), zeros, spec.dtype());
 }
 
 int64_t PeakOf(const DistSpec& spec, const Step& step) {
