@@ -51,12 +51,13 @@ int RunBatchCommand(const std::vector<std::string>& args) {
   int64_t lines = 0;
   std::string line;
   std::string out;
+  ProfileCache profiles;  // a 10,000-line batch naming one profile reads it once
   while (std::getline(std::cin, line)) {
     absl::string_view text = absl::StripAsciiWhitespace(line);
     if (text.empty()) continue;  // as the oracle does
     ++lines;
     out.clear();
-    AppendCaseResult(text, max_states, &out);
+    AppendCaseResult(text, max_states, &out, &profiles);
     out.push_back('\n');
     std::fwrite(out.data(), 1, out.size(), stdout);
     if (interactive) std::fflush(stdout);

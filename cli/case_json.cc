@@ -26,7 +26,7 @@ using json = nlohmann::json;
 
 constexpr const char* kKeys[] = {"id",  "mesh",      "shape",      "dtype",
                                  "src", "dst",       "algorithm",  "cost_model",
-                                 "devices_per_host", "coordinate", "expected"};
+                                 "devices_per_host", "profile", "coordinate", "expected"};
 // Deeper JSON than this is not a case; refusing it early keeps a hostile line
 // from exhausting the stack in the recursive parts of the JSON library.
 constexpr int kMaxJsonDepth = 16;
@@ -149,6 +149,7 @@ absl::Status CheckId(const json& id) {
                    "64 bits); give big ids as strings"));
 }
 
+
 }  // namespace
 
 std::string FormatCost(double cost) {
@@ -160,7 +161,39 @@ std::string FormatCost(double cost) {
   return s;
 }
 
-absl::StatusOr<Plan> PlanFromRequest(const PlanRequest& r, FieldStyle style) {
+absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromRequest(const PlanRequest& r,
+                                                                      FieldStyle style,
+                                                                      ProfileCache* profiles) {
+  std::vector<std::string> models = CostModelNames();
+  if (std::find(models.begin(), models.end(), r.cost_model) == models.end()) {
+    return FieldError("cost_model", style,
+                      absl::StrCat("unknown cost model \"", Abbreviate(r.cost_model, 64), "\" (known: ",
+                                   absl::StrJoin(models, ", "), ")"));
+  }
+  if (r.devices_per_host < 1) {
+    return FieldError("devices_per_host", style,
+                      absl::StrCat("must be at least 1, got ", r.devices_per_host));
+  }
+  if (r.profile.empty()) {
+    absl::StatusOr<std::shared_ptr<const CostModel>> model =
+        MakeCostModel(r.cost_model, r.devices_per_host);
+    if (!model.ok()) return FieldError("cost_model", style, model.status().message());
+    return model;
+  }
+  if (r.cost_model != "alpha-beta") {
+    return FieldError("profile", style,
+                      absl::StrCat("a profile sets the alpha-beta cost model's parameters, but ",
+                                   FieldName("cost_model", style), " is \"", Abbreviate(r.cost_model, 64),
+                                   "\" (use ", FieldName("cost_model", style), " alpha-beta)"));
+  }
+  ProfileCache once;
+  const absl::StatusOr<CostProfile>& profile = (profiles ? profiles : &once)->Get(r.profile);
+  if (!profile.ok()) return FieldError("profile", style, profile.status().message());
+  return MakeAlphaBetaCostModel(*profile, r.devices_per_host);
+}
+
+absl::StatusOr<Plan> PlanFromRequest(const PlanRequest& r, FieldStyle style,
+                                     ProfileCache* profiles) {
   absl::StatusOr<DeviceMesh> mesh = DeviceMesh::Create(r.mesh);
   if (!mesh.ok()) return FieldError("mesh", style, mesh.status().message());
   absl::StatusOr<DType> dtype = ParseDType(r.dtype);
@@ -175,19 +208,8 @@ absl::StatusOr<Plan> PlanFromRequest(const PlanRequest& r, FieldStyle style) {
   absl::StatusOr<Algorithm> algorithm = AlgorithmOrError(r.algorithm);
   if (!algorithm.ok()) return FieldError("algorithm", style, algorithm.status().message());
   options.algorithm = *algorithm;
-  std::vector<std::string> models = CostModelNames();
-  if (std::find(models.begin(), models.end(), r.cost_model) == models.end()) {
-    return FieldError("cost_model", style,
-                      absl::StrCat("unknown cost model \"", Abbreviate(r.cost_model, 64), "\" (known: ",
-                                   absl::StrJoin(models, ", "), ")"));
-  }
-  if (r.devices_per_host < 1) {
-    return FieldError("devices_per_host", style,
-                      absl::StrCat("must be at least 1, got ", r.devices_per_host));
-  }
-  absl::StatusOr<std::shared_ptr<const CostModel>> model =
-      MakeCostModel(r.cost_model, r.devices_per_host);
-  if (!model.ok()) return FieldError("cost_model", style, model.status().message());
+  absl::StatusOr<std::shared_ptr<const CostModel>> model = CostModelFromRequest(r, style, profiles);
+  if (!model.ok()) return model.status();
   options.cost_model = *std::move(model);
   if (!r.coordinate.empty()) {
     if (absl::Status s = mesh->ValidateCoordinate(r.coordinate); !s.ok()) {
@@ -251,6 +273,9 @@ absl::Status RequestFromJson(const json& object, PlanRequest* r) {
       return s;
     }
   }
+  if (given("profile")) {
+    if (absl::Status s = GetString(object["profile"], "profile", &r->profile); !s.ok()) return s;
+  }
   if (given("coordinate")) {
     if (absl::Status s = GetIntList(object["coordinate"], "coordinate", &r->coordinate); !s.ok()) {
       return s;
@@ -283,7 +308,8 @@ void AppendResultJson(const json& id, const absl::StatusOr<Plan>& plan, std::str
   absl::StrAppend(out, "]}");
 }
 
-void AppendCaseResult(const json& object, int64_t max_states, std::string* out) {
+void AppendCaseResult(const json& object, int64_t max_states, std::string* out,
+                      ProfileCache* profiles) {
   json id = object.is_object() && object.contains("id") ? object["id"] : json();
   if (absl::Status s = CheckId(id); !s.ok()) return AppendResultJson(json(), s, out);
   PlanRequest request;
@@ -291,10 +317,11 @@ void AppendCaseResult(const json& object, int64_t max_states, std::string* out) 
   if (absl::Status s = RequestFromJson(object, &request); !s.ok()) {
     return AppendResultJson(id, s, out);
   }
-  AppendResultJson(id, PlanFromRequest(request, FieldStyle::kJsonKey), out);
+  AppendResultJson(id, PlanFromRequest(request, FieldStyle::kJsonKey, profiles), out);
 }
 
-void AppendCaseResult(absl::string_view line, int64_t max_states, std::string* out) {
+void AppendCaseResult(absl::string_view line, int64_t max_states, std::string* out,
+                      ProfileCache* profiles) {
   if (JsonDepth(line) > kMaxJsonDepth) {
     return AppendResultJson(json(), absl::InvalidArgumentError(absl::StrCat(
                                          "malformed JSON: nested deeper than ", kMaxJsonDepth)),
@@ -309,7 +336,7 @@ void AppendCaseResult(absl::string_view line, int64_t max_states, std::string* o
     return AppendResultJson(
         json(), absl::InvalidArgumentError(absl::StrCat("malformed JSON: ", e.what())), out);
   }
-  AppendCaseResult(object, max_states, out);
+  AppendCaseResult(object, max_states, out, profiles);
 }
 
 }  // namespace reshard

@@ -9,13 +9,16 @@
 #define RESHARD_CLI_CASE_JSON_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "cli/profile_json.h"
 #include "nlohmann/json.hpp"
+#include "planner/cost_model.h"
 #include "planner/plan.h"
 
 namespace reshard {
@@ -30,6 +33,7 @@ struct PlanRequest {
   std::string algorithm = "auto";
   std::string cost_model = "pytorch";
   int64_t devices_per_host = 8;
+  std::string profile;              // a profile file for "alpha-beta"; empty: its default
   std::vector<int64_t> coordinate;  // empty: all zeros
   int64_t max_states = 1000000;     // PlanOptions::max_expanded_states
 };
@@ -37,13 +41,22 @@ struct PlanRequest {
 // How error messages name a field: as a JSON key ("cost_model") or as a flag ("--cost-model").
 enum class FieldStyle { kJsonKey, kFlag };
 
+// The request's cost model: cost_model by name with devices_per_host, or
+// "alpha-beta" with the profile file (read through `profiles` if given). A
+// profile with another model is an error naming both fields.
+absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromRequest(const PlanRequest& request,
+                                                                      FieldStyle style,
+                                                                      ProfileCache* profiles);
+
 // Validates every field and plans. InvalidArgument messages start with the
 // field's name ("src: ..."); NotFound ("no_path: ...") and ResourceExhausted
-// come from the planner (planner.h).
-absl::StatusOr<Plan> PlanFromRequest(const PlanRequest& request, FieldStyle style);
+// come from the planner (planner.h). `profiles`, if given, reads each profile
+// file once (reshard batch); otherwise the file is read here.
+absl::StatusOr<Plan> PlanFromRequest(const PlanRequest& request, FieldStyle style,
+                                     ProfileCache* profiles = nullptr);
 
 // Reads a batch line's object into *request. Keys: id, mesh, shape, dtype, src,
-// dst, algorithm, cost_model, devices_per_host, coordinate (null means the
+// dst, algorithm, cost_model, devices_per_host, profile, coordinate (null means the
 // default), and "expected", which is ignored so that test-data files can be
 // fed to `reshard batch` as they are. InvalidArgument naming the key on an
 // unknown or missing key or a value of the wrong type.
@@ -58,9 +71,11 @@ void AppendResultJson(const nlohmann::json& id, const absl::StatusOr<Plan>& plan
 
 // One case end to end, as `reshard batch` does for each line; never fails:
 // problems become {"ok": false, "error": ...}. `max_states` bounds the graph search.
-void AppendCaseResult(const nlohmann::json& object, int64_t max_states, std::string* out);
+void AppendCaseResult(const nlohmann::json& object, int64_t max_states, std::string* out,
+                      ProfileCache* profiles = nullptr);
 // The same from the line's text (malformed JSON is an error result with id null).
-void AppendCaseResult(absl::string_view line, int64_t max_states, std::string* out);
+void AppendCaseResult(absl::string_view line, int64_t max_states, std::string* out,
+                      ProfileCache* profiles = nullptr);
 
 // Shortest text that reads back as the same double, always with a "." or an
 // exponent, as Python's repr writes it ("7.202718569887132", "0.0", "1e-05").

@@ -20,6 +20,8 @@ int RunBatchCommand(const std::vector<std::string>& args);
 int RunVerifyCommand(const std::vector<std::string>& args);
 // cli/costs_command.cc.
 int RunCostsCommand(const std::vector<std::string>& args);
+// cli/calibrate_command.cc.
+int RunCalibrateCommand(const std::vector<std::string>& args);
 
 }  // namespace reshard
 

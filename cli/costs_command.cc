@@ -46,7 +46,9 @@ FLAGS (--flag value or --flag=value)
   --dtype NAME            f32; as for reshard plan
   --cost-model NAME       pytorch; one of: )txt",
                       absl::StrJoin(CostModelNames(), ", "), R"txt(
-  --devices-per-host N    8; ranks per host, for the pytorch cost model
+  --devices-per-host N    8; ranks per host, for the pytorch and alpha-beta
+                          cost models
+  --profile FILE          the alpha-beta model's profile (see reshard plan --help)
   --threads N             1; rows are computed on N threads
   --max-states N          1000000; bound on the states each row's search expands
   --help                  this text
@@ -131,12 +133,12 @@ absl::StatusOr<CostsRequest> RequestFromFlags(const FlagValues& flags) {
     return absl::InvalidArgumentError(absl::StrCat("--shape: ", s.status().message()));
   }
   RESHARD_ASSIGN_OR_RETURN(int64_t per_host, PositiveFlag(flags, "devices-per-host", 8));
-  absl::StatusOr<std::shared_ptr<const CostModel>> model =
-      MakeCostModel(flags.Get("cost-model", "pytorch"), per_host);
-  if (!model.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("--cost-model: ", model.status().message()));
-  }
-  r.options.cost_model = *model;
+  PlanRequest model;
+  model.cost_model = flags.Get("cost-model", model.cost_model);
+  model.devices_per_host = per_host;
+  model.profile = flags.Get("profile");
+  RESHARD_ASSIGN_OR_RETURN(r.options.cost_model,
+                           CostModelFromRequest(model, FieldStyle::kFlag, nullptr));
   RESHARD_ASSIGN_OR_RETURN(int64_t threads, PositiveFlag(flags, "threads", 1));
   r.options.threads = static_cast<int>(std::min<int64_t>(threads, 1024));
   RESHARD_ASSIGN_OR_RETURN(r.options.max_expanded_states,
@@ -163,7 +165,7 @@ void PrintMatrix(const CostMatrixResult& matrix) {
 
 int RunCostsCommand(const std::vector<std::string>& args) {
   FlagParser parser("costs", {{"mesh", true}, {"shape", true}, {"layouts", true},
-                              {"dtype", true}, {"cost-model", true}, {"devices-per-host", true},
+                              {"dtype", true}, {"cost-model", true}, {"devices-per-host", true}, {"profile", true},
                               {"threads", true}, {"max-states", true}, {"help", false}});
   absl::StatusOr<FlagValues> flags = parser.Parse(args);
   if (!flags.ok()) return Fail(flags.status().message(), kExitBadInput);

@@ -53,6 +53,7 @@ USAGE
   reshard batch < cases.jsonl > results.jsonl
   reshard verify --mesh 2,2,2 --shape 13,8 --src 'S(0)[1]S(0)[0]S(1)' --dst 'RS(1)S(0)'
   reshard verify --random 300 --seed 7 --max-ranks 8
+  reshard calibrate --mesh 2,4 --out profile.json
   reshard help <command>        (or reshard <command> --help)
 
 COMMANDS
@@ -61,6 +62,8 @@ COMMANDS
   verify run plans on real data (Gloo on this machine, ranks as threads or
          processes) and check every rank's result
   costs  the cost of every (source, target) pair of a list of layouts
+  calibrate  time the collectives on this machine and write an alpha-beta
+         cost profile (--profile FILE; spec §6.2)
 
 )txt",
                       NotationHelp(), "\n", ExitCodesHelp());
@@ -84,8 +87,14 @@ FLAGS (--flag value or --flag=value)
                           which then also overrides greedy
   --cost-model NAME       pytorch; one of: )txt",
                       absl::StrJoin(CostModelNames(), ", "), R"txt(
-                          (pytorch is in microseconds, pytorch-const unitless)
-  --devices-per-host N    8; ranks per host, for the pytorch cost model
+                          (pytorch and alpha-beta are in microseconds,
+                          pytorch-const unitless; alpha-beta is the native
+                          model, spec §6.2)
+  --devices-per-host N    8; ranks per host, for the pytorch and alpha-beta
+                          cost models (which mesh dims cross hosts)
+  --profile FILE          the alpha-beta model's parameters (a JSON profile, as
+                          reshard calibrate writes); default: 8-GPU NVLink
+                          hosts with InfiniBand between them
   --coordinate C          0,...; the rank whose logical shapes are reported
   --format FORMAT         text; text (a table), json (one object, as reshard
                           batch prints) or dot (Graphviz: | dot -Tpng > plan.png)
@@ -115,6 +124,8 @@ INPUT KEYS
   cost_model        "pytorch" (")txt",
                       absl::StrJoin(CostModelNames(), "\", \""), R"txt(")
   devices_per_host  8
+  profile           none; a profile file for "alpha-beta" (as --profile),
+                    read once per run
   coordinate        all zeros; the rank whose logical shapes are reported
   expected          ignored (so test-data files can be fed as they are)
   Any other key is an error naming it. null means the default.

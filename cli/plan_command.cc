@@ -58,6 +58,7 @@ absl::StatusOr<PlanRequest> RequestFromFlags(const FlagValues& flags) {
   request.dtype = flags.Get("dtype", request.dtype);
   request.algorithm = flags.Get("algorithm", request.algorithm);
   request.cost_model = flags.Get("cost-model", request.cost_model);
+  request.profile = flags.Get("profile");
   return request;
 }
 
@@ -72,6 +73,7 @@ int RunPlanCommand(const std::vector<std::string>& args) {
                              {"algorithm", true},
                              {"cost-model", true},
                              {"devices-per-host", true},
+                             {"profile", true},
                              {"coordinate", true},
                              {"format", true},
                              {"max-states", true},

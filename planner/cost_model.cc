@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "planner/alpha_beta_cost_model.h"
 
 namespace reshard {
 namespace {
@@ -135,7 +136,7 @@ class PyTorchCostModel : public CostModel {
 
 }  // namespace
 
-std::vector<std::string> CostModelNames() { return {"pytorch", "pytorch-const"}; }
+std::vector<std::string> CostModelNames() { return {"pytorch", "pytorch-const", "alpha-beta"}; }
 
 absl::StatusOr<std::shared_ptr<const CostModel>> MakeCostModel(absl::string_view name,
                                                                int64_t devices_per_host) {
@@ -145,6 +146,7 @@ absl::StatusOr<std::shared_ptr<const CostModel>> MakeCostModel(absl::string_view
   }
   if (name == "pytorch") return std::make_shared<const PyTorchCostModel>(devices_per_host);
   if (name == "pytorch-const") return std::make_shared<const PyTorchConstCostModel>();
+  if (name == "alpha-beta") return MakeAlphaBetaCostModel(DefaultGpuProfile(), devices_per_host);
   return absl::InvalidArgumentError(absl::StrCat("cost model: unknown \"", name,
                                                  "\"; known: ", absl::StrJoin(CostModelNames(), ", ")));
 }

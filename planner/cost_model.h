@@ -5,6 +5,8 @@
 //                    local steps 0 (unitless)
 //   "pytorch"        PyTorch's alpha-beta model, microseconds; parameter:
 //                    devices per host (which mesh dims cross hosts)
+//   "alpha-beta"     the native model (spec §6.2) with DefaultGpuProfile();
+//                    another profile: alpha_beta_cost_model.h
 //
 //   absl::StatusOr<std::shared_ptr<const CostModel>> model = MakeCostModel("pytorch", 4);
 //   PlanOptions options;
@@ -80,7 +82,7 @@ class CostModel {
 // The names MakeCostModel accepts, for --help and error messages.
 std::vector<std::string> CostModelNames();
 
-// A compat model by name (spec §6). InvalidArgument for an unknown name
+// A model by name (spec §6, §6.2). InvalidArgument for an unknown name
 // (listing the known ones) or devices_per_host < 1.
 absl::StatusOr<std::shared_ptr<const CostModel>> MakeCostModel(absl::string_view name,
                                                                int64_t devices_per_host = 8);

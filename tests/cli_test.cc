@@ -4,6 +4,7 @@
 // come from the oracle's golden data (tests/testdata/pytorch-tests.jsonl).
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -64,16 +65,18 @@ TEST(CliTest, HelpEverywhereExitsZero) {
   for (const std::vector<std::string>& args :
        std::vector<std::vector<std::string>>{{"--help"}, {"help"}, {"-h"}, {"help", "plan"},
                                              {"plan", "--help"}, {"batch", "--help"},
-                                             {"help", "batch"}}) {
+                                             {"help", "batch"}, {"calibrate", "--help"}}) {
     Result r = RunReshard(args);
     EXPECT_EQ(r.exit_code, 0) << absl::StrJoin(args, " ") << "\n" << r.err;
-    EXPECT_TRUE(absl::StrContains(r.out, "NOTATION")) << absl::StrJoin(args, " ");
+    if (args[0] != "calibrate") {
+      EXPECT_TRUE(absl::StrContains(r.out, "NOTATION")) << absl::StrJoin(args, " ");
+    }
     EXPECT_TRUE(absl::StrContains(r.out, "EXIT CODES")) << absl::StrJoin(args, " ");
   }
   Result plan = RunReshard({"plan", "--help"});
   for (const char* flag : {"--mesh", "--shape", "--dtype", "--src", "--dst", "--algorithm",
-                           "--cost-model", "--devices-per-host", "--coordinate", "--format",
-                           "--max-states"}) {
+                           "--cost-model", "--devices-per-host", "--profile", "--coordinate",
+                           "--format", "--max-states"}) {
     EXPECT_TRUE(absl::StrContains(plan.out, flag)) << "plan --help does not mention " << flag;
   }
 }
@@ -452,6 +455,108 @@ TEST(CliTest, GreedySizeOneShardToPartialRuns) {
                          "P(sum)R", "--algorithm", "greedy", "--timeout", "20"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_TRUE(absl::StrContains(r.out, "1 passed, 0 failed")) << r.out;
+}
+
+
+// --- Cost profiles and reshard calibrate (spec §6.2) ---
+
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return absl::StrCat(dir ? dir : "/tmp", "/", name);
+}
+
+void WriteText(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+// Tiny sizes and few repeats: this checks the plumbing (a profile that parses
+// and that plan reads), not the numbers, so it cannot flake on timing.
+TEST(CliTest, CalibrateWritesAProfileThatPlanReads) {
+  for (const bool processes : {false, true}) {
+    const std::string out = TempPath(processes ? "p-proc.json" : "p-threads.json");
+    std::vector<std::string> args = {"calibrate", "--mesh", processes ? "2" : "2,2", "--sizes",
+                                     "4K,1M", "--repeat", "3", "--timeout", "30", "--out", out};
+    if (processes) args.push_back("--processes");
+    Result r = RunReshard(args);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_TRUE(absl::StrContains(r.out, "RMS relative error")) << r.out;
+    json profile = json::parse(reshard::test_util::ReadFile(out));
+    for (const char* link : {"intra_host", "inter_host"}) {
+      EXPECT_GE(profile[link]["alpha_us"].get<double>(), 0) << profile.dump();
+      EXPECT_GT(profile[link]["beta_gbps"].get<double>(), 0) << profile.dump();
+    }
+    EXPECT_GT(profile["memory_gbps"].get<double>(), 0);
+    EXPECT_EQ(profile["fit"]["ranks"], processes ? "processes" : "threads");
+    Result plan = RunReshard({"plan", "--mesh", "2,2", "--shape", "64,64", "--src", "S(0)S(1)",
+                              "--dst", "RR", "--cost-model", "alpha-beta", "--profile", out});
+    EXPECT_EQ(plan.exit_code, 0) << plan.err;
+    EXPECT_TRUE(absl::StrContains(plan.out, " us (cost model alpha-beta)")) << plan.out;
+  }
+}
+
+TEST(CliTest, CalibrateRefusesUpFront) {
+  const std::string out = TempPath("refused.json");
+  auto run = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"calibrate"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunReshard(args);
+  };
+  Result big = run({"--mesh", "8,8", "--out", out});
+  EXPECT_EQ(big.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(big.err, "--max-ranks")) << big.err;
+  Result no_out = run({"--mesh", "2"});
+  EXPECT_EQ(no_out.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(no_out.err, "--out")) << no_out.err;
+  Result sizes = run({"--mesh", "2", "--sizes", "4K,x", "--out", out});
+  EXPECT_EQ(sizes.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(sizes.err, "--sizes")) << sizes.err;
+  Result unwritable = run({"--mesh", "2", "--out", "/nonexistent-dir/p.json"});
+  EXPECT_EQ(unwritable.exit_code, 1);
+  EXPECT_TRUE(absl::StrContains(unwritable.err, "--out: cannot write")) << unwritable.err;
+  EXPECT_TRUE(unwritable.out.empty()) << "timed before refusing: " << unwritable.out;
+}
+
+TEST(CliTest, ProfileErrorsNameTheFileTheKeyAndBothFlags) {
+  const std::string bad = TempPath("bad-profile.json");
+  WriteText(bad, R"({"name": "x", "intra_host": {"alpha_us": 1, "beta_gbps": 2},
+                    "inter_host": {"alpha_us": 1}, "memory_gbps": 3})");
+  const std::vector<std::string> plan = {"plan", "--mesh", "2", "--shape", "8", "--src", "S(0)",
+                                         "--dst", "R", "--profile"};
+  std::vector<std::string> args = plan;
+  args.insert(args.end(), {bad, "--cost-model", "alpha-beta"});
+  Result missing = RunReshard(args);
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(missing.err, bad)) << missing.err;
+  EXPECT_TRUE(absl::StrContains(missing.err, "inter_host.beta_gbps")) << missing.err;
+  args = plan;
+  args.insert(args.end(), {bad, "--cost-model", "pytorch"});
+  Result pytorch = RunReshard(args);
+  EXPECT_EQ(pytorch.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(pytorch.err, "--profile")) << pytorch.err;
+  EXPECT_TRUE(absl::StrContains(pytorch.err, "--cost-model")) << pytorch.err;
+}
+
+// The batch key: the profile's parameters change the cost; a bad file is one
+// bad line.
+TEST(CliTest, BatchReadsTheProfileKey) {
+  const std::string slow = TempPath("slow.json");
+  WriteText(slow, R"({"name": "slow", "intra_host": {"alpha_us": 1000, "beta_gbps": 1},
+                     "inter_host": {"alpha_us": 1000, "beta_gbps": 1}, "memory_gbps": 1})");
+  const std::string line = absl::StrCat(
+      R"j({"id": 1, "mesh": [2], "shape": [8], "src": "S(0)", "dst": "R", )j"
+      R"j("cost_model": "alpha-beta", "profile": ")j",
+      slow, "\"}\n");
+  const std::string missing =
+      R"j({"id": 2, "mesh": [2], "shape": [8], "src": "S(0)", "dst": "R", )j"
+      R"j("cost_model": "alpha-beta", "profile": "/nonexistent.json"})j"
+      "\n";
+  Result r = RunReshard({"batch"}, line + line + missing);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> lines = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 3u) << r.out;
+  // all_gather of 32 B on 2 ranks: 1 * 1000 us + 1/2 * 32 B / (1e3 B/us).
+  EXPECT_EQ(json::parse(lines[0])["cost"], 1000.016) << lines[0];
+  EXPECT_EQ(json::parse(lines[1])["cost"], 1000.016) << lines[1];
+  EXPECT_TRUE(absl::StrContains(json::parse(lines[2])["error"].get<std::string>(),
+                                "profile: /nonexistent.json")) << lines[2];
 }
 
 }  // namespace

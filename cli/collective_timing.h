@@ -1,0 +1,55 @@
+// What `reshard calibrate` times: every collective kind on every group of a
+// mesh (each mesh dim, and each set of several mesh dims) at several message
+// sizes, on one rank's Communicator, and how the ranks' timings combine.
+#ifndef RESHARD_CLI_COLLECTIVE_TIMING_H_
+#define RESHARD_CLI_COLLECTIVE_TIMING_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cli/alpha_beta_fit.h"
+#include "collectives/communicator.h"
+#include "mesh/device_mesh.h"
+#include "mesh/mesh_dim_set.h"
+
+namespace reshard {
+
+// One collective to time: `count` f32 elements per member as the
+// Communicator counts them (communicator.h), `bytes` as spec §6.2 counts
+// them for the kind.
+struct Probe {
+  StepKind kind = StepKind::kAllGather;
+  MeshDimSet group;
+  int64_t n = 2;
+  int64_t count = 1;
+  double bytes = 0;
+};
+
+// all_gather, reduce_scatter, all_reduce and all_to_all on each group of
+// more than one rank (groups with a size-1 mesh dim repeat a smaller one and
+// are left out) at each size in `sizes` (§6.2 bytes, rounded down to whole
+// elements per member, at least one).
+std::vector<Probe> MakeProbes(const DeviceMesh& mesh, const std::vector<int64_t>& sizes);
+
+// This rank's part: each probe once to warm up, then `repeat` times, each
+// after a barrier over the whole mesh. Microseconds, probe-major
+// (times[p * repeat + r]). Collective: every rank must call it alike.
+absl::StatusOr<std::vector<double>> TimeProbes(Communicator& comm,
+                                               const std::vector<Probe>& probes,
+                                               int64_t repeat);
+
+// Per probe: the median over repeats of the slowest rank's time (a
+// collective is done when its last member is). times_by_rank[rank] as
+// TimeProbes returns.
+std::vector<TimedCollective> CombineRanks(const std::vector<Probe>& probes,
+                                          const std::vector<std::vector<double>>& times_by_rank,
+                                          int64_t repeat);
+
+// Memory bandwidth for local copies: the median of `repeat` memcpys of
+// `bytes`, GB/s.
+double MeasureCopyGbps(int64_t bytes, int64_t repeat);
+
+}  // namespace reshard
+
+#endif  // RESHARD_CLI_COLLECTIVE_TIMING_H_
