@@ -53,8 +53,9 @@ FLAGS (--flag value or --flag=value)
   --max-states N          1000000; bound on the states each row's search expands
   --help                  this text
 
-Costs are those of PyTorch's graph planner (compat mode, spec §5-6). A native
-cost model and its mode arrive with issue 7.
+Costs are those of PyTorch's graph planner in pytorch mode (spec §5-6),
+priced by --cost-model (alpha-beta prices those compat plans too); native
+mode's plans (reshard plan --mode native) have no cost matrix yet.
 
 )txt",
                       NotationHelp(), "\n", ExitCodesHelp());
@@ -134,7 +135,8 @@ absl::StatusOr<CostsRequest> RequestFromFlags(const FlagValues& flags) {
   }
   RESHARD_ASSIGN_OR_RETURN(int64_t per_host, PositiveFlag(flags, "devices-per-host", 8));
   PlanRequest model;
-  model.cost_model = flags.Get("cost-model", model.cost_model);
+  // CostMatrix searches the compat graph (spec §5): pytorch mode and its default model.
+  model.cost_model = flags.Get("cost-model", "pytorch");
   model.devices_per_host = per_host;
   model.profile = flags.Get("profile");
   RESHARD_ASSIGN_OR_RETURN(r.options.cost_model,

@@ -273,6 +273,7 @@ absl::StatusOr<VerifyCase> CaseFromFlags(const FlagValues& flags, int64_t seed) 
   request.src = flags.Get("src");
   request.dst = flags.Get("dst");
   request.algorithm = flags.Get("algorithm", request.algorithm);
+  request.mode = "pytorch";  // what verify plans (collectives/verify, PlanCase)
   if (absl::StatusOr<Plan> plan = PlanFromRequest(request, FieldStyle::kFlag);
       !plan.ok() && plan.status().code() == absl::StatusCode::kInvalidArgument) {
     return plan.status();  // no plan at all is a skipped case, reported below
