@@ -116,8 +116,10 @@ absl::StatusOr<std::vector<int64_t>> ParseSizes(const std::string& text) {
 }
 
 absl::StatusOr<CalibrateSettings> ParseSettings(const FlagValues& flags) {
-  for (const char* required : {"mesh", "out"}) {
-    if (!flags.Has(required) && !(flags.Has("rank") && std::string(required) == "out")) {
+  // A child rank of --processes (hidden --rank) reports to --store-dir instead of --out.
+  const bool child = flags.Has("rank");
+  for (const char* required : {"mesh", child ? "store-dir" : "out"}) {
+    if (!flags.Has(required)) {
       return absl::InvalidArgumentError(
           absl::StrCat("--", required, " is required (see reshard calibrate --help)"));
     }

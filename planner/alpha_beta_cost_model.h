@@ -56,8 +56,8 @@ absl::StatusOr<std::shared_ptr<const CostModel>> MakeAlphaBetaCostModel(
 // scales with alpha and the part that scales with 1/beta:
 //   time_us = hops * alpha_us + link_bytes / (beta_gbps * 1e3).
 // `bytes` is what §6.2 counts for the kind (all_gather: the gathered block;
-// reduce_scatter: the unscattered input; all_reduce, all_to_all: the local
-// block); n the group's size. All zero for n <= 1 or a local kind.
+// reduce_scatter: the unscattered input; all_reduce, all_to_all, permute:
+// the local block); n the group's size. All zero for n <= 1 or a local kind.
 struct AlphaBetaTerms {
   double hops = 0;
   double link_bytes = 0;

@@ -95,6 +95,12 @@ TEST(AlphaBetaCostModelTest, MultiDimGroupRunsAtItsSlowestLink) {
   EXPECT_DOUBLE_EQ(Cost({S0, S0}, MakeStep(MeshDimSet::Of({0, 1}), S0, R)), 70 + 0.896);
 }
 
+// S(0)S(1) -> S(1)S(0) on group {0,1}: n = 8 on the slowest link (alpha 10,
+// 500 B/us), one exchange of at most the local block 4x4 (64 B): 10 + 64 / 500.
+TEST(AlphaBetaCostModelTest, PermuteIsOneExchangeOfTheLocalBlock) {
+  EXPECT_DOUBLE_EQ(Cost({S0, S1}, MakePermute({{0, 1}, {1, 0}})), 10 + 0.128);
+}
+
 // A size-1 mesh dim moves nothing.
 TEST(AlphaBetaCostModelTest, CollectiveOnAGroupOfOneIsFree) {
   EXPECT_EQ(Cost(TestProfile(), 4, {1, 4}, {8, 16}, {S0, R}, On(0, S0, R)), 0);
