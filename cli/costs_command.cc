@@ -53,10 +53,10 @@ FLAGS (--flag value or --flag=value)
   --max-states N          1000000; bound on the states each row's search expands
   --help                  this text
 
-Costs are those of PyTorch's graph planner (compat mode, spec §5-6) under the
-chosen cost model; --cost-model alpha-beta prices with the native model (spec
-§6.2). Native
-mode's plans (reshard plan --mode native) have no cost matrix yet.
+Costs are those of PyTorch's graph planner (pytorch mode, spec §5-6) under
+the chosen cost model; --cost-model alpha-beta prices with the native model
+(spec §6.2). Native mode's plans (reshard plan --mode native) have no cost
+matrix yet.
 
 )txt",
                       NotationHelp(), "\n", ExitCodesHelp());
