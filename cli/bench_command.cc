@@ -56,7 +56,8 @@ FLAGS (--flag value or --flag=value)
   --dtype NAME          f32; f64 f32 f16 bf16 i64 i32 i16 i8 u8 (bool without Partial)
   --modes LIST          native,pytorch; the modes to run, in this order
   --repeat N            5; timed rounds (1 to 1000)
-  --cost-model NAME     pytorch; pytorch mode's model (pytorch or pytorch-const)
+  --cost-model NAME     pytorch; pytorch mode's cost model (pytorch, pytorch-const
+                        or alpha-beta)
   --profile FILE        the native (alpha-beta) model's profile, for planning
                         native mode and for native_model_cost; default: its
                         built-in one (reshard calibrate measures this machine's)
