@@ -41,7 +41,8 @@ under the native model (native_model_cost: the same plan re-priced step by
 step by alpha-beta), the most bytes any rank sent, the plan's peak bytes per
 rank, and the measured time. Each mode runs once untimed (connecting its
 groups), then --repeat rounds of every mode in turn (interleaved, so load
-drift hits all modes alike), each after a barrier over the mesh; a run's time
+drift hits all modes alike; odd rounds in reverse order, so that no mode
+always goes first), each after a barrier over the mesh; a run's time
 is its slowest rank's Redistribute call, and median, min and max are over
 the rounds. Also printed (text): the least bytes a rank must receive, the part
 of its destination block it does not already hold (cli/receive_bound.h).

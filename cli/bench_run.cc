@@ -57,7 +57,10 @@ RankRuns RunBenchRank(const std::vector<PreparedCase>& modes, int64_t repeat,
                                : absl::StatusOr<RankResult>(s));
   }
   for (int64_t r = 0; r < repeat; ++r) {
-    for (size_t m = 0; m < modes.size(); ++m) {
+    for (size_t i = 0; i < modes.size(); ++i) {
+      // Odd rounds run the modes in reverse (A B, B A, ...): a run's position
+      // in its round measurably changes its time on a loaded machine.
+      const size_t m = r % 2 == 0 ? i : modes.size() - 1 - i;
       if (!runs.last[m].ok()) continue;
       RankResult result;
       double us = 0;

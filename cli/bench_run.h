@@ -1,7 +1,8 @@
 // Running several plans of one redistribution on the same data, timed, for
 // `reshard bench`: every rank runs each mode once untimed (connecting its
 // groups), then `repeat` rounds of every mode in turn (interleaved, so that
-// drift in the machine's load hits every mode alike), each run after a
+// drift in the machine's load hits every mode alike; odd rounds in reverse
+// order, so that no mode always goes first), each run after a
 // barrier over the whole mesh. A rank times its own Redistribute call; a
 // run's time is the slowest rank's (a redistribution is done when its last
 // rank is). Results are checked with verify's ground truth
