@@ -44,7 +44,7 @@ with open(pairs_path, "w") as f:
     for i, a in enumerate(layouts):
         for j, b in enumerate(layouts):
             f.write(json.dumps({"id": [i, j], "mesh": [2] * ndim, "shape": [1024, 4096], "src": a,
-                                "dst": b, "algorithm": "graph"}) + "\n")
+                                "dst": b, "algorithm": "graph", "mode": "pytorch"}) + "\n")
 PY
   n=$(grep -c . "$tmp/layouts.txt")
   t_costs=$(best /dev/null "$reshard" costs --mesh "$mesh" --shape 1024,4096 --layouts "$tmp/layouts.txt")

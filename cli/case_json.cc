@@ -12,6 +12,7 @@
 #include "absl/strings/strip.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "base/status_macros.h"
 #include "base/utf8.h"
 #include "mesh/device_mesh.h"
 #include "planner/cost_model.h"
@@ -26,7 +27,8 @@ using json = nlohmann::json;
 
 constexpr const char* kKeys[] = {"id",  "mesh",      "shape",      "dtype",
                                  "src", "dst",       "algorithm",  "cost_model",
-                                 "devices_per_host", "profile", "coordinate", "expected"};
+                                 "devices_per_host", "profile", "coordinate", "expected",
+                                 "mode", "max_memory"};
 // Deeper JSON than this is not a case; refusing it early keeps a hostile line
 // from exhausting the stack in the recursive parts of the JSON library.
 constexpr int kMaxJsonDepth = 16;
@@ -192,8 +194,50 @@ absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromRequest(const Plan
   return MakeAlphaBetaCostModel(*profile, r.devices_per_host);
 }
 
-absl::StatusOr<Plan> PlanFromRequest(const PlanRequest& r, FieldStyle style,
-                                     ProfileCache* profiles) {
+std::string ModelNameOf(const PlanRequest& r) {
+  if (!r.cost_model.empty()) return r.cost_model;
+  return r.mode == "pytorch" ? "pytorch" : "alpha-beta";
+}
+
+namespace {
+
+// Mode, memory limit and cost model; a native mode with a model that prices
+// compat steps only is refused here, naming both fields (the rule of
+// PlanOptions::mode, planner.h).
+absl::Status ModeOptions(const PlanRequest& r, FieldStyle style, ProfileCache* profiles,
+                         PlanOptions* options) {
+  std::optional<PlanMode> mode = ParsePlanMode(r.mode.empty() ? "auto" : r.mode);
+  if (!mode) {
+    return FieldError("mode", style,
+                      absl::StrCat("unknown mode \"", Abbreviate(r.mode, 64),
+                                   "\" (known: native, pytorch, auto)"));
+  }
+  options->mode = *mode;
+  if (r.max_memory.has_value()) {
+    if (*r.max_memory < 1) {
+      return FieldError("max_memory", style,
+                        absl::StrCat("must be a positive number of bytes, got ", *r.max_memory));
+    }
+    options->max_memory = *r.max_memory;
+  }
+  PlanRequest named = r;
+  named.cost_model = ModelNameOf(r);
+  RESHARD_ASSIGN_OR_RETURN(options->cost_model, CostModelFromRequest(named, style, profiles));
+  if (*mode == PlanMode::kNative && !options->cost_model->prices_native_steps()) {
+    return FieldError("mode", style,
+                      absl::StrCat("native planning needs a cost model that prices native steps; ",
+                                   FieldName("cost_model", style), " \"", named.cost_model,
+                                   "\" prices compat steps only (drop ",
+                                   FieldName("cost_model", style), ", or give ",
+                                   FieldName("mode", style), " pytorch)"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ValidRequest> ValidateRequest(const PlanRequest& r, FieldStyle style,
+                                             ProfileCache* profiles) {
   absl::StatusOr<DeviceMesh> mesh = DeviceMesh::Create(r.mesh);
   if (!mesh.ok()) return FieldError("mesh", style, mesh.status().message());
   absl::StatusOr<DType> dtype = ParseDType(r.dtype);
@@ -208,9 +252,7 @@ absl::StatusOr<Plan> PlanFromRequest(const PlanRequest& r, FieldStyle style,
   absl::StatusOr<Algorithm> algorithm = AlgorithmOrError(r.algorithm);
   if (!algorithm.ok()) return FieldError("algorithm", style, algorithm.status().message());
   options.algorithm = *algorithm;
-  absl::StatusOr<std::shared_ptr<const CostModel>> model = CostModelFromRequest(r, style, profiles);
-  if (!model.ok()) return model.status();
-  options.cost_model = *std::move(model);
+  RESHARD_RETURN_IF_ERROR(ModeOptions(r, style, profiles, &options));
   if (!r.coordinate.empty()) {
     if (absl::Status s = mesh->ValidateCoordinate(r.coordinate); !s.ok()) {
       return FieldError("coordinate", style, s.message());
@@ -225,7 +267,13 @@ absl::StatusOr<Plan> PlanFromRequest(const PlanRequest& r, FieldStyle style,
   if (!src.ok()) return FieldError("src", style, src.status().message());
   absl::StatusOr<DistSpec> dst = DistSpec::Parse(*mesh, r.dst, r.shape, *dtype);
   if (!dst.ok()) return FieldError("dst", style, dst.status().message());
-  return PlanRedistribution(*src, *dst, options);
+  return ValidRequest{*std::move(src), *std::move(dst), std::move(options)};
+}
+
+absl::StatusOr<Plan> PlanFromRequest(const PlanRequest& r, FieldStyle style,
+                                     ProfileCache* profiles) {
+  RESHARD_ASSIGN_OR_RETURN(ValidRequest v, ValidateRequest(r, style, profiles));
+  return PlanRedistribution(v.src, v.dst, v.options);
 }
 
 absl::Status RequestFromJson(const json& object, PlanRequest* r) {
@@ -253,36 +301,58 @@ absl::Status RequestFromJson(const json& object, PlanRequest* r) {
   if (absl::Status s = GetIntList(object["shape"], "shape", &r->shape); !s.ok()) return s;
   if (absl::Status s = GetString(object["src"], "src", &r->src); !s.ok()) return s;
   if (absl::Status s = GetString(object["dst"], "dst", &r->dst); !s.ok()) return s;
-  if (given("dtype")) {
-    if (absl::Status s = GetString(object["dtype"], "dtype", &r->dtype); !s.ok()) return s;
-  }
-  if (given("algorithm")) {
-    if (absl::Status s = GetString(object["algorithm"], "algorithm", &r->algorithm); !s.ok()) {
-      return s;
-    }
-  }
-  if (given("cost_model")) {
-    if (absl::Status s = GetString(object["cost_model"], "cost_model", &r->cost_model); !s.ok()) {
-      return s;
-    }
+  const std::pair<const char*, std::string*> strings[] = {{"dtype", &r->dtype},
+                                                          {"algorithm", &r->algorithm},
+                                                          {"cost_model", &r->cost_model},
+                                                          {"profile", &r->profile},
+                                                          {"mode", &r->mode}};
+  for (const auto& [key, field] : strings) {
+    if (!given(key)) continue;
+    if (absl::Status s = GetString(object[key], key, field); !s.ok()) return s;
   }
   if (given("devices_per_host")) {
-    if (absl::Status s = GetInt(object["devices_per_host"], "devices_per_host",
-                                &r->devices_per_host);
-        !s.ok()) {
-      return s;
-    }
-  }
-  if (given("profile")) {
-    if (absl::Status s = GetString(object["profile"], "profile", &r->profile); !s.ok()) return s;
+    RESHARD_RETURN_IF_ERROR(
+        GetInt(object["devices_per_host"], "devices_per_host", &r->devices_per_host));
   }
   if (given("coordinate")) {
-    if (absl::Status s = GetIntList(object["coordinate"], "coordinate", &r->coordinate); !s.ok()) {
-      return s;
-    }
+    RESHARD_RETURN_IF_ERROR(GetIntList(object["coordinate"], "coordinate", &r->coordinate));
+  }
+  if (given("max_memory")) {
+    int64_t bytes = 0;
+    RESHARD_RETURN_IF_ERROR(GetInt(object["max_memory"], "max_memory", &bytes));
+    r->max_memory = bytes;
   }
   return absl::OkStatus();
 }
+
+namespace {
+
+// One step's object; keys beyond the compat ones (mesh_dims, order, moves)
+// only for native steps, so compat results keep their exact text.
+void AppendStepJson(const TransformInfo& info, std::string* out) {
+  const Step& step = info.step;
+  absl::StrAppend(out, "{\"mesh_dim\":", step.mesh_dim(), ",\"src\":\"", step.src.ToString(),
+                  "\",\"dst\":\"", step.dst.ToString(), "\",\"collective\":\"",
+                  StepKindName(step.kind), "\",\"logical_shape\":[",
+                  absl::StrJoin(info.logical_shape, ","), "],\"cost\":", FormatCost(info.cost));
+  const bool permute = step.kind == StepKind::kPermute;
+  if (step.group.size() > 1 || permute) {
+    absl::StrAppend(out, ",\"mesh_dims\":[", absl::StrJoin(step.group.ToVector(), ","), "]");
+  }
+  if (!step.entries.empty()) {
+    std::vector<std::string> items;
+    for (int i = 0; i < step.entries.size(); ++i) {
+      items.push_back(permute ? absl::StrCat("{\"mesh_dim\":", step.entries.mesh_dim(i),
+                                             ",\"dst\":\"S(", step.entries.tensor_dim(i), ")\"}")
+                              : absl::StrCat(step.entries.mesh_dim(i)));
+    }
+    absl::StrAppend(out, permute ? ",\"moves\":[" : ",\"order\":[", absl::StrJoin(items, ","),
+                    "]");
+  }
+  out->push_back('}');
+}
+
+}  // namespace
 
 void AppendResultJson(const json& id, const absl::StatusOr<Plan>& plan, std::string* out) {
   absl::StrAppend(out, "{\"id\":", id.dump(), ",\"ok\":", plan.ok() ? "true" : "false");
@@ -297,15 +367,11 @@ void AppendResultJson(const json& id, const absl::StatusOr<Plan>& plan, std::str
   AppendJsonString(plan->Trace(), out);
   absl::StrAppend(out, ",\"steps\":[");
   for (size_t i = 0; i < plan->steps.size(); ++i) {
-    const TransformInfo& info = plan->steps[i];
-    const Step& step = info.step;
-    absl::StrAppend(out, i ? "," : "", "{\"mesh_dim\":", step.mesh_dim(), ",\"src\":\"",
-                    step.src.ToString(), "\",\"dst\":\"", step.dst.ToString(),
-                    "\",\"collective\":\"", StepKindName(step.kind),
-                    "\",\"logical_shape\":[", absl::StrJoin(info.logical_shape, ","),
-                    "],\"cost\":", FormatCost(info.cost), "}");
+    if (i > 0) out->push_back(',');
+    AppendStepJson(plan->steps[i], out);
   }
-  absl::StrAppend(out, "]}");
+  absl::StrAppend(out, "],\"mode\":\"", PlanModeName(plan->mode),
+                  "\",\"peak_bytes\":", plan->peak_bytes, "}");
 }
 
 void AppendCaseResult(const json& object, int64_t max_states, std::string* out,

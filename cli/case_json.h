@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,9 @@
 #include "cli/profile_json.h"
 #include "nlohmann/json.hpp"
 #include "planner/cost_model.h"
+#include "planner/dist_spec.h"
 #include "planner/plan.h"
+#include "planner/planner.h"
 
 namespace reshard {
 
@@ -31,12 +34,23 @@ struct PlanRequest {
   std::string src;
   std::string dst;
   std::string algorithm = "auto";
-  std::string cost_model = "pytorch";
+  // "native", "pytorch" or "auto"; empty is auto: pytorch when cost_model
+  // names a pytorch model, native otherwise (planner.h, PlanOptions::mode).
+  std::string mode;
+  // Empty: the mode's default, "alpha-beta" (native) or "pytorch"
+  // (ModelNameOf). Given apart from empty so that an explicit pytorch model
+  // keeps a request without a mode in pytorch mode.
+  std::string cost_model;
   int64_t devices_per_host = 8;
   std::string profile;              // a profile file for "alpha-beta"; empty: its default
   std::vector<int64_t> coordinate;  // empty: all zeros
   int64_t max_states = 1000000;     // PlanOptions::max_expanded_states
+  std::optional<int64_t> max_memory;  // PlanOptions::max_memory, bytes; none: no limit
 };
+
+// The cost model a request names: cost_model, or when it is empty the
+// default of its mode ("pytorch" for mode pytorch, else "alpha-beta").
+std::string ModelNameOf(const PlanRequest& request);
 
 // How error messages name a field: as a JSON key ("cost_model") or as a flag ("--cost-model").
 enum class FieldStyle { kJsonKey, kFlag };
@@ -48,6 +62,19 @@ absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromRequest(const Plan
                                                                       FieldStyle style,
                                                                       ProfileCache* profiles);
 
+// A request validated: the specs and the options to plan them with.
+struct ValidRequest {
+  DistSpec src;
+  DistSpec dst;
+  PlanOptions options;
+};
+
+// Validates every field. InvalidArgument messages start with the field's
+// name ("src: ..."); a native mode with a cost model that prices compat
+// steps only is an error naming mode and cost_model.
+absl::StatusOr<ValidRequest> ValidateRequest(const PlanRequest& request, FieldStyle style,
+                                             ProfileCache* profiles = nullptr);
+
 // Validates every field and plans. InvalidArgument messages start with the
 // field's name ("src: ..."); NotFound ("no_path: ...") and ResourceExhausted
 // come from the planner (planner.h). `profiles`, if given, reads each profile
@@ -56,15 +83,18 @@ absl::StatusOr<Plan> PlanFromRequest(const PlanRequest& request, FieldStyle styl
                                      ProfileCache* profiles = nullptr);
 
 // Reads a batch line's object into *request. Keys: id, mesh, shape, dtype, src,
-// dst, algorithm, cost_model, devices_per_host, profile, coordinate (null means the
-// default), and "expected", which is ignored so that test-data files can be
+// dst, algorithm, cost_model, devices_per_host, profile, coordinate, mode,
+// max_memory (null means the default), and "expected", which is ignored so that test-data files can be
 // fed to `reshard batch` as they are. InvalidArgument naming the key on an
 // unknown or missing key or a value of the wrong type.
 absl::Status RequestFromJson(const nlohmann::json& object, PlanRequest* request);
 
 // Appends the result object as one line of JSON text without the newline:
 // id, ok, algorithm, cost, trace, steps (each mesh_dim, src, dst, collective,
-// logical_shape, cost) in that order; or id, ok=false, error. Written directly
+// logical_shape, cost, then for a step over several mesh dims mesh_dims and,
+// when it enters Shard in an order, order; for a permute its moves), mode,
+// peak_bytes, in that order (keys added later go last, so older readers and
+// golden files keep their prefix); or id, ok=false, error. Written directly
 // rather than through a JSON DOM: `reshard batch` throughput depends on it.
 void AppendResultJson(const nlohmann::json& id, const absl::StatusOr<Plan>& plan,
                       std::string* out);

@@ -27,12 +27,6 @@ std::vector<MeshDimSet> Groups(const DeviceMesh& mesh) {
   return groups;
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t k = v.size() / 2;
-  return v.size() % 2 ? v[k] : (v[k - 1] + v[k]) / 2;
-}
-
 absl::Status Run(Communicator& comm, const Probe& p, std::vector<float>& a,
                  std::vector<float>& b) {
   switch (p.kind) {
@@ -47,6 +41,19 @@ absl::Status Run(Communicator& comm, const Probe& p, std::vector<float>& a,
 }
 
 }  // namespace
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t k = v.size() / 2;
+  return v.size() % 2 ? v[k] : (v[k - 1] + v[k]) / 2;
+}
+
+absl::Status MeshBarrier(Communicator& comm) {
+  MeshDimSet everyone;
+  for (int m = 0; m < comm.mesh().ndim(); ++m) everyone = everyone.With(m);
+  float token = 0;
+  return comm.AllReduce(everyone, &token, 1, DType::kF32, ReduceOp::kSum);
+}
 
 std::vector<Probe> MakeProbes(const DeviceMesh& mesh, const std::vector<int64_t>& sizes) {
   std::vector<Probe> probes;
@@ -70,15 +77,12 @@ absl::StatusOr<std::vector<double>> TimeProbes(Communicator& comm,
   int64_t elements = 1;
   for (const Probe& p : probes) elements = std::max(elements, p.n * p.count);
   std::vector<float> a(elements, 1.0f), b(elements, 0.0f);
-  MeshDimSet everyone;
-  for (int m = 0; m < comm.mesh().ndim(); ++m) everyone = everyone.With(m);
-  float token = 0;
   std::vector<double> times;
   times.reserve(probes.size() * repeat);
   for (const Probe& p : probes) {
     RESHARD_RETURN_IF_ERROR(Run(comm, p, a, b));  // warm-up (and connects a new group)
     for (int64_t r = 0; r < repeat; ++r) {
-      RESHARD_RETURN_IF_ERROR(comm.AllReduce(everyone, &token, 1, DType::kF32, ReduceOp::kSum));
+      RESHARD_RETURN_IF_ERROR(MeshBarrier(comm));
       const auto start = std::chrono::steady_clock::now();
       RESHARD_RETURN_IF_ERROR(Run(comm, p, a, b));
       times.push_back(

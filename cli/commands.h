@@ -22,6 +22,8 @@ int RunVerifyCommand(const std::vector<std::string>& args);
 int RunCostsCommand(const std::vector<std::string>& args);
 // cli/calibrate_command.cc.
 int RunCalibrateCommand(const std::vector<std::string>& args);
+// cli/bench_command.cc.
+int RunBenchCommand(const std::vector<std::string>& args);
 
 }  // namespace reshard
 

@@ -53,9 +53,10 @@ FLAGS (--flag value or --flag=value)
   --max-states N          1000000; bound on the states each row's search expands
   --help                  this text
 
-Costs are those of PyTorch's graph planner (compat mode, spec §5-6) under the
-chosen cost model; --cost-model alpha-beta prices with the native model (spec
-§6.2).
+Costs are those of PyTorch's graph planner (pytorch mode, spec §5-6) under
+the chosen cost model; --cost-model alpha-beta prices with the native model
+(spec §6.2). Native mode's plans (reshard plan --mode native) have no cost
+matrix yet.
 
 )txt",
                       NotationHelp(), "\n", ExitCodesHelp());
@@ -135,7 +136,8 @@ absl::StatusOr<CostsRequest> RequestFromFlags(const FlagValues& flags) {
   }
   RESHARD_ASSIGN_OR_RETURN(int64_t per_host, PositiveFlag(flags, "devices-per-host", 8));
   PlanRequest model;
-  model.cost_model = flags.Get("cost-model", model.cost_model);
+  // CostMatrix searches the compat graph (spec §5): pytorch mode and its default model.
+  model.cost_model = flags.Get("cost-model", "pytorch");
   model.devices_per_host = per_host;
   model.profile = flags.Get("profile");
   RESHARD_ASSIGN_OR_RETURN(r.options.cost_model,

@@ -28,6 +28,21 @@ std::string NotationHelp() {
 )txt";
 }
 
+std::string ModesHelp() {
+  return R"txt(MODES
+  native   reshard's own planner (the default): steps over several mesh dims
+           at once and permutes, priced by the alpha-beta model (spec §6.2),
+           searched under --max-memory. Use it to run redistributions.
+  pytorch  PyTorch DTensor's planner exactly: its edges, its pytorch or
+           pytorch-const costs, identical traces. Use it to predict or
+           reproduce what PyTorch does.
+  Without a mode, a request that names a pytorch cost model (--cost-model
+  pytorch|pytorch-const, or cost_model in a batch line) is planned in pytorch
+  mode, so existing inputs keep their answers; --mode native with such a
+  model is an error.
+)txt";
+}
+
 std::string ExitCodesHelp() {
   return R"txt(EXIT CODES
   0  success
@@ -35,7 +50,8 @@ std::string ExitCodesHelp() {
      any command: the output could not be written (a full disk, a closed pipe)
   2  bad input; the message on stderr names the flag or token
   3  no plan: none exists (e.g. the greedy planner cannot do S -> P or
-     P(x) -> P(y)), or the graph search hit --max-states
+     P(x) -> P(y)), the graph search hit --max-states, or no plan keeps
+     every rank under --max-memory
 )txt";
 }
 
@@ -85,7 +101,9 @@ FLAGS (--flag value or --flag=value)
   --algorithm NAME        auto; auto, graph or greedy. auto is greedy unless a
                           shard order or StridedShard needs the graph planner,
                           which then also overrides greedy
-  --cost-model NAME       pytorch; one of: )txt",
+  --mode MODE             native or pytorch (see MODES); default: pytorch when
+                          --cost-model names a pytorch model, native otherwise
+  --cost-model NAME       the mode's: alpha-beta (native) or pytorch; one of: )txt",
                       absl::StrJoin(CostModelNames(), ", "), R"txt(
                           (pytorch and alpha-beta are in microseconds,
                           pytorch-const unitless; alpha-beta is the native
@@ -96,13 +114,19 @@ FLAGS (--flag value or --flag=value)
                           reshard calibrate writes); default: 8-GPU NVLink
                           hosts with InfiniBand between them
   --coordinate C          0,...; the rank whose logical shapes are reported
+  --max-memory BYTES      no limit; bytes any rank may hold at once (an integer,
+                          optionally with K, M, G or T). Native mode plans only
+                          steps under it; pytorch mode fails if its plan is over.
+                          No plan under it: exit code 3
   --format FORMAT         text; text (a table), json (one object, as reshard
-                          batch prints) or dot (Graphviz: | dot -Tpng > plan.png)
+                          batch prints) or dot (Graphviz: | dot -Tpng > plan.png).
+                          Every format names the mode and the plan's peak bytes
+                          per rank (input + output + scratch of its largest step)
   --max-states N          1000000; bound on the states the graph search expands
   --help                  this text
 
 )txt",
-                      NotationHelp(), "\n", ExitCodesHelp());
+                      ModesHelp(), "\n", NotationHelp(), "\n", ExitCodesHelp());
 }
 
 std::string BatchHelp() {
@@ -121,22 +145,31 @@ INPUT KEYS
   src, dst          required; layouts (see NOTATION)
   dtype             "f32"
   algorithm         "auto" ("graph", "greedy")
-  cost_model        "pytorch" (")txt",
-                      absl::StrJoin(CostModelNames(), "\", \""), R"txt(")
+  mode              "native" or "pytorch" (see MODES); default: pytorch when
+                    cost_model names a pytorch model, native otherwise
+  cost_model        the mode's: "alpha-beta" (native) or "pytorch"; one of ")txt",
+                      absl::StrJoin(CostModelNames(), "\", \""), R"txt("
   devices_per_host  8
   profile           none; a profile file for "alpha-beta" (as --profile),
                     read once per run
   coordinate        all zeros; the rank whose logical shapes are reported
+  max_memory        none; bytes any rank may hold at once (a positive integer);
+                    no plan under it is an error result
   expected          ignored (so test-data files can be fed as they are)
   Any other key is an error naming it. null means the default.
 
 OUTPUT KEYS
-  id, ok, algorithm (the planner actually used), cost, trace, and steps, each
-  {mesh_dim, src, dst, collective, logical_shape, cost}; id, ok=false and error
-  when ok is false (errors for requests without a plan start with "no_path").
+  id, ok, algorithm (the planner actually used), cost, trace, steps, mode (the
+  mode used) and peak_bytes (per rank: input + output + scratch of the largest
+  step). Each step is {mesh_dim, src, dst, collective, logical_shape, cost};
+  a step over several mesh dims adds mesh_dims (mesh_dim is their lowest) and,
+  entering Shard, order (the order they join it); a permute adds its moves,
+  [{mesh_dim, dst}, ...]. id, ok=false and error when ok is false (errors for
+  requests without a plan start with "no_path", or "max memory" when none
+  fits max_memory).
   Example:
     in:  {"id": "a", "mesh": [2], "shape": [8], "src": "S(0)", "dst": "R", "cost_model": "pytorch-const"}
-    out: {"id":"a","ok":true,"algorithm":"greedy","cost":2.0,"trace":"S(0)->R","steps":[...]}
+    out: {"id":"a","ok":true,"algorithm":"greedy","cost":2.0,"trace":"S(0)->R","steps":[...],"mode":"pytorch","peak_bytes":96}
 
 FLAGS
   --max-states N   1000000; bound on the states each graph search expands
@@ -144,7 +177,7 @@ FLAGS
   --help           this text
 
 )txt",
-                      NotationHelp(), R"txt(
+                      ModesHelp(), "\n", NotationHelp(), R"txt(
 EXIT CODES
   0  every line was read (bad lines are reported in their results)
   1  internal error

@@ -20,12 +20,13 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
   if (command == "verify") return reshard::RunVerifyCommand(args);
   if (command == "costs") return reshard::RunCostsCommand(args);
   if (command == "calibrate") return reshard::RunCalibrateCommand(args);
+  if (command == "bench") return reshard::RunBenchCommand(args);
   if (IsHelp(command)) {
     std::cout << reshard::MainHelp();
     return reshard::kExitOk;
   }
   std::cerr << "reshard: unknown command \"" << command
-            << "\" (commands: plan, batch, verify, costs, calibrate; see reshard --help)\n";
+            << "\" (commands: plan, batch, verify, costs, calibrate, bench; see reshard --help)\n";
   return reshard::kExitBadInput;
 }
 

@@ -57,8 +57,13 @@ absl::StatusOr<PlanRequest> RequestFromFlags(const FlagValues& flags) {
   request.dst = flags.Get("dst");
   request.dtype = flags.Get("dtype", request.dtype);
   request.algorithm = flags.Get("algorithm", request.algorithm);
-  request.cost_model = flags.Get("cost-model", request.cost_model);
+  request.cost_model = flags.Get("cost-model");
   request.profile = flags.Get("profile");
+  request.mode = flags.Get("mode");
+  if (flags.Has("max-memory")) {
+    RESHARD_ASSIGN_OR_RETURN(request.max_memory,
+                             ParseByteSize("max-memory", flags.Get("max-memory")));
+  }
   return request;
 }
 
@@ -77,6 +82,8 @@ int RunPlanCommand(const std::vector<std::string>& args) {
                              {"coordinate", true},
                              {"format", true},
                              {"max-states", true},
+                             {"mode", true},
+                             {"max-memory", true},
                              {"help", false}});
   absl::StatusOr<FlagValues> flags = parser.Parse(args);
   if (!flags.ok()) return Fail(flags.status().message(), kExitBadInput);
@@ -96,7 +103,7 @@ int RunPlanCommand(const std::vector<std::string>& args) {
   if (!plan.ok()) {
     std::string message(plan.status().message());
     if (plan.status().code() == absl::StatusCode::kResourceExhausted &&
-        !absl::StrContains(message, "--max-states")) {
+        !absl::StrContains(message, "--max-states") && !absl::StrContains(message, "max memory")) {
       absl::StrAppend(&message, " (raise --max-states)");
     }
     return Fail(message, ExitCodeFor(plan.status()));
@@ -106,9 +113,9 @@ int RunPlanCommand(const std::vector<std::string>& args) {
     AppendResultJson(nullptr, plan, &out);
     std::cout << out << "\n";
   } else if (format == "dot") {
-    std::cout << FormatPlanDot(*plan, request->cost_model);
+    std::cout << FormatPlanDot(*plan, ModelNameOf(*request));
   } else {
-    std::cout << FormatPlanText(*plan, request->cost_model, request->algorithm);
+    std::cout << FormatPlanText(*plan, ModelNameOf(*request), request->algorithm);
   }
   return kExitOk;
 }

@@ -26,6 +26,24 @@ std::string Pad(absl::string_view s, size_t width) {
   return out;
 }
 
+// "1" for one mesh dim, "0,1" for a group.
+std::string MeshDimsText(const Step& s) { return absl::StrJoin(s.group.ToVector(), ","); }
+
+// "S(0) -> R"; a group entering Shard in an order: "R -> S(0) as [1,0]"; a
+// permute: its moves, "0->S(1) 1->S(0)" (step.h, Step::ToString).
+std::string TransitionText(const Step& s) {
+  std::vector<std::string> moves;
+  for (int i = 0; i < s.entries.size(); ++i) {
+    moves.push_back(s.kind == StepKind::kPermute
+                        ? absl::StrCat(s.entries.mesh_dim(i), "->S(", s.entries.tensor_dim(i), ")")
+                        : absl::StrCat(s.entries.mesh_dim(i)));
+  }
+  if (s.kind == StepKind::kPermute) return absl::StrJoin(moves, " ");
+  std::string out = absl::StrCat(s.src.ToString(), " -> ", s.dst.ToString());
+  if (moves.size() > 1) absl::StrAppend(&out, " as [", absl::StrJoin(moves, ","), "]");
+  return out;
+}
+
 // A DOT double-quoted string's contents.
 std::string DotEscape(absl::string_view s) {
   return absl::StrReplaceAll(s, {{"\\", "\\\\"}, {"\"", "\\\""}});
@@ -44,8 +62,7 @@ std::string FormatPlanText(const Plan& plan, absl::string_view cost_model,
     for (size_t i = 0; i < plan.steps.size(); ++i) {
       const TransformInfo& info = plan.steps[i];
       const Step& s = info.step;
-      rows.push_back({absl::StrCat(i + 1), absl::StrCat(s.mesh_dim()),
-                      absl::StrCat(s.src.ToString(), " -> ", s.dst.ToString()),
+      rows.push_back({absl::StrCat(i + 1), MeshDimsText(s), TransitionText(s),
                       std::string(StepKindName(s.kind)), ShapeText(info.logical_shape),
                       FormatCost(info.cost)});
     }
@@ -71,15 +88,17 @@ std::string FormatPlanText(const Plan& plan, absl::string_view cost_model,
   if (plan.algorithm == Algorithm::kGraph) {
     absl::StrAppend(&out, ", ", plan.expanded_states, " states expanded");
   }
-  absl::StrAppend(&out, "\n");
+  absl::StrAppend(&out, "\nmode:       ", PlanModeName(plan.mode), "\npeak bytes: ",
+                  plan.peak_bytes, " per rank (the most any rank holds at once)\n");
   return out;
 }
 
 std::string FormatPlanDot(const Plan& plan, absl::string_view cost_model) {
   std::string out = "digraph plan {\n  rankdir=TB;\n";
-  absl::StrAppend(&out, "  label=\"", AlgorithmName(plan.algorithm), " plan, cost ",
-                  FormatCost(plan.cost), Unit(cost_model), " (", DotEscape(cost_model),
-                  ")\";\n  labelloc=t;\n");
+  absl::StrAppend(&out, "  label=\"", PlanModeName(plan.mode), " mode, ",
+                  AlgorithmName(plan.algorithm), " plan, cost ", FormatCost(plan.cost),
+                  Unit(cost_model), " (", DotEscape(cost_model), "), peak ", plan.peak_bytes,
+                  " bytes per rank\";\n  labelloc=t;\n");
   absl::StrAppend(&out, "  node [shape=box, fontname=\"Courier\"];\n");
   // One node per position: a plan never needs to revisit a state, but node
   // identity by position keeps the picture a chain even if one did.
@@ -92,8 +111,8 @@ std::string FormatPlanDot(const Plan& plan, absl::string_view cost_model) {
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const Step& s = plan.steps[i].step;
     absl::StrAppend(&out, "  s", i, " -> s", i + 1, " [label=\"", StepKindName(s.kind),
-                    "\\nmesh dim ", s.mesh_dim(), ": ", DotEscape(s.src.ToString()), " -> ",
-                    DotEscape(s.dst.ToString()), "\\ncost ", FormatCost(plan.steps[i].cost),
+                    s.group.size() > 1 ? "\\nmesh dims " : "\\nmesh dim ", MeshDimsText(s), ": ",
+                    DotEscape(TransitionText(s)), "\\ncost ", FormatCost(plan.steps[i].cost),
                     "\"];\n");
   }
   absl::StrAppend(&out, "}\n");

@@ -10,14 +10,16 @@
 
 namespace reshard {
 
-// The trace, one row per step (step #, mesh dim, transition, collective,
-// logical shape, cost), the total and the algorithm used. `requested` is the
+// The trace, one row per step (step #, mesh dim(s), transition, collective,
+// logical shape, cost), the total, the algorithm and mode used and the peak
+// bytes per rank. `requested` is the
 // algorithm asked for, mentioned when it differs from the one used.
 std::string FormatPlanText(const Plan& plan, absl::string_view cost_model,
                            absl::string_view requested);
 
 // A Graphviz digraph: the plan's states as nodes labelled in notation, each step
-// an edge labelled with its collective, mesh dim, transition and cost.
+// an edge labelled with its collective, mesh dim(s), transition and cost; the
+// graph's label names the mode, algorithm, cost and peak bytes.
 std::string FormatPlanDot(const Plan& plan, absl::string_view cost_model);
 
 }  // namespace reshard

@@ -33,6 +33,7 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/help.h"
+#include "cli/host_memory.h"
 #include "cli/verify_processes.h"
 #include "collectives/gloo/gloo_communicator.h"
 #include "collectives/stores/redis_store.h"
@@ -127,17 +128,6 @@ struct VerifySettings {
   std::string mode_flags;
 };
 
-// Half of this machine's memory, or of the address-space limit when one is
-// set (ulimit -v): --max-memory's default.
-double DefaultMaxMemory() {
-  double bytes = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
-  struct rlimit limit;
-  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
-    bytes = std::min(bytes, static_cast<double>(limit.rlim_cur));
-  }
-  return bytes / 2;
-}
-
 absl::StatusOr<int64_t> IntFlag(const FlagValues& flags, absl::string_view name,
                                 absl::string_view fallback) {
   return ParseInt(name, flags.Get(name, fallback));
@@ -211,7 +201,7 @@ absl::StatusOr<VerifySettings> ParseSettings(const FlagValues& flags) {
     return absl::InvalidArgumentError(
         "--max-ranks: must be between 1 and 4096 (each rank is a thread or process)");
   }
-  s.limits.max_bytes = DefaultMaxMemory();
+  s.limits.max_bytes = DefaultMaxHostMemory();
   if (flags.Has("max-memory")) {
     RESHARD_ASSIGN_OR_RETURN(int64_t bytes, ParseByteSize("max-memory", flags.Get("max-memory")));
     s.limits.max_bytes = static_cast<double>(bytes);
@@ -310,7 +300,7 @@ absl::StatusOr<VerifyCase> CaseFromFlags(const FlagValues& flags, int64_t seed,
   request.src = flags.Get("src");
   request.dst = flags.Get("dst");
   request.algorithm = flags.Get("algorithm", request.algorithm);
-  if (mode == PlanMode::kNative) request.cost_model = "alpha-beta";  // plans natively
+  request.mode = std::string(PlanModeName(mode));  // what verify plans (PlanCase)
   if (absl::StatusOr<Plan> plan = PlanFromRequest(request, FieldStyle::kFlag);
       !plan.ok() && plan.status().code() == absl::StatusCode::kInvalidArgument) {
     return plan.status();  // no plan at all is a skipped case, reported below

@@ -210,14 +210,14 @@ TEST(CliTest, BadInputExitsTwoNamingTheFlag) {
 }
 
 TEST(CliTest, NoPlanExitsThree) {
-  // The greedy planner cannot do S -> P (spec §8).
+  // The greedy planner (pytorch mode's) cannot do S -> P (spec §8).
   Result no_path = RunReshard({"plan", "--mesh", "2", "--shape", "8", "--src", "S(0)", "--dst", "P(sum)",
-                        "--algorithm", "greedy"});
+                        "--algorithm", "greedy", "--mode", "pytorch"});
   EXPECT_EQ(no_path.exit_code, 3) << no_path.err;
   EXPECT_TRUE(absl::StrContains(no_path.err, "no_path")) << no_path.err;
   // A search that must expand more than one state.
   Result bound = RunReshard({"plan", "--mesh", "2,2", "--shape", "8,8", "--src", "S(0)[1]S(0)[0]",
-                      "--dst", "S(1)S(0)", "--max-states", "1"});
+                      "--dst", "S(1)S(0)", "--max-states", "1", "--mode", "pytorch"});
   EXPECT_EQ(bound.exit_code, 3) << bound.err;
   EXPECT_TRUE(absl::StrContains(bound.err, "--max-states")) << bound.err;
 }
@@ -235,7 +235,7 @@ TEST(CliTest, BatchAnswersEveryLineInOrder) {
       "{\"id\": \"type\", \"mesh\": \"2,2\", \"shape\": [8], \"src\": \"R\", \"dst\": \"R\"}\n",
       "{\"id\": \"notation\", \"mesh\": [2], \"shape\": [8], \"src\": \"S(3)\", \"dst\": \"R\"}\n",
       "{\"id\": \"no_path\", \"mesh\": [2], \"shape\": [8], \"src\": \"S(0)\", \"dst\": \"P\", "
-      "\"algorithm\": \"greedy\"}\n",
+      "\"algorithm\": \"greedy\", \"mode\": \"pytorch\"}\n",
       "{\"id\": 7, \"mesh\": [2, 2], \"shape\": [8], \"src\": \"S(0)R\", \"dst\": \"RR\", "
       "\"dtype\": null}\n",
       "[1, 2]\n", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n");
@@ -438,12 +438,14 @@ TEST(CliTest, BigIdsAreNotEchoedWithOtherDigits) {
 // (spec §9: shard orders force the graph planner).
 TEST(CliTest, BoundAdviceFitsTheRequest) {
   Result forced = RunReshard({"plan", "--mesh", "2,2", "--shape", "8,8", "--src", "S(0)[1]S(0)[0]",
-                              "--dst", "S(1)S(0)", "--max-states", "1", "--algorithm", "greedy"});
+                              "--dst", "S(1)S(0)", "--max-states", "1", "--algorithm", "greedy",
+                              "--mode", "pytorch"});
   EXPECT_EQ(forced.exit_code, 3) << forced.err;
   EXPECT_FALSE(absl::StrContains(forced.err, "use the greedy planner")) << forced.err;
   EXPECT_TRUE(absl::StrContains(forced.err, "--max-states")) << forced.err;
   Result graph = RunReshard({"plan", "--mesh", "2,2", "--shape", "8,8", "--src", "S(0)S(1)",
-                             "--dst", "S(1)S(0)", "--max-states", "1", "--algorithm", "graph"});
+                             "--dst", "S(1)S(0)", "--max-states", "1", "--algorithm", "graph",
+                             "--mode", "pytorch"});
   EXPECT_EQ(graph.exit_code, 3) << graph.err;
   EXPECT_TRUE(absl::StrContains(graph.err, "--algorithm greedy")) << graph.err;
 }
@@ -557,6 +559,124 @@ TEST(CliTest, BatchReadsTheProfileKey) {
   EXPECT_EQ(json::parse(lines[1])["cost"], 1000.016) << lines[1];
   EXPECT_TRUE(absl::StrContains(json::parse(lines[2])["error"].get<std::string>(),
                                 "profile: /nonexistent.json")) << lines[2];
+}
+
+// --- Modes, peak memory (issue 7) ---
+
+json PlanJson(std::vector<std::string> args) {
+  args.insert(args.begin(), {"plan", "--format", "json"});
+  Result r = RunReshard(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  json got = json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+  EXPECT_FALSE(got.is_discarded()) << r.out;
+  return got;
+}
+
+TEST(CliTest, DefaultModeIsNative) {
+  json got = PlanJson({"--mesh", "2,2", "--shape", "8,8", "--src", "S(0)R", "--dst", "RR"});
+  EXPECT_EQ(got["mode"], "native") << got;
+  Result text = RunReshard({"plan", "--mesh", "2,2", "--shape", "8,8", "--src", "S(0)R", "--dst",
+                            "RR"});
+  EXPECT_TRUE(absl::StrContains(text.out, "mode:       native")) << text.out;
+  EXPECT_TRUE(absl::StrContains(text.out, "(cost model alpha-beta)")) << text.out;
+}
+
+// Existing inputs name a pytorch cost model and keep their exact answers.
+TEST(CliTest, PytorchCostModelWithoutModeIsPytorchMode) {
+  json c = GoldenCase();
+  std::vector<std::string> args = PlanArgs(c);
+  args.erase(args.begin());  // "plan"
+  json got = PlanJson(args);
+  EXPECT_EQ(got["mode"], "pytorch") << got;
+  EXPECT_EQ(got["trace"], c["expected"]["trace"]) << got;
+  json line = c;
+  line.erase("expected");
+  Result batch = RunReshard({"batch"}, line.dump() + "\n");
+  EXPECT_TRUE(absl::StrContains(batch.out, "\"mode\":\"pytorch\"")) << batch.out;
+}
+
+TEST(CliTest, NativeModeWithAPytorchCostModelIsRefusedNamingBoth) {
+  Result r = RunReshard({"plan", "--mesh", "2", "--shape", "8", "--src", "S(0)", "--dst", "R",
+                         "--mode", "native", "--cost-model", "pytorch-const"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(absl::StartsWith(r.err, "reshard: --mode: ")) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "--cost-model \"pytorch-const\"")) << r.err;
+  Result batch = RunReshard({"batch"}, R"j({"mesh": [2], "shape": [8], "src": "S(0)", "dst": "R", "mode": "native", "cost_model": "pytorch"})j"
+                                       "\n");
+  json got = json::parse(batch.out);
+  EXPECT_TRUE(absl::StartsWith(got.value("error", ""), "mode: ")) << batch.out;
+  EXPECT_TRUE(absl::StrContains(got.value("error", ""), "cost_model \"pytorch\"")) << batch.out;
+  Result unknown = RunReshard({"plan", "--mesh", "2", "--shape", "8", "--src", "S(0)", "--dst",
+                               "R", "--mode", "fast"});
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.err;
+  EXPECT_TRUE(absl::StrContains(unknown.err, "--mode: unknown mode \"fast\"")) << unknown.err;
+}
+
+// A limit no plan fits is "no plan" (exit code 3, as for --max-states); a
+// limit that is not a positive size is bad input naming the flag or key.
+TEST(CliTest, MaxMemoryTooSmallIsNoPlanAndBadLimitsAreNamed) {
+  const std::vector<std::string> base = {"plan", "--mesh", "2,2", "--shape", "64,64",
+                                         "--src", "S(0)S(1)", "--dst", "RR"};
+  for (const char* mode : {"native", "pytorch"}) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), {"--mode", mode, "--max-memory", "100"});
+    Result r = RunReshard(args);
+    EXPECT_EQ(r.exit_code, 3) << mode << ": " << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, "max memory")) << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, "--max-memory 100")) << r.err;
+  }
+  for (const char* bad : {"0", "-5", "lots"}) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), {"--max-memory", bad});
+    Result r = RunReshard(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_TRUE(absl::StartsWith(r.err, "reshard: --max-memory: ")) << r.err;
+  }
+  Result batch = RunReshard(
+      {"batch"}, "{\"mesh\": [2], \"shape\": [8], \"src\": \"S(0)\", \"dst\": \"R\", \"max_memory\": 0}\n"
+                 "{\"mesh\": [2], \"shape\": [8], \"src\": \"S(0)\", \"dst\": \"R\", \"max_memory\": 8}\n");
+  std::vector<std::string> lines = absl::StrSplit(batch.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 2u) << batch.out;
+  EXPECT_TRUE(absl::StartsWith(json::parse(lines[0]).value("error", ""), "max_memory: "))
+      << lines[0];
+  EXPECT_TRUE(absl::StartsWith(json::parse(lines[1]).value("error", ""), "max memory: "))
+      << lines[1];
+}
+
+// S(0) -> R on 2 ranks, 8 f32 (step_memory.h): input 16 B + send chunk 16 +
+// receive buffer 2 * 16 + output 32 = 96 bytes.
+TEST(CliTest, EveryFormatReportsModeAndPeakBytes) {
+  const std::vector<std::string> args = {"plan", "--mesh", "2", "--shape", "8", "--src", "S(0)",
+                                         "--dst", "R", "--mode", "pytorch"};
+  json got = PlanJson({args.begin() + 1, args.end()});
+  EXPECT_EQ(got["peak_bytes"], 96) << got;
+  EXPECT_EQ(got["mode"], "pytorch") << got;
+  Result text = RunReshard(args);
+  EXPECT_TRUE(absl::StrContains(text.out, "peak bytes: 96 per rank")) << text.out;
+  std::vector<std::string> dot = args;
+  dot.insert(dot.end(), {"--format", "dot"});
+  Result graph = RunReshard(dot);
+  EXPECT_TRUE(absl::StrContains(graph.out, "pytorch mode")) << graph.out;
+  EXPECT_TRUE(absl::StrContains(graph.out, "peak 96 bytes per rank")) << graph.out;
+  Result batch = RunReshard({"batch"}, R"j({"mesh": [2], "shape": [8], "src": "S(0)", "dst": "R", "cost_model": "pytorch"})j"
+                                       "\n");
+  EXPECT_TRUE(absl::StrContains(batch.out, ",\"mode\":\"pytorch\",\"peak_bytes\":96}")) << batch.out;
+}
+
+// Swapping a tensor dim's two splits for another dim's is one native step
+// over both mesh dims: mesh_dims lists them, mesh_dim is the lowest.
+TEST(CliTest, StepsOverSeveralMeshDimsPrintThem) {
+  json got = PlanJson({"--mesh", "2,2", "--shape", "64,64", "--src", "S(0)S(0)", "--dst",
+                       "S(1)S(1)", "--mode", "native"});
+  int group_steps = 0;
+  for (const json& step : got["steps"]) {
+    if (!step.contains("mesh_dims")) continue;
+    ++group_steps;
+    EXPECT_EQ(step["mesh_dims"], json::parse("[0,1]")) << step;
+    EXPECT_EQ(step["mesh_dim"], 0) << step;
+    if (step["collective"] == "permute") EXPECT_EQ(step["moves"].size(), 2u) << step;
+  }
+  EXPECT_GT(group_steps, 0) << got;
 }
 
 }  // namespace

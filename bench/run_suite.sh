@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The redistribution suite (bench/suite.jsonl): `reshard bench --format json`
+# on every case, both modes side by side in one run, as a markdown table.
+#
+#   bench/run_suite.sh [suite.jsonl] [repeat] [extra reshard bench flags...]
+#   bench/run_suite.sh bench/suite.jsonl 7 --profile bench/profiles/gloo-loopback.json
+#
+# Columns: each mode's measured median (microseconds, the slowest rank's
+# Redistribute per round, interleaved rounds), pytorch/native ratio (> 1:
+# native is faster), the most bytes a rank sent in each mode against the least
+# it must receive (`reshard bench --dry-run`, cli/receive_bound.h), each
+# mode's peak bytes per rank, and whether both results were verified. A mode
+# that did not run (e.g. the executor refused a step) shows "-". This is a
+# measurement on whatever machine runs it, not a test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+suite=${1:-bench/suite.jsonl}
+repeat=${2:-7}
+shift $(( $# > 2 ? 2 : $# ))
+extra=("$@")
+
+bazel build -c opt //cli:reshard >/dev/null 2>&1 || bazel build -c opt //cli:reshard
+# Not bazel-bin/: that link follows whichever configuration was built last.
+reshard="$(bazel info -c opt bazel-bin 2>/dev/null)/cli/reshard"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+echo "machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+echo "command: bench/run_suite.sh $suite $repeat ${extra[*]:-}"
+echo
+n=0
+while IFS= read -r line; do
+  [ -z "${line// }" ] && continue
+  n=$((n + 1))
+  # name, then the bench flags of the case, one per line.
+  python3 - "$line" >"$tmp/case" <<'PY'
+import json, sys
+c = json.loads(sys.argv[1])
+print(c["name"])
+for flag in ("mesh", "shape"):
+    print(f"--{flag}"); print(",".join(str(x) for x in c[flag]))
+for flag in ("dtype", "src", "dst"):
+    print(f"--{flag}"); print(c[flag])
+PY
+  name=$(head -1 "$tmp/case")
+  mapfile -t flags < <(tail -n +2 "$tmp/case")
+  "$reshard" bench "${flags[@]}" "${extra[@]}" --dry-run --format json >"$tmp/bound.$n"
+  set +e
+  "$reshard" bench "${flags[@]}" "${extra[@]}" --modes native,pytorch --repeat "$repeat" \
+    --format json >"$tmp/modes.$n" 2>"$tmp/err.$n"
+  set -e
+  echo "$name" >"$tmp/name.$n"
+done <"$suite"
+
+python3 - "$tmp" "$n" <<'PY'
+import json, os, sys
+tmp, n = sys.argv[1], int(sys.argv[2])
+print("| case | native median us | pytorch median us | pytorch/native | bytes sent max native / pytorch / lower bound | peak bytes native / pytorch | verified native / pytorch |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
+for i in range(1, n + 1):
+    name = open(f"{tmp}/name.{i}").read().strip()
+    bound = json.loads(open(f"{tmp}/bound.{i}").read())["receive_bound_max"]
+    modes = {}
+    for l in open(f"{tmp}/modes.{i}"):
+        if l.strip():
+            r = json.loads(l)
+            modes[r["mode"]] = r
+    nat, pyt = modes.get("native", {}), modes.get("pytorch", {})
+    def med(r):
+        m = r.get("measured_us", {}).get("median")
+        return m if r.get("verified") else None
+    def cell(v):
+        return "-" if v is None else f"{v:.0f}"
+    a, b = med(nat), med(pyt)
+    ratio = f"{b / a:.2f}x" if a and b else "-"
+    sent = f"{nat.get('bytes_sent_max', '-')} / {pyt.get('bytes_sent_max', '-')} / {bound}"
+    peak = f"{nat.get('peak_bytes_max', '-')} / {pyt.get('peak_bytes_max', '-')}"
+    ver = f"{'yes' if nat.get('verified') else 'NO'} / {'yes' if pyt.get('verified') else 'NO'}"
+    print(f"| {name} | {cell(a)} | {cell(b)} | {ratio} | {sent} | {peak} | {ver} |")
+    err = open(f"{tmp}/err.{i}").read().strip()
+    if err:
+        print(f"<!-- {name}: {err.splitlines()[0][:200]} -->")
+PY

@@ -1,0 +1,446 @@
+// reshard bench: each mode's plan of one redistribution run on Gloo with the
+// same data, checked, timed (interleaved repetitions) and compared: modeled
+// cost under its own and the native model, bytes sent, peak bytes.
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/time.h"
+#include "base/status_macros.h"
+#include "base/utf8.h"
+#include "cli/bench_run.h"
+#include "cli/case_json.h"
+#include "cli/collective_timing.h"
+#include "cli/commands.h"
+#include "cli/flags.h"
+#include "cli/help.h"
+#include "cli/host_memory.h"
+#include "cli/receive_bound.h"
+#include "collectives/verify/shard_util.h"
+#include "nlohmann/json.hpp"
+#include "planner/planner.h"
+
+namespace reshard {
+namespace {
+
+std::string BenchHelp() {
+  return absl::StrCat(R"txt(reshard bench: run each mode's plan on real data and compare them, measured.
+
+Plans the redistribution in each mode, runs every plan on Gloo (TCP on
+127.0.0.1) with the same deterministic data, checks every rank's result
+against its shard computed directly (as reshard verify does), and reports
+per mode: the trace, the modeled cost under the mode's own cost model and
+under the native model (native_model_cost: the same plan re-priced step by
+step by alpha-beta), the most bytes any rank sent, the plan's peak bytes per
+rank, and the measured time. Each mode runs once untimed (connecting its
+groups), then --repeat rounds of every mode in turn (interleaved, so load
+drift hits all modes alike; odd rounds in reverse order, so that no mode
+always goes first), each after a barrier over the mesh; a run's time
+is its slowest rank's Redistribute call, and median, min and max are over
+the rounds. Also printed (text): the least bytes a rank must receive, the part
+of its destination block it does not already hold (cli/receive_bound.h).
+
+USAGE
+  reshard bench --mesh 2,4 --shape 1024,1024 --src 'S(0)S(1)' --dst 'S(1)S(0)'
+  reshard bench --mesh 8 --shape 4096,1024 --src 'S(0)' --dst 'R' --repeat 20 --format json
+  reshard bench ... --processes       (one process per rank)
+
+FLAGS (--flag value or --flag=value)
+  --mesh, --shape, --src, --dst  required, as for reshard plan
+  --dtype NAME          f32; f64 f32 f16 bf16 i64 i32 i16 i8 u8 (bool without Partial)
+  --modes LIST          native,pytorch; the modes to run, in this order
+  --repeat N            5; timed rounds (1 to 1000)
+  --cost-model NAME     pytorch; pytorch mode's cost model (pytorch, pytorch-const
+                        or alpha-beta)
+  --profile FILE        the native (alpha-beta) model's profile, for planning
+                        native mode and for native_model_cost; default: its
+                        built-in one (reshard calibrate measures this machine's)
+  --devices-per-host N  8; as for reshard plan
+  --seed N              0; the data seed
+  --format FORMAT       text (a table) or json (one object per mode per line:
+                        mode, trace, modeled_cost, native_model_cost,
+                        bytes_sent_max, peak_bytes_max, measured_us {median,
+                        min, max}, verified)
+  --dry-run             plan and check the flags, print the receive lower bound
+                        (text, or json {"receive_bound_max", "receive_bound_total"})
+                        and each mode's trace, but run nothing
+  --processes           one process per rank (a file store in a temporary directory)
+  --timeout S           30; seconds a rank waits for its peers
+  --max-ranks N         64; refuse meshes with more ranks (each is a thread or
+                        process with sockets to its peers)
+  --max-memory BYTES    refuse a case whose host memory for all modes, counted
+                        from the plans before anything is allocated, exceeds
+                        this (K, M, G, T suffixes; default half of this
+                        machine's memory or of ulimit -v)
+  --help                this text
+
+EXIT CODES
+  0  every mode ran and its result was verified
+  1  a mode failed to run or gave a wrong result (its verified is false;
+     the reason is on stderr)
+  2  bad input, naming the flag
+  3  no plan in some mode (e.g. nothing fits a --profile's constraints)
+
+)txt",
+                      ModesHelp());
+}
+
+int Fail(absl::string_view message, int code) {
+  std::cerr << "reshard bench: " << Utf8Valid(message) << "\n";
+  return code;
+}
+
+struct BenchSettings {
+  PlanRequest request;  // mesh, shape, dtype, src, dst, cost_model, profile, devices_per_host
+  std::vector<std::string> modes;
+  int64_t repeat = 5;
+  int64_t seed = 0;
+  std::string format = "text";
+  bool dry_run = false;
+  bool processes = false;
+  GlooOptions gloo;
+  int64_t max_ranks = 64;
+  double max_bytes = 0;
+};
+
+absl::StatusOr<int64_t> IntIn(const FlagValues& flags, const char* name, int64_t fallback,
+                              int64_t lo, int64_t hi) {
+  if (!flags.Has(name)) return fallback;
+  RESHARD_ASSIGN_OR_RETURN(int64_t v, ParseInt(name, flags.Get(name)));
+  if (v < lo || v > hi) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--%s: must be between %d and %d, got %d", name, lo, hi, v));
+  }
+  return v;
+}
+
+absl::Status ParseModes(const FlagValues& flags, BenchSettings* s) {
+  s->modes = absl::StrSplit(flags.Get("modes", "native,pytorch"), ',');
+  for (size_t i = 0; i < s->modes.size(); ++i) {
+    const std::string& m = s->modes[i];
+    if (m != "native" && m != "pytorch") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--modes: unknown mode \"", Abbreviate(m, 64), "\" (known: native, pytorch)"));
+    }
+    if (std::find(s->modes.begin(), s->modes.begin() + i, m) != s->modes.begin() + i) {
+      return absl::InvalidArgumentError(absl::StrCat("--modes: \"", m, "\" is given twice"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<BenchSettings> ParseSettings(const FlagValues& flags) {
+  BenchSettings s;
+  for (const char* required : {"mesh", "shape", "src", "dst"}) {
+    if (!flags.Has(required)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", required, " is required (see reshard bench --help)"));
+    }
+  }
+  PlanRequest& r = s.request;
+  RESHARD_ASSIGN_OR_RETURN(r.mesh, ParseIntList("mesh", flags.Get("mesh")));
+  RESHARD_ASSIGN_OR_RETURN(r.shape, ParseIntList("shape", flags.Get("shape")));
+  r.dtype = flags.Get("dtype", r.dtype);
+  r.src = flags.Get("src");
+  r.dst = flags.Get("dst");
+  r.cost_model = flags.Get("cost-model", "pytorch");
+  r.profile = flags.Get("profile");
+  RESHARD_ASSIGN_OR_RETURN(r.devices_per_host, IntIn(flags, "devices-per-host", 8, 1, 1 << 20));
+  RESHARD_RETURN_IF_ERROR(ParseModes(flags, &s));
+  RESHARD_ASSIGN_OR_RETURN(s.repeat, IntIn(flags, "repeat", 5, 1, 1000));
+  RESHARD_ASSIGN_OR_RETURN(s.seed, IntIn(flags, "seed", 0, 0, int64_t{1} << 62));
+  RESHARD_ASSIGN_OR_RETURN(int64_t timeout, IntIn(flags, "timeout", 30, 1, 3600));
+  s.gloo.timeout = absl::Seconds(timeout);
+  RESHARD_ASSIGN_OR_RETURN(s.max_ranks, IntIn(flags, "max-ranks", 64, 1, 4096));
+  s.max_bytes = DefaultMaxHostMemory();
+  if (flags.Has("max-memory")) {
+    RESHARD_ASSIGN_OR_RETURN(int64_t bytes, ParseByteSize("max-memory", flags.Get("max-memory")));
+    s.max_bytes = static_cast<double>(bytes);
+  }
+  s.format = flags.Get("format", "text");
+  if (s.format != "text" && s.format != "json") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--format: unknown format \"", Abbreviate(s.format, 64), "\" (known: text, json)"));
+  }
+  s.dry_run = flags.Has("dry-run");
+  s.processes = flags.Has("processes");
+  return s;
+}
+
+// The request of one mode: pytorch mode prices with --cost-model, native
+// with alpha-beta (and --profile).
+PlanRequest ModeRequest(const PlanRequest& r, const std::string& mode) {
+  PlanRequest out = r;
+  out.mode = mode;
+  if (mode == "native") out.cost_model = "alpha-beta";
+  if (mode == "pytorch") out.profile.clear();
+  return out;
+}
+
+// One mode planned, before any data exists.
+struct PlannedMode {
+  std::string mode;
+  ValidRequest request;
+  Plan plan;
+};
+
+absl::StatusOr<PlannedMode> PlanOneMode(const BenchSettings& s, const std::string& mode) {
+  RESHARD_ASSIGN_OR_RETURN(ValidRequest v,
+                           ValidateRequest(ModeRequest(s.request, mode), FieldStyle::kFlag));
+  v.options.coordinate.assign(v.src.mesh().ndim(), 0);
+  absl::StatusOr<Plan> plan = PlanRedistribution(v.src, v.dst, v.options);
+  if (!plan.ok()) {
+    return absl::Status(plan.status().code(),
+                        absl::StrCat(mode, " mode: ", plan.status().message()));
+  }
+  return PlannedMode{mode, std::move(v), *std::move(plan)};
+}
+
+// The mode with its data: verify's PreparedCase (the same seed for every mode).
+absl::StatusOr<PreparedCase> WithData(const BenchSettings& s, PlannedMode m) {
+  VerifyCase c;
+  c.mesh = s.request.mesh;
+  c.shape = s.request.shape;
+  c.dtype = m.request.src.dtype();
+  c.src = s.request.src;
+  c.dst = s.request.dst;
+  c.data_seed = static_cast<uint64_t>(s.seed);
+  RESHARD_ASSIGN_OR_RETURN(
+      LocalTensor global,
+      TestTensor(c.dtype, c.shape, c.data_seed, m.request.src.mesh().num_ranks()));
+  return PreparedCase{std::move(c), std::move(m.request.src), std::move(m.request.dst),
+                      std::move(m.request.options), std::move(m.plan), std::move(global)};
+}
+
+// The plan re-priced step by step under the native model (spec §6.2).
+absl::StatusOr<double> NativeModelCost(const BenchSettings& s, const PlannedMode& p) {
+  PlanRequest native = ModeRequest(s.request, "native");
+  RESHARD_ASSIGN_OR_RETURN(std::shared_ptr<const CostModel> model,
+                           CostModelFromRequest(native, FieldStyle::kFlag, nullptr));
+  const std::unique_ptr<const BoundCostModel> bound =
+      model->Bind(CostProblem{p.request.src.mesh(), p.request.src.global_shape(),
+                              ItemSize(p.request.src.dtype())});
+  double cost = 0;
+  for (size_t i = 0; i < p.plan.steps.size(); ++i) {
+    cost += bound->StepCost(p.plan.states[i], p.plan.steps[i].step);
+  }
+  return cost;
+}
+
+// Refused before anything is allocated: too many ranks, too much memory,
+// bool data with Partial placements.
+absl::Status CheckLimits(const BenchSettings& s, const std::vector<PlannedMode>& modes) {
+  const DistSpec& src = modes.front().request.src;
+  const DistSpec& dst = modes.front().request.dst;
+  const DeviceMesh& mesh = src.mesh();
+  if (mesh.num_ranks() > s.max_ranks) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--mesh %s has %d ranks, more than bench runs on one host (%d, --max-ranks)",
+        absl::StrJoin(s.request.mesh, ","), mesh.num_ranks(), s.max_ranks));
+  }
+  double bytes = 0;
+  for (const PlannedMode& m : modes) bytes += EstimatedBytes(src, dst, m.plan);
+  if (bytes > s.max_bytes) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "the case needs about %.3g GiB of host memory for %d modes, more than the limit of "
+        "%.3g GiB (--max-memory); use a smaller --shape or raise --max-memory",
+        bytes / (1 << 30), modes.size(), s.max_bytes / (1 << 30)));
+  }
+  for (const DistSpec* spec : {&src, &dst}) {
+    for (const Placement& q : spec->state().placements()) {
+      if (src.dtype() == DType::kBool && q.is_partial()) {
+        return absl::InvalidArgumentError(
+            "--dtype bool: Partial placements (pending reductions) are not defined on bool data; "
+            "use u8 or i32");
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// What bench reports for one mode.
+struct ModeReport {
+  std::string mode;
+  std::string trace;
+  double modeled_cost = 0;
+  double native_model_cost = 0;
+  int64_t peak_bytes_max = 0;
+  ModeMeasurement measured;
+};
+
+double Min(std::vector<double> v) { return *std::min_element(v.begin(), v.end()); }
+double Max(std::vector<double> v) { return *std::max_element(v.begin(), v.end()); }
+
+// Microseconds to 0.1 us (finer digits are noise); null without a run.
+nlohmann::ordered_json Us(const std::vector<double>& us, double (*pick)(std::vector<double>)) {
+  if (us.empty()) return nullptr;
+  return std::round(pick(us) * 10) / 10;
+}
+
+// The promised keys, in this order (reshard bench --help).
+std::string JsonLine(const ModeReport& r) {
+  nlohmann::ordered_json line;
+  line["mode"] = r.mode;
+  line["trace"] = r.trace;
+  line["modeled_cost"] = r.modeled_cost;
+  line["native_model_cost"] = r.native_model_cost;
+  line["bytes_sent_max"] = r.measured.bytes_sent_max;
+  line["peak_bytes_max"] = r.peak_bytes_max;
+  const std::vector<double>& us = r.measured.run_us;
+  line["measured_us"] = {{"median", Us(us, Median)}, {"min", Us(us, Min)}, {"max", Us(us, Max)}};
+  line["verified"] = r.measured.verified;
+  return line.dump();
+}
+
+}  // namespace
+
+namespace {
+
+std::string Header(const BenchSettings& s, const ReceiveBound& bound, int64_t ranks) {
+  return absl::StrFormat(
+      "bench: mesh %s, shape %s %s, %s -> %s; %d ranks as %s, %d interleaved rounds after one "
+      "warm-up run per mode\nreceive lower bound: %d bytes per rank (max), %d in total\n\n",
+      absl::StrJoin(s.request.mesh, ","), absl::StrJoin(s.request.shape, ","), s.request.dtype,
+      s.request.src, s.request.dst, ranks, s.processes ? "processes" : "threads", s.repeat,
+      bound.max_bytes, bound.total_bytes);
+}
+
+std::string TextTable(const std::vector<ModeReport>& reports) {
+  std::string out = absl::StrFormat("%-8s %11s %11s %11s %16s %12s %14s %14s  %s\n", "mode",
+                                    "median us", "min us", "max us", "bytes sent max",
+                                    "peak bytes", "modeled cost", "native model", "verified");
+  for (const ModeReport& r : reports) {
+    const std::vector<double>& us = r.measured.run_us;
+    auto cell = [&](double (*pick)(std::vector<double>)) {
+      return us.empty() ? std::string("-") : absl::StrFormat("%.1f", pick(us));
+    };
+    absl::StrAppend(&out, absl::StrFormat("%-8s %11s %11s %11s %16d %12d %14.6g %14.6g  %s\n",
+                                          r.mode, cell(Median), cell(Min), cell(Max),
+                                          r.measured.bytes_sent_max, r.peak_bytes_max,
+                                          r.modeled_cost, r.native_model_cost,
+                                          r.measured.verified ? "yes" : "NO"));
+  }
+  absl::StrAppend(&out, "\n");
+  for (const ModeReport& r : reports) absl::StrAppend(&out, r.mode, " trace: ", r.trace, "\n");
+  if (reports.size() == 2 && !reports[0].measured.run_us.empty() &&
+      !reports[1].measured.run_us.empty()) {
+    absl::StrAppend(&out, absl::StrFormat("%s median / %s median: %.3f\n", reports[1].mode,
+                                          reports[0].mode,
+                                          Median(reports[1].measured.run_us) /
+                                              Median(reports[0].measured.run_us)));
+  }
+  return out;
+}
+
+std::vector<std::string> ChildArgs(const std::vector<std::string>& args) {
+  std::vector<std::string> out = {"reshard", "bench"};
+  for (const std::string& a : args) {
+    if (a != "--processes") out.push_back(a);
+  }
+  return out;
+}
+
+// Every mode planned (errors name the mode) and checked against the limits.
+absl::StatusOr<std::vector<PlannedMode>> PlanModes(const BenchSettings& s) {
+  std::vector<PlannedMode> planned;
+  for (const std::string& mode : s.modes) {
+    RESHARD_ASSIGN_OR_RETURN(PlannedMode m, PlanOneMode(s, mode));
+    planned.push_back(std::move(m));
+  }
+  RESHARD_RETURN_IF_ERROR(CheckLimits(s, planned));
+  return planned;
+}
+
+int ExitCodeFor(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument: return kExitBadInput;
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kResourceExhausted: return kExitNoPlan;
+    default: return kExitInternal;
+  }
+}
+
+// Runs the prepared modes (or, with --rank, one rank of them) and reports.
+int RunAndReport(const BenchSettings& s, const FlagValues& flags,
+                 const std::vector<std::string>& args, std::vector<ModeReport> reports,
+                 const std::vector<PreparedCase>& prepared) {
+  if (flags.Has("rank")) {  // hidden: a child of --processes
+    absl::StatusOr<int64_t> rank = ParseInt("rank", flags.Get("rank"));
+    if (!rank.ok() || !flags.Has("store-dir")) return Fail("--rank needs --store-dir", kExitBadInput);
+    return RunBenchChildRank(prepared, s.repeat, s.gloo, *rank, flags.Get("store-dir"));
+  }
+  std::vector<RankRuns> runs = s.processes
+                                   ? RunInProcesses(prepared, s.repeat, s.gloo, ChildArgs(args))
+                                   : RunOnThreads(prepared, s.repeat, s.gloo);
+  bool all_verified = true;
+  for (size_t m = 0; m < prepared.size(); ++m) {
+    reports[m].measured = Measure(prepared[m], runs, m, s.repeat);
+    if (!reports[m].measured.verified) {
+      all_verified = false;
+      std::cerr << "reshard bench: " << reports[m].mode
+                << " mode not verified: " << Utf8Valid(reports[m].measured.detail) << "\n";
+    }
+    if (s.format == "json") std::cout << JsonLine(reports[m]) << "\n";
+  }
+  if (s.format == "text") std::cout << TextTable(reports);
+  return all_verified ? kExitOk : kExitInternal;
+}
+
+}  // namespace
+
+int RunBenchCommand(const std::vector<std::string>& args) {
+  FlagParser parser("bench", {{"mesh", true},      {"shape", true},       {"dtype", true},
+                              {"src", true},       {"dst", true},         {"modes", true},
+                              {"repeat", true},    {"cost-model", true},  {"profile", true},
+                              {"devices-per-host", true}, {"seed", true}, {"format", true},
+                              {"dry-run", false},  {"processes", false},  {"timeout", true},
+                              {"max-ranks", true}, {"max-memory", true},  {"rank", true},
+                              {"store-dir", true}, {"help", false}});
+  absl::StatusOr<FlagValues> flags = parser.Parse(args);
+  if (!flags.ok()) return Fail(flags.status().message(), kExitBadInput);
+  if (flags->Has("help")) {
+    std::cout << BenchHelp();
+    return kExitOk;
+  }
+  absl::StatusOr<BenchSettings> s = ParseSettings(*flags);
+  if (!s.ok()) return Fail(s.status().message(), kExitBadInput);
+  absl::StatusOr<std::vector<PlannedMode>> planned = PlanModes(*s);
+  if (!planned.ok()) return Fail(planned.status().message(), ExitCodeFor(planned.status()));
+  const ReceiveBound bound =
+      ReceiveLowerBound(planned->front().request.src, planned->front().request.dst);
+  std::vector<ModeReport> reports;
+  for (const PlannedMode& m : *planned) {
+    absl::StatusOr<double> native = NativeModelCost(*s, m);
+    if (!native.ok()) return Fail(native.status().message(), ExitCodeFor(native.status()));
+    reports.push_back({m.mode, m.plan.Trace(), m.plan.cost, *native, m.plan.peak_bytes, {}});
+  }
+  const bool child = flags->Has("rank");
+  if (s->format == "text" && !child) {
+    std::cout << Header(*s, bound, planned->front().request.src.mesh().num_ranks());
+  }
+  if (s->dry_run) {
+    if (s->format == "json") {
+      std::cout << absl::StrFormat("{\"receive_bound_max\":%d,\"receive_bound_total\":%d}\n",
+                                   bound.max_bytes, bound.total_bytes);
+    } else {
+      for (const ModeReport& r : reports) std::cout << r.mode << " trace: " << r.trace << "\n";
+    }
+    return kExitOk;
+  }
+  std::vector<PreparedCase> prepared;
+  for (PlannedMode& m : *planned) {
+    absl::StatusOr<PreparedCase> p = WithData(*s, std::move(m));
+    if (!p.ok()) return Fail(p.status().message(), ExitCodeFor(p.status()));
+    prepared.push_back(*std::move(p));
+  }
+  return RunAndReport(*s, *flags, args, std::move(reports), prepared);
+}
+
+}  // namespace reshard

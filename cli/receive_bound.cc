@@ -1,0 +1,53 @@
+#include "cli/receive_bound.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "collectives/verify/shard_util.h"
+
+namespace reshard {
+namespace {
+
+bool HasPartial(const DistSpec& spec) {
+  for (const Placement& p : spec.state().placements()) {
+    if (p.is_partial()) return true;
+  }
+  return false;
+}
+
+int64_t Elements(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t e : shape) n *= e;
+  return n;
+}
+
+// Elements of the intersection of two blocks.
+int64_t Overlap(const ShardRegion& a, const ShardRegion& b) {
+  int64_t n = 1;
+  for (size_t d = 0; d < a.offset.size(); ++d) {
+    const int64_t lo = std::max(a.offset[d], b.offset[d]);
+    const int64_t hi = std::min(a.offset[d] + a.shape[d], b.offset[d] + b.shape[d]);
+    n *= std::max<int64_t>(0, hi - lo);
+  }
+  return n;
+}
+
+}  // namespace
+
+ReceiveBound ReceiveLowerBound(const DistSpec& src, const DistSpec& dst) {
+  ReceiveBound bound;
+  if (HasPartial(dst)) return bound;
+  const bool src_partial = HasPartial(src);
+  const DeviceMesh& mesh = src.mesh();
+  for (int64_t rank = 0; rank < mesh.num_ranks(); ++rank) {
+    const std::vector<int64_t> coord = mesh.Coordinate(rank);
+    const ShardRegion want = RegionOf(dst, coord);
+    const int64_t held = src_partial ? 0 : Overlap(want, RegionOf(src, coord));
+    const int64_t bytes = (Elements(want.shape) - held) * ItemSize(dst.dtype());
+    bound.max_bytes = std::max(bound.max_bytes, bytes);
+    bound.total_bytes += bytes;
+  }
+  return bound;
+}
+
+}  // namespace reshard

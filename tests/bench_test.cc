@@ -1,0 +1,137 @@
+// `reshard bench` end to end (//cli:reshard, passed as argv[1]): its JSON
+// lines carry exactly the promised keys, both modes run and verify a simple
+// case (ranks as threads and as processes), and bad input is refused up
+// front naming the flag. No timing is asserted: the machine is shared.
+
+#include <cstdio>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/test_util.h"
+
+namespace {
+
+using json = nlohmann::json;
+using Result = reshard::test_util::CommandResult;
+
+std::string g_binary;  // set by main
+
+Result Bench(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {g_binary, "bench"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return reshard::test_util::RunCommand(argv, "");
+}
+
+std::vector<json> JsonLines(const Result& r) {
+  std::vector<json> out;
+  for (absl::string_view line : absl::StrSplit(r.out, '\n', absl::SkipEmpty())) {
+    json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    EXPECT_FALSE(j.is_discarded()) << line;
+    out.push_back(j);
+  }
+  return out;
+}
+
+std::set<std::string> Keys(const json& object) {
+  std::set<std::string> keys;
+  for (const auto& [key, value] : object.items()) keys.insert(key);
+  return keys;
+}
+
+// One line per mode, in --modes order, with exactly the keys of the issue;
+// S(0) -> R on 4 ranks is one all_gather in either mode.
+void ExpectBothModesVerified(const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {"--mesh", "4", "--shape", "13,5", "--src", "S(0)", "--dst", "R",
+                                   "--modes", "pytorch,native", "--repeat", "2", "--format", "json",
+                                   "--timeout", "60"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  Result r = Bench(args);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::vector<json> lines = JsonLines(r);
+  ASSERT_EQ(lines.size(), 2u) << r.out;
+  const std::set<std::string> promised = {"mode", "trace", "modeled_cost", "native_model_cost",
+                                          "bytes_sent_max", "peak_bytes_max", "measured_us",
+                                          "verified"};
+  const char* modes[] = {"pytorch", "native"};
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const json& l = lines[i];
+    EXPECT_EQ(Keys(l), promised) << l;
+    EXPECT_EQ(Keys(l["measured_us"]), (std::set<std::string>{"median", "min", "max"})) << l;
+    EXPECT_EQ(l["mode"], modes[i]) << l;
+    EXPECT_EQ(l["trace"], "S(0)->R") << l;
+    EXPECT_EQ(l["verified"], true) << l;
+    // all_gather over 4 ranks: each sends its padded chunk of ceil(13/4) = 4
+    // rows of 5 f32 to the 3 others (planner/step.h, BytesOfStep).
+    EXPECT_EQ(l["bytes_sent_max"], 3 * 4 * 5 * 4) << l;
+    EXPECT_GT(l["peak_bytes_max"].get<int64_t>(), 0) << l;
+    const json& us = l["measured_us"];
+    EXPECT_LE(us["min"].get<double>(), us["median"].get<double>()) << l;
+    EXPECT_LE(us["median"].get<double>(), us["max"].get<double>()) << l;
+  }
+}
+
+TEST(BenchTest, BothModesRunAndVerifyOnThreads) { ExpectBothModesVerified({}); }
+
+TEST(BenchTest, BothModesRunAndVerifyInProcesses) { ExpectBothModesVerified({"--processes"}); }
+
+// A native plan of steps over several mesh dims (here a permute or a group
+// all_to_all). DISABLED until branch exec lands the executor for native
+// steps; today the executor refuses them (verified: false, exit code 1).
+TEST(BenchTest, DISABLED_NativeGroupStepsRunAndVerify) {
+  Result r = Bench({"--mesh", "2,2", "--shape", "8,8", "--src", "S(0)S(0)", "--dst", "S(1)S(1)",
+                    "--repeat", "1", "--format", "json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  for (const json& l : JsonLines(r)) EXPECT_EQ(l["verified"], true) << l;
+}
+
+TEST(BenchTest, TextNamesTheLowerBoundAndEveryMode) {
+  Result r = Bench({"--mesh", "2,2", "--shape", "8,8", "--src", "S(0)R", "--dst", "RS(1)",
+                    "--repeat", "1"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  // Each rank holds 4x8 and wants 8x4, sharing a 4x4 block: 16 f32 to receive.
+  EXPECT_TRUE(absl::StrContains(r.out, "receive lower bound: 64 bytes per rank (max)")) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, "native trace: ")) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, "pytorch trace: ")) << r.out;
+}
+
+TEST(BenchTest, BadInputIsRefusedUpFrontNamingTheFlag) {
+  const std::vector<std::string> base = {"--mesh", "2,2", "--shape", "8,8", "--src", "S(0)R",
+                                         "--dst", "RS(1)"};
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--repeat", "0"}, "--repeat"},
+      {{"--modes", "native,fast"}, "--modes"},
+      {{"--modes", "native,native"}, "--modes"},
+      {{"--format", "yaml"}, "--format"},
+      {{"--max-ranks", "2"}, "--max-ranks"},
+      {{"--max-memory", "1K"}, "--max-memory"},
+      {{"--cost-model", "nope"}, "--cost-model"},
+      {{"--timeout", "0"}, "--timeout"},
+  };
+  for (const auto& [extra, flag] : cases) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    Result r = Bench(args);
+    EXPECT_EQ(r.exit_code, 2) << extra[0] << ": " << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, flag)) << extra[0] << ": " << r.err;
+  }
+  Result missing = Bench({"--mesh", "2"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(missing.err, "--shape is required")) << missing.err;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  testing::InitGoogleTest(&argc, argv);
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: bench_test <path to reshard>\n");
+    return 2;
+  }
+  g_binary = argv[1];
+  return RUN_ALL_TESTS();
+}
