@@ -79,14 +79,18 @@ TEST(BenchTest, BothModesRunAndVerifyOnThreads) { ExpectBothModesVerified({}); }
 
 TEST(BenchTest, BothModesRunAndVerifyInProcesses) { ExpectBothModesVerified({"--processes"}); }
 
-// A native plan of steps over several mesh dims (here a permute or a group
-// all_to_all). DISABLED until branch exec lands the executor for native
-// steps; today the executor refuses them (verified: false, exit code 1).
-TEST(BenchTest, DISABLED_NativeGroupStepsRunAndVerify) {
+// A native plan of one step over both mesh dims (the default model picks a
+// permute: S(0)S(0) -> S(1)S(1) in one exchange), run and checked on data.
+TEST(BenchTest, NativeGroupStepsRunAndVerify) {
   Result r = Bench({"--mesh", "2,2", "--shape", "8,8", "--src", "S(0)S(0)", "--dst", "S(1)S(1)",
                     "--repeat", "1", "--format", "json"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  for (const json& l : JsonLines(r)) EXPECT_EQ(l["verified"], true) << l;
+  for (const json& l : JsonLines(r)) {
+    EXPECT_EQ(l["verified"], true) << l;
+    if (l["mode"] == "native") {
+      EXPECT_EQ(l["trace"], "S(0)[0]S(0)[1]->S(1)[0]S(1)[1]") << l;
+    }
+  }
 }
 
 TEST(BenchTest, TextNamesTheLowerBoundAndEveryMode) {
