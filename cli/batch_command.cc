@@ -1,6 +1,7 @@
 // reshard batch: JSONL cases on stdin -> JSONL results on stdout, same order.
 // Throughput matters (it is compared with the Python oracle): one buffered
 // write per line and no flush unless a person is watching (stdout is a tty).
+#include <malloc.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -42,6 +43,11 @@ int RunBatchCommand(const std::vector<std::string>& args) {
   }
   const bool timings = flags->Has("timings");
 
+  // Each case's search grows the heap by a few hundred KiB and frees it all;
+  // glibc would hand that back to the kernel after every case (trimming the
+  // top) and fault the pages in again for the next, a fifth of the time per
+  // case here. Keeping some slack at the top makes the pages stay.
+  mallopt(M_TOP_PAD, 16 << 20);
   std::ios::sync_with_stdio(false);
   const bool interactive = isatty(STDOUT_FILENO);
   static char buffer[1 << 16];

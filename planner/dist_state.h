@@ -98,6 +98,9 @@ class DistState {
   }
 
  private:
+  // The bound reads cells directly: it runs on every state the search reaches.
+  friend class RemainingCostBound;
+
   // Cell layout: bits 0-1 kind, bits 2-4 tensor dim or op, bits 5-7 order position.
   unsigned cell(int m) const { return (bits_ >> (8 * m)) & 0xffu; }
   void set_cell(int m, unsigned c) {

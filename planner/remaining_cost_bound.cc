@@ -16,56 +16,58 @@ RemainingCostBound::RemainingCostBound(const DistState& dst, const BoundCostMode
                                        Graph graph)
     : native_(graph == Graph::kNative) {
   for (int m = 0; m < dst.ndim(); ++m) {
-    dst_placement_[m] = dst.placement(m);
-    dst_position_[m] = dst.OrderPosition(m);
+    dst_cell_[m] = dst.cell(m);
     const double all_to_all = model.LowerBound(StepKind::kAllToAll, m);
     const double all_gather = model.LowerBound(StepKind::kAllGather, m);
     const double all_reduce = model.LowerBound(StepKind::kAllReduce, m);
     const double reduce_scatter = model.LowerBound(StepKind::kReduceScatter, m);
-    if (dst_placement_[m].is_shard()) {
-      shard_leaves_[m] = std::min(all_to_all, all_gather);
+    double* leaves = leaves_[m];
+    if (dst.placement(m).is_shard()) {
+      leaves[kShardLeaves] = std::min(all_to_all, all_gather);
       if (native_) {
-        shard_leaves_[m] = std::min(shard_leaves_[m], model.LowerBound(StepKind::kPermute, m));
+        leaves[kShardLeaves] =
+            std::min(leaves[kShardLeaves], model.LowerBound(StepKind::kPermute, m));
       }
-      partial_leaves_[m] = std::min(reduce_scatter, all_reduce);
+      leaves[kPartialLeaves] = std::min(reduce_scatter, all_reduce);
     } else {
-      shard_leaves_[m] = all_gather;
-      partial_leaves_[m] = std::min(all_reduce, reduce_scatter + all_gather);
+      leaves[kShardLeaves] = all_gather;
+      leaves[kPartialLeaves] = std::min(all_reduce, reduce_scatter + all_gather);
     }
-    useful_ = useful_ || shard_leaves_[m] > 0 || partial_leaves_[m] > 0;
+    useful_ = useful_ || leaves[kShardLeaves] > 0 || leaves[kPartialLeaves] > 0;
   }
 }
 
+// Reads the state's cells (dist_state.h) directly, with as few branches on
+// the kinds as the compiler allows: the search bounds every state it reaches,
+// and to a branch predictor their placements are as good as random.
 double RemainingCostBound::operator()(const DistState& state) const {
+  constexpr auto kShard = static_cast<unsigned>(Placement::Kind::kShard);
+  constexpr auto kPartial = static_cast<unsigned>(Placement::Kind::kPartial);
   const int ndim = state.ndim();
   // First position of each tensor dim's order that differs from dst's: the
-  // lowest position holding a mesh dim that dst does not hold there.
-  int diverge[kMaxTensorDims];
-  for (int d = 0; d < kMaxTensorDims; ++d) diverge[d] = kMaxMeshDims;
-  Placement placement[kMaxMeshDims];
+  // lowest position holding a mesh dim that dst does not hold there (a cell
+  // differs). The last slot takes what is not a Shard.
+  unsigned diverge[kMaxTensorDims + 1];
+  for (unsigned& d : diverge) d = kMaxMeshDims;
   for (int m = 0; m < ndim; ++m) {
-    const Placement p = placement[m] = state.placement(m);
-    if (!p.is_shard()) continue;
-    const int pos = state.OrderPosition(m);
-    if ((p != dst_placement_[m] || pos != dst_position_[m]) && pos < diverge[p.dim()]) {
-      diverge[p.dim()] = pos;
-    }
+    const unsigned c = state.cell(m);
+    const bool moved = (c & 3u) == kShard && c != dst_cell_[m];
+    const unsigned slot = moved ? (c >> 2) & 7u : kMaxTensorDims;
+    diverge[slot] = std::min(diverge[slot], c >> 5);
   }
   // Summed in mesh dim order, so that adding a mesh dim never lowers the sum.
   // Native: one permute may move every Shard bound for a Shard (header).
   double sum = 0;
   double largest_permuted = 0;
   for (int m = 0; m < ndim; ++m) {
-    const Placement p = placement[m];
-    if (p.is_shard() && state.OrderPosition(m) >= diverge[p.dim()]) {
-      if (native_ && dst_placement_[m].is_shard()) {
-        largest_permuted = std::max(largest_permuted, shard_leaves_[m]);
-      } else {
-        sum += shard_leaves_[m];
-      }
-    } else if (p.is_partial() && p != dst_placement_[m]) {
-      sum += partial_leaves_[m];
+    const unsigned c = state.cell(m);
+    const bool shard_leaves = (c & 3u) == kShard && (c >> 5) >= diverge[(c >> 2) & 7u];
+    const bool partial_leaves = (c & 3u) == kPartial && c != dst_cell_[m];
+    if (shard_leaves && native_ && (dst_cell_[m] & 3u) == kShard) {
+      largest_permuted = std::max(largest_permuted, leaves_[m][kShardLeaves]);
+      continue;
     }
+    sum += leaves_[m][shard_leaves ? kShardLeaves : partial_leaves ? kPartialLeaves : kStays];
   }
   return (sum + largest_permuted) * kShrink;
 }

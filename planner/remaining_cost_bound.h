@@ -51,12 +51,12 @@ class RemainingCostBound {
   double operator()(const DistState& state) const;
 
  private:
-  // dst's placement and order position per mesh dim.
-  Placement dst_placement_[kMaxMeshDims];
-  int dst_position_[kMaxMeshDims];
-  // What a mesh dim that must leave costs at least, by what it holds now.
-  double shard_leaves_[kMaxMeshDims];
-  double partial_leaves_[kMaxMeshDims];
+  // What leaving costs at least, by a mesh dim's case: 0 when it need not
+  // leave, kShardLeaves or kPartialLeaves (what it holds now).
+  enum Case { kStays = 0, kShardLeaves = 1, kPartialLeaves = 2 };
+  // dst's cell (dist_state.h) per mesh dim: its placement and order position.
+  unsigned dst_cell_[kMaxMeshDims] = {};
+  double leaves_[kMaxMeshDims][3] = {};
   bool native_;
   bool useful_ = false;
 };
