@@ -199,11 +199,6 @@ std::string ModelNameOf(const PlanRequest& r) {
   return r.mode == "pytorch" ? "pytorch" : "alpha-beta";
 }
 
-namespace {
-
-// Mode, memory limit and cost model; a native mode with a model that prices
-// compat steps only is refused here, naming both fields (the rule of
-// PlanOptions::mode, planner.h).
 absl::Status ModeOptions(const PlanRequest& r, FieldStyle style, ProfileCache* profiles,
                          PlanOptions* options) {
   std::optional<PlanMode> mode = ParsePlanMode(r.mode.empty() ? "auto" : r.mode);
@@ -233,6 +228,8 @@ absl::Status ModeOptions(const PlanRequest& r, FieldStyle style, ProfileCache* p
   }
   return absl::OkStatus();
 }
+
+namespace {
 
 }  // namespace
 

@@ -55,6 +55,13 @@ std::string ModelNameOf(const PlanRequest& request);
 // How error messages name a field: as a JSON key ("cost_model") or as a flag ("--cost-model").
 enum class FieldStyle { kJsonKey, kFlag };
 
+// Mode, memory limit and cost model of a request into *options; a native
+// mode with a model that prices compat steps only is refused, naming both
+// fields (the rule of PlanOptions::mode, planner.h). `profiles` may be null.
+absl::Status ModeOptions(const PlanRequest& r, FieldStyle style, ProfileCache* profiles,
+                         PlanOptions* options);
+
+
 // The request's cost model: cost_model by name with devices_per_host, or
 // "alpha-beta" with the profile file (read through `profiles` if given). A
 // profile with another model is an error naming both fields.

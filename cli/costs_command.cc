@@ -44,7 +44,9 @@ FLAGS (--flag value or --flag=value)
   --layouts FILE          required; one layout per line (see NOTATION), - for
                           stdin; blank lines are skipped, indices count layouts
   --dtype NAME            f32; as for reshard plan
-  --cost-model NAME       pytorch; one of: )txt",
+  --mode MODE             native or pytorch, as for reshard plan: native unless
+                          --cost-model names a pytorch model
+  --cost-model NAME       the mode's: alpha-beta (native) or pytorch; one of: )txt",
                       absl::StrJoin(CostModelNames(), ", "), R"txt(
   --devices-per-host N    8; ranks per host, for the pytorch and alpha-beta
                           cost models
@@ -53,10 +55,10 @@ FLAGS (--flag value or --flag=value)
   --max-states N          1000000; bound on the states each row's search expands
   --help                  this text
 
-Costs are those of PyTorch's graph planner (pytorch mode, spec §5-6) under
-the chosen cost model; --cost-model alpha-beta prices with the native model
-(spec §6.2). Native mode's plans (reshard plan --mode native) have no cost
-matrix yet.
+Entry j of row i is the cost `reshard plan --algorithm graph` reports for
+layout i -> layout j in the same mode: pytorch mode runs one search per row
+(spec §5.1); native mode one A* pass per pair over states and edges shared by
+all pairs, since its graph depends on the target (spec §5.2).
 
 )txt",
                       NotationHelp(), "\n", ExitCodesHelp());
@@ -135,13 +137,17 @@ absl::StatusOr<CostsRequest> RequestFromFlags(const FlagValues& flags) {
     return absl::InvalidArgumentError(absl::StrCat("--shape: ", s.status().message()));
   }
   RESHARD_ASSIGN_OR_RETURN(int64_t per_host, PositiveFlag(flags, "devices-per-host", 8));
+  // Mode and model as `reshard plan` takes them (native unless a pytorch
+  // model or --mode pytorch is named).
   PlanRequest model;
-  // CostMatrix searches the compat graph (spec §5): pytorch mode and its default model.
-  model.cost_model = flags.Get("cost-model", "pytorch");
+  model.mode = flags.Get("mode");
+  model.cost_model = flags.Get("cost-model");
   model.devices_per_host = per_host;
   model.profile = flags.Get("profile");
-  RESHARD_ASSIGN_OR_RETURN(r.options.cost_model,
-                           CostModelFromRequest(model, FieldStyle::kFlag, nullptr));
+  PlanOptions options;
+  RESHARD_RETURN_IF_ERROR(ModeOptions(model, FieldStyle::kFlag, nullptr, &options));
+  r.options.mode = options.mode;
+  r.options.cost_model = options.cost_model;
   RESHARD_ASSIGN_OR_RETURN(int64_t threads, PositiveFlag(flags, "threads", 1));
   r.options.threads = static_cast<int>(std::min<int64_t>(threads, 1024));
   RESHARD_ASSIGN_OR_RETURN(r.options.max_expanded_states,
@@ -168,7 +174,7 @@ void PrintMatrix(const CostMatrixResult& matrix) {
 
 int RunCostsCommand(const std::vector<std::string>& args) {
   FlagParser parser("costs", {{"mesh", true}, {"shape", true}, {"layouts", true},
-                              {"dtype", true}, {"cost-model", true}, {"devices-per-host", true}, {"profile", true},
+                              {"dtype", true}, {"mode", true}, {"cost-model", true}, {"devices-per-host", true}, {"profile", true},
                               {"threads", true}, {"max-states", true}, {"help", false}});
   absl::StatusOr<FlagValues> flags = parser.Parse(args);
   if (!flags.ok()) return Fail(flags.status().message(), kExitBadInput);
