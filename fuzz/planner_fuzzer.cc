@@ -1,14 +1,17 @@
 // Fuzzes the planners on random valid requests: meshes of 1 to 4 dims
 // (size-1 dims included), tensors of 1 to 4 dims, random placements and
-// shard orders, every reduce op, both cost models, auto/graph/greedy. Every
-// plan returned must be legal step by step:
-//   * graph plans: each step is one of the edges of spec §4 out of the state
-//     the previous step reached, the plan's states are those states, and the
-//     last one is the destination;
+// shard orders, every reduce op, both modes (pytorch: both compat cost
+// models, auto/graph/greedy; native: alpha-beta, sometimes a memory limit).
+// Every plan returned must be legal step by step:
+//   * graph plans: each step is one of the edges of spec §4 (pytorch) or §4.2
+//     (native) out of the state the previous step reached and passes
+//     CheckStep, the plan's states are those states, and the last one is the
+//     destination;
 //   * greedy plans (which ignore shard order, spec §8): each step passes
 //     CheckStep (step.h: S -> P only on size-1 dims) in the replayed state,
 //     and the placements end as the destination's;
-//   * both: one more state than steps, and the cost is the sum of the steps'.
+//   * all: one more state than steps, the cost is the sum of the steps', and
+//     peak_bytes is the plan's peak (step_memory.h), under max_memory.
 // Errors are only "no plan" or the search bound, never anything else.
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -23,7 +26,9 @@
 #include "planner/cost_model.h"
 #include "planner/dist_spec.h"
 #include "planner/planner.h"
+#include "planner/native_transitions.h"
 #include "planner/step.h"
+#include "planner/step_memory.h"
 #include "planner/transitions.h"
 
 namespace {
@@ -62,17 +67,24 @@ unsigned OpsMask(const DistState& a, const DistState& b) {
   return mask;
 }
 
-// Graph plans: every step is an edge of spec §4 out of the state reached.
+// Graph plans: every step is an edge of spec §4 (pytorch mode) or §4.2
+// (native) out of the state reached, and a legal step (CheckStep).
 void CheckGraphPlan(const DistSpec& src, const DistSpec& dst, const Plan& plan) {
   DistState cur = src.state();
   const unsigned ops = OpsMask(src.state(), dst.state());
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const Step& step = plan.steps[i].step;
     std::vector<Step> edges;
-    AppendTransitions(cur, src.tensor_ndim(), ops, &edges);
-    if (std::find(edges.begin(), edges.end(), step) == edges.end()) {
-      fuzz::Fail("a graph step is no edge of spec §4", plan.Trace());
+    if (plan.mode == PlanMode::kNative) {
+      AppendNativeTransitions(cur, dst.state(), src.tensor_ndim(), ops, &edges);
+    } else {
+      AppendTransitions(cur, src.tensor_ndim(), ops, &edges);
     }
+    if (std::find(edges.begin(), edges.end(), step) == edges.end()) {
+      fuzz::Fail("a graph step is no edge of its mode's graph", plan.Trace());
+    }
+    absl::Status legal = CheckStep(cur, step, src.mesh(), src.tensor_ndim());
+    if (!legal.ok()) fuzz::Fail("an illegal graph step", plan.Trace() + ": " + legal.ToString());
     cur = ApplyStep(cur, step);
     if (plan.states[i + 1] != cur) fuzz::Fail("a state of the plan differs", plan.Trace());
   }
@@ -110,10 +122,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<ReduceOp>& ops = kOpSets[in.ConsumeIntegralInRange<size_t>(0, 5)];
   const DistState a = RandomState(in, mesh_ndim, tensor_ndim, ops);
   const DistState b = RandomState(in, mesh_ndim, tensor_ndim, ops);
-  PlanOptions options{PlanMode::kPyTorch};
-  options.algorithm = static_cast<Algorithm>(in.ConsumeIntegralInRange(0, 2));
-  const char* model = in.ConsumeBool() ? "pytorch" : "pytorch-const";
+  // Either mode, each with its models (native: auto or graph only).
+  const bool native = in.ConsumeBool();
+  PlanOptions options{native ? PlanMode::kNative : PlanMode::kPyTorch};
+  options.algorithm = static_cast<Algorithm>(in.ConsumeIntegralInRange(0, native ? 1 : 2));
+  const char* model = native ? "alpha-beta" : in.ConsumeBool() ? "pytorch" : "pytorch-const";
   options.cost_model = *MakeCostModel(model, /*devices_per_host=*/in.ConsumeIntegralInRange(1, 16));
+  if (native && in.ConsumeBool()) options.max_memory = in.ConsumeIntegralInRange(1, 4096);
   options.max_expanded_states = 20000;
   const DeviceMesh mesh = *DeviceMesh::Create(sizes);
   absl::StatusOr<DistSpec> src = DistSpec::Create(mesh, a, shape, DType::kF32);
@@ -133,6 +148,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const TransformInfo& info : plan->steps) cost += info.cost;
   if (std::abs(cost - plan->cost) > 1e-9 * std::max(1.0, std::abs(cost))) {
     fuzz::Fail("the cost is not the sum of the steps'", plan->Trace());
+  }
+  if (plan->peak_bytes > options.max_memory) fuzz::Fail("a plan over max_memory", plan->Trace());
+  if (plan->peak_bytes != PlanPeakBytes(*plan, mesh, shape, DType::kF32)) {
+    fuzz::Fail("peak_bytes is not the plan's peak", plan->Trace());
   }
   if (plan->algorithm == Algorithm::kGraph) CheckGraphPlan(*src, *dst, *plan);
   else CheckGreedyPlan(*src, *dst, *plan);
