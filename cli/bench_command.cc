@@ -358,15 +358,6 @@ absl::StatusOr<std::vector<PlannedMode>> PlanModes(const BenchSettings& s) {
   return planned;
 }
 
-int ExitCodeFor(const absl::Status& status) {
-  switch (status.code()) {
-    case absl::StatusCode::kInvalidArgument: return kExitBadInput;
-    case absl::StatusCode::kNotFound:
-    case absl::StatusCode::kResourceExhausted: return kExitNoPlan;
-    default: return kExitInternal;
-  }
-}
-
 // Runs the prepared modes (or, with --rank, one rank of them) and reports.
 int RunAndReport(const BenchSettings& s, const FlagValues& flags,
                  const std::vector<std::string>& args, std::vector<ModeReport> reports,

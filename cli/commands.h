@@ -7,12 +7,25 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+
 namespace reshard {
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitInternal = 1;
 inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitNoPlan = 3;
+
+// The exit code of a planning error: bad input, no plan (none exists, the
+// search bound, or --max-memory), or an internal error.
+inline int ExitCodeFor(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument: return kExitBadInput;
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kResourceExhausted: return kExitNoPlan;
+    default: return kExitInternal;
+  }
+}
 
 int RunPlanCommand(const std::vector<std::string>& args);
 int RunBatchCommand(const std::vector<std::string>& args);

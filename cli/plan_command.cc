@@ -22,15 +22,6 @@ int Fail(absl::string_view message, int code) {
   return code;
 }
 
-int ExitCodeFor(const absl::Status& status) {
-  switch (status.code()) {
-    case absl::StatusCode::kInvalidArgument: return kExitBadInput;
-    case absl::StatusCode::kNotFound:
-    case absl::StatusCode::kResourceExhausted: return kExitNoPlan;
-    default: return kExitInternal;
-  }
-}
-
 // The request the flags describe; InvalidArgument naming the flag.
 absl::StatusOr<PlanRequest> RequestFromFlags(const FlagValues& flags) {
   for (const char* required : {"mesh", "shape", "src", "dst"}) {
