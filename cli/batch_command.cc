@@ -31,7 +31,7 @@ int RunBatchCommand(const std::vector<std::string>& args) {
     std::cout << BatchHelp();
     return kExitOk;
   }
-  int64_t max_states = PlanRequest().max_states;
+  int64_t max_states = RequestFields().max_states;
   if (flags->Has("max-states")) {
     absl::StatusOr<int64_t> n = ParseInt("max-states", flags->Get("max-states"));
     if (!n.ok() || *n < 1) {

@@ -98,7 +98,7 @@ int Fail(absl::string_view message, int code) {
 }
 
 struct BenchSettings {
-  PlanRequest request;  // mesh, shape, dtype, src, dst, cost_model, profile, devices_per_host
+  RequestFields request;  // mesh, shape, dtype, src, dst, cost_model, profile, devices_per_host
   std::vector<std::string> modes;
   int64_t repeat = 5;
   int64_t seed = 0;
@@ -144,7 +144,7 @@ absl::StatusOr<BenchSettings> ParseSettings(const FlagValues& flags) {
           absl::StrCat("--", required, " is required (see reshard bench --help)"));
     }
   }
-  PlanRequest& r = s.request;
+  RequestFields& r = s.request;
   RESHARD_ASSIGN_OR_RETURN(r.mesh, ParseIntList("mesh", flags.Get("mesh")));
   RESHARD_ASSIGN_OR_RETURN(r.shape, ParseIntList("shape", flags.Get("shape")));
   r.dtype = flags.Get("dtype", r.dtype);
@@ -176,8 +176,8 @@ absl::StatusOr<BenchSettings> ParseSettings(const FlagValues& flags) {
 
 // The request of one mode: pytorch mode prices with --cost-model, native
 // with alpha-beta (and --profile).
-PlanRequest ModeRequest(const PlanRequest& r, const std::string& mode) {
-  PlanRequest out = r;
+RequestFields ModeRequest(const RequestFields& r, const std::string& mode) {
+  RequestFields out = r;
   out.mode = mode;
   if (mode == "native") out.cost_model = "alpha-beta";
   if (mode == "pytorch") out.profile.clear();
@@ -187,15 +187,15 @@ PlanRequest ModeRequest(const PlanRequest& r, const std::string& mode) {
 // One mode planned, before any data exists.
 struct PlannedMode {
   std::string mode;
-  ValidRequest request;
+  PlanRequest request;
   Plan plan;
 };
 
 absl::StatusOr<PlannedMode> PlanOneMode(const BenchSettings& s, const std::string& mode) {
-  RESHARD_ASSIGN_OR_RETURN(ValidRequest v,
-                           ValidateRequest(ModeRequest(s.request, mode), FieldStyle::kFlag));
+  RESHARD_ASSIGN_OR_RETURN(PlanRequest v,
+                           RequestFromFields(ModeRequest(s.request, mode), FieldStyle::kFlag));
   v.options.coordinate.assign(v.src.mesh().ndim(), 0);
-  absl::StatusOr<Plan> plan = PlanRedistribution(v.src, v.dst, v.options);
+  absl::StatusOr<Plan> plan = PlanRedistribution(v);
   if (!plan.ok()) {
     return absl::Status(plan.status().code(),
                         absl::StrCat(mode, " mode: ", plan.status().message()));
@@ -221,11 +221,11 @@ absl::StatusOr<PreparedCase> WithData(const BenchSettings& s, PlannedMode m) {
 
 // The plan re-priced step by step under the native model (spec §6.2).
 absl::StatusOr<double> NativeModelCost(const BenchSettings& s, const PlannedMode& p) {
-  PlanRequest native = ModeRequest(s.request, "native");
-  RESHARD_ASSIGN_OR_RETURN(std::shared_ptr<const CostModel> model,
-                           CostModelFromRequest(native, FieldStyle::kFlag, nullptr));
+  PlanOptions native;
+  RESHARD_RETURN_IF_ERROR(
+      OptionsFromFields(ModeRequest(s.request, "native"), FieldStyle::kFlag, nullptr, &native));
   const std::unique_ptr<const BoundCostModel> bound =
-      model->Bind(CostProblem{p.request.src.mesh(), p.request.src.global_shape(),
+      native.cost_model->Bind(CostProblem{p.request.src.mesh(), p.request.src.global_shape(),
                               ItemSize(p.request.src.dtype())});
   double cost = 0;
   for (size_t i = 0; i < p.plan.steps.size(); ++i) {

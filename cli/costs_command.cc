@@ -140,13 +140,13 @@ absl::StatusOr<CostsRequest> RequestFromFlags(const FlagValues& flags) {
   RESHARD_ASSIGN_OR_RETURN(int64_t per_host, PositiveFlag(flags, "devices-per-host", 8));
   // Mode and model as `reshard plan` takes them (native unless a pytorch
   // model or --mode pytorch is named).
-  PlanRequest model;
+  RequestFields model;
   model.mode = flags.Get("mode");
   model.cost_model = flags.Get("cost-model");
   model.devices_per_host = per_host;
   model.profile = flags.Get("profile");
-  PlanOptions options;
-  RESHARD_RETURN_IF_ERROR(ModeOptions(model, FieldStyle::kFlag, nullptr, &options));
+  PlanOptions options;  // its rules are checked by CostMatrix
+  RESHARD_RETURN_IF_ERROR(OptionsFromFields(model, FieldStyle::kFlag, nullptr, &options));
   r.options.mode = options.mode;
   r.options.cost_model = options.cost_model;
   RESHARD_ASSIGN_OR_RETURN(int64_t threads, PositiveFlag(flags, "threads", 1));
@@ -191,9 +191,10 @@ int RunCostsCommand(const std::vector<std::string>& args) {
   absl::StatusOr<CostMatrixResult> matrix =
       CostMatrix(r->mesh, r->shape, r->dtype, *layouts, *layouts, r->options);
   if (!matrix.ok()) {
-    return Fail(matrix.status().message(), absl::IsResourceExhausted(matrix.status())
-                                               ? kExitNoPlan
-                                               : kExitInternal);
+    const absl::Status status = InFrontEndTerms(matrix.status(), FieldStyle::kFlag);
+    return Fail(status.message(), absl::IsResourceExhausted(status)    ? kExitNoPlan
+                                  : absl::IsInvalidArgument(status) ? kExitBadInput
+                                                                    : kExitInternal);
   }
   PrintMatrix(*matrix);
   return kExitOk;

@@ -23,14 +23,14 @@ int Fail(absl::string_view message, int code) {
 }
 
 // The request the flags describe; InvalidArgument naming the flag.
-absl::StatusOr<PlanRequest> RequestFromFlags(const FlagValues& flags) {
+absl::StatusOr<RequestFields> RequestFromFlags(const FlagValues& flags) {
   for (const char* required : {"mesh", "shape", "src", "dst"}) {
     if (!flags.Has(required)) {
       return absl::InvalidArgumentError(
           absl::StrCat("--", required, " is required (see reshard plan --help)"));
     }
   }
-  PlanRequest request;
+  RequestFields request;
   RESHARD_ASSIGN_OR_RETURN(request.mesh, ParseIntList("mesh", flags.Get("mesh")));
   RESHARD_ASSIGN_OR_RETURN(request.shape, ParseIntList("shape", flags.Get("shape")));
   if (flags.Has("coordinate")) {
@@ -82,31 +82,30 @@ int RunPlanCommand(const std::vector<std::string>& args) {
     std::cout << PlanHelp();
     return kExitOk;
   }
-  absl::StatusOr<PlanRequest> request = RequestFromFlags(*flags);
-  if (!request.ok()) return Fail(request.status().message(), kExitBadInput);
+  absl::StatusOr<RequestFields> fields = RequestFromFlags(*flags);
+  if (!fields.ok()) return Fail(fields.status().message(), kExitBadInput);
   const std::string format = flags->Get("format", "text");
   if (format != "text" && format != "json" && format != "dot") {
     return Fail(absl::StrCat("--format: unknown format \"", Abbreviate(format, 64),
                              "\" (known: text, json, dot)"),
                 kExitBadInput);
   }
-  absl::StatusOr<Plan> plan = PlanFromRequest(*request, FieldStyle::kFlag);
+  absl::StatusOr<PlanRequest> request = RequestFromFields(*fields, FieldStyle::kFlag);
+  if (!request.ok()) return Fail(request.status().message(), kExitBadInput);
+  absl::StatusOr<Plan> plan = PlanRedistribution(*request);
   if (!plan.ok()) {
-    std::string message(plan.status().message());
-    if (plan.status().code() == absl::StatusCode::kResourceExhausted &&
-        !absl::StrContains(message, "--max-states") && !absl::StrContains(message, "max memory")) {
-      absl::StrAppend(&message, " (raise --max-states)");
-    }
-    return Fail(message, ExitCodeFor(plan.status()));
+    const absl::Status status = InFrontEndTerms(plan.status(), FieldStyle::kFlag);
+    return Fail(status.message(), ExitCodeFor(status));
   }
+  const absl::string_view model = ResolvedCostModel(request->options)->name();
   if (format == "json") {
     std::string out;
     AppendResultJson(nullptr, plan, &out);
     std::cout << out << "\n";
   } else if (format == "dot") {
-    std::cout << FormatPlanDot(*plan, ModelNameOf(*request));
+    std::cout << FormatPlanDot(*plan, model);
   } else {
-    std::cout << FormatPlanText(*plan, ModelNameOf(*request), request->algorithm);
+    std::cout << FormatPlanText(*plan, model, fields->algorithm);
   }
   return kExitOk;
 }

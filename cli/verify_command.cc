@@ -293,7 +293,7 @@ absl::StatusOr<VerifyCase> CaseFromFlags(const FlagValues& flags, int64_t seed,
           "--", required, " is required for one case (or give --random N; see --help)"));
     }
   }
-  PlanRequest request;
+  RequestFields request;
   RESHARD_ASSIGN_OR_RETURN(request.mesh, ParseIntList("mesh", flags.Get("mesh")));
   RESHARD_ASSIGN_OR_RETURN(request.shape, ParseIntList("shape", flags.Get("shape")));
   request.dtype = flags.Get("dtype", request.dtype);
@@ -301,7 +301,7 @@ absl::StatusOr<VerifyCase> CaseFromFlags(const FlagValues& flags, int64_t seed,
   request.dst = flags.Get("dst");
   request.algorithm = flags.Get("algorithm", request.algorithm);
   request.mode = std::string(PlanModeName(mode));  // what verify plans (PlanCase)
-  if (absl::StatusOr<Plan> plan = PlanFromRequest(request, FieldStyle::kFlag);
+  if (absl::StatusOr<Plan> plan = PlanFromFields(request, FieldStyle::kFlag);
       !plan.ok() && plan.status().code() == absl::StatusCode::kInvalidArgument) {
     return plan.status();  // no plan at all is a skipped case, reported below
   }
