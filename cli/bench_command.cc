@@ -15,7 +15,7 @@
 #include "absl/time/time.h"
 #include "base/status_macros.h"
 #include "base/utf8.h"
-#include "cli/bench_run.h"
+#include "harness/bench_run.h"
 #include "cli/case_json.h"
 #include "cli/collective_timing.h"
 #include "cli/commands.h"
@@ -23,7 +23,7 @@
 #include "cli/help.h"
 #include "cli/host_memory.h"
 #include "cli/receive_bound.h"
-#include "collectives/verify/shard_util.h"
+#include "harness/ground_truth.h"
 #include "nlohmann/json.hpp"
 #include "planner/planner.h"
 
@@ -339,12 +339,17 @@ std::string TextTable(const std::vector<ModeReport>& reports) {
   return out;
 }
 
-std::vector<std::string> ChildArgs(const std::vector<std::string>& args) {
-  std::vector<std::string> out = {"reshard", "bench"};
+// Where the ranks run: threads, or with --processes this binary started
+// again per rank with the same flags.
+LaunchOptions Launch(const BenchSettings& s, const std::vector<std::string>& args) {
+  LaunchOptions launch;
+  launch.on = s.processes ? RanksOn::kProcesses : RanksOn::kThreads;
+  launch.gloo = s.gloo;
+  launch.child_args = {"reshard", "bench"};
   for (const std::string& a : args) {
-    if (a != "--processes") out.push_back(a);
+    if (a != "--processes") launch.child_args.push_back(a);
   }
-  return out;
+  return launch;
 }
 
 // Every mode planned (errors name the mode) and checked against the limits.
@@ -365,11 +370,11 @@ int RunAndReport(const BenchSettings& s, const FlagValues& flags,
   if (flags.Has("rank")) {  // hidden: a child of --processes
     absl::StatusOr<int64_t> rank = ParseInt("rank", flags.Get("rank"));
     if (!rank.ok() || !flags.Has("store-dir")) return Fail("--rank needs --store-dir", kExitBadInput);
-    return RunBenchChildRank(prepared, s.repeat, s.gloo, *rank, flags.Get("store-dir"));
+    return RunBenchChild(prepared, s.repeat,
+                         ChildRank{*rank, flags.Get("store-dir"), flags.Get("job", "case0")},
+                         Launch(s, args));
   }
-  std::vector<RankRuns> runs = s.processes
-                                   ? RunInProcesses(prepared, s.repeat, s.gloo, ChildArgs(args))
-                                   : RunOnThreads(prepared, s.repeat, s.gloo);
+  std::vector<RankRuns> runs = RunBench(prepared, s.repeat, Launch(s, args));
   bool all_verified = true;
   for (size_t m = 0; m < prepared.size(); ++m) {
     reports[m].measured = Measure(prepared[m], runs, m, s.repeat);
@@ -393,7 +398,8 @@ int RunBenchCommand(const std::vector<std::string>& args) {
                               {"devices-per-host", true}, {"seed", true}, {"format", true},
                               {"dry-run", false},  {"processes", false},  {"timeout", true},
                               {"max-ranks", true}, {"max-memory", true},  {"rank", true},
-                              {"store-dir", true}, {"help", false}});
+                              {"store-dir", true}, {"job", true},
+                              {"help", false}});
   absl::StatusOr<FlagValues> flags = parser.Parse(args);
   if (!flags.ok()) return Fail(flags.status().message(), kExitBadInput);
   if (flags->Has("help")) {

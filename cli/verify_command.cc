@@ -1,8 +1,9 @@
 // reshard verify: run plans on real data with the Gloo backend and check the
-// results against shards computed directly (collectives/verify/verify.h).
+// results against shards computed directly (harness/verify_runner.h).
 //
 // Ranks are threads of this process by default; with --processes or --store
-// each rank is a child process (cli/verify_processes.h).
+// each rank is a child process, this binary started again with the case's
+// flags and the hidden --rank, --store-dir and --job (harness/run_ranks.h).
 #include <signal.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -34,10 +35,9 @@
 #include "cli/flags.h"
 #include "cli/help.h"
 #include "cli/host_memory.h"
-#include "cli/verify_processes.h"
 #include "collectives/gloo/gloo_communicator.h"
 #include "collectives/stores/redis_store.h"
-#include "collectives/verify/verify.h"
+#include "harness/verify_runner.h"
 
 namespace reshard {
 namespace {
@@ -122,7 +122,8 @@ struct VerifySettings {
   int64_t seed = 0;
   PlanMode mode = PlanMode::kNative;
   bool processes = false;
-  ProcessOptions run;  // Gloo options, fault, and where ranks meet
+  LaunchOptions launch;  // Gloo options, and where ranks run and meet
+  Fault fault;
   VerifyLimits limits;
   // Printed after a failing case so that the line reruns it the same way.
   std::string mode_flags;
@@ -134,7 +135,7 @@ absl::StatusOr<int64_t> IntFlag(const FlagValues& flags, absl::string_view name,
 }
 
 // --store URL --ranks A-B (several hosts), --hostname, --interface.
-absl::Status ParseHosts(const FlagValues& flags, ProcessOptions* o) {
+absl::Status ParseHosts(const FlagValues& flags, LaunchOptions* o) {
   o->store_url = flags.Get("store");
   o->gloo.hostname = flags.Get("hostname", o->gloo.hostname);
   o->gloo.interface = flags.Get("interface");
@@ -167,7 +168,7 @@ absl::Status ParseFault(const FlagValues& flags, VerifySettings* s) {
     return absl::InvalidArgumentError(
         "--kill-rank describes a fault in one case; it cannot go with --random");
   }
-  Fault& fault = s->run.fault;
+  Fault& fault = s->fault;
   RESHARD_ASSIGN_OR_RETURN(fault.rank, IntFlag(flags, "kill-rank", "-1"));
   RESHARD_ASSIGN_OR_RETURN(fault.at_call, IntFlag(flags, "kill-at", "0"));
   if (flags.Has("kill-rank") && fault.rank < 0) {
@@ -182,7 +183,7 @@ absl::StatusOr<VerifySettings> ParseSettings(const FlagValues& flags) {
   RESHARD_ASSIGN_OR_RETURN(s.seed, IntFlag(flags, "seed", "0"));
   RESHARD_ASSIGN_OR_RETURN(int64_t timeout, IntFlag(flags, "timeout", "30"));
   if (timeout < 1) return absl::InvalidArgumentError("--timeout: must be at least 1 second");
-  s.run.gloo.timeout = absl::Seconds(timeout);
+  s.launch.gloo.timeout = absl::Seconds(timeout);
   // Greedy is a pytorch-mode planner: asking for it without a mode asks for that mode.
   const bool greedy = flags.Get("algorithm") == AlgorithmName(Algorithm::kGreedy);
   const std::optional<PlanMode> mode =
@@ -194,7 +195,7 @@ absl::StatusOr<VerifySettings> ParseSettings(const FlagValues& flags) {
   s.mode = *mode;
   s.processes = flags.Has("processes");
   RESHARD_RETURN_IF_ERROR(ParseFault(flags, &s));
-  RESHARD_RETURN_IF_ERROR(ParseHosts(flags, &s.run));
+  RESHARD_RETURN_IF_ERROR(ParseHosts(flags, &s.launch));
   const bool random = flags.Has("random");
   RESHARD_ASSIGN_OR_RETURN(s.limits.max_ranks, IntFlag(flags, "max-ranks", random ? "8" : "64"));
   if (s.limits.max_ranks < 1 || s.limits.max_ranks > 4096) {
@@ -208,17 +209,45 @@ absl::StatusOr<VerifySettings> ParseSettings(const FlagValues& flags) {
   }
   if (s.processes) absl::StrAppend(&s.mode_flags, " --processes");
   if (flags.Has("timeout")) absl::StrAppend(&s.mode_flags, " --timeout ", timeout);
-  if (s.run.fault.rank >= 0) {
-    absl::StrAppend(&s.mode_flags, " --kill-rank ", s.run.fault.rank, " --kill-at ",
-                    s.run.fault.at_call);
+  if (s.fault.rank >= 0) {
+    absl::StrAppend(&s.mode_flags, " --kill-rank ", s.fault.rank, " --kill-at ",
+                    s.fault.at_call);
   }
   return s;
 }
 
+// The argv that runs one rank of `c` in a child process (RunRanks adds
+// --rank, --store-dir and --job).
+std::vector<std::string> ChildArgs(const VerifyCase& c, const VerifySettings& s) {
+  std::vector<std::string> args = {"reshard", "verify"};
+  if (s.fault.rank >= 0) {
+    args.insert(args.end(), {"--kill-rank", absl::StrCat(s.fault.rank), "--kill-at",
+                             absl::StrCat(s.fault.at_call)});
+  }
+  const LaunchOptions& o = s.launch;
+  if (!o.store_url.empty()) args.insert(args.end(), {"--store", o.store_url});
+  if (!o.gloo.interface.empty()) args.insert(args.end(), {"--interface", o.gloo.interface});
+  args.insert(args.end(), {"--hostname", o.gloo.hostname, "--mesh", absl::StrJoin(c.mesh, ","),
+                           "--shape", absl::StrJoin(c.shape, ","), "--dtype",
+                           std::string(DTypeName(c.dtype)), "--src=" + c.src, "--dst=" + c.dst,
+                           "--algorithm", std::string(AlgorithmName(c.algorithm)), "--mode",
+                           std::string(PlanModeName(c.mode)), "--seed",
+                           absl::StrCat(c.data_seed), "--timeout",
+                           absl::StrCat(absl::ToInt64Seconds(o.gloo.timeout))});
+  return args;
+}
+
 // `job` names the case in the store that the ranks share.
 CaseReport RunCase(const VerifyCase& c, const VerifySettings& s, const std::string& job) {
-  if (s.processes || !s.run.store_url.empty()) return VerifyInProcesses(c, s.run, job);
-  return VerifyOnThreads(c, s.run.gloo, s.run.fault);
+  LaunchOptions launch = s.launch;
+  launch.on = !launch.store_url.empty() ? RanksOn::kHosts
+              : s.processes             ? RanksOn::kProcesses
+                                        : RanksOn::kThreads;
+  launch.child_args = ChildArgs(c, s);
+  launch.job = job;
+  // Every rank gives up on its peers after the timeout; allow for start-up.
+  launch.wait = 2 * launch.gloo.timeout + absl::Seconds(10);
+  return VerifyOnRanks(c, launch, s.fault);
 }
 
 // Two lines on stderr: steps of every kind in passed cases, then those of
@@ -324,16 +353,17 @@ int RunOneCase(const FlagValues& flags, const VerifySettings& s) {
     absl::StatusOr<int64_t> rank = ParseInt("rank", flags.Get("rank"));
     if (!rank.ok()) return Fail(rank.status().message(), kExitBadInput);
     if (!flags.Has("store-dir")) return Fail("--rank needs --store-dir", kExitBadInput);
-    return RunChildRank(*c, *rank, flags.Get("store-dir"), s.run, flags.Get("job", "case0"));
+    return RunVerifyChild(*c, ChildRank{*rank, flags.Get("store-dir"), flags.Get("job", "case0")},
+                          s.launch, s.fault);
   }
-  if (absl::Status ok = CheckCase(*c, s.limits, s.run.fault); !ok.ok() && !IsSkip(ok)) {
+  if (absl::Status ok = CheckCase(*c, s.limits, s.fault); !ok.ok() && !IsSkip(ok)) {
     return Fail(ok.message(), kExitBadInput);
   }
   int64_t ranks = 1;
   for (int64_t size : c->mesh) ranks *= size;
-  if (s.run.last_rank >= ranks) {
-    return Fail(absl::StrFormat("--ranks %d-%d: the mesh has ranks 0 to %d", s.run.first_rank,
-                                s.run.last_rank, ranks - 1),
+  if (s.launch.last_rank >= ranks) {
+    return Fail(absl::StrFormat("--ranks %d-%d: the mesh has ranks 0 to %d", s.launch.first_rank,
+                                s.launch.last_rank, ranks - 1),
                 kExitBadInput);
   }
   const CaseReport r = RunCase(*c, s, "case0");
