@@ -37,50 +37,6 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string CalibrateHelp() {
-  return R"txt(reshard calibrate: measure this machine's alpha-beta cost profile.
-
-Times all_gather, reduce_scatter, all_reduce and all_to_all on the Gloo
-backend (TCP on loopback) for each mesh dim and each group of several mesh
-dims of --mesh, at several message sizes; takes the median of --repeat runs
-(each the slowest rank's time); fits the latency alpha and bandwidth beta of
-spec §6.2's formulas by least squares on the relative error; prints measured
-against modeled times with the fit's RMS relative error; and writes a profile
-that --profile reads (reshard plan --cost-model alpha-beta --profile FILE).
-
-USAGE
-  reshard calibrate --mesh 2,4 --out profile.json
-  reshard calibrate --mesh 2,2 --sizes 4K,64K,1M --repeat 3 --processes --out p.json
-
-FLAGS (--flag value or --flag=value)
-  --mesh SIZES       required; the mesh whose groups are timed, e.g. 2,4
-  --out FILE         required; the profile to write (JSON, see README)
-  --sizes LIST       4K,16K,64K,256K,1M,4M; message sizes in bytes (K, M
-                     suffixes), as spec §6.2 counts them per collective
-  --repeat N         9; timed runs per kind, group and size (after a warm-up)
-  --processes        one process per rank (a file store in a temporary
-                     directory) instead of one thread per rank
-  --max-ranks N      16; refuse a larger mesh (each rank is a thread or process)
-  --name NAME        gloo-loopback; the profile's name
-  --timeout SECONDS  60; how long a rank waits for its peers
-  --help             this text
-
-The profile's "fit" section records how it was measured: the mesh, sizes,
-per-group fits and every sample. Ranks share this machine's cores, so the
-numbers describe Gloo on this machine under its current load, not a network.
-
-EXIT CODES
-  0  the profile was written
-  1  timing, fitting or writing the profile failed
-  2  bad flags
-)txt";
-}
-
-int Fail(absl::string_view message, int code) {
-  std::cerr << "reshard calibrate: " << Utf8Valid(message) << "\n";
-  return code;
-}
-
 struct CalibrateSettings {
   DeviceMesh mesh;
   std::vector<int64_t> sizes;
@@ -306,7 +262,7 @@ absl::StatusOr<json> FitProfile(const CalibrateSettings& s, const std::vector<Pr
   return out;
 }
 
-int Calibrate(const CalibrateSettings& s) {
+CommandResult Calibrate(const CalibrateSettings& s) {
   const std::vector<Probe> probes = MakeProbes(s.mesh, s.sizes);
   std::cout << absl::StrFormat(
       "reshard calibrate: mesh %s, Gloo on %s, ranks as %s, %d sizes x %d repeats\n\n",
@@ -327,31 +283,71 @@ int Calibrate(const CalibrateSettings& s) {
   return kExitOk;
 }
 
-}  // namespace
-
-int RunCalibrateCommand(const std::vector<std::string>& args) {
-  FlagParser parser("calibrate", {{"mesh", true}, {"out", true}, {"sizes", true},
-                                  {"repeat", true}, {"processes", false}, {"max-ranks", true},
-                                  {"name", true}, {"timeout", true}, {"help", false},
-                                  // Hidden: one rank of --processes.
-                                  {"rank", true}, {"store-dir", true}, {"job", true}});
-  absl::StatusOr<FlagValues> flags = parser.Parse(args);
-  if (!flags.ok()) return Fail(flags.status().message(), kExitBadInput);
-  if (flags->Has("help")) {
-    std::cout << CalibrateHelp();
-    return kExitOk;
-  }
-  absl::StatusOr<CalibrateSettings> s = ParseSettings(*flags);
+CommandResult RunCalibrate(const FlagValues& flags, const std::vector<std::string>&) {
+  absl::StatusOr<CalibrateSettings> s = ParseSettings(flags);
   if (!s.ok()) return Fail(s.status().message(), kExitBadInput);
-  if (flags->Has("rank")) {
-    absl::StatusOr<int64_t> rank = ParseInt("rank", flags->Get("rank"));
+  if (flags.Has("rank")) {
+    absl::StatusOr<int64_t> rank = ParseInt("rank", flags.Get("rank"));
     if (!rank.ok()) return Fail(rank.status().message(), kExitBadInput);
     const std::vector<Probe> probes = MakeProbes(s->mesh, s->sizes);
-    return RunChildRank(s->mesh, ChildRank{*rank, flags->Get("store-dir"), flags->Get("job")},
+    return RunChildRank(s->mesh, ChildRank{*rank, flags.Get("store-dir"), flags.Get("job")},
                         Launch(*s), TimingRank(*s, probes));
   }
   if (absl::Status w = CheckWritable(s->out); !w.ok()) return Fail(w.message(), kExitInternal);
   return Calibrate(*s);
+}
+
+}  // namespace
+
+Command CalibrateCommand() {
+  return {
+      "calibrate",
+      "time the collectives on this machine and write an alpha-beta cost profile "
+      "(--profile FILE; spec §6.2)",
+      R"txt(reshard calibrate: measure this machine's alpha-beta cost profile.
+
+Times all_gather, reduce_scatter, all_reduce and all_to_all on the Gloo
+backend (TCP on loopback) for each mesh dim and each group of several mesh
+dims of --mesh, at several message sizes; takes the median of --repeat runs
+(each the slowest rank's time); fits the latency alpha and bandwidth beta of
+spec §6.2's formulas by least squares on the relative error; prints measured
+against modeled times with the fit's RMS relative error; and writes a profile
+that --profile reads (reshard plan --cost-model alpha-beta --profile FILE).
+
+USAGE
+  reshard calibrate --mesh 2,4 --out profile.json
+  reshard calibrate --mesh 2,2 --sizes 4K,64K,1M --repeat 3 --processes --out p.json
+
+)txt",
+      {
+          {"mesh", "SIZES", "required; the mesh whose groups are timed, e.g. 2,4"},
+          {"out", "FILE", "required; the profile to write (JSON, see README)"},
+          {"sizes", "LIST",
+           "4K,16K,64K,256K,1M,4M; message sizes in bytes (K, M suffixes), as spec §6.2 "
+           "counts them per collective"},
+          {"repeat", "N", "9; timed runs per kind, group and size (after a warm-up)"},
+          {"processes", "",
+           "one process per rank (a file store in a temporary directory) instead of one "
+           "thread per rank"},
+          {"max-ranks", "N", "16; refuse a larger mesh (each rank is a thread or process)"},
+          {"name", "NAME", "gloo-loopback; the profile's name"},
+          {"timeout", "SECONDS", "60; how long a rank waits for its peers"},
+          // A child rank of --processes (harness/run_ranks.h).
+          {"rank", "R", "", /*hidden=*/true},
+          {"store-dir", "DIR", "", /*hidden=*/true},
+          {"job", "NAME", "", /*hidden=*/true},
+      },
+      R"txt(The profile's "fit" section records how it was measured: the mesh, sizes,
+per-group fits and every sample. Ranks share this machine's cores, so the
+numbers describe Gloo on this machine under its current load, not a network.
+
+EXIT CODES
+  0  the profile was written
+  1  timing, fitting or writing the profile failed
+  2  bad flags
+)txt",
+      "reshard calibrate",
+      RunCalibrate};
 }
 
 }  // namespace reshard

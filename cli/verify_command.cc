@@ -42,81 +42,6 @@
 namespace reshard {
 namespace {
 
-std::string VerifyHelp() {
-  return absl::StrCat(R"txt(reshard verify: run redistributions on real data and check every rank's result.
-
-Each case builds a deterministic global tensor of small integers, gives each
-rank its shard of --src (a Partial source gets local values whose reduction
-is the tensor), plans src -> dst, runs the plan with Gloo collectives (TCP on
-127.0.0.1), and compares each rank's result with its shard of --dst computed
-directly: exactly for moved data and integers, to a tight tolerance after
-floating-point reductions. It also checks each rank's logical shapes and bytes
-sent/received per step against the plan made for that rank's coordinate.
-
-USAGE
-  One case:
-    reshard verify --mesh 2,2,2 --shape 13,8 --dtype f32 --src 'S(0)RR' --dst 'RS(1)[1]S(1)[0]'
-  Random cases (meshes of 1-4 dims, uneven and empty shards, shard orders,
-  every transition, dtype and reduce op; native: group steps and permutes;
-  pytorch: graph and greedy plans):
-    reshard verify --random 300 --seed 7 --max-ranks 8
-    reshard verify --random 300 --seed 7 --max-ranks 8 --mode pytorch
-  One process per rank instead of one thread per rank:
-    reshard verify --random 20 --seed 7 --processes
-
-FLAGS
-  --mesh 2,2,2         mesh sizes (one case)
-  --shape 13,8         global tensor shape (one case)
-  --dtype f32          f64 f32 f16 bf16 i64 i32 i16 i8 u8 (default f32)
-  --src, --dst         layouts in the notation below (one case)
-  --algorithm auto     auto, graph or greedy (greedy: pytorch mode only)
-  --mode native        native: plans with native steps (spec §4.2: collectives
-                         over several mesh dims, permutes) and the alpha-beta
-                         cost model; pytorch: PyTorch's steps and planners
-                         (the default with --algorithm greedy)
-  --seed N             one case: the data seed; --random: the case generator's seed (default 0)
-  --random N           run N random cases instead of one
-  --max-ranks N        --random: at most N ranks per mesh (default 8); one case:
-                         refuse meshes of more than N ranks (default 64)
-  --max-memory 16G     refuse a case whose host memory, counted from its plan
-                         before anything is allocated, exceeds this (bytes, or
-                         with K, M, G, T; default half of this machine's memory
-                         or of the address-space limit, ulimit -v)
-  --processes          one process per rank (a file store in a temporary directory)
-  --timeout 30         seconds a rank waits for its peers before failing
-  --store URL          ranks on several hosts meet through redis://HOST:PORT/PREFIX
-                         (a fresh PREFIX per run) or a shared directory; each
-                         host runs its --ranks as processes, and every host
-                         checks every rank's result (exchanged in the store)
-  --ranks A-B          the ranks this host runs (with --store; default all)
-  --hostname ADDR      the address this host's ranks listen on (default 127.0.0.1)
-  --interface NAME     the network interface to listen on instead (e.g. eth1)
-  --kill-rank R        fault injection (one case): rank R dies (closes its
-  --kill-at K            connections; with --processes, its process exits) just
-                         before its collective call K (0-based, default 0); the
-                         case must then fail with the surviving ranks' errors,
-                         which name the step and mesh dim. A rank outside the mesh
-                         or a K past the plan's last collective call is refused.
-
-OUTPUT
-  Each failing case as "FAIL reshard verify ..." (paste it back to rerun it
-  alone) with the reason on the next line; on stderr, --random counts the
-  steps of passed cases by kind, and those over several mesh dims; then a
-  count of skipped cases
-  (no plan exists, or the plan needs R->P(prod), which has no exact split),
-  and finally the line "N passed, M failed". Progress goes to stderr.
-  Exit code 0 if nothing failed, 1 if a case failed, 2 for bad input,
-  3 when a single case is skipped (no plan, or it needs R->P(prod)).
-
-)txt",
-                      NotationHelp());
-}
-
-int Fail(absl::string_view message, int code) {
-  std::cerr << "reshard verify: " << Utf8Valid(message) << "\n";
-  return code;
-}
-
 // Everything but the case itself: how ranks run and what is refused.
 struct VerifySettings {
   int64_t seed = 0;
@@ -268,7 +193,7 @@ void PrintCoverage(const std::array<int64_t, kNumStepKinds>& steps,
             << "\n";
 }
 
-int RunRandomCases(const FlagValues& flags, const VerifySettings& s) {
+CommandResult RunRandomCases(const FlagValues& flags, const VerifySettings& s) {
   for (const char* single : {"mesh", "shape", "src", "dst", "dtype", "algorithm", "rank"}) {
     if (flags.Has(single)) {
       return Fail(absl::StrCat("--", single, " describes one case; it cannot go with --random"),
@@ -346,7 +271,7 @@ absl::StatusOr<VerifyCase> CaseFromFlags(const FlagValues& flags, int64_t seed,
   return c;
 }
 
-int RunOneCase(const FlagValues& flags, const VerifySettings& s) {
+CommandResult RunOneCase(const FlagValues& flags, const VerifySettings& s) {
   absl::StatusOr<VerifyCase> c = CaseFromFlags(flags, s.seed, s.mode);
   if (!c.ok()) return Fail(c.status().message(), kExitBadInput);
   if (flags.Has("rank")) {  // hidden: a child of --processes
@@ -382,27 +307,99 @@ int RunOneCase(const FlagValues& flags, const VerifySettings& s) {
   return kExitInternal;
 }
 
+CommandResult RunVerify(const FlagValues& flags, const std::vector<std::string>&) {
+  absl::StatusOr<VerifySettings> settings = ParseSettings(flags);
+  if (!settings.ok()) return Fail(settings.status().message(), kExitBadInput);
+  if (flags.Has("random")) return RunRandomCases(flags, *settings);
+  return RunOneCase(flags, *settings);
+}
+
 }  // namespace
 
-int RunVerifyCommand(const std::vector<std::string>& args) {
-  FlagParser parser("verify", {{"mesh", true},       {"shape", true},     {"dtype", true},
-                               {"src", true},        {"dst", true},       {"algorithm", true},
-                               {"seed", true},       {"random", true},    {"max-ranks", true},
-                               {"max-memory", true}, {"processes", false}, {"timeout", true},
-                               {"rank", true},       {"store-dir", true}, {"kill-rank", true},
-                               {"kill-at", true},    {"store", true},     {"ranks", true},
-                               {"hostname", true},   {"interface", true}, {"job", true},
-                               {"mode", true},       {"help", false}});
-  absl::StatusOr<FlagValues> flags = parser.Parse(args);
-  if (!flags.ok()) return Fail(flags.status().message(), kExitBadInput);
-  if (flags->Has("help")) {
-    std::cout << VerifyHelp();
-    return kExitOk;
-  }
-  absl::StatusOr<VerifySettings> settings = ParseSettings(*flags);
-  if (!settings.ok()) return Fail(settings.status().message(), kExitBadInput);
-  if (flags->Has("random")) return RunRandomCases(*flags, *settings);
-  return RunOneCase(*flags, *settings);
+Command VerifyCommand() {
+  return {
+      "verify",
+      "run plans on real data (Gloo on this machine, ranks as threads or processes, or on "
+      "several hosts) and check every rank's result",
+      R"txt(reshard verify: run redistributions on real data and check every rank's result.
+
+Each case builds a deterministic global tensor of small integers, gives each
+rank its shard of --src (a Partial source gets local values whose reduction
+is the tensor), plans src -> dst, runs the plan with Gloo collectives (TCP on
+127.0.0.1), and compares each rank's result with its shard of --dst computed
+directly: exactly for moved data and integers, to a tight tolerance after
+floating-point reductions. It also checks each rank's logical shapes and bytes
+sent/received per step against the plan made for that rank's coordinate.
+
+USAGE
+  One case:
+    reshard verify --mesh 2,2,2 --shape 13,8 --dtype f32 --src 'S(0)RR' --dst 'RS(1)[1]S(1)[0]'
+  Random cases (meshes of 1-4 dims, uneven and empty shards, shard orders,
+  every transition, dtype and reduce op; native: group steps and permutes;
+  pytorch: graph and greedy plans):
+    reshard verify --random 300 --seed 7 --max-ranks 8
+    reshard verify --random 300 --seed 7 --max-ranks 8 --mode pytorch
+  One process per rank instead of one thread per rank:
+    reshard verify --random 20 --seed 7 --processes
+
+)txt",
+      {
+          {"mesh", "SIZES", "mesh sizes, e.g. 2,2,2 (one case)"},
+          {"shape", "SIZES", "global tensor shape, e.g. 13,8 (one case)"},
+          {"dtype", "NAME", "f64 f32 f16 bf16 i64 i32 i16 i8 u8 (default f32)"},
+          {"src", "LAYOUT", "the source layout in the notation below (one case)"},
+          {"dst", "LAYOUT", "the destination layout (one case)"},
+          {"algorithm", "NAME", "auto, graph or greedy (default auto; greedy: pytorch mode only)"},
+          {"mode", "MODE",
+           "native (the default): plans with native steps (spec §4.2: collectives over several "
+           "mesh dims, permutes) and the alpha-beta cost model; pytorch: PyTorch's steps and "
+           "planners (the default with --algorithm greedy)"},
+          {"seed", "N",
+           "one case: the data seed; --random: the case generator's seed (default 0)"},
+          {"random", "N", "run N random cases instead of one"},
+          {"max-ranks", "N",
+           "--random: at most N ranks per mesh (default 8); one case: refuse meshes of more "
+           "than N ranks (default 64)"},
+          {"max-memory", "BYTES",
+           "refuse a case whose host memory, counted from its plan before anything is "
+           "allocated, exceeds this (bytes, or with K, M, G, T, e.g. 16G; default half of this "
+           "machine's memory or of the address-space limit, ulimit -v)"},
+          {"processes", "", "one process per rank (a file store in a temporary directory)"},
+          {"timeout", "S", "seconds a rank waits for its peers before failing (default 30)"},
+          {"store", "URL",
+           "ranks on several hosts meet through redis://HOST:PORT/PREFIX (a fresh PREFIX per "
+           "run) or a shared directory; each host runs its --ranks as processes, and every "
+           "host checks every rank's result (exchanged in the store)"},
+          {"ranks", "A-B", "the ranks this host runs (with --store; default all)"},
+          {"hostname", "ADDR", "the address this host's ranks listen on (default 127.0.0.1)"},
+          {"interface", "NAME", "the network interface to listen on instead (e.g. eth1)"},
+          {"kill-rank", "R",
+           "fault injection (one case): rank R dies (closes its connections; with "
+           "--processes, its process exits) just before its collective call --kill-at; the "
+           "case must then fail with the surviving ranks' errors, which name the step and "
+           "mesh dim. A rank outside the mesh is refused"},
+          {"kill-at", "K",
+           "with --kill-rank: the collective call (0-based, default 0) before which the rank "
+           "dies; a K past the plan's last collective call is refused"},
+          // A child rank of --processes or --store (harness/run_ranks.h).
+          {"rank", "R", "", /*hidden=*/true},
+          {"store-dir", "DIR", "", /*hidden=*/true},
+          {"job", "NAME", "", /*hidden=*/true},
+      },
+      absl::StrCat(R"txt(OUTPUT
+  Each failing case as "FAIL reshard verify ..." (paste it back to rerun it
+  alone) with the reason on the next line; on stderr, --random counts the
+  steps of passed cases by kind, and those over several mesh dims; then a
+  count of skipped cases
+  (no plan exists, or the plan needs R->P(prod), which has no exact split),
+  and finally the line "N passed, M failed". Progress goes to stderr.
+  Exit code 0 if nothing failed, 1 if a case failed, 2 for bad input,
+  3 when a single case is skipped (no plan, or it needs R->P(prod)).
+
+)txt",
+                   NotationHelp()),
+      "reshard verify",
+      RunVerify};
 }
 
 }  // namespace reshard
