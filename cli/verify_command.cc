@@ -393,8 +393,12 @@ USAGE
   count of skipped cases
   (no plan exists, or the plan needs R->P(prod), which has no exact split),
   and finally the line "N passed, M failed". Progress goes to stderr.
-  Exit code 0 if nothing failed, 1 if a case failed, 2 for bad input,
-  3 when a single case is skipped (no plan, or it needs R->P(prod)).
+
+EXIT CODES
+  0  nothing failed
+  1  a case failed, or the output could not be written
+  2  bad input, naming the flag
+  3  a single case is skipped (no plan, or it needs R->P(prod))
 
 )txt",
                    NotationHelp()),

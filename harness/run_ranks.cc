@@ -151,9 +151,13 @@ std::vector<absl::StatusOr<std::string>> RunRanks(const DeviceMesh& mesh,
 
 int RunChildRank(const DeviceMesh& mesh, const ChildRank& child, const LaunchOptions& options,
                  const RankFunction& fn) {
-  auto fail = [&](const absl::Status& s) { return FailChildRank(child, s); };
   absl::StatusOr<std::shared_ptr<Store>> store = OpenStore(options, child.dir);
-  if (!store.ok()) return fail(store.status());
+  if (!store.ok()) return FailChildRank(child, store.status());
+  // A failed rank is done too: its peers need not wait for it at the end.
+  auto fail = [&](const absl::Status& s) {
+    (*store)->Set(absl::StrCat(child.job, "/done/", child.rank), {'1'}).IgnoreError();
+    return FailChildRank(child, s);
+  };
   GlooOptions gloo = options.gloo;
   gloo.prefix = absl::StrCat(child.job, "/gloo");
   absl::StatusOr<std::unique_ptr<GlooCommunicator>> comm =
