@@ -73,12 +73,8 @@ CommandResult RunBatch(const FlagValues& flags, const std::vector<std::string>&)
   return kExitOk;
 }
 
-}  // namespace
-
-Command BatchCommand() {
-  return {"batch",
-          "plan one JSON case per stdin line, one JSON result per stdout line",
-          R"txt(reshard batch: plan many redistributions, one JSON object per line.
+// reshard batch --help before FLAGS.
+constexpr char kAbout[] = R"txt(reshard batch: plan many redistributions, one JSON object per line.
 
 USAGE
   reshard batch [--max-states N] [--timings] < cases.jsonl > results.jsonl
@@ -86,7 +82,14 @@ USAGE
 Each stdin line is a case; each stdout line is its result, in the same order
 (blank lines are skipped). A bad line gives {"ok": false, "error": ...} and the
 batch goes on.
-)txt",
+)txt";
+
+}  // namespace
+
+Command BatchCommand() {
+  return {"batch",
+          "plan one JSON case per stdin line, one JSON result per stdout line",
+          kAbout,
           {{"max-states", "N", "1000000; bound on the states each graph search expands"},
            {"timings", "", "print the number of lines and the time taken to stderr"}},
           absl::StrCat(R"txt(INPUT KEYS

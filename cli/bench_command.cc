@@ -361,14 +361,8 @@ CommandResult RunBenchmark(const FlagValues& flags, const std::vector<std::strin
   return RunAndReport(*s, flags, args, std::move(reports), prepared);
 }
 
-}  // namespace
-
-Command BenchCommand() {
-  return {
-      "bench",
-      "run each mode's plan on real data (Gloo on this machine), check it and compare the "
-      "modes, measured",
-      R"txt(reshard bench: run each mode's plan on real data and compare them, measured.
+// reshard bench --help before FLAGS.
+constexpr char kAbout[] = R"txt(reshard bench: run each mode's plan on real data and compare them, measured.
 
 Plans the redistribution in each mode, runs every plan on Gloo (TCP on
 127.0.0.1) with the same deterministic data, checks every rank's result
@@ -389,7 +383,16 @@ USAGE
   reshard bench --mesh 8 --shape 4096,1024 --src 'S(0)' --dst 'R' --repeat 20 --format json
   reshard bench ... --processes       (one process per rank)
 
-)txt",
+)txt";
+
+}  // namespace
+
+Command BenchCommand() {
+  return {
+      "bench",
+      "run each mode's plan on real data (Gloo on this machine), check it and compare the "
+      "modes, measured",
+      kAbout,
       {
           {"mesh", "SIZES", "required, as for reshard plan"},
           {"shape", "SIZES", "required, as for reshard plan"},

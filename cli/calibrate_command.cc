@@ -297,14 +297,8 @@ CommandResult RunCalibrate(const FlagValues& flags, const std::vector<std::strin
   return Calibrate(*s);
 }
 
-}  // namespace
-
-Command CalibrateCommand() {
-  return {
-      "calibrate",
-      "time the collectives on this machine and write an alpha-beta cost profile "
-      "(--profile FILE; spec §6.2)",
-      R"txt(reshard calibrate: measure this machine's alpha-beta cost profile.
+// reshard calibrate --help before FLAGS.
+constexpr char kAbout[] = R"txt(reshard calibrate: measure this machine's alpha-beta cost profile.
 
 Times all_gather, reduce_scatter, all_reduce and all_to_all on the Gloo
 backend (TCP on loopback) for each mesh dim and each group of several mesh
@@ -318,7 +312,16 @@ USAGE
   reshard calibrate --mesh 2,4 --out profile.json
   reshard calibrate --mesh 2,2 --sizes 4K,64K,1M --repeat 3 --processes --out p.json
 
-)txt",
+)txt";
+
+}  // namespace
+
+Command CalibrateCommand() {
+  return {
+      "calibrate",
+      "time the collectives on this machine and write an alpha-beta cost profile "
+      "(--profile FILE; spec §6.2)",
+      kAbout,
       {
           {"mesh", "SIZES", "required; the mesh whose groups are timed, e.g. 2,4"},
           {"out", "FILE", "required; the profile to write (JSON, see README)"},

@@ -142,13 +142,8 @@ CommandResult RunCosts(const FlagValues& flags, const std::vector<std::string>&)
   return kExitOk;
 }
 
-}  // namespace
-
-Command CostsCommand() {
-  return {
-      "costs",
-      "the cost of every (source, target) pair of a list of layouts",
-      R"txt(reshard costs: the cost of every redistribution between a list of layouts.
+// reshard costs --help before FLAGS.
+constexpr char kAbout[] = R"txt(reshard costs: the cost of every redistribution between a list of layouts.
 
 For auto-parallel solvers that price many (source, target) layout pairs of one
 tensor: reads N layouts and prints the N x N matrix of graph-plan costs, one
@@ -164,7 +159,15 @@ USAGE
     {"src":1,"costs":[14.440018846308995,0.0,16.944080935861233]}
     {"src":2,"costs":[33.24395398144412,26.97597560306575,0.0]}
   reshard costs --mesh 2,2,2 --shape 1024,4096 --layouts layouts.txt --mode pytorch
-)txt",
+)txt";
+
+}  // namespace
+
+Command CostsCommand() {
+  return {
+      "costs",
+      "the cost of every (source, target) pair of a list of layouts",
+      kAbout,
       {
           {"mesh", "SIZES", "required; mesh dim sizes, e.g. 2,2,2"},
           {"shape", "SIZES", "required; global tensor shape, e.g. 1024,4096"},

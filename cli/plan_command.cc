@@ -84,18 +84,21 @@ CommandResult RunPlan(const FlagValues& flags, const std::vector<std::string>&) 
   return kExitOk;
 }
 
+// reshard plan --help before FLAGS.
+constexpr char kAbout[] = R"txt(reshard plan: plan one redistribution.
+
+USAGE
+  reshard plan --mesh 2,2,2 --shape 8,8,8 --src 'S(0)[1]S(0)[0]S(0)[2]' --dst 'RS(0)[0]S(0)[1]'
+  reshard plan --mesh 2,2,2 --shape 8,8,8 --src 'S(0)RR' --dst 'RRS(0)' --mode pytorch
+)txt";
+
 }  // namespace
 
 Command PlanCommand() {
   return {
       "plan",
       "plan one redistribution and print it (table, JSON or Graphviz)",
-      R"txt(reshard plan: plan one redistribution.
-
-USAGE
-  reshard plan --mesh 2,2,2 --shape 8,8,8 --src 'S(0)[1]S(0)[0]S(0)[2]' --dst 'RS(0)[0]S(0)[1]'
-  reshard plan --mesh 2,2,2 --shape 8,8,8 --src 'S(0)RR' --dst 'RRS(0)' --mode pytorch
-)txt",
+      kAbout,
       {
           {"mesh", "SIZES", "required; mesh dim sizes, e.g. 2,2,2"},
           {"shape", "SIZES", "required; global tensor shape, e.g. 8,8,8"},

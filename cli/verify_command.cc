@@ -314,14 +314,8 @@ CommandResult RunVerify(const FlagValues& flags, const std::vector<std::string>&
   return RunOneCase(flags, *settings);
 }
 
-}  // namespace
-
-Command VerifyCommand() {
-  return {
-      "verify",
-      "run plans on real data (Gloo on this machine, ranks as threads or processes, or on "
-      "several hosts) and check every rank's result",
-      R"txt(reshard verify: run redistributions on real data and check every rank's result.
+// reshard verify --help before FLAGS.
+constexpr char kAbout[] = R"txt(reshard verify: run redistributions on real data and check every rank's result.
 
 Each case builds a deterministic global tensor of small integers, gives each
 rank its shard of --src (a Partial source gets local values whose reduction
@@ -342,7 +336,33 @@ USAGE
   One process per rank instead of one thread per rank:
     reshard verify --random 20 --seed 7 --processes
 
-)txt",
+)txt";
+
+// reshard verify --help after FLAGS, before NOTATION.
+constexpr char kOutputAndExitCodes[] = R"txt(OUTPUT
+  Each failing case as "FAIL reshard verify ..." (paste it back to rerun it
+  alone) with the reason on the next line; on stderr, --random counts the
+  steps of passed cases by kind, and those over several mesh dims; then a
+  count of skipped cases
+  (no plan exists, or the plan needs R->P(prod), which has no exact split),
+  and finally the line "N passed, M failed". Progress goes to stderr.
+
+EXIT CODES
+  0  nothing failed
+  1  a case failed, or the output could not be written
+  2  bad input, naming the flag
+  3  a single case is skipped (no plan, or it needs R->P(prod))
+
+)txt";
+
+}  // namespace
+
+Command VerifyCommand() {
+  return {
+      "verify",
+      "run plans on real data (Gloo on this machine, ranks as threads or processes, or on "
+      "several hosts) and check every rank's result",
+      kAbout,
       {
           {"mesh", "SIZES", "mesh sizes, e.g. 2,2,2 (one case)"},
           {"shape", "SIZES", "global tensor shape, e.g. 13,8 (one case)"},
@@ -386,21 +406,7 @@ USAGE
           {"store-dir", "DIR", "", /*hidden=*/true},
           {"job", "NAME", "", /*hidden=*/true},
       },
-      absl::StrCat(R"txt(OUTPUT
-  Each failing case as "FAIL reshard verify ..." (paste it back to rerun it
-  alone) with the reason on the next line; on stderr, --random counts the
-  steps of passed cases by kind, and those over several mesh dims; then a
-  count of skipped cases
-  (no plan exists, or the plan needs R->P(prod), which has no exact split),
-  and finally the line "N passed, M failed". Progress goes to stderr.
-
-EXIT CODES
-  0  nothing failed
-  1  a case failed, or the output could not be written
-  2  bad input, naming the flag
-  3  a single case is skipped (no plan, or it needs R->P(prod))
-
-)txt",
+      absl::StrCat(kOutputAndExitCodes,
                    NotationHelp()),
       "reshard verify",
       RunVerify};
