@@ -19,7 +19,7 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/help.h"
-#include "planner/cost_model.h"
+#include "planner/costs/cost_model_registry.h"
 
 namespace reshard {
 

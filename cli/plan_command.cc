@@ -14,7 +14,7 @@
 #include "cli/flags.h"
 #include "cli/help.h"
 #include "cli/plan_format.h"
-#include "planner/cost_model.h"
+#include "planner/costs/cost_model_registry.h"
 
 namespace reshard {
 namespace {

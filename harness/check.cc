@@ -9,7 +9,8 @@
 #include "collectives/tensor/host_math.h"
 #include "harness/ground_truth.h"
 #include "mesh/device_mesh.h"
-#include "planner/notation.h"
+#include "planner/layout/notation.h"
+#include "planner/steps/step_bytes.h"
 
 namespace reshard {
 namespace {

@@ -24,7 +24,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "harness/prepared_case.h"
-#include "planner/plan.h"
+#include "planner/steps/plan.h"
 
 namespace reshard {
 

@@ -9,8 +9,8 @@
 #include "base/status_macros.h"
 #include "harness/ground_truth.h"
 #include "mesh/device_mesh.h"
-#include "planner/chunk.h"
-#include "planner/notation.h"
+#include "planner/layout/chunk.h"
+#include "planner/layout/notation.h"
 
 namespace reshard {
 

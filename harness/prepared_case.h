@@ -23,8 +23,8 @@
 #include "collectives/executor.h"
 #include "collectives/tensor/local_tensor.h"
 #include "harness/verify_case.h"
-#include "planner/dist_spec.h"
-#include "planner/plan.h"
+#include "planner/layout/dist_spec.h"
+#include "planner/steps/plan.h"
 #include "planner/planner.h"
 
 namespace reshard {

@@ -12,7 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/status_macros.h"
-#include "planner/step.h"
+#include "planner/steps/step.h"
 
 namespace reshard {
 namespace {

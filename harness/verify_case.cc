@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "planner/notation.h"
+#include "planner/layout/notation.h"
 
 namespace reshard {
 

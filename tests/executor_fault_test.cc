@@ -12,7 +12,7 @@
 #include "harness/faulty_communicator.h"
 #include "harness/ground_truth.h"
 #include "gtest/gtest.h"
-#include "planner/dist_spec.h"
+#include "planner/layout/dist_spec.h"
 #include "planner/planner.h"
 
 namespace reshard {

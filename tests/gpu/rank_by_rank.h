@@ -21,7 +21,7 @@
 #include "collectives/tensor/local_tensor.h"
 #include "harness/verify_runner.h"
 #include "mesh/device_mesh.h"
-#include "planner/plan.h"
+#include "planner/steps/plan.h"
 
 namespace reshard {
 
