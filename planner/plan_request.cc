@@ -50,7 +50,7 @@ absl::Status CheckMode(const PlanOptions& options) {
   if (!model->prices_native_steps()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "mode: native planning needs a cost model that prices native steps; `cost_model` \"",
-        model->fingerprint(), "\" prices compat steps only (drop `cost_model`, or give `mode` ",
+        model->name(), "\" prices compat steps only (drop `cost_model`, or give `mode` ",
         "pytorch)"));
   }
   if (options.algorithm == Algorithm::kGreedy) {

@@ -96,7 +96,8 @@ TEST(ResolvedModeTest, TheModelAndTheAlgorithmDecideAnAutoMode) {
 }
 
 TEST(PlanLimitTest, AStateBoundHitIsTypedAsMaxExpandedStates) {
-  PlanRequest r = Request("S(0)[1]S(0)[0]", "S(1)S(0)");
+  PlanRequest r = Request("S(0)[1]S(0)[0]", "S(1)[1]S(1)[0]");  // several steps
+  r.options.mode = PlanMode::kPyTorch;
   r.options.max_expanded_states = 1;
   absl::StatusOr<Plan> plan = PlanRedistribution(r);
   ASSERT_TRUE(absl::IsResourceExhausted(plan.status())) << plan.status();
