@@ -163,10 +163,37 @@ std::string FormatCost(double cost) {
   return s;
 }
 
+namespace {
+
+// A model named by a profile: "alpha-beta" (either version) or "measured"
+// (version 2, spec §6.3), read through `profiles` if given.
+absl::StatusOr<std::shared_ptr<const CostModel>> ModelFromProfile(const PlanRequest& r,
+                                                                  FieldStyle style,
+                                                                  ProfileCache* profiles) {
+  ProfileCache once;
+  const absl::StatusOr<LoadedProfile>& profile = (profiles ? profiles : &once)->Get(r.profile);
+  if (!profile.ok()) return FieldError("profile", style, profile.status().message());
+  if (r.cost_model == "alpha-beta") {
+    return MakeAlphaBetaCostModel(profile->measured.machine, r.devices_per_host);
+  }
+  if (profile->version < 2) {
+    return FieldError("profile", style,
+                      absl::StrCat(Abbreviate(r.profile, 200),
+                                   " is a version 1 (alpha-beta) profile with no measured "
+                                   "tables; the measured model needs version 2 (reshard "
+                                   "calibrate writes it), or use ",
+                                   FieldName("cost_model", style), " alpha-beta"));
+  }
+  return MakeMeasuredCostModel(profile->measured, r.devices_per_host);
+}
+
+}  // namespace
+
 absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromRequest(const PlanRequest& r,
                                                                       FieldStyle style,
                                                                       ProfileCache* profiles) {
   std::vector<std::string> models = CostModelNames();
+  models.push_back("measured");  // needs a profile, so MakeCostModel does not make it
   if (std::find(models.begin(), models.end(), r.cost_model) == models.end()) {
     return FieldError("cost_model", style,
                       absl::StrCat("unknown cost model \"", Abbreviate(r.cost_model, 64), "\" (known: ",
@@ -176,22 +203,27 @@ absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromRequest(const Plan
     return FieldError("devices_per_host", style,
                       absl::StrCat("must be at least 1, got ", r.devices_per_host));
   }
+  if (r.cost_model == "measured" && r.profile.empty()) {
+    return FieldError("profile", style,
+                      absl::StrCat("the measured cost model prices from a calibrated profile; "
+                                   "give one (", FieldName("profile", style),
+                                   " FILE, written by reshard calibrate)"));
+  }
   if (r.profile.empty()) {
     absl::StatusOr<std::shared_ptr<const CostModel>> model =
         MakeCostModel(r.cost_model, r.devices_per_host);
     if (!model.ok()) return FieldError("cost_model", style, model.status().message());
     return model;
   }
-  if (r.cost_model != "alpha-beta") {
+  if (r.cost_model != "alpha-beta" && r.cost_model != "measured") {
     return FieldError("profile", style,
-                      absl::StrCat("a profile sets the alpha-beta cost model's parameters, but ",
+                      absl::StrCat("a profile sets the alpha-beta or measured cost model's "
+                                   "parameters, but ",
                                    FieldName("cost_model", style), " is \"", Abbreviate(r.cost_model, 64),
-                                   "\" (use ", FieldName("cost_model", style), " alpha-beta)"));
+                                   "\" (use ", FieldName("cost_model", style),
+                                   " alpha-beta or measured)"));
   }
-  ProfileCache once;
-  const absl::StatusOr<CostProfile>& profile = (profiles ? profiles : &once)->Get(r.profile);
-  if (!profile.ok()) return FieldError("profile", style, profile.status().message());
-  return MakeAlphaBetaCostModel(*profile, r.devices_per_host);
+  return ModelFromProfile(r, style, profiles);
 }
 
 std::string ModelNameOf(const PlanRequest& r) {
