@@ -40,41 +40,50 @@ namespace {
 using json = nlohmann::json;
 
 std::string CalibrateHelp() {
-  return R"txt(reshard calibrate: measure this machine's alpha-beta cost profile.
+  return R"txt(reshard calibrate: measure this machine's cost profile (version 2).
 
-Times all_gather, reduce_scatter, all_reduce and all_to_all on the Gloo
-backend (TCP on loopback) for each mesh dim and each group of several mesh
-dims of --mesh, at several message sizes; takes the median of --repeat runs
-(each the slowest rank's time); fits the latency alpha and bandwidth beta of
-spec §6.2's formulas by least squares on the relative error; prints measured
-against modeled times with the fit's RMS relative error; and writes a profile
-that --profile reads (reshard plan --cost-model alpha-beta --profile FILE).
+Times all_gather, reduce_scatter, all_reduce, all_to_all and the permute
+exchange (AllToAllV, each member's block to the next) on the Gloo backend
+(TCP on loopback) for each mesh dim and each group of several mesh dims of
+--mesh, at each of --sizes; per size takes the median, min and max over
+--repeat runs (each the slowest rank's time). Writes a profile whose
+measured model (reshard plan --cost-model measured --profile FILE, spec
+§6.3) prices a step by interpolating these samples, log-log between sizes,
+per kind and group size, and a fitted alpha-beta formula beyond them. Prints
+every sample with its spread, each size predicted with that size held out
+(the error the model makes between and beyond measured sizes), and the
+machine-wide alpha-beta fit (spec §6.2; --cost-model alpha-beta reads it
+from the same file) with its error for comparison.
 
 USAGE
   reshard calibrate --mesh 2,4 --out profile.json
   reshard calibrate --mesh 2,2 --sizes 4K,64K,1M --repeat 3 --processes --out p.json
+  reshard calibrate --mesh 2,4 --out ~/.config/reshard/gloo-profile.json
+                     (where reshard bench finds it without --profile)
 
 FLAGS (--flag value or --flag=value)
   --mesh SIZES       required; the mesh whose groups are timed, e.g. 2,4
-  --out FILE         required; the profile to write (JSON, see README)
-  --sizes LIST       4K,16K,64K,256K,1M,4M; message sizes in bytes (K, M
-                     suffixes), as spec §6.2 counts them per collective
-  --repeat N         9; timed runs per kind, group and size (after a warm-up)
+  --out FILE         required; the profile to write (JSON, see README),
+                     replaced atomically (a temporary file, then a rename)
+  --sizes LIST       4K,16K,64K,256K,1M,4M,16M,64M; message sizes in bytes
+                     (K, M suffixes), as spec §6.2 counts them per kind
+  --repeat N         5; timed runs per kind, group and size (after a warm-up)
   --processes        one process per rank (a file store in a temporary
                      directory) instead of one thread per rank
   --max-ranks N      16; refuse a larger mesh (each rank is a thread or process)
-  --name NAME        gloo-loopback; the profile's name
+  --name NAME        gloo-loopback; the profile's name (printable UTF-8)
   --timeout SECONDS  60; how long a rank waits for its peers
   --help             this text
 
-The profile's "fit" section records how it was measured: the mesh, sizes,
-per-group fits and every sample. Ranks share this machine's cores, so the
-numbers describe Gloo on this machine under its current load, not a network.
+Flags, --name and --out are checked before anything is timed. The profile's
+"fit" section records how it was measured (mesh, sizes, repeats, held-out
+checks). Ranks share this machine's cores, so the numbers describe Gloo on
+this machine under its current load, not a network.
 
 EXIT CODES
   0  the profile was written
   1  timing, fitting or writing the profile failed
-  2  bad flags
+  2  bad flags (nothing was timed or written)
 )txt";
 }
 
@@ -320,7 +329,7 @@ int RunCalibrateCommand(const std::vector<std::string>& args) {
     if (!rank.ok()) return Fail(rank.status().message(), kExitBadInput);
     return RunChildRank(*s, MakeProbes(s->mesh, s->sizes), *rank, flags->Get("store-dir"));
   }
-  if (absl::Status w = CheckWritable(s->out); !w.ok()) return Fail(w.message(), kExitInternal);
+  if (absl::Status w = CheckWritable(s->out); !w.ok()) return Fail(w.message(), kExitBadInput);
   return Calibrate(*s);
 }
 
