@@ -13,6 +13,7 @@
 #include "cli/flags.h"
 #include "cli/help.h"
 #include "cli/plan_format.h"
+#include "planner/alpha_beta_cost_model.h"
 
 namespace reshard {
 namespace {
@@ -107,6 +108,12 @@ int RunPlanCommand(const std::vector<std::string>& args) {
     std::cout << FormatPlanDot(*plan, ModelNameOf(*request));
   } else {
     std::cout << FormatPlanText(*plan, ModelNameOf(*request), request->algorithm);
+    const std::string model = ModelNameOf(*request);
+    if (!request->profile.empty()) {
+      std::cout << "profile:    " << Utf8Valid(request->profile) << "\n";
+    } else if (model == "alpha-beta") {
+      std::cout << "profile:    built-in " << DefaultGpuProfile().name << "\n";
+    }
   }
   return kExitOk;
 }

@@ -130,14 +130,15 @@ absl::Status GetTable(const json& v, absl::string_view source, const std::string
 
 absl::Status GetVersion(const json& object, absl::string_view source, int* version) {
   *version = 1;
-  if (!object.contains("version")) return absl::OkStatus();
-  const json& v = object["version"];
-  if (!v.is_number_integer() || (v.get<int64_t>() != 1 && v.get<int64_t>() != 2)) {
-    return KeyError(source, "version",
-                    absl::StrCat("expected 1 or 2, got ", Abbreviate(v.dump(), 40),
-                                 " (a newer reshard may have written it)"));
+  if (object.contains("version")) {
+    const json& v = object["version"];
+    if (!v.is_number_integer() || (v.get<int64_t>() != 1 && v.get<int64_t>() != 2)) {
+      return KeyError(source, "version",
+                      absl::StrCat("expected 1 or 2, got ", Abbreviate(v.dump(), 40),
+                                   " (a newer reshard may have written it)"));
+    }
+    *version = v.get<int>();
   }
-  *version = v.get<int>();
   if (*version == 1 && object.contains("tables")) {
     return KeyError(source, "tables", "measured tables need \"version\": 2");
   }
