@@ -21,7 +21,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "planner/cost_model.h"
+#include "planner/costs/cost_model.h"
 
 namespace reshard {
 

@@ -13,7 +13,7 @@
 #include "cli/flags.h"
 #include "cli/help.h"
 #include "cli/plan_format.h"
-#include "planner/alpha_beta_cost_model.h"
+#include "planner/costs/alpha_beta_cost_model.h"
 
 namespace reshard {
 namespace {

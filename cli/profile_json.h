@@ -30,7 +30,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "nlohmann/json.hpp"
-#include "planner/alpha_beta_cost_model.h"
+#include "planner/costs/alpha_beta_cost_model.h"
 #include "planner/costs/measured_cost_model.h"
 
 namespace reshard {

@@ -71,7 +71,7 @@ void ExpectBothModesVerified(const std::vector<std::string>& extra) {
     EXPECT_EQ(l["cost_model"], i == 0 ? "pytorch" : "measured") << l;
     if (i == 0) EXPECT_TRUE(l["profile"].is_null()) << l;
     // all_gather over 4 ranks: each sends its padded chunk of ceil(13/4) = 4
-    // rows of 5 f32 to the 3 others (planner/step.h, BytesOfStep).
+    // rows of 5 f32 to the 3 others (planner/steps/step_bytes.h, BytesOfStep).
     EXPECT_EQ(l["bytes_sent_max"], 3 * 4 * 5 * 4) << l;
     EXPECT_GT(l["peak_bytes_max"].get<int64_t>(), 0) << l;
     const json& us = l["measured_us"];

@@ -8,8 +8,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "planner/dist_state.h"
-#include "planner/placement.h"
+#include "planner/layout/dist_state.h"
+#include "planner/layout/placement.h"
 
 namespace reshard {
 namespace {

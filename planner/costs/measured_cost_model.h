@@ -28,8 +28,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "planner/alpha_beta_cost_model.h"
-#include "planner/cost_model.h"
+#include "planner/costs/alpha_beta_cost_model.h"
+#include "planner/costs/cost_model.h"
 #include "planner/costs/measured_table.h"
 
 namespace reshard {

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "planner/alpha_beta_cost_model.h"
-#include "planner/step.h"
+#include "planner/costs/alpha_beta_cost_model.h"
+#include "planner/steps/step.h"
 
 namespace reshard {
 
