@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "cli/backend_commands.h"
 #include "cli/commands.h"
 #include "cli/help.h"
 
@@ -17,10 +18,9 @@ bool IsHelp(const std::string& arg) { return arg == "help" || arg == "--help" ||
 int Dispatch(const std::string& command, const std::vector<std::string>& args) {
   if (command == "plan") return reshard::RunPlanCommand(args);
   if (command == "batch") return reshard::RunBatchCommand(args);
-  if (command == "verify") return reshard::RunVerifyCommand(args);
   if (command == "costs") return reshard::RunCostsCommand(args);
-  if (command == "calibrate") return reshard::RunCalibrateCommand(args);
-  if (command == "bench") return reshard::RunBenchCommand(args);
+  // verify, calibrate, bench: in `reshard`, another binary (backend_commands.h).
+  if (reshard::IsBackendCommand(command)) return reshard::RunBackendCommand(command, args);
   if (IsHelp(command)) {
     std::cout << reshard::MainHelp();
     return reshard::kExitOk;
