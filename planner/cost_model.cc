@@ -1,5 +1,6 @@
 #include "planner/cost_model.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -57,6 +58,7 @@ class PyTorchCosts : public BoundCostModel {
       bool inter_host = total > devices_per_host;
       bandwidth_[d] = inter_host ? 87.7 * 0.22 : 87.7;
       latency_[d] = inter_host ? 2.7 : 0.6;
+      best_bandwidth_ = std::max(best_bandwidth_, bandwidth_[d]);
     }
   }
 
@@ -94,6 +96,36 @@ class PyTorchCosts : public BoundCostModel {
     }
     return 0.0;
   }
+
+  // The bytes each rank holds, b * 2^30 (StepCost's b), priced at the fastest
+  // link. Only an all_gather raises it (by b (n - 1), which its bytes term
+  // prices at its own link, no faster); every other step keeps or lowers it.
+  // So with PotentialLowerBound, the latency terms alone, every step pays its
+  // bound plus the rise (cost_model.h), and a path from u to dst at least
+  // Potential(dst) - Potential(u): the bytes it must gather (spec §5.1).
+  bool has_potential() const override { return true; }
+  double Potential(const DistState& state) const override {
+    int64_t shards = 1;
+    for (int d = 0; d < mesh_.ndim(); ++d) {
+      if (state.placement(d).is_shard()) shards *= mesh_.size(d);
+    }
+    const double b = bytes_ / static_cast<double>(shards) / 1073741824.0;
+    return b / best_bandwidth_ * 1e6;
+  }
+  double PotentialLowerBound(StepKind kind, int mesh_dim) const override {
+    const double n = size_[mesh_dim];
+    switch (kind) {
+      case StepKind::kAllGather:
+      case StepKind::kReduceScatter: return AllGather(0.0, mesh_dim, n);
+      case StepKind::kAllToAll:
+      case StepKind::kPermute: return AllGather(0.0, mesh_dim, n) + 1.0;
+      case StepKind::kAllReduce: return AllReduce(0.0, mesh_dim, n);
+      case StepKind::kChunk:
+      case StepKind::kPartition: return 0.0;
+    }
+    return 0.0;
+  }
+
  private:
   double AllGather(double x, int m, double n) const {
     return 6.6 + (n - 1) * latency_[m] + (x * (n - 1) / n) / bandwidth_[m] * 1e6;
@@ -119,6 +151,7 @@ class PyTorchCosts : public BoundCostModel {
   double size_[kMaxMeshDims];
   double bandwidth_[kMaxMeshDims];  // GB/s
   double latency_[kMaxMeshDims];    // us
+  double best_bandwidth_ = 0;       // the largest of bandwidth_
 };
 
 class PyTorchCostModel : public CostModel {

@@ -57,6 +57,19 @@ class BoundCostModel {
   // default, 0, offers no bound: with 0 for every kind the search is plain
   // Dijkstra.
   virtual double LowerBound(StepKind /*kind*/, int /*mesh_dim*/) const { return 0; }
+
+  // An optional second, bytes-aware bound (spec §5.1): a potential over
+  // states (e.g. the bytes each rank holds, priced at the fastest link) and
+  // per-kind bounds that go with it. Its contract: every legal step u -> v
+  // costs at least max(0, Potential(v) - Potential(u)) plus what
+  // LowerBound's contract asks, with PotentialLowerBound in LowerBound's
+  // place. RemainingCostBound then also bounds the rest of a path by
+  // PotentialLowerBound's must-leave sum plus Potential(dst) - Potential(u)
+  // and keeps the larger bound. Both must hold bit for bit like LowerBound
+  // (the bound shrinks by a millionth for rounding). The default: none.
+  virtual bool has_potential() const { return false; }
+  virtual double Potential(const DistState& /*state*/) const { return 0; }
+  virtual double PotentialLowerBound(StepKind /*kind*/, int /*mesh_dim*/) const { return 0; }
 };
 
 // A model with its parameters; immutable, so one object may serve many

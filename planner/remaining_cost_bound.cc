@@ -15,18 +15,32 @@ constexpr double kShrink = 1.0 - 1e-6;
 RemainingCostBound::RemainingCostBound(const DistState& dst, const BoundCostModel& model,
                                        Graph graph)
     : native_(graph == Graph::kNative) {
+  for (int m = 0; m < dst.ndim(); ++m) dst_cell_[m] = dst.cell(m);
+  FillLeaves(
+      dst, [&model](StepKind kind, int m) { return model.LowerBound(kind, m); }, leaves_);
+  if (model.has_potential()) {
+    potential_model_ = &model;
+    dst_potential_ = model.Potential(dst);
+    FillLeaves(
+        dst, [&model](StepKind kind, int m) { return model.PotentialLowerBound(kind, m); },
+        potential_leaves_);
+    useful_ = true;
+  }
+}
+
+template <typename LowerBoundFn>
+void RemainingCostBound::FillLeaves(const DistState& dst, LowerBoundFn lower_bound,
+                                    double (*table)[3]) {
   for (int m = 0; m < dst.ndim(); ++m) {
-    dst_cell_[m] = dst.cell(m);
-    const double all_to_all = model.LowerBound(StepKind::kAllToAll, m);
-    const double all_gather = model.LowerBound(StepKind::kAllGather, m);
-    const double all_reduce = model.LowerBound(StepKind::kAllReduce, m);
-    const double reduce_scatter = model.LowerBound(StepKind::kReduceScatter, m);
-    double* leaves = leaves_[m];
+    const double all_to_all = lower_bound(StepKind::kAllToAll, m);
+    const double all_gather = lower_bound(StepKind::kAllGather, m);
+    const double all_reduce = lower_bound(StepKind::kAllReduce, m);
+    const double reduce_scatter = lower_bound(StepKind::kReduceScatter, m);
+    double* leaves = table[m];
     if (dst.placement(m).is_shard()) {
       leaves[kShardLeaves] = std::min(all_to_all, all_gather);
       if (native_) {
-        leaves[kShardLeaves] =
-            std::min(leaves[kShardLeaves], model.LowerBound(StepKind::kPermute, m));
+        leaves[kShardLeaves] = std::min(leaves[kShardLeaves], lower_bound(StepKind::kPermute, m));
       }
       leaves[kPartialLeaves] = std::min(reduce_scatter, all_reduce);
     } else {
@@ -40,7 +54,7 @@ RemainingCostBound::RemainingCostBound(const DistState& dst, const BoundCostMode
 // Reads the state's cells (dist_state.h) directly, with as few branches on
 // the kinds as the compiler allows: the search bounds every state it reaches,
 // and to a branch predictor their placements are as good as random.
-double RemainingCostBound::operator()(const DistState& state) const {
+double RemainingCostBound::MustLeaveSum(const DistState& state, const double (*table)[3]) const {
   constexpr auto kShard = static_cast<unsigned>(Placement::Kind::kShard);
   constexpr auto kPartial = static_cast<unsigned>(Placement::Kind::kPartial);
   const int ndim = state.ndim();
@@ -64,12 +78,21 @@ double RemainingCostBound::operator()(const DistState& state) const {
     const bool shard_leaves = (c & 3u) == kShard && (c >> 5) >= diverge[(c >> 2) & 7u];
     const bool partial_leaves = (c & 3u) == kPartial && c != dst_cell_[m];
     if (shard_leaves && native_ && (dst_cell_[m] & 3u) == kShard) {
-      largest_permuted = std::max(largest_permuted, leaves_[m][kShardLeaves]);
+      largest_permuted = std::max(largest_permuted, table[m][kShardLeaves]);
       continue;
     }
-    sum += leaves_[m][shard_leaves ? kShardLeaves : partial_leaves ? kPartialLeaves : kStays];
+    sum += table[m][shard_leaves ? kShardLeaves : partial_leaves ? kPartialLeaves : kStays];
   }
-  return (sum + largest_permuted) * kShrink;
+  return sum + largest_permuted;
+}
+
+double RemainingCostBound::operator()(const DistState& state) const {
+  double bound = MustLeaveSum(state, leaves_);
+  if (potential_model_ != nullptr) {
+    const double rise = std::max(0.0, dst_potential_ - potential_model_->Potential(state));
+    bound = std::max(bound, MustLeaveSum(state, potential_leaves_) + rise);
+  }
+  return bound * kShrink;
 }
 
 }  // namespace reshard
