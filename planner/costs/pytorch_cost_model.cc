@@ -1,7 +1,5 @@
 #include "planner/costs/pytorch_cost_model.h"
 
-#include <algorithm>
-
 #include "absl/strings/str_cat.h"
 
 namespace reshard {
@@ -25,7 +23,6 @@ class PyTorchCosts : public BoundCostModel {
       bool inter_host = total > devices_per_host;
       bandwidth_[d] = inter_host ? 87.7 * 0.22 : 87.7;
       latency_[d] = inter_host ? 2.7 : 0.6;
-      best_bandwidth_ = std::max(best_bandwidth_, bandwidth_[d]);
     }
   }
 
@@ -64,20 +61,20 @@ class PyTorchCosts : public BoundCostModel {
     return 0.0;
   }
 
-  // The bytes each rank holds, b * 2^30 (StepCost's b), priced at the fastest
-  // link. Only an all_gather raises it (by b (n - 1), which its bytes term
-  // prices at its own link, no faster); every other step keeps or lowers it.
-  // So with PotentialLowerBound, the latency terms alone, every step pays its
-  // bound plus the rise (cost_model.h), and a path from u to dst at least
-  // Potential(dst) - Potential(u): the bytes it must gather (spec §5.1).
+  // StepCost's all_gather bytes term, on the same doubles: b from the
+  // number of shards, x = b * n. Only an all_gather removes a mesh dim from
+  // the shard set, and it pays exactly this besides its latency terms
+  // (PotentialLowerBound); chunk and reduce_scatter add one, the rest keep
+  // the set. So every step pays its bound plus its abstract path (cost_model.h).
   bool has_potential() const override { return true; }
-  double Potential(const DistState& state) const override {
+  double GatherBytes(unsigned shard_set, int mesh_dim) const override {
     int64_t shards = 1;
     for (int d = 0; d < mesh_.ndim(); ++d) {
-      if (state.placement(d).is_shard()) shards *= mesh_.size(d);
+      if (shard_set & (1u << d)) shards *= mesh_.size(d);
     }
-    const double b = bytes_ / static_cast<double>(shards) / 1073741824.0;
-    return b / best_bandwidth_ * 1e6;
+    const double n = size_[mesh_dim];
+    const double x = bytes_ / static_cast<double>(shards) / 1073741824.0 * n;
+    return (x * (n - 1) / n) / bandwidth_[mesh_dim] * 1e6;
   }
   double PotentialLowerBound(StepKind kind, int mesh_dim) const override {
     const double n = size_[mesh_dim];
@@ -118,7 +115,6 @@ class PyTorchCosts : public BoundCostModel {
   double size_[kMaxMeshDims];
   double bandwidth_[kMaxMeshDims];  // GB/s
   double latency_[kMaxMeshDims];    // us
-  double best_bandwidth_ = 0;       // the largest of bandwidth_
 };
 
 class PyTorchCostModel : public CostModel {

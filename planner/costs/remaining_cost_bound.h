@@ -30,16 +30,20 @@
 // minimum (one permute may fix all of them); every other must-leave mesh dim
 // is summed as above.
 //
-// A model with a potential (cost_model.h, e.g. pytorch's: the bytes each
-// rank holds at the fastest link) gives a second bound of the same shape:
-// the must-leave sum of its PotentialLowerBound, plus
-// max(0, Potential(dst) - Potential(state)). Each step pays its share of both
-// terms (the model's contract), so that bound is consistent too, and so is
-// the larger of the two, which is what operator() returns. It is what makes
-// the bound see bytes: on large meshes LowerBound's smallest b is tiny, while
-// a plan that must gather a tensor pays for every byte of it (spec §5.1).
+// A model with a bytes bound (cost_model.h, e.g. pytorch's: an all_gather
+// pays for the bytes it gathers) gives a second bound of the same shape: the
+// must-leave sum of its PotentialLowerBound, plus the cheapest path from the
+// state's shard set to dst's in the model's abstract graph (mesh dims join
+// the set for free, leave it for GatherBytes), computed for every shard set
+// once per destination. Each step pays its share of both terms (the model's
+// contract), so that bound is consistent too, and so is the larger of the
+// two, which is what operator() returns. It is what makes the bound see
+// bytes: on large meshes LowerBound's smallest b is tiny, while a plan that
+// must gather a tensor pays for every byte of it (spec §5.1).
 #ifndef RESHARD_PLANNER_COSTS_REMAINING_COST_BOUND_H_
 #define RESHARD_PLANNER_COSTS_REMAINING_COST_BOUND_H_
+
+#include <vector>
 
 #include "mesh/device_mesh.h"
 #include "planner/costs/cost_model.h"
@@ -72,11 +76,12 @@ class RemainingCostBound {
   // dst's cell (dist_state.h) per mesh dim: its placement and order position.
   unsigned dst_cell_[kMaxMeshDims] = {};
   double leaves_[kMaxMeshDims][3] = {};
-  // The potential's bound: its table, the model (null without a potential)
-  // and the potential at dst.
+  // Fills bytes_to_go_ (the header's abstract graph, a Dijkstra towards dst).
+  void FillBytesToGo(const DistState& dst, const BoundCostModel& model);
+  // The bytes bound's table, and per shard set its cheapest abstract path to
+  // dst's; empty without a bytes bound.
   double potential_leaves_[kMaxMeshDims][3] = {};
-  const BoundCostModel* potential_model_ = nullptr;
-  double dst_potential_ = 0;
+  std::vector<double> bytes_to_go_;
   bool native_;
   bool useful_ = false;
 };
