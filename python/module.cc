@@ -74,9 +74,19 @@ json ObjectFrom(const py::dict& request) {
   return object;
 }
 
-// Read (with the GIL) and validated (without it).
-ValidRequest Validate(const json& object) {
+// Read (with the GIL) and validated (without it). Besides the batch keys,
+// "max_states" (the batch command's --max-states) bounds the graph search.
+ValidRequest Validate(json object) {
   PlanRequest request;
+  if (object.contains("max_states")) {
+    const json& n = object["max_states"];
+    if (!n.is_number_integer()) {
+      Raise(absl::InvalidArgumentError(
+          absl::StrCat("max_states: expected an integer, got ", n.dump())));
+    }
+    request.max_states = n.get<int64_t>();
+    object.erase("max_states");
+  }
   if (absl::Status s = RequestFromJson(object, &request); !s.ok()) Raise(s);
   absl::StatusOr<ValidRequest> valid;
   {

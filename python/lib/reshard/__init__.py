@@ -9,7 +9,8 @@
 Requests are the keys of a `reshard batch` line as keyword arguments (mesh,
 shape, src, dst, dtype, mode, algorithm, cost_model, profile,
 devices_per_host, coordinate, max_memory; id and expected are accepted as
-batch lines accept them). The C++ library reads and validates them exactly as
+batch lines accept them), plus max_states, the bound `reshard batch` takes as
+--max-states (default 1000000). The C++ library reads and validates them exactly as
 `reshard batch` does, so answers and error messages are the CLI's.
 
 src, dst and layouts are the notation of docs/planner-semantics.md §3
@@ -24,6 +25,8 @@ The GIL is released while the C++ library validates and plans.
 
 from reshard import _reshard
 from reshard._reshard import NoPlanError
+
+NoPlanError.__module__ = "reshard"
 from reshard.placements import Layout, Partial, Replicate, Shard, _StridedShard, notation
 from reshard.plan import Plan, Step
 
