@@ -46,31 +46,25 @@ __all__ = [
     "plan",
 ]
 
-# reshard.cost's answers by request. Only requests whose every value is a
-# str, an int (not a bool), None, or a list/tuple of ints are cached here:
-# for those, equal keys mean equal requests, so a hit is the answer the C++
-# library would give. Anything else (placement objects, numpy integers, a
-# profile file, which may change on disk) goes to the C++ cache every time.
+# reshard.cost's answers by request, keyed by repr(request). Only requests
+# whose src and dst are text and that name no profile file (it may change on
+# disk) are cached here. Every value the C++ reader accepts (str, int, float,
+# bool, None, lists and tuples of them, integers by __index__ such as numpy's)
+# has a repr that spells its value and type (True is not 1, [4] is not (4,)
+# or [4.0]), so equal keys are equal requests and a hit is the answer the C++
+# library would give; a value with an uninformative repr (an object at an
+# address) is refused by the reader, so no answer is ever stored under it.
+# Everything else goes to the C++ plan cache every time.
 _COST_CACHE = {}
 _COST_CACHE_LIMIT = 1 << 16
-_PLAIN = (str, int, type(None))
 
 
 def _cost_key(request):
+    if type(request.get("src")) is not str or type(request.get("dst")) is not str:
+        return None
     if "profile" in request:
         return None
-    parts = []
-    for key, value in request.items():
-        kind = type(value)
-        if kind is list or kind is tuple:
-            for item in value:
-                if type(item) is not int:
-                    return None
-            value = tuple(value)
-        elif kind not in _PLAIN:
-            return None
-        parts.append((key, value))
-    return tuple(parts)
+    return repr(request)
 
 
 def _with_notation(request):
