@@ -135,6 +135,17 @@ def _reduced(out, mesh, dst, rank):
 
 
 @unittest.skipIf(torch is None, "torch is not importable")
+class TorchPlacements(unittest.TestCase):
+    def test_c10d_reduce_ops_name_partials(self):
+        ops = [dist.ReduceOp.SUM, dist.ReduceOp.AVG, dist.ReduceOp.MAX, dist.ReduceOp.MIN,
+               dist.ReduceOp.PRODUCT]
+        self.assertEqual(reshard.notation([reshard.Partial(op) for op in ops]),
+                         "P(sum)P(avg)P(max)P(min)P(prod)")
+        with self.assertRaises(ValueError):
+            reshard.notation([reshard.Partial(dist.ReduceOp.BAND)])
+
+
+@unittest.skipIf(torch is None, "torch is not importable")
 class RedistributeOnFourGlooProcesses(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

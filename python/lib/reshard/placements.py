@@ -61,7 +61,8 @@ _OPS = {"sum": "sum", "avg": "avg", "max": "max", "min": "min", "prod": "prod",
 
 
 def _reduce_op(op, field):
-    name = op if isinstance(op, str) else getattr(op, "name", None) or str(op)
+    kind = getattr(op, "op", op)  # torch 1.13's c10d ReduceOp holds a RedOpType in .op
+    name = kind if isinstance(kind, str) else getattr(kind, "name", None) or str(kind)
     name = str(name).rsplit(".", 1)[-1].strip("<>").split(":")[0].lower()
     if name not in _OPS:
         raise ValueError(f"{field}: unknown reduce op {op!r} (known: sum, avg, max, min, prod)")
