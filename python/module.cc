@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "cli/case_json.h"
+#include "cli/request_fields.h"
 #include "mesh/device_mesh.h"
 #include "planner/cost_matrix.h"
 #include "planner/layout/chunk.h"
@@ -76,33 +77,35 @@ json ObjectFrom(const py::dict& request) {
 
 // Read (with the GIL) and validated (without it). Besides the batch keys,
 // "max_states" (the batch command's --max-states) bounds the graph search.
-ValidRequest Validate(json object) {
-  PlanRequest request;
+PlanRequest Validate(json object) {
+  RequestFields fields;
   if (object.contains("max_states")) {
     const json& n = object["max_states"];
     if (!n.is_number_integer()) {
       Raise(absl::InvalidArgumentError(
           absl::StrCat("max_states: expected an integer, got ", n.dump())));
     }
-    request.max_states = n.get<int64_t>();
+    fields.max_states = n.get<int64_t>();
     object.erase("max_states");
   }
-  if (absl::Status s = RequestFromJson(object, &request); !s.ok()) Raise(s);
-  absl::StatusOr<ValidRequest> valid;
+  if (absl::Status s = RequestFromJson(object, &fields); !s.ok()) Raise(s);
+  absl::StatusOr<PlanRequest> valid;
   {
     py::gil_scoped_release release;
-    valid = ValidateRequest(request, FieldStyle::kJsonKey);
+    valid = RequestFromFields(fields, FieldStyle::kJsonKey);
   }
   return ValueOrRaise(std::move(valid));
 }
 
-std::shared_ptr<const Plan> PlanOf(const ValidRequest& valid) {
+// The planner's errors name fields as the batch command prints them.
+std::shared_ptr<const Plan> PlanOf(const PlanRequest& valid) {
   absl::StatusOr<std::shared_ptr<const Plan>> plan;
   {
     py::gil_scoped_release release;
-    plan = Cache().GetOrPlan(valid.src, valid.dst, valid.options);
+    plan = Cache().GetOrPlan(valid);
   }
-  return ValueOrRaise(std::move(plan));
+  if (!plan.ok()) Raise(InFrontEndTerms(plan.status(), FieldStyle::kJsonKey));
+  return *std::move(plan);
 }
 
 // (the batch result object as JSON text, the states the data goes through).
@@ -122,7 +125,7 @@ double CostOf(const py::dict& request) { return PlanOf(Validate(ObjectFrom(reque
 // the request names one of them as src and dst for validation.
 std::vector<std::vector<std::optional<double>>> CostMatrixOf(const py::dict& request,
                                                              const std::vector<std::string>& layouts) {
-  const ValidRequest valid = Validate(ObjectFrom(request));
+  const PlanRequest valid = Validate(ObjectFrom(request));
   const DistSpec& any = valid.src;
   std::vector<DistState> states;
   for (size_t i = 0; i < layouts.size(); ++i) {
@@ -141,7 +144,8 @@ std::vector<std::vector<std::optional<double>>> CostMatrixOf(const py::dict& req
     py::gil_scoped_release release;
     matrix = CostMatrix(any.mesh(), any.global_shape(), any.dtype(), states, states, options);
   }
-  return ValueOrRaise(std::move(matrix));
+  if (!matrix.ok()) Raise(InFrontEndTerms(matrix.status(), FieldStyle::kJsonKey));
+  return *std::move(matrix);
 }
 
 // The (offset, size) of each tensor dim that the rank at `coordinate` holds
