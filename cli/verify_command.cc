@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <optional>
 #include <string>
@@ -34,9 +35,12 @@
 #include "cli/flags.h"
 #include "cli/help.h"
 #include "cli/host_memory.h"
+#include "cli/verify_hosts.h"
 #include "cli/verify_processes.h"
 #include "collectives/gloo/gloo_communicator.h"
+#include "collectives/gloo/listen_address.h"
 #include "collectives/stores/redis_store.h"
+#include "collectives/verify/job_membership.h"
 #include "collectives/verify/verify.h"
 
 namespace reshard {
@@ -87,7 +91,16 @@ FLAGS
   --store URL          ranks on several hosts meet through redis://HOST:PORT/PREFIX
                          (a fresh PREFIX per run) or a shared directory; each
                          host runs its --ranks as processes, and every host
-                         checks every rank's result (exchanged in the store)
+                         checks every rank's result (exchanged in the store).
+                         The hosts first agree on the job (every flag that
+                         decides what is planned and computed) and on who
+                         runs which rank: a different job, a rank claimed by
+                         two hosts, or a PREFIX of a finished job is refused
+                         on every host within a second, naming the flag or
+                         the rank (exit 2); ranks no host claims within
+                         --timeout are named (exit 1); a host that dies or a
+                         store that stops answering ends every host's run
+                         within about 2x --timeout (exit 1)
   --ranks A-B          the ranks this host runs (with --store; default all)
   --hostname ADDR      the address this host's ranks listen on (default 127.0.0.1)
   --interface NAME     the network interface to listen on instead (e.g. eth1)
@@ -100,7 +113,7 @@ FLAGS
 
 OUTPUT
   Each failing case as "FAIL reshard verify ..." (paste it back to rerun it
-  alone) with the reason on the next line; on stderr, --random counts the
+  alone) with the reason on the next line, and the reason on stderr; on stderr, --random counts the
   steps of passed cases by kind, and those over several mesh dims; then a
   count of skipped cases
   (no plan exists, or the plan needs R->P(prod), which has no exact split),
@@ -115,6 +128,29 @@ OUTPUT
 int Fail(absl::string_view message, int code) {
   std::cerr << "reshard verify: " << Utf8Valid(message) << "\n";
   return code;
+}
+
+// A refused join (another job in the store, a rank claimed twice, a reused
+// prefix) is bad input; ranks that never joined or a dead store fail.
+int JoinFailed(const absl::Status& s) {
+  return Fail(s.message(),
+              s.code() == absl::StatusCode::kInvalidArgument ? kExitBadInput : kExitInternal);
+}
+
+// A failed case: the line that reruns it and why on stdout (the result), why
+// on stderr too (the error).
+void PrintFailure(const std::string& command_line, const std::string& detail) {
+  std::cout << "FAIL " << command_line << "\n    " << detail << "\n" << std::flush;
+  std::cerr << "reshard verify: case failed: " << Utf8Valid(detail) << "\n";
+}
+
+// Several hosts: after each case, whether the job goes on; a failure (a
+// dead host or store) is recorded for the other hosts too.
+absl::Status JobGoesOn(JobMembership* job) {
+  if (job == nullptr) return absl::OkStatus();
+  absl::Status alive = job->Check();
+  if (!alive.ok()) job->Abort(alive);
+  return alive;
 }
 
 // Everything but the case itself: how ranks run and what is refused.
@@ -138,6 +174,12 @@ absl::Status ParseHosts(const FlagValues& flags, ProcessOptions* o) {
   o->store_url = flags.Get("store");
   o->gloo.hostname = flags.Get("hostname", o->gloo.hostname);
   o->gloo.interface = flags.Get("interface");
+  if (flags.Has("hostname") || flags.Has("interface")) {
+    // A typo here is bad input, found before any rank starts.
+    if (absl::Status s = CheckListenAddress(o->gloo); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--", s.message()));
+    }
+  }
   if (!o->store_url.empty()) {
     // Up front, so that a bad URL or an unreachable server is one message,
     // not one per rank.
@@ -239,7 +281,7 @@ void PrintCoverage(const std::array<int64_t, kNumStepKinds>& steps,
             << "\n";
 }
 
-int RunRandomCases(const FlagValues& flags, const VerifySettings& s) {
+int RunRandomCases(const FlagValues& flags, const VerifySettings& settings) {
   for (const char* single : {"mesh", "shape", "src", "dst", "dtype", "algorithm", "rank"}) {
     if (flags.Has(single)) {
       return Fail(absl::StrCat("--", single, " describes one case; it cannot go with --random"),
@@ -249,9 +291,20 @@ int RunRandomCases(const FlagValues& flags, const VerifySettings& s) {
   absl::StatusOr<int64_t> count = ParseInt("random", flags.Get("random"));
   if (!count.ok()) return Fail(count.status().message(), kExitBadInput);
   if (*count < 0) return Fail("--random: the number of cases must be >= 0", kExitBadInput);
+  VerifySettings s = settings;
+  std::unique_ptr<JobMembership> job;
+  if (!s.run.store_url.empty()) {
+    absl::StatusOr<std::unique_ptr<JobMembership>> joined =
+        JoinHosts(VerifyJob({nullptr, *count, s.limits.max_ranks, s.seed, s.mode}, s.run),
+                  s.limits.max_ranks, s.run);
+    if (!joined.ok()) return JoinFailed(joined.status());
+    job = *std::move(joined);
+    s.run.job = job.get();
+  }
   int64_t passed = 0, failed = 0, skipped = 0, unsupported = 0;
   std::array<int64_t, kNumStepKinds> steps{}, group_steps{};
-  for (int64_t i = 0; i < *count; ++i) {
+  absl::Status stopped;
+  for (int64_t i = 0; i < *count && stopped.ok(); ++i) {
     const VerifyCase c =
         RandomCase(static_cast<uint64_t>(s.seed) * 1000003u + i, s.limits.max_ranks, s.mode);
     const CaseReport r = RunCase(c, s, absl::StrCat("case", i));
@@ -266,12 +319,16 @@ int RunRandomCases(const FlagValues& flags, const VerifySettings& s) {
       unsupported += r.unsupported;
     } else {
       ++failed;
-      std::cout << "FAIL " << c.CommandLine() << s.mode_flags << "\n    " << r.detail << "\n"
-                << std::flush;
+      PrintFailure(c.CommandLine() + s.mode_flags, r.detail);
     }
     if ((i + 1) % 25 == 0 || i + 1 == *count) {
       std::cerr << absl::StrFormat("verify: %d/%d cases (%d passed, %d failed, %d skipped)\n",
                                    i + 1, *count, passed, failed, skipped);
+    }
+    stopped = JobGoesOn(job.get());
+    if (!stopped.ok()) {
+      Fail(absl::StrFormat("stopped after case %d of %d: %s", i + 1, *count, stopped.message()),
+           kExitInternal);
     }
   }
   PrintCoverage(steps, group_steps);
@@ -279,8 +336,10 @@ int RunRandomCases(const FlagValues& flags, const VerifySettings& s) {
     std::cout << skipped << " skipped: " << skipped - unsupported << " without a plan, "
               << unsupported << " needing R->P(prod)\n";
   }
-  std::cout << passed << " passed, " << failed << " failed\n";
-  return failed > 0 ? kExitInternal : kExitOk;
+  const std::string summary = absl::StrCat(passed, " passed, ", failed, " failed");
+  std::cout << summary << "\n";
+  if (job != nullptr && stopped.ok()) job->Finish(summary);
+  return failed > 0 || !stopped.ok() ? kExitInternal : kExitOk;
 }
 
 // The case the flags describe, validated as `reshard plan` validates them,
@@ -317,36 +376,53 @@ absl::StatusOr<VerifyCase> CaseFromFlags(const FlagValues& flags, int64_t seed,
   return c;
 }
 
-int RunOneCase(const FlagValues& flags, const VerifySettings& s) {
-  absl::StatusOr<VerifyCase> c = CaseFromFlags(flags, s.seed, s.mode);
+int RunOneCase(const FlagValues& flags, const VerifySettings& settings) {
+  absl::StatusOr<VerifyCase> c = CaseFromFlags(flags, settings.seed, settings.mode);
   if (!c.ok()) return Fail(c.status().message(), kExitBadInput);
   if (flags.Has("rank")) {  // hidden: a child of --processes
     absl::StatusOr<int64_t> rank = ParseInt("rank", flags.Get("rank"));
     if (!rank.ok()) return Fail(rank.status().message(), kExitBadInput);
     if (!flags.Has("store-dir")) return Fail("--rank needs --store-dir", kExitBadInput);
-    return RunChildRank(*c, *rank, flags.Get("store-dir"), s.run, flags.Get("job", "case0"));
+    return RunChildRank(*c, *rank, flags.Get("store-dir"), settings.run,
+                        flags.Get("job", "case0"));
   }
-  if (absl::Status ok = CheckCase(*c, s.limits, s.run.fault); !ok.ok() && !IsSkip(ok)) {
+  if (absl::Status ok = CheckCase(*c, settings.limits, settings.run.fault);
+      !ok.ok() && !IsSkip(ok)) {
     return Fail(ok.message(), kExitBadInput);
   }
   int64_t ranks = 1;
   for (int64_t size : c->mesh) ranks *= size;
+  VerifySettings s = settings;
   if (s.run.last_rank >= ranks) {
     return Fail(absl::StrFormat("--ranks %d-%d: the mesh has ranks 0 to %d", s.run.first_rank,
                                 s.run.last_rank, ranks - 1),
                 kExitBadInput);
   }
+  std::unique_ptr<JobMembership> job;
+  if (!s.run.store_url.empty()) {
+    absl::StatusOr<std::unique_ptr<JobMembership>> joined =
+        JoinHosts(VerifyJob({&*c, 0, 0, s.seed, s.mode}, s.run), ranks, s.run);
+    if (!joined.ok()) return JoinFailed(joined.status());
+    job = *std::move(joined);
+    s.run.job = job.get();
+  }
   const CaseReport r = RunCase(*c, s, "case0");
+  if (absl::Status alive = JobGoesOn(job.get()); !alive.ok()) {
+    Fail(absl::StrCat("the job stopped: ", alive.message()), kExitInternal);
+  } else if (job != nullptr) {
+    job->Finish(r.outcome == Outcome::kPassed ? "1 passed, 0 failed" : "0 passed, 1 failed");
+  }
   switch (r.outcome) {
     case Outcome::kPassed:
       std::cout << "1 passed, 0 failed\n";
       return kExitOk;
     case Outcome::kSkipped:
       std::cout << "skipped: " << r.detail << "\n0 passed, 0 failed\n";
+      std::cerr << "reshard verify: skipped: " << Utf8Valid(r.detail) << "\n";
       return kExitNoPlan;
     case Outcome::kFailed:
-      std::cout << "FAIL " << c->CommandLine() << s.mode_flags << "\n    " << r.detail
-                << "\n0 passed, 1 failed\n";
+      PrintFailure(c->CommandLine() + s.mode_flags, r.detail);
+      std::cout << "0 passed, 1 failed\n";
       return kExitInternal;
   }
   return kExitInternal;

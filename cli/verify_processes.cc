@@ -5,6 +5,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <string.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -67,16 +69,68 @@ absl::StatusOr<std::shared_ptr<Store>> OpenStore(const ProcessOptions& o, const 
   return NewStoreFromUrl(o.store_url, o.gloo.timeout);
 }
 
+// How a rank's process ended (WaitForRanks' exit code), for messages.
+std::string DescribeExit(int exit_code) {
+  if (exit_code == 127) return "could not be started (exit code 127)";
+  if (exit_code > 128) {
+    return absl::StrFormat("was killed by signal %d (%s)", exit_code - 128,
+                           strsignal(exit_code - 128));
+  }
+  return absl::StrFormat("exited with %d", exit_code);
+}
+
 // What a host tells the others about one of its ranks: "R<size of the
-// stats file>\n<stats><tensor bytes>", or "E<why it failed>".
-std::string EncodeOutcome(const std::string& dir, int64_t rank, int exit_code) {
+// stats file>\n<stats><tensor bytes>", or "E<why it failed>". `stopped` says
+// why this host killed its ranks, if it did.
+std::string EncodeOutcome(const std::string& dir, int64_t rank, int exit_code,
+                          const std::string& stopped) {
   if (exit_code == 0) {
     const std::string stats = ReadFile(absl::StrCat(dir, "/stats.", rank));
     return absl::StrCat("R", stats.size(), "\n", stats, ReadFile(absl::StrCat(dir, "/result.", rank)));
   }
   std::string why = ReadFile(absl::StrCat(dir, "/error.", rank));
   if (why.empty()) why = ReadFile(absl::StrCat(dir, "/log.", rank));
-  return absl::StrFormat("Eprocess exited with %d: %s", exit_code, why);
+  while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+  if (why.empty()) why = stopped.empty() ? "it left no message" : stopped;
+  return absl::StrFormat("Eprocess %s: %s", DescribeExit(exit_code), why);
+}
+
+// OK while the other hosts (if any) are alive and the job goes on.
+absl::Status JobAlive(const ProcessOptions& o) {
+  return o.job == nullptr ? absl::OkStatus() : o.job->Check();
+}
+
+// Each of `waiting`'s results from the store, polling until all are there,
+// the job fails (a host or the store died) or `deadline` passes.
+void AwaitResults(Store& store, const std::string& job, const PreparedCase& p,
+                  const ProcessOptions& o, const std::string& dir, absl::Time deadline,
+                  std::vector<int64_t> waiting, std::vector<absl::StatusOr<RankResult>>& results) {
+  while (!waiting.empty()) {
+    std::vector<int64_t> still;
+    for (int64_t r : waiting) {
+      absl::StatusOr<std::vector<char>> bytes =
+          store.Get(absl::StrCat(job, "/result/", r), absl::ZeroDuration());
+      if (bytes.ok()) {
+        results[r] = DecodeOutcome(absl::string_view(bytes->data(), bytes->size()), dir, r, p);
+      } else if (bytes.status().code() == absl::StatusCode::kDeadlineExceeded) {
+        still.push_back(r);
+      } else {
+        results[r] = bytes.status();
+      }
+    }
+    waiting = std::move(still);
+    if (waiting.empty()) return;
+    absl::Status alive = JobAlive(o);
+    if (alive.ok() && absl::Now() >= deadline) {
+      alive = absl::DeadlineExceededError(
+          "its host published no result within 2x the timeout + 30s");
+    }
+    if (!alive.ok()) {
+      for (int64_t r : waiting) results[r] = alive;
+      return;
+    }
+    absl::SleepFor(absl::Milliseconds(20));
+  }
 }
 
 absl::StatusOr<RankResult> DecodeOutcome(absl::string_view bytes, const std::string& dir,
@@ -100,7 +154,8 @@ absl::StatusOr<RankResult> DecodeOutcome(absl::string_view bytes, const std::str
 // from the store (published there by their hosts).
 std::vector<absl::StatusOr<RankResult>> GatherResults(
     const PreparedCase& p, const ProcessOptions& o, const std::string& job,
-    const std::string& dir, int64_t first, const std::vector<int>& exit_codes) {
+    const std::string& dir, int64_t first, const std::vector<int>& exit_codes,
+    const std::string& stopped) {
   const int64_t n = p.src.mesh().num_ranks();
   std::vector<absl::StatusOr<RankResult>> results;
   for (int64_t r = 0; r < n; ++r) results.emplace_back(absl::UnknownError("no result"));
@@ -108,7 +163,7 @@ std::vector<absl::StatusOr<RankResult>> GatherResults(
   for (int64_t r = 0; r < n; ++r) {
     const bool mine = r >= first && r < first + static_cast<int64_t>(exit_codes.size());
     if (mine) {
-      const std::string outcome = EncodeOutcome(dir, r, exit_codes[r - first]);
+      const std::string outcome = EncodeOutcome(dir, r, exit_codes[r - first], stopped);
       results[r] = DecodeOutcome(outcome, dir, r, p);
       if (!o.store_url.empty() && store.ok()) {
         (*store)->Set(absl::StrCat(job, "/result/", r),
@@ -116,19 +171,20 @@ std::vector<absl::StatusOr<RankResult>> GatherResults(
       }
     }
   }
-  // The other hosts' ranks may still run: wait as long as they may take.
-  const absl::Time deadline = absl::Now() + 2 * o.gloo.timeout + absl::Seconds(30);
+  // The other hosts' ranks may still run: wait as long as they may take,
+  // unless a host or the store dies first.
+  std::vector<int64_t> waiting;
   for (int64_t r = 0; r < n; ++r) {
     if (results[r].status().code() != absl::StatusCode::kUnknown) continue;
     if (!store.ok()) {
       results[r] = store.status();
-      continue;
+    } else {
+      waiting.push_back(r);
     }
-    absl::StatusOr<std::vector<char>> bytes =
-        (*store)->Get(absl::StrCat(job, "/result/", r), deadline - absl::Now());
-    results[r] = bytes.ok() ? DecodeOutcome(absl::string_view(bytes->data(), bytes->size()),
-                                            dir, r, p)
-                            : absl::StatusOr<RankResult>(bytes.status());
+  }
+  if (store.ok()) {
+    AwaitResults(**store, job, p, o, dir, absl::Now() + 2 * o.gloo.timeout + absl::Seconds(30),
+                 std::move(waiting), results);
   }
   return results;
 }
@@ -191,10 +247,23 @@ CaseReport VerifyInProcesses(const VerifyCase& c, const ProcessOptions& o, const
     pids.push_back(SpawnRank(ChildArgs(c, rank, dir, o, job), absl::StrCat(dir, "/log.", rank)));
   }
   // Every rank gives up on its peers after the timeout; allow for start-up.
-  const std::vector<int> exit_codes =
-      WaitForRanks(pids, absl::Now() + 2 * o.gloo.timeout + absl::Seconds(10));
+  // A dead host or store stops the wait (and the ranks) at once.
+  const absl::Duration limit = 2 * o.gloo.timeout + absl::Seconds(10);
+  const absl::Time deadline = absl::Now() + limit;
+  absl::Status alive;
+  const std::vector<int> exit_codes = WaitForRanks(pids, deadline, [&] {
+    alive = JobAlive(o);
+    return !alive.ok();
+  });
+  std::string stopped;
+  if (!alive.ok()) {
+    stopped = absl::StrCat("this host stopped it: ", alive.message());
+  } else if (absl::Now() >= deadline) {
+    stopped = absl::StrCat("this host stopped it after ", absl::FormatDuration(limit),
+                           " (2x the timeout + 10s)");
+  }
   std::vector<absl::StatusOr<RankResult>> results =
-      GatherResults(*p, o, job, dir, first, exit_codes);
+      GatherResults(*p, o, job, dir, first, exit_codes, stopped);
   std::error_code ignored;
   std::filesystem::remove_all(dir, ignored);
   return Check(*p, results);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "collectives/gloo/gloo_communicator.h"
+#include "collectives/verify/job_membership.h"
 #include "collectives/verify/verify.h"
 
 namespace reshard {
@@ -27,6 +28,10 @@ struct ProcessOptions {
   // The ranks this host runs (clipped to the mesh); last_rank -1: all of them.
   int64_t first_rank = 0;
   int64_t last_rank = -1;
+  // Several hosts: the job they joined (not owned). While this host waits for
+  // its ranks or for the other hosts' results it polls job->Check(), and on a
+  // failure (a dead host or store, a stopped job) stops waiting at once.
+  JobMembership* job = nullptr;
 };
 
 // Runs this host's ranks of `c` as child processes and checks every rank's
