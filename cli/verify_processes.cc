@@ -100,6 +100,23 @@ absl::Status JobAlive(const ProcessOptions& o) {
   return o.job == nullptr ? absl::OkStatus() : o.job->Check();
 }
 
+absl::StatusOr<RankResult> DecodeOutcome(absl::string_view bytes, const std::string& dir,
+                                         int64_t rank, const PreparedCase& p) {
+  if (!bytes.empty() && bytes[0] == 'E') return absl::InternalError(bytes.substr(1));
+  const size_t newline = bytes.find('\n');
+  size_t stats_size = 0;
+  if (bytes.empty() || bytes[0] != 'R' || newline == absl::string_view::npos ||
+      !absl::SimpleAtoi(bytes.substr(1, newline - 1), &stats_size) ||
+      newline + 1 + stats_size > bytes.size()) {
+    return absl::InternalError(absl::StrCat("rank ", rank, ": malformed result in the store"));
+  }
+  RESHARD_RETURN_IF_ERROR(
+      WriteFile(absl::StrCat(dir, "/stats.", rank), bytes.substr(newline + 1, stats_size)));
+  RESHARD_RETURN_IF_ERROR(
+      WriteFile(absl::StrCat(dir, "/result.", rank), bytes.substr(newline + 1 + stats_size)));
+  return ReadRankResult(dir, rank, p);
+}
+
 // Each of `waiting`'s results from the store, polling until all are there,
 // the job fails (a host or the store died) or `deadline` passes.
 void AwaitResults(Store& store, const std::string& job, const PreparedCase& p,
@@ -131,23 +148,6 @@ void AwaitResults(Store& store, const std::string& job, const PreparedCase& p,
     }
     absl::SleepFor(absl::Milliseconds(20));
   }
-}
-
-absl::StatusOr<RankResult> DecodeOutcome(absl::string_view bytes, const std::string& dir,
-                                         int64_t rank, const PreparedCase& p) {
-  if (!bytes.empty() && bytes[0] == 'E') return absl::InternalError(bytes.substr(1));
-  const size_t newline = bytes.find('\n');
-  size_t stats_size = 0;
-  if (bytes.empty() || bytes[0] != 'R' || newline == absl::string_view::npos ||
-      !absl::SimpleAtoi(bytes.substr(1, newline - 1), &stats_size) ||
-      newline + 1 + stats_size > bytes.size()) {
-    return absl::InternalError(absl::StrCat("rank ", rank, ": malformed result in the store"));
-  }
-  RESHARD_RETURN_IF_ERROR(
-      WriteFile(absl::StrCat(dir, "/stats.", rank), bytes.substr(newline + 1, stats_size)));
-  RESHARD_RETURN_IF_ERROR(
-      WriteFile(absl::StrCat(dir, "/result.", rank), bytes.substr(newline + 1 + stats_size)));
-  return ReadRankResult(dir, rank, p);
 }
 
 // Every rank's result: this host's from its children's files, the others'
