@@ -70,7 +70,8 @@ FLAGS (--flag value or --flag=value)
                         min, max}, verified)
   --dry-run             plan and check the flags, print the receive lower bound
                         (text, or json {"receive_bound_max", "receive_bound_total"})
-                        and each mode's trace, but run nothing
+                        and each mode's trace, but run nothing (so allocate
+                        nothing: --max-memory does not apply)
   --processes           one process per rank (a file store in a temporary directory)
   --timeout S           30; seconds a rank waits for its peers
   --max-ranks N         64; refuse meshes with more ranks (each is a thread or
@@ -86,7 +87,9 @@ EXIT CODES
   1  a mode failed to run or gave a wrong result (its verified is false;
      the reason is on stderr)
   2  bad input, naming the flag
-  3  no plan in some mode (e.g. nothing fits a --profile's constraints)
+  3  no plan in some mode (e.g. nothing fits a --profile's constraints), or a
+     plan that cannot run: R->P(prod) has no exact split (verify skips such
+     a case with 3 too)
 
 )txt",
                       ModesHelp());
@@ -196,9 +199,9 @@ absl::StatusOr<PlannedMode> PlanOneMode(const BenchSettings& s, const std::strin
                            ValidateRequest(ModeRequest(s.request, mode), FieldStyle::kFlag));
   v.options.coordinate.assign(v.src.mesh().ndim(), 0);
   absl::StatusOr<Plan> plan = PlanRedistribution(v.src, v.dst, v.options);
-  if (!plan.ok()) {
-    return absl::Status(plan.status().code(),
-                        absl::StrCat(mode, " mode: ", plan.status().message()));
+  absl::Status runnable = plan.ok() ? CheckRunnable(*plan, v.src.dtype()) : plan.status();
+  if (!runnable.ok()) {  // verify's rule: R->P(prod) is no plan to run (exit 3)
+    return absl::Status(runnable.code(), absl::StrCat(mode, " mode: ", runnable.message()));
   }
   return PlannedMode{mode, std::move(v), *std::move(plan)};
 }
@@ -234,8 +237,9 @@ absl::StatusOr<double> NativeModelCost(const BenchSettings& s, const PlannedMode
   return cost;
 }
 
-// Refused before anything is allocated: too many ranks, too much memory,
-// bool data with Partial placements.
+// Refused before anything is allocated: too many ranks, too much memory
+// (not for --dry-run, which allocates nothing), bool data with Partial
+// placements.
 absl::Status CheckLimits(const BenchSettings& s, const std::vector<PlannedMode>& modes) {
   const DistSpec& src = modes.front().request.src;
   const DistSpec& dst = modes.front().request.dst;
@@ -247,7 +251,7 @@ absl::Status CheckLimits(const BenchSettings& s, const std::vector<PlannedMode>&
   }
   double bytes = 0;
   for (const PlannedMode& m : modes) bytes += EstimatedBytes(src, dst, m.plan);
-  if (bytes > s.max_bytes) {
+  if (bytes > s.max_bytes && !s.dry_run) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "the case needs about %.3g GiB of host memory for %d modes, more than the limit of "
         "%.3g GiB (--max-memory); use a smaller --shape or raise --max-memory",

@@ -194,14 +194,20 @@ absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromRequest(const Plan
   return MakeAlphaBetaCostModel(*profile, r.devices_per_host);
 }
 
+std::string ModeOf(const PlanRequest& r) {
+  if (r.mode == "native" || r.mode == "pytorch") return r.mode;
+  if (r.mode.empty() || r.mode == "auto") return r.algorithm == "greedy" ? "pytorch" : "auto";
+  return r.mode;  // unknown: refused by ModeOptions, naming it
+}
+
 std::string ModelNameOf(const PlanRequest& r) {
   if (!r.cost_model.empty()) return r.cost_model;
-  return r.mode == "pytorch" ? "pytorch" : "alpha-beta";
+  return ModeOf(r) == "pytorch" ? "pytorch" : "alpha-beta";
 }
 
 absl::Status ModeOptions(const PlanRequest& r, FieldStyle style, ProfileCache* profiles,
                          PlanOptions* options) {
-  std::optional<PlanMode> mode = ParsePlanMode(r.mode.empty() ? "auto" : r.mode);
+  std::optional<PlanMode> mode = ParsePlanMode(ModeOf(r));
   if (!mode) {
     return FieldError("mode", style,
                       absl::StrCat("unknown mode \"", Abbreviate(r.mode, 64),

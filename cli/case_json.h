@@ -34,8 +34,9 @@ struct PlanRequest {
   std::string src;
   std::string dst;
   std::string algorithm = "auto";
-  // "native", "pytorch" or "auto"; empty is auto: pytorch when cost_model
-  // names a pytorch model, native otherwise (planner.h, PlanOptions::mode).
+  // "native", "pytorch" or "auto"; empty is auto: pytorch when algorithm is
+  // "greedy" (ModeOf) or cost_model names a pytorch model, native otherwise
+  // (planner.h, PlanOptions::mode).
   std::string mode;
   // Empty: the mode's default, "alpha-beta" (native) or "pytorch"
   // (ModelNameOf). Given apart from empty so that an explicit pytorch model
@@ -47,6 +48,12 @@ struct PlanRequest {
   int64_t max_states = 1000000;     // PlanOptions::max_expanded_states
   std::optional<int64_t> max_memory;  // PlanOptions::max_memory, bytes; none: no limit
 };
+
+// The mode a request names: its mode when that is native or pytorch; else
+// "pytorch" when it asks for the greedy planner, which only pytorch mode has
+// (one rule for plan, batch, costs, bench and verify); else "auto" (the
+// planner then decides from the cost model).
+std::string ModeOf(const PlanRequest& request);
 
 // The cost model a request names: cost_model, or when it is empty the
 // default of its mode ("pytorch" for mode pytorch, else "alpha-beta").

@@ -17,12 +17,15 @@ inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitNoPlan = 3;
 
 // The exit code of a planning error: bad input, no plan (none exists, the
-// search bound, or --max-memory), or an internal error.
+// search bound, --max-memory, or a plan that cannot run), or an internal error.
 inline int ExitCodeFor(const absl::Status& status) {
   switch (status.code()) {
     case absl::StatusCode::kInvalidArgument: return kExitBadInput;
     case absl::StatusCode::kNotFound:
-    case absl::StatusCode::kResourceExhausted: return kExitNoPlan;
+    case absl::StatusCode::kResourceExhausted:
+    // A plan that cannot run (R->P(prod), verify.h CheckRunnable): verify
+    // skips such a case with 3, and bench exits 3 as well.
+    case absl::StatusCode::kUnimplemented: return kExitNoPlan;
     default: return kExitInternal;
   }
 }

@@ -225,10 +225,14 @@ absl::StatusOr<VerifySettings> ParseSettings(const FlagValues& flags) {
   RESHARD_ASSIGN_OR_RETURN(int64_t timeout, IntFlag(flags, "timeout", "30"));
   if (timeout < 1) return absl::InvalidArgumentError("--timeout: must be at least 1 second");
   s.run.gloo.timeout = absl::Seconds(timeout);
-  // Greedy is a pytorch-mode planner: asking for it without a mode asks for that mode.
-  const bool greedy = flags.Get("algorithm") == AlgorithmName(Algorithm::kGreedy);
+  // Plan's rule (ModeOf): greedy without a mode is pytorch mode; auto is native
+  // here, as verify has no pytorch-only cost model to imply pytorch.
+  PlanRequest asked;
+  asked.mode = flags.Get("mode");
+  asked.algorithm = flags.Get("algorithm", asked.algorithm);
+  const std::string mode_name = ModeOf(asked);
   const std::optional<PlanMode> mode =
-      ParsePlanMode(flags.Get("mode", greedy ? "pytorch" : "native"));
+      ParsePlanMode(mode_name == "auto" && !flags.Has("mode") ? "native" : mode_name);
   if (!mode.has_value() || *mode == PlanMode::kAuto) {
     return absl::InvalidArgumentError(
         absl::StrCat("--mode: unknown mode '", flags.Get("mode"), "'; use native or pytorch"));

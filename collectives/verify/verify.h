@@ -86,6 +86,12 @@ enum class Outcome { kPassed, kFailed, kSkipped };
 // plan exists (skip); Unimplemented when the plan needs R->P(prod) (skip).
 absl::StatusOr<PreparedCase> Prepare(const VerifyCase& c);
 
+// Whether `plan` can run on data of `dtype` (the rule Prepare applies, and
+// reshard bench too): Unimplemented when it needs R->P(prod), which has no
+// exact local split (spec §11); InvalidArgument when bool data would pass
+// through a Partial.
+absl::Status CheckRunnable(const Plan& plan, DType dtype);
+
 // One rank's part: its source shard, Redistribute, the result.
 struct RankResult {
   LocalTensor tensor;
