@@ -130,6 +130,17 @@ int Fail(absl::string_view message, int code) {
   return code;
 }
 
+// Everything but the case itself: how ranks run and what is refused.
+struct VerifySettings {
+  int64_t seed = 0;
+  PlanMode mode = PlanMode::kNative;
+  bool processes = false;
+  ProcessOptions run;  // Gloo options, fault, and where ranks meet
+  VerifyLimits limits;
+  // Printed after a failing case so that the line reruns it the same way.
+  std::string mode_flags;
+};
+
 // A refused join (another job in the store, a rank claimed twice, a reused
 // prefix) is bad input; ranks that never joined or a dead store fail.
 int JoinFailed(const absl::Status& s) {
@@ -144,6 +155,19 @@ void PrintFailure(const std::string& command_line, const std::string& detail) {
   std::cerr << "reshard verify: case failed: " << Utf8Valid(detail) << "\n";
 }
 
+// Several hosts (--store): joins the job of `in` before any rank starts and
+// points s->run.job at it; nothing to do on one host.
+absl::Status JoinIfHosts(const VerifyJobInputs& in, int64_t num_ranks, VerifySettings* s,
+                         std::unique_ptr<JobMembership>* job) {
+  if (s->run.store_url.empty()) return absl::OkStatus();
+  absl::StatusOr<std::unique_ptr<JobMembership>> joined =
+      JoinHosts(VerifyJob(in, s->run), num_ranks, s->run);
+  if (!joined.ok()) return joined.status();
+  *job = *std::move(joined);
+  s->run.job = job->get();
+  return absl::OkStatus();
+}
+
 // Several hosts: after each case, whether the job goes on; a failure (a
 // dead host or store) is recorded for the other hosts too.
 absl::Status JobGoesOn(JobMembership* job) {
@@ -152,17 +176,6 @@ absl::Status JobGoesOn(JobMembership* job) {
   if (!alive.ok()) job->Abort(alive);
   return alive;
 }
-
-// Everything but the case itself: how ranks run and what is refused.
-struct VerifySettings {
-  int64_t seed = 0;
-  PlanMode mode = PlanMode::kNative;
-  bool processes = false;
-  ProcessOptions run;  // Gloo options, fault, and where ranks meet
-  VerifyLimits limits;
-  // Printed after a failing case so that the line reruns it the same way.
-  std::string mode_flags;
-};
 
 absl::StatusOr<int64_t> IntFlag(const FlagValues& flags, absl::string_view name,
                                 absl::string_view fallback) {
@@ -297,13 +310,10 @@ int RunRandomCases(const FlagValues& flags, const VerifySettings& settings) {
   if (*count < 0) return Fail("--random: the number of cases must be >= 0", kExitBadInput);
   VerifySettings s = settings;
   std::unique_ptr<JobMembership> job;
-  if (!s.run.store_url.empty()) {
-    absl::StatusOr<std::unique_ptr<JobMembership>> joined =
-        JoinHosts(VerifyJob({nullptr, *count, s.limits.max_ranks, s.seed, s.mode}, s.run),
-                  s.limits.max_ranks, s.run);
-    if (!joined.ok()) return JoinFailed(joined.status());
-    job = *std::move(joined);
-    s.run.job = job.get();
+  if (absl::Status joined = JoinIfHosts({nullptr, *count, s.limits.max_ranks, s.seed, s.mode},
+                                        s.limits.max_ranks, &s, &job);
+      !joined.ok()) {
+    return JoinFailed(joined);
   }
   int64_t passed = 0, failed = 0, skipped = 0, unsupported = 0;
   std::array<int64_t, kNumStepKinds> steps{}, group_steps{};
@@ -403,12 +413,9 @@ int RunOneCase(const FlagValues& flags, const VerifySettings& settings) {
                 kExitBadInput);
   }
   std::unique_ptr<JobMembership> job;
-  if (!s.run.store_url.empty()) {
-    absl::StatusOr<std::unique_ptr<JobMembership>> joined =
-        JoinHosts(VerifyJob({&*c, 0, 0, s.seed, s.mode}, s.run), ranks, s.run);
-    if (!joined.ok()) return JoinFailed(joined.status());
-    job = *std::move(joined);
-    s.run.job = job.get();
+  if (absl::Status joined = JoinIfHosts({&*c, 0, 0, s.seed, s.mode}, ranks, &s, &job);
+      !joined.ok()) {
+    return JoinFailed(joined);
   }
   const CaseReport r = RunCase(*c, s, "case0");
   if (absl::Status alive = JobGoesOn(job.get()); !alive.ok()) {
