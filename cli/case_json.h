@@ -51,7 +51,7 @@ struct PlanRequest {
 
 // The mode a request names: its mode when that is native or pytorch; else
 // "pytorch" when it asks for the greedy planner, which only pytorch mode has
-// (one rule for plan, batch, costs, bench and verify); else "auto" (the
+// (one rule for plan, batch lines and verify); else "auto" (the
 // planner then decides from the cost model).
 std::string ModeOf(const PlanRequest& request);
 
