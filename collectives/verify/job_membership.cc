@@ -176,7 +176,7 @@ absl::Status JobMembership::Claim(const JobFingerprint& job) {
       const std::string why =
           key == kFinishedKey ? Text(*end) : std::string(DecodeAbort(Text(*end)).message());
       return absl::InvalidArgumentError(absl::StrCat(
-          "this store prefix holds a job that already ", how, " (", why,
+          "this store prefix (or directory) holds a job that already ", how, " (", why,
           "); its keys stay in the store: give each run a fresh prefix"));
     }
   }
