@@ -390,6 +390,24 @@ absl::StatusOr<VerifyCase> CaseFromFlags(const FlagValues& flags, int64_t seed,
   return c;
 }
 
+// Prints one case's outcome; its exit code.
+int ReportOneCase(const VerifyCase& c, const VerifySettings& s, const CaseReport& r) {
+  switch (r.outcome) {
+    case Outcome::kPassed:
+      std::cout << "1 passed, 0 failed\n";
+      return kExitOk;
+    case Outcome::kSkipped:
+      std::cout << "skipped: " << r.detail << "\n0 passed, 0 failed\n";
+      std::cerr << "reshard verify: skipped: " << Utf8Valid(r.detail) << "\n";
+      return kExitNoPlan;
+    case Outcome::kFailed:
+      PrintFailure(c.CommandLine() + s.mode_flags, r.detail);
+      std::cout << "0 passed, 1 failed\n";
+      return kExitInternal;
+  }
+  return kExitInternal;
+}
+
 int RunOneCase(const FlagValues& flags, const VerifySettings& settings) {
   absl::StatusOr<VerifyCase> c = CaseFromFlags(flags, settings.seed, settings.mode);
   if (!c.ok()) return Fail(c.status().message(), kExitBadInput);
@@ -418,25 +436,13 @@ int RunOneCase(const FlagValues& flags, const VerifySettings& settings) {
     return JoinFailed(joined);
   }
   const CaseReport r = RunCase(*c, s, "case0");
-  if (absl::Status alive = JobGoesOn(job.get()); !alive.ok()) {
-    Fail(absl::StrCat("the job stopped: ", alive.message()), kExitInternal);
-  } else if (job != nullptr) {
+  const absl::Status alive = JobGoesOn(job.get());
+  if (job != nullptr && alive.ok()) {
     job->Finish(r.outcome == Outcome::kPassed ? "1 passed, 0 failed" : "0 passed, 1 failed");
   }
-  switch (r.outcome) {
-    case Outcome::kPassed:
-      std::cout << "1 passed, 0 failed\n";
-      return kExitOk;
-    case Outcome::kSkipped:
-      std::cout << "skipped: " << r.detail << "\n0 passed, 0 failed\n";
-      std::cerr << "reshard verify: skipped: " << Utf8Valid(r.detail) << "\n";
-      return kExitNoPlan;
-    case Outcome::kFailed:
-      PrintFailure(c->CommandLine() + s.mode_flags, r.detail);
-      std::cout << "0 passed, 1 failed\n";
-      return kExitInternal;
-  }
-  return kExitInternal;
+  const int code = ReportOneCase(*c, s, r);
+  if (!alive.ok()) return Fail(absl::StrCat("the job stopped: ", alive.message()), kExitInternal);
+  return code;
 }
 
 }  // namespace
