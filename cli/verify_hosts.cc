@@ -21,7 +21,7 @@ std::string ThisHost() {
 
 }  // namespace
 
-JobFingerprint VerifyJob(const VerifyJobInputs& in, const ProcessOptions& o) {
+JobFingerprint VerifyJob(const VerifyJobInputs& in, const LaunchOptions& o, const Fault& fault) {
   JobFingerprint job;
   if (in.one != nullptr) {
     const VerifyCase& c = *in.one;
@@ -38,14 +38,14 @@ JobFingerprint VerifyJob(const VerifyJobInputs& in, const ProcessOptions& o) {
              {{"--mode", std::string(PlanModeName(in.mode))},
               {"--seed", absl::StrCat(in.seed)},
               {"--timeout", absl::FormatDuration(o.gloo.timeout)},
-              {"--kill-rank", o.fault.rank < 0 ? "none" : absl::StrCat(o.fault.rank)},
-              {"--kill-at", absl::StrCat(o.fault.at_call)}});
+              {"--kill-rank", fault.rank < 0 ? "none" : absl::StrCat(fault.rank)},
+              {"--kill-at", absl::StrCat(fault.at_call)}});
   return job;
 }
 
 absl::StatusOr<std::unique_ptr<JobMembership>> JoinHosts(const JobFingerprint& job,
                                                          int64_t num_ranks,
-                                                         const ProcessOptions& o) {
+                                                         const LaunchOptions& o) {
   absl::StatusOr<std::shared_ptr<Store>> store = NewStoreFromUrl(o.store_url, o.gloo.timeout);
   if (!store.ok()) return store.status();
   MembershipOptions m;

@@ -1,6 +1,6 @@
 // `reshard verify` on several hosts (--store URL --ranks A-B): what the hosts
 // must agree on before any rank starts, and joining that job in the store
-// (collectives/verify/job_membership.h). Every planning and data input is a
+// (harness/job_membership.h). Every planning and data input is a
 // field of the job, named by its flag, so a mismatch names the flag.
 #ifndef RESHARD_CLI_VERIFY_HOSTS_H_
 #define RESHARD_CLI_VERIFY_HOSTS_H_
@@ -9,9 +9,10 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "cli/verify_processes.h"
-#include "collectives/verify/job_membership.h"
-#include "collectives/verify/verify.h"
+#include "harness/job_membership.h"
+#include "harness/prepared_case.h"
+#include "harness/run_ranks.h"
+#include "harness/verify_case.h"
 
 namespace reshard {
 
@@ -24,14 +25,14 @@ struct VerifyJobInputs {
   PlanMode mode = PlanMode::kNative;
 };
 
-JobFingerprint VerifyJob(const VerifyJobInputs& in, const ProcessOptions& o);
+JobFingerprint VerifyJob(const VerifyJobInputs& in, const LaunchOptions& o, const Fault& fault);
 
 // Joins the job in the store at o.store_url as the host of ranks
 // o.first_rank..o.last_rank of `num_ranks`, waiting up to the timeout for
 // the other hosts. Errors as JobMembership::Join's.
 absl::StatusOr<std::unique_ptr<JobMembership>> JoinHosts(const JobFingerprint& job,
                                                          int64_t num_ranks,
-                                                         const ProcessOptions& o);
+                                                         const LaunchOptions& o);
 
 }  // namespace reshard
 

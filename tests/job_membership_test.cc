@@ -1,10 +1,10 @@
-// Multi-host job membership (collectives/verify/job_membership.h) on one
+// Multi-host job membership (harness/job_membership.h) on one
 // in-process store shared by "hosts" that are threads: a different job or a
 // rank claimed twice is refused on both sides within a second, naming the
 // field or the rank; ranks nobody claimed are named after the timeout; a
 // peer that stops beating, or a store that stops answering, fails Check
 // within about the timeout; a finished or stopped job's prefix is refused.
-#include "collectives/verify/job_membership.h"
+#include "harness/job_membership.h"
 
 #include <atomic>
 #include <memory>

@@ -31,8 +31,8 @@
 // Status codes: InvalidArgument for refusals that are the user's to fix
 // (mismatched job, a rank claimed twice, a reused prefix), DeadlineExceeded
 // for ranks that never joined, Unavailable for a dead host or store.
-#ifndef RESHARD_COLLECTIVES_VERIFY_JOB_MEMBERSHIP_H_
-#define RESHARD_COLLECTIVES_VERIFY_JOB_MEMBERSHIP_H_
+#ifndef RESHARD_HARNESS_JOB_MEMBERSHIP_H_
+#define RESHARD_HARNESS_JOB_MEMBERSHIP_H_
 
 #include <cstdint>
 #include <map>
@@ -126,4 +126,4 @@ class JobMembership {
 
 }  // namespace reshard
 
-#endif  // RESHARD_COLLECTIVES_VERIFY_JOB_MEMBERSHIP_H_
+#endif  // RESHARD_HARNESS_JOB_MEMBERSHIP_H_

@@ -1,4 +1,4 @@
-#include "collectives/verify/job_membership.h"
+#include "harness/job_membership.h"
 
 #include <unistd.h>
 
