@@ -133,9 +133,9 @@ absl::StatusOr<PlannedMode> PlanOneMode(const BenchSettings& s, const std::strin
   v.options.coordinate.assign(v.src.mesh().ndim(), 0);
   if (mode == "native") v.options.cost_model = s.pricing.model;
   absl::StatusOr<Plan> plan = PlanRedistribution(v);
-  if (!plan.ok()) {
-    return absl::Status(plan.status().code(),
-                        absl::StrCat(mode, " mode: ", plan.status().message()));
+  absl::Status runnable = plan.ok() ? CheckRunnable(*plan, v.src.dtype()) : plan.status();
+  if (!runnable.ok()) {  // verify's rule: R->P(prod) is no plan to run (exit 3)
+    return absl::Status(runnable.code(), absl::StrCat(mode, " mode: ", runnable.message()));
   }
   return PlannedMode{mode, std::move(v), *std::move(plan)};
 }
@@ -182,7 +182,7 @@ absl::Status CheckLimits(const BenchSettings& s, const std::vector<PlannedMode>&
   }
   double bytes = 0;
   for (const PlannedMode& m : modes) bytes += EstimatedBytes(src, dst, m.plan);
-  if (bytes > s.max_bytes) {
+  if (bytes > s.max_bytes && !s.dry_run) {  // --dry-run allocates nothing
     return absl::InvalidArgumentError(absl::StrFormat(
         "the case needs about %.3g GiB of host memory for %d modes, more than the limit of "
         "%.3g GiB (--max-memory); use a smaller --shape or raise --max-memory",
