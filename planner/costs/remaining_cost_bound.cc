@@ -33,6 +33,7 @@ RemainingCostBound::RemainingCostBound(const DistState& dst, const BoundCostMode
       leaves[kShardLeaves] = all_gather;
       leaves[kPartialLeaves] = std::min(all_reduce, reduce_scatter + all_gather);
     }
+    exchanged_[m] = native_ ? model.LowerBound(StepKind::kExchange, m) : 0;
     useful_ = useful_ || leaves[kShardLeaves] > 0 || leaves[kPartialLeaves] > 0;
   }
 }
@@ -56,20 +57,27 @@ double RemainingCostBound::operator()(const DistState& state) const {
     diverge[slot] = std::min(diverge[slot], c >> 5);
   }
   // Summed in mesh dim order, so that adding a mesh dim never lowers the sum.
-  // Native: one permute may move every Shard bound for a Shard (header).
+  // Native: one permute may move every Shard bound for a Shard, and one
+  // exchange every Shard once no Partial must leave (header).
   double sum = 0;
   double largest_permuted = 0;
+  double partials = 0;
+  double largest_exchanged = 0;
   for (int m = 0; m < ndim; ++m) {
     const unsigned c = state.cell(m);
     const bool shard_leaves = (c & 3u) == kShard && (c >> 5) >= diverge[(c >> 2) & 7u];
     const bool partial_leaves = (c & 3u) == kPartial && c != dst_cell_[m];
+    if (shard_leaves) largest_exchanged = std::max(largest_exchanged, exchanged_[m]);
+    if (partial_leaves) partials += leaves_[m][kPartialLeaves];
     if (shard_leaves && native_ && (dst_cell_[m] & 3u) == kShard) {
       largest_permuted = std::max(largest_permuted, leaves_[m][kShardLeaves]);
       continue;
     }
     sum += leaves_[m][shard_leaves ? kShardLeaves : partial_leaves ? kPartialLeaves : kStays];
   }
-  return (sum + largest_permuted) * kShrink;
+  const double bound = sum + largest_permuted;
+  if (!native_) return bound * kShrink;
+  return std::min(bound, partials + largest_exchanged) * kShrink;
 }
 
 }  // namespace reshard

@@ -28,7 +28,14 @@
 // that move a Shard to a Shard without moving it out of Shard, so the Shard
 // mesh dims whose destination is a Shard contribute only their largest
 // minimum (one permute may fix all of them); every other must-leave mesh dim
-// is summed as above.
+// is summed as above. An exchange (spec §4.2 case 13) may fix every
+// must-leave Shard at once, whatever its destination, so the native bound is
+// the smaller of that sum and a second one: the must-leave Partials' minima
+// plus the largest LowerBound(kExchange, m) over the must-leave Shards. The
+// second is consistent too: a collective on a group of Partials costs at
+// least their minima, any other communicating step at least each of its
+// members' exchange bound (cost_model.h), and the smaller of two consistent
+// bounds is consistent.
 #ifndef RESHARD_PLANNER_COSTS_REMAINING_COST_BOUND_H_
 #define RESHARD_PLANNER_COSTS_REMAINING_COST_BOUND_H_
 
@@ -57,6 +64,7 @@ class RemainingCostBound {
   // dst's cell (dist_state.h) per mesh dim: its placement and order position.
   unsigned dst_cell_[kMaxMeshDims] = {};
   double leaves_[kMaxMeshDims][3] = {};
+  double exchanged_[kMaxMeshDims] = {};  // LowerBound(kExchange, m), native only
   bool native_;
   bool useful_ = false;
 };
