@@ -33,6 +33,9 @@ RemainingCostBound::RemainingCostBound(const DistState& dst, const BoundCostMode
       leaves[kShardLeaves] = all_gather;
       leaves[kPartialLeaves] = std::min(all_reduce, reduce_scatter + all_gather);
     }
+    // The second native bound (header): a Partial leaves by a reduce_scatter
+    // or an all_reduce, whatever comes after (an exchange may finish it).
+    reduced_[m] = std::min(reduce_scatter, all_reduce);
     exchanged_[m] = native_ ? model.LowerBound(StepKind::kExchange, m) : 0;
     useful_ = useful_ || leaves[kShardLeaves] > 0 || leaves[kPartialLeaves] > 0;
   }
@@ -68,7 +71,7 @@ double RemainingCostBound::operator()(const DistState& state) const {
     const bool shard_leaves = (c & 3u) == kShard && (c >> 5) >= diverge[(c >> 2) & 7u];
     const bool partial_leaves = (c & 3u) == kPartial && c != dst_cell_[m];
     if (shard_leaves) largest_exchanged = std::max(largest_exchanged, exchanged_[m]);
-    if (partial_leaves) partials += leaves_[m][kPartialLeaves];
+    if (partial_leaves) partials += reduced_[m];
     if (shard_leaves && native_ && (dst_cell_[m] & 3u) == kShard) {
       largest_permuted = std::max(largest_permuted, leaves_[m][kShardLeaves]);
       continue;

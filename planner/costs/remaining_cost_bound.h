@@ -30,12 +30,13 @@
 // minimum (one permute may fix all of them); every other must-leave mesh dim
 // is summed as above. An exchange (spec §4.2 case 13) may fix every
 // must-leave Shard at once, whatever its destination, so the native bound is
-// the smaller of that sum and a second one: the must-leave Partials' minima
-// plus the largest LowerBound(kExchange, m) over the must-leave Shards. The
-// second is consistent too: a collective on a group of Partials costs at
-// least their minima, any other communicating step at least each of its
-// members' exchange bound (cost_model.h), and the smaller of two consistent
-// bounds is consistent.
+// the smaller of that sum and a second one: over the must-leave Partials the
+// sum of min(reduce_scatter, all_reduce) (each must take one, and an
+// exchange may do the rest), plus the largest LowerBound(kExchange, m) over
+// the must-leave Shards. The second is consistent too: a collective on a
+// group of Partials costs at least the sum of its members' bounds, any
+// other communicating step at least each of its members' exchange bound
+// (cost_model.h), and the smaller of two consistent bounds is consistent.
 #ifndef RESHARD_PLANNER_COSTS_REMAINING_COST_BOUND_H_
 #define RESHARD_PLANNER_COSTS_REMAINING_COST_BOUND_H_
 
@@ -64,6 +65,7 @@ class RemainingCostBound {
   // dst's cell (dist_state.h) per mesh dim: its placement and order position.
   unsigned dst_cell_[kMaxMeshDims] = {};
   double leaves_[kMaxMeshDims][3] = {};
+  double reduced_[kMaxMeshDims] = {};    // min(reduce_scatter, all_reduce) bounds
   double exchanged_[kMaxMeshDims] = {};  // LowerBound(kExchange, m), native only
   bool native_;
   bool useful_ = false;
