@@ -18,7 +18,7 @@
 #include "collectives/cross_mesh_executor.h"
 #include "collectives/gloo/gloo_communicator.h"
 #include "collectives/stores/in_process_store.h"
-#include "collectives/verify/shard_util.h"
+#include "harness/ground_truth.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "planner/cross_mesh/cross_mesh_plan.h"
