@@ -154,6 +154,33 @@ std::string FormatCost(double cost) {
   return s;
 }
 
+namespace {
+
+// A model named by a profile: "alpha-beta" (either version) or "measured"
+// (version 2, spec §6.3), read through `profiles` if given.
+absl::StatusOr<std::shared_ptr<const CostModel>> ModelFromProfile(const RequestFields& r,
+                                                                  absl::string_view name,
+                                                                  FieldStyle style,
+                                                                  ProfileCache* profiles) {
+  ProfileCache once;
+  const absl::StatusOr<LoadedProfile>& profile = (profiles ? profiles : &once)->Get(r.profile);
+  if (!profile.ok()) return FieldError("profile", style, profile.status().message());
+  if (name == "alpha-beta") {
+    return MakeAlphaBetaCostModel(profile->measured.machine, r.devices_per_host);
+  }
+  if (profile->version < 2) {
+    return FieldError("profile", style,
+                      absl::StrCat(Abbreviate(r.profile, 200),
+                                   " is a version 1 (alpha-beta) profile with no measured "
+                                   "tables; the measured model needs version 2 (reshard "
+                                   "calibrate writes it), or use ",
+                                   FieldName("cost_model", style), " alpha-beta"));
+  }
+  return MakeMeasuredCostModel(profile->measured, r.devices_per_host);
+}
+
+}  // namespace
+
 // `default_name` is the model of the request's mode (DefaultCostModelName),
 // used when the request names none: a profile without a model names
 // alpha-beta's parameters.
@@ -164,6 +191,7 @@ absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromFields(
                            : !r.profile.empty()  ? "alpha-beta"
                                                  : std::string(default_name);
   std::vector<std::string> models = CostModelNames();
+  models.push_back("measured");  // needs a profile, so MakeCostModel does not make it
   if (std::find(models.begin(), models.end(), name) == models.end()) {
     return FieldError("cost_model", style,
                       absl::StrCat("unknown cost model \"", Abbreviate(name, 64), "\" (known: ",
@@ -173,23 +201,27 @@ absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromFields(
     return FieldError("devices_per_host", style,
                       absl::StrCat("must be at least 1, got ", r.devices_per_host));
   }
+  if (name == "measured" && r.profile.empty()) {
+    return FieldError("profile", style,
+                      absl::StrCat("the measured cost model prices from a calibrated profile; "
+                                   "give one (", FieldName("profile", style),
+                                   " FILE, written by reshard calibrate)"));
+  }
   if (r.profile.empty()) {
     absl::StatusOr<std::shared_ptr<const CostModel>> model =
         MakeCostModel(name, r.devices_per_host);
     if (!model.ok()) return FieldError("cost_model", style, model.status().message());
     return model;
   }
-  if (name != "alpha-beta") {
+  if (name != "alpha-beta" && name != "measured") {
     return FieldError("profile", style,
-                      absl::StrCat("a profile sets the alpha-beta cost model's parameters, but ",
-                                   FieldName("cost_model", style), " is \"",
-                                   Abbreviate(name, 64), "\" (use ",
-                                   FieldName("cost_model", style), " alpha-beta)"));
+                      absl::StrCat("a profile sets the alpha-beta or measured cost model's "
+                                   "parameters, but ",
+                                   FieldName("cost_model", style), " is \"", Abbreviate(name, 64),
+                                   "\" (use ", FieldName("cost_model", style),
+                                   " alpha-beta or measured)"));
   }
-  ProfileCache once;
-  const absl::StatusOr<CostProfile>& profile = (profiles ? profiles : &once)->Get(r.profile);
-  if (!profile.ok()) return FieldError("profile", style, profile.status().message());
-  return MakeAlphaBetaCostModel(*profile, r.devices_per_host);
+  return ModelFromProfile(r, name, style, profiles);
 }
 
 absl::Status OptionsFromFields(const RequestFields& r, FieldStyle style, ProfileCache* profiles,

@@ -14,6 +14,7 @@
 #include "cli/flags.h"
 #include "cli/help.h"
 #include "cli/plan_format.h"
+#include "planner/costs/alpha_beta_cost_model.h"
 #include "planner/costs/cost_model_registry.h"
 
 namespace reshard {
@@ -79,6 +80,11 @@ CommandResult RunPlan(const FlagValues& flags, const std::vector<std::string>&) 
     std::cout << FormatPlanDot(*plan, model);
   } else {
     std::cout << FormatPlanText(*plan, model, fields.algorithm);
+    if (!fields.profile.empty()) {
+      std::cout << "profile:    " << Utf8Valid(fields.profile) << "\n";
+    } else if (model == "alpha-beta") {
+      std::cout << "profile:    built-in " << DefaultGpuProfile().name << "\n";
+    }
   }
   return kExitOk;
 }
