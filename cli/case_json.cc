@@ -336,19 +336,19 @@ void AppendStepJson(const TransformInfo& info, std::string* out) {
                   "\",\"dst\":\"", step.dst.ToString(), "\",\"collective\":\"",
                   StepKindName(step.kind), "\",\"logical_shape\":[",
                   absl::StrJoin(info.logical_shape, ","), "],\"cost\":", FormatCost(info.cost));
-  const bool permute = step.kind == StepKind::kPermute;
-  if (step.group.size() > 1 || permute) {
+  const bool moves = MovesSlices(step.kind);  // a permute or an exchange
+  if (step.group.size() > 1 || moves) {
     absl::StrAppend(out, ",\"mesh_dims\":[", absl::StrJoin(step.group.ToVector(), ","), "]");
   }
-  if (!step.entries.empty()) {
-    std::vector<std::string> items;
-    for (int i = 0; i < step.entries.size(); ++i) {
-      items.push_back(permute ? absl::StrCat("{\"mesh_dim\":", step.entries.mesh_dim(i),
-                                             ",\"dst\":\"S(", step.entries.tensor_dim(i), ")\"}")
-                              : absl::StrCat(step.entries.mesh_dim(i)));
+  std::vector<std::string> items;
+  if (moves) {
+    for (const auto& [m, p] : MovesOf(step)) {
+      items.push_back(absl::StrCat("{\"mesh_dim\":", m, ",\"dst\":\"", p.ToString(), "\"}"));
     }
-    absl::StrAppend(out, permute ? ",\"moves\":[" : ",\"order\":[", absl::StrJoin(items, ","),
-                    "]");
+    absl::StrAppend(out, ",\"moves\":[", absl::StrJoin(items, ","), "]");
+  } else if (!step.entries.empty()) {
+    for (int i = 0; i < step.entries.size(); ++i) items.push_back(absl::StrCat(step.entries.mesh_dim(i)));
+    absl::StrAppend(out, ",\"order\":[", absl::StrJoin(items, ","), "]");
   }
   out->push_back('}');
 }

@@ -32,7 +32,8 @@ std::string NotationHelp() {
 std::string ModesHelp() {
   return R"txt(MODES
   native   reshard's own planner (the default): steps over several mesh dims
-           at once and permutes, priced by the alpha-beta model (spec §6.2),
+           at once, permutes and exchanges (each rank receives exactly what
+           it lacks), priced by the alpha-beta model (spec §6.2),
            searched under --max-memory. Use it to run redistributions.
   pytorch  PyTorch DTensor's planner exactly: its edges, its pytorch or
            pytorch-const costs, identical traces. Use it to predict or
@@ -112,7 +113,7 @@ placement per mesh dim, plus a shard order), reshard finds the sequence of
 collectives that turns it into another layout, and what it costs, and can run
 a plan on real data to check and time it. It plans in two modes (see MODES):
 native, the default, with its own steps (collectives over several mesh dims
-at once, permutes) priced by the alpha-beta model; and pytorch, which gives
+at once, permutes, exchanges) priced by the alpha-beta model; and pytorch, which gives
 PyTorch DTensor's redistribute planner's plans exactly (identical traces).
 
 USAGE

@@ -223,14 +223,14 @@ CaseReport RunCase(const VerifyCase& c, const VerifySettings& s, const std::stri
 
 // Two lines on stderr: steps of every kind in passed cases, then those of
 // the collectives that ran over several mesh dims (native mode's group
-// steps; permutes are counted in the first line).
+// steps; permutes and exchanges are counted in the first line).
 void PrintCoverage(const std::array<int64_t, kNumStepKinds>& steps,
                    const std::array<int64_t, kNumStepKinds>& group_steps) {
   std::vector<std::string> coverage, groups;
   for (StepKind kind : kAllStepKinds) {
     const int k = static_cast<int>(kind);
     coverage.push_back(absl::StrCat(StepKindName(kind), " ", steps[k]));
-    if (IsCommunicating(kind) && kind != StepKind::kPermute) {
+    if (IsCommunicating(kind) && !MovesSlices(kind)) {
       groups.push_back(absl::StrCat(StepKindName(kind), " ", group_steps[k]));
     }
   }
@@ -409,7 +409,8 @@ USAGE
   One case:
     reshard verify --mesh 2,2,2 --shape 13,8 --dtype f32 --src 'S(0)RR' --dst 'RS(1)[1]S(1)[0]'
   Random cases (meshes of 1-4 dims, uneven and empty shards, shard orders,
-  every transition, dtype and reduce op; native: group steps and permutes;
+  every transition, dtype and reduce op; native: group steps, permutes and
+  exchanges;
   pytorch: graph and greedy plans):
     reshard verify --random 300 --seed 7 --max-ranks 8
     reshard verify --random 300 --seed 7 --max-ranks 8 --mode pytorch
@@ -452,7 +453,8 @@ Command VerifyCommand() {
           {"algorithm", "NAME", "auto, graph or greedy (default auto; greedy: pytorch mode only)"},
           {"mode", "MODE",
            "native (the default): plans with native steps (spec §4.2: collectives over several "
-           "mesh dims, permutes) and the alpha-beta cost model; pytorch: PyTorch's steps and "
+           "mesh dims, permutes, exchanges) and the alpha-beta cost model; pytorch: PyTorch's "
+           "steps and "
            "planners (the default with --algorithm greedy)"},
           {"seed", "N",
            "one case: the data seed; --random: the case generator's seed (default 0)"},

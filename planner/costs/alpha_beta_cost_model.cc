@@ -8,6 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "planner/layout/chunk.h"
+#include "planner/steps/permute_exchange.h"
+#include "planner/steps/step_bytes.h"
 
 namespace reshard {
 namespace {
@@ -27,7 +29,9 @@ std::string FormatLink(const LinkProfile& link) {
 class AlphaBetaCosts : public BoundCostModel {
  public:
   AlphaBetaCosts(const CostProblem& p, const CostProfile& profile, int64_t devices_per_host)
-      : ndim_(std::min<int>(static_cast<int>(p.global_shape.size()), kMaxTensorDims)),
+      : mesh_(p.mesh),
+        global_shape_(p.global_shape),
+        ndim_(std::min<int>(static_cast<int>(p.global_shape.size()), kMaxTensorDims)),
         mesh_ndim_(p.mesh.ndim()),
         itemsize_(p.itemsize),
         memory_bytes_per_us_(profile.memory_gbps * 1e3) {
@@ -45,6 +49,7 @@ class AlphaBetaCosts : public BoundCostModel {
     int64_t n = 1;
     LinkProfile link;
     GroupOf(step.group, &n, &link);
+    if (step.kind == StepKind::kExchange) return ExchangeCost(current, step, n, link);
     const double bytes = BytesOf(current, step, n);
     if (!IsCommunicating(step.kind)) return bytes / memory_bytes_per_us_;
     return TimeOnLinkUs(CommunicationTerms(step.kind, static_cast<double>(n), bytes), link);
@@ -71,6 +76,23 @@ class AlphaBetaCosts : public BoundCostModel {
       link->alpha_us = std::max(link->alpha_us, link_[m].alpha_us);
       link->beta_gbps = std::min(link->beta_gbps, link_[m].beta_gbps);
     }
+  }
+
+  // Spec §6.2: the busiest member of the group at coordinate 0 (the largest
+  // logical shape): its messages, at least one (every member takes part in
+  // the AllToAllV), and its bytes, the more of sent and received. Exchanges
+  // are the goal's edge only, one per state the search expands, so the
+  // routes (which allocate) are computed here rather than precomputed.
+  double ExchangeCost(const DistState& current, const Step& step, int64_t n,
+                      const LinkProfile& link) const {
+    if (n <= 1) return 0;
+    const std::vector<int64_t> zeros(mesh_.ndim(), 0);
+    const RouteLoad load = ExchangeLoadOf(
+        current, step, mesh_, LogicalShape(current, step, mesh_, global_shape_, zeros));
+    const AlphaBetaTerms terms{std::max<double>(1.0, static_cast<double>(load.max_messages)),
+                               itemsize_ * static_cast<double>(
+                                               std::max(load.max_sent, load.max_received))};
+    return TimeOnLinkUs(terms, link);
   }
 
   // The bytes §6.2 counts for the step: the padded local block of rank 0
@@ -102,6 +124,8 @@ class AlphaBetaCosts : public BoundCostModel {
     return step.kind == StepKind::kAllGather ? bytes * static_cast<double>(n) : bytes;
   }
 
+  DeviceMesh mesh_;
+  std::vector<int64_t> global_shape_;
   int ndim_;
   int mesh_ndim_;
   double itemsize_;
@@ -197,6 +221,9 @@ AlphaBetaTerms CommunicationTerms(StepKind kind, double n, double bytes) {
     // One exchange with each peer at once: an upper bound on the bytes sent
     // (every slice of the local block moves), exact for a pure permutation.
     case StepKind::kPermute: return {1, bytes};
+    // The least an exchange costs: one message of `bytes`. StepCost prices
+    // each exchange by its routes (its busiest member's messages and bytes).
+    case StepKind::kExchange: return {1, bytes};
     case StepKind::kChunk:
     case StepKind::kPartition: return {};
   }

@@ -43,9 +43,11 @@ class BoundCostModel {
   // (remaining_cost_bound.h, spec §5.1), so it must never exceed a real
   // price, bit for bit. A model that prices native steps must also bound
   // steps on groups (spec §5.2): a collective on group G costs at least the
-  // sum over G of LowerBound(kind, m), a permute at least their maximum. The
-  // default, 0, offers no bound: with 0 for every kind the search is plain
-  // Dijkstra.
+  // sum over G of LowerBound(kind, m), a permute at least their maximum.
+  // LowerBound(kExchange, m) must be at most the price of every
+  // communicating step (of any kind) whose group holds m: one exchange may
+  // replace any sequence of them (spec §5.2). The default, 0, offers no
+  // bound: with 0 for every kind the search is plain Dijkstra.
   virtual double LowerBound(StepKind /*kind*/, int /*mesh_dim*/) const { return 0; }
 
   // An optional second, bytes-aware bound (spec §5.1). It abstracts a state

@@ -33,7 +33,8 @@ class PyTorchCosts : public BoundCostModel {
     switch (step.kind) {
       case StepKind::kAllGather: return AllGather(b * n, m, n);
       case StepKind::kAllToAll:
-      case StepKind::kPermute: return AllGather(b, m, n) + 1.0;  // native only
+      case StepKind::kPermute:
+      case StepKind::kExchange: return AllGather(b, m, n) + 1.0;  // native only
       case StepKind::kAllReduce: return AllReduce(b, m, n);
       case StepKind::kReduceScatter: return AllGather(b, m, n);  // same formula
       case StepKind::kChunk:
@@ -53,6 +54,9 @@ class PyTorchCosts : public BoundCostModel {
       case StepKind::kAllGather: return AllGather(b_min * n, mesh_dim, n);
       case StepKind::kAllToAll:
       case StepKind::kPermute: return AllGather(b_min, mesh_dim, n) + 1.0;
+      // At most every communicating step's price on mesh_dim (cost_model.h):
+      // the reduce_scatter formula at the smallest b, without the + 1.
+      case StepKind::kExchange: return AllGather(b_min, mesh_dim, n);
       case StepKind::kAllReduce: return AllReduce(b_min_partial, mesh_dim, n);
       case StepKind::kReduceScatter: return AllGather(b_min_partial, mesh_dim, n);
       case StepKind::kChunk:

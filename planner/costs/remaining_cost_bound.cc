@@ -74,6 +74,12 @@ void RemainingCostBound::FillLeaves(const DistState& dst, LowerBoundFn lower_bou
       leaves[kShardLeaves] = all_gather;
       leaves[kPartialLeaves] = std::min(all_reduce, reduce_scatter + all_gather);
     }
+    if (table == leaves_) {
+      // The exchange bound (header): a Partial leaves by a reduce_scatter or
+      // an all_reduce, whatever comes after (an exchange may finish it).
+      reduced_[m] = std::min(reduce_scatter, all_reduce);
+      exchanged_[m] = native_ ? lower_bound(StepKind::kExchange, m) : 0;
+    }
     useful_ = useful_ || leaves[kShardLeaves] > 0 || leaves[kPartialLeaves] > 0;
   }
 }
@@ -81,7 +87,8 @@ void RemainingCostBound::FillLeaves(const DistState& dst, LowerBoundFn lower_bou
 // Reads the state's cells (dist_state.h) directly, with as few branches on
 // the kinds as the compiler allows: the search bounds every state it reaches,
 // and to a branch predictor their placements are as good as random.
-double RemainingCostBound::MustLeaveSum(const DistState& state, const double (*table)[3]) const {
+double RemainingCostBound::MustLeaveSum(const DistState& state, const double (*table)[3],
+                                        double* exchange_bound) const {
   constexpr auto kShard = static_cast<unsigned>(Placement::Kind::kShard);
   constexpr auto kPartial = static_cast<unsigned>(Placement::Kind::kPartial);
   const int ndim = state.ndim();
@@ -97,30 +104,39 @@ double RemainingCostBound::MustLeaveSum(const DistState& state, const double (*t
     diverge[slot] = std::min(diverge[slot], c >> 5);
   }
   // Summed in mesh dim order, so that adding a mesh dim never lowers the sum.
-  // Native: one permute may move every Shard bound for a Shard (header).
+  // Native: one permute may move every Shard bound for a Shard, and one
+  // exchange every Shard once no Partial must leave (header).
   double sum = 0;
   double largest_permuted = 0;
+  double partials = 0;
+  double largest_exchanged = 0;
   for (int m = 0; m < ndim; ++m) {
     const unsigned c = state.cell(m);
     const bool shard_leaves = (c & 3u) == kShard && (c >> 5) >= diverge[(c >> 2) & 7u];
     const bool partial_leaves = (c & 3u) == kPartial && c != dst_cell_[m];
+    if (shard_leaves) largest_exchanged = std::max(largest_exchanged, exchanged_[m]);
+    if (partial_leaves) partials += reduced_[m];
     if (shard_leaves && native_ && (dst_cell_[m] & 3u) == kShard) {
       largest_permuted = std::max(largest_permuted, table[m][kShardLeaves]);
       continue;
     }
     sum += table[m][shard_leaves ? kShardLeaves : partial_leaves ? kPartialLeaves : kStays];
   }
+  if (exchange_bound != nullptr) *exchange_bound = partials + largest_exchanged;
   return sum + largest_permuted;
 }
 
 double RemainingCostBound::operator()(const DistState& state) const {
-  double bound = MustLeaveSum(state, leaves_);
+  double exchange_bound = 0;
+  double bound = MustLeaveSum(state, leaves_, &exchange_bound);
   if (!bytes_to_go_.empty()) {
     constexpr auto kShard = static_cast<unsigned>(Placement::Kind::kShard);
     unsigned set = 0;
     for (int m = 0; m < state.ndim(); ++m) set |= ((state.cell(m) & 3u) == kShard) << m;
     bound = std::max(bound, MustLeaveSum(state, potential_leaves_) + bytes_to_go_[set]);
   }
+  // Native: an exchange may do in one step what the bounds above sum (header).
+  if (native_) bound = std::min(bound, exchange_bound);
   return bound * kShrink;
 }
 

@@ -32,6 +32,9 @@ int64_t LocalBytes(const DistState& state, const DeviceMesh& mesh,
 //   chunk           in + out                (a copy)
 //   partition       in                      (in place)
 //   permute         2 * (in + out)          (packed sends, received slices)
+//   exchange        in + out + the most a member of the group at coordinate 0
+//                   sends plus receives (ExchangeLoadOf: with replicas a rank
+//                   may send its block to several members, more than in)
 //   any step on a group of size 1: in (nothing moves)
 int64_t StepPeakBytes(const DistState& state, const Step& step, const DeviceMesh& mesh,
                       absl::Span<const int64_t> global_shape, DType dtype);
