@@ -88,6 +88,7 @@ class PyTorchCosts : public BoundCostModel {
       case StepKind::kAllToAll:
       case StepKind::kPermute: return AllGather(0.0, mesh_dim, n) + 1.0;
       case StepKind::kAllReduce: return AllReduce(0.0, mesh_dim, n);
+      case StepKind::kExchange:  // native only: this compat model never prices it in a search
       case StepKind::kChunk:
       case StepKind::kPartition: return 0.0;
     }
