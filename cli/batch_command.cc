@@ -12,6 +12,8 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_cat.h"
+#include "base/bounded_input.h"
 #include "base/utf8.h"
 #include "cli/case_json.h"
 #include "cli/commands.h"
@@ -58,12 +60,23 @@ int RunBatchCommand(const std::vector<std::string>& args) {
   std::string line;
   std::string out;
   ProfileCache profiles;  // a 10,000-line batch naming one profile reads it once
-  while (std::getline(std::cin, line)) {
+  // Each line is bounded while it is read (issue 20): an endless or huge
+  // line is answered with an error and skipped without being kept.
+  LineReader reader(std::cin, kMaxBatchLineBytes);
+  for (LineReader::Result r; (r = reader.Next(&line)) != LineReader::kEnd;) {
     absl::string_view text = absl::StripAsciiWhitespace(line);
-    if (text.empty()) continue;  // as the oracle does
+    if (r == LineReader::kLine && text.empty()) continue;  // as the oracle does
     ++lines;
     out.clear();
-    AppendCaseResult(text, max_states, &out, &profiles);
+    if (r == LineReader::kTooLong) {
+      AppendResultJson(nlohmann::json(),
+                       absl::InvalidArgumentError(absl::StrCat(
+                           "line ", reader.number(), ": longer than ", kMaxBatchLineBytes,
+                           " bytes, the limit of a batch line")),
+                       &out);
+    } else {
+      AppendCaseResult(text, max_states, &out, &profiles);
+    }
     out.push_back('\n');
     std::fwrite(out.data(), 1, out.size(), stdout);
     if (interactive) std::fflush(stdout);

@@ -116,6 +116,21 @@ int JsonDepth(absl::string_view text) {
   return max_depth;
 }
 
+
+// The JSON parser keeps integers beyond 64 bits only as doubles; echoing such
+// an id would print other digits than the request's.
+absl::Status CheckId(const json& id) {
+  if (!id.is_number_float()) return absl::OkStatus();
+  const double v = id.get<double>();
+  if (std::abs(v) < 0x1p63 || v != std::floor(v)) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("id: ", Shown(id), " is an integer too large to echo exactly (more than ",
+                   "64 bits); give big ids as strings"));
+}
+
+
+}  // namespace
+
 // A JSON string literal: quotes, backslashes and control characters escaped,
 // bytes that are not UTF-8 replaced (messages may quote raw input).
 void AppendJsonString(absl::string_view text, std::string* out) {
@@ -139,20 +154,6 @@ void AppendJsonString(absl::string_view text, std::string* out) {
   }
   out->push_back('"');
 }
-
-// The JSON parser keeps integers beyond 64 bits only as doubles; echoing such
-// an id would print other digits than the request's.
-absl::Status CheckId(const json& id) {
-  if (!id.is_number_float()) return absl::OkStatus();
-  const double v = id.get<double>();
-  if (std::abs(v) < 0x1p63 || v != std::floor(v)) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat("id: ", Shown(id), " is an integer too large to echo exactly (more than ",
-                   "64 bits); give big ids as strings"));
-}
-
-
-}  // namespace
 
 std::string FormatCost(double cost) {
   char buf[64];
@@ -351,7 +352,28 @@ void AppendStepJson(const TransformInfo& info, std::string* out) {
 
 }  // namespace
 
+namespace {
+
+// JSON has no inf or NaN: a plan whose cost overflowed is printed as an
+// error. The planner refuses cost-model parameters that could overflow
+// (spec §6.2); this is the last line of defence for models it cannot check.
+absl::Status CheckFinite(const Plan& plan) {
+  bool finite = std::isfinite(plan.cost);
+  for (const TransformInfo& info : plan.steps) finite = finite && std::isfinite(info.cost);
+  if (finite) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "cost_model: the plan's cost is not finite (", FormatCost(plan.cost),
+      "); the cost model's parameters make a step's price overflow"));
+}
+
+}  // namespace
+
 void AppendResultJson(const json& id, const absl::StatusOr<Plan>& plan, std::string* out) {
+  if (plan.ok()) {
+    if (absl::Status finite = CheckFinite(*plan); !finite.ok()) {
+      return AppendResultJson(id, finite, out);
+    }
+  }
   absl::StrAppend(out, "{\"id\":", id.dump(), ",\"ok\":", plan.ok() ? "true" : "false");
   if (!plan.ok()) {
     absl::StrAppend(out, ",\"error\":");

@@ -89,12 +89,21 @@ absl::StatusOr<ValidRequest> ValidateRequest(const PlanRequest& request, FieldSt
 absl::StatusOr<Plan> PlanFromRequest(const PlanRequest& request, FieldStyle style,
                                      ProfileCache* profiles = nullptr);
 
+// A batch line is at most this long (1 MiB: a case needs well under 1 KB);
+// `reshard batch` answers a longer one with an error, reading no further
+// into it than this.
+inline constexpr size_t kMaxBatchLineBytes = 1 << 20;
+
 // Reads a batch line's object into *request. Keys: id, mesh, shape, dtype, src,
 // dst, algorithm, cost_model, devices_per_host, profile, coordinate, mode,
 // max_memory (null means the default), and "expected", which is ignored so that test-data files can be
 // fed to `reshard batch` as they are. InvalidArgument naming the key on an
 // unknown or missing key or a value of the wrong type.
 absl::Status RequestFromJson(const nlohmann::json& object, PlanRequest* request);
+
+// Appends `text` as a JSON string literal: quotes, backslashes and control
+// characters escaped, bytes that are not UTF-8 replaced.
+void AppendJsonString(absl::string_view text, std::string* out);
 
 // Appends the result object as one line of JSON text without the newline:
 // id, ok, algorithm, cost, trace, steps (each mesh_dim, src, dst, collective,

@@ -1,11 +1,11 @@
 #include "cli/profile_json.h"
 
 #include <fstream>
-#include <sstream>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/bounded_input.h"
 #include "base/utf8.h"
 
 namespace reshard {
@@ -87,13 +87,12 @@ absl::StatusOr<CostProfile> ProfileFromJson(const json& object, absl::string_vie
 }
 
 absl::StatusOr<CostProfile> ReadProfileFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open the profile file"));
-  std::stringstream text;
-  text << in.rdbuf();
+  absl::StatusOr<std::string> text = ReadBoundedFile(path, kMaxProfileFileBytes);
+  if (!text.ok()) return text.status();
+  if (absl::Status s = CheckJsonNesting(*text, path, kMaxProfileJsonDepth); !s.ok()) return s;
   json object;
   try {
-    object = json::parse(text.str());
+    object = json::parse(*text);
   } catch (const json::exception& e) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": not JSON: ", e.what()));
   }

@@ -12,6 +12,7 @@
 #ifndef RESHARD_CLI_PROFILE_JSON_H_
 #define RESHARD_CLI_PROFILE_JSON_H_
 
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -26,8 +27,11 @@ namespace reshard {
 // missing, unknown or mistyped key or an invalid value.
 absl::StatusOr<CostProfile> ProfileFromJson(const nlohmann::json& object,
                                             absl::string_view source);
-// The same from a file; also NotFound/InvalidArgument naming the path when
-// it cannot be read or is not JSON.
+// The same from a file; also InvalidArgument naming the path when it cannot
+// be read, is not a regular file or a pipe, is over kMaxProfileFileBytes,
+// nests deeper than kMaxProfileJsonDepth or is not JSON (base/bounded_input.h).
+inline constexpr int64_t kMaxProfileFileBytes = 16 << 20;  // calibrate's fit: ~100 KB
+inline constexpr int kMaxProfileJsonDepth = 32;            // the schema needs 4
 absl::StatusOr<CostProfile> ReadProfileFile(const std::string& path);
 
 // The profile's keys (no "fit"); add one before writing if there is a fit.
