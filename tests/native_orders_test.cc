@@ -21,12 +21,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
-#include "planner/alpha_beta_cost_model.h"
-#include "planner/cost_model.h"
-#include "planner/dist_spec.h"
-#include "planner/native_transitions.h"
-#include "planner/planner.h"
-#include "planner/step.h"
+#include "planner/costs/alpha_beta_cost_model.h"
+#include "planner/costs/cost_model.h"
+#include "planner/costs/cost_model_registry.h"
+#include "planner/layout/dist_spec.h"
+#include "planner/search/native_transitions.h"
+#include "planner/steps/step.h"
 #include "tests/collective_count_cost_model.h"
 
 namespace reshard {
