@@ -23,7 +23,8 @@
 namespace reshard {
 
 int RunBatchCommand(const std::vector<std::string>& args) {
-  FlagParser parser("batch", {{"max-states", true}, {"timings", false}, {"help", false}});
+  FlagParser parser("batch", {{"max-states", true}, {"max-edges", true}, {"timings", false},
+                              {"help", false}});
   absl::StatusOr<FlagValues> flags = parser.Parse(args);
   if (!flags.ok()) {
     std::cerr << "reshard: " << Utf8Valid(flags.status().message()) << "\n";
@@ -42,6 +43,16 @@ int RunBatchCommand(const std::vector<std::string>& args) {
       return kExitBadInput;
     }
     max_states = *n;
+  }
+  int64_t max_edges = PlanRequest().max_edges;  // each line may set its own ("max_edges")
+  if (flags->Has("max-edges")) {
+    absl::StatusOr<int64_t> n = ParseInt("max-edges", flags->Get("max-edges"));
+    if (!n.ok() || *n < 1 || *n > kMaxSearchEdgesLimit) {
+      std::cerr << "reshard: --max-edges: \"" << Abbreviate(flags->Get("max-edges"), 64)
+                << "\" is not an integer from 1 to " << kMaxSearchEdgesLimit << "\n";
+      return kExitBadInput;
+    }
+    max_edges = *n;
   }
   const bool timings = flags->Has("timings");
 
@@ -75,7 +86,7 @@ int RunBatchCommand(const std::vector<std::string>& args) {
                            " bytes, the limit of a batch line")),
                        &out);
     } else {
-      AppendCaseResult(text, max_states, &out, &profiles);
+      AppendCaseResult(text, max_states, &out, &profiles, max_edges);
     }
     out.push_back('\n');
     std::fwrite(out.data(), 1, out.size(), stdout);

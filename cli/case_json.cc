@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "base/status_macros.h"
+#include "base/limit_status.h"
 #include "base/utf8.h"
 #include "mesh/device_mesh.h"
 #include "planner/costs/cost_model.h"
@@ -29,7 +30,7 @@ using json = nlohmann::json;
 constexpr const char* kKeys[] = {"id",  "mesh",      "shape",      "dtype",
                                  "src", "dst",       "algorithm",  "cost_model",
                                  "devices_per_host", "profile", "coordinate", "expected",
-                                 "mode", "max_memory"};
+                                 "mode", "max_memory", "max_edges"};
 // Deeper JSON than this is not a case; refusing it early keeps a hostile line
 // from exhausting the stack in the recursive parts of the JSON library.
 constexpr int kMaxJsonDepth = 16;
@@ -262,6 +263,11 @@ absl::StatusOr<ValidRequest> ValidateRequest(const PlanRequest& r, FieldStyle st
     return FieldError("max_states", style, absl::StrCat("must be at least 1, got ", r.max_states));
   }
   options.max_expanded_states = r.max_states;
+  if (r.max_edges < 1 || r.max_edges > kMaxSearchEdgesLimit) {
+    return FieldError("max_edges", style, absl::StrCat("must be 1 to ", kMaxSearchEdgesLimit,
+                                                       ", got ", r.max_edges));
+  }
+  options.max_search_edges = r.max_edges;
   absl::StatusOr<DistSpec> src = DistSpec::Parse(*mesh, r.src, r.shape, *dtype);
   if (!src.ok()) return FieldError("src", style, src.status().message());
   absl::StatusOr<DistSpec> dst = DistSpec::Parse(*mesh, r.dst, r.shape, *dtype);
@@ -315,6 +321,9 @@ absl::Status RequestFromJson(const json& object, PlanRequest* r) {
   }
   if (given("coordinate")) {
     RESHARD_RETURN_IF_ERROR(GetIntList(object["coordinate"], "coordinate", &r->coordinate));
+  }
+  if (given("max_edges")) {
+    RESHARD_RETURN_IF_ERROR(GetInt(object["max_edges"], "max_edges", &r->max_edges));
   }
   if (given("max_memory")) {
     int64_t bytes = 0;
@@ -379,6 +388,10 @@ void AppendResultJson(const json& id, const absl::StatusOr<Plan>& plan, std::str
   if (!plan.ok()) {
     absl::StrAppend(out, ",\"error\":");
     AppendJsonString(plan.status().message(), out);
+    if (std::optional<std::string> limit = ExceededLimit(plan.status())) {
+      absl::StrAppend(out, ",\"limit\":");
+      AppendJsonString(*limit, out);
+    }
     out->push_back('}');
     return;
   }
@@ -395,11 +408,12 @@ void AppendResultJson(const json& id, const absl::StatusOr<Plan>& plan, std::str
 }
 
 void AppendCaseResult(const json& object, int64_t max_states, std::string* out,
-                      ProfileCache* profiles) {
+                      ProfileCache* profiles, int64_t max_edges) {
   json id = object.is_object() && object.contains("id") ? object["id"] : json();
   if (absl::Status s = CheckId(id); !s.ok()) return AppendResultJson(json(), s, out);
   PlanRequest request;
   request.max_states = max_states;
+  request.max_edges = max_edges;
   if (absl::Status s = RequestFromJson(object, &request); !s.ok()) {
     return AppendResultJson(id, s, out);
   }
@@ -407,7 +421,7 @@ void AppendCaseResult(const json& object, int64_t max_states, std::string* out,
 }
 
 void AppendCaseResult(absl::string_view line, int64_t max_states, std::string* out,
-                      ProfileCache* profiles) {
+                      ProfileCache* profiles, int64_t max_edges) {
   if (JsonDepth(line) > kMaxJsonDepth) {
     return AppendResultJson(json(), absl::InvalidArgumentError(absl::StrCat(
                                          "malformed JSON: nested deeper than ", kMaxJsonDepth)),
@@ -422,7 +436,7 @@ void AppendCaseResult(absl::string_view line, int64_t max_states, std::string* o
     return AppendResultJson(
         json(), absl::InvalidArgumentError(absl::StrCat("malformed JSON: ", e.what())), out);
   }
-  AppendCaseResult(object, max_states, out, profiles);
+  AppendCaseResult(object, max_states, out, profiles, max_edges);
 }
 
 }  // namespace reshard

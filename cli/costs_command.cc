@@ -65,11 +65,13 @@ FLAGS (--flag value or --flag=value)
   --profile FILE          the alpha-beta model's profile (see reshard plan --help)
   --threads N             1; rows are computed on N threads
   --max-states N          1000000; bound on the states each row's search expands
+  --max-edges N           1000000; bound on the edges each search generates (its
+                          time and memory; see reshard plan --help)
   --max-pairs N           1048576 (1024 layouts); more layouts than sqrt(N) is
                           an error before anything is planned
   --help                  this text
 
-A pair whose search hits a bound (--max-states) is null with its reason in
+A pair whose search hits a bound (--max-states, --max-edges) is null with its reason in
 the row's "errors" ([{"dst":j,"error":"..."}]); every other pair is still
 printed, and the exit code is then 3. Runs over a second report progress
 on stderr.
@@ -177,6 +179,12 @@ absl::StatusOr<CostsRequest> RequestFromFlags(const FlagValues& flags) {
   r.options.threads = static_cast<int>(std::min<int64_t>(threads, 1024));
   RESHARD_ASSIGN_OR_RETURN(r.options.max_expanded_states,
                            PositiveFlag(flags, "max-states", r.options.max_expanded_states));
+  RESHARD_ASSIGN_OR_RETURN(r.options.max_search_edges,
+                           PositiveFlag(flags, "max-edges", r.options.max_search_edges));
+  if (r.options.max_search_edges > kMaxSearchEdgesLimit) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max-edges: must be at most ", kMaxSearchEdgesLimit));
+  }
   return r;
 }
 
@@ -264,7 +272,8 @@ class Progress {
 int RunCostsCommand(const std::vector<std::string>& args) {
   FlagParser parser("costs", {{"mesh", true}, {"shape", true}, {"layouts", true},
                               {"dtype", true}, {"mode", true}, {"cost-model", true}, {"devices-per-host", true}, {"profile", true},
-                              {"threads", true}, {"max-states", true}, {"max-pairs", true},
+                              {"threads", true}, {"max-states", true}, {"max-edges", true},
+                              {"max-pairs", true},
                               {"help", false}});
   absl::StatusOr<FlagValues> flags = parser.Parse(args);
   if (!flags.ok()) return Fail(flags.status().message(), kExitBadInput);

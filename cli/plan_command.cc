@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "base/utf8.h"
+#include "base/limit_status.h"
 #include "cli/case_json.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
@@ -41,6 +42,9 @@ absl::StatusOr<PlanRequest> RequestFromFlags(const FlagValues& flags) {
     RESHARD_ASSIGN_OR_RETURN(request.devices_per_host,
                              ParseInt("devices-per-host", flags.Get("devices-per-host")));
   }
+  if (flags.Has("max-edges")) {
+    RESHARD_ASSIGN_OR_RETURN(request.max_edges, ParseInt("max-edges", flags.Get("max-edges")));
+  }
   if (flags.Has("max-states")) {
     RESHARD_ASSIGN_OR_RETURN(request.max_states, ParseInt("max-states", flags.Get("max-states")));
   }
@@ -73,6 +77,7 @@ int RunPlanCommand(const std::vector<std::string>& args) {
                              {"coordinate", true},
                              {"format", true},
                              {"max-states", true},
+                             {"max-edges", true},
                              {"mode", true},
                              {"max-memory", true},
                              {"help", false}});
@@ -93,10 +98,9 @@ int RunPlanCommand(const std::vector<std::string>& args) {
   absl::StatusOr<Plan> plan = PlanFromRequest(*request, FieldStyle::kFlag);
   if (!plan.ok()) {
     std::string message(plan.status().message());
-    if (plan.status().code() == absl::StatusCode::kResourceExhausted &&
-        !absl::StrContains(message, "--max-states") && !absl::StrContains(message, "max memory")) {
-      absl::StrAppend(&message, " (raise --max-states)");
-    }
+    const std::optional<std::string> limit = ExceededLimit(plan.status());
+    if (limit == "max_expanded_states") absl::StrAppend(&message, " (--max-states)");
+    if (limit == "max_search_edges") absl::StrAppend(&message, " (--max-edges)");
     return Fail(message, ExitCodeFor(plan.status()));
   }
   if (format == "json") {

@@ -44,6 +44,10 @@ absl::Status CheckOptions(const CostMatrixOptions& options) {
         "mode: native needs a cost model that prices native steps; \"",
         options.cost_model->fingerprint(), "\" prices compat steps only (e.g. use alpha-beta)"));
   }
+  if (options.max_search_edges < 1 || options.max_search_edges > kMaxSearchEdgesLimit) {
+    return absl::InvalidArgumentError(absl::StrCat("max_search_edges: ", options.max_search_edges,
+                                                   "; must be 1 to ", kMaxSearchEdgesLimit));
+  }
   if (options.max_expanded_states < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "max expanded states: ", options.max_expanded_states, "; must be >= 1"));
@@ -85,7 +89,7 @@ class Searches {
 // edges depend on the target's ops, spec §4 case 6), each run until it has
 // popped all of its targets.
 absl::Status FillRow(const DistState& src, absl::Span<const DistState> targets,
-                     int64_t max_expanded, Searches* searches,
+                     const SearchLimits& limits, Searches* searches,
                      std::vector<std::optional<double>>* row) {
   row->assign(targets.size(), std::nullopt);
   std::vector<unsigned> op_sets;
@@ -100,11 +104,11 @@ absl::Status FillRow(const DistState& src, absl::Span<const DistState> targets,
       if (op_sets[j] == ops) goals.push_back(targets[j]);
     }
     StateSearch& search = searches->For(ops);
-    if (search.Run(src, goals, StateSearch::Pass::Dijkstra(), max_expanded) ==
-        StateSearch::Outcome::kBound) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "the search from ", src.ToString(), " expanded ", max_expanded,
-          " states before reaching every target; raise the bound (--max-states)"));
+    const StateSearch::Outcome found = search.Run(src, goals, StateSearch::Pass::Dijkstra(),
+                                                  limits.max_expanded_states,
+                                                  limits.max_search_edges);
+    if (found == StateSearch::Outcome::kBound) {
+      return SearchFailure(search, found, src, goals.front(), limits);
     }
     for (size_t j = 0; j < targets.size(); ++j) {
       if (op_sets[j] == ops && search.Popped(targets[j])) (*row)[j] = search.CostTo(targets[j]);
@@ -150,19 +154,17 @@ class NativeSearches {
 // PlanRedistribution runs for that pair (SearchToward with its bound), so
 // the same cost bits.
 absl::Status FillNativeRow(const DistState& src, absl::Span<const DistState> targets,
-                           const BoundCostModel& model, int64_t max_expanded,
+                           const BoundCostModel& model, const SearchLimits& limits,
                            NativeSearches* searches, std::vector<std::optional<double>>* row) {
   row->assign(targets.size(), std::nullopt);
   for (size_t j = 0; j < targets.size(); ++j) {
     const DistState& dst = targets[j];
     StateSearch& search = searches->For(src.PartialOps() | dst.PartialOps(), dst);
     const RemainingCostBound bound(dst, model, RemainingCostBound::Graph::kNative);
-    const StateSearch::Outcome found = SearchToward(&search, src, dst, &bound, max_expanded);
+    const StateSearch::Outcome found = SearchToward(&search, src, dst, &bound, limits);
     search.SetBound(nullptr);  // `bound` goes out of scope
     if (found == StateSearch::Outcome::kBound) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "the search from ", src.ToString(), " to ", dst.ToString(), " expanded ",
-          max_expanded, " states before reaching it; raise the bound (--max-states)"));
+      return SearchFailure(search, found, src, dst, limits);
     }
     if (found == StateSearch::Outcome::kReached) (*row)[j] = search.CostTo(dst);
   }
@@ -193,6 +195,7 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh,
   const bool native = options.mode == PlanMode::kNative ||
                       (options.mode == PlanMode::kAuto && options.cost_model->prices_native_steps());
 
+  const SearchLimits limits{options.max_expanded_states, options.max_search_edges};
   CostMatrixResult result(sources.size());
   std::atomic<size_t> next{0};
   absl::Mutex mu;
@@ -203,9 +206,9 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh,
     NativeSearches native_searches(problem, dtype, *model);
     for (size_t i = next++; i < sources.size(); i = next++) {
       absl::Status s =
-          native ? FillNativeRow(sources[i], targets, *model, options.max_expanded_states,
+          native ? FillNativeRow(sources[i], targets, *model, limits,
                                  &native_searches, &result[i])
-                 : FillRow(sources[i], targets, options.max_expanded_states, &searches,
+                 : FillRow(sources[i], targets, limits, &searches,
                            &result[i]);
       if (!s.ok()) {
         absl::MutexLock lock(&mu);

@@ -1,11 +1,13 @@
 #include "planner/planner.h"
 
+#include <cmath>
 #include <memory>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/limit_status.h"
 #include "base/status_macros.h"
 #include "planner/layout/chunk.h"
 #include "planner/search/graph_planner.h"
@@ -38,12 +40,20 @@ absl::Status CheckCompatible(const DistSpec& src, const DistSpec& dst, const Pla
     return absl::InvalidArgumentError(absl::StrCat("max expanded states: ",
                                                    options.max_expanded_states, "; must be >= 1"));
   }
+  if (options.max_search_edges < 1 || options.max_search_edges > kMaxSearchEdgesLimit) {
+    return absl::InvalidArgumentError(absl::StrCat("max_search_edges: ", options.max_search_edges,
+                                                   "; must be 1 to ", kMaxSearchEdgesLimit));
+  }
   if (options.max_memory < 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("max memory: ", options.max_memory, " bytes; must be >= 1"));
   }
   if (!options.coordinate.empty()) return src.mesh().ValidateCoordinate(options.coordinate);
   return absl::OkStatus();
+}
+
+SearchLimits LimitsOf(const PlanOptions& options) {
+  return SearchLimits{options.max_expanded_states, options.max_search_edges};
 }
 
 Plan PlanOf(GraphPath path, const DistSpec& src, const std::vector<int64_t>& coord) {
@@ -66,7 +76,7 @@ absl::StatusOr<Plan> GraphPlan(const DistSpec& src, const DistSpec& dst,
                                const std::vector<int64_t>& coord) {
   RESHARD_ASSIGN_OR_RETURN(GraphPath path,
                            FindGraphPath(src.state(), dst.state(), src.tensor_ndim(), model,
-                                         options.max_expanded_states));
+                                         LimitsOf(options)));
   return PlanOf(std::move(path), src, coord);
 }
 
@@ -80,17 +90,17 @@ absl::StatusOr<Plan> NativePlan(const DistSpec& src, const DistSpec& dst,
         "(use --mode pytorch for greedy plans)");
   }
   if (LocalBytes(src.state(), src.mesh(), src.global_shape(), src.dtype()) > options.max_memory) {
-    return absl::ResourceExhaustedError(absl::StrCat(
+    return LimitExceededError("max_memory", absl::StrCat(
         "max memory: the source shard alone takes ",
         LocalBytes(src.state(), src.mesh(), src.global_shape(), src.dtype()),
         " bytes per rank, over --max-memory ", options.max_memory));
   }
   absl::StatusOr<GraphPath> path =
       FindNativePath(src.mesh(), src.global_shape(), src.dtype(), src.state(), dst.state(), model,
-                     options.max_expanded_states, options.max_memory);
+                     LimitsOf(options), options.max_memory);
   if (absl::IsNotFound(path.status()) &&
       options.max_memory != std::numeric_limits<int64_t>::max()) {
-    return absl::ResourceExhaustedError(absl::StrCat(
+    return LimitExceededError("max_memory", absl::StrCat(
         "max memory: no plan keeps every rank under ", options.max_memory,
         " bytes (--max-memory); raise it, or drop it to see the plan's peak"));
   }
@@ -145,11 +155,12 @@ absl::StatusOr<Plan> PyTorchPlan(const DistSpec& src, const DistSpec& dst,
     absl::StatusOr<Plan> plan = GraphPlan(src, dst, model, options, coord);
     if (plan.status().code() != absl::StatusCode::kResourceExhausted) return plan;
     // Suggest the greedy planner only where it could be used.
-    return absl::ResourceExhaustedError(absl::StrCat(
-        plan.status().message(),
-        needs_graph ? "; the greedy planner cannot be used instead: these layouts have shard "
-                      "orders (spec §9)"
-                    : " or use the greedy planner (--algorithm greedy)"));
+    return LimitExceededError(
+        ExceededLimit(plan.status()).value_or("max_expanded_states"),
+        absl::StrCat(plan.status().message(),
+                     needs_graph ? "; the greedy planner cannot be used instead: these layouts "
+                                   "have shard orders (spec §9)"
+                                 : " or use the greedy planner (--algorithm greedy)"));
   }
   return GreedyPlan(src, dst, model, coord);
 }
@@ -202,9 +213,17 @@ absl::StatusOr<Plan> PlanRedistribution(const DistSpec& src, const DistSpec& dst
                                   ? NativePlan(src, dst, *model, options, coord)
                                   : PyTorchPlan(src, dst, *model, options, coord);
   if (!plan.ok()) return plan;
+  // JSON has no inf: a model whose prices overflow is refused, not printed
+  // (the built-in models' parameters are range-checked so this cannot
+  // happen with them, spec §6.2).
+  if (!std::isfinite(plan->cost)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cost_model: the plan's cost is ", plan->cost, " under \"",
+        options.cost_model->fingerprint(), "\"; its parameters make prices overflow"));
+  }
   plan->peak_bytes = PlanPeakBytes(*plan, src.mesh(), src.global_shape(), src.dtype());
   if (plan->peak_bytes > options.max_memory) {
-    return absl::ResourceExhaustedError(absl::StrCat(
+    return LimitExceededError("max_memory", absl::StrCat(
         "max memory: the pytorch-mode plan needs ", plan->peak_bytes,
         " bytes per rank, over --max-memory ", options.max_memory,
         "; native mode plans under a memory limit (--mode native)"));

@@ -8,7 +8,9 @@
 // Errors: InvalidArgument for inconsistent specs or options; NotFound when no
 // plan exists (the greedy planner cannot do S->P or P(x)->P(y)); the message
 // starts with "no_path:". ResourceExhausted when the graph search reaches
-// PlanOptions::max_expanded_states or no plan fits PlanOptions::max_memory.
+// PlanOptions::max_expanded_states or max_search_edges, or no plan fits
+// max_memory: the field's name is the status's payload (ExceededLimit,
+// base/limit_status.h).
 #ifndef RESHARD_PLANNER_PLANNER_H_
 #define RESHARD_PLANNER_PLANNER_H_
 
@@ -24,6 +26,12 @@
 #include "planner/steps/plan.h"
 
 namespace reshard {
+
+// PlanOptions::max_search_edges: its default (about a second of native
+// search on an 8-D mesh and under 150 MB, README "Limits") and its largest
+// value (the search indexes edges with 32 bits).
+inline constexpr int64_t kDefaultMaxSearchEdges = 1000000;
+inline constexpr int64_t kMaxSearchEdgesLimit = int64_t{1} << 30;
 
 struct PlanOptions {
   // kAuto: pytorch when `cost_model` prices compat steps only (the pytorch
@@ -41,6 +49,10 @@ struct PlanOptions {
   std::vector<int64_t> coordinate;
   // Bound on the states the graph search may expand.
   int64_t max_expanded_states = 1000000;
+  // Bound on the edges the graph search may generate, 1 to 2^30: its time
+  // and memory (planner/search/search_limits.h; about 1 s and under 150 MB
+  // at the default on an 8-D mesh, README "Limits").
+  int64_t max_search_edges = kDefaultMaxSearchEdges;
   // Bytes any rank may hold at once (Plan::peak_bytes). Native mode plans
   // only steps under it; pytorch mode fails when its plan exceeds it.
   int64_t max_memory = std::numeric_limits<int64_t>::max();
