@@ -25,6 +25,7 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/help.h"
+#include "cli/layout_list.h"
 #include "planner/cost_matrix.h"
 #include "planner/costs/cost_model.h"
 #include "planner/costs/cost_model_registry.h"
@@ -88,44 +89,6 @@ all pairs, since its graph depends on the target (spec §5.2).
 int Fail(absl::string_view message, int code) {
   std::cerr << "reshard: " << message << "\n";
   return code;
-}
-
-// A layout line is short (8 tokens of at most ~20 characters); this leaves
-// room for spaces and comments' worth of slack, and bounds what is read.
-constexpr int64_t kMaxLayoutLineBytes = 1024;
-
-// The layouts of `path` ("-": stdin), parsed for mesh/shape/dtype; at most
-// `max_layouts` of them, so the file is read only up to that many lines'
-// bytes (base/bounded_input.h); errors name the line or the limit.
-absl::StatusOr<std::vector<DistState>> ReadLayouts(const std::string& path,
-                                                   const DeviceMesh& mesh,
-                                                   const std::vector<int64_t>& shape,
-                                                   DType dtype, int64_t max_layouts) {
-  absl::StatusOr<std::string> text =
-      ReadBoundedFile(path, (max_layouts + 1) * kMaxLayoutLineBytes);
-  if (!text.ok()) return absl::InvalidArgumentError(absl::StrCat("--layouts ", text.status().message()));
-  std::vector<DistState> layouts;
-  int number = 0;
-  for (absl::string_view line : absl::StrSplit(*text, '\n')) {
-    ++number;
-    absl::string_view layout = absl::StripAsciiWhitespace(line);
-    if (layout.empty()) continue;
-    if (static_cast<int64_t>(layouts.size()) == max_layouts) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--layouts ", path, ": more than ", max_layouts, " layouts, so more than ",
-          max_layouts * max_layouts, " pairs, over --max-pairs"));
-    }
-    absl::StatusOr<DistSpec> spec = DistSpec::Parse(mesh, layout, shape, dtype);
-    if (!spec.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("--layouts ", path, " line ", number, ": ",
-                                                     spec.status().message()));
-    }
-    layouts.push_back(spec->state());
-  }
-  if (layouts.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("--layouts: no layout in \"", path, "\""));
-  }
-  return layouts;
 }
 
 absl::StatusOr<int64_t> PositiveFlag(const FlagValues& flags, const char* name, int64_t fallback) {
@@ -286,9 +249,11 @@ int RunCostsCommand(const std::vector<std::string>& args) {
   absl::StatusOr<int64_t> max_pairs = PositiveFlag(*flags, "max-pairs", kDefaultMaxPairs);
   if (!max_pairs.ok()) return Fail(max_pairs.status().message(), kExitBadInput);
   const auto max_layouts = static_cast<int64_t>(std::sqrt(static_cast<double>(*max_pairs)));
-  absl::StatusOr<std::vector<DistState>> layouts =
-      ReadLayouts(flags->Get("layouts"), r->mesh, r->shape, r->dtype, std::max<int64_t>(max_layouts, 1));
-  if (!layouts.ok()) return Fail(layouts.status().message(), kExitBadInput);
+  absl::StatusOr<std::vector<DistState>> layouts = ReadLayoutList(
+      flags->Get("layouts"), r->mesh, r->shape, r->dtype, std::max<int64_t>(max_layouts, 1));
+  if (!layouts.ok()) {
+    return Fail(absl::StrCat("--layouts ", layouts.status().message()), kExitBadInput);
+  }
   // Blocks of rows: one CostMatrix call each (rows in a block share their
   // searches), small enough to report progress and to isolate a failure.
   const size_t n = layouts->size();
