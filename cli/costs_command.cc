@@ -20,6 +20,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "base/bounded_input.h"
+#include "base/limit_status.h"
 #include "base/status_macros.h"
 #include "cli/case_json.h"
 #include "cli/commands.h"
@@ -154,7 +155,7 @@ absl::StatusOr<CostsRequest> RequestFromFlags(const FlagValues& flags) {
 // One row's costs, and why each missing one is missing.
 struct Row {
   std::vector<std::optional<double>> costs;
-  std::vector<std::pair<size_t, std::string>> errors;  // (target, reason)
+  std::vector<std::pair<size_t, absl::Status>> errors;  // (target, reason)
 };
 
 // Rows [begin, end): one CostMatrix call; when it fails (a pair over a
@@ -179,7 +180,7 @@ std::vector<Row> Rows(const CostsRequest& r, const std::vector<DistState>& layou
       if (one.ok()) {
         row.costs[j] = (*one)[0][0];
       } else {
-        row.errors.emplace_back(j, std::string(one.status().message()));
+        row.errors.emplace_back(j, one.status());
       }
     }
   }
@@ -187,7 +188,8 @@ std::vector<Row> Rows(const CostsRequest& r, const std::vector<DistState>& layou
 }
 
 // {"src":i,"costs":[...]}, null where no plan exists; with "errors":
-// [{"dst":j,"error":"..."}] for the nulls that have a reason.
+// [{"dst":j,"error":"...","limit":"max_search_edges"}] for the nulls that
+// have a reason ("limit" when it is a limit hit).
 void PrintRow(size_t i, const Row& row) {
   std::string out;
   absl::StrAppend(&out, "{\"src\":", i, ",\"costs\":[");
@@ -198,8 +200,13 @@ void PrintRow(size_t i, const Row& row) {
   if (!row.errors.empty()) {
     out += ",\"errors\":[";
     for (size_t k = 0; k < row.errors.size(); ++k) {
+      const absl::Status& why = row.errors[k].second;
       absl::StrAppend(&out, k ? "," : "", "{\"dst\":", row.errors[k].first, ",\"error\":");
-      AppendJsonString(row.errors[k].second, &out);
+      AppendJsonString(why.message(), &out);
+      if (std::optional<std::string> limit = ExceededLimit(why)) {
+        out += ",\"limit\":";
+        AppendJsonString(*limit, &out);
+      }
       out += "}";
     }
     out += "]";
