@@ -261,21 +261,30 @@ int RunCostsCommand(const std::vector<std::string>& args) {
   if (!layouts.ok()) {
     return Fail(absl::StrCat("--layouts ", layouts.status().message()), kExitBadInput);
   }
-  // Blocks of rows: one CostMatrix call each (rows in a block share their
-  // searches), small enough to report progress and to isolate a failure.
+  // One CostMatrix call for all rows (they share their searches), progress
+  // from its workers; if a pair hits a limit, blocks of rows again, pair by
+  // pair where a block fails, so that every other pair is still printed.
   const size_t n = layouts->size();
-  const size_t block = std::max<size_t>(4 * r->options.threads, (n + 31) / 32);
   Progress progress(n);
+  r->options.on_row = [&progress](size_t rows_done) { progress.Done(rows_done); };
+  absl::StatusOr<CostMatrixResult> all =
+      CostMatrix(r->mesh, r->shape, r->dtype, *layouts, *layouts, r->options);
+  r->options.on_row = nullptr;
+  const size_t block = std::max<size_t>(4 * r->options.threads, (n + 31) / 32);
   int64_t failed = 0;
   for (size_t begin = 0; begin < n; begin += block) {
     const size_t end = std::min(n, begin + block);
-    std::vector<Row> rows = Rows(*r, *layouts, begin, end);
+    std::vector<Row> rows(end - begin);
+    if (all.ok()) {
+      for (size_t i = begin; i < end; ++i) rows[i - begin].costs = std::move((*all)[i]);
+    } else {
+      rows = Rows(*r, *layouts, begin, end);
+    }
     for (size_t i = begin; i < end; ++i) {
       failed += static_cast<int64_t>(rows[i - begin].errors.size());
       PrintRow(i, rows[i - begin]);
     }
     if (std::ferror(stdout)) break;  // main() reports it
-    progress.Done(end);
   }
   if (failed > 0) {
     return Fail(absl::StrCat(failed, " of ", n * n, " pairs have no cost (null, each with its "

@@ -200,6 +200,7 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh,
   std::atomic<size_t> next{0};
   absl::Mutex mu;
   absl::Status failure;
+  size_t rows_done = 0;  // guarded by mu
   // Each worker takes the next source until none is left.
   auto work = [&] {
     Searches searches(tensor_ndim, *model);
@@ -210,10 +211,9 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh,
                                  &native_searches, &result[i])
                  : FillRow(sources[i], targets, limits, &searches,
                            &result[i]);
-      if (!s.ok()) {
-        absl::MutexLock lock(&mu);
-        if (failure.ok()) failure = s;
-      }
+      absl::MutexLock lock(&mu);
+      if (!s.ok() && failure.ok()) failure = s;
+      if (options.on_row) options.on_row(++rows_done);
     }
   };
   std::vector<std::thread> workers;

@@ -19,6 +19,7 @@
 #define RESHARD_PLANNER_COST_MATRIX_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -47,6 +48,9 @@ struct CostMatrixOptions {
   int64_t max_search_edges = kDefaultMaxSearchEdges;
   // Sources are searched on this many threads (>= 1).
   int threads = 1;
+  // If set, called after each row with the number of rows done so far, from
+  // the worker threads (one call at a time): progress for long runs.
+  std::function<void(size_t rows_done)> on_row;
 };
 
 // Row i is sources[i]; entry j is targets[j].
