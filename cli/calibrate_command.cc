@@ -1,8 +1,7 @@
 // reshard calibrate: times the collectives on Gloo (ranks as threads, or as
-// processes with --processes), fits the alpha-beta model's alpha and beta
-// (cli/alpha_beta_fit.h, spec §6.2) and writes a profile file
-// (cli/profile_json.h). One machine has one kind of link, so the profile's
-// intra_host and inter_host are the same fit.
+// processes with --processes; harness/run_ranks.h) and writes a version 2
+// profile (cli/calibration_report.h: the measured model's tables, spec §6.3,
+// and the alpha-beta fit, spec §6.2).
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -24,63 +24,18 @@
 #include "base/status_macros.h"
 #include "base/utf8.h"
 #include "cli/alpha_beta_fit.h"
-#include "cli/child_processes.h"
+#include "cli/calibration_report.h"
 #include "cli/collective_timing.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/profile_json.h"
 #include "collectives/gloo/gloo_communicator.h"
-#include "collectives/gloo/thread_ranks.h"
-#include "collectives/stores/file_store.h"
+#include "harness/run_ranks.h"
 
 namespace reshard {
 namespace {
 
 using json = nlohmann::json;
-
-std::string CalibrateHelp() {
-  return R"txt(reshard calibrate: measure this machine's alpha-beta cost profile.
-
-Times all_gather, reduce_scatter, all_reduce and all_to_all on the Gloo
-backend (TCP on loopback) for each mesh dim and each group of several mesh
-dims of --mesh, at several message sizes; takes the median of --repeat runs
-(each the slowest rank's time); fits the latency alpha and bandwidth beta of
-spec §6.2's formulas by least squares on the relative error; prints measured
-against modeled times with the fit's RMS relative error; and writes a profile
-that --profile reads (reshard plan --cost-model alpha-beta --profile FILE).
-
-USAGE
-  reshard calibrate --mesh 2,4 --out profile.json
-  reshard calibrate --mesh 2,2 --sizes 4K,64K,1M --repeat 3 --processes --out p.json
-
-FLAGS (--flag value or --flag=value)
-  --mesh SIZES       required; the mesh whose groups are timed, e.g. 2,4
-  --out FILE         required; the profile to write (JSON, see README)
-  --sizes LIST       4K,16K,64K,256K,1M,4M; message sizes in bytes (K, M
-                     suffixes), as spec §6.2 counts them per collective
-  --repeat N         9; timed runs per kind, group and size (after a warm-up)
-  --processes        one process per rank (a file store in a temporary
-                     directory) instead of one thread per rank
-  --max-ranks N      16; refuse a larger mesh (each rank is a thread or process)
-  --name NAME        gloo-loopback; the profile's name
-  --timeout SECONDS  60; how long a rank waits for its peers
-  --help             this text
-
-The profile's "fit" section records how it was measured: the mesh, sizes,
-per-group fits and every sample. Ranks share this machine's cores, so the
-numbers describe Gloo on this machine under its current load, not a network.
-
-EXIT CODES
-  0  the profile was written
-  1  timing, fitting or writing the profile failed
-  2  bad flags
-)txt";
-}
-
-int Fail(absl::string_view message, int code) {
-  std::cerr << "reshard calibrate: " << Utf8Valid(message) << "\n";
-  return code;
-}
 
 struct CalibrateSettings {
   DeviceMesh mesh;
@@ -115,6 +70,25 @@ absl::StatusOr<std::vector<int64_t>> ParseSizes(const std::string& text) {
   return sizes;
 }
 
+// 4 KiB to 64 MiB in steps of 4x (spec §6.3).
+constexpr char kDefaultSizes[] = "4K,16K,64K,256K,1M,4M,16M,64M";
+
+// Checked before minutes of timing (issue 20): the name goes into the JSON
+// profile, which must be valid UTF-8, and into plans' fingerprints.
+absl::Status CheckName(const std::string& name) {
+  if (name.empty() || !IsValidUtf8(name)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--name: \"", Abbreviate(name, 64), "\" must be non-empty valid UTF-8"));
+  }
+  for (unsigned char c : name) {
+    if (c < 0x20 || c == 0x7f) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--name: \"", Abbreviate(name, 64), "\" has a control character; use a printable name"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<CalibrateSettings> ParseSettings(const FlagValues& flags) {
   // A child rank of --processes (hidden --rank) reports to --store-dir instead of --out.
   const bool child = flags.Has("rank");
@@ -139,258 +113,183 @@ absl::StatusOr<CalibrateSettings> ParseSettings(const FlagValues& flags) {
     return absl::InvalidArgumentError(
         absl::StrCat("--mesh: ", s.mesh.ToString(), " has one rank; nothing to time"));
   }
-  RESHARD_ASSIGN_OR_RETURN(s.sizes, ParseSizes(flags.Get("sizes", "4K,16K,64K,256K,1M,4M")));
-  RESHARD_ASSIGN_OR_RETURN(s.repeat, BoundedFlag(flags, "repeat", "9", 1, 1000));
+  RESHARD_ASSIGN_OR_RETURN(s.sizes, ParseSizes(flags.Get("sizes", kDefaultSizes)));
+  RESHARD_ASSIGN_OR_RETURN(s.repeat, BoundedFlag(flags, "repeat", "5", 1, 1000));
   RESHARD_ASSIGN_OR_RETURN(int64_t timeout, BoundedFlag(flags, "timeout", "60", 1, 86400));
   s.gloo.timeout = absl::Seconds(timeout);
   s.processes = flags.Has("processes");
   s.out = flags.Get("out");
   s.name = flags.Get("name", "gloo-loopback");
+  RESHARD_RETURN_IF_ERROR(CheckName(s.name));
   return s;
 }
 
-// Fails early, before minutes of timing, when --out cannot be written; leaves
-// no file behind that was not there.
+// Fails early, before minutes of timing, when --out cannot be written: the
+// profile is written to a temporary file beside it and renamed over it
+// (WriteProfileFile), so both must be possible. Leaves no file behind.
 absl::Status CheckWritable(const std::string& path) {
-  const bool existed = std::filesystem::exists(path);
-  std::ofstream probe(path, std::ios::app);
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--out: ", Utf8Valid(path), " is a directory; name the profile file"));
+  }
+  const std::string probe_path = absl::StrCat(path, ".tmp.", getpid());
+  std::ofstream probe(probe_path);
   if (!probe) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("--out: cannot write ", path, ": ", std::strerror(errno)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--out: cannot write beside ", Utf8Valid(path), ": ", std::strerror(errno)));
   }
   probe.close();
-  if (!existed) std::filesystem::remove(path);
+  std::filesystem::remove(probe_path, ignored);
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<std::vector<double>>> MeasureOnThreads(
-    const CalibrateSettings& s, const std::vector<Probe>& probes) {
-  std::vector<std::vector<double>> times(s.mesh.num_ranks());
-  const std::vector<absl::Status> statuses =
-      RunRanksOnThreads(s.mesh, s.gloo, [&](GlooCommunicator& comm) -> absl::Status {
-        RESHARD_ASSIGN_OR_RETURN(times[comm.rank()], TimeProbes(comm, probes, s.repeat));
-        return absl::OkStatus();
-      });
-  RESHARD_RETURN_IF_ERROR(FirstError(statuses));
-  return times;
+// One rank's part: its times for every probe, as text (one per line).
+RankFunction TimingRank(const CalibrateSettings& s, const std::vector<Probe>& probes) {
+  return [&s, &probes](Rank& rank) -> absl::StatusOr<std::string> {
+    RESHARD_ASSIGN_OR_RETURN(std::vector<double> times, TimeProbes(rank.comm, probes, s.repeat));
+    std::string out;
+    for (double t : times) absl::StrAppend(&out, absl::StrFormat("%.17g\n", t));
+    return out;
+  };
 }
 
-std::string TimesPath(const std::string& dir, int64_t rank) {
-  return absl::StrCat(dir, "/times.", rank);
-}
-
-// The child's side of --processes: rank `rank` writes its times to `dir`.
-int RunChildRank(const CalibrateSettings& s, const std::vector<Probe>& probes, int64_t rank,
-                 const std::string& dir) {
-  std::shared_ptr<Store> store = NewFileStore(dir);
-  absl::StatusOr<std::unique_ptr<GlooCommunicator>> comm =
-      GlooCommunicator::Connect(s.mesh, rank, store, s.gloo);
-  if (!comm.ok()) return Fail(comm.status().ToString(), kExitInternal);
-  absl::StatusOr<std::vector<double>> times = TimeProbes(**comm, probes, s.repeat);
-  if (!times.ok()) return Fail(times.status().ToString(), kExitInternal);
-  std::ofstream out(TimesPath(dir, rank) + ".tmp");
-  for (double t : *times) out << absl::StrFormat("%.17g\n", t);
-  out.close();
-  if (!out) return Fail("cannot write the times", kExitInternal);
-  std::filesystem::rename(TimesPath(dir, rank) + ".tmp", TimesPath(dir, rank));
-  // Stay connected until every rank has its times: peers may still be
-  // reading what this rank sent.
-  const absl::Time deadline = absl::Now() + s.gloo.timeout;
-  if (store->Set(absl::StrCat("done/", rank), {'1'}).ok()) {
-    for (int64_t k = 0; k < s.mesh.num_ranks(); ++k) {
-      if (!store->Get(absl::StrCat("done/", k), deadline - absl::Now()).ok()) break;
-    }
-  }
-  return kExitOk;
-}
-
-std::vector<std::string> ChildArgs(const CalibrateSettings& s, int64_t rank,
-                                   const std::string& dir) {
-  return {"reshard", "calibrate", "--mesh", absl::StrJoin(s.mesh.sizes(), ","), "--sizes",
-          absl::StrJoin(s.sizes, ","), "--repeat", absl::StrCat(s.repeat), "--max-ranks",
-          absl::StrCat(s.mesh.num_ranks()), "--timeout",
-          absl::StrCat(absl::ToInt64Seconds(s.gloo.timeout)), "--rank", absl::StrCat(rank),
-          "--store-dir", dir};
-}
-
-absl::StatusOr<std::vector<double>> ReadTimes(const std::string& dir, int64_t rank, size_t want) {
-  std::ifstream in(TimesPath(dir, rank));
-  std::vector<double> times;
-  for (double t; in >> t;) times.push_back(t);
-  if (times.size() != want) {
-    std::ifstream log(absl::StrCat(dir, "/log.", rank));
-    const std::string why((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
-    return absl::InternalError(absl::StrCat("rank ", rank, " gave no timings: ", why));
-  }
-  return times;
-}
-
-absl::StatusOr<std::vector<std::vector<double>>> MeasureInProcesses(
-    const CalibrateSettings& s, const std::vector<Probe>& probes) {
-  char pattern[] = "/tmp/reshard-calibrate-XXXXXX";
-  if (mkdtemp(pattern) == nullptr) return absl::InternalError("cannot create a temporary directory");
-  const std::string dir = pattern;
-  std::vector<pid_t> pids;
-  for (int64_t rank = 0; rank < s.mesh.num_ranks(); ++rank) {
-    pids.push_back(SpawnRank(ChildArgs(s, rank, dir), absl::StrCat(dir, "/log.", rank)));
-  }
+// Where the ranks run: threads, or with --processes this binary started
+// again per rank (hidden --rank, --store-dir, --job).
+LaunchOptions Launch(const CalibrateSettings& s) {
+  LaunchOptions launch;
+  launch.on = s.processes ? RanksOn::kProcesses : RanksOn::kThreads;
+  launch.gloo = s.gloo;
+  launch.child_args = {"reshard", "calibrate", "--mesh", absl::StrJoin(s.mesh.sizes(), ","),
+                       "--sizes", absl::StrJoin(s.sizes, ","), "--repeat",
+                       absl::StrCat(s.repeat), "--max-ranks", absl::StrCat(s.mesh.num_ranks()),
+                       "--timeout", absl::StrCat(absl::ToInt64Seconds(s.gloo.timeout))};
   // Each collective is bounded by the timeout; allow for many of them.
-  WaitForRanks(pids, absl::Now() + 4 * s.gloo.timeout + absl::Seconds(30));
+  launch.wait = 4 * s.gloo.timeout + absl::Seconds(30);
+  return launch;
+}
+
+// Every rank's times (times[rank][p * repeat + r]).
+absl::StatusOr<std::vector<std::vector<double>>> Measure(const CalibrateSettings& s,
+                                                         const std::vector<Probe>& probes) {
+  const std::vector<absl::StatusOr<std::string>> outputs =
+      RunRanks(s.mesh, Launch(s), TimingRank(s, probes));
+  RESHARD_RETURN_IF_ERROR(FirstRankError(outputs));
   std::vector<std::vector<double>> times;
-  absl::Status status;
-  for (int64_t rank = 0; rank < s.mesh.num_ranks() && status.ok(); ++rank) {
-    absl::StatusOr<std::vector<double>> t = ReadTimes(dir, rank, probes.size() * s.repeat);
-    if (t.ok()) times.push_back(*std::move(t));
-    status = t.status();
+  for (size_t rank = 0; rank < outputs.size(); ++rank) {
+    times.emplace_back();
+    for (absl::string_view line : absl::StrSplit(*outputs[rank], '\n', absl::SkipEmpty())) {
+      double t = 0;
+      if (!absl::SimpleAtod(line, &t)) break;
+      times.back().push_back(t);
+    }
+    if (times.back().size() != probes.size() * s.repeat) {
+      return absl::InternalError(absl::StrCat("rank ", rank, " gave malformed timings"));
+    }
   }
-  std::error_code ignored;
-  std::filesystem::remove_all(dir, ignored);
-  if (!status.ok()) return status;
   return times;
 }
 
-// The samples of `probes` on `group` (and of `kind`, unless null).
-std::vector<TimedCollective> Subset(const std::vector<Probe>& probes,
-                                    const std::vector<TimedCollective>& samples, MeshDimSet group,
-                                    const StepKind* kind) {
-  std::vector<TimedCollective> out;
-  for (size_t i = 0; i < probes.size(); ++i) {
-    if (probes[i].group == group && (kind == nullptr || probes[i].kind == *kind)) {
-      out.push_back(samples[i]);
-    }
-  }
-  return out;
-}
-
-// Prints measured against modeled time per kind and group, with each block's
-// RMS relative error; returns the samples as JSON for the "fit" section.
-json PrintSamples(const std::vector<Probe>& probes, const std::vector<TimedCollective>& samples,
-                  const LinkProfile& link) {
-  std::cout << absl::StrFormat("%-15s %-8s %4s %10s %13s %13s %8s\n", "kind", "group", "n",
-                               "bytes", "measured_us", "modeled_us", "error");
-  json rows = json::array();
-  for (size_t i = 0; i < probes.size(); ++i) {
-    const Probe& p = probes[i];
-    const double modeled = ModeledTimeUs(samples[i], link);
-    const std::string kind(StepKindName(p.kind));
-    std::cout << absl::StrFormat("%-15s %-8s %4d %10.0f %13.1f %13.1f %+7.1f%%\n", kind,
-                                 p.group.ToString(), p.n, p.bytes, samples[i].time_us, modeled,
-                                 100 * (modeled - samples[i].time_us) / samples[i].time_us);
-    rows.push_back({{"kind", kind}, {"group", p.group.ToString()}, {"n", p.n},
-                    {"bytes", p.bytes}, {"measured_us", samples[i].time_us},
-                    {"modeled_us", modeled}});
-    if (i + 1 == probes.size() || probes[i + 1].kind != p.kind || probes[i + 1].group != p.group) {
-      const double rms = RmsRelativeError(Subset(probes, samples, p.group, &p.kind), link);
-      std::cout << absl::StrFormat("  %s on %s: RMS relative error %.1f%%\n", kind,
-                                   p.group.ToString(), 100 * rms);
-    }
-  }
-  return rows;
-}
-
-// A fit of each group's samples alone, printed; as JSON.
-json FitEachGroup(const std::vector<Probe>& probes,
-                                  const std::vector<TimedCollective>& samples) {
-  json groups = json::array();
-  for (size_t i = 0; i < probes.size(); ++i) {
-    if (i > 0 && probes[i - 1].group == probes[i].group) continue;
-    const std::vector<TimedCollective> mine = Subset(probes, samples, probes[i].group, nullptr);
-    absl::StatusOr<LinkProfile> fit = FitLink(mine);
-    if (!fit.ok()) {
-      // One group's few samples may not fit; the machine fit below uses all.
-      std::cout << absl::StrFormat("group %-8s n=%-3d no fit: %s\n", probes[i].group.ToString(),
-                                   probes[i].n, fit.status().message());
-      groups.push_back({{"group", probes[i].group.ToString()}, {"n", probes[i].n},
-                        {"error", std::string(fit.status().message())}});
-      continue;
-    }
-    const LinkProfile link = *fit;
-    const double rms = RmsRelativeError(mine, link);
-    std::cout << absl::StrFormat("group %-8s n=%-3d alpha %8.2f us  beta %7.3f GB/s  RMS error %5.1f%%\n",
-                                 probes[i].group.ToString(), probes[i].n, link.alpha_us,
-                                 link.beta_gbps, 100 * rms);
-    groups.push_back({{"group", probes[i].group.ToString()}, {"n", probes[i].n},
-                      {"alpha_us", link.alpha_us}, {"beta_gbps", link.beta_gbps},
-                      {"rms_relative_error", rms}});
-  }
-  return groups;
-}
-
-// Fits, prints, and returns the profile with its "fit" section.
-absl::StatusOr<json> FitProfile(const CalibrateSettings& s, const std::vector<Probe>& probes,
-                                const std::vector<TimedCollective>& samples, double memory_gbps) {
-  RESHARD_ASSIGN_OR_RETURN(LinkProfile link, FitLink(samples));
-  const double rms = RmsRelativeError(samples, link);
-  json rows = PrintSamples(probes, samples, link);
-  std::cout << "\nper-group fits:\n";
-  json groups = FitEachGroup(probes, samples);
-  std::cout << absl::StrFormat(
-      "\nmachine fit (every group): alpha %.2f us, beta %.3f GB/s, RMS relative error %.1f%%\n"
-      "memory bandwidth (memcpy): %.2f GB/s\n",
-      link.alpha_us, link.beta_gbps, 100 * rms, memory_gbps);
-  CostProfile profile{s.name, link, link, memory_gbps};
-  RESHARD_RETURN_IF_ERROR(ValidateCostProfile(profile));
-  json out = ProfileToJson(profile);
-  out["fit"] = {
-      {"tool", "reshard calibrate"},
-      {"backend", "gloo (TCP on loopback)"},
-      {"ranks", s.processes ? "processes" : "threads"},
-      {"mesh", s.mesh.sizes()},
-      {"sizes_bytes", s.sizes},
-      {"repeat", s.repeat},
-      {"method", "least squares on the relative error of spec 6.2's formulas; each sample is "
-                 "the median over repeats of the slowest rank's time"},
-      {"note", "measured on one machine: intra_host and inter_host are the same fit"},
-      {"rms_relative_error", rms},
-      {"groups", groups},
-      {"samples", rows}};
-  return out;
-}
-
-int Calibrate(const CalibrateSettings& s) {
+CommandResult Calibrate(const CalibrateSettings& s) {
   const std::vector<Probe> probes = MakeProbes(s.mesh, s.sizes);
   std::cout << absl::StrFormat(
       "reshard calibrate: mesh %s, Gloo on %s, ranks as %s, %d sizes x %d repeats\n\n",
       s.mesh.ToString(), s.gloo.hostname, s.processes ? "processes" : "threads", s.sizes.size(),
       s.repeat);
-  absl::StatusOr<std::vector<std::vector<double>>> times =
-      s.processes ? MeasureInProcesses(s, probes) : MeasureOnThreads(s, probes);
+  absl::StatusOr<std::vector<std::vector<double>>> times = Measure(s, probes);
   if (!times.ok()) return Fail(times.status().ToString(), kExitInternal);
   const std::vector<TimedCollective> samples = CombineRanks(probes, *times, s.repeat);
   const int64_t largest = *std::max_element(s.sizes.begin(), s.sizes.end());
-  const double memory_gbps = MeasureCopyGbps(std::max<int64_t>(largest, 1 << 20), s.repeat);
-  absl::StatusOr<json> profile = FitProfile(s, probes, samples, memory_gbps);
+  const CalibrationRun run{s.name, s.mesh.sizes(), s.sizes, s.repeat,
+                           s.processes ? "processes" : "threads",
+                           MeasureCopyGbps(std::max<int64_t>(largest, 1 << 20), s.repeat)};
+  absl::StatusOr<json> profile = ReportCalibration(run, probes, samples, std::cout);
   if (!profile.ok()) return Fail(profile.status().message(), kExitInternal);
   if (absl::Status w = WriteProfileFile(s.out, *profile); !w.ok()) {
     return Fail(w.message(), kExitInternal);
   }
-  std::cout << "wrote " << s.out << "\n";
+  std::cout << "wrote " << Utf8Valid(s.out) << " (profile version 2)\n";
   return kExitOk;
 }
 
+CommandResult RunCalibrate(const FlagValues& flags, const std::vector<std::string>&) {
+  absl::StatusOr<CalibrateSettings> s = ParseSettings(flags);
+  if (!s.ok()) return Fail(s.status().message(), kExitBadInput);
+  if (flags.Has("rank")) {
+    absl::StatusOr<int64_t> rank = ParseInt("rank", flags.Get("rank"));
+    if (!rank.ok()) return Fail(rank.status().message(), kExitBadInput);
+    const std::vector<Probe> probes = MakeProbes(s->mesh, s->sizes);
+    return RunChildRank(s->mesh, ChildRank{*rank, flags.Get("store-dir"), flags.Get("job")},
+                        Launch(*s), TimingRank(*s, probes));
+  }
+  if (absl::Status w = CheckWritable(s->out); !w.ok()) return Fail(w.message(), kExitBadInput);
+  return Calibrate(*s);
+}
+
+// reshard calibrate --help before FLAGS.
+constexpr char kAbout[] = R"txt(reshard calibrate: measure this machine's cost profile (version 2).
+
+Times all_gather, reduce_scatter, all_reduce, all_to_all and the permute
+exchange (AllToAllV, each member's block to the next) on the Gloo backend
+(TCP on loopback) for each mesh dim and each group of several mesh dims of
+--mesh, at each of --sizes; per size takes the median, min and max over
+--repeat runs (each the slowest rank's time). Writes a profile whose
+measured model (reshard plan --cost-model measured --profile FILE, spec
+§6.3) prices a step by interpolating these samples, log-log between sizes,
+per kind and group size, and a fitted alpha-beta formula beyond them. Prints
+every sample with its spread, each size predicted with that size held out
+(the error the model makes between and beyond measured sizes), and the
+machine-wide alpha-beta fit (spec §6.2; --cost-model alpha-beta reads it
+from the same file) with its error for comparison.
+
+USAGE
+  reshard calibrate --mesh 2,4 --out profile.json
+  reshard calibrate --mesh 2,2 --sizes 4K,64K,1M --repeat 3 --processes --out p.json
+  reshard calibrate --mesh 2,4 --out ~/.config/reshard/gloo-profile.json
+                     (where reshard bench finds it without --profile)
+
+)txt";
+
 }  // namespace
 
-int RunCalibrateCommand(const std::vector<std::string>& args) {
-  FlagParser parser("calibrate", {{"mesh", true}, {"out", true}, {"sizes", true},
-                                  {"repeat", true}, {"processes", false}, {"max-ranks", true},
-                                  {"name", true}, {"timeout", true}, {"help", false},
-                                  // Hidden: one rank of --processes.
-                                  {"rank", true}, {"store-dir", true}});
-  absl::StatusOr<FlagValues> flags = parser.Parse(args);
-  if (!flags.ok()) return Fail(flags.status().message(), kExitBadInput);
-  if (flags->Has("help")) {
-    std::cout << CalibrateHelp();
-    return kExitOk;
-  }
-  absl::StatusOr<CalibrateSettings> s = ParseSettings(*flags);
-  if (!s.ok()) return Fail(s.status().message(), kExitBadInput);
-  if (flags->Has("rank")) {
-    absl::StatusOr<int64_t> rank = ParseInt("rank", flags->Get("rank"));
-    if (!rank.ok()) return Fail(rank.status().message(), kExitBadInput);
-    return RunChildRank(*s, MakeProbes(s->mesh, s->sizes), *rank, flags->Get("store-dir"));
-  }
-  if (absl::Status w = CheckWritable(s->out); !w.ok()) return Fail(w.message(), kExitInternal);
-  return Calibrate(*s);
+Command CalibrateCommand() {
+  return {
+      "calibrate",
+      "time the collectives on this machine and write a measured cost profile "
+      "(version 2: --cost-model measured or alpha-beta --profile FILE; spec §6.2, §6.3)",
+      kAbout,
+      {
+          {"mesh", "SIZES", "required; the mesh whose groups are timed, e.g. 2,4"},
+          {"out", "FILE",
+           "required; the profile to write (JSON, see README), replaced atomically (a "
+           "temporary file, then a rename)"},
+          {"sizes", "LIST",
+           "4K,16K,64K,256K,1M,4M,16M,64M; message sizes in bytes (K, M suffixes), as spec "
+           "§6.2 counts them per kind"},
+          {"repeat", "N", "5; timed runs per kind, group and size (after a warm-up)"},
+          {"processes", "",
+           "one process per rank (a file store in a temporary directory) instead of one "
+           "thread per rank"},
+          {"max-ranks", "N", "16; refuse a larger mesh (each rank is a thread or process)"},
+          {"name", "NAME", "gloo-loopback; the profile's name (printable UTF-8)"},
+          {"timeout", "SECONDS", "60; how long a rank waits for its peers"},
+          // A child rank of --processes (harness/run_ranks.h).
+          {"rank", "R", "", /*hidden=*/true},
+          {"store-dir", "DIR", "", /*hidden=*/true},
+          {"job", "NAME", "", /*hidden=*/true},
+      },
+      R"txt(Flags, --name and --out are checked before anything is timed. The profile's
+"fit" section records how it was measured (mesh, sizes, repeats, held-out
+checks). Ranks share this machine's cores, so the numbers describe Gloo on
+this machine under its current load, not a network.
+
+EXIT CODES
+  0  the profile was written
+  1  timing, fitting or writing the profile failed
+  2  bad flags (nothing was timed or written)
+)txt",
+      "reshard calibrate",
+      RunCalibrate};
 }
 
 }  // namespace reshard

@@ -13,7 +13,6 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "base/status_macros.h"
-#include "base/limit_status.h"
 #include "base/utf8.h"
 #include "mesh/device_mesh.h"
 #include "planner/costs/cost_model.h"
@@ -21,6 +20,7 @@
 #include "planner/layout/dist_spec.h"
 #include "planner/layout/dtype.h"
 #include "planner/planner.h"
+#include "planner/steps/plan_limit.h"
 
 namespace reshard {
 namespace {
@@ -35,16 +35,6 @@ constexpr const char* kKeys[] = {"id",  "mesh",      "shape",      "dtype",
 // from exhausting the stack in the recursive parts of the JSON library.
 constexpr int kMaxJsonDepth = 16;
 
-std::string FieldName(absl::string_view key, FieldStyle style) {
-  if (style == FieldStyle::kJsonKey) return std::string(key);
-  return absl::StrCat("--", absl::StrReplaceAll(key, {{"_", "-"}}));
-}
-
-absl::Status FieldError(absl::string_view key, FieldStyle style, absl::string_view message) {
-  // Some library messages already start with the field's name ("coordinate: ...").
-  absl::ConsumePrefix(&message, absl::StrCat(key, ": "));
-  return absl::InvalidArgumentError(absl::StrCat(FieldName(key, style), ": ", message));
-}
 
 // The value as JSON text, shortened (at a character boundary) for an error message.
 std::string Shown(const json& v) { return Abbreviate(v.dump(), 40); }
@@ -166,44 +156,78 @@ std::string FormatCost(double cost) {
   return s;
 }
 
-absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromRequest(const PlanRequest& r,
-                                                                      FieldStyle style,
-                                                                      ProfileCache* profiles) {
+namespace {
+
+// A model named by a profile: "alpha-beta" (either version) or "measured"
+// (version 2, spec §6.3), read through `profiles` if given.
+absl::StatusOr<std::shared_ptr<const CostModel>> ModelFromProfile(const RequestFields& r,
+                                                                  absl::string_view name,
+                                                                  FieldStyle style,
+                                                                  ProfileCache* profiles) {
+  ProfileCache once;
+  const absl::StatusOr<LoadedProfile>& profile = (profiles ? profiles : &once)->Get(r.profile);
+  if (!profile.ok()) return FieldError("profile", style, profile.status().message());
+  if (name == "alpha-beta") {
+    return MakeAlphaBetaCostModel(profile->measured.machine, r.devices_per_host);
+  }
+  if (profile->version < 2) {
+    return FieldError("profile", style,
+                      absl::StrCat(Abbreviate(r.profile, 200),
+                                   " is a version 1 (alpha-beta) profile with no measured "
+                                   "tables; the measured model needs version 2 (reshard "
+                                   "calibrate writes it), or use ",
+                                   FieldName("cost_model", style), " alpha-beta"));
+  }
+  return MakeMeasuredCostModel(profile->measured, r.devices_per_host);
+}
+
+}  // namespace
+
+// `default_name` is the model of the request's mode (DefaultCostModelName),
+// used when the request names none: a profile without a model names
+// alpha-beta's parameters.
+absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromFields(
+    const RequestFields& r, absl::string_view default_name, FieldStyle style,
+    ProfileCache* profiles) {
+  const std::string name = !r.cost_model.empty() ? r.cost_model
+                           : !r.profile.empty()  ? "alpha-beta"
+                                                 : std::string(default_name);
   std::vector<std::string> models = CostModelNames();
-  if (std::find(models.begin(), models.end(), r.cost_model) == models.end()) {
+  models.push_back("measured");  // needs a profile, so MakeCostModel does not make it
+  if (std::find(models.begin(), models.end(), name) == models.end()) {
     return FieldError("cost_model", style,
-                      absl::StrCat("unknown cost model \"", Abbreviate(r.cost_model, 64), "\" (known: ",
+                      absl::StrCat("unknown cost model \"", Abbreviate(name, 64), "\" (known: ",
                                    absl::StrJoin(models, ", "), ")"));
   }
   if (r.devices_per_host < 1) {
     return FieldError("devices_per_host", style,
                       absl::StrCat("must be at least 1, got ", r.devices_per_host));
   }
+  if (name == "measured" && r.profile.empty()) {
+    return FieldError("profile", style,
+                      absl::StrCat("the measured cost model prices from a calibrated profile; "
+                                   "give one (", FieldName("profile", style),
+                                   " FILE, written by reshard calibrate)"));
+  }
   if (r.profile.empty()) {
     absl::StatusOr<std::shared_ptr<const CostModel>> model =
-        MakeCostModel(r.cost_model, r.devices_per_host);
+        MakeCostModel(name, r.devices_per_host);
     if (!model.ok()) return FieldError("cost_model", style, model.status().message());
     return model;
   }
-  if (r.cost_model != "alpha-beta") {
+  if (name != "alpha-beta" && name != "measured") {
     return FieldError("profile", style,
-                      absl::StrCat("a profile sets the alpha-beta cost model's parameters, but ",
-                                   FieldName("cost_model", style), " is \"", Abbreviate(r.cost_model, 64),
-                                   "\" (use ", FieldName("cost_model", style), " alpha-beta)"));
+                      absl::StrCat("a profile sets the alpha-beta or measured cost model's "
+                                   "parameters, but ",
+                                   FieldName("cost_model", style), " is \"", Abbreviate(name, 64),
+                                   "\" (use ", FieldName("cost_model", style),
+                                   " alpha-beta or measured)"));
   }
-  ProfileCache once;
-  const absl::StatusOr<CostProfile>& profile = (profiles ? profiles : &once)->Get(r.profile);
-  if (!profile.ok()) return FieldError("profile", style, profile.status().message());
-  return MakeAlphaBetaCostModel(*profile, r.devices_per_host);
+  return ModelFromProfile(r, name, style, profiles);
 }
 
-std::string ModelNameOf(const PlanRequest& r) {
-  if (!r.cost_model.empty()) return r.cost_model;
-  return r.mode == "pytorch" ? "pytorch" : "alpha-beta";
-}
-
-absl::Status ModeOptions(const PlanRequest& r, FieldStyle style, ProfileCache* profiles,
-                         PlanOptions* options) {
+absl::Status OptionsFromFields(const RequestFields& r, FieldStyle style, ProfileCache* profiles,
+                               PlanOptions* options) {
   std::optional<PlanMode> mode = ParsePlanMode(r.mode.empty() ? "auto" : r.mode);
   if (!mode) {
     return FieldError("mode", style,
@@ -211,33 +235,22 @@ absl::Status ModeOptions(const PlanRequest& r, FieldStyle style, ProfileCache* p
                                    "\" (known: native, pytorch, auto)"));
   }
   options->mode = *mode;
-  if (r.max_memory.has_value()) {
-    if (*r.max_memory < 1) {
-      return FieldError("max_memory", style,
-                        absl::StrCat("must be a positive number of bytes, got ", *r.max_memory));
-    }
-    options->max_memory = *r.max_memory;
-  }
-  PlanRequest named = r;
-  named.cost_model = ModelNameOf(r);
-  RESHARD_ASSIGN_OR_RETURN(options->cost_model, CostModelFromRequest(named, style, profiles));
-  if (*mode == PlanMode::kNative && !options->cost_model->prices_native_steps()) {
-    return FieldError("mode", style,
-                      absl::StrCat("native planning needs a cost model that prices native steps; ",
-                                   FieldName("cost_model", style), " \"", named.cost_model,
-                                   "\" prices compat steps only (drop ",
-                                   FieldName("cost_model", style), ", or give ",
-                                   FieldName("mode", style), " pytorch)"));
-  }
+  absl::StatusOr<Algorithm> algorithm = AlgorithmOrError(r.algorithm);
+  if (!algorithm.ok()) return FieldError("algorithm", style, algorithm.status().message());
+  options->algorithm = *algorithm;
+  if (r.max_memory.has_value()) options->max_memory = *r.max_memory;
+  options->max_expanded_states = r.max_states;
+  options->max_search_edges = r.max_edges;
+  options->coordinate = r.coordinate;
+  // The mode's default model applies when the request names none (spec §13).
+  RESHARD_ASSIGN_OR_RETURN(
+      options->cost_model,
+      CostModelFromFields(r, DefaultCostModelName(ResolvedMode(*options)), style, profiles));
   return absl::OkStatus();
 }
 
-namespace {
-
-}  // namespace
-
-absl::StatusOr<ValidRequest> ValidateRequest(const PlanRequest& r, FieldStyle style,
-                                             ProfileCache* profiles) {
+absl::StatusOr<PlanRequest> RequestFromFields(const RequestFields& r, FieldStyle style,
+                                              ProfileCache* profiles) {
   absl::StatusOr<DeviceMesh> mesh = DeviceMesh::Create(r.mesh);
   if (!mesh.ok()) return FieldError("mesh", style, mesh.status().message());
   absl::StatusOr<DType> dtype = ParseDType(r.dtype);
@@ -249,39 +262,25 @@ absl::StatusOr<ValidRequest> ValidateRequest(const PlanRequest& r, FieldStyle st
     return FieldError("shape", style, s.status().message());
   }
   PlanOptions options;
-  absl::StatusOr<Algorithm> algorithm = AlgorithmOrError(r.algorithm);
-  if (!algorithm.ok()) return FieldError("algorithm", style, algorithm.status().message());
-  options.algorithm = *algorithm;
-  RESHARD_RETURN_IF_ERROR(ModeOptions(r, style, profiles, &options));
-  if (!r.coordinate.empty()) {
-    if (absl::Status s = mesh->ValidateCoordinate(r.coordinate); !s.ok()) {
-      return FieldError("coordinate", style, s.message());
-    }
-  }
-  options.coordinate = r.coordinate;
-  if (r.max_states < 1) {
-    return FieldError("max_states", style, absl::StrCat("must be at least 1, got ", r.max_states));
-  }
-  options.max_expanded_states = r.max_states;
-  if (r.max_edges < 1 || r.max_edges > kMaxSearchEdgesLimit) {
-    return FieldError("max_edges", style, absl::StrCat("must be 1 to ", kMaxSearchEdgesLimit,
-                                                       ", got ", r.max_edges));
-  }
-  options.max_search_edges = r.max_edges;
+  RESHARD_RETURN_IF_ERROR(OptionsFromFields(r, style, profiles, &options));
   absl::StatusOr<DistSpec> src = DistSpec::Parse(*mesh, r.src, r.shape, *dtype);
   if (!src.ok()) return FieldError("src", style, src.status().message());
   absl::StatusOr<DistSpec> dst = DistSpec::Parse(*mesh, r.dst, r.shape, *dtype);
   if (!dst.ok()) return FieldError("dst", style, dst.status().message());
-  return ValidRequest{*std::move(src), *std::move(dst), std::move(options)};
+  PlanRequest request{*std::move(src), *std::move(dst), std::move(options)};
+  if (absl::Status s = ValidatePlanRequest(request); !s.ok()) return InFrontEndTerms(s, style);
+  return request;
 }
 
-absl::StatusOr<Plan> PlanFromRequest(const PlanRequest& r, FieldStyle style,
-                                     ProfileCache* profiles) {
-  RESHARD_ASSIGN_OR_RETURN(ValidRequest v, ValidateRequest(r, style, profiles));
-  return PlanRedistribution(v.src, v.dst, v.options);
+absl::StatusOr<Plan> PlanFromFields(const RequestFields& r, FieldStyle style,
+                                    ProfileCache* profiles) {
+  RESHARD_ASSIGN_OR_RETURN(PlanRequest request, RequestFromFields(r, style, profiles));
+  absl::StatusOr<Plan> plan = PlanRedistribution(request);
+  if (!plan.ok()) return InFrontEndTerms(plan.status(), style);
+  return plan;
 }
 
-absl::Status RequestFromJson(const json& object, PlanRequest* r) {
+absl::Status RequestFromJson(const json& object, RequestFields* r) {
   if (!object.is_object()) {
     return absl::InvalidArgumentError(
         absl::StrCat("expected a JSON object, got ", Shown(object)));
@@ -388,9 +387,9 @@ void AppendResultJson(const json& id, const absl::StatusOr<Plan>& plan, std::str
   if (!plan.ok()) {
     absl::StrAppend(out, ",\"error\":");
     AppendJsonString(plan.status().message(), out);
-    if (std::optional<std::string> limit = ExceededLimit(plan.status())) {
+    if (std::optional<PlanLimit> limit = PlanLimitOf(plan.status())) {
       absl::StrAppend(out, ",\"limit\":");
-      AppendJsonString(*limit, out);
+      AppendJsonString(PlanLimitField(*limit), out);
     }
     out->push_back('}');
     return;
@@ -411,13 +410,13 @@ void AppendCaseResult(const json& object, int64_t max_states, std::string* out,
                       ProfileCache* profiles, int64_t max_edges) {
   json id = object.is_object() && object.contains("id") ? object["id"] : json();
   if (absl::Status s = CheckId(id); !s.ok()) return AppendResultJson(json(), s, out);
-  PlanRequest request;
+  RequestFields request;
   request.max_states = max_states;
   request.max_edges = max_edges;
   if (absl::Status s = RequestFromJson(object, &request); !s.ok()) {
     return AppendResultJson(id, s, out);
   }
-  AppendResultJson(id, PlanFromRequest(request, FieldStyle::kJsonKey, profiles), out);
+  AppendResultJson(id, PlanFromFields(request, FieldStyle::kJsonKey, profiles), out);
 }
 
 void AppendCaseResult(absl::string_view line, int64_t max_states, std::string* out,

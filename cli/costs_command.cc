@@ -20,7 +20,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "base/bounded_input.h"
-#include "base/limit_status.h"
+#include "cli/request_fields.h"
 #include "base/status_macros.h"
 #include "cli/case_json.h"
 #include "cli/commands.h"
@@ -31,66 +31,13 @@
 #include "planner/costs/cost_model.h"
 #include "planner/costs/cost_model_registry.h"
 #include "planner/layout/dist_spec.h"
+#include "planner/steps/plan_limit.h"
 
 namespace reshard {
 namespace {
 
 // 1024 layouts: a matrix of a million costs (~20 MB of output).
 constexpr int64_t kDefaultMaxPairs = 1 << 20;
-
-std::string CostsHelp() {
-  return absl::StrCat(R"txt(reshard costs: the cost of every redistribution between a list of layouts.
-
-For auto-parallel solvers that price many (source, target) layout pairs of one
-tensor: reads N layouts and prints the N x N matrix of graph-plan costs, one
-JSON line per source. Entry j of line i is exactly the cost `reshard plan
---algorithm graph` reports for layout i -> layout j (null where no plan
-exists), but each row comes from one search instead of N.
-
-USAGE
-  printf 'S(0)RR\nRS(1)R\nP(sum)RS(0)\n' > layouts.txt
-  reshard costs --mesh 2,2,2 --shape 1024,4096 --layouts layouts.txt
-  out: {"src":0,"costs":[0.0,51.1,...]}      (one line per layout, in file order)
-
-FLAGS (--flag value or --flag=value)
-  --mesh SIZES            required; mesh dim sizes, e.g. 2,2,2
-  --shape SIZES           required; global tensor shape, e.g. 1024,4096
-  --layouts FILE          required; one layout per line (see NOTATION), - for
-                          stdin; blank lines are skipped, indices count layouts
-  --dtype NAME            f32; as for reshard plan
-  --mode MODE             native or pytorch, as for reshard plan: native unless
-                          --cost-model names a pytorch model
-  --cost-model NAME       the mode's: alpha-beta (native) or pytorch; one of: )txt",
-                      absl::StrJoin(CostModelNames(), ", "), R"txt(
-  --devices-per-host N    8; ranks per host, for the pytorch and alpha-beta
-                          cost models
-  --profile FILE          the alpha-beta model's profile (see reshard plan --help)
-  --threads N             1; rows are computed on N threads
-  --max-states N          1000000; bound on the states each row's search expands
-  --max-edges N           1000000; bound on the edges each search generates (its
-                          time and memory; see reshard plan --help)
-  --max-pairs N           1048576 (1024 layouts); more layouts than sqrt(N) is
-                          an error before anything is planned
-  --help                  this text
-
-A pair whose search hits a bound (--max-states, --max-edges) is null with its reason in
-the row's "errors" ([{"dst":j,"error":"..."}]); every other pair is still
-printed, and the exit code is then 3. Runs over a second report progress
-on stderr.
-
-Entry j of row i is the cost `reshard plan --algorithm graph` reports for
-layout i -> layout j in the same mode: pytorch mode runs one search per row
-(spec §5.1); native mode one A* pass per pair over states and edges shared by
-all pairs, since its graph depends on the target (spec §5.2).
-
-)txt",
-                      NotationHelp(), "\n", ExitCodesHelp());
-}
-
-int Fail(absl::string_view message, int code) {
-  std::cerr << "reshard: " << message << "\n";
-  return code;
-}
 
 absl::StatusOr<int64_t> PositiveFlag(const FlagValues& flags, const char* name, int64_t fallback) {
   if (!flags.Has(name)) return fallback;
@@ -130,13 +77,13 @@ absl::StatusOr<CostsRequest> RequestFromFlags(const FlagValues& flags) {
   RESHARD_ASSIGN_OR_RETURN(int64_t per_host, PositiveFlag(flags, "devices-per-host", 8));
   // Mode and model as `reshard plan` takes them (native unless a pytorch
   // model or --mode pytorch is named).
-  PlanRequest model;
+  RequestFields model;
   model.mode = flags.Get("mode");
   model.cost_model = flags.Get("cost-model");
   model.devices_per_host = per_host;
   model.profile = flags.Get("profile");
-  PlanOptions options;
-  RESHARD_RETURN_IF_ERROR(ModeOptions(model, FieldStyle::kFlag, nullptr, &options));
+  PlanOptions options;  // its rules are checked by CostMatrix
+  RESHARD_RETURN_IF_ERROR(OptionsFromFields(model, FieldStyle::kFlag, nullptr, &options));
   r.options.mode = options.mode;
   r.options.cost_model = options.cost_model;
   RESHARD_ASSIGN_OR_RETURN(int64_t threads, PositiveFlag(flags, "threads", 1));
@@ -145,10 +92,6 @@ absl::StatusOr<CostsRequest> RequestFromFlags(const FlagValues& flags) {
                            PositiveFlag(flags, "max-states", r.options.max_expanded_states));
   RESHARD_ASSIGN_OR_RETURN(r.options.max_search_edges,
                            PositiveFlag(flags, "max-edges", r.options.max_search_edges));
-  if (r.options.max_search_edges > kMaxSearchEdgesLimit) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--max-edges: must be at most ", kMaxSearchEdgesLimit));
-  }
   return r;
 }
 
@@ -202,10 +145,10 @@ void PrintRow(size_t i, const Row& row) {
     for (size_t k = 0; k < row.errors.size(); ++k) {
       const absl::Status& why = row.errors[k].second;
       absl::StrAppend(&out, k ? "," : "", "{\"dst\":", row.errors[k].first, ",\"error\":");
-      AppendJsonString(why.message(), &out);
-      if (std::optional<std::string> limit = ExceededLimit(why)) {
+      AppendJsonString(InFrontEndTerms(why, FieldStyle::kFlag).message(), &out);
+      if (std::optional<PlanLimit> limit = PlanLimitOf(why)) {
         out += ",\"limit\":";
-        AppendJsonString(*limit, &out);
+        AppendJsonString(PlanLimitField(*limit), &out);
       }
       out += "}";
     }
@@ -237,27 +180,14 @@ class Progress {
   absl::Time start_, last_;
 };
 
-}  // namespace
-
-int RunCostsCommand(const std::vector<std::string>& args) {
-  FlagParser parser("costs", {{"mesh", true}, {"shape", true}, {"layouts", true},
-                              {"dtype", true}, {"mode", true}, {"cost-model", true}, {"devices-per-host", true}, {"profile", true},
-                              {"threads", true}, {"max-states", true}, {"max-edges", true},
-                              {"max-pairs", true},
-                              {"help", false}});
-  absl::StatusOr<FlagValues> flags = parser.Parse(args);
-  if (!flags.ok()) return Fail(flags.status().message(), kExitBadInput);
-  if (flags->Has("help")) {
-    std::cout << CostsHelp();
-    return kExitOk;
-  }
-  absl::StatusOr<CostsRequest> r = RequestFromFlags(*flags);
+CommandResult RunCosts(const FlagValues& flags, const std::vector<std::string>&) {
+  absl::StatusOr<CostsRequest> r = RequestFromFlags(flags);
   if (!r.ok()) return Fail(r.status().message(), kExitBadInput);
-  absl::StatusOr<int64_t> max_pairs = PositiveFlag(*flags, "max-pairs", kDefaultMaxPairs);
+  absl::StatusOr<int64_t> max_pairs = PositiveFlag(flags, "max-pairs", kDefaultMaxPairs);
   if (!max_pairs.ok()) return Fail(max_pairs.status().message(), kExitBadInput);
   const auto max_layouts = static_cast<int64_t>(std::sqrt(static_cast<double>(*max_pairs)));
   absl::StatusOr<std::vector<DistState>> layouts = ReadLayoutList(
-      flags->Get("layouts"), r->mesh, r->shape, r->dtype, std::max<int64_t>(max_layouts, 1));
+      flags.Get("layouts"), r->mesh, r->shape, r->dtype, std::max<int64_t>(max_layouts, 1));
   if (!layouts.ok()) {
     return Fail(absl::StrCat("--layouts ", layouts.status().message()), kExitBadInput);
   }
@@ -270,6 +200,13 @@ int RunCostsCommand(const std::vector<std::string>& args) {
   absl::StatusOr<CostMatrixResult> all =
       CostMatrix(r->mesh, r->shape, r->dtype, *layouts, *layouts, r->options);
   r->options.on_row = nullptr;
+  if (!all.ok() && !PlanLimitOf(all.status()).has_value()) {
+    // Not a pair over a limit (e.g. an option CostMatrix refuses): nothing to print.
+    const absl::Status status = InFrontEndTerms(all.status(), FieldStyle::kFlag);
+    return Fail(status.message(), absl::IsResourceExhausted(status)    ? kExitNoPlan
+                                  : absl::IsInvalidArgument(status) ? kExitBadInput
+                                                                    : kExitInternal);
+  }
   const size_t block = std::max<size_t>(4 * r->options.threads, (n + 31) / 32);
   int64_t failed = 0;
   for (size_t begin = 0; begin < n; begin += block) {
@@ -292,6 +229,73 @@ int RunCostsCommand(const std::vector<std::string>& args) {
                 kExitNoPlan);
   }
   return kExitOk;
+}
+
+// reshard costs --help before FLAGS.
+constexpr char kAbout[] = R"txt(reshard costs: the cost of every redistribution between a list of layouts.
+
+For auto-parallel solvers that price many (source, target) layout pairs of one
+tensor: reads N layouts and prints the N x N matrix of graph-plan costs, one
+JSON line per source. Entry j of line i is exactly the cost `reshard plan
+--algorithm graph` reports for layout i -> layout j (null where no plan
+exists), but each row comes from one search instead of N.
+
+USAGE
+  printf 'S(0)RR\nRS(1)R\nP(sum)RS(0)\n' > layouts.txt
+  reshard costs --mesh 2,2,2 --shape 1024,4096 --layouts layouts.txt
+  out (native mode, the default; one line per layout, in file order):
+    {"src":0,"costs":[0.0,14.440018846308995,30.73206873739411]}
+    {"src":1,"costs":[14.440018846308995,0.0,16.944080935861233]}
+    {"src":2,"costs":[33.24395398144412,26.97597560306575,0.0]}
+  reshard costs --mesh 2,2,2 --shape 1024,4096 --layouts layouts.txt --mode pytorch
+)txt";
+
+}  // namespace
+
+Command CostsCommand() {
+  return {
+      "costs",
+      "the cost of every (source, target) pair of a list of layouts",
+      kAbout,
+      {
+          {"mesh", "SIZES", "required; mesh dim sizes, e.g. 2,2,2"},
+          {"shape", "SIZES", "required; global tensor shape, e.g. 1024,4096"},
+          {"layouts", "FILE",
+           "required; one layout per line (see NOTATION), - for stdin; blank lines are "
+           "skipped, indices count layouts"},
+          {"dtype", "NAME", "f32; as for reshard plan"},
+          {"mode", "MODE",
+           "native or pytorch, as for reshard plan: native unless --cost-model names a "
+           "pytorch model"},
+          {"cost-model", "NAME",
+           absl::StrCat("the mode's: alpha-beta (native) or pytorch; one of: ",
+                        absl::StrJoin(CostModelNames(), ", "))},
+          {"devices-per-host", "N",
+           "8; ranks per host, for the pytorch and alpha-beta cost models"},
+          {"profile", "FILE", "the alpha-beta model's profile (see reshard plan --help)"},
+          {"threads", "N", "1; rows are computed on N threads"},
+          {"max-states", "N", "1000000; bound on the states each row's search expands"},
+          {"max-edges", "N",
+           "1000000; bound on the edges each search generates (its time and memory; see "
+           "reshard plan --help)"},
+          {"max-pairs", "N",
+           "1048576 (1024 layouts); more layouts than sqrt(N) is an error before anything is "
+           "planned"},
+      },
+      absl::StrCat(R"txt(A pair whose search hits a bound (--max-states, --max-edges) is null with
+its reason in the row's "errors" ([{"dst":j,"error":"...","limit":"..."}]);
+every other pair is still printed, and the exit code is then 3. Runs over a
+second report progress on stderr.
+
+Entry j of row i is the cost `reshard plan --algorithm graph` reports for
+layout i -> layout j in the same mode: pytorch mode runs one search per row
+(spec §5.1); native mode one A* pass per pair over states and edges shared by
+all pairs, since its graph depends on the target (spec §5.2).
+
+)txt",
+                   NotationHelp(), "\n", ExitCodesHelp()),
+      "reshard",
+      RunCosts};
 }
 
 }  // namespace reshard

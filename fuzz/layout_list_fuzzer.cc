@@ -9,11 +9,11 @@
 #include <cstdint>
 #include <string>
 
-#include "base/limit_status.h"
 #include "cli/layout_list.h"
 #include "fuzz/fuzz_checks.h"
 #include "planner/cost_matrix.h"
 #include "planner/costs/cost_model_registry.h"
+#include "planner/steps/plan_limit.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace reshard;
@@ -37,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const absl::StatusOr<CostMatrixResult> m =
       CostMatrix(mesh, shape, DType::kF32, *layouts, *layouts, options);
   if (!m.ok()) {
-    if (!ExceededLimit(m.status())) fuzz::Fail("an untyped failure", m.status().ToString());
+    if (!PlanLimitOf(m.status())) fuzz::Fail("an untyped failure", m.status().ToString());
     return 0;
   }
   for (const auto& row : *m) {

@@ -12,7 +12,7 @@
 //     and the placements end as the destination's;
 //   * all: one more state than steps, the cost is the sum of the steps', and
 //     peak_bytes is the plan's peak (step_memory.h), under max_memory.
-// Errors are only "no plan" or a limit (typed: ExceededLimit), never anything else.
+// Errors are only "no plan" or a limit (typed: PlanLimitOf), never anything else.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>
@@ -22,12 +22,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "base/limit_status.h"
 #include "fuzz/fuzz_checks.h"
 #include "planner/costs/cost_model.h"
 #include "planner/costs/cost_model_registry.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/planner.h"
+#include "planner/steps/plan_limit.h"
 #include "planner/search/native_transitions.h"
 #include "planner/steps/step.h"
 #include "planner/steps/step_memory.h"
@@ -147,8 +147,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (code != absl::StatusCode::kNotFound && code != absl::StatusCode::kResourceExhausted) {
       fuzz::Fail("planning failed unexpectedly", plan.status().message());
     }
-    // A limit hit says which limit, as a payload (base/limit_status.h).
-    if (code == absl::StatusCode::kResourceExhausted && !ExceededLimit(plan.status())) {
+    // A limit hit says which limit, as a payload (planner/steps/plan_limit.h).
+    if (code == absl::StatusCode::kResourceExhausted && !PlanLimitOf(plan.status())) {
       fuzz::Fail("a limit error without its limit", plan.status().message());
     }
     fuzz::CheckText(plan.status().message(), 2000);

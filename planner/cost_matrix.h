@@ -59,8 +59,8 @@ using CostMatrixResult = std::vector<std::vector<std::optional<double>>>;
 // InvalidArgument when the shape, a layout ("sources[3]: ...") or an option
 // is invalid, as DistSpec::Create and PlanRedistribution check them;
 // ResourceExhausted when a source's search (native: a pair's) reaches
-// max_expanded_states or max_search_edges (the field is the payload,
-// base/limit_status.h).
+// max_expanded_states or max_search_edges (PlanLimitOf says which,
+// planner/steps/plan_limit.h).
 absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh,
                                             absl::Span<const int64_t> shape, DType dtype,
                                             absl::Span<const DistState> sources,

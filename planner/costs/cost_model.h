@@ -47,6 +47,21 @@ class BoundCostModel {
   // default, 0, offers no bound: with 0 for every kind the search is plain
   // Dijkstra.
   virtual double LowerBound(StepKind /*kind*/, int /*mesh_dim*/) const { return 0; }
+
+  // An optional second, bytes-aware bound (spec §5.1). It abstracts a state
+  // to its *shard set*, the mask of its Shard mesh dims (what the bytes each
+  // rank holds depend on). In the abstract graph a mesh dim joins the set for
+  // free and leaves it for GatherBytes(set, mesh_dim). Contract: every legal
+  // step u -> v costs at least its share of what LowerBound's contract asks,
+  // with PotentialLowerBound in LowerBound's place, plus the cheapest
+  // abstract path from u's shard set to v's. RemainingCostBound then also
+  // bounds the rest of a path by PotentialLowerBound's must-leave sum plus
+  // the cheapest abstract path to dst's shard set, and keeps the larger
+  // bound. Both must hold bit for bit like LowerBound (the bound shrinks by a
+  // millionth for rounding). The default: none.
+  virtual bool has_potential() const { return false; }
+  virtual double GatherBytes(unsigned /*shard_set*/, int /*mesh_dim*/) const { return 0; }
+  virtual double PotentialLowerBound(StepKind /*kind*/, int /*mesh_dim*/) const { return 0; }
 };
 
 // A model with its parameters; immutable, so one object may serve many
@@ -57,7 +72,12 @@ class CostModel {
   // The model's name and every parameter that changes a cost, e.g.
   // "pytorch devices_per_host=8". Two models with one fingerprint must price
   // every step alike: the plan cache returns one's plans for the other.
+  // Fingerprints start with the model's name (its MakeCostModel name).
   const std::string& fingerprint() const { return fingerprint_; }
+  // "pytorch", "alpha-beta", ...: the fingerprint's first word.
+  absl::string_view name() const {
+    return absl::string_view(fingerprint_).substr(0, fingerprint_.find(' '));
+  }
   virtual std::unique_ptr<const BoundCostModel> Bind(const CostProblem& problem) const = 0;
   // True when the model prices native steps (spec §4.2: groups of several
   // mesh dims, permutes) honestly; native planning needs such a model, and a

@@ -5,9 +5,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "base/limit_status.h"
 #include "planner/costs/remaining_cost_bound.h"
 #include "planner/search/state_search.h"
+#include "planner/steps/plan_limit.h"
 
 namespace reshard {
 namespace {
@@ -62,8 +62,9 @@ absl::Status SearchFailure(const StateSearch& search, StateSearch::Outcome outco
                          SearchLimitField(limit), " (", limits.max_search_edges, ")")
           : absl::StrCat("expanded ", limits.max_expanded_states, " states, ",
                          SearchLimitField(limit));
-  return LimitExceededError(
-      SearchLimitField(limit),
+  return PlanLimitError(
+      limit == SearchLimit::kSearchEdges ? PlanLimit::kMaxSearchEdges
+                                         : PlanLimit::kMaxExpandedStates,
       absl::StrCat("the graph search from ", src.ToString(), " to ", dst.ToString(), " ", what,
                    " without reaching the destination; raise the limit"));
 }

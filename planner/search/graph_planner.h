@@ -38,7 +38,7 @@ enum class GraphSearch {
 };
 
 // The compat graph (spec §4, §5). ResourceExhausted, with the limit's field
-// as its payload (base/limit_status.h), when the search would pass `limits`
+// as its payload (PlanLimitOf, planner/steps/plan_limit.h), when the search would pass `limits`
 // (expansions of all passes together, edges generated) without reaching
 // `dst`; NotFound ("no_path: ...") when dst is unreachable.
 absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& dst,
