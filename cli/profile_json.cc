@@ -176,7 +176,7 @@ absl::StatusOr<json> ParseFile(const std::string& path) {
   try {
     return json::parse(*text);
   } catch (const json::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not JSON: ", e.what()));
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not JSON: ", Utf8Valid(e.what())));
   }
 }
 
