@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/bounded_input.h"
 #include "base/utf8.h"
 #include "cli/case_json.h"
 #include "cli/commands.h"
@@ -36,6 +37,16 @@ CommandResult RunBatch(const FlagValues& flags, const std::vector<std::string>&)
     }
     max_states = *n;
   }
+  int64_t max_edges = RequestFields().max_edges;  // each line may set its own ("max_edges")
+  if (flags.Has("max-edges")) {
+    absl::StatusOr<int64_t> n = ParseInt("max-edges", flags.Get("max-edges"));
+    if (!n.ok() || *n < 1 || *n > kMaxSearchEdgesLimit) {
+      return Fail(absl::StrCat("--max-edges: \"", Abbreviate(flags.Get("max-edges"), 64),
+                               "\" is not an integer from 1 to ", kMaxSearchEdgesLimit),
+                  kExitBadInput);
+    }
+    max_edges = *n;
+  }
   const bool timings = flags.Has("timings");
 
   // Each case's search grows the heap by a few hundred KiB and frees it all;
@@ -53,12 +64,23 @@ CommandResult RunBatch(const FlagValues& flags, const std::vector<std::string>&)
   std::string line;
   std::string out;
   ProfileCache profiles;  // a 10,000-line batch naming one profile reads it once
-  while (std::getline(std::cin, line)) {
+  // Each line is bounded while it is read (issue 20): an endless or huge
+  // line is answered with an error and skipped without being kept.
+  LineReader reader(std::cin, kMaxBatchLineBytes);
+  for (LineReader::Result r; (r = reader.Next(&line)) != LineReader::kEnd;) {
     absl::string_view text = absl::StripAsciiWhitespace(line);
-    if (text.empty()) continue;  // as the oracle does
+    if (r == LineReader::kLine && text.empty()) continue;  // as the oracle does
     ++lines;
     out.clear();
-    AppendCaseResult(text, max_states, &out, &profiles);
+    if (r == LineReader::kTooLong) {
+      AppendResultJson(nlohmann::json(),
+                       absl::InvalidArgumentError(absl::StrCat(
+                           "line ", reader.number(), ": longer than ", kMaxBatchLineBytes,
+                           " bytes, the limit of a batch line")),
+                       &out);
+    } else {
+      AppendCaseResult(text, max_states, &out, &profiles, max_edges);
+    }
     out.push_back('\n');
     std::fwrite(out.data(), 1, out.size(), stdout);
     if (interactive) std::fflush(stdout);
@@ -77,11 +99,11 @@ CommandResult RunBatch(const FlagValues& flags, const std::vector<std::string>&)
 constexpr char kAbout[] = R"txt(reshard batch: plan many redistributions, one JSON object per line.
 
 USAGE
-  reshard batch [--max-states N] [--timings] < cases.jsonl > results.jsonl
+  reshard batch [--max-states N] [--max-edges N] [--timings] < cases.jsonl > results.jsonl
 
 Each stdin line is a case; each stdout line is its result, in the same order
 (blank lines are skipped). A bad line gives {"ok": false, "error": ...} and the
-batch goes on.
+batch goes on; so does a line over 1 MiB, which is skipped unread.
 )txt";
 
 }  // namespace
@@ -91,6 +113,7 @@ Command BatchCommand() {
           "plan one JSON case per stdin line, one JSON result per stdout line",
           kAbout,
           {{"max-states", "N", "1000000; bound on the states each graph search expands"},
+           {"max-edges", "N", "1000000; bound on the edges each graph search generates"},
            {"timings", "", "print the number of lines and the time taken to stderr"}},
           absl::StrCat(R"txt(INPUT KEYS
   id                any JSON value, echoed back (default null)
@@ -108,6 +131,7 @@ Command BatchCommand() {
   coordinate        all zeros; the rank whose logical shapes are reported
   max_memory        none; bytes any rank may hold at once (a positive integer);
                     no plan under it is an error result
+  max_edges         --max-edges; bound on the edges this case's search generates
   expected          ignored (so test-data files can be fed as they are)
   Any other key is an error naming it. null means the default.
 
@@ -117,9 +141,11 @@ OUTPUT KEYS
   step). Each step is {mesh_dim, src, dst, collective, logical_shape, cost};
   a step over several mesh dims adds mesh_dims (mesh_dim is their lowest) and,
   entering Shard, order (the order they join it); a permute or an exchange
-  adds its moves, [{mesh_dim, dst}, ...] (dst "S(d)" or, exchange, "R"). id, ok=false and error when ok is false (errors for
-  requests without a plan start with "no_path", or "max memory" when none
-  fits max_memory).
+  adds its moves, [{mesh_dim, dst}, ...] (dst "S(d)" or, exchange, "R"). id,
+  ok=false and error when ok is false (errors for requests without a plan
+  start with "no_path", or "max_memory" when none fits max_memory). A limit
+  hit adds "limit": the library field that was hit ("max_expanded_states",
+  "max_search_edges" or "max_memory").
   Example:
     in:  {"id": "a", "mesh": [2], "shape": [8], "src": "S(0)", "dst": "R", "cost_model": "pytorch-const"}
     out: {"id":"a","ok":true,"algorithm":"greedy","cost":2.0,"trace":"S(0)->R","steps":[...],"mode":"pytorch","peak_bytes":96}

@@ -20,6 +20,7 @@
 #include "planner/layout/dist_spec.h"
 #include "planner/layout/dtype.h"
 #include "planner/planner.h"
+#include "planner/steps/plan_limit.h"
 
 namespace reshard {
 namespace {
@@ -29,7 +30,7 @@ using json = nlohmann::json;
 constexpr const char* kKeys[] = {"id",  "mesh",      "shape",      "dtype",
                                  "src", "dst",       "algorithm",  "cost_model",
                                  "devices_per_host", "profile", "coordinate", "expected",
-                                 "mode", "max_memory"};
+                                 "mode", "max_memory", "max_edges"};
 // Deeper JSON than this is not a case; refusing it early keeps a hostile line
 // from exhausting the stack in the recursive parts of the JSON library.
 constexpr int kMaxJsonDepth = 16;
@@ -107,6 +108,21 @@ int JsonDepth(absl::string_view text) {
   return max_depth;
 }
 
+
+// The JSON parser keeps integers beyond 64 bits only as doubles; echoing such
+// an id would print other digits than the request's.
+absl::Status CheckId(const json& id) {
+  if (!id.is_number_float()) return absl::OkStatus();
+  const double v = id.get<double>();
+  if (std::abs(v) < 0x1p63 || v != std::floor(v)) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("id: ", Shown(id), " is an integer too large to echo exactly (more than ",
+                   "64 bits); give big ids as strings"));
+}
+
+
+}  // namespace
+
 // A JSON string literal: quotes, backslashes and control characters escaped,
 // bytes that are not UTF-8 replaced (messages may quote raw input).
 void AppendJsonString(absl::string_view text, std::string* out) {
@@ -130,20 +146,6 @@ void AppendJsonString(absl::string_view text, std::string* out) {
   }
   out->push_back('"');
 }
-
-// The JSON parser keeps integers beyond 64 bits only as doubles; echoing such
-// an id would print other digits than the request's.
-absl::Status CheckId(const json& id) {
-  if (!id.is_number_float()) return absl::OkStatus();
-  const double v = id.get<double>();
-  if (std::abs(v) < 0x1p63 || v != std::floor(v)) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat("id: ", Shown(id), " is an integer too large to echo exactly (more than ",
-                   "64 bits); give big ids as strings"));
-}
-
-
-}  // namespace
 
 std::string FormatCost(double cost) {
   char buf[64];
@@ -238,6 +240,7 @@ absl::Status OptionsFromFields(const RequestFields& r, FieldStyle style, Profile
   options->algorithm = *algorithm;
   if (r.max_memory.has_value()) options->max_memory = *r.max_memory;
   options->max_expanded_states = r.max_states;
+  options->max_search_edges = r.max_edges;
   options->coordinate = r.coordinate;
   // The mode's default model applies when the request names none (spec §13).
   RESHARD_ASSIGN_OR_RETURN(
@@ -318,6 +321,9 @@ absl::Status RequestFromJson(const json& object, RequestFields* r) {
   if (given("coordinate")) {
     RESHARD_RETURN_IF_ERROR(GetIntList(object["coordinate"], "coordinate", &r->coordinate));
   }
+  if (given("max_edges")) {
+    RESHARD_RETURN_IF_ERROR(GetInt(object["max_edges"], "max_edges", &r->max_edges));
+  }
   if (given("max_memory")) {
     int64_t bytes = 0;
     RESHARD_RETURN_IF_ERROR(GetInt(object["max_memory"], "max_memory", &bytes));
@@ -355,11 +361,36 @@ void AppendStepJson(const TransformInfo& info, std::string* out) {
 
 }  // namespace
 
+namespace {
+
+// JSON has no inf or NaN: a plan whose cost overflowed is printed as an
+// error. The planner refuses cost-model parameters that could overflow
+// (spec §6.2); this is the last line of defence for models it cannot check.
+absl::Status CheckFinite(const Plan& plan) {
+  bool finite = std::isfinite(plan.cost);
+  for (const TransformInfo& info : plan.steps) finite = finite && std::isfinite(info.cost);
+  if (finite) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "cost_model: the plan's cost is not finite (", FormatCost(plan.cost),
+      "); the cost model's parameters make a step's price overflow"));
+}
+
+}  // namespace
+
 void AppendResultJson(const json& id, const absl::StatusOr<Plan>& plan, std::string* out) {
+  if (plan.ok()) {
+    if (absl::Status finite = CheckFinite(*plan); !finite.ok()) {
+      return AppendResultJson(id, finite, out);
+    }
+  }
   absl::StrAppend(out, "{\"id\":", id.dump(), ",\"ok\":", plan.ok() ? "true" : "false");
   if (!plan.ok()) {
     absl::StrAppend(out, ",\"error\":");
     AppendJsonString(plan.status().message(), out);
+    if (std::optional<PlanLimit> limit = PlanLimitOf(plan.status())) {
+      absl::StrAppend(out, ",\"limit\":");
+      AppendJsonString(PlanLimitField(*limit), out);
+    }
     out->push_back('}');
     return;
   }
@@ -376,11 +407,12 @@ void AppendResultJson(const json& id, const absl::StatusOr<Plan>& plan, std::str
 }
 
 void AppendCaseResult(const json& object, int64_t max_states, std::string* out,
-                      ProfileCache* profiles) {
+                      ProfileCache* profiles, int64_t max_edges) {
   json id = object.is_object() && object.contains("id") ? object["id"] : json();
   if (absl::Status s = CheckId(id); !s.ok()) return AppendResultJson(json(), s, out);
   RequestFields request;
   request.max_states = max_states;
+  request.max_edges = max_edges;
   if (absl::Status s = RequestFromJson(object, &request); !s.ok()) {
     return AppendResultJson(id, s, out);
   }
@@ -388,7 +420,7 @@ void AppendCaseResult(const json& object, int64_t max_states, std::string* out,
 }
 
 void AppendCaseResult(absl::string_view line, int64_t max_states, std::string* out,
-                      ProfileCache* profiles) {
+                      ProfileCache* profiles, int64_t max_edges) {
   if (JsonDepth(line) > kMaxJsonDepth) {
     return AppendResultJson(json(), absl::InvalidArgumentError(absl::StrCat(
                                          "malformed JSON: nested deeper than ", kMaxJsonDepth)),
@@ -403,7 +435,7 @@ void AppendCaseResult(absl::string_view line, int64_t max_states, std::string* o
     return AppendResultJson(
         json(), absl::InvalidArgumentError(absl::StrCat("malformed JSON: ", e.what())), out);
   }
-  AppendCaseResult(object, max_states, out, profiles);
+  AppendCaseResult(object, max_states, out, profiles, max_edges);
 }
 
 }  // namespace reshard

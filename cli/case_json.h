@@ -44,6 +44,7 @@ struct RequestFields {
   std::string profile;              // a profile file for "alpha-beta"; empty: its default
   std::vector<int64_t> coordinate;  // empty: all zeros
   int64_t max_states = 1000000;     // PlanOptions::max_expanded_states
+  int64_t max_edges = kDefaultMaxSearchEdges;  // PlanOptions::max_search_edges
   std::optional<int64_t> max_memory;  // PlanOptions::max_memory, bytes; none: no limit
 };
 
@@ -66,30 +67,43 @@ absl::StatusOr<PlanRequest> RequestFromFields(const RequestFields& fields, Field
 absl::StatusOr<Plan> PlanFromFields(const RequestFields& fields, FieldStyle style,
                                     ProfileCache* profiles = nullptr);
 
+// A batch line is at most this long (1 MiB: a case needs well under 1 KB);
+// `reshard batch` answers a longer one with an error, reading no further
+// into it than this.
+inline constexpr size_t kMaxBatchLineBytes = 1 << 20;
+
 // Reads a batch line's object into *request. Keys: id, mesh, shape, dtype, src,
 // dst, algorithm, cost_model, devices_per_host, profile, coordinate, mode,
-// max_memory (null means the default), and "expected", which is ignored so that test-data files can be
+// max_memory (null means the default), max_edges, and "expected", which is ignored so that test-data files can be
 // fed to `reshard batch` as they are. InvalidArgument naming the key on an
 // unknown or missing key or a value of the wrong type.
 absl::Status RequestFromJson(const nlohmann::json& object, RequestFields* request);
+
+// Appends `text` as a JSON string literal: quotes, backslashes and control
+// characters escaped, bytes that are not UTF-8 replaced.
+void AppendJsonString(absl::string_view text, std::string* out);
 
 // Appends the result object as one line of JSON text without the newline:
 // id, ok, algorithm, cost, trace, steps (each mesh_dim, src, dst, collective,
 // logical_shape, cost, then for a step over several mesh dims mesh_dims and,
 // when it enters Shard in an order, order; for a permute or exchange its moves), mode,
 // peak_bytes, in that order (keys added later go last, so older readers and
-// golden files keep their prefix); or id, ok=false, error. Written directly
+// golden files keep their prefix); or id, ok=false, error, and "limit" (the
+// library field, e.g. "max_search_edges") when a limit was hit. Written directly
 // rather than through a JSON DOM: `reshard batch` throughput depends on it.
 void AppendResultJson(const nlohmann::json& id, const absl::StatusOr<Plan>& plan,
                       std::string* out);
 
 // One case end to end, as `reshard batch` does for each line; never fails:
-// problems become {"ok": false, "error": ...}. `max_states` bounds the graph search.
+// problems become {"ok": false, "error": ...}. `max_states` and `max_edges`
+// bound the graph search (a line's "max_edges" key overrides the latter).
 void AppendCaseResult(const nlohmann::json& object, int64_t max_states, std::string* out,
-                      ProfileCache* profiles = nullptr);
+                      ProfileCache* profiles = nullptr,
+                      int64_t max_edges = kDefaultMaxSearchEdges);
 // The same from the line's text (malformed JSON is an error result with id null).
 void AppendCaseResult(absl::string_view line, int64_t max_states, std::string* out,
-                      ProfileCache* profiles = nullptr);
+                      ProfileCache* profiles = nullptr,
+                      int64_t max_edges = kDefaultMaxSearchEdges);
 
 // Shortest text that reads back as the same double, always with a "." or an
 // exponent, as Python's repr writes it ("7.202718569887132", "0.0", "1e-05").

@@ -1,6 +1,9 @@
 // reshard costs: the cost of every (source, target) pair of a list of layouts,
 // as JSON lines (CostMatrix, planner/cost_matrix.h).
 #include <algorithm>
+#include <cmath>
+#include <optional>
+#include <utility>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -11,51 +14,30 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "base/bounded_input.h"
+#include "cli/request_fields.h"
 #include "base/status_macros.h"
 #include "cli/case_json.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/help.h"
+#include "cli/layout_list.h"
 #include "planner/cost_matrix.h"
 #include "planner/costs/cost_model.h"
 #include "planner/costs/cost_model_registry.h"
 #include "planner/layout/dist_spec.h"
+#include "planner/steps/plan_limit.h"
 
 namespace reshard {
 namespace {
 
-// The layouts of `path` ("-": stdin), parsed for mesh/shape/dtype; errors
-// name the line.
-absl::StatusOr<std::vector<DistState>> ReadLayouts(const std::string& path,
-                                                   const DeviceMesh& mesh,
-                                                   const std::vector<int64_t>& shape,
-                                                   DType dtype) {
-  std::ifstream file;
-  if (path != "-") {
-    file.open(path);
-    if (!file) {
-      return absl::InvalidArgumentError(absl::StrCat("--layouts: cannot read \"", path, "\""));
-    }
-  }
-  std::istream& in = path == "-" ? std::cin : file;
-  std::vector<DistState> layouts;
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    absl::string_view text = absl::StripAsciiWhitespace(line);
-    if (text.empty()) continue;
-    absl::StatusOr<DistSpec> spec = DistSpec::Parse(mesh, text, shape, dtype);
-    if (!spec.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("--layouts ", path, " line ", number, ": ",
-                                                     spec.status().message()));
-    }
-    layouts.push_back(spec->state());
-  }
-  if (layouts.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("--layouts: no layout in \"", path, "\""));
-  }
-  return layouts;
-}
+// 1024 layouts: a matrix of a million costs (~20 MB of output).
+constexpr int64_t kDefaultMaxPairs = 1 << 20;
 
 absl::StatusOr<int64_t> PositiveFlag(const FlagValues& flags, const char* name, int64_t fallback) {
   if (!flags.Has(name)) return fallback;
@@ -108,39 +90,144 @@ absl::StatusOr<CostsRequest> RequestFromFlags(const FlagValues& flags) {
   r.options.threads = static_cast<int>(std::min<int64_t>(threads, 1024));
   RESHARD_ASSIGN_OR_RETURN(r.options.max_expanded_states,
                            PositiveFlag(flags, "max-states", r.options.max_expanded_states));
+  RESHARD_ASSIGN_OR_RETURN(r.options.max_search_edges,
+                           PositiveFlag(flags, "max-edges", r.options.max_search_edges));
   return r;
 }
 
-// One line per source: {"src":i,"costs":[...]}, null where no plan exists.
-void PrintMatrix(const CostMatrixResult& matrix) {
-  std::string out;
-  for (size_t i = 0; i < matrix.size(); ++i) {
-    out.clear();
-    absl::StrAppend(&out, "{\"src\":", i, ",\"costs\":[");
-    for (size_t j = 0; j < matrix[i].size(); ++j) {
-      const std::optional<double>& cost = matrix[i][j];
-      absl::StrAppend(&out, j ? "," : "", cost ? FormatCost(*cost) : "null");
+// One row's costs, and why each missing one is missing.
+struct Row {
+  std::vector<std::optional<double>> costs;
+  std::vector<std::pair<size_t, absl::Status>> errors;  // (target, reason)
+};
+
+// Rows [begin, end): one CostMatrix call; when it fails (a pair over a
+// bound), pair by pair, so that every other pair still gets its cost and a
+// failed one its own reason (issue 19).
+std::vector<Row> Rows(const CostsRequest& r, const std::vector<DistState>& layouts,
+                      size_t begin, size_t end) {
+  absl::Span<const DistState> all(layouts);
+  std::vector<Row> rows(end - begin);
+  absl::StatusOr<CostMatrixResult> block =
+      CostMatrix(r.mesh, r.shape, r.dtype, all.subspan(begin, end - begin), all, r.options);
+  for (size_t i = begin; i < end; ++i) {
+    Row& row = rows[i - begin];
+    if (block.ok()) {
+      row.costs = std::move((*block)[i - begin]);
+      continue;
     }
-    out += "]}\n";
-    std::fwrite(out.data(), 1, out.size(), stdout);
+    row.costs.assign(layouts.size(), std::nullopt);
+    for (size_t j = 0; j < layouts.size(); ++j) {
+      absl::StatusOr<CostMatrixResult> one =
+          CostMatrix(r.mesh, r.shape, r.dtype, all.subspan(i, 1), all.subspan(j, 1), r.options);
+      if (one.ok()) {
+        row.costs[j] = (*one)[0][0];
+      } else {
+        row.errors.emplace_back(j, one.status());
+      }
+    }
   }
+  return rows;
 }
+
+// {"src":i,"costs":[...]}, null where no plan exists; with "errors":
+// [{"dst":j,"error":"...","limit":"max_search_edges"}] for the nulls that
+// have a reason ("limit" when it is a limit hit).
+void PrintRow(size_t i, const Row& row) {
+  std::string out;
+  absl::StrAppend(&out, "{\"src\":", i, ",\"costs\":[");
+  for (size_t j = 0; j < row.costs.size(); ++j) {
+    absl::StrAppend(&out, j ? "," : "", row.costs[j] ? FormatCost(*row.costs[j]) : "null");
+  }
+  out += "]";
+  if (!row.errors.empty()) {
+    out += ",\"errors\":[";
+    for (size_t k = 0; k < row.errors.size(); ++k) {
+      const absl::Status& why = row.errors[k].second;
+      absl::StrAppend(&out, k ? "," : "", "{\"dst\":", row.errors[k].first, ",\"error\":");
+      AppendJsonString(InFrontEndTerms(why, FieldStyle::kFlag).message(), &out);
+      if (std::optional<PlanLimit> limit = PlanLimitOf(why)) {
+        out += ",\"limit\":";
+        AppendJsonString(PlanLimitField(*limit), &out);
+      }
+      out += "}";
+    }
+    out += "]";
+  }
+  out += "}\n";
+  std::fwrite(out.data(), 1, out.size(), stdout);
+}
+
+// Progress on stderr, at most once a second and only once a run has taken
+// a second: rows done, pairs per second, the time left at that rate.
+class Progress {
+ public:
+  explicit Progress(size_t rows) : rows_(rows), start_(absl::Now()), last_(start_) {}
+  void Done(size_t rows_done) {
+    const absl::Time now = absl::Now();
+    if (now - last_ < absl::Seconds(1) || rows_done == rows_) return;
+    last_ = now;
+    const double seconds = absl::ToDoubleSeconds(now - start_);
+    const double pairs = static_cast<double>(rows_done) * static_cast<double>(rows_);
+    std::cerr << absl::StrFormat(
+        "reshard costs: %d of %d rows in %.1f s (%.0f pairs/s), about %.0f s left\n", rows_done,
+        rows_, seconds, pairs / seconds, seconds * static_cast<double>(rows_ - rows_done) /
+                                             static_cast<double>(rows_done));
+  }
+
+ private:
+  size_t rows_;
+  absl::Time start_, last_;
+};
 
 CommandResult RunCosts(const FlagValues& flags, const std::vector<std::string>&) {
   absl::StatusOr<CostsRequest> r = RequestFromFlags(flags);
   if (!r.ok()) return Fail(r.status().message(), kExitBadInput);
-  absl::StatusOr<std::vector<DistState>> layouts =
-      ReadLayouts(flags.Get("layouts"), r->mesh, r->shape, r->dtype);
-  if (!layouts.ok()) return Fail(layouts.status().message(), kExitBadInput);
-  absl::StatusOr<CostMatrixResult> matrix =
+  absl::StatusOr<int64_t> max_pairs = PositiveFlag(flags, "max-pairs", kDefaultMaxPairs);
+  if (!max_pairs.ok()) return Fail(max_pairs.status().message(), kExitBadInput);
+  const auto max_layouts = static_cast<int64_t>(std::sqrt(static_cast<double>(*max_pairs)));
+  absl::StatusOr<std::vector<DistState>> layouts = ReadLayoutList(
+      flags.Get("layouts"), r->mesh, r->shape, r->dtype, std::max<int64_t>(max_layouts, 1));
+  if (!layouts.ok()) {
+    return Fail(absl::StrCat("--layouts ", layouts.status().message()), kExitBadInput);
+  }
+  // One CostMatrix call for all rows (they share their searches), progress
+  // from its workers; if a pair hits a limit, blocks of rows again, pair by
+  // pair where a block fails, so that every other pair is still printed.
+  const size_t n = layouts->size();
+  Progress progress(n);
+  r->options.on_row = [&progress](size_t rows_done) { progress.Done(rows_done); };
+  absl::StatusOr<CostMatrixResult> all =
       CostMatrix(r->mesh, r->shape, r->dtype, *layouts, *layouts, r->options);
-  if (!matrix.ok()) {
-    const absl::Status status = InFrontEndTerms(matrix.status(), FieldStyle::kFlag);
+  r->options.on_row = nullptr;
+  if (!all.ok() && !PlanLimitOf(all.status()).has_value()) {
+    // Not a pair over a limit (e.g. an option CostMatrix refuses): nothing to print.
+    const absl::Status status = InFrontEndTerms(all.status(), FieldStyle::kFlag);
     return Fail(status.message(), absl::IsResourceExhausted(status)    ? kExitNoPlan
                                   : absl::IsInvalidArgument(status) ? kExitBadInput
                                                                     : kExitInternal);
   }
-  PrintMatrix(*matrix);
+  const size_t block = std::max<size_t>(4 * r->options.threads, (n + 31) / 32);
+  int64_t failed = 0;
+  for (size_t begin = 0; begin < n; begin += block) {
+    const size_t end = std::min(n, begin + block);
+    std::vector<Row> rows(end - begin);
+    if (all.ok()) {
+      for (size_t i = begin; i < end; ++i) rows[i - begin].costs = std::move((*all)[i]);
+    } else {
+      rows = Rows(*r, *layouts, begin, end);
+    }
+    for (size_t i = begin; i < end; ++i) {
+      failed += static_cast<int64_t>(rows[i - begin].errors.size());
+      PrintRow(i, rows[i - begin]);
+    }
+    if (std::ferror(stdout)) break;  // main() reports it
+  }
+  if (failed > 0) {
+    return Fail(absl::StrCat(failed, " of ", n * n, " pairs have no cost (null, each with its "
+                             "reason in \"errors\"); every other pair is printed"),
+                kExitNoPlan);
+  }
   return kExitOk;
 }
 
@@ -188,8 +275,19 @@ Command CostsCommand() {
           {"profile", "FILE", "the alpha-beta model's profile (see reshard plan --help)"},
           {"threads", "N", "1; rows are computed on N threads"},
           {"max-states", "N", "1000000; bound on the states each row's search expands"},
+          {"max-edges", "N",
+           "1000000; bound on the edges each search generates (its time and memory; see "
+           "reshard plan --help)"},
+          {"max-pairs", "N",
+           "1048576 (1024 layouts); more layouts than sqrt(N) is an error before anything is "
+           "planned"},
       },
-      absl::StrCat(R"txt(Entry j of row i is the cost `reshard plan --algorithm graph` reports for
+      absl::StrCat(R"txt(A pair whose search hits a bound (--max-states, --max-edges) is null with
+its reason in the row's "errors" ([{"dst":j,"error":"...","limit":"..."}]);
+every other pair is still printed, and the exit code is then 3. Runs over a
+second report progress on stderr.
+
+Entry j of row i is the cost `reshard plan --algorithm graph` reports for
 layout i -> layout j in the same mode: pytorch mode runs one search per row
 (spec §5.1); native mode one A* pass per pair over states and edges shared by
 all pairs, since its graph depends on the target (spec §5.2).

@@ -52,8 +52,8 @@ std::string ExitCodesHelp() {
      any command: the output could not be written (a full disk, a closed pipe)
   2  bad input; the message on stderr names the flag or token
   3  no plan: none exists (e.g. the greedy planner cannot do S -> P or
-     P(x) -> P(y)), the graph search hit --max-states, or no plan keeps
-     every rank under --max-memory
+     P(x) -> P(y)), the graph search hit --max-states or --max-edges, or no
+     plan keeps every rank under --max-memory
 )txt";
 }
 

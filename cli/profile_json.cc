@@ -4,11 +4,11 @@
 
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/bounded_input.h"
 #include "base/utf8.h"
 
 namespace reshard {
@@ -170,14 +170,13 @@ absl::Status GetMachine(const json& object, absl::string_view source, CostProfil
 }
 
 absl::StatusOr<json> ParseFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open the profile file"));
-  std::stringstream text;
-  text << in.rdbuf();
+  absl::StatusOr<std::string> text = ReadBoundedFile(path, kMaxProfileFileBytes);
+  if (!text.ok()) return text.status();
+  if (absl::Status s = CheckJsonNesting(*text, path, kMaxProfileJsonDepth); !s.ok()) return s;
   try {
-    return json::parse(text.str());
+    return json::parse(*text);
   } catch (const json::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not JSON: ", e.what()));
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not JSON: ", Utf8Valid(e.what())));
   }
 }
 

@@ -24,6 +24,7 @@
 #ifndef RESHARD_CLI_PROFILE_JSON_H_
 #define RESHARD_CLI_PROFILE_JSON_H_
 
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -46,8 +47,11 @@ struct LoadedProfile {
 // missing, unknown or mistyped key or an invalid value.
 absl::StatusOr<LoadedProfile> LoadedProfileFromJson(const nlohmann::json& object,
                                                     absl::string_view source);
-// The same from a file; also NotFound/InvalidArgument naming the path when
-// it cannot be read or is not JSON.
+// The same from a file; also InvalidArgument naming the path when it cannot
+// be read, is not a regular file or a pipe, is over kMaxProfileFileBytes,
+// nests deeper than kMaxProfileJsonDepth or is not JSON (base/bounded_input.h).
+inline constexpr int64_t kMaxProfileFileBytes = 16 << 20;  // calibrate's fit: ~100 KB
+inline constexpr int kMaxProfileJsonDepth = 32;            // the schema needs 4
 absl::StatusOr<LoadedProfile> ReadLoadedProfileFile(const std::string& path);
 
 // The alpha-beta part of either version.

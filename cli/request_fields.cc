@@ -14,7 +14,8 @@ namespace {
 constexpr absl::string_view kFields[] = {
     "mesh",          "shape",      "dtype",     "src",      "dst",
     "mode",          "algorithm",  "cost_model", "profile", "devices_per_host",
-    "coordinate",    "max_memory", "max_expanded_states", "max_states", "threads"};
+    "coordinate",    "max_memory", "max_expanded_states", "max_states", "max_search_edges",
+    "max_edges",     "max_pairs",  "threads"};
 
 bool IsField(absl::string_view word) {
   for (absl::string_view f : kFields) {
@@ -34,6 +35,7 @@ absl::string_view LeadingField(absl::string_view message) {
 
 std::string FieldName(absl::string_view field, FieldStyle style) {
   if (field == "max_expanded_states") field = "max_states";
+  if (field == "max_search_edges") field = "max_edges";
   if (style == FieldStyle::kJsonKey) return std::string(field);
   return absl::StrCat("--", absl::StrReplaceAll(field, {{"_", "-"}}));
 }

@@ -1,5 +1,5 @@
-// Fuzzes the planners on random valid requests: meshes of 1 to 4 dims
-// (size-1 dims included), tensors of 1 to 4 dims, random placements and
+// Fuzzes the planners on random valid requests: meshes of 1 to 8 dims
+// (size-1 dims included; 5-8 dims of sizes 1-2, under a search budget), tensors of 1 to 4 dims, random placements and
 // shard orders, every reduce op, both modes (pytorch: both compat cost
 // models, auto/graph/greedy; native: alpha-beta, sometimes a memory limit).
 // Every plan returned must be legal step by step:
@@ -12,7 +12,7 @@
 //     and the placements end as the destination's;
 //   * all: one more state than steps, the cost is the sum of the steps', and
 //     peak_bytes is the plan's peak (step_memory.h), under max_memory.
-// Errors are only "no plan" or the search bound, never anything else.
+// Errors are only "no plan" or a limit (typed: PlanLimitOf), never anything else.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>
@@ -27,6 +27,7 @@
 #include "planner/costs/cost_model_registry.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/planner.h"
+#include "planner/steps/plan_limit.h"
 #include "planner/search/native_transitions.h"
 #include "planner/steps/step.h"
 #include "planner/steps/step_memory.h"
@@ -111,9 +112,13 @@ void CheckGreedyPlan(const DistSpec& src, const DistSpec& dst, const Plan& plan)
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider in(data, size);
-  const int mesh_ndim = in.ConsumeIntegralInRange(1, 4);
+  // Up to 8 mesh dims, the README's limit (5-8 dims of size 1-2: up to 256
+  // ranks); the search budget below keeps each input well under a second.
+  const int mesh_ndim = in.ConsumeIntegralInRange(1, 8);
   std::vector<int64_t> sizes;
-  for (int m = 0; m < mesh_ndim; ++m) sizes.push_back(in.ConsumeIntegralInRange(1, 4));
+  for (int m = 0; m < mesh_ndim; ++m) {
+    sizes.push_back(in.ConsumeIntegralInRange(1, mesh_ndim > 4 ? 2 : 4));
+  }
   const int tensor_ndim = in.ConsumeIntegralInRange(1, 4);
   std::vector<int64_t> shape;
   for (int d = 0; d < tensor_ndim; ++d) shape.push_back(in.ConsumeIntegralInRange(1, 16));
@@ -131,6 +136,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.cost_model = *MakeCostModel(model, /*devices_per_host=*/in.ConsumeIntegralInRange(1, 16));
   if (native && in.ConsumeBool()) options.max_memory = in.ConsumeIntegralInRange(1, 4096);
   options.max_expanded_states = 20000;
+  options.max_search_edges = 50000;  // the 8-D case budget (issue 19)
   const DeviceMesh mesh = *DeviceMesh::Create(sizes);
   absl::StatusOr<DistSpec> src = DistSpec::Create(mesh, a, shape, DType::kF32);
   absl::StatusOr<DistSpec> dst = DistSpec::Create(mesh, b, shape, DType::kF32);
@@ -140,6 +146,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const absl::StatusCode code = plan.status().code();
     if (code != absl::StatusCode::kNotFound && code != absl::StatusCode::kResourceExhausted) {
       fuzz::Fail("planning failed unexpectedly", plan.status().message());
+    }
+    // A limit hit says which limit, as a payload (planner/steps/plan_limit.h).
+    if (code == absl::StatusCode::kResourceExhausted && !PlanLimitOf(plan.status())) {
+      fuzz::Fail("a limit error without its limit", plan.status().message());
     }
     fuzz::CheckText(plan.status().message(), 2000);
     return 0;

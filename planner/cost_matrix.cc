@@ -43,6 +43,7 @@ PlanOptions PairOptions(const CostMatrixOptions& options) {
   plan.algorithm = Algorithm::kGraph;
   plan.cost_model = options.cost_model;
   plan.max_expanded_states = options.max_expanded_states;
+  plan.max_search_edges = options.max_search_edges;
   return plan;
 }
 
@@ -89,7 +90,7 @@ class Searches {
 // edges depend on the target's ops, spec §4 case 6), each run until it has
 // popped all of its targets.
 absl::Status FillRow(const DistState& src, absl::Span<const DistState> targets,
-                     int64_t max_expanded, Searches* searches,
+                     const SearchLimits& limits, Searches* searches,
                      std::vector<std::optional<double>>* row) {
   row->assign(targets.size(), std::nullopt);
   std::vector<unsigned> op_sets;
@@ -104,12 +105,11 @@ absl::Status FillRow(const DistState& src, absl::Span<const DistState> targets,
       if (op_sets[j] == ops) goals.push_back(targets[j]);
     }
     StateSearch& search = searches->For(ops);
-    if (search.Run(src, goals, StateSearch::Pass::Dijkstra(), max_expanded) ==
-        StateSearch::Outcome::kBound) {
-      return PlanLimitError(PlanLimit::kMaxExpandedStates,
-                            absl::StrCat("the search from ", src.ToString(), " expanded ",
-                                         max_expanded,
-                                         " states before reaching every target; raise the bound"));
+    const StateSearch::Outcome found = search.Run(src, goals, StateSearch::Pass::Dijkstra(),
+                                                  limits.max_expanded_states,
+                                                  limits.max_search_edges);
+    if (found == StateSearch::Outcome::kBound) {
+      return SearchFailure(search, found, src, goals.front(), limits);
     }
     for (size_t j = 0; j < targets.size(); ++j) {
       if (op_sets[j] == ops && search.Popped(targets[j])) (*row)[j] = search.CostTo(targets[j]);
@@ -155,20 +155,17 @@ class NativeSearches {
 // PlanRedistribution runs for that pair (SearchToward with its bound), so
 // the same cost bits.
 absl::Status FillNativeRow(const DistState& src, absl::Span<const DistState> targets,
-                           const BoundCostModel& model, int64_t max_expanded,
+                           const BoundCostModel& model, const SearchLimits& limits,
                            NativeSearches* searches, std::vector<std::optional<double>>* row) {
   row->assign(targets.size(), std::nullopt);
   for (size_t j = 0; j < targets.size(); ++j) {
     const DistState& dst = targets[j];
     StateSearch& search = searches->For(src.PartialOps() | dst.PartialOps(), dst);
     const RemainingCostBound bound(dst, model, RemainingCostBound::Graph::kNative);
-    const StateSearch::Outcome found = SearchToward(&search, src, dst, &bound, max_expanded);
+    const StateSearch::Outcome found = SearchToward(&search, src, dst, &bound, limits);
     search.SetBound(nullptr);  // `bound` goes out of scope
     if (found == StateSearch::Outcome::kBound) {
-      return PlanLimitError(PlanLimit::kMaxExpandedStates,
-                            absl::StrCat("the search from ", src.ToString(), " to ",
-                                         dst.ToString(), " expanded ", max_expanded,
-                                         " states before reaching it; raise the bound"));
+      return SearchFailure(search, found, src, dst, limits);
     }
     if (found == StateSearch::Outcome::kReached) (*row)[j] = search.CostTo(dst);
   }
@@ -198,24 +195,25 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh,
   const int tensor_ndim = static_cast<int>(shape.size());
   const bool native = ResolvedMode(PairOptions(options)) == PlanMode::kNative;
 
+  const SearchLimits limits{options.max_expanded_states, options.max_search_edges};
   CostMatrixResult result(sources.size());
   std::atomic<size_t> next{0};
   absl::Mutex mu;
   absl::Status failure;
+  size_t rows_done = 0;  // guarded by mu
   // Each worker takes the next source until none is left.
   auto work = [&] {
     Searches searches(tensor_ndim, *model);
     NativeSearches native_searches(problem, dtype, *model);
     for (size_t i = next++; i < sources.size(); i = next++) {
       absl::Status s =
-          native ? FillNativeRow(sources[i], targets, *model, options.max_expanded_states,
+          native ? FillNativeRow(sources[i], targets, *model, limits,
                                  &native_searches, &result[i])
-                 : FillRow(sources[i], targets, options.max_expanded_states, &searches,
+                 : FillRow(sources[i], targets, limits, &searches,
                            &result[i]);
-      if (!s.ok()) {
-        absl::MutexLock lock(&mu);
-        if (failure.ok()) failure = s;
-      }
+      absl::MutexLock lock(&mu);
+      if (!s.ok() && failure.ok()) failure = s;
+      if (options.on_row) options.on_row(++rows_done);
     }
   };
   std::vector<std::thread> workers;

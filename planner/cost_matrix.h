@@ -19,6 +19,7 @@
 #define RESHARD_PLANNER_COST_MATRIX_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -29,6 +30,7 @@
 #include "planner/costs/cost_model.h"
 #include "planner/costs/cost_model_registry.h"
 #include "planner/layout/dist_state.h"
+#include "planner/planner.h"
 #include "planner/layout/dtype.h"
 #include "planner/steps/plan.h"
 
@@ -42,8 +44,13 @@ struct CostMatrixOptions {
   std::shared_ptr<const CostModel> cost_model = DefaultCostModel();
   // Bound on the states each source's search expands.
   int64_t max_expanded_states = 1000000;
+  // Bound on the edges each pass generates (PlanOptions::max_search_edges).
+  int64_t max_search_edges = kDefaultMaxSearchEdges;
   // Sources are searched on this many threads (>= 1).
   int threads = 1;
+  // If set, called after each row with the number of rows done so far, from
+  // the worker threads (one call at a time): progress for long runs.
+  std::function<void(size_t rows_done)> on_row;
 };
 
 // Row i is sources[i]; entry j is targets[j].
@@ -52,7 +59,8 @@ using CostMatrixResult = std::vector<std::vector<std::optional<double>>>;
 // InvalidArgument when the shape, a layout ("sources[3]: ...") or an option
 // is invalid, as DistSpec::Create and PlanRedistribution check them;
 // ResourceExhausted when a source's search (native: a pair's) reaches
-// max_expanded_states.
+// max_expanded_states or max_search_edges (PlanLimitOf says which,
+// planner/steps/plan_limit.h).
 absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh,
                                             absl::Span<const int64_t> shape, DType dtype,
                                             absl::Span<const DistState> sources,

@@ -69,6 +69,7 @@ void BuildKey(const DistSpec& src, const DistSpec& dst, const PlanOptions& optio
   // The model's fingerprint names it and every parameter that changes a cost.
   key->String(ResolvedCostModel(options)->fingerprint());
   key->Int(options.max_expanded_states);
+  key->Int(options.max_search_edges);
   if (options.coordinate.empty()) {
     // Empty means all zeros (planner.h): the same plan as an explicit zero coordinate.
     key->Int(src.mesh().ndim());

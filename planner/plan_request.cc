@@ -32,6 +32,11 @@ absl::Status CheckLimits(const PlanOptions& options, const DeviceMesh& mesh) {
     return absl::InvalidArgumentError(absl::StrCat("max_expanded_states: must be at least 1, got ",
                                                    options.max_expanded_states));
   }
+  if (options.max_search_edges < 1 || options.max_search_edges > kMaxSearchEdgesLimit) {
+    return absl::InvalidArgumentError(absl::StrCat("max_search_edges: must be 1 to ",
+                                                   kMaxSearchEdgesLimit, ", got ",
+                                                   options.max_search_edges));
+  }
   if (options.max_memory < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "max_memory: must be a positive number of bytes, got ", options.max_memory));

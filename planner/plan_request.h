@@ -28,6 +28,12 @@
 
 namespace reshard {
 
+// PlanOptions::max_search_edges: its default (about a second of native
+// search on an 8-D mesh and under 150 MB, README "Limits") and its largest
+// value (the search indexes edges with 32 bits).
+inline constexpr int64_t kDefaultMaxSearchEdges = 1000000;
+inline constexpr int64_t kMaxSearchEdgesLimit = int64_t{1} << 30;
+
 struct PlanOptions {
   // kAuto: pytorch when `cost_model` prices compat steps only (the pytorch
   // models), native otherwise (ResolvedMode). Native mode needs a model that
@@ -44,6 +50,10 @@ struct PlanOptions {
   std::vector<int64_t> coordinate;
   // Bound on the states the graph search may expand (>= 1).
   int64_t max_expanded_states = 1000000;
+  // Bound on the edges the graph search may generate, 1 to 2^30: its time
+  // and memory (planner/search/search_limits.h; about 1 s and under 150 MB
+  // at the default on an 8-D mesh, README "Limits").
+  int64_t max_search_edges = kDefaultMaxSearchEdges;
   // Bytes any rank may hold at once (Plan::peak_bytes, >= 1). Native mode
   // plans only steps under it; pytorch mode fails when its plan exceeds it.
   int64_t max_memory = std::numeric_limits<int64_t>::max();
@@ -69,6 +79,7 @@ absl::string_view DefaultCostModelName(PlanMode resolved_mode);
 // Every rule about a request, InvalidArgument naming the field:
 //   dst: the same mesh, global shape and dtype as src
 //   max_expanded_states, max_memory: >= 1
+//   max_search_edges: 1 to kMaxSearchEdgesLimit (2^30)
 //   coordinate: empty, or a coordinate of the mesh
 //   mode: native mode needs a model that prices native steps
 //   algorithm: greedy is a pytorch-mode planner

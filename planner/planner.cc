@@ -1,6 +1,8 @@
 #include "planner/planner.h"
 
+#include <cmath>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -16,6 +18,10 @@
 
 namespace reshard {
 namespace {
+
+SearchLimits LimitsOf(const PlanOptions& options) {
+  return SearchLimits{options.max_expanded_states, options.max_search_edges};
+}
 
 Plan PlanOf(GraphPath path, const DistSpec& src, const std::vector<int64_t>& coord) {
   Plan plan;
@@ -37,7 +43,7 @@ absl::StatusOr<Plan> GraphPlan(const DistSpec& src, const DistSpec& dst,
                                const std::vector<int64_t>& coord) {
   RESHARD_ASSIGN_OR_RETURN(GraphPath path,
                            FindGraphPath(src.state(), dst.state(), src.tensor_ndim(), model,
-                                         options.max_expanded_states));
+                                         LimitsOf(options)));
   return PlanOf(std::move(path), src, coord);
 }
 
@@ -54,7 +60,7 @@ absl::StatusOr<Plan> NativePlan(const DistSpec& src, const DistSpec& dst,
   }
   absl::StatusOr<GraphPath> path =
       FindNativePath(src.mesh(), src.global_shape(), src.dtype(), src.state(), dst.state(), model,
-                     options.max_expanded_states, options.max_memory);
+                     LimitsOf(options), options.max_memory);
   if (absl::IsNotFound(path.status()) &&
       options.max_memory != std::numeric_limits<int64_t>::max()) {
     return PlanLimitError(PlanLimit::kMaxMemory,
@@ -110,7 +116,8 @@ absl::StatusOr<Plan> PyTorchPlan(const DistSpec& src, const DistSpec& dst,
                            !src.state().HasDefaultOrder() || !dst.state().HasDefaultOrder();
   if (needs_graph || options.algorithm == Algorithm::kGraph) {
     absl::StatusOr<Plan> plan = GraphPlan(src, dst, model, options, coord);
-    if (PlanLimitOf(plan.status()) != PlanLimit::kMaxExpandedStates) return plan;
+    const std::optional<PlanLimit> hit = PlanLimitOf(plan.status());
+    if (hit != PlanLimit::kMaxExpandedStates && hit != PlanLimit::kMaxSearchEdges) return plan;
     // Suggest the greedy planner only where it could be used.
     absl::Status advised(plan.status().code(),
                          absl::StrCat(plan.status().message(),
@@ -147,6 +154,14 @@ absl::StatusOr<Plan> PlanRedistribution(const PlanRequest& request) {
                                   ? NativePlan(src, dst, *model, options, coord)
                                   : PyTorchPlan(src, dst, *model, options, coord);
   if (!plan.ok()) return plan;
+  // JSON has no inf: a model whose prices overflow is refused, not printed
+  // (the built-in models' parameters are range-checked so this cannot
+  // happen with them, spec §6.2).
+  if (!std::isfinite(plan->cost)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cost_model: the plan's cost is ", plan->cost, " under \"",
+        options.cost_model->fingerprint(), "\"; its parameters make prices overflow"));
+  }
   plan->peak_bytes = PlanPeakBytes(*plan, src.mesh(), src.global_shape(), src.dtype());
   if (plan->peak_bytes > options.max_memory) {
     return PlanLimitError(

@@ -9,7 +9,7 @@
 // naming the field); NotFound when no plan exists (the greedy planner cannot
 // do S->P or P(x)->P(y)); the message starts with "no_path:".
 // ResourceExhausted when the search reaches PlanOptions::max_expanded_states
-// or no plan fits PlanOptions::max_memory; PlanLimitOf (plan_limit.h) says
+// or max_search_edges, or no plan fits PlanOptions::max_memory; PlanLimitOf (plan_limit.h) says
 // which.
 #ifndef RESHARD_PLANNER_PLANNER_H_
 #define RESHARD_PLANNER_PLANNER_H_

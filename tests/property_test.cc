@@ -463,10 +463,10 @@ TEST(PropertyTest, PrunedSearchFindsTheUnprunedPlan) {
     const DistState& src = c.src.state();
     const DistState& dst = c.dst.state();
     absl::StatusOr<GraphPath> plain = FindGraphPath(src, dst, c.src.tensor_ndim(), *model,
-                                                    kMaxExpanded, GraphSearch::kDijkstra);
+                                                    SearchLimits{kMaxExpanded}, GraphSearch::kDijkstra);
     if (absl::IsResourceExhausted(plain.status())) continue;
     absl::StatusOr<GraphPath> pruned = FindGraphPath(src, dst, c.src.tensor_ndim(), *model,
-                                                     kMaxExpanded, GraphSearch::kPruned);
+                                                     SearchLimits{kMaxExpanded}, GraphSearch::kPruned);
     ASSERT_EQ(plain.status().code(), pruned.status().code()) << c.description;
     ++compared;
     if (!plain.ok()) continue;
@@ -580,10 +580,12 @@ TEST(PropertyTest, PrunedSearchFindsTheUnprunedPlanOnLargeMeshes) {
     const DistState& src = c.src.state();
     const DistState& dst = c.dst.state();
     absl::StatusOr<GraphPath> plain = FindGraphPath(src, dst, c.src.tensor_ndim(), *model,
-                                                    kMaxExpanded, GraphSearch::kDijkstra);
+                                                    SearchLimits{kMaxExpanded},
+                                                    GraphSearch::kDijkstra);
     if (absl::IsResourceExhausted(plain.status())) continue;
     absl::StatusOr<GraphPath> pruned = FindGraphPath(src, dst, c.src.tensor_ndim(), *model,
-                                                     kMaxExpanded, GraphSearch::kPruned);
+                                                     SearchLimits{kMaxExpanded},
+                                                     GraphSearch::kPruned);
     ASSERT_EQ(plain.status().code(), pruned.status().code()) << c.description;
     ++compared;
     if (!plain.ok()) continue;

@@ -13,6 +13,8 @@ TEST(FieldNameTest, FlagsUseDashesAndMaxStatesIsTheCliSpelling) {
   EXPECT_EQ(FieldName("max_memory", FieldStyle::kJsonKey), "max_memory");
   EXPECT_EQ(FieldName("max_expanded_states", FieldStyle::kFlag), "--max-states");
   EXPECT_EQ(FieldName("max_expanded_states", FieldStyle::kJsonKey), "max_states");
+  EXPECT_EQ(FieldName("max_search_edges", FieldStyle::kFlag), "--max-edges");
+  EXPECT_EQ(FieldName("max_search_edges", FieldStyle::kJsonKey), "max_edges");
 }
 
 TEST(InFrontEndTermsTest, TheLeadingFieldAndBackquotedFieldsAreTranslated) {

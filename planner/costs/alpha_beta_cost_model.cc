@@ -14,10 +14,30 @@
 namespace reshard {
 namespace {
 
+// Ranges that keep every price finite (spec §6.2, "Profiles"): a step has
+// at most 2 * 2^24 hops and moves at most 2 * 2^53 bytes, so with alpha <=
+// 1e12 us and bandwidths >= 1e-6 GB/s a price stays below 1e23 us, and a
+// plan's sum of prices far below a double's 1.8e308.
+constexpr double kMaxAlphaUs = 1e12;
+constexpr double kMinGbps = 1e-6;
+
 absl::Status CheckNumber(absl::string_view field, double value, bool zero_ok) {
-  if (std::isfinite(value) && (value > 0 || (zero_ok && value == 0))) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat("cost profile: ", field, " is ", value, "; must be ",
-                                                 zero_ok ? ">= 0" : "> 0", " and finite"));
+  if (!std::isfinite(value) || !(value > 0 || (zero_ok && value == 0))) {
+    return absl::InvalidArgumentError(absl::StrCat("cost profile: ", field, " is ", value,
+                                                   "; must be ", zero_ok ? ">= 0" : "> 0",
+                                                   " and finite"));
+  }
+  if (zero_ok && value > kMaxAlphaUs) {
+    return absl::InvalidArgumentError(absl::StrCat("cost profile: ", field, " is ", value,
+                                                   "; must be at most ", kMaxAlphaUs,
+                                                   " us, so that every plan's cost is finite"));
+  }
+  if (!zero_ok && value < kMinGbps) {
+    return absl::InvalidArgumentError(absl::StrCat("cost profile: ", field, " is ", value,
+                                                   "; must be at least ", kMinGbps,
+                                                   " GB/s, so that every plan's cost is finite"));
+  }
+  return absl::OkStatus();
 }
 
 std::string FormatLink(const LinkProfile& link) {

@@ -33,18 +33,6 @@ Step EdgeBetween(const DistState& a, const DistState& b, const EdgeSource& edges
   return best != nullptr ? *best : steps.front();  // never null: b was reached from a
 }
 
-absl::Status Failure(StateSearch::Outcome outcome, const DistState& src, const DistState& dst,
-                     int64_t max_expanded) {
-  if (outcome == StateSearch::Outcome::kBound) {
-    return PlanLimitError(PlanLimit::kMaxExpandedStates,
-                          absl::StrCat("the graph search expanded ", max_expanded,
-                                       " states without reaching the destination; raise the "
-                                       "bound"));
-  }
-  return absl::NotFoundError(absl::StrCat("no_path: ", dst.ToString(),
-                                          " is not reachable from ", src.ToString()));
-}
-
 GraphPath PathOf(const StateSearch& search, const DistState& dst, const EdgeSource& edges,
                  const BoundCostModel& model, int64_t expanded) {
   GraphPath path;
@@ -60,9 +48,30 @@ GraphPath PathOf(const StateSearch& search, const DistState& dst, const EdgeSour
 
 }  // namespace
 
+absl::Status SearchFailure(const StateSearch& search, StateSearch::Outcome outcome,
+                           const DistState& src, const DistState& dst,
+                           const SearchLimits& limits) {
+  if (outcome != StateSearch::Outcome::kBound) {
+    return absl::NotFoundError(absl::StrCat("no_path: ", dst.ToString(),
+                                            " is not reachable from ", src.ToString()));
+  }
+  const SearchLimit limit = search.limit_hit();
+  const std::string what =
+      limit == SearchLimit::kSearchEdges
+          ? absl::StrCat("generated ", search.edges(), " edges and the next state's would pass ",
+                         SearchLimitField(limit), " (", limits.max_search_edges, ")")
+          : absl::StrCat("expanded ", limits.max_expanded_states, " states, ",
+                         SearchLimitField(limit));
+  return PlanLimitError(
+      limit == SearchLimit::kSearchEdges ? PlanLimit::kMaxSearchEdges
+                                         : PlanLimit::kMaxExpandedStates,
+      absl::StrCat("the graph search from ", src.ToString(), " to ", dst.ToString(), " ", what,
+                   " without reaching the destination; raise the limit"));
+}
+
 absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& dst,
                                         int tensor_ndim, const BoundCostModel& model,
-                                        int64_t max_expanded, GraphSearch kind) {
+                                        const SearchLimits& limits, GraphSearch kind) {
   const CompatEdges edges(tensor_ndim, src.PartialOps() | dst.PartialOps());
   const RemainingCostBound bound(dst, model);
   const bool prune = kind == GraphSearch::kPruned && bound.useful();
@@ -72,48 +81,55 @@ absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& d
   int64_t expanded = 0;
   StateSearch::Pass pass = StateSearch::Pass::Dijkstra();
   if (prune) {
-    StateSearch::Outcome found = search.Run(src, goal, StateSearch::Pass::Astar(), max_expanded);
+    StateSearch::Outcome found = search.Run(src, goal, StateSearch::Pass::Astar(),
+                                            limits.max_expanded_states, limits.max_search_edges);
     expanded += search.expanded();
     if (found != StateSearch::Outcome::kReached) {
-      return Failure(found, src, dst, max_expanded);
+      return SearchFailure(search, found, src, dst, limits);
     }
     pass = StateSearch::Pass::Pruned(search.CostTo(dst));
   }
-  StateSearch::Outcome found = search.Run(src, goal, pass, max_expanded - expanded);
+  StateSearch::Outcome found = search.Run(src, goal, pass, limits.max_expanded_states - expanded,
+                                          limits.max_search_edges);
   expanded += search.expanded();
-  if (found != StateSearch::Outcome::kReached) return Failure(found, src, dst, max_expanded);
+  if (found != StateSearch::Outcome::kReached) {
+    return SearchFailure(search, found, src, dst, limits);
+  }
   return PathOf(search, dst, edges, model, expanded);
 }
 
 StateSearch::Outcome SearchToward(StateSearch* search, const DistState& src,
                                   const DistState& dst, const RemainingCostBound* bound,
-                                  int64_t max_expanded) {
+                                  const SearchLimits& limits) {
   const bool astar = bound != nullptr && bound->useful();
   search->SetBound(astar ? bound : nullptr);
   const DistState goal[] = {dst};
   return search->Run(src, goal,
                      astar ? StateSearch::Pass::Astar() : StateSearch::Pass::Dijkstra(),
-                     max_expanded);
+                     limits.max_expanded_states, limits.max_search_edges);
 }
 
 absl::StatusOr<GraphPath> FindPathOn(const EdgeSource& edges, const DistState& src,
                                      const DistState& dst, const BoundCostModel& model,
-                                     int64_t max_expanded, const RemainingCostBound* bound) {
+                                     const SearchLimits& limits,
+                                     const RemainingCostBound* bound) {
   StateSearch search(edges, model, nullptr);
-  const StateSearch::Outcome found = SearchToward(&search, src, dst, bound, max_expanded);
-  if (found != StateSearch::Outcome::kReached) return Failure(found, src, dst, max_expanded);
+  const StateSearch::Outcome found = SearchToward(&search, src, dst, bound, limits);
+  if (found != StateSearch::Outcome::kReached) {
+    return SearchFailure(search, found, src, dst, limits);
+  }
   return PathOf(search, dst, edges, model, search.expanded());
 }
 
 absl::StatusOr<GraphPath> FindNativePath(const DeviceMesh& mesh,
                                          absl::Span<const int64_t> global_shape, DType dtype,
                                          const DistState& src, const DistState& dst,
-                                         const BoundCostModel& model, int64_t max_expanded,
+                                         const BoundCostModel& model, const SearchLimits& limits,
                                          int64_t max_memory) {
   const NativeEdges edges(mesh, std::vector<int64_t>(global_shape.begin(), global_shape.end()),
                           dtype, dst, src.PartialOps() | dst.PartialOps(), max_memory);
   const RemainingCostBound bound(dst, model, RemainingCostBound::Graph::kNative);
-  return FindPathOn(edges, src, dst, model, max_expanded, &bound);
+  return FindPathOn(edges, src, dst, model, limits, &bound);
 }
 
 }  // namespace reshard

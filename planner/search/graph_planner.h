@@ -16,6 +16,7 @@
 #include "planner/layout/dist_state.h"
 #include "planner/layout/dtype.h"
 #include "planner/search/edge_source.h"
+#include "planner/search/search_limits.h"
 #include "planner/costs/remaining_cost_bound.h"
 #include "planner/search/state_search.h"
 #include "planner/steps/step.h"
@@ -36,20 +37,26 @@ enum class GraphSearch {
   kDijkstra,  // spec §5 as written: the reference the pruned search must match
 };
 
-// The compat graph (spec §4, §5). ResourceExhausted after `max_expanded`
-// expansions (all passes together) without reaching `dst`; NotFound
-// ("no_path: ...") when dst is unreachable.
+// The compat graph (spec §4, §5). ResourceExhausted, with the limit's field
+// as its payload (PlanLimitOf, planner/steps/plan_limit.h), when the search would pass `limits`
+// (expansions of all passes together, edges generated) without reaching
+// `dst`; NotFound ("no_path: ...") when dst is unreachable.
 absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& dst,
                                         int tensor_ndim, const BoundCostModel& model,
-                                        int64_t max_expanded,
+                                        const SearchLimits& limits,
                                         GraphSearch search = GraphSearch::kPruned);
+
+// The error of a search that ended with `outcome` (not kReached) from src to dst.
+absl::Status SearchFailure(const StateSearch& search, StateSearch::Outcome outcome,
+                           const DistState& src, const DistState& dst,
+                           const SearchLimits& limits);
 
 // One pass of `search` from src until it pops dst (spec §5.2): A* with
 // `bound` when it is useful, Dijkstra otherwise (the bound is set on the
 // search). FindPathOn and CostMatrix's native rows run exactly this.
 StateSearch::Outcome SearchToward(StateSearch* search, const DistState& src,
                                   const DistState& dst, const RemainingCostBound* bound,
-                                  int64_t max_expanded);
+                                  const SearchLimits& limits);
 
 // A cheapest path on any graph (native mode, spec §5.2): A* with `bound`
 // (consistent on `edges`; RemainingCostBound::Graph::kNative for the native
@@ -57,7 +64,7 @@ StateSearch::Outcome SearchToward(StateSearch* search, const DistState& src,
 // the cheapest (the first of equals).
 absl::StatusOr<GraphPath> FindPathOn(const EdgeSource& edges, const DistState& src,
                                      const DistState& dst, const BoundCostModel& model,
-                                     int64_t max_expanded,
+                                     const SearchLimits& limits,
                                      const RemainingCostBound* bound = nullptr);
 
 // Spec §5.2: a cheapest path from src to dst on the native graph (NativeEdges
@@ -66,7 +73,7 @@ absl::StatusOr<GraphPath> FindPathOn(const EdgeSource& edges, const DistState& s
 absl::StatusOr<GraphPath> FindNativePath(const DeviceMesh& mesh,
                                          absl::Span<const int64_t> global_shape, DType dtype,
                                          const DistState& src, const DistState& dst,
-                                         const BoundCostModel& model, int64_t max_expanded,
+                                         const BoundCostModel& model, const SearchLimits& limits,
                                          int64_t max_memory);
 
 }  // namespace reshard

@@ -18,6 +18,15 @@ constexpr double kBudgetSlack = 1e-9;
 
 }  // namespace
 
+const char* SearchLimitField(SearchLimit limit) {
+  switch (limit) {
+    case SearchLimit::kNone: return "none";
+    case SearchLimit::kExpandedStates: return "max_expanded_states";
+    case SearchLimit::kSearchEdges: return "max_search_edges";
+  }
+  return "none";
+}
+
 StateSearch::Pass StateSearch::Pass::Pruned(double c_star) {
   Pass pass;
   pass.budget = c_star + kBudgetSlack * std::max(1.0, std::fabs(c_star));
@@ -92,11 +101,11 @@ struct StateSearch::Combine {
 class StateSearch::Visitor : public boost::default_dijkstra_visitor {
  public:
   Visitor(StateSearch* search, const Pass* pass, const std::vector<VertexId>* goals,
-          size_t* goals_left, int64_t max_expanded)
+          size_t* goals_left, int64_t max_expanded, int64_t max_edges)
       : search_(search), pass_(pass), goals_(goals), goals_left_(goals_left),
-        max_expanded_(max_expanded) {}
+        max_expanded_(max_expanded), max_edges_(max_edges) {}
   void examine_vertex(VertexId u, const Graph&) {
-    search_->Pop(u, *goals_, goals_left_, max_expanded_);
+    search_->Pop(u, *goals_, goals_left_, max_expanded_, max_edges_);
   }
   void examine_edge(const Edge& e, const Graph&) { search_->Price(e, *pass_); }
 
@@ -106,6 +115,7 @@ class StateSearch::Visitor : public boost::default_dijkstra_visitor {
   const std::vector<VertexId>* goals_;
   size_t* goals_left_;
   int64_t max_expanded_;
+  int64_t max_edges_;
 };
 
 // Pops the smallest (priority, seq): g (Dijkstra) or g + bound (A*), then
@@ -153,13 +163,16 @@ void StateSearch::Reset() {
   seq_ = 0;
   expanded_ = 0;
   outcome_ = Outcome::kExhausted;
+  limit_hit_ = SearchLimit::kNone;
 }
 
-void StateSearch::GenerateEdges(VertexId u) {
+bool StateSearch::GenerateEdges(VertexId u, int64_t max_edges) {
   // A copy: interning below may move the vertices.
   const DistState from = vertices_[u].state;
   steps_.clear();
   edge_source_.Append(from, &steps_);
+  // Checked before anything is kept: the budget bounds this search's memory.
+  if (edges() + static_cast<int64_t>(steps_.size()) > max_edges) return false;
   const auto first = static_cast<uint32_t>(edges_.size());
   for (const Step& step : steps_) {
     edges_.push_back({u, Intern(ApplyStep(from, step)), model_.StepCost(from, step)});
@@ -168,18 +181,22 @@ void StateSearch::GenerateEdges(VertexId u) {
   vertex.has_edges = true;
   vertex.first_edge = first;
   vertex.num_edges = static_cast<uint32_t>(edges_.size()) - first;
+  return true;
 }
 
 void StateSearch::Pop(VertexId u, const std::vector<VertexId>& goals, size_t* goals_left,
-                      int64_t max_expanded) {
+                      int64_t max_expanded, int64_t max_edges) {
   vertices_[u].popped = true;
   if (std::binary_search(goals.begin(), goals.end(), u) && --*goals_left == 0) {
     outcome_ = Outcome::kReached;
   } else if (expanded_ >= max_expanded) {
     outcome_ = Outcome::kBound;
+    limit_hit_ = SearchLimit::kExpandedStates;
+  } else if (!vertices_[u].has_edges && !GenerateEdges(u, max_edges)) {
+    outcome_ = Outcome::kBound;
+    limit_hit_ = SearchLimit::kSearchEdges;
   } else {
     ++expanded_;
-    if (!vertices_[u].has_edges) GenerateEdges(u);
     return;
   }
   // Boost's Dijkstra ends when the state it pops is unreachable (infinite
@@ -201,7 +218,8 @@ void StateSearch::Price(const Edge& e, const Pass& pass) {
 }
 
 StateSearch::Outcome StateSearch::Run(const DistState& src, absl::Span<const DistState> goals,
-                                      const Pass& pass, int64_t max_expanded) {
+                                      const Pass& pass, int64_t max_expanded,
+                                      int64_t max_edges) {
   Reset();
   std::vector<VertexId> goal_ids;
   for (const DistState& goal : goals) goal_ids.push_back(Intern(goal));
@@ -212,7 +230,7 @@ StateSearch::Outcome StateSearch::Run(const DistState& src, absl::Span<const Dis
   const VertexId s = Intern(src);
   const double start_h = H(s);
   vertices_[s].key = Key{pass.astar ? start_h : 0.0, 0, 0.0};
-  Visitor visitor(this, &pass, &goal_ids, &goals_left, max_expanded);
+  Visitor visitor(this, &pass, &goal_ids, &goals_left, max_expanded, max_edges);
   auto parent_of = [](Vertex& v) -> VertexId& { return v.parent; };
   auto key_of = [](Vertex& v) -> Key& { return v.key; };
   const Key zero{0.0, 0, 0.0};

@@ -14,6 +14,7 @@ absl::string_view PlanLimitField(PlanLimit limit) {
   switch (limit) {
     case PlanLimit::kMaxExpandedStates: return "max_expanded_states";
     case PlanLimit::kMaxMemory: return "max_memory";
+    case PlanLimit::kMaxSearchEdges: return "max_search_edges";
   }
   return "?";
 }
@@ -28,7 +29,8 @@ absl::Status PlanLimitError(PlanLimit limit, absl::string_view detail) {
 std::optional<PlanLimit> PlanLimitOf(const absl::Status& status) {
   const auto payload = status.GetPayload(kPayloadUrl);  // absl::optional in Debian's Abseil
   if (!payload.has_value()) return std::nullopt;
-  for (PlanLimit limit : {PlanLimit::kMaxExpandedStates, PlanLimit::kMaxMemory}) {
+  for (PlanLimit limit : {PlanLimit::kMaxExpandedStates, PlanLimit::kMaxMemory,
+                          PlanLimit::kMaxSearchEdges}) {
     if (*payload == PlanLimitField(limit)) return limit;
   }
   return std::nullopt;

@@ -20,9 +20,11 @@ namespace reshard {
 enum class PlanLimit {
   kMaxExpandedStates,  // PlanOptions::max_expanded_states
   kMaxMemory,          // PlanOptions::max_memory
+  kMaxSearchEdges,     // PlanOptions::max_search_edges
 };
 
-// The PlanOptions field a limit is set by: "max_expanded_states", "max_memory".
+// The PlanOptions field a limit is set by: "max_expanded_states", "max_memory",
+// "max_search_edges".
 absl::string_view PlanLimitField(PlanLimit limit);
 
 // ResourceExhausted "<field>: <detail>", carrying `limit`.
