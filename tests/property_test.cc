@@ -44,6 +44,8 @@
 #include "mesh/device_mesh.h"
 #include "planner/alpha_beta_cost_model.h"
 #include "planner/cost_model.h"
+#include "planner/costs/nccl_cost_model.h"
+#include "planner/costs/nccl_profile.h"
 #include "planner/dist_spec.h"
 #include "planner/dist_state.h"
 #include "planner/dtype.h"
@@ -109,12 +111,25 @@ class CaseGenerator {
     c.options.mode = PlanMode::kNative;
     static constexpr int64_t kDevicesPerHost[] = {1, 4, 8};
     const int64_t per_host = kDevicesPerHost[Uniform(0, 2)];
-    switch (Uniform(0, 2)) {
+    switch (Uniform(0, 3)) {
       case 0: SetModelAndCoordinate(&c, test_util::MakeCollectiveCountCostModel()); break;
       case 1: SetModelAndCoordinate(&c, *MakeCostModel("alpha-beta", per_host)); break;
-      default: SetModelAndCoordinate(&c, *MakeAlphaBetaCostModel(RandomProfile(), per_host));
+      case 2: SetModelAndCoordinate(&c, *MakeAlphaBetaCostModel(RandomProfile(), per_host)); break;
+      default: SetModelAndCoordinate(&c, *MakeNcclCostModel(RandomNcclProfile(), per_host));
     }
     return c;
+  }
+
+  // A built-in NCCL profile (spec §6.3) with 1, 2 or 8 GPUs and 1 or 8 NICs
+  // per host, so that groups span hosts in every way the tiny meshes allow.
+  NcclProfile RandomNcclProfile() {
+    const std::vector<std::string> names = NcclProfileNames();
+    NcclProfile p = *BuiltinNcclProfile(names[Uniform(0, static_cast<int>(names.size()) - 1)]);
+    static constexpr int kGpus[] = {1, 2, 8};
+    p.gpus_per_host = kGpus[Uniform(0, 2)];
+    p.nics_per_host = Uniform(0, 1) == 0 ? 1 : 8;
+    p.amd_cpu = Uniform(0, 1) == 1;
+    return p;
   }
 
   CostProfile RandomProfile() {
@@ -565,12 +580,15 @@ TEST(PropertyTest, NativeEdgesAreLegalSteps) {
 // on every native edge (which makes it admissible), under the alpha-beta
 // model, whose LowerBound it uses; random profiles of each link make alpha
 // differ between mesh dims.
-TEST(PropertyTest, NativeRemainingCostBoundIsConsistent) {
-  CaseGenerator gen(0x5eed000b);
+// The check of (f) for the models `model_of` makes.
+void CheckNativeBoundConsistent(uint64_t seed,
+                                const std::function<std::shared_ptr<const CostModel>(
+                                    CaseGenerator&, int)>& model_of) {
+  CaseGenerator gen(seed);
   int edges = 0, useful = 0;
   for (int i = 0; i < kCases; ++i) {
     Case c = gen.NextNative();
-    c.options.cost_model = *MakeAlphaBetaCostModel(gen.RandomProfile(), 1 + i % 8);
+    c.options.cost_model = model_of(gen, i);
     std::unique_ptr<const BoundCostModel> model = ModelFor(c);
     const RemainingCostBound bound(c.dst.state(), *model, RemainingCostBound::Graph::kNative);
     useful += bound.useful();
@@ -593,6 +611,20 @@ TEST(PropertyTest, NativeRemainingCostBoundIsConsistent) {
   }
   EXPECT_GT(useful, kCases / 2);
   EXPECT_GT(edges, 10000);
+}
+
+TEST(PropertyTest, NativeRemainingCostBoundIsConsistent) {
+  CheckNativeBoundConsistent(0x5eed000b, [](CaseGenerator& gen, int i) {
+    return *MakeAlphaBetaCostModel(gen.RandomProfile(), 1 + i % 8);
+  });
+}
+
+// The same under the nccl model (spec §6.3), whose bounds are a share of
+// the smallest latency of any group.
+TEST(PropertyTest, NativeRemainingCostBoundIsConsistentUnderNccl) {
+  CheckNativeBoundConsistent(0x5eed000c, [](CaseGenerator& gen, int i) {
+    return *MakeNcclCostModel(gen.RandomNcclProfile(), 1 + i % 8);
+  });
 }
 
 // (f) Spec §5.2: a native plan is a chain of legal native edges whose cost is
