@@ -264,3 +264,59 @@ TEST(NcclCostModelTest, EightByEightGathersFlatAtOneGibAndNestedAtOneMib) {
 
 }  // namespace
 }  // namespace reshard
+
+namespace reshard {
+namespace {
+
+// NCCL 2.27.5's own tuning log on DGX H100 (8 x 400 Gb/s NICs), as
+// meta-pytorch/autoparallel copies it (autoparallel/cost_models/
+// nccl_cost_model.py @0288b2ca, _H100_AGRS_RING, _H100_AR_RING,
+// _H100_AR_TREE): (latency us, bandwidth GB/s) for LL, LL128, Simple per
+// (hosts, GPUs per host). The model must print the same table (one decimal,
+// as the log). Every entry of the log is checked, for every (hosts, GPUs per
+// host) it lists.
+struct LogRow {
+  int nodes, ppn;
+  double lat[3], bw[3];
+};
+constexpr LogRow kAgRing[] = {
+    {2, 1, {11.6, 22.5, 22.4}, {48.0, 88.3, 96.0}},     {2, 2, {11.3, 21.8, 29.2}, {52.0, 117.8, 128.0}},
+    {2, 4, {15.3, 29.4, 42.8}, {44.6, 201.9, 219.4}},   {2, 8, {23.3, 44.6, 70.0}, {41.6, 313.2, 409.6}},
+    {4, 1, {21.6, 39.5, 50.4}, {27.2, 58.9, 64.0}},     {4, 2, {18.7, 33.6, 64.0}, {23.3, 100.9, 109.7}},
+    {4, 4, {26.7, 48.8, 91.2}, {21.8, 188.4, 204.8}},   {4, 8, {42.7, 79.2, 145.6}, {21.1, 303.1, 396.4}},
+    {8, 1, {41.6, 73.5, 106.4}, {23.3, 50.5, 54.9}},    {8, 2, {33.5, 57.2, 133.6}, {21.8, 94.2, 102.4}},
+    {8, 4, {49.5, 87.6, 188.0}, {21.1, 182.3, 198.2}},  {8, 8, {81.5, 148.4, 296.8}, {20.7, 298.3, 390.1}},
+    {16, 8, {159.1, 286.8, 599.2}, {20.6, 295.9, 387.0}}, {32, 8, {314.3, 563.6, 1204.0}, {20.5, 294.8, 385.5}},
+};
+constexpr LogRow kArRing[] = {
+    {2, 1, {16.6, 31.0, 36.4}, {24.0, 44.2, 48.0}},     {2, 8, {40.0, 75.2, 131.6}, {20.8, 156.6, 204.8}},
+    {4, 2, {30.8, 53.2, 119.6}, {11.7, 50.5, 54.9}},    {8, 8, {156.4, 282.8, 585.2}, {10.4, 149.1, 195.0}},
+    {32, 4, {366.0, 626.8, 1529.2}, {10.3, 89.0, 96.8}},
+};
+constexpr LogRow kArTree[] = {
+    {2, 1, {16.8, 31.0, 36.4}, {9.3, 31.2, 35.2}},      {2, 2, {18.0, 33.5, 44.4}, {16.6, 62.4, 70.4}},
+    {2, 8, {25.2, 48.5, 92.4}, {16.6, 124.8, 140.8}},   {4, 1, {26.8, 48.0, 64.4}, {4.9, 17.6, 18.8}},
+    {8, 4, {40.4, 72.5, 116.4}, {8.7, 70.4, 75.1}},     {8, 8, {45.2, 82.5, 148.4}, {8.7, 98.6, 122.4}},
+    {32, 8, {65.2, 116.5, 204.4}, {8.7, 98.6, 122.4}},
+};
+
+void ExpectLog(NcclFunc f, NcclAlgo a, const LogRow& row) {
+  const NcclTuning t(DefaultNcclProfile(), row.nodes * row.ppn, row.nodes);
+  for (int p = 0; p < 3; ++p) {
+    const NcclProto proto = static_cast<NcclProto>(p);
+    SCOPED_TRACE(testing::Message() << NcclAlgoName(a) << "/" << NcclProtoName(proto) << " at "
+                                    << row.nodes << " hosts x " << row.ppn);
+    EXPECT_NEAR(t.latency(f, a, proto), row.lat[p], 0.05 + 1e-9);
+    EXPECT_NEAR(t.bandwidth(f, a, proto), row.bw[p], 0.05 + 1e-9);
+  }
+}
+
+TEST(NcclTuningTest, ReproducesNcclsTuningLogForDgxH100) {
+  for (const LogRow& row : kAgRing) ExpectLog(NcclFunc::kAllGather, NcclAlgo::kRing, row);
+  for (const LogRow& row : kAgRing) ExpectLog(NcclFunc::kReduceScatter, NcclAlgo::kRing, row);
+  for (const LogRow& row : kArRing) ExpectLog(NcclFunc::kAllReduce, NcclAlgo::kRing, row);
+  for (const LogRow& row : kArTree) ExpectLog(NcclFunc::kAllReduce, NcclAlgo::kTree, row);
+}
+
+}  // namespace
+}  // namespace reshard

@@ -148,6 +148,13 @@ NcclTuning::NcclTuning(const NcclProfile& profile, int64_t ranks, int64_t nodes)
     : ranks_(ranks), nodes_(std::max<int64_t>(1, nodes)), arch_(static_cast<int>(profile.arch)) {
   if (ranks_ <= 1) return;
   ring_ = NcclRingGraph(profile, ranks_ / nodes_, nodes_);
+  // The tree graph has the ring's channels; across hosts its search raises
+  // the intra-host speed as far as NVLink allows (pass 2 of
+  // ncclTopoCompute), which only matters where tuning.cc reads bwIntra: up
+  // to 2 hosts. NCCL 2.27.5's DGX H100 tuning log shows the tree at its
+  // per-channel cap there (§6.3).
+  tree_ = ring_;
+  if (nodes_ > 1) tree_.bw_intra = std::max(ring_.bw_intra, profile.nvlink_gbps / ring_.channels);
   nvls_ = NcclNvlsGraph(profile, ranks_ / nodes_, nodes_);
   for (int f = 0; f < kNumNcclFuncs; ++f) {
     for (int a = 0; a < kNumNcclAlgos; ++a) {
@@ -172,7 +179,7 @@ void NcclTuning::Tune(const NcclProfile& profile, NcclFunc f, NcclAlgo a, NcclPr
   if (a == NcclAlgo::kPat && (!simple || nodes_ != ranks_)) return;  // ncclPatEnable
   if (a == NcclAlgo::kNvlsTree && nodes_ == 1) return;
   if (a == NcclAlgo::kNvls && nodes_ > 1) return;  // multi-node NVLS is collnet
-  const NcclGraph& g = nvls ? nvls_ : ring_;
+  const NcclGraph& g = nvls ? nvls_ : a == NcclAlgo::kTree ? tree_ : ring_;
   if (g.channels == 0 || (nvls && g.channels < 2)) return;
 
   const double n = static_cast<double>(ranks_);
@@ -203,6 +210,10 @@ void NcclTuning::Tune(const NcclProfile& profile, NcclFunc f, NcclAlgo a, NcclPr
     bus = std::min(bus * (nodes_ == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
                    nch * kPerChMaxTreeLL128Bw[arch_][node_bucket]);
   }
+  // Hopper and later fall back from the balanced tree to the simple tree
+  // pattern (search.cc, "Try a simpler tree"), which tuning.cc slows by .85;
+  // NCCL 2.27.5's tuning log for DGX H100 shows it (§6.3).
+  if (a == NcclAlgo::kTree && arch_ >= I(GpuArch::kHopper)) bus *= .85;
   if (a == NcclAlgo::kPat) bus *= .75;
   // Bus bandwidth to the bandwidth of nBytes; all_gather and reduce_scatter
   // by anything but ring keep their bus bandwidth.

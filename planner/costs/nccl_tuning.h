@@ -87,6 +87,7 @@ class NcclTuning {
   int64_t nodes_;
   int arch_;
   NcclGraph ring_;
+  NcclGraph tree_;
   NcclGraph nvls_;
   double lat_[kNumNcclFuncs][kNumNcclAlgos][kNumNcclProtos] = {};
   double bw_[kNumNcclFuncs][kNumNcclAlgos][kNumNcclProtos] = {};
