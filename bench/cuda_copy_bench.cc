@@ -18,7 +18,7 @@
 #include "benchmark/benchmark.h"
 #include "collectives/nccl/cuda_copy_engine.h"
 #include "collectives/tensor/local_tensor.h"
-#include "planner/chunk.h"
+#include "planner/layout/chunk.h"
 
 namespace reshard {
 namespace {

@@ -27,7 +27,7 @@
 #include "gloo/allreduce.h"
 #include "gloo/alltoall.h"
 #include "gloo/math.h"
-#include "planner/dist_spec.h"
+#include "planner/layout/dist_spec.h"
 #include "planner/planner.h"
 
 namespace reshard {

@@ -17,12 +17,13 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
-#include "planner/cost_model.h"
+#include "planner/costs/cost_model.h"
+#include "planner/costs/cost_model_registry.h"
 #include "planner/costs/nccl_cost_model.h"
 #include "planner/costs/nccl_profile.h"
 #include "planner/costs/nccl_tuning.h"
-#include "planner/dist_spec.h"
-#include "planner/dtype.h"
+#include "planner/layout/dist_spec.h"
+#include "planner/layout/dtype.h"
 #include "planner/planner.h"
 
 namespace reshard {

@@ -12,8 +12,9 @@
 #include "benchmark/benchmark.h"
 #include "nlohmann/json.hpp"
 #include "planner/cost_matrix.h"
-#include "planner/cost_model.h"
-#include "planner/dist_spec.h"
+#include "planner/costs/cost_model.h"
+#include "planner/costs/cost_model_registry.h"
+#include "planner/layout/dist_spec.h"
 #include "planner/plan_cache.h"
 #include "planner/planner.h"
 

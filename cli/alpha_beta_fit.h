@@ -1,4 +1,4 @@
-// Fitting a link's alpha and beta (planner/alpha_beta_cost_model.h) to timed
+// Fitting a link's alpha and beta (planner/costs/alpha_beta_cost_model.h) to timed
 // collectives, for `reshard calibrate`.
 //
 //   std::vector<TimedCollective> samples = ...;   // kind, n, bytes, time
@@ -17,8 +17,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "planner/alpha_beta_cost_model.h"
-#include "planner/step.h"
+#include "planner/costs/alpha_beta_cost_model.h"
+#include "planner/steps/step.h"
 
 namespace reshard {
 

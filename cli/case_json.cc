@@ -15,9 +15,10 @@
 #include "base/status_macros.h"
 #include "base/utf8.h"
 #include "mesh/device_mesh.h"
-#include "planner/cost_model.h"
-#include "planner/dist_spec.h"
-#include "planner/dtype.h"
+#include "planner/costs/cost_model.h"
+#include "planner/costs/cost_model_registry.h"
+#include "planner/layout/dist_spec.h"
+#include "planner/layout/dtype.h"
 #include "planner/planner.h"
 
 namespace reshard {

@@ -19,9 +19,9 @@
 #include "absl/strings/string_view.h"
 #include "cli/profile_json.h"
 #include "nlohmann/json.hpp"
-#include "planner/cost_model.h"
-#include "planner/dist_spec.h"
-#include "planner/plan.h"
+#include "planner/costs/cost_model.h"
+#include "planner/layout/dist_spec.h"
+#include "planner/steps/plan.h"
 #include "planner/planner.h"
 
 namespace reshard {

@@ -18,8 +18,9 @@
 #include "cli/flags.h"
 #include "cli/help.h"
 #include "planner/cost_matrix.h"
-#include "planner/cost_model.h"
-#include "planner/dist_spec.h"
+#include "planner/costs/cost_model.h"
+#include "planner/costs/cost_model_registry.h"
+#include "planner/layout/dist_spec.h"
 
 namespace reshard {
 namespace {

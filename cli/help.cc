@@ -2,7 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "planner/cost_model.h"
+#include "planner/costs/cost_model.h"
+#include "planner/costs/cost_model_registry.h"
 
 namespace reshard {
 

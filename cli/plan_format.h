@@ -6,7 +6,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
-#include "planner/plan.h"
+#include "planner/steps/plan.h"
 
 namespace reshard {
 

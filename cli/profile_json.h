@@ -1,4 +1,4 @@
-// Profile files: a CostProfile (planner/alpha_beta_cost_model.h) as JSON,
+// Profile files: a CostProfile (planner/costs/alpha_beta_cost_model.h) as JSON,
 // read by --profile / the batch key "profile" and written by
 // `reshard calibrate`. Schema (docs/planner-semantics.md §6.2):
 //
@@ -18,7 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "nlohmann/json.hpp"
-#include "planner/alpha_beta_cost_model.h"
+#include "planner/costs/alpha_beta_cost_model.h"
 
 namespace reshard {
 

@@ -20,7 +20,7 @@
 
 #include <cstdint>
 
-#include "planner/dist_spec.h"
+#include "planner/layout/dist_spec.h"
 
 namespace reshard {
 

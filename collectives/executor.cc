@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "collectives/step_runners.h"
+#include "planner/steps/step_bytes.h"
 
 namespace reshard {
 

@@ -3,9 +3,9 @@
 // exactly as spec §11 describes (padding uneven shards to equal chunks,
 // trimming after, zero-size shards, size-1 mesh dims never communicating).
 // Native steps (spec §4.2) too: a collective over several mesh dims runs on
-// their flattened group with every member's nested slice (planner/chunk.h,
+// their flattened group with every member's nested slice (planner/layout/chunk.h,
 // GroupSlices) padded to the largest; a permute exchanges exact pieces
-// (planner/permute_exchange.h) with Communicator::AllToAllV.
+// (planner/steps/permute_exchange.h) with Communicator::AllToAllV.
 //
 //   // On every rank, with the same src, dst and plan:
 //   LocalTensor t = ...;  // this rank's shard of src: src.LocalShape(coordinate)
@@ -19,7 +19,7 @@
 // when a TransformInfo's logical_shape was made for another coordinate or by
 // the greedy planner (spec §8), whose logical shapes ignore shard order. The
 // plan's steps are checked with CheckStep and replayed with ApplyStep
-// (planner/step.h), the same rules the planner uses.
+// (planner/steps/step.h), the same rules the planner uses.
 //
 // Errors (every message names the step, its transition and mesh dims):
 // InvalidArgument when the tensor, specs, communicator and plan do not fit
@@ -36,15 +36,16 @@
 #include "absl/status/status.h"
 #include "collectives/communicator.h"
 #include "collectives/tensor/local_tensor.h"
-#include "planner/dist_spec.h"
-#include "planner/plan.h"
-#include "planner/step.h"
+#include "planner/layout/dist_spec.h"
+#include "planner/steps/plan.h"
+#include "planner/steps/step.h"
+#include "planner/steps/step_bytes.h"
 
 namespace reshard {
 
 // What one step did on this rank. Bytes count the data this rank sent to /
 // received from the other group members, measured from the buffers the
-// collective was given; BytesOfStep (planner/step.h) states the rule they
+// collective was given; BytesOfStep (planner/steps/step.h) states the rule they
 // must follow.
 struct StepStats {
   Step step;

@@ -1,6 +1,6 @@
 // The permute (spec §4.2): this rank packs the pieces of its source block
 // that other members' target blocks hold, exchanges them with AllToAllV
-// (planner/permute_exchange.h says what moves), and assembles its target
+// (planner/steps/permute_exchange.h says what moves), and assembles its target
 // block from the pieces it receives. No padding: each element moves once.
 #include <utility>
 
@@ -9,7 +9,7 @@
 #include "base/status_macros.h"
 #include "collectives/step_runners.h"
 #include "collectives/tensor/box_copy.h"
-#include "planner/permute_exchange.h"
+#include "planner/steps/permute_exchange.h"
 
 namespace reshard {
 namespace {

@@ -6,7 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 #include "collectives/tensor/chunk_pack.h"
-#include "planner/chunk.h"
+#include "planner/layout/chunk.h"
 
 namespace reshard {
 namespace {

@@ -4,9 +4,9 @@
 //
 // Collectives over a group of several mesh dims act on the flattened group
 // (Communicator, member order DeviceMesh::GroupOf) but split the tensor as
-// nested chunks (planner/chunk.h, GroupSlices): every member's slice is
+// nested chunks (planner/layout/chunk.h, GroupSlices): every member's slice is
 // padded to the largest for the collective and placed or trimmed by the
-// real slices. Permutes exchange exact pieces (planner/permute_exchange.h)
+// real slices. Permutes exchange exact pieces (planner/steps/permute_exchange.h)
 // with AllToAllV.
 #ifndef RESHARD_COLLECTIVES_STEP_RUNNERS_H_
 #define RESHARD_COLLECTIVES_STEP_RUNNERS_H_
@@ -18,8 +18,8 @@
 #include "collectives/communicator.h"
 #include "collectives/executor.h"
 #include "collectives/tensor/local_tensor.h"
-#include "planner/dist_state.h"
-#include "planner/step.h"
+#include "planner/layout/dist_state.h"
+#include "planner/steps/step.h"
 
 namespace reshard {
 

@@ -1,4 +1,4 @@
-// Fuzzes the notation parser (planner/notation.h) on any bytes: it must
+// Fuzzes the notation parser (planner/layout/notation.h) on any bytes: it must
 // never crash, its errors must be short valid UTF-8, and a state it accepts
 // must print (DistState::ToString) as text that parses back to itself.
 //
@@ -10,7 +10,7 @@
 
 #include "fuzz/fuzz_checks.h"
 #include "mesh/device_mesh.h"
-#include "planner/notation.h"
+#include "planner/layout/notation.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace reshard;

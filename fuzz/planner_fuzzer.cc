@@ -23,13 +23,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "fuzz/fuzz_checks.h"
-#include "planner/cost_model.h"
-#include "planner/dist_spec.h"
+#include "planner/costs/cost_model.h"
+#include "planner/costs/cost_model_registry.h"
+#include "planner/layout/dist_spec.h"
 #include "planner/planner.h"
-#include "planner/native_transitions.h"
-#include "planner/step.h"
-#include "planner/step_memory.h"
-#include "planner/transitions.h"
+#include "planner/search/native_transitions.h"
+#include "planner/steps/step.h"
+#include "planner/steps/step_memory.h"
+#include "planner/search/transitions.h"
 
 namespace {
 

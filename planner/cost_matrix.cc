@@ -12,11 +12,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "base/status_macros.h"
-#include "planner/dist_spec.h"
-#include "planner/edge_source.h"
-#include "planner/graph_planner.h"
-#include "planner/remaining_cost_bound.h"
-#include "planner/state_search.h"
+#include "planner/layout/dist_spec.h"
+#include "planner/search/edge_source.h"
+#include "planner/search/graph_planner.h"
+#include "planner/costs/remaining_cost_bound.h"
+#include "planner/search/state_search.h"
 
 namespace reshard {
 namespace {

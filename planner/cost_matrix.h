@@ -26,10 +26,11 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "mesh/device_mesh.h"
-#include "planner/cost_model.h"
-#include "planner/dist_state.h"
-#include "planner/dtype.h"
-#include "planner/plan.h"
+#include "planner/costs/cost_model.h"
+#include "planner/costs/cost_model_registry.h"
+#include "planner/layout/dist_state.h"
+#include "planner/layout/dtype.h"
+#include "planner/steps/plan.h"
 
 namespace reshard {
 

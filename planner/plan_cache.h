@@ -14,8 +14,8 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "planner/dist_spec.h"
-#include "planner/plan.h"
+#include "planner/layout/dist_spec.h"
+#include "planner/steps/plan.h"
 #include "planner/planner.h"
 
 namespace reshard {

@@ -7,11 +7,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
-#include "planner/chunk.h"
-#include "planner/graph_planner.h"
-#include "planner/greedy_planner.h"
-#include "planner/step.h"
-#include "planner/step_memory.h"
+#include "planner/layout/chunk.h"
+#include "planner/search/graph_planner.h"
+#include "planner/search/greedy_planner.h"
+#include "planner/costs/cost_model_registry.h"
+#include "planner/steps/step.h"
+#include "planner/steps/step_bytes.h"
+#include "planner/steps/step_memory.h"
 
 namespace reshard {
 namespace {

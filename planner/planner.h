@@ -18,9 +18,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "planner/cost_model.h"
-#include "planner/dist_spec.h"
-#include "planner/plan.h"
+#include "planner/costs/cost_model.h"
+#include "planner/costs/cost_model_registry.h"
+#include "planner/layout/dist_spec.h"
+#include "planner/steps/plan.h"
 
 namespace reshard {
 

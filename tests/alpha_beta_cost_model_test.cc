@@ -10,10 +10,11 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "planner/alpha_beta_cost_model.h"
-#include "planner/cost_model.h"
-#include "planner/dist_state.h"
-#include "planner/step.h"
+#include "planner/costs/alpha_beta_cost_model.h"
+#include "planner/costs/cost_model.h"
+#include "planner/costs/cost_model_registry.h"
+#include "planner/layout/dist_state.h"
+#include "planner/steps/step.h"
 
 namespace reshard {
 namespace {

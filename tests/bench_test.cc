@@ -66,7 +66,7 @@ void ExpectBothModesVerified(const std::vector<std::string>& extra) {
     EXPECT_EQ(l["trace"], "S(0)->R") << l;
     EXPECT_EQ(l["verified"], true) << l;
     // all_gather over 4 ranks: each sends its padded chunk of ceil(13/4) = 4
-    // rows of 5 f32 to the 3 others (planner/step.h, BytesOfStep).
+    // rows of 5 f32 to the 3 others (planner/steps/step_bytes.h, BytesOfStep).
     EXPECT_EQ(l["bytes_sent_max"], 3 * 4 * 5 * 4) << l;
     EXPECT_GT(l["peak_bytes_max"].get<int64_t>(), 0) << l;
     const json& us = l["measured_us"];

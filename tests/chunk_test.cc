@@ -1,4 +1,4 @@
-#include "planner/chunk.h"
+#include "planner/layout/chunk.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -10,7 +10,7 @@
 
 #include <memory>
 
-#include "planner/cost_model.h"
+#include "planner/costs/cost_model.h"
 
 namespace reshard::test_util {
 

@@ -11,7 +11,7 @@
 #include "collectives/verify/shard_util.h"
 #include "gtest/gtest.h"
 #include "mesh/device_mesh.h"
-#include "planner/dist_spec.h"
+#include "planner/layout/dist_spec.h"
 
 namespace reshard {
 namespace {

@@ -9,8 +9,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
-#include "planner/cost_model.h"
-#include "planner/dist_spec.h"
+#include "planner/costs/cost_model.h"
+#include "planner/costs/cost_model_registry.h"
+#include "planner/layout/dist_spec.h"
 #include "planner/planner.h"
 
 namespace reshard {

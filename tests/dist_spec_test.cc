@@ -1,4 +1,4 @@
-#include "planner/dist_spec.h"
+#include "planner/layout/dist_spec.h"
 
 #include <cstdint>
 #include <limits>
@@ -6,8 +6,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "planner/chunk.h"
-#include "planner/dtype.h"
+#include "planner/layout/chunk.h"
+#include "planner/layout/dtype.h"
 
 namespace reshard {
 namespace {

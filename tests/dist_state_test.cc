@@ -1,4 +1,4 @@
-#include "planner/dist_state.h"
+#include "planner/layout/dist_state.h"
 
 #include <vector>
 

@@ -12,7 +12,7 @@
 #include "collectives/verify/faulty_communicator.h"
 #include "collectives/verify/shard_util.h"
 #include "gtest/gtest.h"
-#include "planner/dist_spec.h"
+#include "planner/layout/dist_spec.h"
 #include "planner/planner.h"
 
 namespace reshard {

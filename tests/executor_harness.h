@@ -11,8 +11,8 @@
 #include "absl/status/status.h"
 #include "collectives/executor.h"
 #include "collectives/tensor/local_tensor.h"
-#include "planner/dist_spec.h"
-#include "planner/plan.h"
+#include "planner/layout/dist_spec.h"
+#include "planner/steps/plan.h"
 
 namespace reshard {
 

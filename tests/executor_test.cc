@@ -18,7 +18,7 @@
 #include "tests/executor_harness.h"
 #include "gtest/gtest.h"
 #include "mesh/device_mesh.h"
-#include "planner/dist_spec.h"
+#include "planner/layout/dist_spec.h"
 #include "planner/planner.h"
 
 namespace reshard {

@@ -13,9 +13,10 @@
 
 #include "gtest/gtest.h"
 #include "mesh/device_mesh.h"
-#include "planner/dist_spec.h"
-#include "planner/plan.h"
-#include "planner/step.h"
+#include "planner/layout/dist_spec.h"
+#include "planner/steps/plan.h"
+#include "planner/costs/cost_model_registry.h"
+#include "planner/steps/step.h"
 #include "planner/planner.h"
 
 namespace reshard {

@@ -1,15 +1,16 @@
 // The executor on native steps (spec §4.2), Gloo with ranks as threads: group
 // collectives over several mesh dims on nested uneven and empty slices, and
 // permutes, against the ground-truth shards; byte counters derived by hand
-// from the nested slices (planner/chunk.h).
+// from the nested slices (planner/layout/chunk.h).
 #include <cstdint>
 #include <utility>
 #include <vector>
 
 #include "collectives/executor.h"
 #include "gtest/gtest.h"
-#include "planner/chunk.h"
-#include "planner/step.h"
+#include "planner/layout/chunk.h"
+#include "planner/steps/step.h"
+#include "planner/steps/step_bytes.h"
 #include "tests/executor_harness.h"
 
 namespace reshard {

@@ -12,10 +12,11 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mesh/device_mesh.h"
-#include "planner/chunk.h"
-#include "planner/notation.h"
-#include "planner/permute_exchange.h"
-#include "planner/step.h"
+#include "planner/layout/chunk.h"
+#include "planner/layout/notation.h"
+#include "planner/steps/permute_exchange.h"
+#include "planner/steps/step.h"
+#include "planner/steps/step_bytes.h"
 
 namespace reshard {
 namespace {

@@ -11,15 +11,15 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "planner/cost_model.h"
+#include "planner/costs/cost_model.h"
 #include "planner/costs/nccl_cost_model.h"
 #include "planner/costs/nccl_profile.h"
 #include "planner/costs/nccl_tuning.h"
-#include "planner/dist_spec.h"
-#include "planner/dist_state.h"
-#include "planner/notation.h"
+#include "planner/layout/dist_spec.h"
+#include "planner/layout/dist_state.h"
+#include "planner/layout/notation.h"
 #include "planner/planner.h"
-#include "planner/step.h"
+#include "planner/steps/step.h"
 
 namespace reshard {
 namespace {

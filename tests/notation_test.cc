@@ -1,4 +1,4 @@
-#include "planner/notation.h"
+#include "planner/layout/notation.h"
 
 #include <algorithm>
 #include <fstream>

@@ -9,8 +9,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "absl/strings/str_cat.h"
-#include "planner/cost_model.h"
-#include "planner/plan.h"
+#include "planner/costs/cost_model.h"
+#include "planner/costs/cost_model_registry.h"
+#include "planner/steps/plan.h"
 #include "planner/planner.h"
 #include "tests/spec_helpers.h"
 

@@ -1,5 +1,5 @@
 // Worked examples of the planner core, one per rule: each edge kind of spec §4,
-// each cost-model rule of spec §6, and the step model (planner/step.h). Every
+// each cost-model rule of spec §6, and the step model (planner/steps/step.h). Every
 // expected value is derived by hand in the comment above it; the goldens
 // (parity_test) cover the same rules at scale.
 #include <memory>
@@ -8,11 +8,13 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "planner/cost_model.h"
-#include "planner/dist_spec.h"
+#include "planner/costs/cost_model.h"
+#include "planner/costs/cost_model_registry.h"
+#include "planner/layout/dist_spec.h"
 #include "planner/planner.h"
-#include "planner/step.h"
-#include "planner/transitions.h"
+#include "planner/steps/step.h"
+#include "planner/steps/step_bytes.h"
+#include "planner/search/transitions.h"
 
 namespace reshard {
 namespace {
@@ -232,7 +234,7 @@ TEST(CostModelTest, FingerprintNamesEveryParameter) {
   EXPECT_THAT(MakeCostModel("pytorch", 0).status().message(), HasSubstr("must be >= 1"));
 }
 
-// --- The step model (planner/step.h) ---------------------------------------
+// --- The step model (planner/steps/step.h) ---------------------------------------
 
 // RS(0) then R->S(0) on mesh dim 0: mesh dim 0 splits after mesh dim 1.
 TEST(StepTest, ApplyStepAppendsAnEnteringShardLast) {

@@ -7,7 +7,7 @@
 #include "cli/profile_json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "planner/alpha_beta_cost_model.h"
+#include "planner/costs/alpha_beta_cost_model.h"
 
 namespace reshard {
 namespace {

@@ -11,7 +11,7 @@
 #include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
 #include "mesh/device_mesh.h"
-#include "planner/dist_spec.h"
+#include "planner/layout/dist_spec.h"
 
 namespace reshard::test_util {
 

@@ -15,7 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "collectives/tensor/local_tensor.h"
-#include "planner/dtype.h"
+#include "planner/layout/dtype.h"
 
 // As in CUDA's driver_types.h, so that this header needs no CUDA include.
 typedef struct CUstream_st* cudaStream_t;

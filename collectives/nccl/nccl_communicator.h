@@ -69,8 +69,8 @@
 #include "collectives/store.h"
 #include "mesh/device_mesh.h"
 #include "mesh/mesh_dim_set.h"
-#include "planner/dtype.h"
-#include "planner/placement.h"
+#include "planner/layout/dtype.h"
+#include "planner/layout/placement.h"
 
 // As in nccl.h, so that this header needs no NCCL include.
 typedef struct ncclComm* ncclComm_t;

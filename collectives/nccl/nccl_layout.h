@@ -17,8 +17,8 @@
 #include "absl/strings/string_view.h"
 #include "mesh/device_mesh.h"
 #include "mesh/mesh_dim_set.h"
-#include "planner/dtype.h"
-#include "planner/placement.h"
+#include "planner/layout/dtype.h"
+#include "planner/layout/placement.h"
 
 namespace reshard {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "base/status_macros.h"
-#include "planner/chunk.h"
+#include "planner/layout/chunk.h"
 
 namespace reshard {
 namespace {

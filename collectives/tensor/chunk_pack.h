@@ -2,7 +2,7 @@
 // collectives of spec §11 exchange (all_to_all and reduce_scatter send n
 // chunks of ceil(L/n) rows, one after another; all_gather and all_to_all
 // receive them). A group of several mesh dims splits a tensor dim into
-// nested chunks (planner/chunk.h, GroupSlices), padded to the largest; the
+// nested chunks (planner/layout/chunk.h, GroupSlices), padded to the largest; the
 // *Slices forms take those slices, the *Chunks forms torch.chunk's. Shared
 // by the executor and the GPU tests that run these copies on a CUDA engine.
 //
@@ -19,7 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "collectives/tensor/local_tensor.h"
-#include "planner/chunk.h"
+#include "planner/layout/chunk.h"
 
 namespace reshard {
 

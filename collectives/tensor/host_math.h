@@ -12,8 +12,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "planner/dtype.h"
-#include "planner/placement.h"
+#include "planner/layout/dtype.h"
+#include "planner/layout/placement.h"
 
 namespace reshard {
 

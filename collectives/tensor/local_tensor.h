@@ -27,7 +27,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "planner/dtype.h"
+#include "planner/layout/dtype.h"
 
 namespace reshard {
 

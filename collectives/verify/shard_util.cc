@@ -9,7 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "collectives/tensor/host_math.h"
-#include "planner/chunk.h"
+#include "planner/layout/chunk.h"
 
 namespace reshard {
 namespace {

@@ -31,7 +31,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "collectives/tensor/local_tensor.h"
-#include "planner/dist_spec.h"
+#include "planner/layout/dist_spec.h"
 
 namespace reshard {
 

@@ -19,9 +19,10 @@
 #include "collectives/verify/faulty_communicator.h"
 #include "collectives/verify/shard_util.h"
 #include "mesh/device_mesh.h"
-#include "planner/chunk.h"
-#include "planner/notation.h"
+#include "planner/layout/chunk.h"
+#include "planner/layout/notation.h"
 #include "planner/planner.h"
+#include "planner/steps/step_bytes.h"
 
 namespace reshard {
 

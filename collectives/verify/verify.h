@@ -10,7 +10,7 @@
 //     tolerance after floating-point reductions); for a Partial destination,
 //     the reduction of the ranks' results with the global tensor;
 //   * each rank's per-step logical shapes and byte counters with the plan
-//     made for that rank's coordinate (planner/step.h: LogicalShape and
+//     made for that rank's coordinate (planner/steps/step_bytes.h: LogicalShape and
 //     BytesOfStep on the plan's states).
 // Cases without a plan, or whose plan needs R->P(prod) (spec §11), are
 // skipped and reported as such.
@@ -31,8 +31,8 @@
 #include "collectives/executor.h"
 #include "collectives/gloo/gloo_communicator.h"
 #include "collectives/tensor/local_tensor.h"
-#include "planner/dist_spec.h"
-#include "planner/plan.h"
+#include "planner/layout/dist_spec.h"
+#include "planner/steps/plan.h"
 #include "planner/planner.h"
 
 namespace reshard {

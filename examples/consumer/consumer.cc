@@ -12,9 +12,9 @@
 
 #include "absl/status/statusor.h"
 #include "mesh/device_mesh.h"
-#include "planner/dist_spec.h"
-#include "planner/dtype.h"
-#include "planner/plan.h"
+#include "planner/layout/dist_spec.h"
+#include "planner/layout/dtype.h"
+#include "planner/steps/plan.h"
 #include "planner/planner.h"
 
 namespace {

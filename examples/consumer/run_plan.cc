@@ -29,8 +29,8 @@
 #include "collectives/tensor/local_tensor.h"
 #include "collectives/verify/shard_util.h"
 #include "mesh/device_mesh.h"
-#include "planner/dist_spec.h"
-#include "planner/plan.h"
+#include "planner/layout/dist_spec.h"
+#include "planner/steps/plan.h"
 #include "planner/planner.h"
 
 namespace {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "planner/chunk.h"
+#include "planner/layout/chunk.h"
 
 namespace reshard {
 

@@ -15,9 +15,9 @@
 
 #include <cstdint>
 
-#include "planner/cost_model.h"
-#include "planner/dist_state.h"
-#include "planner/step.h"
+#include "planner/costs/cost_model.h"
+#include "planner/layout/dist_state.h"
+#include "planner/steps/step.h"
 
 namespace reshard {
 

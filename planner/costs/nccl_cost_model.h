@@ -19,7 +19,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "planner/cost_model.h"
+#include "planner/costs/cost_model.h"
 #include "planner/costs/nccl_profile.h"
 
 namespace reshard {

@@ -15,7 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "collectives/tensor/local_tensor.h"
 #include "gtest/gtest.h"
-#include "planner/chunk.h"
+#include "planner/layout/chunk.h"
 #include "tests/gpu/cuda_test_util.h"
 #include "tests/gpu/executor_copies.h"
 

@@ -9,12 +9,12 @@
 #include "absl/strings/string_view.h"
 #include "collectives/nccl/cuda_copy_engine.h"
 #include "collectives/tensor/local_tensor.h"
-#include "planner/dtype.h"
+#include "planner/layout/dtype.h"
 #include "tests/gpu/rank_by_rank.h"
 
 namespace reshard {
 
-// Every dtype of planner/dtype.h.
+// Every dtype of planner/layout/dtype.h.
 inline constexpr DType kEveryDType[] = {DType::kF64, DType::kF32,  DType::kI64, DType::kI32,
                                         DType::kF16, DType::kBF16, DType::kI16, DType::kI8,
                                         DType::kU8,  DType::kBool};

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "planner/chunk.h"
+#include "planner/layout/chunk.h"
 
 namespace reshard {
 

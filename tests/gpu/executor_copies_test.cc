@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
-#include "planner/chunk.h"
+#include "planner/layout/chunk.h"
 
 namespace reshard {
 namespace {

@@ -21,7 +21,7 @@
 #include "collectives/tensor/local_tensor.h"
 #include "collectives/verify/verify.h"
 #include "mesh/device_mesh.h"
-#include "planner/plan.h"
+#include "planner/steps/plan.h"
 
 namespace reshard {
 

@@ -1,0 +1,77 @@
+// The cost-model interface: the price of one step, used both to search
+// (graph planner) and to report (every plan). The models by name are in
+// cost_model_registry.h; each model has a file of its own in planner/costs/.
+//
+// A model of your own: derive from CostModel (its parameters, a fingerprint
+// naming them) and BoundCostModel (its prices for one problem, and lower
+// bounds on them if it can: the graph search prunes with those, spec §5.1),
+// and pass it in PlanOptions. The plan cache keys plans by the fingerprint.
+#ifndef RESHARD_PLANNER_COSTS_COST_MODEL_H_
+#define RESHARD_PLANNER_COSTS_COST_MODEL_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "mesh/device_mesh.h"
+#include "planner/layout/dist_state.h"
+#include "planner/steps/step.h"
+
+namespace reshard {
+
+// The problem a plan is made for: what a model may precompute from.
+struct CostProblem {
+  DeviceMesh mesh;
+  std::vector<int64_t> global_shape;
+  int itemsize = 4;
+};
+
+// A model bound to one problem. The graph search calls StepCost once per
+// edge, so it should not allocate.
+class BoundCostModel {
+ public:
+  virtual ~BoundCostModel() = default;
+  // Cost of `step` while the tensor is in `current` (the state the step
+  // leaves). Only legal steps are asked (step.h, CheckStep).
+  virtual double StepCost(const DistState& current, const Step& step) const = 0;
+
+  // A lower bound on StepCost of every `kind` step on `mesh_dim`, from any
+  // state of the problem. The graph search prunes with it
+  // (remaining_cost_bound.h, spec §5.1), so it must never exceed a real
+  // price, bit for bit. A model that prices native steps must also bound
+  // steps on groups (spec §5.2): a collective on group G costs at least the
+  // sum over G of LowerBound(kind, m), a permute at least their maximum. The
+  // default, 0, offers no bound: with 0 for every kind the search is plain
+  // Dijkstra.
+  virtual double LowerBound(StepKind /*kind*/, int /*mesh_dim*/) const { return 0; }
+};
+
+// A model with its parameters; immutable, so one object may serve many
+// plans and threads.
+class CostModel {
+ public:
+  virtual ~CostModel() = default;
+  // The model's name and every parameter that changes a cost, e.g.
+  // "pytorch devices_per_host=8". Two models with one fingerprint must price
+  // every step alike: the plan cache returns one's plans for the other.
+  const std::string& fingerprint() const { return fingerprint_; }
+  virtual std::unique_ptr<const BoundCostModel> Bind(const CostProblem& problem) const = 0;
+  // True when the model prices native steps (spec §4.2: groups of several
+  // mesh dims, permutes) honestly; native planning needs such a model, and a
+  // request naming one that does not (the pytorch models) plans in pytorch
+  // mode.
+  virtual bool prices_native_steps() const { return false; }
+
+ protected:
+  explicit CostModel(std::string fingerprint) : fingerprint_(std::move(fingerprint)) {}
+
+ private:
+  std::string fingerprint_;
+};
+
+}  // namespace reshard
+
+#endif  // RESHARD_PLANNER_COSTS_COST_MODEL_H_

@@ -1,0 +1,109 @@
+#include "planner/costs/pytorch_cost_model.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace reshard {
+namespace {
+
+// Spec §6 "pytorch": PyTorch's alpha-beta model in microseconds. The
+// arithmetic is written in the same order as PyTorch's so that costs, and
+// therefore tie-breaks, agree to the last bit (the build disables FMA
+// contraction for this file). A group of several mesh dims (not planned
+// yet) would be priced on its lowest mesh dim's link, the slowest.
+class PyTorchCosts : public BoundCostModel {
+ public:
+  PyTorchCosts(const CostProblem& p, int64_t devices_per_host) : mesh_(p.mesh) {
+    bytes_ = static_cast<double>(p.itemsize);
+    for (int64_t s : p.global_shape) bytes_ *= static_cast<double>(s);  // exact below 2^53
+    int64_t total = 1;
+    for (int d = 0; d < mesh_.ndim(); ++d) max_shards_ *= static_cast<double>(mesh_.size(d));
+    for (int d = mesh_.ndim() - 1; d >= 0; --d) {
+      size_[d] = static_cast<double>(mesh_.size(d));
+      total *= mesh_.size(d);
+      bool inter_host = total > devices_per_host;
+      bandwidth_[d] = inter_host ? 87.7 * 0.22 : 87.7;
+      latency_[d] = inter_host ? 2.7 : 0.6;
+    }
+  }
+
+  double StepCost(const DistState& current, const Step& step) const override {
+    const double b = bytes_ / static_cast<double>(current.NumShards(mesh_)) / 1073741824.0;
+    const int m = step.mesh_dim();
+    const double n = GroupSize(step.group);
+    switch (step.kind) {
+      case StepKind::kAllGather: return AllGather(b * n, m, n);
+      case StepKind::kAllToAll:
+      case StepKind::kPermute: return AllGather(b, m, n) + 1.0;  // native only
+      case StepKind::kAllReduce: return AllReduce(b, m, n);
+      case StepKind::kReduceScatter: return AllGather(b, m, n);  // same formula
+      case StepKind::kChunk:
+      case StepKind::kPartition: return 0.0;
+    }
+    return 0.0;
+  }
+
+  // StepCost grows with b, which is smallest when every mesh dim shards (but
+  // a Partial mesh dim, which cannot). Rounding is monotone, so the same
+  // arithmetic on the smallest b is a bound bit for bit.
+  double LowerBound(StepKind kind, int mesh_dim) const override {
+    const double n = size_[mesh_dim];
+    const double b_min = bytes_ / max_shards_ / 1073741824.0;
+    const double b_min_partial = bytes_ / (max_shards_ / n) / 1073741824.0;
+    switch (kind) {
+      case StepKind::kAllGather: return AllGather(b_min * n, mesh_dim, n);
+      case StepKind::kAllToAll:
+      case StepKind::kPermute: return AllGather(b_min, mesh_dim, n) + 1.0;
+      case StepKind::kAllReduce: return AllReduce(b_min_partial, mesh_dim, n);
+      case StepKind::kReduceScatter: return AllGather(b_min_partial, mesh_dim, n);
+      case StepKind::kChunk:
+      case StepKind::kPartition: return 0.0;
+    }
+    return 0.0;
+  }
+ private:
+  double AllGather(double x, int m, double n) const {
+    return 6.6 + (n - 1) * latency_[m] + (x * (n - 1) / n) / bandwidth_[m] * 1e6;
+  }
+  double AllReduce(double x, int m, double n) const {
+    return 6.6 + 2 * (n - 1) * latency_[m] + (x * 2 * (n - 1) / n) / bandwidth_[m] * 1e6;
+  }
+
+  // mesh_.GroupSize without allocating: this runs once per edge.
+  double GroupSize(MeshDimSet group) const {
+    const unsigned bits = group.bits();
+    if ((bits & (bits - 1)) == 0) return size_[group.First()];
+    int64_t size = 1;
+    for (int d = 0; d < mesh_.ndim(); ++d) {
+      if (group.Contains(d)) size *= mesh_.size(d);
+    }
+    return static_cast<double>(size);
+  }
+
+  DeviceMesh mesh_;
+  double bytes_;
+  double max_shards_ = 1;  // the number of devices
+  double size_[kMaxMeshDims];
+  double bandwidth_[kMaxMeshDims];  // GB/s
+  double latency_[kMaxMeshDims];    // us
+};
+
+class PyTorchCostModel : public CostModel {
+ public:
+  explicit PyTorchCostModel(int64_t devices_per_host)
+      : CostModel(absl::StrCat("pytorch devices_per_host=", devices_per_host)),
+        devices_per_host_(devices_per_host) {}
+  std::unique_ptr<const BoundCostModel> Bind(const CostProblem& problem) const override {
+    return std::make_unique<PyTorchCosts>(problem, devices_per_host_);
+  }
+
+ private:
+  int64_t devices_per_host_;
+};
+
+}  // namespace
+
+std::shared_ptr<const CostModel> MakePyTorchCostModel(int64_t devices_per_host) {
+  return std::make_shared<const PyTorchCostModel>(devices_per_host);
+}
+
+}  // namespace reshard

@@ -1,0 +1,66 @@
+// RemainingCostBound: a lower bound on the cost still to pay from a state to
+// the destination, for the pruned graph search (spec §5.1).
+//
+// A mesh dim *must leave* its placement when no path can keep it:
+//   * a Partial whose destination differs (P -> R or P -> S communicate);
+//   * a Shard at or above the first position where its tensor dim's order
+//     differs from the destination's order: orders are stacks (spec §4), so
+//     everything from that position up must be popped, by all_gather or
+//     all_to_all.
+// Each such mesh dim needs its own communicating steps, at least
+//   Shard, destination S: all_to_all or all_gather (then a free chunk)
+//   Shard, destination R or P: an all_gather (the only way out of Shard)
+//   Partial, destination S: reduce_scatter or all_reduce (then a chunk)
+//   Partial, destination R or P: all_reduce, or reduce_scatter + all_gather
+// priced by BoundCostModel::LowerBound. The bound is their sum, shrunk by a
+// millionth so that rounding cannot break its consistency.
+//
+//   RemainingCostBound bound(dst, model);
+//   bound(state)   // <= the cost of any path from state to dst
+//
+// It is consistent (h(u) <= w(u, v) + h(v) for every edge): a step changes
+// one mesh dim's must-leave status, a local step only from "no" to "yes".
+//
+// On the native graph (spec §4.2, §5.2) a step may move several mesh dims
+// at once, so the bound there asks more of the model (cost_model.h): a
+// collective on a group costs at least the sum of its members'
+// LowerBound, a permute at least their largest. Permutes are the only steps
+// that move a Shard to a Shard without moving it out of Shard, so the Shard
+// mesh dims whose destination is a Shard contribute only their largest
+// minimum (one permute may fix all of them); every other must-leave mesh dim
+// is summed as above.
+#ifndef RESHARD_PLANNER_COSTS_REMAINING_COST_BOUND_H_
+#define RESHARD_PLANNER_COSTS_REMAINING_COST_BOUND_H_
+
+#include "mesh/device_mesh.h"
+#include "planner/costs/cost_model.h"
+#include "planner/layout/dist_state.h"
+
+namespace reshard {
+
+class RemainingCostBound {
+ public:
+  enum class Graph { kCompat, kNative };
+  RemainingCostBound(const DistState& dst, const BoundCostModel& model,
+                     Graph graph = Graph::kCompat);
+
+  // False when the model offers no bound (every CommunicationLowerBound is
+  // 0): the bound is then 0 everywhere and pruning by it is pointless.
+  bool useful() const { return useful_; }
+
+  double operator()(const DistState& state) const;
+
+ private:
+  // What leaving costs at least, by a mesh dim's case: 0 when it need not
+  // leave, kShardLeaves or kPartialLeaves (what it holds now).
+  enum Case { kStays = 0, kShardLeaves = 1, kPartialLeaves = 2 };
+  // dst's cell (dist_state.h) per mesh dim: its placement and order position.
+  unsigned dst_cell_[kMaxMeshDims] = {};
+  double leaves_[kMaxMeshDims][3] = {};
+  bool native_;
+  bool useful_ = false;
+};
+
+}  // namespace reshard
+
+#endif  // RESHARD_PLANNER_COSTS_REMAINING_COST_BOUND_H_

@@ -1,0 +1,59 @@
+// torch.chunk split sizes (spec §2) and the shapes they produce.
+#ifndef RESHARD_PLANNER_LAYOUT_CHUNK_H_
+#define RESHARD_PLANNER_LAYOUT_CHUNK_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "mesh/device_mesh.h"
+#include "mesh/mesh_dim_set.h"
+#include "planner/layout/dist_state.h"
+
+namespace reshard {
+
+// ceil(length / n): the chunk size of torch.chunk, and the size every chunk
+// is padded to for a collective (spec §11).
+int64_t PaddedChunkSize(int64_t length, int64_t n);
+// Size of chunk i when `length` elements are split over n ranks with chunk
+// size ceil(length / n): L=5, n=4 gives 2,2,1,0.
+int64_t ChunkSize(int64_t length, int64_t n, int64_t i);
+// Offset of chunk i: min(i * ceil(length / n), length).
+int64_t ChunkOffset(int64_t length, int64_t n, int64_t i);
+
+// A slice [offset, offset + size) of one tensor dim.
+struct Slice {
+  int64_t offset = 0;
+  int64_t size = 0;
+  friend bool operator==(const Slice& a, const Slice& b) {
+    return a.offset == b.offset && a.size == b.size;
+  }
+};
+
+// The slice of a length-`length` extent held by the rank whose coordinate on
+// mesh dim sizes[i] is indices[i], when the splits apply in that order
+// (spec §2; nested torch.chunk). A group step over several mesh dims uses it
+// for every member (spec §11): nested splits are not one split over the
+// flattened group (L=5 over 2 then 2 gives 2,1,1,1; over 4 gives 2,2,1,0).
+// The member with all indices 0 holds the largest slice.
+Slice NestedChunk(int64_t length, absl::Span<const int64_t> sizes,
+                  absl::Span<const int64_t> indices);
+
+// The slice of a length-`length` extent that each member of the group of
+// `group` holds, in the communicator's member order (DeviceMesh::GroupOf:
+// row-major over the group's ascending mesh dims), when the group's mesh
+// dims `splits` split it in that nesting order: NestedChunk with the member's
+// coordinates on `splits`. No splits: every member holds all of it. For one
+// mesh dim these are torch.chunk's chunks (ChunkOffset, ChunkSize).
+std::vector<Slice> GroupSlices(const DeviceMesh& mesh, MeshDimSet group,
+                               absl::Span<const int> splits, int64_t length);
+
+// The shape of the local shard held by the rank at `coordinate` in `state`:
+// each tensor dim is split by its mesh dims in shard order.
+std::vector<int64_t> LocalShape(const DeviceMesh& mesh, const DistState& state,
+                                absl::Span<const int64_t> global_shape,
+                                absl::Span<const int64_t> coordinate);
+
+}  // namespace reshard
+
+#endif  // RESHARD_PLANNER_LAYOUT_CHUNK_H_

@@ -1,0 +1,148 @@
+#include "planner/layout/dist_state.h"
+
+#include <algorithm>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace reshard {
+
+DistState DistState::WithDefaultOrder(absl::Span<const Placement> placements) {
+  DistState s(static_cast<int>(placements.size()));
+  int count[kMaxTensorDims] = {};
+  for (int m = 0; m < s.ndim(); ++m) {
+    Placement p = placements[m];
+    s.set_cell(m, Encode(p, p.is_shard() ? count[p.dim()]++ : 0));
+  }
+  return s;
+}
+
+absl::StatusOr<DistState> DistState::Create(absl::Span<const Placement> placements,
+                                            const ShardOrder& order) {
+  DistState s(static_cast<int>(placements.size()));
+  std::vector<int> position(placements.size(), -1);
+  for (const ShardOrderEntry& e : order) {
+    for (size_t i = 0; i < e.mesh_dims.size(); ++i) {
+      int m = e.mesh_dims[i];
+      if (m < 0 || m >= s.ndim() || !placements[m].is_shard() ||
+          placements[m].dim() != e.tensor_dim || position[m] != -1) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "shard order entry for tensor dim %d lists mesh dim %d, which does not hold S(%d) "
+            "exactly once",
+            e.tensor_dim, m, e.tensor_dim));
+      }
+      position[m] = static_cast<int>(i);
+    }
+  }
+  for (int m = 0; m < s.ndim(); ++m) {
+    if (placements[m].is_shard() && position[m] < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("shard order misses mesh dim %d (%s)", m, placements[m].ToString()));
+    }
+    s.set_cell(m, Encode(placements[m], std::max(position[m], 0)));
+  }
+  return s;
+}
+
+std::vector<Placement> DistState::placements() const {
+  std::vector<Placement> out(ndim_);
+  for (int m = 0; m < ndim_; ++m) out[m] = placement(m);
+  return out;
+}
+
+MeshDimList DistState::OrderOf(int tensor_dim) const {
+  int slots[kMaxMeshDims];
+  int n = 0;
+  for (int m = 0; m < ndim_; ++m) {
+    Placement p = placement(m);
+    if (p.is_shard() && p.dim() == tensor_dim) slots[OrderPosition(m)] = m, ++n;
+  }
+  return MeshDimList(slots, slots + n);
+}
+
+ShardOrder DistState::shard_order() const {
+  ShardOrder order;
+  for (int d = 0; d < kMaxTensorDims; ++d) {
+    MeshDimList dims = OrderOf(d);
+    if (!dims.empty()) order.push_back({d, std::vector<int>(dims.begin(), dims.end())});
+  }
+  return order;
+}
+
+bool DistState::HasDefaultOrder() const {
+  for (int d = 0; d < kMaxTensorDims; ++d) {
+    MeshDimList dims = OrderOf(d);
+    if (!std::is_sorted(dims.begin(), dims.end())) return false;
+  }
+  return true;
+}
+
+int64_t DistState::NumShards(const DeviceMesh& mesh) const {
+  int64_t n = 1;
+  for (int m = 0; m < ndim_; ++m) {
+    if (placement(m).is_shard()) n *= mesh.size(m);
+  }
+  return n;
+}
+
+unsigned DistState::PartialOps() const {
+  unsigned mask = 0;
+  for (int m = 0; m < ndim_; ++m) {
+    Placement p = placement(m);
+    if (p.is_partial()) mask |= 1u << static_cast<int>(p.op());
+  }
+  return mask;
+}
+
+namespace {
+
+constexpr uint64_t kEveryByte = 0x0101010101010101ull;
+
+// How many cells of `bits` hold `what` in their low 5 bits (kind and tensor
+// dim: "S(d)"), all eight bytes at once: the graph search calls
+// WithPlacement once per edge. Unused cells are 0 (R), which no Shard matches.
+int CountMatching(uint64_t bits, unsigned what) {
+  const uint64_t diff = (bits & (0x1f * kEveryByte)) ^ (what * kEveryByte);  // bytes <= 0x1f
+  const uint64_t zero = ~(diff + 0x7f * kEveryByte) & (0x80 * kEveryByte);  // bit 7: byte == 0
+  return static_cast<int>((((zero >> 7) * kEveryByte) >> 56) & 0xff);
+}
+
+}  // namespace
+
+DistState DistState::WithPlacement(int mesh_dim, Placement p) const {
+  DistState s = *this;
+  const unsigned old = cell(mesh_dim);
+  if ((old & 3u) == static_cast<unsigned>(Placement::Kind::kShard) &&
+      static_cast<int>(old >> 5) + 1 < CountMatching(bits_, old & 0x1f)) {
+    // Leaving mid-order (greedy plans on size-1 mesh dims): the mesh dims
+    // after it in its order move up one place.
+    for (int m = 0; m < ndim_; ++m) {
+      const unsigned c = cell(m);
+      if (m != mesh_dim && (c & 0x1f) == (old & 0x1f) && (c >> 5) > (old >> 5)) {
+        s.set_cell(m, c - (1u << 5));
+      }
+    }
+  }
+  // Entering S(b): after the mesh dims already in b's order.
+  const int position = p.is_shard() ? CountMatching(bits_, Encode(p, 0)) : 0;
+  s.set_cell(mesh_dim, Encode(p, position));
+  return s;
+}
+
+std::string DistState::ToString() const {
+  std::string out;
+  int count[kMaxTensorDims] = {};
+  for (int m = 0; m < ndim_; ++m) {
+    Placement p = placement(m);
+    if (p.is_shard()) ++count[p.dim()];
+  }
+  for (int m = 0; m < ndim_; ++m) {
+    Placement p = placement(m);
+    absl::StrAppend(&out, p.ToString());
+    if (p.is_shard() && count[p.dim()] > 1) absl::StrAppend(&out, "[", OrderPosition(m), "]");
+  }
+  return out;
+}
+
+}  // namespace reshard

@@ -1,0 +1,117 @@
+#include "planner/search/graph_planner.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "planner/costs/remaining_cost_bound.h"
+#include "planner/search/state_search.h"
+
+namespace reshard {
+namespace {
+
+// The cheapest edge from `a` to `b`, the first of equals, as the search
+// relaxed it. The search does not keep edges, so a path's steps are found
+// again here, a few per plan. In the compat graph (spec §4) each step changes
+// one mesh dim to one placement, so only one edge joins two states.
+Step EdgeBetween(const DistState& a, const DistState& b, const EdgeSource& edges,
+                 const BoundCostModel& model) {
+  std::vector<Step> steps;
+  edges.Append(a, &steps);
+  const Step* best = nullptr;
+  double best_cost = 0;
+  for (const Step& step : steps) {
+    if (ApplyStep(a, step) != b) continue;
+    const double cost = model.StepCost(a, step);
+    if (best == nullptr || cost < best_cost) {
+      best = &step;
+      best_cost = cost;
+    }
+  }
+  return best != nullptr ? *best : steps.front();  // never null: b was reached from a
+}
+
+absl::Status Failure(StateSearch::Outcome outcome, const DistState& src, const DistState& dst,
+                     int64_t max_expanded) {
+  if (outcome == StateSearch::Outcome::kBound) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the graph search expanded ", max_expanded,
+        " states without reaching the destination; raise the bound (--max-states)"));
+  }
+  return absl::NotFoundError(absl::StrCat("no_path: ", dst.ToString(),
+                                          " is not reachable from ", src.ToString()));
+}
+
+GraphPath PathOf(const StateSearch& search, const DistState& dst, const EdgeSource& edges,
+                 const BoundCostModel& model, int64_t expanded) {
+  GraphPath path;
+  path.cost = search.CostTo(dst);
+  path.expanded = expanded;
+  path.states = search.PathTo(dst);
+  for (size_t i = 0; i + 1 < path.states.size(); ++i) {
+    path.steps.push_back(EdgeBetween(path.states[i], path.states[i + 1], edges, model));
+    path.costs.push_back(model.StepCost(path.states[i], path.steps.back()));
+  }
+  return path;
+}
+
+}  // namespace
+
+absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& dst,
+                                        int tensor_ndim, const BoundCostModel& model,
+                                        int64_t max_expanded, GraphSearch kind) {
+  const CompatEdges edges(tensor_ndim, src.PartialOps() | dst.PartialOps());
+  const RemainingCostBound bound(dst, model);
+  const bool prune = kind == GraphSearch::kPruned && bound.useful();
+  StateSearch search(edges, model, prune ? &bound : nullptr);
+  const DistState goal[] = {dst};
+
+  int64_t expanded = 0;
+  StateSearch::Pass pass = StateSearch::Pass::Dijkstra();
+  if (prune) {
+    StateSearch::Outcome found = search.Run(src, goal, StateSearch::Pass::Astar(), max_expanded);
+    expanded += search.expanded();
+    if (found != StateSearch::Outcome::kReached) {
+      return Failure(found, src, dst, max_expanded);
+    }
+    pass = StateSearch::Pass::Pruned(search.CostTo(dst));
+  }
+  StateSearch::Outcome found = search.Run(src, goal, pass, max_expanded - expanded);
+  expanded += search.expanded();
+  if (found != StateSearch::Outcome::kReached) return Failure(found, src, dst, max_expanded);
+  return PathOf(search, dst, edges, model, expanded);
+}
+
+StateSearch::Outcome SearchToward(StateSearch* search, const DistState& src,
+                                  const DistState& dst, const RemainingCostBound* bound,
+                                  int64_t max_expanded) {
+  const bool astar = bound != nullptr && bound->useful();
+  search->SetBound(astar ? bound : nullptr);
+  const DistState goal[] = {dst};
+  return search->Run(src, goal,
+                     astar ? StateSearch::Pass::Astar() : StateSearch::Pass::Dijkstra(),
+                     max_expanded);
+}
+
+absl::StatusOr<GraphPath> FindPathOn(const EdgeSource& edges, const DistState& src,
+                                     const DistState& dst, const BoundCostModel& model,
+                                     int64_t max_expanded, const RemainingCostBound* bound) {
+  StateSearch search(edges, model, nullptr);
+  const StateSearch::Outcome found = SearchToward(&search, src, dst, bound, max_expanded);
+  if (found != StateSearch::Outcome::kReached) return Failure(found, src, dst, max_expanded);
+  return PathOf(search, dst, edges, model, search.expanded());
+}
+
+absl::StatusOr<GraphPath> FindNativePath(const DeviceMesh& mesh,
+                                         absl::Span<const int64_t> global_shape, DType dtype,
+                                         const DistState& src, const DistState& dst,
+                                         const BoundCostModel& model, int64_t max_expanded,
+                                         int64_t max_memory) {
+  const NativeEdges edges(mesh, std::vector<int64_t>(global_shape.begin(), global_shape.end()),
+                          dtype, dst, src.PartialOps() | dst.PartialOps(), max_memory);
+  const RemainingCostBound bound(dst, model, RemainingCostBound::Graph::kNative);
+  return FindPathOn(edges, src, dst, model, max_expanded, &bound);
+}
+
+}  // namespace reshard

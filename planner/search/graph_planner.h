@@ -1,0 +1,74 @@
+// The compat graph planner (spec §5): the plan PyTorch's Dijkstra finds, with
+// its tie-breaks, found by a pruned search (spec §5.1): an A* pass with
+// RemainingCostBound finds the optimal cost C*, then a Dijkstra pass that
+// drops every edge that cannot lie on a path of cost C* pops the same
+// destination entry as the unpruned search.
+#ifndef RESHARD_PLANNER_SEARCH_GRAPH_PLANNER_H_
+#define RESHARD_PLANNER_SEARCH_GRAPH_PLANNER_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "mesh/device_mesh.h"
+#include "planner/costs/cost_model.h"
+#include "planner/layout/dist_state.h"
+#include "planner/layout/dtype.h"
+#include "planner/search/edge_source.h"
+#include "planner/costs/remaining_cost_bound.h"
+#include "planner/search/state_search.h"
+#include "planner/steps/step.h"
+
+namespace reshard {
+
+struct GraphPath {
+  std::vector<DistState> states;  // source first, destination last
+  // Step i goes from states[i] to states[i + 1] and costs costs[i].
+  std::vector<Step> steps;
+  std::vector<double> costs;
+  double cost = 0;  // as the search summed it (bit-identical to PyTorch's)
+  int64_t expanded = 0;  // by all passes together
+};
+
+enum class GraphSearch {
+  kPruned,    // A* for C*, then the pruned Dijkstra (spec §5.1)
+  kDijkstra,  // spec §5 as written: the reference the pruned search must match
+};
+
+// The compat graph (spec §4, §5). ResourceExhausted after `max_expanded`
+// expansions (all passes together) without reaching `dst`; NotFound
+// ("no_path: ...") when dst is unreachable.
+absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& dst,
+                                        int tensor_ndim, const BoundCostModel& model,
+                                        int64_t max_expanded,
+                                        GraphSearch search = GraphSearch::kPruned);
+
+// One pass of `search` from src until it pops dst (spec §5.2): A* with
+// `bound` when it is useful, Dijkstra otherwise (the bound is set on the
+// search). FindPathOn and CostMatrix's native rows run exactly this.
+StateSearch::Outcome SearchToward(StateSearch* search, const DistState& src,
+                                  const DistState& dst, const RemainingCostBound* bound,
+                                  int64_t max_expanded);
+
+// A cheapest path on any graph (native mode, spec §5.2): A* with `bound`
+// (consistent on `edges`; RemainingCostBound::Graph::kNative for the native
+// edges), or Dijkstra when it is null or not useful. Between parallel edges,
+// the cheapest (the first of equals).
+absl::StatusOr<GraphPath> FindPathOn(const EdgeSource& edges, const DistState& src,
+                                     const DistState& dst, const BoundCostModel& model,
+                                     int64_t max_expanded,
+                                     const RemainingCostBound* bound = nullptr);
+
+// Spec §5.2: a cheapest path from src to dst on the native graph (NativeEdges
+// towards dst, without the steps over `max_memory` bytes per rank), by A*
+// with RemainingCostBound's native form. Errors as FindGraphPath's.
+absl::StatusOr<GraphPath> FindNativePath(const DeviceMesh& mesh,
+                                         absl::Span<const int64_t> global_shape, DType dtype,
+                                         const DistState& src, const DistState& dst,
+                                         const BoundCostModel& model, int64_t max_expanded,
+                                         int64_t max_memory);
+
+}  // namespace reshard
+
+#endif  // RESHARD_PLANNER_SEARCH_GRAPH_PLANNER_H_

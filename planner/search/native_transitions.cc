@@ -1,0 +1,137 @@
+#include "planner/search/native_transitions.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/types/span.h"
+#include "planner/search/transitions.h"
+
+namespace reshard {
+namespace {
+
+// Every tensor dim's order; fixed-size, so that generating the edges of a
+// state does not allocate (the search does it once per state it expands).
+struct Orders {
+  MeshDimList of[kMaxTensorDims];
+};
+
+Orders OrdersOf(const DistState& state, int tensor_ndim) {
+  Orders orders;
+  for (int d = 0; d < tensor_ndim; ++d) orders.of[d] = state.OrderOf(d);
+  return orders;
+}
+
+// 7, 8. The last k >= 2 mesh dims of a's order, gathered, or moved to the
+// end of b's order in the same relative order.
+void AppendShardGroups(const Orders& orders, int tensor_ndim, std::vector<Step>* out) {
+  for (int a = 0; a < tensor_ndim; ++a) {
+    const absl::Span<const int> order = orders.of[a];
+    for (size_t k = 2; k <= order.size(); ++k) {
+      const absl::Span<const int> tail = order.subspan(order.size() - k);
+      out->push_back(MakeGroupStep(tail, Placement::Shard(a), Placement::Replicate()));
+      for (int b = 0; b < tensor_ndim; ++b) {
+        if (b != a) out->push_back(MakeGroupStep(tail, Placement::Shard(a), Placement::Shard(b)));
+      }
+    }
+  }
+}
+
+// 9, 10. Every set of >= 2 Partial mesh dims of one op: all_reduce, then
+// reduce_scatter onto each tensor dim in every order of the set.
+void AppendPartialGroups(const DistState& state, int tensor_ndim, std::vector<Step>* out) {
+  for (int op = 0; op < kNumReduceOps; ++op) {
+    const Placement p = Placement::Partial(static_cast<ReduceOp>(op));
+    unsigned all = 0;
+    for (int m = 0; m < state.ndim(); ++m) {
+      if (state.placement(m) == p) all |= 1u << m;
+    }
+    for (unsigned mask = 1; mask <= all; ++mask) {
+      if ((mask & ~all) != 0 || __builtin_popcount(mask) < 2) continue;
+      int dims[kMaxMeshDims];
+      int n = 0;
+      for (int m = 0; m < kMaxMeshDims; ++m) {
+        if (mask & (1u << m)) dims[n++] = m;
+      }
+      const absl::Span<const int> group(dims, n);
+      out->push_back(MakeGroupStep(group, p, Placement::Replicate()));
+      for (int b = 0; b < tensor_ndim; ++b) {
+        // Ascending, then every permutation in lexicographic order.
+        do {
+          out->push_back(MakeGroupStep(group, p, Placement::Shard(b)));
+        } while (std::next_permutation(dims, dims + n));
+      }
+    }
+  }
+}
+
+// The permute from `state` (whose orders are `old`) to `orders` (each tensor
+// dim's new order), over the smallest group that makes it legal: every mesh
+// dim from the first changed position of each order to its end. Those are
+// the tails of the old orders too (the orders hold the same mesh dims), so
+// the group ends every order it leaves, as CheckStep asks.
+void AppendPermuteTo(const Orders& old, const Orders& orders, int tensor_ndim,
+                     std::vector<Step>* out) {
+  std::pair<int, int> entries[kMaxMeshDims];  // (mesh dim, tensor dim)
+  int n = 0;
+  for (int d = 0; d < tensor_ndim; ++d) {
+    const MeshDimList& from = old.of[d];
+    const MeshDimList& to = orders.of[d];
+    size_t first = 0;
+    while (first < from.size() && first < to.size() && from[first] == to[first]) ++first;
+    for (size_t i = first; i < to.size(); ++i) entries[n++] = {to[i], d};
+  }
+  if (n < 2) return;  // one mesh dim moving is an all_to_all
+  out->push_back(MakePermute(absl::MakeConstSpan(entries, n)));
+}
+
+// 11. Swap two Shard mesh dims' places (tensor dim and position).
+void AppendSwaps(const DistState& state, const Orders& old, int tensor_ndim,
+                 std::vector<Step>* out) {
+  for (int m1 = 0; m1 < state.ndim(); ++m1) {
+    if (!state.placement(m1).is_shard()) continue;
+    for (int m2 = m1 + 1; m2 < state.ndim(); ++m2) {
+      if (!state.placement(m2).is_shard()) continue;
+      Orders orders = old;
+      for (int d = 0; d < tensor_ndim; ++d) {
+        for (int& m : orders.of[d]) m = m == m1 ? m2 : m == m2 ? m1 : m;
+      }
+      AppendPermuteTo(old, orders, tensor_ndim, out);
+    }
+  }
+}
+
+// 12. The goal permute: the mesh dims that shard in both `state` and `goal`
+// and end their orders in `state`, placed as `goal` places them.
+void AppendGoalPermute(const Orders& old, const Orders& goal_orders, const DistState& goal,
+                       int tensor_ndim, std::vector<Step>* out) {
+  Orders orders = old;
+  MeshDimSet moving;
+  for (int d = 0; d < tensor_ndim; ++d) {
+    // The longest tail of d's order whose mesh dims also shard in goal.
+    MeshDimList& order = orders.of[d];
+    size_t keep = order.size();
+    while (keep > 0 && goal.placement(order[keep - 1]).is_shard()) --keep;
+    for (size_t i = keep; i < order.size(); ++i) moving = moving.With(order[i]);
+    order.resize(keep);
+  }
+  for (int d = 0; d < tensor_ndim; ++d) {
+    for (int m : goal_orders.of[d]) {
+      if (moving.Contains(m)) orders.of[d].push_back(m);
+    }
+  }
+  AppendPermuteTo(old, orders, tensor_ndim, out);
+}
+
+}  // namespace
+
+void AppendNativeTransitions(const DistState& state, const DistState& goal, int tensor_ndim,
+                             unsigned partial_ops, std::vector<Step>* out) {
+  AppendTransitions(state, tensor_ndim, partial_ops, out);
+  const Orders orders = OrdersOf(state, tensor_ndim);
+  AppendShardGroups(orders, tensor_ndim, out);
+  AppendPartialGroups(state, tensor_ndim, out);
+  AppendSwaps(state, orders, tensor_ndim, out);
+  AppendGoalPermute(orders, OrdersOf(goal, tensor_ndim), goal, tensor_ndim, out);
+}
+
+}  // namespace reshard

@@ -1,0 +1,243 @@
+#include "planner/search/state_search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include <boost/graph/dijkstra_shortest_paths_no_color_map.hpp>
+#include <boost/graph/graph_traits.hpp>
+#include <boost/property_map/property_map.hpp>
+
+
+namespace reshard {
+namespace {
+
+// Relative slack on C* (spec §5.1): costs are sums of a few dozen doubles, so
+// two sums of one real cost differ far less than this.
+constexpr double kBudgetSlack = 1e-9;
+
+}  // namespace
+
+StateSearch::Pass StateSearch::Pass::Pruned(double c_star) {
+  Pass pass;
+  pass.budget = c_star + kBudgetSlack * std::max(1.0, std::fabs(c_star));
+  return pass;
+}
+
+StateSearch::StateSearch(const EdgeSource& edges, const BoundCostModel& model,
+                         const RemainingCostBound* bound)
+    : edge_source_(edges), model_(model), bound_(bound) {
+  // States: enough for most pruned searches, small enough for easy plans.
+  // Edges: a native search (spec §5.2) keeps ~20k (about 80 per expanded
+  // state); regrowing and copying them was a third of its time on the hard
+  // 4-D cases (bench/README.md). The reservation is not touched until used,
+  // so easy plans do not pay for it.
+  ids_.reserve(256);
+  vertices_.reserve(256);
+  edges_.reserve(32768);
+}
+
+// The implicit graph Boost searches: a state's out-edges are the priced
+// edges GenerateEdges cached when the visitor popped it.
+struct StateSearch::Graph {
+  using vertex_descriptor = VertexId;
+  using edge_descriptor = Edge;
+  using directed_category = boost::directed_tag;
+  using edge_parallel_category = boost::allow_parallel_edge_tag;
+  struct traversal_category : boost::incidence_graph_tag {};
+  using out_edge_iterator = const Edge*;
+  using degree_size_type = size_t;
+  using vertices_size_type = size_t;
+  using edges_size_type = size_t;
+  static VertexId null_vertex() { return kNone; }
+
+  std::pair<const Edge*, const Edge*> OutEdges(VertexId u) const {
+    const Vertex& v = search->vertices_[u];
+    const Edge* first = search->edges_.data() + v.first_edge;
+    return {first, first + v.num_edges};
+  }
+  friend std::pair<const Edge*, const Edge*> out_edges(VertexId u, const Graph& g) {
+    return g.OutEdges(u);
+  }
+  friend VertexId source(const Edge& e, const Graph&) { return e.from; }
+  friend VertexId target(const Edge& e, const Graph&) { return e.to; }
+
+  const StateSearch* search;
+};
+
+// Each state's Key (distance map) and parent (predecessor map) live in its
+// Vertex.
+template <typename T, typename Of>
+struct StateSearch::FieldMap {
+  using key_type = VertexId;
+  using value_type = T;
+  using reference = T;
+  using category = boost::read_write_property_map_tag;
+  T& At(VertexId v) const { return of(search->vertices_[v]); }
+  friend T get(const FieldMap& m, VertexId v) { return m.At(v); }
+  friend void put(const FieldMap& m, VertexId v, const T& value) { m.At(v) = value; }
+  StateSearch* search;
+  Of of;  // a stateless lambda: the field is known at compile time
+};
+
+// Boost relaxes an edge to combine(key of its source, weight); the visitor
+// has priced the edge (Price), so the weight is a constant zero (which also
+// keeps Boost's negative-weight check quiet for any model) and Combine hands
+// Boost the price.
+struct StateSearch::Combine {
+  Key operator()(const Key&, const Key&) const { return search->candidate_; }
+  const StateSearch* search;
+};
+
+class StateSearch::Visitor : public boost::default_dijkstra_visitor {
+ public:
+  Visitor(StateSearch* search, const Pass* pass, const std::vector<VertexId>* goals,
+          size_t* goals_left, int64_t max_expanded)
+      : search_(search), pass_(pass), goals_(goals), goals_left_(goals_left),
+        max_expanded_(max_expanded) {}
+  void examine_vertex(VertexId u, const Graph&) {
+    search_->Pop(u, *goals_, goals_left_, max_expanded_);
+  }
+  void examine_edge(const Edge& e, const Graph&) { search_->Price(e, *pass_); }
+
+ private:
+  StateSearch* search_;
+  const Pass* pass_;
+  const std::vector<VertexId>* goals_;
+  size_t* goals_left_;
+  int64_t max_expanded_;
+};
+
+// Pops the smallest (priority, seq): g (Dijkstra) or g + bound (A*), then
+// the sequence number of the edge that set it.
+struct StateSearch::KeyLess {
+  bool operator()(const Key& a, const Key& b) const {
+    return a.priority < b.priority || (a.priority == b.priority && a.seq < b.seq);
+  }
+};
+
+StateSearch::VertexId StateSearch::Find(const DistState& s) const {
+  auto it = ids_.find(s.bits());
+  return it == ids_.end() ? kNone : it->second;
+}
+
+StateSearch::VertexId StateSearch::Intern(const DistState& s) {
+  auto [it, inserted] = ids_.try_emplace(s.bits(), static_cast<VertexId>(vertices_.size()));
+  if (inserted) {
+    vertices_.push_back({s, bound_ != nullptr ? (*bound_)(s) : 0.0, bound_version_, Key(),
+                         kNone, /*popped=*/false, /*has_edges=*/false, 0, 0});
+  }
+  return it->second;
+}
+
+void StateSearch::SetBound(const RemainingCostBound* bound) {
+  bound_ = bound;
+  ++bound_version_;
+}
+
+double StateSearch::H(VertexId v) {
+  Vertex& vertex = vertices_[v];
+  if (vertex.h_version != bound_version_) {
+    vertex.h = bound_ != nullptr ? (*bound_)(vertex.state) : 0.0;
+    vertex.h_version = bound_version_;
+  }
+  return vertex.h;
+}
+
+void StateSearch::Reset() {
+  for (Vertex& v : vertices_) {
+    v.key = Key();
+    v.parent = kNone;
+    v.popped = false;
+  }
+  seq_ = 0;
+  expanded_ = 0;
+  outcome_ = Outcome::kExhausted;
+}
+
+void StateSearch::GenerateEdges(VertexId u) {
+  // A copy: interning below may move the vertices.
+  const DistState from = vertices_[u].state;
+  steps_.clear();
+  edge_source_.Append(from, &steps_);
+  const auto first = static_cast<uint32_t>(edges_.size());
+  for (const Step& step : steps_) {
+    edges_.push_back({u, Intern(ApplyStep(from, step)), model_.StepCost(from, step)});
+  }
+  Vertex& vertex = vertices_[u];
+  vertex.has_edges = true;
+  vertex.first_edge = first;
+  vertex.num_edges = static_cast<uint32_t>(edges_.size()) - first;
+}
+
+void StateSearch::Pop(VertexId u, const std::vector<VertexId>& goals, size_t* goals_left,
+                      int64_t max_expanded) {
+  vertices_[u].popped = true;
+  if (std::binary_search(goals.begin(), goals.end(), u) && --*goals_left == 0) {
+    outcome_ = Outcome::kReached;
+  } else if (expanded_ >= max_expanded) {
+    outcome_ = Outcome::kBound;
+  } else {
+    ++expanded_;
+    if (!vertices_[u].has_edges) GenerateEdges(u);
+    return;
+  }
+  // Boost's Dijkstra ends when the state it pops is unreachable (infinite
+  // key); g stays for CostTo.
+  Key& key = vertices_[u].key;
+  key.priority = Key().priority;
+  key.seq = Key().seq;
+}
+
+void StateSearch::Price(const Edge& e, const Pass& pass) {
+  candidate_ = Key();  // infinite: Boost does not relax the edge
+  if (vertices_[e.to].popped) return;
+  const double g = vertices_[e.from].key.g + e.cost;
+  const double h = H(e.to);
+  // It cannot lie on a path of cost C* (spec §5.1): not relaxed.
+  if (g + h > pass.budget) return;
+  ++seq_;  // spec §5: every edge to a not-yet-expanded state
+  candidate_ = Key{pass.astar ? g + h : g, seq_, g};
+}
+
+StateSearch::Outcome StateSearch::Run(const DistState& src, absl::Span<const DistState> goals,
+                                      const Pass& pass, int64_t max_expanded) {
+  Reset();
+  std::vector<VertexId> goal_ids;
+  for (const DistState& goal : goals) goal_ids.push_back(Intern(goal));
+  std::sort(goal_ids.begin(), goal_ids.end());
+  goal_ids.erase(std::unique(goal_ids.begin(), goal_ids.end()), goal_ids.end());
+  size_t goals_left = goal_ids.size();
+
+  const VertexId s = Intern(src);
+  const double start_h = H(s);
+  vertices_[s].key = Key{pass.astar ? start_h : 0.0, 0, 0.0};
+  Visitor visitor(this, &pass, &goal_ids, &goals_left, max_expanded);
+  auto parent_of = [](Vertex& v) -> VertexId& { return v.parent; };
+  auto key_of = [](Vertex& v) -> Key& { return v.key; };
+  const Key zero{0.0, 0, 0.0};
+  boost::dijkstra_shortest_paths_no_color_map_no_init(
+      Graph{this}, s, FieldMap<VertexId, decltype(parent_of)>{this, parent_of},
+      FieldMap<Key, decltype(key_of)>{this, key_of},
+      boost::static_property_map<Key, Edge>(zero), boost::typed_identity_property_map<VertexId>(),
+      KeyLess(), Combine{this}, Key(), zero, visitor);
+  return outcome_ == Outcome::kExhausted && goals_left == 0 ? Outcome::kReached : outcome_;
+}
+
+bool StateSearch::Popped(const DistState& s) const {
+  const VertexId v = Find(s);
+  return v != kNone && vertices_[v].popped;
+}
+
+double StateSearch::CostTo(const DistState& s) const { return vertices_[Find(s)].key.g; }
+
+std::vector<DistState> StateSearch::PathTo(const DistState& s) const {
+  std::vector<DistState> path;
+  for (VertexId v = Find(s); v != kNone; v = vertices_[v].parent) {
+    path.push_back(vertices_[v].state);
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+}  // namespace reshard

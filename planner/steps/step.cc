@@ -1,0 +1,86 @@
+#include "planner/steps/step.h"
+
+#include <cassert>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace reshard {
+
+absl::string_view StepKindName(StepKind kind) {
+  switch (kind) {
+    case StepKind::kAllToAll: return "all_to_all";
+    case StepKind::kAllGather: return "all_gather";
+    case StepKind::kAllReduce: return "all_reduce";
+    case StepKind::kReduceScatter: return "reduce_scatter";
+    case StepKind::kChunk: return "chunk";
+    case StepKind::kPartition: return "partition";
+    case StepKind::kPermute: return "permute";
+  }
+  return "?";
+}
+
+std::optional<StepKind> StepKindFor(Placement src, Placement dst) {
+  if (src == dst) return std::nullopt;
+  if (src.is_shard()) {
+    if (dst.is_partial()) return std::nullopt;
+    return dst.is_shard() ? StepKind::kAllToAll : StepKind::kAllGather;
+  }
+  if (src.is_partial()) {
+    if (dst.is_partial()) return std::nullopt;
+    return dst.is_shard() ? StepKind::kReduceScatter : StepKind::kAllReduce;
+  }
+  return dst.is_shard() ? StepKind::kChunk : StepKind::kPartition;
+}
+
+std::optional<StepKind> StepKindFor(Placement src, Placement dst, int64_t group_size) {
+  if (group_size == 1 && src.is_shard() && dst.is_partial()) return StepKind::kPartition;
+  return StepKindFor(src, dst);
+}
+
+Step MakeGroupStep(absl::Span<const int> order, Placement src, Placement dst) {
+  std::optional<StepKind> kind = StepKindFor(src, dst);
+  assert(kind.has_value() && !order.empty());
+  Step step{MeshDimSet(), kind.value_or(StepKind::kChunk), src, dst, ShardEntries()};
+  for (int m : order) step.group = step.group.With(m);
+  if (order.size() > 1 && dst.is_shard()) {
+    for (int m : order) step.entries.Append(m, dst.dim());
+  }
+  return step;
+}
+
+Step MakeStep(MeshDimSet group, Placement src, Placement dst) {
+  return MakeGroupStep(group.ToVector(), src, dst);
+}
+
+Step MakePermute(absl::Span<const std::pair<int, int>> entries) {
+  Step step{MeshDimSet(), StepKind::kPermute, Placement::Replicate(), Placement::Replicate(),
+            ShardEntries()};
+  for (auto [m, d] : entries) {
+    step.group = step.group.With(m);
+    step.entries.Append(m, d);
+  }
+  return step;
+}
+
+std::string Step::ToString() const {
+  const std::string where = group.size() == 1 ? absl::StrCat("mesh dim ", group.First())
+                                              : absl::StrCat("mesh dims ", group.ToString());
+  if (kind == StepKind::kPermute) {
+    std::string moves;
+    for (int i = 0; i < entries.size(); ++i) {
+      absl::StrAppend(&moves, " ", entries.mesh_dim(i), "->S(", entries.tensor_dim(i), ")");
+    }
+    return absl::StrCat("permute on ", where, ":", moves);
+  }
+  std::string order;
+  if (!entries.empty()) {
+    std::vector<int> dims;
+    for (int i = 0; i < entries.size(); ++i) dims.push_back(entries.mesh_dim(i));
+    order = absl::StrCat(" as [", absl::StrJoin(dims, ","), "]");
+  }
+  return absl::StrCat(src.ToString(), "->", dst.ToString(), " ", StepKindName(kind), " on ",
+                      where, order);
+}
+
+}  // namespace reshard

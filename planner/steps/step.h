@@ -1,0 +1,182 @@
+// Step: the one model of "one step of a plan", shared by the planners, the
+// executor, `reshard verify`, the CLI and the benchmarks.
+//
+// A step names the group of mesh dims it acts on, its kind, and the
+// placement those mesh dims go from and to (spec §4, §4.2, §10):
+//
+//   Step s = MakeStep(MeshDimSet::Single(1), Placement::Shard(0), Placement::Replicate());
+//   s.kind                           // StepKind::kAllGather
+//   CheckStep(state, s, mesh, 2)     // OK iff s is legal in `state` (the one legality rule)
+//   ApplyStep(state, s)              // the state after it (the one shard-order replay)
+//   LogicalShape(...), BytesOfStep(...)  // step_bytes.h: shapes and bytes per rank
+//
+// Compat steps (pytorch mode) act on one mesh dim. Native steps (spec §4.2)
+// act on a group of several mesh dims as one flattened collective, or are
+// permutes, which rearrange Shard mesh dims by exchanging slices. A step that
+// appends several mesh dims to shard orders lists them, in order, in its
+// `entries`.
+//
+// Where each rule lives (planner/steps/): kinds and construction in step.cc,
+// CheckStep in step_legality.cc, ApplyStep in step_replay.cc, shapes and
+// bytes in step_bytes.h, memory in step_memory.h.
+//
+// Adding a kind of step: a StepKind (and its name), StepKindFor if it is
+// keyed by placements, CheckStep's rules, BytesOfStep and StepMemory, then
+// its edge in planner/search/transitions.cc or native_transitions.cc (spec §4
+// order), its price in every cost model (planner/costs/) and its data
+// movement in collectives/step_runners.cc.
+#ifndef RESHARD_PLANNER_STEPS_STEP_H_
+#define RESHARD_PLANNER_STEPS_STEP_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "mesh/device_mesh.h"
+#include "mesh/mesh_dim_set.h"
+#include "planner/layout/dist_state.h"
+#include "planner/layout/dtype.h"
+#include "planner/layout/placement.h"
+
+namespace reshard {
+
+enum class StepKind : uint8_t {
+  kAllToAll,       // S(a) -> S(b)
+  kAllGather,      // S(d) -> R
+  kAllReduce,      // P(op) -> R
+  kReduceScatter,  // P(op) -> S(d)
+  kChunk,          // R -> S(d), local
+  kPartition,      // R -> P(op), local
+  kPermute,        // native: Shard mesh dims rearranged by exchanging slices
+};
+inline constexpr int kNumStepKinds = 7;
+inline constexpr StepKind kAllStepKinds[kNumStepKinds] = {
+    StepKind::kAllToAll,  StepKind::kAllGather, StepKind::kAllReduce, StepKind::kReduceScatter,
+    StepKind::kChunk,     StepKind::kPartition, StepKind::kPermute};
+
+// "all_to_all", "all_gather", "all_reduce", "reduce_scatter", "chunk",
+// "partition", "permute" (spec §10; the CLI and JSON print these).
+absl::string_view StepKindName(StepKind kind);
+// False for chunk and partition, which move no data between ranks.
+constexpr bool IsCommunicating(StepKind kind) {
+  return kind != StepKind::kChunk && kind != StepKind::kPartition;
+}
+// The kind of a src -> dst step; nullopt when no step does it: src == dst,
+// S -> P, P(x) -> P(y) (spec §4, "never allowed").
+std::optional<StepKind> StepKindFor(Placement src, Placement dst);
+// The same for a step on a group of `group_size` ranks: on a group of one,
+// S(d) -> P(op) is a partition too, since the single shard is the whole
+// tensor and nothing moves (greedy plans plan it, as PyTorch does, spec §8).
+std::optional<StepKind> StepKindFor(Placement src, Placement dst, int64_t group_size);
+
+// The mesh dims a step appends to shard orders, in the order they join:
+// (mesh dim, tensor dim) pairs. Empty for single-mesh-dim steps, whose dst
+// says it all. A value type; packed so that a Step stays trivially copyable.
+class ShardEntries {
+ public:
+  static constexpr int kMax = kMaxMeshDims;
+  int size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  int mesh_dim(int i) const { return packed_[i] & 0xf; }
+  int tensor_dim(int i) const { return packed_[i] >> 4; }
+  // Requires size() < kMax, mesh_dim < 16 and tensor_dim < 16.
+  void Append(int mesh_dim, int tensor_dim) {
+    packed_[size_++] = static_cast<uint8_t>(mesh_dim | (tensor_dim << 4));
+  }
+  friend bool operator==(const ShardEntries& a, const ShardEntries& b) {
+    if (a.size_ != b.size_) return false;
+    for (int i = 0; i < a.size_; ++i) {
+      if (a.packed_[i] != b.packed_[i]) return false;
+    }
+    return true;
+  }
+
+ private:
+  uint8_t packed_[kMax] = {};
+  uint8_t size_ = 0;
+};
+
+// A value type. Invariants (MakeStep, MakeGroupStep, MakePermute): the group
+// is not empty; except for permutes, kind == StepKindFor(src, dst, the
+// group's size); a step over several mesh dims that enters Shard lists every
+// mesh dim of its group once in `entries` (tensor dim dst.dim()); a permute
+// lists every mesh dim of its group once, each with its new tensor dim, and
+// its src and dst are unused (Replicate).
+struct Step {
+  MeshDimSet group;
+  StepKind kind = StepKind::kChunk;
+  Placement src;
+  Placement dst;
+  ShardEntries entries;
+
+  // The group's lowest mesh dim: *the* mesh dim of a single-dim step.
+  int mesh_dim() const { return group.First(); }
+  // "S(0)->R all_gather on mesh dim 1", "S(0)->S(1) all_to_all on mesh dims
+  // {0,1} as [1,0]", "permute on mesh dims {0,1}: 0->S(1) 1->S(0)".
+  std::string ToString() const;
+
+  friend bool operator==(const Step& a, const Step& b) {
+    return a.group == b.group && a.kind == b.kind && a.src == b.src && a.dst == b.dst &&
+           a.entries == b.entries;
+  }
+  friend bool operator!=(const Step& a, const Step& b) { return !(a == b); }
+};
+
+// The step moving `group` from src to dst. src -> dst must have a kind
+// (StepKindFor); use it first on untrusted input. A group of several mesh
+// dims entering Shard joins the order in ascending mesh dims.
+Step MakeStep(MeshDimSet group, Placement src, Placement dst);
+// A step over the mesh dims `order` (a group of one or more), which enter a
+// Shard dst in that order. src -> dst must have a kind.
+Step MakeGroupStep(absl::Span<const int> order, Placement src, Placement dst);
+// A permute: mesh dim entries[i].first moves to Shard(entries[i].second),
+// appended to that tensor dim's order in this sequence (spec §4.2).
+Step MakePermute(absl::Span<const std::pair<int, int>> entries);
+
+// The legality rule for a step taken from `state` on `mesh`, for a tensor of
+// `tensor_ndim` dims.
+// Single mesh dim (spec §4): a mesh dim of the mesh, which holds step.src; a
+// kind matching the placements; a Shard target inside the tensor; and, when
+// leaving a Shard, the mesh dim is the last split of its tensor dim. Splits
+// after it over size-1 mesh dims are ignored (they split nothing, spec §11),
+// which is what lets greedy plans on such meshes run (spec §8).
+// Several mesh dims (spec §4.2): every one holds step.src; leaving S(a), the
+// group is exactly the last |group| mesh dims of a's order; entering S(b),
+// `entries` lists the group, each onto b; chunk and partition act on one
+// mesh dim only.
+// Permute (spec §4.2): every mesh dim of the group is a Shard, the group's
+// mesh dims form the tail of every order they are in, and the state changes.
+// InvalidArgument saying which rule failed. The planners' edges pass it by
+// construction; the search alone also skips partitions to ops that may not
+// coexist (PartialOpsCompatible, spec §4 case 6).
+absl::Status CheckStep(const DistState& state, const Step& step, const DeviceMesh& mesh,
+                       int tensor_ndim);
+
+// The state after `step`: each mesh dim of the group takes step.dst; leaving
+// S(a) removes it from a's order, entering S(b) appends it to b's (spec §4),
+// in the order of `entries` for several mesh dims; a permute removes its
+// group from every order, then appends its entries (spec §4.2).
+// Inline: the graph search applies every edge it generates.
+DistState ApplyGroupStep(const DistState& state, const Step& step);
+inline DistState ApplyStep(const DistState& state, const Step& step) {
+  const unsigned bits = step.group.bits();
+  if ((bits & (bits - 1)) == 0 && step.kind != StepKind::kPermute) {
+    return state.WithPlacement(step.group.First(), step.dst);
+  }
+  return ApplyGroupStep(state, step);
+}
+
+// The group's mesh dims that split `tensor_dim`, in split order, in `state`
+// (after = false) or in the state after the step (after = true). Each member
+// of the group holds NestedChunk (chunk.h) of the logical extent over them
+// (spec §11); the member with coordinate 0 on all of them the largest.
+MeshDimList GroupSplitsOf(const DistState& state, const Step& step, int tensor_dim, bool after);
+
+}  // namespace reshard
+
+#endif  // RESHARD_PLANNER_STEPS_STEP_H_

@@ -1,0 +1,71 @@
+#include "planner/steps/step_bytes.h"
+
+#include "planner/layout/chunk.h"
+#include "planner/steps/permute_exchange.h"
+
+namespace reshard {
+
+std::vector<int64_t> LogicalShape(const DistState& current, const Step& step,
+                                  const DeviceMesh& mesh, absl::Span<const int64_t> global_shape,
+                                  absl::Span<const int64_t> coordinate) {
+  std::vector<int64_t> shape(global_shape.begin(), global_shape.end());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    for (int m : current.OrderOf(static_cast<int>(d))) {
+      if (!step.group.Contains(m)) shape[d] = ChunkSize(shape[d], mesh.size(m), coordinate[m]);
+    }
+  }
+  return shape;
+}
+
+namespace {
+
+// The largest slice of `length` over the group's mesh dims in `order`: the
+// member with all-zero coordinates (chunk.h, NestedChunk).
+int64_t LargestSlice(int64_t length, const MeshDimList& order, const DeviceMesh& mesh) {
+  for (int m : order) length = PaddedChunkSize(length, mesh.size(m));
+  return length;
+}
+
+}  // namespace
+
+std::vector<int64_t> PaddedChunkShape(const DistState& state, const Step& step,
+                                      absl::Span<const int64_t> logical, const DeviceMesh& mesh) {
+  std::vector<int64_t> chunk(logical.begin(), logical.end());
+  for (size_t d = 0; d < chunk.size(); ++d) {
+    const int dim = static_cast<int>(d);
+    chunk[d] = LargestSlice(chunk[d], GroupSplitsOf(state, step, dim, /*after=*/false), mesh);
+    // A permute's block is cut one way or the other, never both.
+    if (step.kind != StepKind::kPermute) {
+      chunk[d] = LargestSlice(chunk[d], GroupSplitsOf(state, step, dim, /*after=*/true), mesh);
+    }
+  }
+  return chunk;
+}
+
+StepBytes BytesOfStep(const DistState& state, const Step& step,
+                      absl::Span<const int64_t> logical, const DeviceMesh& mesh,
+                      absl::Span<const int64_t> coordinate, DType dtype) {
+  const int64_t n = mesh.GroupSize(step.group);
+  StepBytes b;
+  if (n == 1 || !IsCommunicating(step.kind)) return b;
+  const int item = ItemSize(dtype);
+  if (step.kind == StepKind::kPermute) {
+    const PermuteExchange x = PermuteExchangeOf(state, step, mesh, logical, coordinate);
+    for (int64_t j = 0; j < n; ++j) {
+      if (j == x.me) continue;  // a local copy
+      b.sent += BoxElements(x.send[j]) * item;
+      b.received += BoxElements(x.recv[j]) * item;
+    }
+    return b;
+  }
+  int64_t count = 1;
+  for (int64_t e : PaddedChunkShape(state, step, logical, mesh)) count *= e;
+  if (step.kind == StepKind::kAllReduce) {
+    b.sent = b.received = 2 * (n - 1) * PaddedChunkSize(count, n) * item;
+  } else {
+    b.sent = b.received = (n - 1) * count * item;
+  }
+  return b;
+}
+
+}  // namespace reshard

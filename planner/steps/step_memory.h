@@ -1,0 +1,45 @@
+// Peak memory per rank (spec §12): what the executor holds at once while it
+// runs a step, and the largest such amount over a plan. Sizes are those of
+// the rank with coordinate 0 on every mesh dim, which holds the largest
+// chunks (torch.chunk), so they are the maximum over ranks.
+//
+//   StepPeakBytes(state, step, mesh, shape, dtype)   // one step
+//   PlanPeakBytes(plan, mesh, shape, dtype)          // a whole plan
+#ifndef RESHARD_PLANNER_STEPS_STEP_MEMORY_H_
+#define RESHARD_PLANNER_STEPS_STEP_MEMORY_H_
+
+#include <cstdint>
+
+#include "absl/types/span.h"
+#include "mesh/device_mesh.h"
+#include "planner/layout/dist_state.h"
+#include "planner/layout/dtype.h"
+#include "planner/steps/plan.h"
+#include "planner/steps/step.h"
+
+namespace reshard {
+
+// Bytes of the largest local shard of a tensor in `state`.
+int64_t LocalBytes(const DistState& state, const DeviceMesh& mesh,
+                   absl::Span<const int64_t> global_shape, DType dtype);
+
+// Input + output + scratch of one step, with c the padded chunk
+// (PaddedChunkShape, step_bytes.h) and n the group's size:
+//   all_gather      in + c + n*c + out      (send, receive buffers)
+//   all_to_all      in + 2*n*c + out
+//   reduce_scatter  in + n*c + c + out
+//   all_reduce      in                      (in place)
+//   chunk           in + out                (a copy)
+//   partition       in                      (in place)
+//   permute         2 * (in + out)          (packed sends, received slices)
+//   any step on a group of size 1: in (nothing moves)
+int64_t StepPeakBytes(const DistState& state, const Step& step, const DeviceMesh& mesh,
+                      absl::Span<const int64_t> global_shape, DType dtype);
+
+// The largest of the source shard and every step's StepPeakBytes.
+int64_t PlanPeakBytes(const Plan& plan, const DeviceMesh& mesh,
+                      absl::Span<const int64_t> global_shape, DType dtype);
+
+}  // namespace reshard
+
+#endif  // RESHARD_PLANNER_STEPS_STEP_MEMORY_H_

@@ -1,0 +1,33 @@
+// ApplyStep's group form and GroupSplitsOf: the one shard-order replay
+// (spec §4, §4.2).
+#include "planner/steps/step.h"
+
+namespace reshard {
+
+DistState ApplyGroupStep(const DistState& state, const Step& step) {
+  // The group is the tail of every order it leaves (CheckStep), so the
+  // removals commute; entering Shard, the mesh dims join in entries' order.
+  const bool joins = step.kind == StepKind::kPermute || !step.entries.empty();
+  DistState next = state;
+  for (unsigned bits = step.group.bits(); bits != 0; bits &= bits - 1) {
+    next = next.WithPlacement(__builtin_ctz(bits), joins ? Placement::Replicate() : step.dst);
+  }
+  if (!joins) return next;
+  for (int i = 0; i < step.entries.size(); ++i) {
+    next = next.WithPlacement(step.entries.mesh_dim(i),
+                              Placement::Shard(step.entries.tensor_dim(i)));
+  }
+  return next;
+}
+
+MeshDimList GroupSplitsOf(const DistState& state, const Step& step, int tensor_dim,
+                          bool after) {
+  const DistState in = after ? ApplyStep(state, step) : state;
+  MeshDimList out;
+  for (int m : in.OrderOf(tensor_dim)) {
+    if (step.group.Contains(m)) out.push_back(m);
+  }
+  return out;
+}
+
+}  // namespace reshard
