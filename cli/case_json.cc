@@ -14,9 +14,11 @@
 #include "absl/strings/str_replace.h"
 #include "base/status_macros.h"
 #include "base/utf8.h"
+#include "cli/nccl_profile_json.h"
 #include "mesh/device_mesh.h"
 #include "planner/costs/cost_model.h"
 #include "planner/costs/cost_model_registry.h"
+#include "planner/costs/nccl_cost_model.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/layout/dtype.h"
 #include "planner/planner.h"
@@ -183,11 +185,18 @@ absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromRequest(const Plan
     if (!model.ok()) return FieldError("cost_model", style, model.status().message());
     return model;
   }
+  if (r.cost_model == "nccl") {
+    // A built-in NCCL profile by name, or an nccl profile file (spec §6.3).
+    absl::StatusOr<NcclProfile> profile = ReadNcclProfile(r.profile);
+    if (!profile.ok()) return FieldError("profile", style, profile.status().message());
+    return MakeNcclCostModel(*profile, r.devices_per_host);
+  }
   if (r.cost_model != "alpha-beta") {
     return FieldError("profile", style,
-                      absl::StrCat("a profile sets the alpha-beta cost model's parameters, but ",
-                                   FieldName("cost_model", style), " is \"", Abbreviate(r.cost_model, 64),
-                                   "\" (use ", FieldName("cost_model", style), " alpha-beta)"));
+                      absl::StrCat("a profile sets the alpha-beta or nccl cost model's parameters, "
+                                   "but ", FieldName("cost_model", style), " is \"",
+                                   Abbreviate(r.cost_model, 64), "\" (use ",
+                                   FieldName("cost_model", style), " alpha-beta or nccl)"));
   }
   ProfileCache once;
   const absl::StatusOr<CostProfile>& profile = (profiles ? profiles : &once)->Get(r.profile);
@@ -195,9 +204,19 @@ absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromRequest(const Plan
   return MakeAlphaBetaCostModel(*profile, r.devices_per_host);
 }
 
+// THE mode/model default rule of the command line (issue 15: native mode's
+// default is nccl). Without cost_model: pytorch mode takes "pytorch"; a
+// profile that is not a built-in NCCL profile's name is a profile file of
+// "alpha-beta" (what reshard calibrate writes); anything else is "nccl".
 std::string ModelNameOf(const PlanRequest& r) {
   if (!r.cost_model.empty()) return r.cost_model;
-  return r.mode == "pytorch" ? "pytorch" : "alpha-beta";
+  if (r.mode == "pytorch") return "pytorch";
+  const std::vector<std::string> nccl_profiles = NcclProfileNames();
+  if (!r.profile.empty() &&
+      std::find(nccl_profiles.begin(), nccl_profiles.end(), r.profile) == nccl_profiles.end()) {
+    return "alpha-beta";
+  }
+  return "nccl";
 }
 
 absl::Status ModeOptions(const PlanRequest& r, FieldStyle style, ProfileCache* profiles,

@@ -37,7 +37,7 @@ struct PlanRequest {
   // "native", "pytorch" or "auto"; empty is auto: pytorch when cost_model
   // names a pytorch model, native otherwise (planner.h, PlanOptions::mode).
   std::string mode;
-  // Empty: the mode's default, "alpha-beta" (native) or "pytorch"
+  // Empty: the mode's default, "nccl" (native) or "pytorch"
   // (ModelNameOf). Given apart from empty so that an explicit pytorch model
   // keeps a request without a mode in pytorch mode.
   std::string cost_model;
@@ -49,7 +49,8 @@ struct PlanRequest {
 };
 
 // The cost model a request names: cost_model, or when it is empty the
-// default of its mode ("pytorch" for mode pytorch, else "alpha-beta").
+// default of its mode ("pytorch" for mode pytorch; "alpha-beta" when a
+// profile file is given; else "nccl").
 std::string ModelNameOf(const PlanRequest& request);
 
 // How error messages name a field: as a JSON key ("cost_model") or as a flag ("--cost-model").

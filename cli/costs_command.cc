@@ -47,11 +47,12 @@ FLAGS (--flag value or --flag=value)
   --dtype NAME            f32; as for reshard plan
   --mode MODE             native or pytorch, as for reshard plan: native unless
                           --cost-model names a pytorch model
-  --cost-model NAME       the mode's: alpha-beta (native) or pytorch; one of: )txt",
+  --cost-model NAME       the mode's: nccl (native) or pytorch; one of: )txt",
                       absl::StrJoin(CostModelNames(), ", "), R"txt(
-  --devices-per-host N    8; ranks per host, for the pytorch and alpha-beta
-                          cost models
-  --profile FILE          the alpha-beta model's profile (see reshard plan --help)
+  --devices-per-host N    8; ranks per host, for the pytorch, alpha-beta and
+                          nccl cost models
+  --profile NAME|FILE     the nccl or alpha-beta model's profile (see reshard
+                          plan --help)
   --threads N             1; rows are computed on N threads
   --max-states N          1000000; bound on the states each row's search expands
   --help                  this text

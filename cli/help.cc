@@ -32,7 +32,8 @@ std::string NotationHelp() {
 std::string ModesHelp() {
   return R"txt(MODES
   native   reshard's own planner (the default): steps over several mesh dims
-           at once and permutes, priced by the alpha-beta model (spec §6.2),
+           at once and permutes, priced by NCCL's own model of a GPU cluster
+           (nccl, spec §6.3; --cost-model alpha-beta for the textbook one),
            searched under --max-memory. Use it to run redistributions.
   pytorch  PyTorch DTensor's planner exactly: its edges, its pytorch or
            pytorch-const costs, identical traces. Use it to predict or
@@ -104,16 +105,20 @@ FLAGS (--flag value or --flag=value)
                           which then also overrides greedy
   --mode MODE             native or pytorch (see MODES); default: pytorch when
                           --cost-model names a pytorch model, native otherwise
-  --cost-model NAME       the mode's: alpha-beta (native) or pytorch; one of: )txt",
+  --cost-model NAME       the mode's: nccl (native) or pytorch; one of: )txt",
                       absl::StrJoin(CostModelNames(), ", "), R"txt(
-                          (pytorch and alpha-beta are in microseconds,
-                          pytorch-const unitless; alpha-beta is the native
-                          model, spec §6.2)
-  --devices-per-host N    8; ranks per host, for the pytorch and alpha-beta
-                          cost models (which mesh dims cross hosts)
-  --profile FILE          the alpha-beta model's parameters (a JSON profile, as
-                          reshard calibrate writes); default: 8-GPU NVLink
-                          hosts with InfiniBand between them
+                          (all in microseconds but pytorch-const; nccl is
+                          NCCL's own model of GPU clusters, spec §6.3;
+                          alpha-beta a textbook latency-bandwidth model,
+                          spec §6.2)
+  --devices-per-host N    8; ranks per host, for the pytorch, alpha-beta and
+                          nccl cost models (which ranks share a host)
+  --profile NAME|FILE     the machine the model prices: for nccl a built-in
+                          profile (h100-8x400g, the default; h200-8x400g,
+                          a100-8x200g, b200-8x400g) or an nccl profile file;
+                          for alpha-beta a JSON profile as reshard calibrate
+                          writes. A file without --cost-model means
+                          alpha-beta
   --coordinate C          0,...; the rank whose logical shapes are reported
   --max-memory BYTES      no limit; bytes any rank may hold at once (an integer,
                           optionally with K, M, G or T). Native mode plans only
@@ -148,11 +153,11 @@ INPUT KEYS
   algorithm         "auto" ("graph", "greedy")
   mode              "native" or "pytorch" (see MODES); default: pytorch when
                     cost_model names a pytorch model, native otherwise
-  cost_model        the mode's: "alpha-beta" (native) or "pytorch"; one of ")txt",
+  cost_model        the mode's: "nccl" (native) or "pytorch"; one of ")txt",
                       absl::StrJoin(CostModelNames(), "\", \""), R"txt("
   devices_per_host  8
-  profile           none; a profile file for "alpha-beta" (as --profile),
-                    read once per run
+  profile           none; an nccl profile name or file, or an "alpha-beta"
+                    profile file (as --profile), read once per run
   coordinate        all zeros; the rank whose logical shapes are reported
   max_memory        none; bytes any rank may hold at once (a positive integer);
                     no plan under it is an error result

@@ -12,7 +12,7 @@ namespace reshard {
 namespace {
 
 std::string Unit(absl::string_view cost_model) {
-  if (cost_model == "pytorch" || cost_model == "alpha-beta") return " us";
+  if (cost_model == "pytorch" || cost_model == "alpha-beta" || cost_model == "nccl") return " us";
   return "";
 }
 

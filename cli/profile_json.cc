@@ -65,7 +65,9 @@ absl::Status GetLink(const json& object, absl::string_view source, const char* k
 
 absl::StatusOr<CostProfile> ProfileFromJson(const json& object, absl::string_view source) {
   if (absl::Status s = CheckKeys(object, source, "",
-                                 {"name", "intra_host", "inter_host", "memory_gbps", "fit"}, 4);
+                                 {"name", "intra_host", "inter_host", "memory_gbps", "call_us",
+                                  "fit"},
+                                 4);
       !s.ok()) {
     return s;
   }
@@ -79,6 +81,10 @@ absl::StatusOr<CostProfile> ProfileFromJson(const json& object, absl::string_vie
   if (absl::Status s = GetLink(object, source, "inter_host", &p.inter_host); !s.ok()) return s;
   if (absl::Status s = GetNumber(object, source, "", "memory_gbps", &p.memory_gbps); !s.ok()) {
     return s;
+  }
+  // Optional (older files have none): the per-call latency, 0 if absent.
+  if (object.contains("call_us")) {
+    if (absl::Status s = GetNumber(object, source, "", "call_us", &p.call_us); !s.ok()) return s;
   }
   if (absl::Status s = ValidateCostProfile(p); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(source, ": ", s.message()));
@@ -109,6 +115,7 @@ json ProfileToJson(const CostProfile& p) {
   out["intra_host"] = link(p.intra_host);
   out["inter_host"] = link(p.inter_host);
   out["memory_gbps"] = p.memory_gbps;
+  if (p.call_us != 0) out["call_us"] = p.call_us;
   return out;
 }
 

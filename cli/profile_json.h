@@ -6,6 +6,7 @@
 //    "intra_host": {"alpha_us": 40.0, "beta_gbps": 1.0},
 //    "inter_host": {"alpha_us": 40.0, "beta_gbps": 1.0},
 //    "memory_gbps": 5.0,
+//    "call_us": 6.6,      // optional: per-call latency (spec §6.2), 0 if absent
 //    "fit": {...}}        // optional: how calibrate measured it; not read
 //
 // Every other key is an error, so that a typo does not silently keep a default.

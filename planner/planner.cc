@@ -183,7 +183,7 @@ absl::StatusOr<PlanOptions> Resolve(const PlanOptions& requested) {
     return absl::InvalidArgumentError(absl::StrCat(
         "mode: native planning needs a cost model that prices native steps; \"",
         out.cost_model->fingerprint(), "\" prices compat steps only (use --mode pytorch, or "
-        "--cost-model alpha-beta)"));
+        "--cost-model nccl)"));
   }
   return out;
 }

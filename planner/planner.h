@@ -35,7 +35,7 @@ struct PlanOptions {
   // kGreedy. Native mode always searches its graph (kGreedy is an error).
   Algorithm algorithm = Algorithm::kAuto;
   // Any model, with its parameters (cost_model.h): MakeCostModel by name, or
-  // your own. Null: the mode's default, "alpha-beta" (native) or "pytorch".
+  // your own. Null: the mode's default, "nccl" (native) or "pytorch".
   std::shared_ptr<const CostModel> cost_model;
   // The rank whose logical shapes the plan reports; empty means all zeros.
   std::vector<int64_t> coordinate;

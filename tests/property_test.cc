@@ -135,8 +135,9 @@ class CaseGenerator {
 
   CostProfile RandomProfile() {
     std::uniform_real_distribution<double> alpha(0.0, 5.0), beta(0.5, 500.0);
-    return CostProfile{"random", {alpha(rng_), beta(rng_)}, {alpha(rng_), beta(rng_)},
-                       beta(rng_)};
+    CostProfile p{"random", {alpha(rng_), beta(rng_)}, {alpha(rng_), beta(rng_)}, beta(rng_)};
+    p.call_us = 2 * alpha(rng_);  // 0-10 us per call (spec §6.2)
+    return p;
   }
 
  private:

@@ -39,8 +39,8 @@ absl::StatusOr<std::shared_ptr<const CostModel>> MakeCostModel(absl::string_view
 
 // "pytorch" with 8 devices per host: pytorch mode's default.
 std::shared_ptr<const CostModel> DefaultCostModel();
-// "alpha-beta" with its default profile and 8 devices per host: native
-// mode's default.
+// "nccl" with its default profile (h100-8x400g) and 8 devices per host:
+// native mode's default.
 std::shared_ptr<const CostModel> DefaultNativeCostModel();
 
 }  // namespace reshard
