@@ -202,7 +202,8 @@ absl::StatusOr<Plan> PlanRedistribution(const DistSpec& src, const DistSpec& dst
                                   ? NativePlan(src, dst, *model, options, coord)
                                   : PyTorchPlan(src, dst, *model, options, coord);
   if (!plan.ok()) return plan;
-  plan->peak_bytes = PlanPeakBytes(*plan, src.mesh(), src.global_shape(), src.dtype());
+  plan->peak_bytes =
+      PlanPeakBytes(*plan, src.mesh(), src.global_shape(), src.dtype(), model->memory_backend());
   if (plan->peak_bytes > options.max_memory) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "max memory: the pytorch-mode plan needs ", plan->peak_bytes,

@@ -20,6 +20,8 @@
 #include "planner/layout/notation.h"
 #include "planner/planner.h"
 #include "planner/steps/step.h"
+#include "planner/steps/step_memory.h"
+#include "planner/costs/cost_model_registry.h"
 
 namespace reshard {
 namespace {
@@ -316,6 +318,68 @@ TEST(NcclTuningTest, ReproducesNcclsTuningLogForDgxH100) {
   for (const LogRow& row : kAgRing) ExpectLog(NcclFunc::kReduceScatter, NcclAlgo::kRing, row);
   for (const LogRow& row : kArRing) ExpectLog(NcclFunc::kAllReduce, NcclAlgo::kRing, row);
   for (const LogRow& row : kArTree) ExpectLog(NcclFunc::kAllReduce, NcclAlgo::kTree, row);
+}
+
+}  // namespace
+}  // namespace reshard
+
+namespace reshard {
+namespace {
+
+// Spec §12: under the nccl model memory is NCCL's, whose all_gather and
+// reduce_scatter run in place. A 16 MiB FSDP gather over 8 ranks (4096 x
+// 1024 f32, 2 MiB shards): the 16 MiB buffer is the output as it is, so the
+// peak is 16 MiB and --max-memory 17M plans it; Gloo's accounting (the
+// alpha-beta model) needs 2 + 2 + 16 + 16 = 36 MiB and refuses.
+TEST(NcclMemoryTest, FsdpAllGatherFitsIn17MiBWithNccl) {
+  const DeviceMesh mesh = *DeviceMesh::Create({8});
+  const DistSpec src = *DistSpec::Parse(mesh, "S(0)", {4096, 1024}, DType::kF32);
+  const DistSpec dst = *DistSpec::Parse(mesh, "R", {4096, 1024}, DType::kF32);
+  PlanOptions options;
+  options.mode = PlanMode::kNative;
+  options.max_memory = 17 * (int64_t{1} << 20);
+  options.cost_model = *MakeNcclCostModel(DefaultNcclProfile(), 8);
+  const absl::StatusOr<Plan> plan = PlanRedistribution(src, dst, options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->peak_bytes, 16 << 20);
+  options.cost_model = *MakeCostModel("alpha-beta", 8);
+  EXPECT_EQ(PlanRedistribution(src, dst, options).status().code(),
+            absl::StatusCode::kResourceExhausted);
+}
+
+int64_t Peak(std::vector<int64_t> mesh_sizes, std::vector<int64_t> shape, const std::string& state,
+             const Step& step, MemoryBackend backend) {
+  const DeviceMesh mesh = *DeviceMesh::Create(std::move(mesh_sizes));
+  const DistState s = ParseDistState(state, mesh, static_cast<int>(shape.size()))->state;
+  return StepPeakBytes(s, step, mesh, shape, DType::kF32, backend);
+}
+
+// Per kind (MiB below; 4096 x 1024 f32 is 16 MiB, 8 ranks):
+//   all_gather of dim 0: the buffer is the output: 16; Gloo 2 + 2 + 16 + 16
+//   all_gather of dim 1 (1024 x 4096): the pieces are not contiguous, the
+//     buffer is rearranged into the output: 16 + 16
+//   reduce_scatter onto dim 0: the input is the buffer, the slot the output: 16;
+//     Gloo 16 + 16 + 2 + 2
+//   all_reduce: in place for both: 16
+TEST(NcclMemoryTest, InPlaceGatherAndScatterPerKind) {
+  constexpr int64_t kMiB = int64_t{1} << 20;
+  const Placement S0 = Placement::Shard(0), S1 = Placement::Shard(1), R = Placement::Replicate();
+  const Placement P = Placement::Partial(ReduceOp::kSum);
+  const Step gather0 = MakeStep(MeshDimSet::Single(0), S0, R);
+  EXPECT_EQ(Peak({8}, {4096, 1024}, "S(0)", gather0, MemoryBackend::kNccl), 16 * kMiB);
+  EXPECT_EQ(Peak({8}, {4096, 1024}, "S(0)", gather0, MemoryBackend::kGloo), 36 * kMiB);
+  const Step gather1 = MakeStep(MeshDimSet::Single(0), S1, R);
+  EXPECT_EQ(Peak({8}, {1024, 4096}, "S(1)", gather1, MemoryBackend::kNccl), 32 * kMiB);
+  const Step scatter = MakeStep(MeshDimSet::Single(0), P, S0);
+  EXPECT_EQ(Peak({8}, {4096, 1024}, "P", scatter, MemoryBackend::kNccl), 16 * kMiB);
+  EXPECT_EQ(Peak({8}, {4096, 1024}, "P", scatter, MemoryBackend::kGloo), 36 * kMiB);
+  const Step reduce = MakeStep(MeshDimSet::Single(0), P, R);
+  EXPECT_EQ(Peak({8}, {4096, 1024}, "P", reduce, MemoryBackend::kNccl), 16 * kMiB);
+  // A group gather nested in descending mesh-dim order is rearranged: the
+  // member order (ascending) is not the nesting order.
+  const Step group = MakeStep(MeshDimSet::Of({0, 1}), S0, R);
+  EXPECT_EQ(Peak({2, 4}, {4096, 1024}, "S(0)S(0)", group, MemoryBackend::kNccl), 16 * kMiB);
+  EXPECT_EQ(Peak({2, 4}, {4096, 1024}, "S(0)[1]S(0)[0]", group, MemoryBackend::kNccl), 32 * kMiB);
 }
 
 }  // namespace

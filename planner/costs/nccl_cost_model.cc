@@ -60,6 +60,9 @@ class NcclCosts : public BoundCostModel {
     return bound_[mesh_dim][static_cast<int>(kind)];
   }
 
+  // NCCL runs all_gather and reduce_scatter in place (spec §12).
+  MemoryBackend memory_backend() const override { return MemoryBackend::kNccl; }
+
  private:
   // NCCL's price of one call on the group `bits` moving `bytes` (§6.2's
   // bytes: NCCL's nBytes for collectives, the local block for exchanges).
