@@ -505,13 +505,20 @@ TEST(PropertyTest, RemainingCostBoundIsConsistent) {
 // --- Native mode (spec §4.2, §5.2, §12) ---------------------------------------
 
 // Spec §4.2: the native edges of the case out of a state, leaving out those
-// whose peak memory (step_memory.h) exceeds `max_memory`.
+// whose peak memory (step_memory.h, counted for the backend of the case's
+// model, spec §12) exceeds `max_memory`.
 EdgeFn NativeEdgesOf(const Case& c, int64_t max_memory = std::numeric_limits<int64_t>::max()) {
-  return [&c, max_memory](const DistState& s, std::vector<Step>* out) {
+  const MemoryBackend backend =
+      c.options.cost_model == nullptr
+          ? MemoryBackend::kGloo
+          : c.options.cost_model
+                ->Bind(CostProblem{c.src.mesh(), c.src.global_shape(), ItemSize(c.src.dtype())})
+                ->memory_backend();
+  return [&c, max_memory, backend](const DistState& s, std::vector<Step>* out) {
     std::vector<Step> all;
     AppendNativeTransitions(s, c.dst.state(), c.src.tensor_ndim(), PartialOpsOf(c), &all);
     for (const Step& step : all) {
-      if (StepPeakBytes(s, step, c.src.mesh(), c.src.global_shape(), c.src.dtype()) <=
+      if (StepPeakBytes(s, step, c.src.mesh(), c.src.global_shape(), c.src.dtype(), backend) <=
           max_memory) {
         out->push_back(step);
       }
