@@ -11,37 +11,32 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "base/utf8.h"
 #include "cli/case_json.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/help.h"
+#include "planner/costs/cost_model_registry.h"
 
 namespace reshard {
 
-int RunBatchCommand(const std::vector<std::string>& args) {
-  FlagParser parser("batch", {{"max-states", true}, {"timings", false}, {"help", false}});
-  absl::StatusOr<FlagValues> flags = parser.Parse(args);
-  if (!flags.ok()) {
-    std::cerr << "reshard: " << Utf8Valid(flags.status().message()) << "\n";
-    return kExitBadInput;
-  }
-  if (flags->Has("help")) {
-    std::cout << BatchHelp();
-    return kExitOk;
-  }
-  int64_t max_states = PlanRequest().max_states;
-  if (flags->Has("max-states")) {
-    absl::StatusOr<int64_t> n = ParseInt("max-states", flags->Get("max-states"));
+namespace {
+
+CommandResult RunBatch(const FlagValues& flags, const std::vector<std::string>&) {
+  int64_t max_states = RequestFields().max_states;
+  if (flags.Has("max-states")) {
+    absl::StatusOr<int64_t> n = ParseInt("max-states", flags.Get("max-states"));
     if (!n.ok() || *n < 1) {
-      std::cerr << "reshard: --max-states: \"" << flags->Get("max-states")
-                << "\" is not a positive integer\n";
-      return kExitBadInput;
+      return Fail(absl::StrCat("--max-states: \"", flags.Get("max-states"),
+                               "\" is not a positive integer"),
+                  kExitBadInput);
     }
     max_states = *n;
   }
-  const bool timings = flags->Has("timings");
+  const bool timings = flags.Has("timings");
 
   // Each case's search grows the heap by a few hundred KiB and frees it all;
   // glibc would hand that back to the kernel after every case (trimming the
@@ -76,6 +71,69 @@ int RunBatchCommand(const std::vector<std::string>& args) {
                                  seconds, lines ? seconds * 1e6 / lines : 0.0);
   }
   return kExitOk;
+}
+
+// reshard batch --help before FLAGS.
+constexpr char kAbout[] = R"txt(reshard batch: plan many redistributions, one JSON object per line.
+
+USAGE
+  reshard batch [--max-states N] [--timings] < cases.jsonl > results.jsonl
+
+Each stdin line is a case; each stdout line is its result, in the same order
+(blank lines are skipped). A bad line gives {"ok": false, "error": ...} and the
+batch goes on.
+)txt";
+
+}  // namespace
+
+Command BatchCommand() {
+  return {"batch",
+          "plan one JSON case per stdin line, one JSON result per stdout line",
+          kAbout,
+          {{"max-states", "N", "1000000; bound on the states each graph search expands"},
+           {"timings", "", "print the number of lines and the time taken to stderr"}},
+          absl::StrCat(R"txt(INPUT KEYS
+  id                any JSON value, echoed back (default null)
+  mesh, shape       required; lists of integers, e.g. [2, 2, 2]
+  src, dst          required; layouts (see NOTATION)
+  dtype             "f32"
+  algorithm         "auto" ("graph", "greedy")
+  mode              "native" or "pytorch" (see MODES); default: pytorch when
+                    cost_model names a pytorch model, native otherwise
+  cost_model        the mode's: "nccl" (native) or "pytorch"; one of ")txt",
+                       absl::StrJoin(CostModelNames(), "\", \""), R"txt("
+  devices_per_host  8
+  profile           none; an nccl profile name or file, or an "alpha-beta"
+                    profile file (as --profile),
+                    read once per run
+  coordinate        all zeros; the rank whose logical shapes are reported
+  max_memory        none; bytes any rank may hold at once (a positive integer);
+                    no plan under it is an error result
+  expected          ignored (so test-data files can be fed as they are)
+  Any other key is an error naming it. null means the default.
+
+OUTPUT KEYS
+  id, ok, algorithm (the planner actually used), cost, trace, steps, mode (the
+  mode used) and peak_bytes (per rank: input + output + scratch of the largest
+  step). Each step is {mesh_dim, src, dst, collective, logical_shape, cost};
+  a step over several mesh dims adds mesh_dims (mesh_dim is their lowest) and,
+  entering Shard, order (the order they join it); a permute adds its moves,
+  [{mesh_dim, dst}, ...]. id, ok=false and error when ok is false (errors for
+  requests without a plan start with "no_path", or "max memory" when none
+  fits max_memory).
+  Example:
+    in:  {"id": "a", "mesh": [2], "shape": [8], "src": "S(0)", "dst": "R", "cost_model": "pytorch-const"}
+    out: {"id":"a","ok":true,"algorithm":"greedy","cost":2.0,"trace":"S(0)->R","steps":[...],"mode":"pytorch","peak_bytes":96}
+
+)txt",
+                       ModesHelp(), "\n", NotationHelp(), R"txt(
+EXIT CODES
+  0  every line was read (bad lines are reported in their results)
+  1  internal error, or the output could not be written
+  2  bad flags
+)txt"),
+          "reshard",
+          RunBatch};
 }
 
 }  // namespace reshard

@@ -15,7 +15,7 @@
 #include "absl/time/time.h"
 #include "base/status_macros.h"
 #include "base/utf8.h"
-#include "cli/bench_run.h"
+#include "harness/bench_run.h"
 #include "cli/case_json.h"
 #include "cli/collective_timing.h"
 #include "cli/commands.h"
@@ -23,82 +23,15 @@
 #include "cli/help.h"
 #include "cli/host_memory.h"
 #include "cli/receive_bound.h"
-#include "collectives/verify/shard_util.h"
+#include "harness/ground_truth.h"
 #include "nlohmann/json.hpp"
 #include "planner/planner.h"
 
 namespace reshard {
 namespace {
 
-std::string BenchHelp() {
-  return absl::StrCat(R"txt(reshard bench: run each mode's plan on real data and compare them, measured.
-
-Plans the redistribution in each mode, runs every plan on Gloo (TCP on
-127.0.0.1) with the same deterministic data, checks every rank's result
-against its shard computed directly (as reshard verify does), and reports
-per mode: the trace, the modeled cost under the mode's own cost model and
-under the native model (native_model_cost: the same plan re-priced step by
-step by alpha-beta), the most bytes any rank sent, the plan's peak bytes per
-rank, and the measured time. Each mode runs once untimed (connecting its
-groups), then --repeat rounds of every mode in turn (interleaved, so load
-drift hits all modes alike; odd rounds in reverse order, so that no mode
-always goes first), each after a barrier over the mesh; a run's time
-is its slowest rank's Redistribute call, and median, min and max are over
-the rounds. Also printed (text): the least bytes a rank must receive, the part
-of its destination block it does not already hold (cli/receive_bound.h).
-
-USAGE
-  reshard bench --mesh 2,4 --shape 1024,1024 --src 'S(0)S(1)' --dst 'S(1)S(0)'
-  reshard bench --mesh 8 --shape 4096,1024 --src 'S(0)' --dst 'R' --repeat 20 --format json
-  reshard bench ... --processes       (one process per rank)
-
-FLAGS (--flag value or --flag=value)
-  --mesh, --shape, --src, --dst  required, as for reshard plan
-  --dtype NAME          f32; f64 f32 f16 bf16 i64 i32 i16 i8 u8 (bool without Partial)
-  --modes LIST          native,pytorch; the modes to run, in this order
-  --repeat N            5; timed rounds (1 to 1000)
-  --cost-model NAME     pytorch; pytorch mode's cost model (pytorch, pytorch-const
-                        or alpha-beta)
-  --profile FILE        the native (alpha-beta) model's profile, for planning
-                        native mode and for native_model_cost; default: its
-                        built-in one (reshard calibrate measures this machine's)
-  --devices-per-host N  8; as for reshard plan
-  --seed N              0; the data seed
-  --format FORMAT       text (a table) or json (one object per mode per line:
-                        mode, trace, modeled_cost, native_model_cost,
-                        bytes_sent_max, peak_bytes_max, measured_us {median,
-                        min, max}, verified)
-  --dry-run             plan and check the flags, print the receive lower bound
-                        (text, or json {"receive_bound_max", "receive_bound_total"})
-                        and each mode's trace, but run nothing
-  --processes           one process per rank (a file store in a temporary directory)
-  --timeout S           30; seconds a rank waits for its peers
-  --max-ranks N         64; refuse meshes with more ranks (each is a thread or
-                        process with sockets to its peers)
-  --max-memory BYTES    refuse a case whose host memory for all modes, counted
-                        from the plans before anything is allocated, exceeds
-                        this (K, M, G, T suffixes; default half of this
-                        machine's memory or of ulimit -v)
-  --help                this text
-
-EXIT CODES
-  0  every mode ran and its result was verified
-  1  a mode failed to run or gave a wrong result (its verified is false;
-     the reason is on stderr)
-  2  bad input, naming the flag
-  3  no plan in some mode (e.g. nothing fits a --profile's constraints)
-
-)txt",
-                      ModesHelp());
-}
-
-int Fail(absl::string_view message, int code) {
-  std::cerr << "reshard bench: " << Utf8Valid(message) << "\n";
-  return code;
-}
-
 struct BenchSettings {
-  PlanRequest request;  // mesh, shape, dtype, src, dst, cost_model, profile, devices_per_host
+  RequestFields request;  // mesh, shape, dtype, src, dst, cost_model, profile, devices_per_host
   std::vector<std::string> modes;
   int64_t repeat = 5;
   int64_t seed = 0;
@@ -144,7 +77,7 @@ absl::StatusOr<BenchSettings> ParseSettings(const FlagValues& flags) {
           absl::StrCat("--", required, " is required (see reshard bench --help)"));
     }
   }
-  PlanRequest& r = s.request;
+  RequestFields& r = s.request;
   RESHARD_ASSIGN_OR_RETURN(r.mesh, ParseIntList("mesh", flags.Get("mesh")));
   RESHARD_ASSIGN_OR_RETURN(r.shape, ParseIntList("shape", flags.Get("shape")));
   r.dtype = flags.Get("dtype", r.dtype);
@@ -176,8 +109,8 @@ absl::StatusOr<BenchSettings> ParseSettings(const FlagValues& flags) {
 
 // The request of one mode: pytorch mode prices with --cost-model, native
 // with alpha-beta (and --profile).
-PlanRequest ModeRequest(const PlanRequest& r, const std::string& mode) {
-  PlanRequest out = r;
+RequestFields ModeRequest(const RequestFields& r, const std::string& mode) {
+  RequestFields out = r;
   out.mode = mode;
   if (mode == "native") out.cost_model = "alpha-beta";
   if (mode == "pytorch") out.profile.clear();
@@ -187,15 +120,15 @@ PlanRequest ModeRequest(const PlanRequest& r, const std::string& mode) {
 // One mode planned, before any data exists.
 struct PlannedMode {
   std::string mode;
-  ValidRequest request;
+  PlanRequest request;
   Plan plan;
 };
 
 absl::StatusOr<PlannedMode> PlanOneMode(const BenchSettings& s, const std::string& mode) {
-  RESHARD_ASSIGN_OR_RETURN(ValidRequest v,
-                           ValidateRequest(ModeRequest(s.request, mode), FieldStyle::kFlag));
+  RESHARD_ASSIGN_OR_RETURN(PlanRequest v,
+                           RequestFromFields(ModeRequest(s.request, mode), FieldStyle::kFlag));
   v.options.coordinate.assign(v.src.mesh().ndim(), 0);
-  absl::StatusOr<Plan> plan = PlanRedistribution(v.src, v.dst, v.options);
+  absl::StatusOr<Plan> plan = PlanRedistribution(v);
   if (!plan.ok()) {
     return absl::Status(plan.status().code(),
                         absl::StrCat(mode, " mode: ", plan.status().message()));
@@ -221,11 +154,11 @@ absl::StatusOr<PreparedCase> WithData(const BenchSettings& s, PlannedMode m) {
 
 // The plan re-priced step by step under the native model (spec §6.2).
 absl::StatusOr<double> NativeModelCost(const BenchSettings& s, const PlannedMode& p) {
-  PlanRequest native = ModeRequest(s.request, "native");
-  RESHARD_ASSIGN_OR_RETURN(std::shared_ptr<const CostModel> model,
-                           CostModelFromRequest(native, FieldStyle::kFlag, nullptr));
+  PlanOptions native;
+  RESHARD_RETURN_IF_ERROR(
+      OptionsFromFields(ModeRequest(s.request, "native"), FieldStyle::kFlag, nullptr, &native));
   const std::unique_ptr<const BoundCostModel> bound =
-      model->Bind(CostProblem{p.request.src.mesh(), p.request.src.global_shape(),
+      native.cost_model->Bind(CostProblem{p.request.src.mesh(), p.request.src.global_shape(),
                               ItemSize(p.request.src.dtype())});
   double cost = 0;
   for (size_t i = 0; i < p.plan.steps.size(); ++i) {
@@ -339,12 +272,17 @@ std::string TextTable(const std::vector<ModeReport>& reports) {
   return out;
 }
 
-std::vector<std::string> ChildArgs(const std::vector<std::string>& args) {
-  std::vector<std::string> out = {"reshard", "bench"};
+// Where the ranks run: threads, or with --processes this binary started
+// again per rank with the same flags.
+LaunchOptions Launch(const BenchSettings& s, const std::vector<std::string>& args) {
+  LaunchOptions launch;
+  launch.on = s.processes ? RanksOn::kProcesses : RanksOn::kThreads;
+  launch.gloo = s.gloo;
+  launch.child_args = {"reshard", "bench"};
   for (const std::string& a : args) {
-    if (a != "--processes") out.push_back(a);
+    if (a != "--processes") launch.child_args.push_back(a);
   }
-  return out;
+  return launch;
 }
 
 // Every mode planned (errors name the mode) and checked against the limits.
@@ -359,17 +297,17 @@ absl::StatusOr<std::vector<PlannedMode>> PlanModes(const BenchSettings& s) {
 }
 
 // Runs the prepared modes (or, with --rank, one rank of them) and reports.
-int RunAndReport(const BenchSettings& s, const FlagValues& flags,
+CommandResult RunAndReport(const BenchSettings& s, const FlagValues& flags,
                  const std::vector<std::string>& args, std::vector<ModeReport> reports,
                  const std::vector<PreparedCase>& prepared) {
   if (flags.Has("rank")) {  // hidden: a child of --processes
     absl::StatusOr<int64_t> rank = ParseInt("rank", flags.Get("rank"));
     if (!rank.ok() || !flags.Has("store-dir")) return Fail("--rank needs --store-dir", kExitBadInput);
-    return RunBenchChildRank(prepared, s.repeat, s.gloo, *rank, flags.Get("store-dir"));
+    return RunBenchChild(prepared, s.repeat,
+                         ChildRank{*rank, flags.Get("store-dir"), flags.Get("job", "case0")},
+                         Launch(s, args));
   }
-  std::vector<RankRuns> runs = s.processes
-                                   ? RunInProcesses(prepared, s.repeat, s.gloo, ChildArgs(args))
-                                   : RunOnThreads(prepared, s.repeat, s.gloo);
+  std::vector<RankRuns> runs = RunBench(prepared, s.repeat, Launch(s, args));
   bool all_verified = true;
   for (size_t m = 0; m < prepared.size(); ++m) {
     reports[m].measured = Measure(prepared[m], runs, m, s.repeat);
@@ -386,21 +324,10 @@ int RunAndReport(const BenchSettings& s, const FlagValues& flags,
 
 }  // namespace
 
-int RunBenchCommand(const std::vector<std::string>& args) {
-  FlagParser parser("bench", {{"mesh", true},      {"shape", true},       {"dtype", true},
-                              {"src", true},       {"dst", true},         {"modes", true},
-                              {"repeat", true},    {"cost-model", true},  {"profile", true},
-                              {"devices-per-host", true}, {"seed", true}, {"format", true},
-                              {"dry-run", false},  {"processes", false},  {"timeout", true},
-                              {"max-ranks", true}, {"max-memory", true},  {"rank", true},
-                              {"store-dir", true}, {"help", false}});
-  absl::StatusOr<FlagValues> flags = parser.Parse(args);
-  if (!flags.ok()) return Fail(flags.status().message(), kExitBadInput);
-  if (flags->Has("help")) {
-    std::cout << BenchHelp();
-    return kExitOk;
-  }
-  absl::StatusOr<BenchSettings> s = ParseSettings(*flags);
+namespace {
+
+CommandResult RunBenchmark(const FlagValues& flags, const std::vector<std::string>& args) {
+  absl::StatusOr<BenchSettings> s = ParseSettings(flags);
   if (!s.ok()) return Fail(s.status().message(), kExitBadInput);
   absl::StatusOr<std::vector<PlannedMode>> planned = PlanModes(*s);
   if (!planned.ok()) return Fail(planned.status().message(), ExitCodeFor(planned.status()));
@@ -412,7 +339,7 @@ int RunBenchCommand(const std::vector<std::string>& args) {
     if (!native.ok()) return Fail(native.status().message(), ExitCodeFor(native.status()));
     reports.push_back({m.mode, m.plan.Trace(), m.plan.cost, *native, m.plan.peak_bytes, {}});
   }
-  const bool child = flags->Has("rank");
+  const bool child = flags.Has("rank");
   if (s->format == "text" && !child) {
     std::cout << Header(*s, bound, planned->front().request.src.mesh().num_ranks());
   }
@@ -431,7 +358,92 @@ int RunBenchCommand(const std::vector<std::string>& args) {
     if (!p.ok()) return Fail(p.status().message(), ExitCodeFor(p.status()));
     prepared.push_back(*std::move(p));
   }
-  return RunAndReport(*s, *flags, args, std::move(reports), prepared);
+  return RunAndReport(*s, flags, args, std::move(reports), prepared);
+}
+
+// reshard bench --help before FLAGS.
+constexpr char kAbout[] = R"txt(reshard bench: run each mode's plan on real data and compare them, measured.
+
+Plans the redistribution in each mode, runs every plan on Gloo (TCP on
+127.0.0.1) with the same deterministic data, checks every rank's result
+against its shard computed directly (as reshard verify does), and reports
+per mode: the trace, the modeled cost under the mode's own cost model and
+under the native model (native_model_cost: the same plan re-priced step by
+step by alpha-beta), the most bytes any rank sent, the plan's peak bytes per
+rank, and the measured time. Each mode runs once untimed (connecting its
+groups), then --repeat rounds of every mode in turn (interleaved, so load
+drift hits all modes alike; odd rounds in reverse order, so that no mode
+always goes first), each after a barrier over the mesh; a run's time
+is its slowest rank's Redistribute call, and median, min and max are over
+the rounds. Also printed (text): the least bytes a rank must receive, the part
+of its destination block it does not already hold (cli/receive_bound.h).
+
+USAGE
+  reshard bench --mesh 2,4 --shape 1024,1024 --src 'S(0)S(1)' --dst 'S(1)S(0)'
+  reshard bench --mesh 8 --shape 4096,1024 --src 'S(0)' --dst 'R' --repeat 20 --format json
+  reshard bench ... --processes       (one process per rank)
+
+)txt";
+
+}  // namespace
+
+Command BenchCommand() {
+  return {
+      "bench",
+      "run each mode's plan on real data (Gloo on this machine), check it and compare the "
+      "modes, measured",
+      kAbout,
+      {
+          {"mesh", "SIZES", "required, as for reshard plan"},
+          {"shape", "SIZES", "required, as for reshard plan"},
+          {"src", "LAYOUT", "required, as for reshard plan"},
+          {"dst", "LAYOUT", "required, as for reshard plan"},
+          {"dtype", "NAME", "f32; f64 f32 f16 bf16 i64 i32 i16 i8 u8 (bool without Partial)"},
+          {"modes", "LIST", "native,pytorch; the modes to run, in this order"},
+          {"repeat", "N", "5; timed rounds (1 to 1000)"},
+          {"cost-model", "NAME",
+           "pytorch; pytorch mode's cost model (pytorch, pytorch-const or alpha-beta)"},
+          {"profile", "FILE",
+           "the native (alpha-beta) model's profile, for planning native mode and for "
+           "native_model_cost; default: its built-in one (reshard calibrate measures this "
+           "machine's)"},
+          {"devices-per-host", "N", "8; as for reshard plan"},
+          {"seed", "N", "0; the data seed"},
+          {"format", "FORMAT",
+           "text (a table) or json (one object per mode per line: mode, trace, modeled_cost, "
+           "native_model_cost, bytes_sent_max, peak_bytes_max, measured_us {median, min, max}, "
+           "verified)"},
+          {"dry-run", "",
+           "plan and check the flags, print the receive lower bound (text, or json "
+           "{\"receive_bound_max\", \"receive_bound_total\"}) and each mode's trace, but run "
+           "nothing"},
+          {"processes", "", "one process per rank (a file store in a temporary directory)"},
+          {"timeout", "S", "30; seconds a rank waits for its peers"},
+          {"max-ranks", "N",
+           "64; refuse meshes with more ranks (each is a thread or process with sockets to its "
+           "peers)"},
+          {"max-memory", "BYTES",
+           "refuse a case whose host memory for all modes, counted from the plans before "
+           "anything is allocated, exceeds this (K, M, G, T suffixes; default half of this "
+           "machine's memory or of ulimit -v)"},
+          // A child rank of --processes (harness/run_ranks.h).
+          {"rank", "R", "", /*hidden=*/true},
+          {"store-dir", "DIR", "", /*hidden=*/true},
+          {"job", "NAME", "", /*hidden=*/true},
+      },
+      absl::StrCat(R"txt(EXIT CODES
+  0  every mode ran and its result was verified
+  1  a mode failed to run or gave a wrong result (its verified is false;
+     the reason is on stderr), or the output could not be written
+  2  bad input, naming the flag
+  3  no plan in some mode: none exists (pytorch mode plans with its greedy
+     planner where it can, which cannot do S -> P or P(x) -> P(y)), or a
+     graph search hit its bound
+
+)txt",
+                   ModesHelp()),
+      "reshard bench",
+      RunBenchmark};
 }
 
 }  // namespace reshard

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -24,63 +25,17 @@
 #include "base/status_macros.h"
 #include "base/utf8.h"
 #include "cli/alpha_beta_fit.h"
-#include "cli/child_processes.h"
 #include "cli/collective_timing.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/profile_json.h"
 #include "collectives/gloo/gloo_communicator.h"
-#include "collectives/gloo/thread_ranks.h"
-#include "collectives/stores/file_store.h"
+#include "harness/run_ranks.h"
 
 namespace reshard {
 namespace {
 
 using json = nlohmann::json;
-
-std::string CalibrateHelp() {
-  return R"txt(reshard calibrate: measure this machine's alpha-beta cost profile.
-
-Times all_gather, reduce_scatter, all_reduce and all_to_all on the Gloo
-backend (TCP on loopback) for each mesh dim and each group of several mesh
-dims of --mesh, at several message sizes; takes the median of --repeat runs
-(each the slowest rank's time); fits the latency alpha and bandwidth beta of
-spec §6.2's formulas by least squares on the relative error; prints measured
-against modeled times with the fit's RMS relative error; and writes a profile
-that --profile reads (reshard plan --cost-model alpha-beta --profile FILE).
-
-USAGE
-  reshard calibrate --mesh 2,4 --out profile.json
-  reshard calibrate --mesh 2,2 --sizes 4K,64K,1M --repeat 3 --processes --out p.json
-
-FLAGS (--flag value or --flag=value)
-  --mesh SIZES       required; the mesh whose groups are timed, e.g. 2,4
-  --out FILE         required; the profile to write (JSON, see README)
-  --sizes LIST       4K,16K,64K,256K,1M,4M; message sizes in bytes (K, M
-                     suffixes), as spec §6.2 counts them per collective
-  --repeat N         9; timed runs per kind, group and size (after a warm-up)
-  --processes        one process per rank (a file store in a temporary
-                     directory) instead of one thread per rank
-  --max-ranks N      16; refuse a larger mesh (each rank is a thread or process)
-  --name NAME        gloo-loopback; the profile's name
-  --timeout SECONDS  60; how long a rank waits for its peers
-  --help             this text
-
-The profile's "fit" section records how it was measured: the mesh, sizes,
-per-group fits and every sample. Ranks share this machine's cores, so the
-numbers describe Gloo on this machine under its current load, not a network.
-
-EXIT CODES
-  0  the profile was written
-  1  timing, fitting or writing the profile failed
-  2  bad flags
-)txt";
-}
-
-int Fail(absl::string_view message, int code) {
-  std::cerr << "reshard calibrate: " << Utf8Valid(message) << "\n";
-  return code;
-}
 
 struct CalibrateSettings {
   DeviceMesh mesh;
@@ -163,89 +118,49 @@ absl::Status CheckWritable(const std::string& path) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<std::vector<double>>> MeasureOnThreads(
-    const CalibrateSettings& s, const std::vector<Probe>& probes) {
-  std::vector<std::vector<double>> times(s.mesh.num_ranks());
-  const std::vector<absl::Status> statuses =
-      RunRanksOnThreads(s.mesh, s.gloo, [&](GlooCommunicator& comm) -> absl::Status {
-        RESHARD_ASSIGN_OR_RETURN(times[comm.rank()], TimeProbes(comm, probes, s.repeat));
-        return absl::OkStatus();
-      });
-  RESHARD_RETURN_IF_ERROR(FirstError(statuses));
-  return times;
+// One rank's part: its times for every probe, as text (one per line).
+RankFunction TimingRank(const CalibrateSettings& s, const std::vector<Probe>& probes) {
+  return [&s, &probes](Rank& rank) -> absl::StatusOr<std::string> {
+    RESHARD_ASSIGN_OR_RETURN(std::vector<double> times, TimeProbes(rank.comm, probes, s.repeat));
+    std::string out;
+    for (double t : times) absl::StrAppend(&out, absl::StrFormat("%.17g\n", t));
+    return out;
+  };
 }
 
-std::string TimesPath(const std::string& dir, int64_t rank) {
-  return absl::StrCat(dir, "/times.", rank);
+// Where the ranks run: threads, or with --processes this binary started
+// again per rank (hidden --rank, --store-dir, --job).
+LaunchOptions Launch(const CalibrateSettings& s) {
+  LaunchOptions launch;
+  launch.on = s.processes ? RanksOn::kProcesses : RanksOn::kThreads;
+  launch.gloo = s.gloo;
+  launch.child_args = {"reshard", "calibrate", "--mesh", absl::StrJoin(s.mesh.sizes(), ","),
+                       "--sizes", absl::StrJoin(s.sizes, ","), "--repeat",
+                       absl::StrCat(s.repeat), "--max-ranks", absl::StrCat(s.mesh.num_ranks()),
+                       "--timeout", absl::StrCat(absl::ToInt64Seconds(s.gloo.timeout))};
+  // Each collective is bounded by the timeout; allow for many of them.
+  launch.wait = 4 * s.gloo.timeout + absl::Seconds(30);
+  return launch;
 }
 
-// The child's side of --processes: rank `rank` writes its times to `dir`.
-int RunChildRank(const CalibrateSettings& s, const std::vector<Probe>& probes, int64_t rank,
-                 const std::string& dir) {
-  std::shared_ptr<Store> store = NewFileStore(dir);
-  absl::StatusOr<std::unique_ptr<GlooCommunicator>> comm =
-      GlooCommunicator::Connect(s.mesh, rank, store, s.gloo);
-  if (!comm.ok()) return Fail(comm.status().ToString(), kExitInternal);
-  absl::StatusOr<std::vector<double>> times = TimeProbes(**comm, probes, s.repeat);
-  if (!times.ok()) return Fail(times.status().ToString(), kExitInternal);
-  std::ofstream out(TimesPath(dir, rank) + ".tmp");
-  for (double t : *times) out << absl::StrFormat("%.17g\n", t);
-  out.close();
-  if (!out) return Fail("cannot write the times", kExitInternal);
-  std::filesystem::rename(TimesPath(dir, rank) + ".tmp", TimesPath(dir, rank));
-  // Stay connected until every rank has its times: peers may still be
-  // reading what this rank sent.
-  const absl::Time deadline = absl::Now() + s.gloo.timeout;
-  if (store->Set(absl::StrCat("done/", rank), {'1'}).ok()) {
-    for (int64_t k = 0; k < s.mesh.num_ranks(); ++k) {
-      if (!store->Get(absl::StrCat("done/", k), deadline - absl::Now()).ok()) break;
+// Every rank's times (times[rank][p * repeat + r]).
+absl::StatusOr<std::vector<std::vector<double>>> Measure(const CalibrateSettings& s,
+                                                         const std::vector<Probe>& probes) {
+  const std::vector<absl::StatusOr<std::string>> outputs =
+      RunRanks(s.mesh, Launch(s), TimingRank(s, probes));
+  RESHARD_RETURN_IF_ERROR(FirstRankError(outputs));
+  std::vector<std::vector<double>> times;
+  for (size_t rank = 0; rank < outputs.size(); ++rank) {
+    times.emplace_back();
+    for (absl::string_view line : absl::StrSplit(*outputs[rank], '\n', absl::SkipEmpty())) {
+      double t = 0;
+      if (!absl::SimpleAtod(line, &t)) break;
+      times.back().push_back(t);
+    }
+    if (times.back().size() != probes.size() * s.repeat) {
+      return absl::InternalError(absl::StrCat("rank ", rank, " gave malformed timings"));
     }
   }
-  return kExitOk;
-}
-
-std::vector<std::string> ChildArgs(const CalibrateSettings& s, int64_t rank,
-                                   const std::string& dir) {
-  return {"reshard", "calibrate", "--mesh", absl::StrJoin(s.mesh.sizes(), ","), "--sizes",
-          absl::StrJoin(s.sizes, ","), "--repeat", absl::StrCat(s.repeat), "--max-ranks",
-          absl::StrCat(s.mesh.num_ranks()), "--timeout",
-          absl::StrCat(absl::ToInt64Seconds(s.gloo.timeout)), "--rank", absl::StrCat(rank),
-          "--store-dir", dir};
-}
-
-absl::StatusOr<std::vector<double>> ReadTimes(const std::string& dir, int64_t rank, size_t want) {
-  std::ifstream in(TimesPath(dir, rank));
-  std::vector<double> times;
-  for (double t; in >> t;) times.push_back(t);
-  if (times.size() != want) {
-    std::ifstream log(absl::StrCat(dir, "/log.", rank));
-    const std::string why((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
-    return absl::InternalError(absl::StrCat("rank ", rank, " gave no timings: ", why));
-  }
-  return times;
-}
-
-absl::StatusOr<std::vector<std::vector<double>>> MeasureInProcesses(
-    const CalibrateSettings& s, const std::vector<Probe>& probes) {
-  char pattern[] = "/tmp/reshard-calibrate-XXXXXX";
-  if (mkdtemp(pattern) == nullptr) return absl::InternalError("cannot create a temporary directory");
-  const std::string dir = pattern;
-  std::vector<pid_t> pids;
-  for (int64_t rank = 0; rank < s.mesh.num_ranks(); ++rank) {
-    pids.push_back(SpawnRank(ChildArgs(s, rank, dir), absl::StrCat(dir, "/log.", rank)));
-  }
-  // Each collective is bounded by the timeout; allow for many of them.
-  WaitForRanks(pids, absl::Now() + 4 * s.gloo.timeout + absl::Seconds(30));
-  std::vector<std::vector<double>> times;
-  absl::Status status;
-  for (int64_t rank = 0; rank < s.mesh.num_ranks() && status.ok(); ++rank) {
-    absl::StatusOr<std::vector<double>> t = ReadTimes(dir, rank, probes.size() * s.repeat);
-    if (t.ok()) times.push_back(*std::move(t));
-    status = t.status();
-  }
-  std::error_code ignored;
-  std::filesystem::remove_all(dir, ignored);
-  if (!status.ok()) return status;
   return times;
 }
 
@@ -347,14 +262,14 @@ absl::StatusOr<json> FitProfile(const CalibrateSettings& s, const std::vector<Pr
   return out;
 }
 
-int Calibrate(const CalibrateSettings& s) {
+CommandResult Calibrate(const CalibrateSettings& s) {
   const std::vector<Probe> probes = MakeProbes(s.mesh, s.sizes);
   std::cout << absl::StrFormat(
       "reshard calibrate: mesh %s, Gloo on %s, ranks as %s, %d sizes x %d repeats\n\n",
       s.mesh.ToString(), s.gloo.hostname, s.processes ? "processes" : "threads", s.sizes.size(),
       s.repeat);
   absl::StatusOr<std::vector<std::vector<double>>> times =
-      s.processes ? MeasureInProcesses(s, probes) : MeasureOnThreads(s, probes);
+      Measure(s, probes);
   if (!times.ok()) return Fail(times.status().ToString(), kExitInternal);
   const std::vector<TimedCollective> samples = CombineRanks(probes, *times, s.repeat);
   const int64_t largest = *std::max_element(s.sizes.begin(), s.sizes.end());
@@ -368,29 +283,74 @@ int Calibrate(const CalibrateSettings& s) {
   return kExitOk;
 }
 
-}  // namespace
-
-int RunCalibrateCommand(const std::vector<std::string>& args) {
-  FlagParser parser("calibrate", {{"mesh", true}, {"out", true}, {"sizes", true},
-                                  {"repeat", true}, {"processes", false}, {"max-ranks", true},
-                                  {"name", true}, {"timeout", true}, {"help", false},
-                                  // Hidden: one rank of --processes.
-                                  {"rank", true}, {"store-dir", true}});
-  absl::StatusOr<FlagValues> flags = parser.Parse(args);
-  if (!flags.ok()) return Fail(flags.status().message(), kExitBadInput);
-  if (flags->Has("help")) {
-    std::cout << CalibrateHelp();
-    return kExitOk;
-  }
-  absl::StatusOr<CalibrateSettings> s = ParseSettings(*flags);
+CommandResult RunCalibrate(const FlagValues& flags, const std::vector<std::string>&) {
+  absl::StatusOr<CalibrateSettings> s = ParseSettings(flags);
   if (!s.ok()) return Fail(s.status().message(), kExitBadInput);
-  if (flags->Has("rank")) {
-    absl::StatusOr<int64_t> rank = ParseInt("rank", flags->Get("rank"));
+  if (flags.Has("rank")) {
+    absl::StatusOr<int64_t> rank = ParseInt("rank", flags.Get("rank"));
     if (!rank.ok()) return Fail(rank.status().message(), kExitBadInput);
-    return RunChildRank(*s, MakeProbes(s->mesh, s->sizes), *rank, flags->Get("store-dir"));
+    const std::vector<Probe> probes = MakeProbes(s->mesh, s->sizes);
+    return RunChildRank(s->mesh, ChildRank{*rank, flags.Get("store-dir"), flags.Get("job")},
+                        Launch(*s), TimingRank(*s, probes));
   }
   if (absl::Status w = CheckWritable(s->out); !w.ok()) return Fail(w.message(), kExitInternal);
   return Calibrate(*s);
+}
+
+// reshard calibrate --help before FLAGS.
+constexpr char kAbout[] = R"txt(reshard calibrate: measure this machine's alpha-beta cost profile.
+
+Times all_gather, reduce_scatter, all_reduce and all_to_all on the Gloo
+backend (TCP on loopback) for each mesh dim and each group of several mesh
+dims of --mesh, at several message sizes; takes the median of --repeat runs
+(each the slowest rank's time); fits the latency alpha and bandwidth beta of
+spec §6.2's formulas by least squares on the relative error; prints measured
+against modeled times with the fit's RMS relative error; and writes a profile
+that --profile reads (reshard plan --cost-model alpha-beta --profile FILE).
+
+USAGE
+  reshard calibrate --mesh 2,4 --out profile.json
+  reshard calibrate --mesh 2,2 --sizes 4K,64K,1M --repeat 3 --processes --out p.json
+
+)txt";
+
+}  // namespace
+
+Command CalibrateCommand() {
+  return {
+      "calibrate",
+      "time the collectives on this machine and write an alpha-beta cost profile "
+      "(--profile FILE; spec §6.2)",
+      kAbout,
+      {
+          {"mesh", "SIZES", "required; the mesh whose groups are timed, e.g. 2,4"},
+          {"out", "FILE", "required; the profile to write (JSON, see README)"},
+          {"sizes", "LIST",
+           "4K,16K,64K,256K,1M,4M; message sizes in bytes (K, M suffixes), as spec §6.2 "
+           "counts them per collective"},
+          {"repeat", "N", "9; timed runs per kind, group and size (after a warm-up)"},
+          {"processes", "",
+           "one process per rank (a file store in a temporary directory) instead of one "
+           "thread per rank"},
+          {"max-ranks", "N", "16; refuse a larger mesh (each rank is a thread or process)"},
+          {"name", "NAME", "gloo-loopback; the profile's name"},
+          {"timeout", "SECONDS", "60; how long a rank waits for its peers"},
+          // A child rank of --processes (harness/run_ranks.h).
+          {"rank", "R", "", /*hidden=*/true},
+          {"store-dir", "DIR", "", /*hidden=*/true},
+          {"job", "NAME", "", /*hidden=*/true},
+      },
+      R"txt(The profile's "fit" section records how it was measured: the mesh, sizes,
+per-group fits and every sample. Ranks share this machine's cores, so the
+numbers describe Gloo on this machine under its current load, not a network.
+
+EXIT CODES
+  0  the profile was written
+  1  timing, fitting or writing the profile failed
+  2  bad flags
+)txt",
+      "reshard calibrate",
+      RunCalibrate};
 }
 
 }  // namespace reshard

@@ -36,16 +36,6 @@ constexpr const char* kKeys[] = {"id",  "mesh",      "shape",      "dtype",
 // from exhausting the stack in the recursive parts of the JSON library.
 constexpr int kMaxJsonDepth = 16;
 
-std::string FieldName(absl::string_view key, FieldStyle style) {
-  if (style == FieldStyle::kJsonKey) return std::string(key);
-  return absl::StrCat("--", absl::StrReplaceAll(key, {{"_", "-"}}));
-}
-
-absl::Status FieldError(absl::string_view key, FieldStyle style, absl::string_view message) {
-  // Some library messages already start with the field's name ("coordinate: ...").
-  absl::ConsumePrefix(&message, absl::StrCat(key, ": "));
-  return absl::InvalidArgumentError(absl::StrCat(FieldName(key, style), ": ", message));
-}
 
 // The value as JSON text, shortened (at a character boundary) for an error message.
 std::string Shown(const json& v) { return Abbreviate(v.dump(), 40); }
@@ -166,13 +156,25 @@ std::string FormatCost(double cost) {
   return s;
 }
 
-absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromRequest(const PlanRequest& r,
-                                                                      FieldStyle style,
-                                                                      ProfileCache* profiles) {
+// `default_name` is the model of the request's mode (DefaultCostModelName),
+// used when the request names none: a profile without a model names the
+// nccl model's parameters when it is a built-in NCCL profile's name, else
+// alpha-beta's (a file, as reshard calibrate writes).
+absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromFields(
+    const RequestFields& r, absl::string_view default_name, FieldStyle style,
+    ProfileCache* profiles) {
+  // Issue 15: a built-in NCCL profile's name means the nccl model.
+  const std::vector<std::string> nccl_profiles = NcclProfileNames();
+  const bool nccl_profile =
+      std::find(nccl_profiles.begin(), nccl_profiles.end(), r.profile) != nccl_profiles.end();
+  const std::string name = !r.cost_model.empty() ? r.cost_model
+                           : nccl_profile        ? "nccl"
+                           : !r.profile.empty()  ? "alpha-beta"
+                                                 : std::string(default_name);
   std::vector<std::string> models = CostModelNames();
-  if (std::find(models.begin(), models.end(), r.cost_model) == models.end()) {
+  if (std::find(models.begin(), models.end(), name) == models.end()) {
     return FieldError("cost_model", style,
-                      absl::StrCat("unknown cost model \"", Abbreviate(r.cost_model, 64), "\" (known: ",
+                      absl::StrCat("unknown cost model \"", Abbreviate(name, 64), "\" (known: ",
                                    absl::StrJoin(models, ", "), ")"));
   }
   if (r.devices_per_host < 1) {
@@ -181,21 +183,21 @@ absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromRequest(const Plan
   }
   if (r.profile.empty()) {
     absl::StatusOr<std::shared_ptr<const CostModel>> model =
-        MakeCostModel(r.cost_model, r.devices_per_host);
+        MakeCostModel(name, r.devices_per_host);
     if (!model.ok()) return FieldError("cost_model", style, model.status().message());
     return model;
   }
-  if (r.cost_model == "nccl") {
+  if (name == "nccl") {
     // A built-in NCCL profile by name, or an nccl profile file (spec §6.3).
     absl::StatusOr<NcclProfile> profile = ReadNcclProfile(r.profile);
     if (!profile.ok()) return FieldError("profile", style, profile.status().message());
     return MakeNcclCostModel(*profile, r.devices_per_host);
   }
-  if (r.cost_model != "alpha-beta") {
+  if (name != "alpha-beta") {
     return FieldError("profile", style,
                       absl::StrCat("a profile sets the alpha-beta or nccl cost model's parameters, "
                                    "but ", FieldName("cost_model", style), " is \"",
-                                   Abbreviate(r.cost_model, 64), "\" (use ",
+                                   Abbreviate(name, 64), "\" (use ",
                                    FieldName("cost_model", style), " alpha-beta or nccl)"));
   }
   ProfileCache once;
@@ -204,23 +206,8 @@ absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromRequest(const Plan
   return MakeAlphaBetaCostModel(*profile, r.devices_per_host);
 }
 
-// THE mode/model default rule of the command line (issue 15: native mode's
-// default is nccl). Without cost_model: pytorch mode takes "pytorch"; a
-// profile that is not a built-in NCCL profile's name is a profile file of
-// "alpha-beta" (what reshard calibrate writes); anything else is "nccl".
-std::string ModelNameOf(const PlanRequest& r) {
-  if (!r.cost_model.empty()) return r.cost_model;
-  if (r.mode == "pytorch") return "pytorch";
-  const std::vector<std::string> nccl_profiles = NcclProfileNames();
-  if (!r.profile.empty() &&
-      std::find(nccl_profiles.begin(), nccl_profiles.end(), r.profile) == nccl_profiles.end()) {
-    return "alpha-beta";
-  }
-  return "nccl";
-}
-
-absl::Status ModeOptions(const PlanRequest& r, FieldStyle style, ProfileCache* profiles,
-                         PlanOptions* options) {
+absl::Status OptionsFromFields(const RequestFields& r, FieldStyle style, ProfileCache* profiles,
+                               PlanOptions* options) {
   std::optional<PlanMode> mode = ParsePlanMode(r.mode.empty() ? "auto" : r.mode);
   if (!mode) {
     return FieldError("mode", style,
@@ -228,33 +215,21 @@ absl::Status ModeOptions(const PlanRequest& r, FieldStyle style, ProfileCache* p
                                    "\" (known: native, pytorch, auto)"));
   }
   options->mode = *mode;
-  if (r.max_memory.has_value()) {
-    if (*r.max_memory < 1) {
-      return FieldError("max_memory", style,
-                        absl::StrCat("must be a positive number of bytes, got ", *r.max_memory));
-    }
-    options->max_memory = *r.max_memory;
-  }
-  PlanRequest named = r;
-  named.cost_model = ModelNameOf(r);
-  RESHARD_ASSIGN_OR_RETURN(options->cost_model, CostModelFromRequest(named, style, profiles));
-  if (*mode == PlanMode::kNative && !options->cost_model->prices_native_steps()) {
-    return FieldError("mode", style,
-                      absl::StrCat("native planning needs a cost model that prices native steps; ",
-                                   FieldName("cost_model", style), " \"", named.cost_model,
-                                   "\" prices compat steps only (drop ",
-                                   FieldName("cost_model", style), ", or give ",
-                                   FieldName("mode", style), " pytorch)"));
-  }
+  absl::StatusOr<Algorithm> algorithm = AlgorithmOrError(r.algorithm);
+  if (!algorithm.ok()) return FieldError("algorithm", style, algorithm.status().message());
+  options->algorithm = *algorithm;
+  if (r.max_memory.has_value()) options->max_memory = *r.max_memory;
+  options->max_expanded_states = r.max_states;
+  options->coordinate = r.coordinate;
+  // The mode's default model applies when the request names none (spec §13).
+  RESHARD_ASSIGN_OR_RETURN(
+      options->cost_model,
+      CostModelFromFields(r, DefaultCostModelName(ResolvedMode(*options)), style, profiles));
   return absl::OkStatus();
 }
 
-namespace {
-
-}  // namespace
-
-absl::StatusOr<ValidRequest> ValidateRequest(const PlanRequest& r, FieldStyle style,
-                                             ProfileCache* profiles) {
+absl::StatusOr<PlanRequest> RequestFromFields(const RequestFields& r, FieldStyle style,
+                                              ProfileCache* profiles) {
   absl::StatusOr<DeviceMesh> mesh = DeviceMesh::Create(r.mesh);
   if (!mesh.ok()) return FieldError("mesh", style, mesh.status().message());
   absl::StatusOr<DType> dtype = ParseDType(r.dtype);
@@ -266,34 +241,25 @@ absl::StatusOr<ValidRequest> ValidateRequest(const PlanRequest& r, FieldStyle st
     return FieldError("shape", style, s.status().message());
   }
   PlanOptions options;
-  absl::StatusOr<Algorithm> algorithm = AlgorithmOrError(r.algorithm);
-  if (!algorithm.ok()) return FieldError("algorithm", style, algorithm.status().message());
-  options.algorithm = *algorithm;
-  RESHARD_RETURN_IF_ERROR(ModeOptions(r, style, profiles, &options));
-  if (!r.coordinate.empty()) {
-    if (absl::Status s = mesh->ValidateCoordinate(r.coordinate); !s.ok()) {
-      return FieldError("coordinate", style, s.message());
-    }
-  }
-  options.coordinate = r.coordinate;
-  if (r.max_states < 1) {
-    return FieldError("max_states", style, absl::StrCat("must be at least 1, got ", r.max_states));
-  }
-  options.max_expanded_states = r.max_states;
+  RESHARD_RETURN_IF_ERROR(OptionsFromFields(r, style, profiles, &options));
   absl::StatusOr<DistSpec> src = DistSpec::Parse(*mesh, r.src, r.shape, *dtype);
   if (!src.ok()) return FieldError("src", style, src.status().message());
   absl::StatusOr<DistSpec> dst = DistSpec::Parse(*mesh, r.dst, r.shape, *dtype);
   if (!dst.ok()) return FieldError("dst", style, dst.status().message());
-  return ValidRequest{*std::move(src), *std::move(dst), std::move(options)};
+  PlanRequest request{*std::move(src), *std::move(dst), std::move(options)};
+  if (absl::Status s = ValidatePlanRequest(request); !s.ok()) return InFrontEndTerms(s, style);
+  return request;
 }
 
-absl::StatusOr<Plan> PlanFromRequest(const PlanRequest& r, FieldStyle style,
-                                     ProfileCache* profiles) {
-  RESHARD_ASSIGN_OR_RETURN(ValidRequest v, ValidateRequest(r, style, profiles));
-  return PlanRedistribution(v.src, v.dst, v.options);
+absl::StatusOr<Plan> PlanFromFields(const RequestFields& r, FieldStyle style,
+                                    ProfileCache* profiles) {
+  RESHARD_ASSIGN_OR_RETURN(PlanRequest request, RequestFromFields(r, style, profiles));
+  absl::StatusOr<Plan> plan = PlanRedistribution(request);
+  if (!plan.ok()) return InFrontEndTerms(plan.status(), style);
+  return plan;
 }
 
-absl::Status RequestFromJson(const json& object, PlanRequest* r) {
+absl::Status RequestFromJson(const json& object, RequestFields* r) {
   if (!object.is_object()) {
     return absl::InvalidArgumentError(
         absl::StrCat("expected a JSON object, got ", Shown(object)));
@@ -395,12 +361,12 @@ void AppendCaseResult(const json& object, int64_t max_states, std::string* out,
                       ProfileCache* profiles) {
   json id = object.is_object() && object.contains("id") ? object["id"] : json();
   if (absl::Status s = CheckId(id); !s.ok()) return AppendResultJson(json(), s, out);
-  PlanRequest request;
+  RequestFields request;
   request.max_states = max_states;
   if (absl::Status s = RequestFromJson(object, &request); !s.ok()) {
     return AppendResultJson(id, s, out);
   }
-  AppendResultJson(id, PlanFromRequest(request, FieldStyle::kJsonKey, profiles), out);
+  AppendResultJson(id, PlanFromFields(request, FieldStyle::kJsonKey, profiles), out);
 }
 
 void AppendCaseResult(absl::string_view line, int64_t max_states, std::string* out,

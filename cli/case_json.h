@@ -1,5 +1,6 @@
 // A planning request as the CLI sees it, read from flags (`reshard plan`) or
-// from one JSON line (`reshard batch`), and the JSON result both print. The
+// from one JSON line (`reshard batch`) into a PlanRequest, and the JSON
+// result both print. The
 // parity tests use this library too, so they check exactly what `batch` prints.
 //
 //   std::string result;
@@ -18,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "cli/profile_json.h"
+#include "cli/request_fields.h"
 #include "nlohmann/json.hpp"
 #include "planner/costs/cost_model.h"
 #include "planner/layout/dist_spec.h"
@@ -26,21 +28,18 @@
 
 namespace reshard {
 
-// Unvalidated fields, with the defaults of a batch line / `reshard plan`.
-struct PlanRequest {
+// A request as text, unvalidated, with the defaults of a batch line /
+// `reshard plan`: what RequestFromFields turns into a PlanRequest
+// (planner/plan_request.h).
+struct RequestFields {
   std::vector<int64_t> mesh;
   std::vector<int64_t> shape;
   std::string dtype = "f32";
   std::string src;
   std::string dst;
   std::string algorithm = "auto";
-  // "native", "pytorch" or "auto"; empty is auto: pytorch when cost_model
-  // names a pytorch model, native otherwise (planner.h, PlanOptions::mode).
-  std::string mode;
-  // Empty: the mode's default, "nccl" (native) or "pytorch"
-  // (ModelNameOf). Given apart from empty so that an explicit pytorch model
-  // keeps a request without a mode in pytorch mode.
-  std::string cost_model;
+  std::string mode;        // "native", "pytorch", "auto"; empty is auto
+  std::string cost_model;  // empty: the mode's default (DefaultCostModelName)
   int64_t devices_per_host = 8;
   std::string profile;              // a profile file for "alpha-beta"; empty: its default
   std::vector<int64_t> coordinate;  // empty: all zeros
@@ -48,54 +47,31 @@ struct PlanRequest {
   std::optional<int64_t> max_memory;  // PlanOptions::max_memory, bytes; none: no limit
 };
 
-// The cost model a request names: cost_model, or when it is empty the
-// default of its mode ("pytorch" for mode pytorch; "alpha-beta" when a
-// profile file is given; else "nccl").
-std::string ModelNameOf(const PlanRequest& request);
+// The planning options of `fields` (mode, algorithm, cost model with its
+// profile, limits, coordinate), parsed but not validated: ValidatePlanRequest
+// or CostMatrix checks the rules. InvalidArgument naming the field in
+// `style` for an unknown name or an unreadable profile. `profiles` may be
+// null.
+absl::Status OptionsFromFields(const RequestFields& fields, FieldStyle style,
+                               ProfileCache* profiles, PlanOptions* options);
 
-// How error messages name a field: as a JSON key ("cost_model") or as a flag ("--cost-model").
-enum class FieldStyle { kJsonKey, kFlag };
+// The PlanRequest of `fields`, validated (ValidatePlanRequest); errors name
+// the field in `style` ("--src: ..." or "src: ...").
+absl::StatusOr<PlanRequest> RequestFromFields(const RequestFields& fields, FieldStyle style,
+                                              ProfileCache* profiles = nullptr);
 
-// Mode, memory limit and cost model of a request into *options; a native
-// mode with a model that prices compat steps only is refused, naming both
-// fields (the rule of PlanOptions::mode, planner.h). `profiles` may be null.
-absl::Status ModeOptions(const PlanRequest& r, FieldStyle style, ProfileCache* profiles,
-                         PlanOptions* options);
-
-
-// The request's cost model: cost_model by name with devices_per_host, or
-// "alpha-beta" with the profile file (read through `profiles` if given). A
-// profile with another model is an error naming both fields.
-absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromRequest(const PlanRequest& request,
-                                                                      FieldStyle style,
-                                                                      ProfileCache* profiles);
-
-// A request validated: the specs and the options to plan them with.
-struct ValidRequest {
-  DistSpec src;
-  DistSpec dst;
-  PlanOptions options;
-};
-
-// Validates every field. InvalidArgument messages start with the field's
-// name ("src: ..."); a native mode with a cost model that prices compat
-// steps only is an error naming mode and cost_model.
-absl::StatusOr<ValidRequest> ValidateRequest(const PlanRequest& request, FieldStyle style,
-                                             ProfileCache* profiles = nullptr);
-
-// Validates every field and plans. InvalidArgument messages start with the
-// field's name ("src: ..."); NotFound ("no_path: ...") and ResourceExhausted
-// come from the planner (planner.h). `profiles`, if given, reads each profile
-// file once (reshard batch); otherwise the file is read here.
-absl::StatusOr<Plan> PlanFromRequest(const PlanRequest& request, FieldStyle style,
-                                     ProfileCache* profiles = nullptr);
+// RequestFromFields, then PlanRedistribution; the planner's errors in
+// `style` too. `profiles`, if given, reads each profile file once (reshard
+// batch); otherwise the file is read here.
+absl::StatusOr<Plan> PlanFromFields(const RequestFields& fields, FieldStyle style,
+                                    ProfileCache* profiles = nullptr);
 
 // Reads a batch line's object into *request. Keys: id, mesh, shape, dtype, src,
 // dst, algorithm, cost_model, devices_per_host, profile, coordinate, mode,
 // max_memory (null means the default), and "expected", which is ignored so that test-data files can be
 // fed to `reshard batch` as they are. InvalidArgument naming the key on an
 // unknown or missing key or a value of the wrong type.
-absl::Status RequestFromJson(const nlohmann::json& object, PlanRequest* request);
+absl::Status RequestFromJson(const nlohmann::json& object, RequestFields* request);
 
 // Appends the result object as one line of JSON text without the newline:
 // id, ok, algorithm, cost, trace, steps (each mesh_dim, src, dst, collective,

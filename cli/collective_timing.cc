@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "base/status_macros.h"
+#include "harness/mesh_barrier.h"
 
 namespace reshard {
 namespace {
@@ -46,13 +47,6 @@ double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t k = v.size() / 2;
   return v.size() % 2 ? v[k] : (v[k - 1] + v[k]) / 2;
-}
-
-absl::Status MeshBarrier(Communicator& comm) {
-  MeshDimSet everyone;
-  for (int m = 0; m < comm.mesh().ndim(); ++m) everyone = everyone.With(m);
-  float token = 0;
-  return comm.AllReduce(everyone, &token, 1, DType::kF32, ReduceOp::kSum);
 }
 
 std::vector<Probe> MakeProbes(const DeviceMesh& mesh, const std::vector<int64_t>& sizes) {

@@ -49,10 +49,6 @@ std::vector<TimedCollective> CombineRanks(const std::vector<Probe>& probes,
 // The median of `v` (the mean of the middle two for an even count); v non-empty.
 double Median(std::vector<double> v);
 
-// Returns once every rank of the mesh has called it (an all_reduce of one
-// value over all mesh dims): what timed runs start after.
-absl::Status MeshBarrier(Communicator& comm);
-
 // Memory bandwidth for local copies: the median of `repeat` memcpys of
 // `bytes`, GB/s.
 double MeasureCopyGbps(int64_t bytes, int64_t repeat);

@@ -25,52 +25,6 @@
 namespace reshard {
 namespace {
 
-std::string CostsHelp() {
-  return absl::StrCat(R"txt(reshard costs: the cost of every redistribution between a list of layouts.
-
-For auto-parallel solvers that price many (source, target) layout pairs of one
-tensor: reads N layouts and prints the N x N matrix of graph-plan costs, one
-JSON line per source. Entry j of line i is exactly the cost `reshard plan
---algorithm graph` reports for layout i -> layout j (null where no plan
-exists), but each row comes from one search instead of N.
-
-USAGE
-  printf 'S(0)RR\nRS(1)R\nP(sum)RS(0)\n' > layouts.txt
-  reshard costs --mesh 2,2,2 --shape 1024,4096 --layouts layouts.txt
-  out: {"src":0,"costs":[0.0,51.1,...]}      (one line per layout, in file order)
-
-FLAGS (--flag value or --flag=value)
-  --mesh SIZES            required; mesh dim sizes, e.g. 2,2,2
-  --shape SIZES           required; global tensor shape, e.g. 1024,4096
-  --layouts FILE          required; one layout per line (see NOTATION), - for
-                          stdin; blank lines are skipped, indices count layouts
-  --dtype NAME            f32; as for reshard plan
-  --mode MODE             native or pytorch, as for reshard plan: native unless
-                          --cost-model names a pytorch model
-  --cost-model NAME       the mode's: nccl (native) or pytorch; one of: )txt",
-                      absl::StrJoin(CostModelNames(), ", "), R"txt(
-  --devices-per-host N    8; ranks per host, for the pytorch, alpha-beta and
-                          nccl cost models
-  --profile NAME|FILE     the nccl or alpha-beta model's profile (see reshard
-                          plan --help)
-  --threads N             1; rows are computed on N threads
-  --max-states N          1000000; bound on the states each row's search expands
-  --help                  this text
-
-Entry j of row i is the cost `reshard plan --algorithm graph` reports for
-layout i -> layout j in the same mode: pytorch mode runs one search per row
-(spec §5.1); native mode one A* pass per pair over states and edges shared by
-all pairs, since its graph depends on the target (spec §5.2).
-
-)txt",
-                      NotationHelp(), "\n", ExitCodesHelp());
-}
-
-int Fail(absl::string_view message, int code) {
-  std::cerr << "reshard: " << message << "\n";
-  return code;
-}
-
 // The layouts of `path` ("-": stdin), parsed for mesh/shape/dtype; errors
 // name the line.
 absl::StatusOr<std::vector<DistState>> ReadLayouts(const std::string& path,
@@ -141,13 +95,13 @@ absl::StatusOr<CostsRequest> RequestFromFlags(const FlagValues& flags) {
   RESHARD_ASSIGN_OR_RETURN(int64_t per_host, PositiveFlag(flags, "devices-per-host", 8));
   // Mode and model as `reshard plan` takes them (native unless a pytorch
   // model or --mode pytorch is named).
-  PlanRequest model;
+  RequestFields model;
   model.mode = flags.Get("mode");
   model.cost_model = flags.Get("cost-model");
   model.devices_per_host = per_host;
   model.profile = flags.Get("profile");
-  PlanOptions options;
-  RESHARD_RETURN_IF_ERROR(ModeOptions(model, FieldStyle::kFlag, nullptr, &options));
+  PlanOptions options;  // its rules are checked by CostMatrix
+  RESHARD_RETURN_IF_ERROR(OptionsFromFields(model, FieldStyle::kFlag, nullptr, &options));
   r.options.mode = options.mode;
   r.options.cost_model = options.cost_model;
   RESHARD_ASSIGN_OR_RETURN(int64_t threads, PositiveFlag(flags, "threads", 1));
@@ -172,32 +126,78 @@ void PrintMatrix(const CostMatrixResult& matrix) {
   }
 }
 
-}  // namespace
-
-int RunCostsCommand(const std::vector<std::string>& args) {
-  FlagParser parser("costs", {{"mesh", true}, {"shape", true}, {"layouts", true},
-                              {"dtype", true}, {"mode", true}, {"cost-model", true}, {"devices-per-host", true}, {"profile", true},
-                              {"threads", true}, {"max-states", true}, {"help", false}});
-  absl::StatusOr<FlagValues> flags = parser.Parse(args);
-  if (!flags.ok()) return Fail(flags.status().message(), kExitBadInput);
-  if (flags->Has("help")) {
-    std::cout << CostsHelp();
-    return kExitOk;
-  }
-  absl::StatusOr<CostsRequest> r = RequestFromFlags(*flags);
+CommandResult RunCosts(const FlagValues& flags, const std::vector<std::string>&) {
+  absl::StatusOr<CostsRequest> r = RequestFromFlags(flags);
   if (!r.ok()) return Fail(r.status().message(), kExitBadInput);
   absl::StatusOr<std::vector<DistState>> layouts =
-      ReadLayouts(flags->Get("layouts"), r->mesh, r->shape, r->dtype);
+      ReadLayouts(flags.Get("layouts"), r->mesh, r->shape, r->dtype);
   if (!layouts.ok()) return Fail(layouts.status().message(), kExitBadInput);
   absl::StatusOr<CostMatrixResult> matrix =
       CostMatrix(r->mesh, r->shape, r->dtype, *layouts, *layouts, r->options);
   if (!matrix.ok()) {
-    return Fail(matrix.status().message(), absl::IsResourceExhausted(matrix.status())
-                                               ? kExitNoPlan
-                                               : kExitInternal);
+    const absl::Status status = InFrontEndTerms(matrix.status(), FieldStyle::kFlag);
+    return Fail(status.message(), absl::IsResourceExhausted(status)    ? kExitNoPlan
+                                  : absl::IsInvalidArgument(status) ? kExitBadInput
+                                                                    : kExitInternal);
   }
   PrintMatrix(*matrix);
   return kExitOk;
+}
+
+// reshard costs --help before FLAGS.
+constexpr char kAbout[] = R"txt(reshard costs: the cost of every redistribution between a list of layouts.
+
+For auto-parallel solvers that price many (source, target) layout pairs of one
+tensor: reads N layouts and prints the N x N matrix of graph-plan costs, one
+JSON line per source. Entry j of line i is exactly the cost `reshard plan
+--algorithm graph` reports for layout i -> layout j (null where no plan
+exists), but each row comes from one search instead of N.
+
+USAGE
+  printf 'S(0)RR\nRS(1)R\nP(sum)RS(0)\n' > layouts.txt
+  reshard costs --mesh 2,2,2 --shape 1024,4096 --layouts layouts.txt
+  out (native mode, the default; one line per layout, in file order):
+    {"src":0,"costs":[0.0,14.440018846308995,30.73206873739411]}
+    {"src":1,"costs":[14.440018846308995,0.0,16.944080935861233]}
+    {"src":2,"costs":[33.24395398144412,26.97597560306575,0.0]}
+  reshard costs --mesh 2,2,2 --shape 1024,4096 --layouts layouts.txt --mode pytorch
+)txt";
+
+}  // namespace
+
+Command CostsCommand() {
+  return {
+      "costs",
+      "the cost of every (source, target) pair of a list of layouts",
+      kAbout,
+      {
+          {"mesh", "SIZES", "required; mesh dim sizes, e.g. 2,2,2"},
+          {"shape", "SIZES", "required; global tensor shape, e.g. 1024,4096"},
+          {"layouts", "FILE",
+           "required; one layout per line (see NOTATION), - for stdin; blank lines are "
+           "skipped, indices count layouts"},
+          {"dtype", "NAME", "f32; as for reshard plan"},
+          {"mode", "MODE",
+           "native or pytorch, as for reshard plan: native unless --cost-model names a "
+           "pytorch model"},
+          {"cost-model", "NAME",
+           absl::StrCat("the mode's: nccl (native) or pytorch; one of: ",
+                        absl::StrJoin(CostModelNames(), ", "))},
+          {"devices-per-host", "N",
+           "8; ranks per host, for the pytorch, alpha-beta and nccl cost models"},
+          {"profile", "NAME|FILE", "the nccl or alpha-beta model's profile (see reshard plan --help)"},
+          {"threads", "N", "1; rows are computed on N threads"},
+          {"max-states", "N", "1000000; bound on the states each row's search expands"},
+      },
+      absl::StrCat(R"txt(Entry j of row i is the cost `reshard plan --algorithm graph` reports for
+layout i -> layout j in the same mode: pytorch mode runs one search per row
+(spec §5.1); native mode one A* pass per pair over states and edges shared by
+all pairs, since its graph depends on the target (spec §5.2).
+
+)txt",
+                   NotationHelp(), "\n", ExitCodesHelp()),
+      "reshard",
+      RunCosts};
 }
 
 }  // namespace reshard

@@ -1,9 +1,9 @@
 #include "cli/help.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "planner/costs/cost_model.h"
-#include "planner/costs/cost_model_registry.h"
+#include "absl/strings/str_split.h"
 
 namespace reshard {
 
@@ -57,138 +57,78 @@ std::string ExitCodesHelp() {
 )txt";
 }
 
-std::string MainHelp() {
+namespace {
+
+// `text` as lines of at most `width` columns (words longer than that stay
+// whole), each after `indent` spaces but the first, which starts after `first`.
+std::string Wrap(absl::string_view text, size_t width, size_t indent) {
+  std::string out, line;
+  for (absl::string_view word : absl::StrSplit(text, ' ', absl::SkipEmpty())) {
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      absl::StrAppend(&out, line, "\n", std::string(indent, ' '));
+      line.clear();
+    }
+    absl::StrAppend(&line, line.empty() ? "" : " ", word);
+  }
+  return absl::StrCat(out, line, "\n");
+}
+
+constexpr size_t kFlagColumn = 26;     // where a flag's help starts
+constexpr size_t kCommandColumn = 13;  // where a command's summary starts
+constexpr size_t kHelpWidth = 80;
+
+// "  head    help..." with the help from `column` on, wrapped.
+std::string Entry(absl::string_view head, absl::string_view help, size_t column) {
+  std::string left = absl::StrCat("  ", head);
+  if (left.size() + 2 > column) {
+    return absl::StrCat(left, "\n", std::string(column, ' '),
+                        Wrap(help, kHelpWidth - column, column));
+  }
+  left.resize(column, ' ');
+  return absl::StrCat(left, Wrap(help, kHelpWidth - column, column));
+}
+
+}  // namespace
+
+std::string CommandHelp(const Command& command) {
+  std::string out = absl::StrCat(absl::StripTrailingAsciiWhitespace(command.about),
+                                 "\n\nFLAGS (--flag value or --flag=value)\n");
+  for (const FlagSpec& flag : command.flags) {
+    if (flag.hidden) continue;
+    absl::StrAppend(&out, Entry(absl::StrCat("--", flag.name, flag.value.empty() ? "" : " ",
+                                             flag.value),
+                                flag.help, kFlagColumn));
+  }
+  absl::StrAppend(&out, Entry("--help", "this text", kFlagColumn), "\n", command.sections);
+  return out;
+}
+
+std::string MainHelp(const std::vector<Command>& commands) {
+  std::string list;
+  for (const Command& c : commands) absl::StrAppend(&list, Entry(c.name, c.summary, kCommandColumn));
   return absl::StrCat(R"txt(reshard: plan and run tensor redistributions on N-D device meshes.
 
 Given a tensor laid out one way on a device mesh (a Shard/Replicate/Partial
 placement per mesh dim, plus a shard order), reshard finds the sequence of
-collectives that turns it into another layout, and what it costs (the same
-plans as PyTorch DTensor's redistribute planner), and can run a plan on real
-data to check it.
+collectives that turns it into another layout, and what it costs, and can run
+a plan on real data to check and time it. It plans in two modes (see MODES):
+native, the default, with its own steps (collectives over several mesh dims
+at once, permutes) priced by the nccl model; and pytorch, which gives
+PyTorch DTensor's redistribute planner's plans exactly (identical traces).
 
 USAGE
   reshard plan  --mesh 2,2,2 --shape 8,8,8 --src 'S(0)[1]S(0)[0]S(0)[2]' --dst 'RS(0)[0]S(0)[1]'
+  reshard plan  ... --mode pytorch      (what PyTorch DTensor would do)
   reshard batch < cases.jsonl > results.jsonl
   reshard verify --mesh 2,2,2 --shape 13,8 --src 'S(0)[1]S(0)[0]S(1)' --dst 'RS(1)S(0)'
   reshard verify --random 300 --seed 7 --max-ranks 8
   reshard calibrate --mesh 2,4 --out profile.json
+  reshard bench --mesh 2,4 --shape 1024,1024 --src 'S(0)S(1)' --dst 'S(1)S(0)'
   reshard help <command>        (or reshard <command> --help)
 
 COMMANDS
-  plan   plan one redistribution and print it (table, JSON or Graphviz)
-  batch  plan one JSON case per stdin line, one JSON result per stdout line
-  verify run plans on real data (Gloo on this machine, ranks as threads or
-         processes) and check every rank's result
-  costs  the cost of every (source, target) pair of a list of layouts
-  calibrate  time the collectives on this machine and write an alpha-beta
-         cost profile (--profile FILE; spec §6.2)
-
 )txt",
-                      NotationHelp(), "\n", ExitCodesHelp());
-}
-
-std::string PlanHelp() {
-  return absl::StrCat(R"txt(reshard plan: plan one redistribution.
-
-USAGE
-  reshard plan --mesh 2,2,2 --shape 8,8,8 --src 'S(0)[1]S(0)[0]S(0)[2]' --dst 'RS(0)[0]S(0)[1]'
-
-FLAGS (--flag value or --flag=value)
-  --mesh SIZES            required; mesh dim sizes, e.g. 2,2,2
-  --shape SIZES           required; global tensor shape, e.g. 8,8,8
-  --src LAYOUT            required; source layout (see NOTATION)
-  --dst LAYOUT            required; destination layout
-  --dtype NAME            f32; one of f64 f32 f16 bf16 i64 i32 i16 i8 u8 bool
-                          (or float32, bfloat16, int64, ...)
-  --algorithm NAME        auto; auto, graph or greedy. auto is greedy unless a
-                          shard order or StridedShard needs the graph planner,
-                          which then also overrides greedy
-  --mode MODE             native or pytorch (see MODES); default: pytorch when
-                          --cost-model names a pytorch model, native otherwise
-  --cost-model NAME       the mode's: nccl (native) or pytorch; one of: )txt",
-                      absl::StrJoin(CostModelNames(), ", "), R"txt(
-                          (all in microseconds but pytorch-const; nccl is
-                          NCCL's own model of GPU clusters, spec §6.3;
-                          alpha-beta a textbook latency-bandwidth model,
-                          spec §6.2)
-  --devices-per-host N    8; ranks per host, for the pytorch, alpha-beta and
-                          nccl cost models (which ranks share a host)
-  --profile NAME|FILE     the machine the model prices: for nccl a built-in
-                          profile (h100-8x400g, the default; h200-8x400g,
-                          a100-8x200g, b200-8x400g) or an nccl profile file;
-                          for alpha-beta a JSON profile as reshard calibrate
-                          writes. A file without --cost-model means
-                          alpha-beta
-  --coordinate C          0,...; the rank whose logical shapes are reported
-  --max-memory BYTES      no limit; bytes any rank may hold at once (an integer,
-                          optionally with K, M, G or T). Native mode plans only
-                          steps under it; pytorch mode fails if its plan is over.
-                          No plan under it: exit code 3
-  --format FORMAT         text; text (a table), json (one object, as reshard
-                          batch prints) or dot (Graphviz: | dot -Tpng > plan.png).
-                          Every format names the mode and the plan's peak bytes
-                          per rank (input + output + scratch of its largest step)
-  --max-states N          1000000; bound on the states the graph search expands
-  --help                  this text
-
-)txt",
-                      ModesHelp(), "\n", NotationHelp(), "\n", ExitCodesHelp());
-}
-
-std::string BatchHelp() {
-  return absl::StrCat(R"txt(reshard batch: plan many redistributions, one JSON object per line.
-
-USAGE
-  reshard batch [--max-states N] [--timings] < cases.jsonl > results.jsonl
-
-Each stdin line is a case; each stdout line is its result, in the same order
-(blank lines are skipped). A bad line gives {"ok": false, "error": ...} and the
-batch goes on.
-
-INPUT KEYS
-  id                any JSON value, echoed back (default null)
-  mesh, shape       required; lists of integers, e.g. [2, 2, 2]
-  src, dst          required; layouts (see NOTATION)
-  dtype             "f32"
-  algorithm         "auto" ("graph", "greedy")
-  mode              "native" or "pytorch" (see MODES); default: pytorch when
-                    cost_model names a pytorch model, native otherwise
-  cost_model        the mode's: "nccl" (native) or "pytorch"; one of ")txt",
-                      absl::StrJoin(CostModelNames(), "\", \""), R"txt("
-  devices_per_host  8
-  profile           none; an nccl profile name or file, or an "alpha-beta"
-                    profile file (as --profile), read once per run
-  coordinate        all zeros; the rank whose logical shapes are reported
-  max_memory        none; bytes any rank may hold at once (a positive integer);
-                    no plan under it is an error result
-  expected          ignored (so test-data files can be fed as they are)
-  Any other key is an error naming it. null means the default.
-
-OUTPUT KEYS
-  id, ok, algorithm (the planner actually used), cost, trace, steps, mode (the
-  mode used) and peak_bytes (per rank: input + output + scratch of the largest
-  step). Each step is {mesh_dim, src, dst, collective, logical_shape, cost};
-  a step over several mesh dims adds mesh_dims (mesh_dim is their lowest) and,
-  entering Shard, order (the order they join it); a permute adds its moves,
-  [{mesh_dim, dst}, ...]. id, ok=false and error when ok is false (errors for
-  requests without a plan start with "no_path", or "max memory" when none
-  fits max_memory).
-  Example:
-    in:  {"id": "a", "mesh": [2], "shape": [8], "src": "S(0)", "dst": "R", "cost_model": "pytorch-const"}
-    out: {"id":"a","ok":true,"algorithm":"greedy","cost":2.0,"trace":"S(0)->R","steps":[...],"mode":"pytorch","peak_bytes":96}
-
-FLAGS
-  --max-states N   1000000; bound on the states each graph search expands
-  --timings        print the number of lines and the time taken to stderr
-  --help           this text
-
-)txt",
-                      ModesHelp(), "\n", NotationHelp(), R"txt(
-EXIT CODES
-  0  every line was read (bad lines are reported in their results)
-  1  internal error
-  2  bad flags
-)txt");
+                      list, "\n", ModesHelp(), "\n", NotationHelp(), "\n", ExitCodesHelp());
 }
 
 }  // namespace reshard

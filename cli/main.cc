@@ -1,59 +1,10 @@
-// reshard: the command line. Dispatches to the subcommands of commands.h.
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <iostream>
+// reshard: the command line. Everything is in the table of commands
+// (cli/commands.h) and its runner (cli/command_runner.h).
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
-#include "cli/commands.h"
-#include "cli/help.h"
-
-namespace {
-
-bool IsHelp(const std::string& arg) { return arg == "help" || arg == "--help" || arg == "-h"; }
-
-int Dispatch(const std::string& command, const std::vector<std::string>& args) {
-  if (command == "plan") return reshard::RunPlanCommand(args);
-  if (command == "batch") return reshard::RunBatchCommand(args);
-  if (command == "verify") return reshard::RunVerifyCommand(args);
-  if (command == "costs") return reshard::RunCostsCommand(args);
-  if (command == "calibrate") return reshard::RunCalibrateCommand(args);
-  if (command == "bench") return reshard::RunBenchCommand(args);
-  if (IsHelp(command)) {
-    std::cout << reshard::MainHelp();
-    return reshard::kExitOk;
-  }
-  std::cerr << "reshard: unknown command \"" << command
-            << "\" (commands: plan, batch, verify, costs, calibrate, bench; see reshard --help)\n";
-  return reshard::kExitBadInput;
-}
-
-// Output that could not be written (a full disk, a closed pipe, /dev/full)
-// must not pass for success: flush everything and fail if any write failed.
-int FlushOutput(int code) {
-  errno = 0;
-  std::cout.flush();
-  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout;
-  if (!failed) return code;
-  const int error = errno;
-  std::cerr << "reshard: cannot write the output to stdout"
-            << (error != 0 ? absl::StrCat(": ", std::strerror(error)) : std::string()) << "\n";
-  return code == reshard::kExitOk ? reshard::kExitInternal : code;
-}
-
-}  // namespace
+#include "cli/command_runner.h"
 
 int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty()) {
-    std::cerr << reshard::MainHelp();
-    return reshard::kExitBadInput;
-  }
-  const std::string command = args[0];
-  std::vector<std::string> rest(args.begin() + 1, args.end());
-  // "reshard help plan" is "reshard plan --help".
-  if (IsHelp(command) && !rest.empty()) return FlushOutput(Dispatch(rest[0], {"--help"}));
-  return FlushOutput(Dispatch(command, rest));
+  return reshard::RunReshard(std::vector<std::string>(argv + 1, argv + argc));
 }

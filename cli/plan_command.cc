@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "base/utf8.h"
 #include "cli/case_json.h"
@@ -13,24 +14,20 @@
 #include "cli/flags.h"
 #include "cli/help.h"
 #include "cli/plan_format.h"
+#include "planner/costs/cost_model_registry.h"
 
 namespace reshard {
 namespace {
 
-int Fail(absl::string_view message, int code) {
-  std::cerr << "reshard: " << Utf8Valid(message) << "\n";
-  return code;
-}
-
 // The request the flags describe; InvalidArgument naming the flag.
-absl::StatusOr<PlanRequest> RequestFromFlags(const FlagValues& flags) {
+absl::StatusOr<RequestFields> RequestFromFlags(const FlagValues& flags) {
   for (const char* required : {"mesh", "shape", "src", "dst"}) {
     if (!flags.Has(required)) {
       return absl::InvalidArgumentError(
           absl::StrCat("--", required, " is required (see reshard plan --help)"));
     }
   }
-  PlanRequest request;
+  RequestFields request;
   RESHARD_ASSIGN_OR_RETURN(request.mesh, ParseIntList("mesh", flags.Get("mesh")));
   RESHARD_ASSIGN_OR_RETURN(request.shape, ParseIntList("shape", flags.Get("shape")));
   if (flags.Has("coordinate")) {
@@ -58,57 +55,93 @@ absl::StatusOr<PlanRequest> RequestFromFlags(const FlagValues& flags) {
   return request;
 }
 
-}  // namespace
-
-int RunPlanCommand(const std::vector<std::string>& args) {
-  FlagParser parser("plan", {{"mesh", true},
-                             {"shape", true},
-                             {"dtype", true},
-                             {"src", true},
-                             {"dst", true},
-                             {"algorithm", true},
-                             {"cost-model", true},
-                             {"devices-per-host", true},
-                             {"profile", true},
-                             {"coordinate", true},
-                             {"format", true},
-                             {"max-states", true},
-                             {"mode", true},
-                             {"max-memory", true},
-                             {"help", false}});
-  absl::StatusOr<FlagValues> flags = parser.Parse(args);
-  if (!flags.ok()) return Fail(flags.status().message(), kExitBadInput);
-  if (flags->Has("help")) {
-    std::cout << PlanHelp();
-    return kExitOk;
-  }
-  absl::StatusOr<PlanRequest> request = RequestFromFlags(*flags);
-  if (!request.ok()) return Fail(request.status().message(), kExitBadInput);
-  const std::string format = flags->Get("format", "text");
+CommandResult RunPlan(const FlagValues& flags, const std::vector<std::string>&) {
+  RESHARD_ASSIGN_OR_RETURN(RequestFields fields, RequestFromFlags(flags));
+  const std::string format = flags.Get("format", "text");
   if (format != "text" && format != "json" && format != "dot") {
     return Fail(absl::StrCat("--format: unknown format \"", Abbreviate(format, 64),
                              "\" (known: text, json, dot)"),
                 kExitBadInput);
   }
-  absl::StatusOr<Plan> plan = PlanFromRequest(*request, FieldStyle::kFlag);
+  absl::StatusOr<PlanRequest> request = RequestFromFields(fields, FieldStyle::kFlag);
+  if (!request.ok()) return Fail(request.status().message(), kExitBadInput);
+  absl::StatusOr<Plan> plan = PlanRedistribution(*request);
   if (!plan.ok()) {
-    std::string message(plan.status().message());
-    if (plan.status().code() == absl::StatusCode::kResourceExhausted &&
-        !absl::StrContains(message, "--max-states") && !absl::StrContains(message, "max memory")) {
-      absl::StrAppend(&message, " (raise --max-states)");
-    }
-    return Fail(message, ExitCodeFor(plan.status()));
+    const absl::Status status = InFrontEndTerms(plan.status(), FieldStyle::kFlag);
+    return Fail(status.message(), ExitCodeFor(status));
   }
+  const absl::string_view model = ResolvedCostModel(request->options)->name();
   if (format == "json") {
     std::string out;
     AppendResultJson(nullptr, plan, &out);
     std::cout << out << "\n";
   } else if (format == "dot") {
-    std::cout << FormatPlanDot(*plan, ModelNameOf(*request));
+    std::cout << FormatPlanDot(*plan, model);
   } else {
-    std::cout << FormatPlanText(*plan, ModelNameOf(*request), request->algorithm);
+    std::cout << FormatPlanText(*plan, model, fields.algorithm);
   }
   return kExitOk;
+}
+
+// reshard plan --help before FLAGS.
+constexpr char kAbout[] = R"txt(reshard plan: plan one redistribution.
+
+USAGE
+  reshard plan --mesh 2,2,2 --shape 8,8,8 --src 'S(0)[1]S(0)[0]S(0)[2]' --dst 'RS(0)[0]S(0)[1]'
+  reshard plan --mesh 2,2,2 --shape 8,8,8 --src 'S(0)RR' --dst 'RRS(0)' --mode pytorch
+)txt";
+
+}  // namespace
+
+Command PlanCommand() {
+  return {
+      "plan",
+      "plan one redistribution and print it (table, JSON or Graphviz)",
+      kAbout,
+      {
+          {"mesh", "SIZES", "required; mesh dim sizes, e.g. 2,2,2"},
+          {"shape", "SIZES", "required; global tensor shape, e.g. 8,8,8"},
+          {"src", "LAYOUT", "required; source layout (see NOTATION)"},
+          {"dst", "LAYOUT", "required; destination layout"},
+          {"dtype", "NAME",
+           "f32; one of f64 f32 f16 bf16 i64 i32 i16 i8 u8 bool (or float32, bfloat16, int64, "
+           "...)"},
+          {"algorithm", "NAME",
+           "auto; auto, graph or greedy. Native mode always searches its graph (auto and graph "
+           "are the same; greedy is refused: use --mode pytorch). In pytorch mode auto is greedy "
+           "unless a shard order or StridedShard needs the graph planner, which then also "
+           "overrides an explicit greedy"},
+          {"mode", "MODE",
+           "native or pytorch (see MODES); default: pytorch when --cost-model names a pytorch "
+           "model, native otherwise"},
+          {"cost-model", "NAME",
+           absl::StrCat("the mode's: nccl (native) or pytorch; one of: ",
+                        absl::StrJoin(CostModelNames(), ", "),
+                        " (all in microseconds but pytorch-const; nccl is NCCL's own model of "
+                        "GPU clusters, spec §6.3; alpha-beta a textbook latency-bandwidth "
+                        "model, spec §6.2)")},
+          {"devices-per-host", "N",
+           "8; ranks per host, for the pytorch, alpha-beta and nccl cost models (which ranks "
+           "share a host)"},
+          {"profile", "NAME|FILE",
+           "the machine the model prices: for nccl a built-in profile (h100-8x400g, the "
+           "default; h200-8x400g, a100-8x200g, b200-8x400g) or an nccl profile file; for "
+           "alpha-beta a JSON profile as reshard calibrate writes. A file without "
+           "--cost-model means alpha-beta"},
+          {"coordinate", "C", "0,...; the rank whose logical shapes are reported"},
+          {"max-memory", "BYTES",
+           "no limit; bytes any rank may hold at once (an integer, optionally with K, M, G or "
+           "T). Native mode plans only steps under it; pytorch mode fails if its plan is over. "
+           "No plan under it: exit code 3"},
+          {"format", "FORMAT",
+           "text; text (a table), json (one object, as reshard batch prints) or dot (Graphviz: "
+           "| dot -Tpng > plan.png). Every format names the mode and the plan's peak bytes per "
+           "rank (input + output + scratch of its largest step)"},
+          {"max-states", "N", "1000000; bound on the states the graph search expands"},
+      },
+      absl::StrCat(ModesHelp(), "\n", NotationHelp(), "\n", ExitCodesHelp()),
+      "reshard",
+      RunPlan};
 }
 
 }  // namespace reshard

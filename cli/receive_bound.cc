@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "collectives/verify/shard_util.h"
+#include "harness/ground_truth.h"
 
 namespace reshard {
 namespace {

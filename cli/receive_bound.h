@@ -6,7 +6,7 @@
 //   b.max_bytes   // the largest over ranks
 //
 // Per rank, with S and D its blocks of the global tensor in src and dst
-// (RegionOf, collectives/verify/shard_util.h: boxes, one interval per tensor
+// (RegionOf, harness/ground_truth.h: boxes, one interval per tensor
 // dim):
 //   |D| - |D ∩ S|   elements, times the item size;
 //   |D|             when src has a Partial mesh dim (the rank's values are

@@ -1,8 +1,9 @@
 // reshard verify: run plans on real data with the Gloo backend and check the
-// results against shards computed directly (collectives/verify/verify.h).
+// results against shards computed directly (harness/verify_runner.h).
 //
 // Ranks are threads of this process by default; with --processes or --store
-// each rank is a child process (cli/verify_processes.h).
+// each rank is a child process, this binary started again with the case's
+// flags and the hidden --rank, --store-dir and --job (harness/run_ranks.h).
 #include <signal.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -34,95 +35,20 @@
 #include "cli/flags.h"
 #include "cli/help.h"
 #include "cli/host_memory.h"
-#include "cli/verify_processes.h"
 #include "collectives/gloo/gloo_communicator.h"
 #include "collectives/stores/redis_store.h"
-#include "collectives/verify/verify.h"
+#include "harness/verify_runner.h"
 
 namespace reshard {
 namespace {
-
-std::string VerifyHelp() {
-  return absl::StrCat(R"txt(reshard verify: run redistributions on real data and check every rank's result.
-
-Each case builds a deterministic global tensor of small integers, gives each
-rank its shard of --src (a Partial source gets local values whose reduction
-is the tensor), plans src -> dst, runs the plan with Gloo collectives (TCP on
-127.0.0.1), and compares each rank's result with its shard of --dst computed
-directly: exactly for moved data and integers, to a tight tolerance after
-floating-point reductions. It also checks each rank's logical shapes and bytes
-sent/received per step against the plan made for that rank's coordinate.
-
-USAGE
-  One case:
-    reshard verify --mesh 2,2,2 --shape 13,8 --dtype f32 --src 'S(0)RR' --dst 'RS(1)[1]S(1)[0]'
-  Random cases (meshes of 1-4 dims, uneven and empty shards, shard orders,
-  every transition, dtype and reduce op; native: group steps and permutes;
-  pytorch: graph and greedy plans):
-    reshard verify --random 300 --seed 7 --max-ranks 8
-    reshard verify --random 300 --seed 7 --max-ranks 8 --mode pytorch
-  One process per rank instead of one thread per rank:
-    reshard verify --random 20 --seed 7 --processes
-
-FLAGS
-  --mesh 2,2,2         mesh sizes (one case)
-  --shape 13,8         global tensor shape (one case)
-  --dtype f32          f64 f32 f16 bf16 i64 i32 i16 i8 u8 (default f32)
-  --src, --dst         layouts in the notation below (one case)
-  --algorithm auto     auto, graph or greedy (greedy: pytorch mode only)
-  --mode native        native: plans with native steps (spec §4.2: collectives
-                         over several mesh dims, permutes) and the alpha-beta
-                         cost model; pytorch: PyTorch's steps and planners
-                         (the default with --algorithm greedy)
-  --seed N             one case: the data seed; --random: the case generator's seed (default 0)
-  --random N           run N random cases instead of one
-  --max-ranks N        --random: at most N ranks per mesh (default 8); one case:
-                         refuse meshes of more than N ranks (default 64)
-  --max-memory 16G     refuse a case whose host memory, counted from its plan
-                         before anything is allocated, exceeds this (bytes, or
-                         with K, M, G, T; default half of this machine's memory
-                         or of the address-space limit, ulimit -v)
-  --processes          one process per rank (a file store in a temporary directory)
-  --timeout 30         seconds a rank waits for its peers before failing
-  --store URL          ranks on several hosts meet through redis://HOST:PORT/PREFIX
-                         (a fresh PREFIX per run) or a shared directory; each
-                         host runs its --ranks as processes, and every host
-                         checks every rank's result (exchanged in the store)
-  --ranks A-B          the ranks this host runs (with --store; default all)
-  --hostname ADDR      the address this host's ranks listen on (default 127.0.0.1)
-  --interface NAME     the network interface to listen on instead (e.g. eth1)
-  --kill-rank R        fault injection (one case): rank R dies (closes its
-  --kill-at K            connections; with --processes, its process exits) just
-                         before its collective call K (0-based, default 0); the
-                         case must then fail with the surviving ranks' errors,
-                         which name the step and mesh dim. A rank outside the mesh
-                         or a K past the plan's last collective call is refused.
-
-OUTPUT
-  Each failing case as "FAIL reshard verify ..." (paste it back to rerun it
-  alone) with the reason on the next line; on stderr, --random counts the
-  steps of passed cases by kind, and those over several mesh dims; then a
-  count of skipped cases
-  (no plan exists, or the plan needs R->P(prod), which has no exact split),
-  and finally the line "N passed, M failed". Progress goes to stderr.
-  Exit code 0 if nothing failed, 1 if a case failed, 2 for bad input,
-  3 when a single case is skipped (no plan, or it needs R->P(prod)).
-
-)txt",
-                      NotationHelp());
-}
-
-int Fail(absl::string_view message, int code) {
-  std::cerr << "reshard verify: " << Utf8Valid(message) << "\n";
-  return code;
-}
 
 // Everything but the case itself: how ranks run and what is refused.
 struct VerifySettings {
   int64_t seed = 0;
   PlanMode mode = PlanMode::kNative;
   bool processes = false;
-  ProcessOptions run;  // Gloo options, fault, and where ranks meet
+  LaunchOptions launch;  // Gloo options, and where ranks run and meet
+  Fault fault;
   VerifyLimits limits;
   // Printed after a failing case so that the line reruns it the same way.
   std::string mode_flags;
@@ -134,7 +60,7 @@ absl::StatusOr<int64_t> IntFlag(const FlagValues& flags, absl::string_view name,
 }
 
 // --store URL --ranks A-B (several hosts), --hostname, --interface.
-absl::Status ParseHosts(const FlagValues& flags, ProcessOptions* o) {
+absl::Status ParseHosts(const FlagValues& flags, LaunchOptions* o) {
   o->store_url = flags.Get("store");
   o->gloo.hostname = flags.Get("hostname", o->gloo.hostname);
   o->gloo.interface = flags.Get("interface");
@@ -167,7 +93,7 @@ absl::Status ParseFault(const FlagValues& flags, VerifySettings* s) {
     return absl::InvalidArgumentError(
         "--kill-rank describes a fault in one case; it cannot go with --random");
   }
-  Fault& fault = s->run.fault;
+  Fault& fault = s->fault;
   RESHARD_ASSIGN_OR_RETURN(fault.rank, IntFlag(flags, "kill-rank", "-1"));
   RESHARD_ASSIGN_OR_RETURN(fault.at_call, IntFlag(flags, "kill-at", "0"));
   if (flags.Has("kill-rank") && fault.rank < 0) {
@@ -182,7 +108,7 @@ absl::StatusOr<VerifySettings> ParseSettings(const FlagValues& flags) {
   RESHARD_ASSIGN_OR_RETURN(s.seed, IntFlag(flags, "seed", "0"));
   RESHARD_ASSIGN_OR_RETURN(int64_t timeout, IntFlag(flags, "timeout", "30"));
   if (timeout < 1) return absl::InvalidArgumentError("--timeout: must be at least 1 second");
-  s.run.gloo.timeout = absl::Seconds(timeout);
+  s.launch.gloo.timeout = absl::Seconds(timeout);
   // Greedy is a pytorch-mode planner: asking for it without a mode asks for that mode.
   const bool greedy = flags.Get("algorithm") == AlgorithmName(Algorithm::kGreedy);
   const std::optional<PlanMode> mode =
@@ -194,7 +120,7 @@ absl::StatusOr<VerifySettings> ParseSettings(const FlagValues& flags) {
   s.mode = *mode;
   s.processes = flags.Has("processes");
   RESHARD_RETURN_IF_ERROR(ParseFault(flags, &s));
-  RESHARD_RETURN_IF_ERROR(ParseHosts(flags, &s.run));
+  RESHARD_RETURN_IF_ERROR(ParseHosts(flags, &s.launch));
   const bool random = flags.Has("random");
   RESHARD_ASSIGN_OR_RETURN(s.limits.max_ranks, IntFlag(flags, "max-ranks", random ? "8" : "64"));
   if (s.limits.max_ranks < 1 || s.limits.max_ranks > 4096) {
@@ -208,17 +134,45 @@ absl::StatusOr<VerifySettings> ParseSettings(const FlagValues& flags) {
   }
   if (s.processes) absl::StrAppend(&s.mode_flags, " --processes");
   if (flags.Has("timeout")) absl::StrAppend(&s.mode_flags, " --timeout ", timeout);
-  if (s.run.fault.rank >= 0) {
-    absl::StrAppend(&s.mode_flags, " --kill-rank ", s.run.fault.rank, " --kill-at ",
-                    s.run.fault.at_call);
+  if (s.fault.rank >= 0) {
+    absl::StrAppend(&s.mode_flags, " --kill-rank ", s.fault.rank, " --kill-at ",
+                    s.fault.at_call);
   }
   return s;
 }
 
+// The argv that runs one rank of `c` in a child process (RunRanks adds
+// --rank, --store-dir and --job).
+std::vector<std::string> ChildArgs(const VerifyCase& c, const VerifySettings& s) {
+  std::vector<std::string> args = {"reshard", "verify"};
+  if (s.fault.rank >= 0) {
+    args.insert(args.end(), {"--kill-rank", absl::StrCat(s.fault.rank), "--kill-at",
+                             absl::StrCat(s.fault.at_call)});
+  }
+  const LaunchOptions& o = s.launch;
+  if (!o.store_url.empty()) args.insert(args.end(), {"--store", o.store_url});
+  if (!o.gloo.interface.empty()) args.insert(args.end(), {"--interface", o.gloo.interface});
+  args.insert(args.end(), {"--hostname", o.gloo.hostname, "--mesh", absl::StrJoin(c.mesh, ","),
+                           "--shape", absl::StrJoin(c.shape, ","), "--dtype",
+                           std::string(DTypeName(c.dtype)), "--src=" + c.src, "--dst=" + c.dst,
+                           "--algorithm", std::string(AlgorithmName(c.algorithm)), "--mode",
+                           std::string(PlanModeName(c.mode)), "--seed",
+                           absl::StrCat(c.data_seed), "--timeout",
+                           absl::StrCat(absl::ToInt64Seconds(o.gloo.timeout))});
+  return args;
+}
+
 // `job` names the case in the store that the ranks share.
 CaseReport RunCase(const VerifyCase& c, const VerifySettings& s, const std::string& job) {
-  if (s.processes || !s.run.store_url.empty()) return VerifyInProcesses(c, s.run, job);
-  return VerifyOnThreads(c, s.run.gloo, s.run.fault);
+  LaunchOptions launch = s.launch;
+  launch.on = !launch.store_url.empty() ? RanksOn::kHosts
+              : s.processes             ? RanksOn::kProcesses
+                                        : RanksOn::kThreads;
+  launch.child_args = ChildArgs(c, s);
+  launch.job = job;
+  // Every rank gives up on its peers after the timeout; allow for start-up.
+  launch.wait = 2 * launch.gloo.timeout + absl::Seconds(10);
+  return VerifyOnRanks(c, launch, s.fault);
 }
 
 // Two lines on stderr: steps of every kind in passed cases, then those of
@@ -239,7 +193,7 @@ void PrintCoverage(const std::array<int64_t, kNumStepKinds>& steps,
             << "\n";
 }
 
-int RunRandomCases(const FlagValues& flags, const VerifySettings& s) {
+CommandResult RunRandomCases(const FlagValues& flags, const VerifySettings& s) {
   for (const char* single : {"mesh", "shape", "src", "dst", "dtype", "algorithm", "rank"}) {
     if (flags.Has(single)) {
       return Fail(absl::StrCat("--", single, " describes one case; it cannot go with --random"),
@@ -293,7 +247,7 @@ absl::StatusOr<VerifyCase> CaseFromFlags(const FlagValues& flags, int64_t seed,
           "--", required, " is required for one case (or give --random N; see --help)"));
     }
   }
-  PlanRequest request;
+  RequestFields request;
   RESHARD_ASSIGN_OR_RETURN(request.mesh, ParseIntList("mesh", flags.Get("mesh")));
   RESHARD_ASSIGN_OR_RETURN(request.shape, ParseIntList("shape", flags.Get("shape")));
   request.dtype = flags.Get("dtype", request.dtype);
@@ -301,7 +255,7 @@ absl::StatusOr<VerifyCase> CaseFromFlags(const FlagValues& flags, int64_t seed,
   request.dst = flags.Get("dst");
   request.algorithm = flags.Get("algorithm", request.algorithm);
   request.mode = std::string(PlanModeName(mode));  // what verify plans (PlanCase)
-  if (absl::StatusOr<Plan> plan = PlanFromRequest(request, FieldStyle::kFlag);
+  if (absl::StatusOr<Plan> plan = PlanFromFields(request, FieldStyle::kFlag);
       !plan.ok() && plan.status().code() == absl::StatusCode::kInvalidArgument) {
     return plan.status();  // no plan at all is a skipped case, reported below
   }
@@ -317,23 +271,24 @@ absl::StatusOr<VerifyCase> CaseFromFlags(const FlagValues& flags, int64_t seed,
   return c;
 }
 
-int RunOneCase(const FlagValues& flags, const VerifySettings& s) {
+CommandResult RunOneCase(const FlagValues& flags, const VerifySettings& s) {
   absl::StatusOr<VerifyCase> c = CaseFromFlags(flags, s.seed, s.mode);
   if (!c.ok()) return Fail(c.status().message(), kExitBadInput);
   if (flags.Has("rank")) {  // hidden: a child of --processes
     absl::StatusOr<int64_t> rank = ParseInt("rank", flags.Get("rank"));
     if (!rank.ok()) return Fail(rank.status().message(), kExitBadInput);
     if (!flags.Has("store-dir")) return Fail("--rank needs --store-dir", kExitBadInput);
-    return RunChildRank(*c, *rank, flags.Get("store-dir"), s.run, flags.Get("job", "case0"));
+    return RunVerifyChild(*c, ChildRank{*rank, flags.Get("store-dir"), flags.Get("job", "case0")},
+                          s.launch, s.fault);
   }
-  if (absl::Status ok = CheckCase(*c, s.limits, s.run.fault); !ok.ok() && !IsSkip(ok)) {
+  if (absl::Status ok = CheckCase(*c, s.limits, s.fault); !ok.ok() && !IsSkip(ok)) {
     return Fail(ok.message(), kExitBadInput);
   }
   int64_t ranks = 1;
   for (int64_t size : c->mesh) ranks *= size;
-  if (s.run.last_rank >= ranks) {
-    return Fail(absl::StrFormat("--ranks %d-%d: the mesh has ranks 0 to %d", s.run.first_rank,
-                                s.run.last_rank, ranks - 1),
+  if (s.launch.last_rank >= ranks) {
+    return Fail(absl::StrFormat("--ranks %d-%d: the mesh has ranks 0 to %d", s.launch.first_rank,
+                                s.launch.last_rank, ranks - 1),
                 kExitBadInput);
   }
   const CaseReport r = RunCase(*c, s, "case0");
@@ -352,27 +307,109 @@ int RunOneCase(const FlagValues& flags, const VerifySettings& s) {
   return kExitInternal;
 }
 
+CommandResult RunVerify(const FlagValues& flags, const std::vector<std::string>&) {
+  absl::StatusOr<VerifySettings> settings = ParseSettings(flags);
+  if (!settings.ok()) return Fail(settings.status().message(), kExitBadInput);
+  if (flags.Has("random")) return RunRandomCases(flags, *settings);
+  return RunOneCase(flags, *settings);
+}
+
+// reshard verify --help before FLAGS.
+constexpr char kAbout[] = R"txt(reshard verify: run redistributions on real data and check every rank's result.
+
+Each case builds a deterministic global tensor of small integers, gives each
+rank its shard of --src (a Partial source gets local values whose reduction
+is the tensor), plans src -> dst, runs the plan with Gloo collectives (TCP on
+127.0.0.1), and compares each rank's result with its shard of --dst computed
+directly: exactly for moved data and integers, to a tight tolerance after
+floating-point reductions. It also checks each rank's logical shapes and bytes
+sent/received per step against the plan made for that rank's coordinate.
+
+USAGE
+  One case:
+    reshard verify --mesh 2,2,2 --shape 13,8 --dtype f32 --src 'S(0)RR' --dst 'RS(1)[1]S(1)[0]'
+  Random cases (meshes of 1-4 dims, uneven and empty shards, shard orders,
+  every transition, dtype and reduce op; native: group steps and permutes;
+  pytorch: graph and greedy plans):
+    reshard verify --random 300 --seed 7 --max-ranks 8
+    reshard verify --random 300 --seed 7 --max-ranks 8 --mode pytorch
+  One process per rank instead of one thread per rank:
+    reshard verify --random 20 --seed 7 --processes
+
+)txt";
+
+// reshard verify --help after FLAGS, before NOTATION.
+constexpr char kOutputAndExitCodes[] = R"txt(OUTPUT
+  Each failing case as "FAIL reshard verify ..." (paste it back to rerun it
+  alone) with the reason on the next line; on stderr, --random counts the
+  steps of passed cases by kind, and those over several mesh dims; then a
+  count of skipped cases
+  (no plan exists, or the plan needs R->P(prod), which has no exact split),
+  and finally the line "N passed, M failed". Progress goes to stderr.
+
+EXIT CODES
+  0  nothing failed
+  1  a case failed, or the output could not be written
+  2  bad input, naming the flag
+  3  a single case is skipped (no plan, or it needs R->P(prod))
+
+)txt";
+
 }  // namespace
 
-int RunVerifyCommand(const std::vector<std::string>& args) {
-  FlagParser parser("verify", {{"mesh", true},       {"shape", true},     {"dtype", true},
-                               {"src", true},        {"dst", true},       {"algorithm", true},
-                               {"seed", true},       {"random", true},    {"max-ranks", true},
-                               {"max-memory", true}, {"processes", false}, {"timeout", true},
-                               {"rank", true},       {"store-dir", true}, {"kill-rank", true},
-                               {"kill-at", true},    {"store", true},     {"ranks", true},
-                               {"hostname", true},   {"interface", true}, {"job", true},
-                               {"mode", true},       {"help", false}});
-  absl::StatusOr<FlagValues> flags = parser.Parse(args);
-  if (!flags.ok()) return Fail(flags.status().message(), kExitBadInput);
-  if (flags->Has("help")) {
-    std::cout << VerifyHelp();
-    return kExitOk;
-  }
-  absl::StatusOr<VerifySettings> settings = ParseSettings(*flags);
-  if (!settings.ok()) return Fail(settings.status().message(), kExitBadInput);
-  if (flags->Has("random")) return RunRandomCases(*flags, *settings);
-  return RunOneCase(*flags, *settings);
+Command VerifyCommand() {
+  return {
+      "verify",
+      "run plans on real data (Gloo on this machine, ranks as threads or processes, or on "
+      "several hosts) and check every rank's result",
+      kAbout,
+      {
+          {"mesh", "SIZES", "mesh sizes, e.g. 2,2,2 (one case)"},
+          {"shape", "SIZES", "global tensor shape, e.g. 13,8 (one case)"},
+          {"dtype", "NAME", "f64 f32 f16 bf16 i64 i32 i16 i8 u8 (default f32)"},
+          {"src", "LAYOUT", "the source layout in the notation below (one case)"},
+          {"dst", "LAYOUT", "the destination layout (one case)"},
+          {"algorithm", "NAME", "auto, graph or greedy (default auto; greedy: pytorch mode only)"},
+          {"mode", "MODE",
+           "native (the default): plans with native steps (spec §4.2: collectives over several "
+           "mesh dims, permutes) and the nccl cost model; pytorch: PyTorch's steps and "
+           "planners (the default with --algorithm greedy)"},
+          {"seed", "N",
+           "one case: the data seed; --random: the case generator's seed (default 0)"},
+          {"random", "N", "run N random cases instead of one"},
+          {"max-ranks", "N",
+           "--random: at most N ranks per mesh (default 8); one case: refuse meshes of more "
+           "than N ranks (default 64)"},
+          {"max-memory", "BYTES",
+           "refuse a case whose host memory, counted from its plan before anything is "
+           "allocated, exceeds this (bytes, or with K, M, G, T, e.g. 16G; default half of this "
+           "machine's memory or of the address-space limit, ulimit -v)"},
+          {"processes", "", "one process per rank (a file store in a temporary directory)"},
+          {"timeout", "S", "seconds a rank waits for its peers before failing (default 30)"},
+          {"store", "URL",
+           "ranks on several hosts meet through redis://HOST:PORT/PREFIX (a fresh PREFIX per "
+           "run) or a shared directory; each host runs its --ranks as processes, and every "
+           "host checks every rank's result (exchanged in the store)"},
+          {"ranks", "A-B", "the ranks this host runs (with --store; default all)"},
+          {"hostname", "ADDR", "the address this host's ranks listen on (default 127.0.0.1)"},
+          {"interface", "NAME", "the network interface to listen on instead (e.g. eth1)"},
+          {"kill-rank", "R",
+           "fault injection (one case): rank R dies (closes its connections; with "
+           "--processes, its process exits) just before its collective call --kill-at; the "
+           "case must then fail with the surviving ranks' errors, which name the step and "
+           "mesh dim. A rank outside the mesh is refused"},
+          {"kill-at", "K",
+           "with --kill-rank: the collective call (0-based, default 0) before which the rank "
+           "dies; a K past the plan's last collective call is refused"},
+          // A child rank of --processes or --store (harness/run_ranks.h).
+          {"rank", "R", "", /*hidden=*/true},
+          {"store-dir", "DIR", "", /*hidden=*/true},
+          {"job", "NAME", "", /*hidden=*/true},
+      },
+      absl::StrCat(kOutputAndExitCodes,
+                   NotationHelp()),
+      "reshard verify",
+      RunVerify};
 }
 
 }  // namespace reshard

@@ -1,5 +1,5 @@
 // Fuzzes the JSON request decoder (cli/case_json.h, RequestFromJson and
-// PlanFromRequest) on structured input: objects with the known keys (and
+// PlanFromFields) on structured input: objects with the known keys (and
 // some unknown ones) holding values of every JSON type, including integers
 // at the edges of int64/uint64, huge doubles, long and non-ASCII strings.
 // The result must be one valid UTF-8 JSON line.

@@ -8,7 +8,7 @@ namespace reshard {
 
 absl::StatusOr<DeviceMesh> DeviceMesh::Create(std::vector<int64_t> sizes) {
   if (sizes.empty()) {
-    return absl::InvalidArgumentError("mesh: needs at least one dim (e.g. --mesh 2,4)");
+    return absl::InvalidArgumentError("mesh: needs at least one dim (e.g. [2, 4])");
   }
   if (static_cast<int>(sizes.size()) > kMaxMeshDims) {
     return absl::InvalidArgumentError(

@@ -14,9 +14,11 @@
 #include "base/status_macros.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/search/edge_source.h"
+#include "planner/plan_request.h"
 #include "planner/search/graph_planner.h"
 #include "planner/costs/remaining_cost_bound.h"
 #include "planner/search/state_search.h"
+#include "planner/steps/plan_limit.h"
 
 namespace reshard {
 namespace {
@@ -34,20 +36,22 @@ absl::Status CheckLayouts(const DeviceMesh& mesh, absl::Span<const int64_t> shap
   return absl::OkStatus();
 }
 
-absl::Status CheckOptions(const CostMatrixOptions& options) {
+// The options of each pair's plan (each entry equals its graph plan's cost).
+PlanOptions PairOptions(const CostMatrixOptions& options) {
+  PlanOptions plan;
+  plan.mode = options.mode;
+  plan.algorithm = Algorithm::kGraph;
+  plan.cost_model = options.cost_model;
+  plan.max_expanded_states = options.max_expanded_states;
+  return plan;
+}
+
+absl::Status CheckOptions(const CostMatrixOptions& options, const DeviceMesh& mesh) {
   if (options.cost_model == nullptr) {
     return absl::InvalidArgumentError(
-        "CostMatrixOptions::cost_model is null; pass a model (e.g. MakeCostModel(\"pytorch\"))");
+        "cost_model: null; pass a model (e.g. MakeCostModel(\"pytorch\"))");
   }
-  if (options.mode == PlanMode::kNative && !options.cost_model->prices_native_steps()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "mode: native needs a cost model that prices native steps; \"",
-        options.cost_model->fingerprint(), "\" prices compat steps only (e.g. use alpha-beta)"));
-  }
-  if (options.max_expanded_states < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "max expanded states: ", options.max_expanded_states, "; must be >= 1"));
-  }
+  RESHARD_RETURN_IF_ERROR(ValidatePlanOptions(PairOptions(options), mesh));
   if (options.threads < 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("threads: ", options.threads, "; must be >= 1"));
@@ -102,9 +106,10 @@ absl::Status FillRow(const DistState& src, absl::Span<const DistState> targets,
     StateSearch& search = searches->For(ops);
     if (search.Run(src, goals, StateSearch::Pass::Dijkstra(), max_expanded) ==
         StateSearch::Outcome::kBound) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "the search from ", src.ToString(), " expanded ", max_expanded,
-          " states before reaching every target; raise the bound (--max-states)"));
+      return PlanLimitError(PlanLimit::kMaxExpandedStates,
+                            absl::StrCat("the search from ", src.ToString(), " expanded ",
+                                         max_expanded,
+                                         " states before reaching every target; raise the bound"));
     }
     for (size_t j = 0; j < targets.size(); ++j) {
       if (op_sets[j] == ops && search.Popped(targets[j])) (*row)[j] = search.CostTo(targets[j]);
@@ -160,9 +165,10 @@ absl::Status FillNativeRow(const DistState& src, absl::Span<const DistState> tar
     const StateSearch::Outcome found = SearchToward(&search, src, dst, &bound, max_expanded);
     search.SetBound(nullptr);  // `bound` goes out of scope
     if (found == StateSearch::Outcome::kBound) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "the search from ", src.ToString(), " to ", dst.ToString(), " expanded ",
-          max_expanded, " states before reaching it; raise the bound (--max-states)"));
+      return PlanLimitError(PlanLimit::kMaxExpandedStates,
+                            absl::StrCat("the search from ", src.ToString(), " to ",
+                                         dst.ToString(), " expanded ", max_expanded,
+                                         " states before reaching it; raise the bound"));
     }
     if (found == StateSearch::Outcome::kReached) (*row)[j] = search.CostTo(dst);
   }
@@ -176,7 +182,7 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh,
                                             absl::Span<const DistState> sources,
                                             absl::Span<const DistState> targets,
                                             const CostMatrixOptions& options) {
-  RESHARD_RETURN_IF_ERROR(CheckOptions(options));
+  RESHARD_RETURN_IF_ERROR(CheckOptions(options, mesh));
   // The shape alone, on an all-Replicate layout, so that its errors are not
   // blamed on a layout.
   if (absl::StatusOr<DistSpec> s = DistSpec::Create(
@@ -190,8 +196,7 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh,
                             ItemSize(dtype)};
   const std::unique_ptr<const BoundCostModel> model = options.cost_model->Bind(problem);
   const int tensor_ndim = static_cast<int>(shape.size());
-  const bool native = options.mode == PlanMode::kNative ||
-                      (options.mode == PlanMode::kAuto && options.cost_model->prices_native_steps());
+  const bool native = ResolvedMode(PairOptions(options)) == PlanMode::kNative;
 
   CostMatrixResult result(sources.size());
   std::atomic<size_t> next{0};

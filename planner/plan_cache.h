@@ -3,7 +3,7 @@
 // written, every PlanOptions field, the cost model by its fingerprint). Least recently used plans go first.
 //
 //   PlanCache cache(/*capacity=*/4096);
-//   absl::StatusOr<std::shared_ptr<const Plan>> plan = cache.GetOrPlan(src, dst, options);
+//   absl::StatusOr<std::shared_ptr<const Plan>> plan = cache.GetOrPlan(request);
 //
 // Errors are not cached.
 #ifndef RESHARD_PLANNER_PLAN_CACHE_H_
@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/steps/plan.h"
+#include "planner/plan_request.h"
 #include "planner/planner.h"
 
 namespace reshard {
@@ -27,6 +28,9 @@ class PlanCache {
   PlanCache(const PlanCache&) = delete;
   PlanCache& operator=(const PlanCache&) = delete;
 
+  absl::StatusOr<std::shared_ptr<const Plan>> GetOrPlan(const PlanRequest& request) {
+    return GetOrPlan(request.src, request.dst, request.options);
+  }
   absl::StatusOr<std::shared_ptr<const Plan>> GetOrPlan(const DistSpec& src, const DistSpec& dst,
                                                         const PlanOptions& options);
 

@@ -10,41 +10,12 @@
 #include "planner/layout/chunk.h"
 #include "planner/search/graph_planner.h"
 #include "planner/search/greedy_planner.h"
-#include "planner/costs/cost_model_registry.h"
 #include "planner/steps/step.h"
 #include "planner/steps/step_bytes.h"
 #include "planner/steps/step_memory.h"
 
 namespace reshard {
 namespace {
-
-absl::Status CheckCompatible(const DistSpec& src, const DistSpec& dst, const PlanOptions& options) {
-  if (src.mesh() != dst.mesh()) {
-    return absl::InvalidArgumentError(absl::StrCat("source mesh ", src.mesh().ToString(),
-                                                   " differs from destination mesh ",
-                                                   dst.mesh().ToString()));
-  }
-  if (src.global_shape() != dst.global_shape()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "source shape [", absl::StrJoin(src.global_shape(), ","), "] differs from destination [",
-        absl::StrJoin(dst.global_shape(), ","), "]"));
-  }
-  if (src.dtype() != dst.dtype()) {
-    return absl::InvalidArgumentError(absl::StrCat("source dtype ", DTypeName(src.dtype()),
-                                                   " differs from destination dtype ",
-                                                   DTypeName(dst.dtype())));
-  }
-  if (options.max_expanded_states < 1) {
-    return absl::InvalidArgumentError(absl::StrCat("max expanded states: ",
-                                                   options.max_expanded_states, "; must be >= 1"));
-  }
-  if (options.max_memory < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("max memory: ", options.max_memory, " bytes; must be >= 1"));
-  }
-  if (!options.coordinate.empty()) return src.mesh().ValidateCoordinate(options.coordinate);
-  return absl::OkStatus();
-}
 
 Plan PlanOf(GraphPath path, const DistSpec& src, const std::vector<int64_t>& coord) {
   Plan plan;
@@ -74,25 +45,21 @@ absl::StatusOr<Plan> GraphPlan(const DistSpec& src, const DistSpec& dst,
 absl::StatusOr<Plan> NativePlan(const DistSpec& src, const DistSpec& dst,
                                 const BoundCostModel& model, const PlanOptions& options,
                                 const std::vector<int64_t>& coord) {
-  if (options.algorithm == Algorithm::kGreedy) {
-    return absl::InvalidArgumentError(
-        "algorithm: greedy is a pytorch-mode planner; native mode always searches its graph "
-        "(use --mode pytorch for greedy plans)");
-  }
-  if (LocalBytes(src.state(), src.mesh(), src.global_shape(), src.dtype()) > options.max_memory) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "max memory: the source shard alone takes ",
-        LocalBytes(src.state(), src.mesh(), src.global_shape(), src.dtype()),
-        " bytes per rank, over --max-memory ", options.max_memory));
+  const int64_t source_bytes =
+      LocalBytes(src.state(), src.mesh(), src.global_shape(), src.dtype());
+  if (source_bytes > options.max_memory) {
+    return PlanLimitError(PlanLimit::kMaxMemory,
+                          absl::StrCat("the source shard alone takes ", source_bytes,
+                                       " bytes per rank, over the limit of ", options.max_memory));
   }
   absl::StatusOr<GraphPath> path =
       FindNativePath(src.mesh(), src.global_shape(), src.dtype(), src.state(), dst.state(), model,
                      options.max_expanded_states, options.max_memory);
   if (absl::IsNotFound(path.status()) &&
       options.max_memory != std::numeric_limits<int64_t>::max()) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "max memory: no plan keeps every rank under ", options.max_memory,
-        " bytes (--max-memory); raise it, or drop it to see the plan's peak"));
+    return PlanLimitError(PlanLimit::kMaxMemory,
+                          absl::StrCat("no plan keeps every rank under ", options.max_memory,
+                                       " bytes; raise it, or drop it to see the plan's peak"));
   }
   if (!path.ok()) return path.status();
   Plan plan = PlanOf(*std::move(path), src, coord);
@@ -143,57 +110,35 @@ absl::StatusOr<Plan> PyTorchPlan(const DistSpec& src, const DistSpec& dst,
                            !src.state().HasDefaultOrder() || !dst.state().HasDefaultOrder();
   if (needs_graph || options.algorithm == Algorithm::kGraph) {
     absl::StatusOr<Plan> plan = GraphPlan(src, dst, model, options, coord);
-    if (plan.status().code() != absl::StatusCode::kResourceExhausted) return plan;
+    if (PlanLimitOf(plan.status()) != PlanLimit::kMaxExpandedStates) return plan;
     // Suggest the greedy planner only where it could be used.
-    return absl::ResourceExhaustedError(absl::StrCat(
-        plan.status().message(),
-        needs_graph ? "; the greedy planner cannot be used instead: these layouts have shard "
-                      "orders (spec §9)"
-                    : " or use the greedy planner (--algorithm greedy)"));
+    absl::Status advised(plan.status().code(),
+                         absl::StrCat(plan.status().message(),
+                                      needs_graph ? "; the greedy planner cannot be used instead: "
+                                                    "these layouts have shard orders (spec §9)"
+                                                  : " or use the greedy planner (`algorithm` "
+                                                    "greedy)"));
+    plan.status().ForEachPayload(
+        [&](absl::string_view url, const absl::Cord& payload) { advised.SetPayload(url, payload); });
+    return advised;
   }
   return GreedyPlan(src, dst, model, coord);
 }
 
 }  // namespace
 
-PlanMode ResolvedMode(const PlanOptions& options) {
-  if (options.mode != PlanMode::kAuto) return options.mode;
-  return options.cost_model != nullptr && !options.cost_model->prices_native_steps()
-             ? PlanMode::kPyTorch
-             : PlanMode::kNative;
-}
-
-const std::shared_ptr<const CostModel>& ResolvedCostModel(const PlanOptions& options) {
-  if (options.cost_model != nullptr) return options.cost_model;
-  static const auto* const native = new std::shared_ptr<const CostModel>(DefaultNativeCostModel());
-  static const auto* const pytorch = new std::shared_ptr<const CostModel>(DefaultCostModel());
-  return ResolvedMode(options) == PlanMode::kNative ? *native : *pytorch;
-}
-
-namespace {
-
-// `requested` with mode and model decided. InvalidArgument when native mode
-// is asked of a model that prices compat steps only.
-absl::StatusOr<PlanOptions> Resolve(const PlanOptions& requested) {
-  PlanOptions out = requested;
-  out.mode = ResolvedMode(requested);
-  out.cost_model = ResolvedCostModel(requested);
-  if (out.cost_model == nullptr) return absl::InternalError("no native cost model is built in");
-  if (out.mode == PlanMode::kNative && !out.cost_model->prices_native_steps()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "mode: native planning needs a cost model that prices native steps; \"",
-        out.cost_model->fingerprint(), "\" prices compat steps only (use --mode pytorch, or "
-        "--cost-model nccl)"));
-  }
-  return out;
-}
-
-}  // namespace
-
 absl::StatusOr<Plan> PlanRedistribution(const DistSpec& src, const DistSpec& dst,
-                                        const PlanOptions& requested) {
-  RESHARD_ASSIGN_OR_RETURN(const PlanOptions options, Resolve(requested));
-  RESHARD_RETURN_IF_ERROR(CheckCompatible(src, dst, options));
+                                        const PlanOptions& options) {
+  return PlanRedistribution(PlanRequest{src, dst, options});
+}
+
+absl::StatusOr<Plan> PlanRedistribution(const PlanRequest& request) {
+  RESHARD_RETURN_IF_ERROR(ValidatePlanRequest(request));
+  const DistSpec& src = request.src;
+  const DistSpec& dst = request.dst;
+  PlanOptions options = request.options;
+  options.mode = ResolvedMode(request.options);
+  options.cost_model = ResolvedCostModel(request.options);
   const std::unique_ptr<const BoundCostModel> model = options.cost_model->Bind(
       CostProblem{src.mesh(), src.global_shape(), ItemSize(src.dtype())});
   std::vector<int64_t> coord = options.coordinate;
@@ -205,10 +150,11 @@ absl::StatusOr<Plan> PlanRedistribution(const DistSpec& src, const DistSpec& dst
   plan->peak_bytes =
       PlanPeakBytes(*plan, src.mesh(), src.global_shape(), src.dtype(), model->memory_backend());
   if (plan->peak_bytes > options.max_memory) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "max memory: the pytorch-mode plan needs ", plan->peak_bytes,
-        " bytes per rank, over --max-memory ", options.max_memory,
-        "; native mode plans under a memory limit (--mode native)"));
+    return PlanLimitError(
+        PlanLimit::kMaxMemory,
+        absl::StrCat("the pytorch-mode plan needs ", plan->peak_bytes,
+                     " bytes per rank, over the limit of ", options.max_memory,
+                     "; native mode plans under a memory limit (`mode` native)"));
   }
   return plan;
 }

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "collectives/tensor/host_math.h"
-#include "collectives/verify/shard_util.h"
+#include "harness/ground_truth.h"
 #include "gtest/gtest.h"
 #include "mesh/device_mesh.h"
 #include "planner/layout/dist_spec.h"

@@ -5,7 +5,7 @@
 #include "absl/time/time.h"
 #include "collectives/gloo/gloo_communicator.h"
 #include "collectives/gloo/thread_ranks.h"
-#include "collectives/verify/shard_util.h"
+#include "harness/ground_truth.h"
 #include "gtest/gtest.h"
 #include "mesh/device_mesh.h"
 

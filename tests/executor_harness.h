@@ -1,5 +1,5 @@
 // Running a plan on every rank of a mesh as threads on Gloo, and checking the
-// results against the ground truth (collectives/verify/shard_util.h): the
+// results against the ground truth (harness/ground_truth.h): the
 // harness of the executor tests.
 #ifndef RESHARD_TESTS_EXECUTOR_HARNESS_H_
 #define RESHARD_TESTS_EXECUTOR_HARNESS_H_

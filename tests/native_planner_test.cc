@@ -403,7 +403,8 @@ TEST(NativeMemoryTest, ALimitBelowEveryPlanIsResourceExhausted) {
   options.max_memory = 30;  // the source shard fits (24 bytes), nothing else does
   absl::StatusOr<Plan> plan = PlanNative(Mesh({4, 2}), "S(0)S(1)", "S(1)S(0)", {8, 6}, options);
   EXPECT_EQ(plan.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(plan.status().message(), HasSubstr("max memory"));
+  EXPECT_EQ(PlanLimitOf(plan.status()), PlanLimit::kMaxMemory) << plan.status();
+  EXPECT_THAT(plan.status().message(), HasSubstr("max_memory: "));
   options.max_memory = 10;  // not even the source shard
   plan = PlanNative(Mesh({4, 2}), "S(0)S(1)", "S(1)S(0)", {8, 6}, options);
   EXPECT_EQ(plan.status().code(), absl::StatusCode::kResourceExhausted);
@@ -419,7 +420,8 @@ TEST(NativeMemoryTest, PyTorchModeFailsWhenItsPlanExceedsTheLimit) {
   options.max_memory = free->peak_bytes - 1;
   absl::StatusOr<Plan> plan = PlanNative(Mesh({4, 2}), "S(0)S(1)", "S(1)S(0)", {8, 6}, options);
   EXPECT_EQ(plan.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(plan.status().message(), HasSubstr("max memory: the pytorch-mode plan needs"));
+  EXPECT_EQ(PlanLimitOf(plan.status()), PlanLimit::kMaxMemory) << plan.status();
+  EXPECT_THAT(plan.status().message(), HasSubstr("max_memory: the pytorch-mode plan needs"));
 }
 
 }  // namespace

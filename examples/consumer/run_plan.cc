@@ -9,7 +9,7 @@
 //
 // Every rank starts from its shard of a known global tensor, executes the
 // plan, and checks its result against its shard of the destination computed
-// directly (collectives/verify/shard_util.h). Exit code 1 on any error or mismatch.
+// directly (harness/ground_truth.h). Exit code 1 on any error or mismatch.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -27,7 +27,7 @@
 #include "collectives/gloo/thread_ranks.h"
 #include "collectives/stores/file_store.h"
 #include "collectives/tensor/local_tensor.h"
-#include "collectives/verify/shard_util.h"
+#include "harness/ground_truth.h"
 #include "mesh/device_mesh.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/steps/plan.h"

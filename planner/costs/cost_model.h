@@ -62,7 +62,12 @@ class CostModel {
   // The model's name and every parameter that changes a cost, e.g.
   // "pytorch devices_per_host=8". Two models with one fingerprint must price
   // every step alike: the plan cache returns one's plans for the other.
+  // Fingerprints start with the model's name (its MakeCostModel name).
   const std::string& fingerprint() const { return fingerprint_; }
+  // "pytorch", "alpha-beta", ...: the fingerprint's first word.
+  absl::string_view name() const {
+    return absl::string_view(fingerprint_).substr(0, fingerprint_.find(' '));
+  }
   virtual std::unique_ptr<const BoundCostModel> Bind(const CostProblem& problem) const = 0;
   // True when the model prices native steps (spec §4.2: groups of several
   // mesh dims, permutes) honestly; native planning needs such a model, and a

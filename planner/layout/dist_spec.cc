@@ -25,7 +25,7 @@ std::string PowerOfTwo(absl::Span<const int64_t> shape, int item_size) {
 absl::Status ValidateShape(absl::Span<const int64_t> shape, DType dtype) {
   if (shape.empty()) {
     return absl::InvalidArgumentError(
-        "shape: needs at least one dim (e.g. --shape 1024,1024)");
+        "shape: needs at least one dim (e.g. [1024, 1024])");
   }
   if (static_cast<int>(shape.size()) > kMaxTensorDims) {
     return absl::InvalidArgumentError(absl::StrFormat(

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "planner/costs/remaining_cost_bound.h"
 #include "planner/search/state_search.h"
+#include "planner/steps/plan_limit.h"
 
 namespace reshard {
 namespace {
@@ -35,9 +36,10 @@ Step EdgeBetween(const DistState& a, const DistState& b, const EdgeSource& edges
 absl::Status Failure(StateSearch::Outcome outcome, const DistState& src, const DistState& dst,
                      int64_t max_expanded) {
   if (outcome == StateSearch::Outcome::kBound) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "the graph search expanded ", max_expanded,
-        " states without reaching the destination; raise the bound (--max-states)"));
+    return PlanLimitError(PlanLimit::kMaxExpandedStates,
+                          absl::StrCat("the graph search expanded ", max_expanded,
+                                       " states without reaching the destination; raise the "
+                                       "bound"));
   }
   return absl::NotFoundError(absl::StrCat("no_path: ", dst.ToString(),
                                           " is not reachable from ", src.ToString()));

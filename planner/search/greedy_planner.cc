@@ -19,7 +19,7 @@ absl::StatusOr<Step> GreedyStep(const DeviceMesh& mesh, int m, Placement from, P
     return absl::NotFoundError(absl::StrCat(
         "no_path: the greedy planner would need ", from.ToString(), " -> ", to.ToString(),
         " on mesh dim ", m,
-        ", which no collective does; the graph planner (--algorithm graph) routes through R"));
+        ", which no collective does; the graph planner (`algorithm` graph) routes through R"));
   }
   return Step{MeshDimSet::Single(m), *kind, from, to};
 }

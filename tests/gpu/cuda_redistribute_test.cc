@@ -10,7 +10,7 @@
 #include "collectives/nccl/cuda_copy_engine.h"
 #include "collectives/stores/in_process_store.h"
 #include "collectives/nccl/nccl_communicator.h"
-#include "collectives/verify/verify.h"
+#include "harness/verify_runner.h"
 #include "gtest/gtest.h"
 #include "tests/gpu/cuda_test_util.h"
 #include "tests/gpu/rank_by_rank.h"

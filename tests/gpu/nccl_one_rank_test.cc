@@ -13,7 +13,7 @@
 #include "collectives/nccl/cuda_copy_engine.h"
 #include "collectives/stores/in_process_store.h"
 #include "collectives/nccl/nccl_communicator.h"
-#include "collectives/verify/shard_util.h"
+#include "harness/ground_truth.h"
 #include "gtest/gtest.h"
 #include "mesh/device_mesh.h"
 #include "mesh/mesh_dim_set.h"

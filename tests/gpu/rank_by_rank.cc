@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "collectives/executor.h"
-#include "collectives/verify/shard_util.h"
+#include "harness/ground_truth.h"
 #include "tests/gpu/local_only_communicator.h"
 
 namespace reshard {

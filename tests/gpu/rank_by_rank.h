@@ -1,4 +1,4 @@
-// Verify cases (collectives/verify.h) run rank by rank on one copy engine:
+// Verify cases (harness/verify_runner.h) run rank by rank on one copy engine:
 // how tests/gpu checks Redistribute on device memory against the ground truth
 // with a single GPU. Only plans that need no communication qualify (steps on
 // mesh dims of size > 1 all local: chunk, partition); every rank of the mesh
@@ -19,7 +19,7 @@
 #include "absl/status/statusor.h"
 #include "collectives/communicator.h"
 #include "collectives/tensor/local_tensor.h"
-#include "collectives/verify/verify.h"
+#include "harness/verify_runner.h"
 #include "mesh/device_mesh.h"
 #include "planner/steps/plan.h"
 

@@ -22,8 +22,8 @@
 // truncation. With TestTensor's small integers every such reduction is exact
 // in every dtype, so results can be compared exactly (or to a tight
 // tolerance where a float avg divides by 3).
-#ifndef RESHARD_COLLECTIVES_VERIFY_SHARD_UTIL_H_
-#define RESHARD_COLLECTIVES_VERIFY_SHARD_UTIL_H_
+#ifndef RESHARD_HARNESS_GROUND_TRUTH_H_
+#define RESHARD_HARNESS_GROUND_TRUTH_H_
 
 #include <cstdint>
 #include <vector>
@@ -75,4 +75,4 @@ absl::StatusOr<int64_t> FirstMismatch(const LocalTensor& a, const LocalTensor& b
 
 }  // namespace reshard
 
-#endif  // RESHARD_COLLECTIVES_VERIFY_SHARD_UTIL_H_
+#endif  // RESHARD_HARNESS_GROUND_TRUTH_H_

@@ -1,4 +1,4 @@
-#include "cli/child_processes.h"
+#include "harness/child_processes.h"
 
 #include <signal.h>
 #include <sys/wait.h>

@@ -1,8 +1,8 @@
 // Ranks as child processes of this binary, for `reshard verify --processes`
 // and `reshard calibrate --processes`: each child is this executable started
 // again with the argv its command gives it (hidden per-rank flags).
-#ifndef RESHARD_CLI_CHILD_PROCESSES_H_
-#define RESHARD_CLI_CHILD_PROCESSES_H_
+#ifndef RESHARD_HARNESS_CHILD_PROCESSES_H_
+#define RESHARD_HARNESS_CHILD_PROCESSES_H_
 
 #include <sys/types.h>
 
@@ -23,4 +23,4 @@ std::vector<int> WaitForRanks(const std::vector<pid_t>& pids, absl::Time deadlin
 
 }  // namespace reshard
 
-#endif  // RESHARD_CLI_CHILD_PROCESSES_H_
+#endif  // RESHARD_HARNESS_CHILD_PROCESSES_H_

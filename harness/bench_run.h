@@ -5,14 +5,14 @@
 // order, so that no mode always goes first), each run after a
 // barrier over the whole mesh. A rank times its own Redistribute call; a
 // run's time is the slowest rank's (a redistribution is done when its last
-// rank is). Results are checked with verify's ground truth
-// (collectives/verify/verify.h, Check).
+// rank is). Ranks run where the launch options say (harness/run_ranks.h);
+// results are checked with verify's ground truth (harness/check.h, Check).
 //
 //   std::vector<PreparedCase> modes = ...;   // one per mode, same data seed
-//   std::vector<RankRuns> runs = RunOnThreads(modes, repeat, GlooOptions());
+//   std::vector<RankRuns> runs = RunBench(modes, repeat, LaunchOptions());
 //   ModeMeasurement m = Measure(modes[0], runs, 0);
-#ifndef RESHARD_CLI_BENCH_RUN_H_
-#define RESHARD_CLI_BENCH_RUN_H_
+#ifndef RESHARD_HARNESS_BENCH_RUN_H_
+#define RESHARD_HARNESS_BENCH_RUN_H_
 
 #include <cstdint>
 #include <string>
@@ -21,7 +21,8 @@
 #include "absl/status/statusor.h"
 #include "collectives/communicator.h"
 #include "collectives/gloo/gloo_communicator.h"
-#include "collectives/verify/verify.h"
+#include "harness/prepared_case.h"
+#include "harness/run_ranks.h"
 
 namespace reshard {
 
@@ -39,20 +40,15 @@ struct RankRuns {
 RankRuns RunBenchRank(const std::vector<PreparedCase>& modes, int64_t repeat,
                       Communicator& comm);
 
-// Every rank as a thread of this process; indexed by rank.
-std::vector<RankRuns> RunOnThreads(const std::vector<PreparedCase>& modes, int64_t repeat,
-                                   const GlooOptions& options);
+// Every rank run as `launch` says (its wait is set from the timeout: every
+// collective is bounded by it); indexed by rank. With processes, the
+// children must call RunBenchChild.
+std::vector<RankRuns> RunBench(const std::vector<PreparedCase>& modes, int64_t repeat,
+                               const LaunchOptions& launch);
 
-// Every rank as a process: this binary started again with `child_args` plus
-// --rank R --store-dir DIR (see RunBenchChildRank); indexed by rank.
-std::vector<RankRuns> RunInProcesses(const std::vector<PreparedCase>& modes, int64_t repeat,
-                                     const GlooOptions& options,
-                                     const std::vector<std::string>& child_args);
-
-// The child's side: rank `rank` runs and writes its RankRuns under `dir`.
-// Returns the process exit code.
-int RunBenchChildRank(const std::vector<PreparedCase>& modes, int64_t repeat,
-                 const GlooOptions& options, int64_t rank, const std::string& dir);
+// A child rank's side of RunBench. Returns the process exit code.
+int RunBenchChild(const std::vector<PreparedCase>& modes, int64_t repeat, const ChildRank& child,
+                  const LaunchOptions& launch);
 
 // One mode's numbers over all ranks.
 struct ModeMeasurement {
@@ -66,4 +62,4 @@ ModeMeasurement Measure(const PreparedCase& mode, std::vector<RankRuns>& runs, s
 
 }  // namespace reshard
 
-#endif  // RESHARD_CLI_BENCH_RUN_H_
+#endif  // RESHARD_HARNESS_BENCH_RUN_H_

@@ -1,4 +1,4 @@
-#include "collectives/verify/shard_util.h"
+#include "harness/ground_truth.h"
 
 #include <algorithm>
 #include <cmath>

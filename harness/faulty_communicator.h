@@ -10,8 +10,8 @@
 // AllReduce, AllToAll and AllToAllV) it runs `on_fault` (e.g. closing the
 // wrapped communicator's connections, or _exit for a process) and returns
 // Unavailable without taking part; every later call fails the same way.
-#ifndef RESHARD_COLLECTIVES_VERIFY_FAULTY_COMMUNICATOR_H_
-#define RESHARD_COLLECTIVES_VERIFY_FAULTY_COMMUNICATOR_H_
+#ifndef RESHARD_HARNESS_FAULTY_COMMUNICATOR_H_
+#define RESHARD_HARNESS_FAULTY_COMMUNICATOR_H_
 
 #include <cstdint>
 #include <functional>
@@ -87,4 +87,4 @@ class FaultyCommunicator final : public Communicator {
 
 }  // namespace reshard
 
-#endif  // RESHARD_COLLECTIVES_VERIFY_FAULTY_COMMUNICATOR_H_
+#endif  // RESHARD_HARNESS_FAULTY_COMMUNICATOR_H_
