@@ -1,6 +1,6 @@
 // Prints the two tables of bench/README.md "The nccl cost model, on paper":
 //   nccl_model_tables published bench/nccl_tests_published.csv
-//     the model (spec §6.3) next to published nccl-tests results, error per row;
+//     the model (spec §6.4) next to published nccl-tests results, error per row;
 //   nccl_model_tables cases bench/nccl_cases.jsonl
 //     realistic cases, native vs pytorch plans, both priced by the model.
 // No GPU is involved: every number is the model's or a published one.
@@ -125,7 +125,7 @@ std::string Steps(const Plan& plan) {
 
 bool HasGroupStep(const Plan& plan) {
   for (const TransformInfo& t : plan.steps) {
-    if (t.step.group.size() > 1 || t.step.kind == StepKind::kPermute) return true;
+    if (t.step.group.size() > 1 || MovesSlices(t.step.kind)) return true;
   }
   return false;
 }

@@ -55,8 +55,9 @@ done <"$suite"
 python3 - "$tmp" "$n" <<'PY'
 import json, os, sys
 tmp, n = sys.argv[1], int(sys.argv[2])
-print("| case | native median us | pytorch median us | pytorch/native | bytes sent max native / pytorch / lower bound | peak bytes native / pytorch | verified native / pytorch |")
-print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
+print("| case | native median us | pytorch median us | pytorch/native | native predicted us | pytorch predicted us | bytes sent max native / pytorch / lower bound | peak bytes native / pytorch | verified native / pytorch |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+errors, rankings, priced = [], [], set()
 for i in range(1, n + 1):
     name = open(f"{tmp}/name.{i}").read().strip()
     bound = json.loads(open(f"{tmp}/bound.{i}").read())["receive_bound_max"]
@@ -76,8 +77,32 @@ for i in range(1, n + 1):
     sent = f"{nat.get('bytes_sent_max', '-')} / {pyt.get('bytes_sent_max', '-')} / {bound}"
     peak = f"{nat.get('peak_bytes_max', '-')} / {pyt.get('peak_bytes_max', '-')}"
     ver = f"{'yes' if nat.get('verified') else 'NO'} / {'yes' if pyt.get('verified') else 'NO'}"
-    print(f"| {name} | {cell(a)} | {cell(b)} | {ratio} | {sent} | {peak} | {ver} |")
+    pa, pb = nat.get("predicted_us"), pyt.get("predicted_us")
+    for r in (nat, pyt):
+        if r.get("cost_model"):
+            priced.add(f'{r["mode"]}: {r["cost_model"]} (profile {r.get("profile")})')
+    for m, p in ((a, pa), (b, pb)):
+        if m and p:
+            errors.append((abs(p / m - 1), name))
+    # Plans that differ, measured more than 1.3x apart: does the model rank them alike?
+    if a and b and pa and pb and nat.get("trace") != pyt.get("trace") and max(a, b) / min(a, b) > 1.3:
+        rankings.append((name, (a < b) == (pa < pb)))
+    print(f"| {name} | {cell(a)} | {cell(b)} | {ratio} | {cell(pa)} | {cell(pb)} | {sent} | {peak} | {ver} |")
     err = open(f"{tmp}/err.{i}").read().strip()
     if err:
         print(f"<!-- {name}: {err.splitlines()[0][:200]} -->")
+print()
+for p in sorted(priced):
+    print(f"planned with: {p}")
+if errors:
+    e = sorted(x for x, _ in errors)
+    q = lambda f: e[min(len(e) - 1, int(f * len(e)))]
+    print(f"|predicted/measured - 1| over {len(e)} plans (both modes): median {100 * q(0.5):.0f}%, "
+          f"25th {100 * q(0.25):.0f}%, 75th {100 * q(0.75):.0f}%, 90th {100 * q(0.9):.0f}%, "
+          f"max {100 * e[-1]:.0f}%")
+    print("per plan: " + ", ".join(f"{n} {100 * x:.0f}%" for x, n in errors))
+ok = sum(1 for _, same in rankings if same)
+print(f"plans that differ and measure > 1.3x apart: {len(rankings)}; the model ranks {ok} the same way"
+      + ("" if ok == len(rankings) else
+         " (not: " + ", ".join(n for n, same in rankings if not same) + ")"))
 PY

@@ -28,6 +28,8 @@ struct TimedCollective {
   int64_t n = 2;      // the group's size, >= 2
   double bytes = 0;
   double time_us = 0;  // > 0
+  double min_us = 0;   // the spread over repeats (calibrate); not fitted
+  double max_us = 0;
 };
 
 // The model's time for a sample on `link`, microseconds.

@@ -117,8 +117,8 @@ OUTPUT KEYS
   mode used) and peak_bytes (per rank: input + output + scratch of the largest
   step). Each step is {mesh_dim, src, dst, collective, logical_shape, cost};
   a step over several mesh dims adds mesh_dims (mesh_dim is their lowest) and,
-  entering Shard, order (the order they join it); a permute adds its moves,
-  [{mesh_dim, dst}, ...]. id, ok=false and error when ok is false (errors for
+  entering Shard, order (the order they join it); a permute or an exchange
+  adds its moves, [{mesh_dim, dst}, ...] (dst "S(d)" or, exchange, "R"). id, ok=false and error when ok is false (errors for
   requests without a plan start with "no_path", or "max memory" when none
   fits max_memory).
   Example:

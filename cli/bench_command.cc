@@ -15,6 +15,7 @@
 #include "absl/time/time.h"
 #include "base/status_macros.h"
 #include "base/utf8.h"
+#include "cli/bench_pricing.h"
 #include "harness/bench_run.h"
 #include "cli/case_json.h"
 #include "cli/collective_timing.h"
@@ -41,6 +42,7 @@ struct BenchSettings {
   GlooOptions gloo;
   int64_t max_ranks = 64;
   double max_bytes = 0;
+  BenchPricing pricing;  // native mode's model and every mode's prediction (bench_pricing.h)
 };
 
 absl::StatusOr<int64_t> IntIn(const FlagValues& flags, const char* name, int64_t fallback,
@@ -107,13 +109,14 @@ absl::StatusOr<BenchSettings> ParseSettings(const FlagValues& flags) {
   return s;
 }
 
-// The request of one mode: pytorch mode prices with --cost-model, native
-// with alpha-beta (and --profile).
+// The request of one mode: pytorch mode prices with --cost-model; native
+// with this machine's model (settings.pricing), set on the options after
+// validation since it may come from no file.
 RequestFields ModeRequest(const RequestFields& r, const std::string& mode) {
   RequestFields out = r;
   out.mode = mode;
   if (mode == "native") out.cost_model = "alpha-beta";
-  if (mode == "pytorch") out.profile.clear();
+  out.profile.clear();
   return out;
 }
 
@@ -128,10 +131,11 @@ absl::StatusOr<PlannedMode> PlanOneMode(const BenchSettings& s, const std::strin
   RESHARD_ASSIGN_OR_RETURN(PlanRequest v,
                            RequestFromFields(ModeRequest(s.request, mode), FieldStyle::kFlag));
   v.options.coordinate.assign(v.src.mesh().ndim(), 0);
+  if (mode == "native") v.options.cost_model = s.pricing.model;
   absl::StatusOr<Plan> plan = PlanRedistribution(v);
-  if (!plan.ok()) {
-    return absl::Status(plan.status().code(),
-                        absl::StrCat(mode, " mode: ", plan.status().message()));
+  absl::Status runnable = plan.ok() ? CheckRunnable(*plan, v.src.dtype()) : plan.status();
+  if (!runnable.ok()) {  // verify's rule: R->P(prod) is no plan to run (exit 3)
+    return absl::Status(runnable.code(), absl::StrCat(mode, " mode: ", runnable.message()));
   }
   return PlannedMode{mode, std::move(v), *std::move(plan)};
 }
@@ -152,13 +156,11 @@ absl::StatusOr<PreparedCase> WithData(const BenchSettings& s, PlannedMode m) {
                       std::move(m.request.options), std::move(m.plan), std::move(global)};
 }
 
-// The plan re-priced step by step under the native model (spec §6.2).
-absl::StatusOr<double> NativeModelCost(const BenchSettings& s, const PlannedMode& p) {
-  PlanOptions native;
-  RESHARD_RETURN_IF_ERROR(
-      OptionsFromFields(ModeRequest(s.request, "native"), FieldStyle::kFlag, nullptr, &native));
+// The plan re-priced step by step under this machine's model (native
+// mode's, settings.pricing): the predicted time, microseconds.
+double PredictedUs(const BenchSettings& s, const PlannedMode& p) {
   const std::unique_ptr<const BoundCostModel> bound =
-      native.cost_model->Bind(CostProblem{p.request.src.mesh(), p.request.src.global_shape(),
+      s.pricing.model->Bind(CostProblem{p.request.src.mesh(), p.request.src.global_shape(),
                               ItemSize(p.request.src.dtype())});
   double cost = 0;
   for (size_t i = 0; i < p.plan.steps.size(); ++i) {
@@ -180,7 +182,7 @@ absl::Status CheckLimits(const BenchSettings& s, const std::vector<PlannedMode>&
   }
   double bytes = 0;
   for (const PlannedMode& m : modes) bytes += EstimatedBytes(src, dst, m.plan);
-  if (bytes > s.max_bytes) {
+  if (bytes > s.max_bytes && !s.dry_run) {  // --dry-run allocates nothing
     return absl::InvalidArgumentError(absl::StrFormat(
         "the case needs about %.3g GiB of host memory for %d modes, more than the limit of "
         "%.3g GiB (--max-memory); use a smaller --shape or raise --max-memory",
@@ -203,7 +205,9 @@ struct ModeReport {
   std::string mode;
   std::string trace;
   double modeled_cost = 0;
-  double native_model_cost = 0;
+  double predicted_us = 0;  // also native_model_cost: native mode's model is the machine's
+  std::string cost_model;   // what the mode planned with
+  std::string profile;      // its profile; empty for none
   int64_t peak_bytes_max = 0;
   ModeMeasurement measured;
 };
@@ -223,12 +227,16 @@ std::string JsonLine(const ModeReport& r) {
   line["mode"] = r.mode;
   line["trace"] = r.trace;
   line["modeled_cost"] = r.modeled_cost;
-  line["native_model_cost"] = r.native_model_cost;
+  line["native_model_cost"] = r.predicted_us;
   line["bytes_sent_max"] = r.measured.bytes_sent_max;
   line["peak_bytes_max"] = r.peak_bytes_max;
   const std::vector<double>& us = r.measured.run_us;
   line["measured_us"] = {{"median", Us(us, Median)}, {"min", Us(us, Min)}, {"max", Us(us, Max)}};
   line["verified"] = r.measured.verified;
+  line["predicted_us"] = std::round(r.predicted_us * 10) / 10;
+  line["cost_model"] = r.cost_model;
+  line["profile"] = r.profile.empty() ? nlohmann::ordered_json(nullptr)
+                                      : nlohmann::ordered_json(Utf8Valid(r.profile));
   return line.dump();
 }
 
@@ -239,28 +247,41 @@ namespace {
 std::string Header(const BenchSettings& s, const ReceiveBound& bound, int64_t ranks) {
   return absl::StrFormat(
       "bench: mesh %s, shape %s %s, %s -> %s; %d ranks as %s, %d interleaved rounds after one "
-      "warm-up run per mode\nreceive lower bound: %d bytes per rank (max), %d in total\n\n",
+      "warm-up run per mode\nreceive lower bound: %d bytes per rank (max), %d in total\n"
+      "machine model (native mode's plans, every mode's predicted us): %s\n\n",
       absl::StrJoin(s.request.mesh, ","), absl::StrJoin(s.request.shape, ","), s.request.dtype,
       s.request.src, s.request.dst, ranks, s.processes ? "processes" : "threads", s.repeat,
-      bound.max_bytes, bound.total_bytes);
+      bound.max_bytes, bound.total_bytes, s.pricing.description);
+}
+
+// What a mode planned with: (cost model, profile or empty).
+std::pair<std::string, std::string> PlannedWith(const BenchSettings& s, const std::string& mode) {
+  if (mode == "native") return {s.pricing.model_name, s.pricing.profile};
+  const std::string model = ModeRequest(s.request, mode).cost_model;  // --cost-model
+  return {model, model == "alpha-beta" ? "built-in " + DefaultGpuProfile().name : ""};
 }
 
 std::string TextTable(const std::vector<ModeReport>& reports) {
-  std::string out = absl::StrFormat("%-8s %11s %11s %11s %16s %12s %14s %14s  %s\n", "mode",
-                                    "median us", "min us", "max us", "bytes sent max",
-                                    "peak bytes", "modeled cost", "native model", "verified");
+  std::string out = absl::StrFormat("%-8s %11s %11s %11s %13s %16s %12s %14s  %s\n", "mode",
+                                    "median us", "min us", "max us", "predicted us",
+                                    "bytes sent max", "peak bytes", "modeled cost", "verified");
   for (const ModeReport& r : reports) {
     const std::vector<double>& us = r.measured.run_us;
     auto cell = [&](double (*pick)(std::vector<double>)) {
       return us.empty() ? std::string("-") : absl::StrFormat("%.1f", pick(us));
     };
-    absl::StrAppend(&out, absl::StrFormat("%-8s %11s %11s %11s %16d %12d %14.6g %14.6g  %s\n",
+    absl::StrAppend(&out, absl::StrFormat("%-8s %11s %11s %11s %13.1f %16d %12d %14.6g  %s\n",
                                           r.mode, cell(Median), cell(Min), cell(Max),
-                                          r.measured.bytes_sent_max, r.peak_bytes_max,
-                                          r.modeled_cost, r.native_model_cost,
+                                          r.predicted_us, r.measured.bytes_sent_max,
+                                          r.peak_bytes_max, r.modeled_cost,
                                           r.measured.verified ? "yes" : "NO"));
   }
   absl::StrAppend(&out, "\n");
+  for (const ModeReport& r : reports) {
+    absl::StrAppend(&out, r.mode, " planned with: ", r.cost_model,
+                    r.profile.empty() ? "" : absl::StrCat(" (profile: ", Utf8Valid(r.profile), ")"),
+                    "\n");
+  }
   for (const ModeReport& r : reports) absl::StrAppend(&out, r.mode, " trace: ", r.trace, "\n");
   if (reports.size() == 2 && !reports[0].measured.run_us.empty() &&
       !reports[1].measured.run_us.empty()) {
@@ -329,15 +350,19 @@ namespace {
 CommandResult RunBenchmark(const FlagValues& flags, const std::vector<std::string>& args) {
   absl::StatusOr<BenchSettings> s = ParseSettings(flags);
   if (!s.ok()) return Fail(s.status().message(), kExitBadInput);
+  absl::StatusOr<BenchPricing> pricing =
+      ResolveBenchPricing(s->request.profile, s->request.devices_per_host);
+  if (!pricing.ok()) return Fail(pricing.status().message(), kExitBadInput);
+  s->pricing = *std::move(pricing);
   absl::StatusOr<std::vector<PlannedMode>> planned = PlanModes(*s);
   if (!planned.ok()) return Fail(planned.status().message(), ExitCodeFor(planned.status()));
   const ReceiveBound bound =
       ReceiveLowerBound(planned->front().request.src, planned->front().request.dst);
   std::vector<ModeReport> reports;
   for (const PlannedMode& m : *planned) {
-    absl::StatusOr<double> native = NativeModelCost(*s, m);
-    if (!native.ok()) return Fail(native.status().message(), ExitCodeFor(native.status()));
-    reports.push_back({m.mode, m.plan.Trace(), m.plan.cost, *native, m.plan.peak_bytes, {}});
+    const auto [model, profile] = PlannedWith(*s, m.mode);
+    reports.push_back({m.mode, m.plan.Trace(), m.plan.cost, PredictedUs(*s, m), model, profile,
+                       m.plan.peak_bytes, {}});
   }
   const bool child = flags.Has("rank");
   if (s->format == "text" && !child) {
@@ -367,10 +392,18 @@ constexpr char kAbout[] = R"txt(reshard bench: run each mode's plan on real data
 Plans the redistribution in each mode, runs every plan on Gloo (TCP on
 127.0.0.1) with the same deterministic data, checks every rank's result
 against its shard computed directly (as reshard verify does), and reports
-per mode: the trace, the modeled cost under the mode's own cost model and
-under the native model (native_model_cost: the same plan re-priced step by
-step by alpha-beta), the most bytes any rank sent, the plan's peak bytes per
-rank, and the measured time. Each mode runs once untimed (connecting its
+per mode: the trace, the modeled cost under the mode's own cost model, the
+predicted time (predicted_us: the plan priced step by step by this machine's
+model, next to the measured time), the most bytes any rank sent, the plan's
+peak bytes per rank, and the measured time.
+
+Native mode plans for the machine it runs on, Gloo on this host (spec §6.3),
+with the first of: --profile FILE (version 2: the measured model; version 1:
+alpha-beta); the default profile $XDG_CONFIG_HOME/reshard/gloo-profile.json
+(else ~/.config/reshard/gloo-profile.json) if it exists; the built-in
+profile (bench/profiles/gloo-loopback-measured.json, measured on the
+development VM; --profile builtin picks it whatever exists). Every output
+says which. Each mode runs once untimed (connecting its
 groups), then --repeat rounds of every mode in turn (interleaved, so load
 drift hits all modes alike; odd rounds in reverse order, so that no mode
 always goes first), each after a barrier over the mesh; a run's time
@@ -404,15 +437,15 @@ Command BenchCommand() {
           {"cost-model", "NAME",
            "pytorch; pytorch mode's cost model (pytorch, pytorch-const or alpha-beta)"},
           {"profile", "FILE",
-           "the native (alpha-beta) model's profile, for planning native mode and for "
-           "native_model_cost; default: its built-in one (reshard calibrate measures this "
-           "machine's)"},
+           "this machine's profile (reshard calibrate --out FILE), for native mode's plans and "
+           "predicted_us; or builtin; default: the default path above, else builtin"},
           {"devices-per-host", "N", "8; as for reshard plan"},
           {"seed", "N", "0; the data seed"},
           {"format", "FORMAT",
            "text (a table) or json (one object per mode per line: mode, trace, modeled_cost, "
-           "native_model_cost, bytes_sent_max, peak_bytes_max, measured_us {median, min, max}, "
-           "verified)"},
+           "native_model_cost (the same as predicted_us), bytes_sent_max, peak_bytes_max, "
+           "measured_us {median, min, max}, verified, predicted_us, cost_model and profile "
+           "(what the mode planned with; profile null for none))"},
           {"dry-run", "",
            "plan and check the flags, print the receive lower bound (text, or json "
            "{\"receive_bound_max\", \"receive_bound_total\"}) and each mode's trace, but run "

@@ -1,8 +1,7 @@
 // reshard calibrate: times the collectives on Gloo (ranks as threads, or as
-// processes with --processes), fits the alpha-beta model's alpha and beta
-// (cli/alpha_beta_fit.h, spec §6.2) and writes a profile file
-// (cli/profile_json.h). One machine has one kind of link, so the profile's
-// intra_host and inter_host are the same fit.
+// processes with --processes; harness/run_ranks.h) and writes a version 2
+// profile (cli/calibration_report.h: the measured model's tables, spec §6.3,
+// and the alpha-beta fit, spec §6.2).
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,6 +24,7 @@
 #include "base/status_macros.h"
 #include "base/utf8.h"
 #include "cli/alpha_beta_fit.h"
+#include "cli/calibration_report.h"
 #include "cli/collective_timing.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
@@ -70,6 +70,25 @@ absl::StatusOr<std::vector<int64_t>> ParseSizes(const std::string& text) {
   return sizes;
 }
 
+// 4 KiB to 64 MiB in steps of 4x (spec §6.3).
+constexpr char kDefaultSizes[] = "4K,16K,64K,256K,1M,4M,16M,64M";
+
+// Checked before minutes of timing (issue 20): the name goes into the JSON
+// profile, which must be valid UTF-8, and into plans' fingerprints.
+absl::Status CheckName(const std::string& name) {
+  if (name.empty() || !IsValidUtf8(name)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--name: \"", Abbreviate(name, 64), "\" must be non-empty valid UTF-8"));
+  }
+  for (unsigned char c : name) {
+    if (c < 0x20 || c == 0x7f) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--name: \"", Abbreviate(name, 64), "\" has a control character; use a printable name"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<CalibrateSettings> ParseSettings(const FlagValues& flags) {
   // A child rank of --processes (hidden --rank) reports to --store-dir instead of --out.
   const bool child = flags.Has("rank");
@@ -94,27 +113,34 @@ absl::StatusOr<CalibrateSettings> ParseSettings(const FlagValues& flags) {
     return absl::InvalidArgumentError(
         absl::StrCat("--mesh: ", s.mesh.ToString(), " has one rank; nothing to time"));
   }
-  RESHARD_ASSIGN_OR_RETURN(s.sizes, ParseSizes(flags.Get("sizes", "4K,16K,64K,256K,1M,4M")));
-  RESHARD_ASSIGN_OR_RETURN(s.repeat, BoundedFlag(flags, "repeat", "9", 1, 1000));
+  RESHARD_ASSIGN_OR_RETURN(s.sizes, ParseSizes(flags.Get("sizes", kDefaultSizes)));
+  RESHARD_ASSIGN_OR_RETURN(s.repeat, BoundedFlag(flags, "repeat", "5", 1, 1000));
   RESHARD_ASSIGN_OR_RETURN(int64_t timeout, BoundedFlag(flags, "timeout", "60", 1, 86400));
   s.gloo.timeout = absl::Seconds(timeout);
   s.processes = flags.Has("processes");
   s.out = flags.Get("out");
   s.name = flags.Get("name", "gloo-loopback");
+  RESHARD_RETURN_IF_ERROR(CheckName(s.name));
   return s;
 }
 
-// Fails early, before minutes of timing, when --out cannot be written; leaves
-// no file behind that was not there.
+// Fails early, before minutes of timing, when --out cannot be written: the
+// profile is written to a temporary file beside it and renamed over it
+// (WriteProfileFile), so both must be possible. Leaves no file behind.
 absl::Status CheckWritable(const std::string& path) {
-  const bool existed = std::filesystem::exists(path);
-  std::ofstream probe(path, std::ios::app);
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--out: ", Utf8Valid(path), " is a directory; name the profile file"));
+  }
+  const std::string probe_path = absl::StrCat(path, ".tmp.", getpid());
+  std::ofstream probe(probe_path);
   if (!probe) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("--out: cannot write ", path, ": ", std::strerror(errno)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--out: cannot write beside ", Utf8Valid(path), ": ", std::strerror(errno)));
   }
   probe.close();
-  if (!existed) std::filesystem::remove(path);
+  std::filesystem::remove(probe_path, ignored);
   return absl::OkStatus();
 }
 
@@ -164,122 +190,25 @@ absl::StatusOr<std::vector<std::vector<double>>> Measure(const CalibrateSettings
   return times;
 }
 
-// The samples of `probes` on `group` (and of `kind`, unless null).
-std::vector<TimedCollective> Subset(const std::vector<Probe>& probes,
-                                    const std::vector<TimedCollective>& samples, MeshDimSet group,
-                                    const StepKind* kind) {
-  std::vector<TimedCollective> out;
-  for (size_t i = 0; i < probes.size(); ++i) {
-    if (probes[i].group == group && (kind == nullptr || probes[i].kind == *kind)) {
-      out.push_back(samples[i]);
-    }
-  }
-  return out;
-}
-
-// Prints measured against modeled time per kind and group, with each block's
-// RMS relative error; returns the samples as JSON for the "fit" section.
-json PrintSamples(const std::vector<Probe>& probes, const std::vector<TimedCollective>& samples,
-                  const LinkProfile& link) {
-  std::cout << absl::StrFormat("%-15s %-8s %4s %10s %13s %13s %8s\n", "kind", "group", "n",
-                               "bytes", "measured_us", "modeled_us", "error");
-  json rows = json::array();
-  for (size_t i = 0; i < probes.size(); ++i) {
-    const Probe& p = probes[i];
-    const double modeled = ModeledTimeUs(samples[i], link);
-    const std::string kind(StepKindName(p.kind));
-    std::cout << absl::StrFormat("%-15s %-8s %4d %10.0f %13.1f %13.1f %+7.1f%%\n", kind,
-                                 p.group.ToString(), p.n, p.bytes, samples[i].time_us, modeled,
-                                 100 * (modeled - samples[i].time_us) / samples[i].time_us);
-    rows.push_back({{"kind", kind}, {"group", p.group.ToString()}, {"n", p.n},
-                    {"bytes", p.bytes}, {"measured_us", samples[i].time_us},
-                    {"modeled_us", modeled}});
-    if (i + 1 == probes.size() || probes[i + 1].kind != p.kind || probes[i + 1].group != p.group) {
-      const double rms = RmsRelativeError(Subset(probes, samples, p.group, &p.kind), link);
-      std::cout << absl::StrFormat("  %s on %s: RMS relative error %.1f%%\n", kind,
-                                   p.group.ToString(), 100 * rms);
-    }
-  }
-  return rows;
-}
-
-// A fit of each group's samples alone, printed; as JSON.
-json FitEachGroup(const std::vector<Probe>& probes,
-                                  const std::vector<TimedCollective>& samples) {
-  json groups = json::array();
-  for (size_t i = 0; i < probes.size(); ++i) {
-    if (i > 0 && probes[i - 1].group == probes[i].group) continue;
-    const std::vector<TimedCollective> mine = Subset(probes, samples, probes[i].group, nullptr);
-    absl::StatusOr<LinkProfile> fit = FitLink(mine);
-    if (!fit.ok()) {
-      // One group's few samples may not fit; the machine fit below uses all.
-      std::cout << absl::StrFormat("group %-8s n=%-3d no fit: %s\n", probes[i].group.ToString(),
-                                   probes[i].n, fit.status().message());
-      groups.push_back({{"group", probes[i].group.ToString()}, {"n", probes[i].n},
-                        {"error", std::string(fit.status().message())}});
-      continue;
-    }
-    const LinkProfile link = *fit;
-    const double rms = RmsRelativeError(mine, link);
-    std::cout << absl::StrFormat("group %-8s n=%-3d alpha %8.2f us  beta %7.3f GB/s  RMS error %5.1f%%\n",
-                                 probes[i].group.ToString(), probes[i].n, link.alpha_us,
-                                 link.beta_gbps, 100 * rms);
-    groups.push_back({{"group", probes[i].group.ToString()}, {"n", probes[i].n},
-                      {"alpha_us", link.alpha_us}, {"beta_gbps", link.beta_gbps},
-                      {"rms_relative_error", rms}});
-  }
-  return groups;
-}
-
-// Fits, prints, and returns the profile with its "fit" section.
-absl::StatusOr<json> FitProfile(const CalibrateSettings& s, const std::vector<Probe>& probes,
-                                const std::vector<TimedCollective>& samples, double memory_gbps) {
-  RESHARD_ASSIGN_OR_RETURN(LinkProfile link, FitLink(samples));
-  const double rms = RmsRelativeError(samples, link);
-  json rows = PrintSamples(probes, samples, link);
-  std::cout << "\nper-group fits:\n";
-  json groups = FitEachGroup(probes, samples);
-  std::cout << absl::StrFormat(
-      "\nmachine fit (every group): alpha %.2f us, beta %.3f GB/s, RMS relative error %.1f%%\n"
-      "memory bandwidth (memcpy): %.2f GB/s\n",
-      link.alpha_us, link.beta_gbps, 100 * rms, memory_gbps);
-  CostProfile profile{s.name, link, link, memory_gbps};
-  RESHARD_RETURN_IF_ERROR(ValidateCostProfile(profile));
-  json out = ProfileToJson(profile);
-  out["fit"] = {
-      {"tool", "reshard calibrate"},
-      {"backend", "gloo (TCP on loopback)"},
-      {"ranks", s.processes ? "processes" : "threads"},
-      {"mesh", s.mesh.sizes()},
-      {"sizes_bytes", s.sizes},
-      {"repeat", s.repeat},
-      {"method", "least squares on the relative error of spec 6.2's formulas; each sample is "
-                 "the median over repeats of the slowest rank's time"},
-      {"note", "measured on one machine: intra_host and inter_host are the same fit"},
-      {"rms_relative_error", rms},
-      {"groups", groups},
-      {"samples", rows}};
-  return out;
-}
-
 CommandResult Calibrate(const CalibrateSettings& s) {
   const std::vector<Probe> probes = MakeProbes(s.mesh, s.sizes);
   std::cout << absl::StrFormat(
       "reshard calibrate: mesh %s, Gloo on %s, ranks as %s, %d sizes x %d repeats\n\n",
       s.mesh.ToString(), s.gloo.hostname, s.processes ? "processes" : "threads", s.sizes.size(),
       s.repeat);
-  absl::StatusOr<std::vector<std::vector<double>>> times =
-      Measure(s, probes);
+  absl::StatusOr<std::vector<std::vector<double>>> times = Measure(s, probes);
   if (!times.ok()) return Fail(times.status().ToString(), kExitInternal);
   const std::vector<TimedCollective> samples = CombineRanks(probes, *times, s.repeat);
   const int64_t largest = *std::max_element(s.sizes.begin(), s.sizes.end());
-  const double memory_gbps = MeasureCopyGbps(std::max<int64_t>(largest, 1 << 20), s.repeat);
-  absl::StatusOr<json> profile = FitProfile(s, probes, samples, memory_gbps);
+  const CalibrationRun run{s.name, s.mesh.sizes(), s.sizes, s.repeat,
+                           s.processes ? "processes" : "threads",
+                           MeasureCopyGbps(std::max<int64_t>(largest, 1 << 20), s.repeat)};
+  absl::StatusOr<json> profile = ReportCalibration(run, probes, samples, std::cout);
   if (!profile.ok()) return Fail(profile.status().message(), kExitInternal);
   if (absl::Status w = WriteProfileFile(s.out, *profile); !w.ok()) {
     return Fail(w.message(), kExitInternal);
   }
-  std::cout << "wrote " << s.out << "\n";
+  std::cout << "wrote " << Utf8Valid(s.out) << " (profile version 2)\n";
   return kExitOk;
 }
 
@@ -293,24 +222,31 @@ CommandResult RunCalibrate(const FlagValues& flags, const std::vector<std::strin
     return RunChildRank(s->mesh, ChildRank{*rank, flags.Get("store-dir"), flags.Get("job")},
                         Launch(*s), TimingRank(*s, probes));
   }
-  if (absl::Status w = CheckWritable(s->out); !w.ok()) return Fail(w.message(), kExitInternal);
+  if (absl::Status w = CheckWritable(s->out); !w.ok()) return Fail(w.message(), kExitBadInput);
   return Calibrate(*s);
 }
 
 // reshard calibrate --help before FLAGS.
-constexpr char kAbout[] = R"txt(reshard calibrate: measure this machine's alpha-beta cost profile.
+constexpr char kAbout[] = R"txt(reshard calibrate: measure this machine's cost profile (version 2).
 
-Times all_gather, reduce_scatter, all_reduce and all_to_all on the Gloo
-backend (TCP on loopback) for each mesh dim and each group of several mesh
-dims of --mesh, at several message sizes; takes the median of --repeat runs
-(each the slowest rank's time); fits the latency alpha and bandwidth beta of
-spec §6.2's formulas by least squares on the relative error; prints measured
-against modeled times with the fit's RMS relative error; and writes a profile
-that --profile reads (reshard plan --cost-model alpha-beta --profile FILE).
+Times all_gather, reduce_scatter, all_reduce, all_to_all and the permute
+exchange (AllToAllV, each member's block to the next) on the Gloo backend
+(TCP on loopback) for each mesh dim and each group of several mesh dims of
+--mesh, at each of --sizes; per size takes the median, min and max over
+--repeat runs (each the slowest rank's time). Writes a profile whose
+measured model (reshard plan --cost-model measured --profile FILE, spec
+§6.3) prices a step by interpolating these samples, log-log between sizes,
+per kind and group size, and a fitted alpha-beta formula beyond them. Prints
+every sample with its spread, each size predicted with that size held out
+(the error the model makes between and beyond measured sizes), and the
+machine-wide alpha-beta fit (spec §6.2; --cost-model alpha-beta reads it
+from the same file) with its error for comparison.
 
 USAGE
   reshard calibrate --mesh 2,4 --out profile.json
   reshard calibrate --mesh 2,2 --sizes 4K,64K,1M --repeat 3 --processes --out p.json
+  reshard calibrate --mesh 2,4 --out ~/.config/reshard/gloo-profile.json
+                     (where reshard bench finds it without --profile)
 
 )txt";
 
@@ -319,35 +255,38 @@ USAGE
 Command CalibrateCommand() {
   return {
       "calibrate",
-      "time the collectives on this machine and write an alpha-beta cost profile "
-      "(--profile FILE; spec §6.2)",
+      "time the collectives on this machine and write a measured cost profile "
+      "(version 2: --cost-model measured or alpha-beta --profile FILE; spec §6.2, §6.3)",
       kAbout,
       {
           {"mesh", "SIZES", "required; the mesh whose groups are timed, e.g. 2,4"},
-          {"out", "FILE", "required; the profile to write (JSON, see README)"},
+          {"out", "FILE",
+           "required; the profile to write (JSON, see README), replaced atomically (a "
+           "temporary file, then a rename)"},
           {"sizes", "LIST",
-           "4K,16K,64K,256K,1M,4M; message sizes in bytes (K, M suffixes), as spec §6.2 "
-           "counts them per collective"},
-          {"repeat", "N", "9; timed runs per kind, group and size (after a warm-up)"},
+           "4K,16K,64K,256K,1M,4M,16M,64M; message sizes in bytes (K, M suffixes), as spec "
+           "§6.2 counts them per kind"},
+          {"repeat", "N", "5; timed runs per kind, group and size (after a warm-up)"},
           {"processes", "",
            "one process per rank (a file store in a temporary directory) instead of one "
            "thread per rank"},
           {"max-ranks", "N", "16; refuse a larger mesh (each rank is a thread or process)"},
-          {"name", "NAME", "gloo-loopback; the profile's name"},
+          {"name", "NAME", "gloo-loopback; the profile's name (printable UTF-8)"},
           {"timeout", "SECONDS", "60; how long a rank waits for its peers"},
           // A child rank of --processes (harness/run_ranks.h).
           {"rank", "R", "", /*hidden=*/true},
           {"store-dir", "DIR", "", /*hidden=*/true},
           {"job", "NAME", "", /*hidden=*/true},
       },
-      R"txt(The profile's "fit" section records how it was measured: the mesh, sizes,
-per-group fits and every sample. Ranks share this machine's cores, so the
-numbers describe Gloo on this machine under its current load, not a network.
+      R"txt(Flags, --name and --out are checked before anything is timed. The profile's
+"fit" section records how it was measured (mesh, sizes, repeats, held-out
+checks). Ranks share this machine's cores, so the numbers describe Gloo on
+this machine under its current load, not a network.
 
 EXIT CODES
   0  the profile was written
   1  timing, fitting or writing the profile failed
-  2  bad flags
+  2  bad flags (nothing was timed or written)
 )txt",
       "reshard calibrate",
       RunCalibrate};

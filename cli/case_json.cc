@@ -156,6 +156,33 @@ std::string FormatCost(double cost) {
   return s;
 }
 
+namespace {
+
+// A model named by a profile: "alpha-beta" (either version) or "measured"
+// (version 2, spec §6.3), read through `profiles` if given.
+absl::StatusOr<std::shared_ptr<const CostModel>> ModelFromProfile(const RequestFields& r,
+                                                                  absl::string_view name,
+                                                                  FieldStyle style,
+                                                                  ProfileCache* profiles) {
+  ProfileCache once;
+  const absl::StatusOr<LoadedProfile>& profile = (profiles ? profiles : &once)->Get(r.profile);
+  if (!profile.ok()) return FieldError("profile", style, profile.status().message());
+  if (name == "alpha-beta") {
+    return MakeAlphaBetaCostModel(profile->measured.machine, r.devices_per_host);
+  }
+  if (profile->version < 2) {
+    return FieldError("profile", style,
+                      absl::StrCat(Abbreviate(r.profile, 200),
+                                   " is a version 1 (alpha-beta) profile with no measured "
+                                   "tables; the measured model needs version 2 (reshard "
+                                   "calibrate writes it), or use ",
+                                   FieldName("cost_model", style), " alpha-beta"));
+  }
+  return MakeMeasuredCostModel(profile->measured, r.devices_per_host);
+}
+
+}  // namespace
+
 // `default_name` is the model of the request's mode (DefaultCostModelName),
 // used when the request names none: a profile without a model names the
 // nccl model's parameters when it is a built-in NCCL profile's name, else
@@ -172,6 +199,7 @@ absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromFields(
                            : !r.profile.empty()  ? "alpha-beta"
                                                  : std::string(default_name);
   std::vector<std::string> models = CostModelNames();
+  models.push_back("measured");  // needs a profile, so MakeCostModel does not make it
   if (std::find(models.begin(), models.end(), name) == models.end()) {
     return FieldError("cost_model", style,
                       absl::StrCat("unknown cost model \"", Abbreviate(name, 64), "\" (known: ",
@@ -181,6 +209,12 @@ absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromFields(
     return FieldError("devices_per_host", style,
                       absl::StrCat("must be at least 1, got ", r.devices_per_host));
   }
+  if (name == "measured" && r.profile.empty()) {
+    return FieldError("profile", style,
+                      absl::StrCat("the measured cost model prices from a calibrated profile; "
+                                   "give one (", FieldName("profile", style),
+                                   " FILE, written by reshard calibrate)"));
+  }
   if (r.profile.empty()) {
     absl::StatusOr<std::shared_ptr<const CostModel>> model =
         MakeCostModel(name, r.devices_per_host);
@@ -188,22 +222,20 @@ absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromFields(
     return model;
   }
   if (name == "nccl") {
-    // A built-in NCCL profile by name, or an nccl profile file (spec §6.3).
+    // A built-in NCCL profile by name, or an nccl profile file (spec §6.4).
     absl::StatusOr<NcclProfile> profile = ReadNcclProfile(r.profile);
     if (!profile.ok()) return FieldError("profile", style, profile.status().message());
     return MakeNcclCostModel(*profile, r.devices_per_host);
   }
-  if (name != "alpha-beta") {
+  if (name != "alpha-beta" && name != "measured") {
     return FieldError("profile", style,
-                      absl::StrCat("a profile sets the alpha-beta or nccl cost model's parameters, "
-                                   "but ", FieldName("cost_model", style), " is \"",
-                                   Abbreviate(name, 64), "\" (use ",
-                                   FieldName("cost_model", style), " alpha-beta or nccl)"));
+                      absl::StrCat("a profile sets the alpha-beta, nccl or measured cost model's "
+                                   "parameters, but ",
+                                   FieldName("cost_model", style), " is \"", Abbreviate(name, 64),
+                                   "\" (use ", FieldName("cost_model", style),
+                                   " alpha-beta, nccl or measured)"));
   }
-  ProfileCache once;
-  const absl::StatusOr<CostProfile>& profile = (profiles ? profiles : &once)->Get(r.profile);
-  if (!profile.ok()) return FieldError("profile", style, profile.status().message());
-  return MakeAlphaBetaCostModel(*profile, r.devices_per_host);
+  return ModelFromProfile(r, name, style, profiles);
 }
 
 absl::Status OptionsFromFields(const RequestFields& r, FieldStyle style, ProfileCache* profiles,
@@ -318,19 +350,19 @@ void AppendStepJson(const TransformInfo& info, std::string* out) {
                   "\",\"dst\":\"", step.dst.ToString(), "\",\"collective\":\"",
                   StepKindName(step.kind), "\",\"logical_shape\":[",
                   absl::StrJoin(info.logical_shape, ","), "],\"cost\":", FormatCost(info.cost));
-  const bool permute = step.kind == StepKind::kPermute;
-  if (step.group.size() > 1 || permute) {
+  const bool moves = MovesSlices(step.kind);  // a permute or an exchange
+  if (step.group.size() > 1 || moves) {
     absl::StrAppend(out, ",\"mesh_dims\":[", absl::StrJoin(step.group.ToVector(), ","), "]");
   }
-  if (!step.entries.empty()) {
-    std::vector<std::string> items;
-    for (int i = 0; i < step.entries.size(); ++i) {
-      items.push_back(permute ? absl::StrCat("{\"mesh_dim\":", step.entries.mesh_dim(i),
-                                             ",\"dst\":\"S(", step.entries.tensor_dim(i), ")\"}")
-                              : absl::StrCat(step.entries.mesh_dim(i)));
+  std::vector<std::string> items;
+  if (moves) {
+    for (const auto& [m, p] : MovesOf(step)) {
+      items.push_back(absl::StrCat("{\"mesh_dim\":", m, ",\"dst\":\"", p.ToString(), "\"}"));
     }
-    absl::StrAppend(out, permute ? ",\"moves\":[" : ",\"order\":[", absl::StrJoin(items, ","),
-                    "]");
+    absl::StrAppend(out, ",\"moves\":[", absl::StrJoin(items, ","), "]");
+  } else if (!step.entries.empty()) {
+    for (int i = 0; i < step.entries.size(); ++i) items.push_back(absl::StrCat(step.entries.mesh_dim(i)));
+    absl::StrAppend(out, ",\"order\":[", absl::StrJoin(items, ","), "]");
   }
   out->push_back('}');
 }

@@ -76,7 +76,7 @@ absl::Status RequestFromJson(const nlohmann::json& object, RequestFields* reques
 // Appends the result object as one line of JSON text without the newline:
 // id, ok, algorithm, cost, trace, steps (each mesh_dim, src, dst, collective,
 // logical_shape, cost, then for a step over several mesh dims mesh_dims and,
-// when it enters Shard in an order, order; for a permute its moves), mode,
+// when it enters Shard in an order, order; for a permute or exchange its moves), mode,
 // peak_bytes, in that order (keys added later go last, so older readers and
 // golden files keep their prefix); or id, ok=false, error. Written directly
 // rather than through a JSON DOM: `reshard batch` throughput depends on it.

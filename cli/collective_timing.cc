@@ -11,7 +11,8 @@ namespace reshard {
 namespace {
 
 constexpr StepKind kTimedKinds[] = {StepKind::kAllGather, StepKind::kReduceScatter,
-                                    StepKind::kAllReduce, StepKind::kAllToAll};
+                                    StepKind::kAllReduce, StepKind::kAllToAll,
+                                    StepKind::kPermute};
 
 // Every set of mesh dims whose dims all have more than one rank: single
 // dims first, then larger sets, each in ascending bit order.
@@ -28,6 +29,18 @@ std::vector<MeshDimSet> Groups(const DeviceMesh& mesh) {
   return groups;
 }
 
+// The exchange step as the executor runs a permute (grouped AllToAllV,
+// planner/permute_exchange.h) in its simplest form: every member sends its
+// whole block to the next member of the group and receives the previous one's.
+absl::Status Shift(Communicator& comm, const Probe& p, std::vector<float>& a,
+                   std::vector<float>& b) {
+  const int64_t me = comm.mesh().IndexInGroup(p.group, comm.rank());
+  std::vector<int64_t> send(p.n, 0), recv(p.n, 0);
+  send[(me + 1) % p.n] = p.count;
+  recv[(me + p.n - 1) % p.n] = p.count;
+  return comm.AllToAllV(p.group, a.data(), send, b.data(), recv, DType::kF32);
+}
+
 absl::Status Run(Communicator& comm, const Probe& p, std::vector<float>& a,
                  std::vector<float>& b) {
   switch (p.kind) {
@@ -37,6 +50,7 @@ absl::Status Run(Communicator& comm, const Probe& p, std::vector<float>& a,
     case StepKind::kAllReduce:
       return comm.AllReduce(p.group, a.data(), p.count, DType::kF32, ReduceOp::kSum);
     case StepKind::kAllToAll: return comm.AllToAll(p.group, a.data(), b.data(), p.count, DType::kF32);
+    case StepKind::kPermute: return Shift(comm, p, a, b);
     default: return absl::InternalError("calibrate: not a timed collective");
   }
 }
@@ -54,8 +68,10 @@ std::vector<Probe> MakeProbes(const DeviceMesh& mesh, const std::vector<int64_t>
   for (MeshDimSet group : Groups(mesh)) {
     const int64_t n = mesh.GroupSize(group);
     for (StepKind kind : kTimedKinds) {
-      // §6.2's bytes are n chunks of `count` but for all_reduce (one buffer).
-      const int64_t chunks = kind == StepKind::kAllReduce ? 1 : n;
+      // §6.2's bytes are n chunks of `count` but for all_reduce and permute
+      // (one local block).
+      const int64_t chunks =
+          kind == StepKind::kAllReduce || kind == StepKind::kPermute ? 1 : n;
       for (int64_t size : sizes) {
         const int64_t count = std::max<int64_t>(1, size / 4 / chunks);
         probes.push_back({kind, group, n, count, static_cast<double>(count * 4 * chunks)});
@@ -98,7 +114,9 @@ std::vector<TimedCollective> CombineRanks(const std::vector<Probe>& probes,
         slowest[r] = std::max(slowest[r], times[p * repeat + r]);
       }
     }
-    out.push_back({probes[p].kind, probes[p].n, probes[p].bytes, Median(slowest)});
+    out.push_back({probes[p].kind, probes[p].n, probes[p].bytes, Median(slowest),
+                   *std::min_element(slowest.begin(), slowest.end()),
+                   *std::max_element(slowest.begin(), slowest.end())});
   }
   return out;
 }

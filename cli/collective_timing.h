@@ -26,8 +26,9 @@ struct Probe {
   double bytes = 0;
 };
 
-// all_gather, reduce_scatter, all_reduce and all_to_all on each group of
-// more than one rank (groups with a size-1 mesh dim repeat a smaller one and
+// all_gather, reduce_scatter, all_reduce, all_to_all and the permute
+// exchange (AllToAllV, each member's block to the next member) on each group
+// of more than one rank (groups with a size-1 mesh dim repeat a smaller one and
 // are left out) at each size in `sizes` (§6.2 bytes, rounded down to whole
 // elements per member, at least one).
 std::vector<Probe> MakeProbes(const DeviceMesh& mesh, const std::vector<int64_t>& sizes);
@@ -40,7 +41,7 @@ absl::StatusOr<std::vector<double>> TimeProbes(Communicator& comm,
                                                int64_t repeat);
 
 // Per probe: the median over repeats of the slowest rank's time (a
-// collective is done when its last member is). times_by_rank[rank] as
+// collective is done when its last member is), and its min and max. times_by_rank[rank] as
 // TimeProbes returns.
 std::vector<TimedCollective> CombineRanks(const std::vector<Probe>& probes,
                                           const std::vector<std::vector<double>>& times_by_rank,

@@ -36,7 +36,10 @@ inline int ExitCodeFor(const absl::Status& status) {
   switch (status.code()) {
     case absl::StatusCode::kInvalidArgument: return kExitBadInput;
     case absl::StatusCode::kNotFound:
-    case absl::StatusCode::kResourceExhausted: return kExitNoPlan;
+    case absl::StatusCode::kResourceExhausted:
+    // A plan that cannot run (R->P(prod), harness/prepared_case.h
+    // CheckRunnable): verify skips such a case with 3, and bench exits 3 too.
+    case absl::StatusCode::kUnimplemented: return kExitNoPlan;
     default: return kExitInternal;
   }
 }

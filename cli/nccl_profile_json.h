@@ -1,6 +1,6 @@
 // NCCL profiles (planner/costs/nccl_profile.h) for --profile / the batch key
 // "profile" with the nccl cost model: a built-in name or a JSON file
-// (docs/planner-semantics.md §6.3):
+// (docs/planner-semantics.md §6.4):
 //
 //   {"name": "my-h100", "model": "nccl", "arch": "hopper", "gpus_per_host": 8,
 //    "nvlink_gbps": 370.8, "nvswitch": true, "nics_per_host": 8, "nic_gbps": 50,

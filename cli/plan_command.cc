@@ -14,6 +14,7 @@
 #include "cli/flags.h"
 #include "cli/help.h"
 #include "cli/plan_format.h"
+#include "planner/costs/alpha_beta_cost_model.h"
 #include "planner/costs/cost_model_registry.h"
 
 namespace reshard {
@@ -79,6 +80,11 @@ CommandResult RunPlan(const FlagValues& flags, const std::vector<std::string>&) 
     std::cout << FormatPlanDot(*plan, model);
   } else {
     std::cout << FormatPlanText(*plan, model, fields.algorithm);
+    if (!fields.profile.empty()) {
+      std::cout << "profile:    " << Utf8Valid(fields.profile) << "\n";
+    } else if (model == "alpha-beta") {
+      std::cout << "profile:    built-in " << DefaultGpuProfile().name << "\n";
+    }
   }
   return kExitOk;
 }
@@ -118,7 +124,7 @@ Command PlanCommand() {
            absl::StrCat("the mode's: nccl (native) or pytorch; one of: ",
                         absl::StrJoin(CostModelNames(), ", "),
                         " (all in microseconds but pytorch-const; nccl is NCCL's own model of "
-                        "GPU clusters, spec §6.3; alpha-beta a textbook latency-bandwidth "
+                        "GPU clusters, spec §6.4; alpha-beta a textbook latency-bandwidth "
                         "model, spec §6.2)")},
           {"devices-per-host", "N",
            "8; ranks per host, for the pytorch, alpha-beta and nccl cost models (which ranks "

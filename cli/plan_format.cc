@@ -12,7 +12,10 @@ namespace reshard {
 namespace {
 
 std::string Unit(absl::string_view cost_model) {
-  if (cost_model == "pytorch" || cost_model == "alpha-beta" || cost_model == "nccl") return " us";
+  if (cost_model == "pytorch" || cost_model == "alpha-beta" || cost_model == "nccl" ||
+      cost_model == "measured") {
+    return " us";
+  }
   return "";
 }
 
@@ -30,15 +33,15 @@ std::string Pad(absl::string_view s, size_t width) {
 std::string MeshDimsText(const Step& s) { return absl::StrJoin(s.group.ToVector(), ","); }
 
 // "S(0) -> R"; a group entering Shard in an order: "R -> S(0) as [1,0]"; a
-// permute: its moves, "0->S(1) 1->S(0)" (step.h, Step::ToString).
+// permute or an exchange: its moves, "0->S(1) 1->S(0)", "1->S(0) 0->R"
+// (step.h, MovesOf).
 std::string TransitionText(const Step& s) {
   std::vector<std::string> moves;
-  for (int i = 0; i < s.entries.size(); ++i) {
-    moves.push_back(s.kind == StepKind::kPermute
-                        ? absl::StrCat(s.entries.mesh_dim(i), "->S(", s.entries.tensor_dim(i), ")")
-                        : absl::StrCat(s.entries.mesh_dim(i)));
+  if (MovesSlices(s.kind)) {
+    for (const auto& [m, p] : MovesOf(s)) moves.push_back(absl::StrCat(m, "->", p.ToString()));
+    return absl::StrJoin(moves, " ");
   }
-  if (s.kind == StepKind::kPermute) return absl::StrJoin(moves, " ");
+  for (int i = 0; i < s.entries.size(); ++i) moves.push_back(absl::StrCat(s.entries.mesh_dim(i)));
   std::string out = absl::StrCat(s.src.ToString(), " -> ", s.dst.ToString());
   if (moves.size() > 1) absl::StrAppend(&out, " as [", absl::StrJoin(moves, ","), "]");
   return out;

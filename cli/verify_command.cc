@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <optional>
 #include <string>
@@ -38,6 +39,9 @@
 #include "collectives/gloo/gloo_communicator.h"
 #include "collectives/stores/redis_store.h"
 #include "harness/verify_runner.h"
+#include "cli/verify_hosts.h"
+#include "collectives/gloo/listen_address.h"
+#include "harness/job_membership.h"
 
 namespace reshard {
 namespace {
@@ -54,6 +58,42 @@ struct VerifySettings {
   std::string mode_flags;
 };
 
+// A refused join (another job in the store, a rank claimed twice, a reused
+// prefix) is bad input; ranks that never joined or a dead store fail.
+absl::Status JoinFailed(const absl::Status& s) {
+  return Fail(s.message(),
+              s.code() == absl::StatusCode::kInvalidArgument ? kExitBadInput : kExitInternal);
+}
+
+// A failed case: the line that reruns it and why on stdout (the result), why
+// on stderr too (the error).
+void PrintFailure(const std::string& command_line, const std::string& detail) {
+  std::cout << "FAIL " << command_line << "\n    " << detail << "\n" << std::flush;
+  std::cerr << "reshard verify: case failed: " << Utf8Valid(detail) << "\n";
+}
+
+// Several hosts (--store): joins the job of `in` before any rank starts and
+// points s->launch.job_membership at it; nothing to do on one host.
+absl::Status JoinIfHosts(const VerifyJobInputs& in, int64_t num_ranks, VerifySettings* s,
+                         std::unique_ptr<JobMembership>* job) {
+  if (s->launch.store_url.empty()) return absl::OkStatus();
+  absl::StatusOr<std::unique_ptr<JobMembership>> joined =
+      JoinHosts(VerifyJob(in, s->launch, s->fault), num_ranks, s->launch);
+  if (!joined.ok()) return joined.status();
+  *job = *std::move(joined);
+  s->launch.job_membership = job->get();
+  return absl::OkStatus();
+}
+
+// Several hosts: after each case, whether the job goes on; a failure (a
+// dead host or store) is recorded for the other hosts too.
+absl::Status JobGoesOn(JobMembership* job) {
+  if (job == nullptr) return absl::OkStatus();
+  absl::Status alive = job->Check();
+  if (!alive.ok()) job->Abort(alive);
+  return alive;
+}
+
 absl::StatusOr<int64_t> IntFlag(const FlagValues& flags, absl::string_view name,
                                 absl::string_view fallback) {
   return ParseInt(name, flags.Get(name, fallback));
@@ -64,6 +104,12 @@ absl::Status ParseHosts(const FlagValues& flags, LaunchOptions* o) {
   o->store_url = flags.Get("store");
   o->gloo.hostname = flags.Get("hostname", o->gloo.hostname);
   o->gloo.interface = flags.Get("interface");
+  if (flags.Has("hostname") || flags.Has("interface")) {
+    // A typo here is bad input, found before any rank starts.
+    if (absl::Status s = CheckListenAddress(o->gloo); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--", s.message()));
+    }
+  }
   if (!o->store_url.empty()) {
     // Up front, so that a bad URL or an unreachable server is one message,
     // not one per rank.
@@ -177,14 +223,14 @@ CaseReport RunCase(const VerifyCase& c, const VerifySettings& s, const std::stri
 
 // Two lines on stderr: steps of every kind in passed cases, then those of
 // the collectives that ran over several mesh dims (native mode's group
-// steps; permutes are counted in the first line).
+// steps; permutes and exchanges are counted in the first line).
 void PrintCoverage(const std::array<int64_t, kNumStepKinds>& steps,
                    const std::array<int64_t, kNumStepKinds>& group_steps) {
   std::vector<std::string> coverage, groups;
   for (StepKind kind : kAllStepKinds) {
     const int k = static_cast<int>(kind);
     coverage.push_back(absl::StrCat(StepKindName(kind), " ", steps[k]));
-    if (IsCommunicating(kind) && kind != StepKind::kPermute) {
+    if (IsCommunicating(kind) && !MovesSlices(kind)) {
       groups.push_back(absl::StrCat(StepKindName(kind), " ", group_steps[k]));
     }
   }
@@ -193,7 +239,7 @@ void PrintCoverage(const std::array<int64_t, kNumStepKinds>& steps,
             << "\n";
 }
 
-CommandResult RunRandomCases(const FlagValues& flags, const VerifySettings& s) {
+CommandResult RunRandomCases(const FlagValues& flags, const VerifySettings& settings) {
   for (const char* single : {"mesh", "shape", "src", "dst", "dtype", "algorithm", "rank"}) {
     if (flags.Has(single)) {
       return Fail(absl::StrCat("--", single, " describes one case; it cannot go with --random"),
@@ -203,9 +249,17 @@ CommandResult RunRandomCases(const FlagValues& flags, const VerifySettings& s) {
   absl::StatusOr<int64_t> count = ParseInt("random", flags.Get("random"));
   if (!count.ok()) return Fail(count.status().message(), kExitBadInput);
   if (*count < 0) return Fail("--random: the number of cases must be >= 0", kExitBadInput);
+  VerifySettings s = settings;
+  std::unique_ptr<JobMembership> job;
+  if (absl::Status joined = JoinIfHosts({nullptr, *count, s.limits.max_ranks, s.seed, s.mode},
+                                        s.limits.max_ranks, &s, &job);
+      !joined.ok()) {
+    return JoinFailed(joined);
+  }
   int64_t passed = 0, failed = 0, skipped = 0, unsupported = 0;
   std::array<int64_t, kNumStepKinds> steps{}, group_steps{};
-  for (int64_t i = 0; i < *count; ++i) {
+  absl::Status stopped;
+  for (int64_t i = 0; i < *count && stopped.ok(); ++i) {
     const VerifyCase c =
         RandomCase(static_cast<uint64_t>(s.seed) * 1000003u + i, s.limits.max_ranks, s.mode);
     const CaseReport r = RunCase(c, s, absl::StrCat("case", i));
@@ -220,12 +274,18 @@ CommandResult RunRandomCases(const FlagValues& flags, const VerifySettings& s) {
       unsupported += r.unsupported;
     } else {
       ++failed;
-      std::cout << "FAIL " << c.CommandLine() << s.mode_flags << "\n    " << r.detail << "\n"
-                << std::flush;
+      PrintFailure(c.CommandLine() + s.mode_flags, r.detail);
     }
     if ((i + 1) % 25 == 0 || i + 1 == *count) {
       std::cerr << absl::StrFormat("verify: %d/%d cases (%d passed, %d failed, %d skipped)\n",
                                    i + 1, *count, passed, failed, skipped);
+    }
+    stopped = JobGoesOn(job.get());
+    if (!stopped.ok()) {
+      std::cerr << "reshard verify: "
+                << Utf8Valid(absl::StrFormat("stopped after case %d of %d: %s", i + 1, *count,
+                                             stopped.message()))
+                << "\n";
     }
   }
   PrintCoverage(steps, group_steps);
@@ -233,8 +293,10 @@ CommandResult RunRandomCases(const FlagValues& flags, const VerifySettings& s) {
     std::cout << skipped << " skipped: " << skipped - unsupported << " without a plan, "
               << unsupported << " needing R->P(prod)\n";
   }
-  std::cout << passed << " passed, " << failed << " failed\n";
-  return failed > 0 ? kExitInternal : kExitOk;
+  const std::string summary = absl::StrCat(passed, " passed, ", failed, " failed");
+  std::cout << summary << "\n";
+  if (job != nullptr && stopped.ok()) job->Finish(summary);
+  return failed > 0 || !stopped.ok() ? kExitInternal : kExitOk;
 }
 
 // The case the flags describe, validated as `reshard plan` validates them,
@@ -271,7 +333,26 @@ absl::StatusOr<VerifyCase> CaseFromFlags(const FlagValues& flags, int64_t seed,
   return c;
 }
 
-CommandResult RunOneCase(const FlagValues& flags, const VerifySettings& s) {
+// Prints one case's outcome; its exit code.
+int ReportOneCase(const VerifyCase& c, const VerifySettings& s, const CaseReport& r) {
+  switch (r.outcome) {
+    case Outcome::kPassed:
+      std::cout << "1 passed, 0 failed\n";
+      return kExitOk;
+    case Outcome::kSkipped:
+      std::cout << "skipped: " << r.detail << "\n0 passed, 0 failed\n";
+      std::cerr << "reshard verify: skipped: " << Utf8Valid(r.detail) << "\n";
+      return kExitNoPlan;
+    case Outcome::kFailed:
+      PrintFailure(c.CommandLine() + s.mode_flags, r.detail);
+      std::cout << "0 passed, 1 failed\n";
+      return kExitInternal;
+  }
+  return kExitInternal;
+}
+
+CommandResult RunOneCase(const FlagValues& flags, const VerifySettings& settings) {
+  VerifySettings s = settings;
   absl::StatusOr<VerifyCase> c = CaseFromFlags(flags, s.seed, s.mode);
   if (!c.ok()) return Fail(c.status().message(), kExitBadInput);
   if (flags.Has("rank")) {  // hidden: a child of --processes
@@ -291,20 +372,19 @@ CommandResult RunOneCase(const FlagValues& flags, const VerifySettings& s) {
                                 s.launch.last_rank, ranks - 1),
                 kExitBadInput);
   }
-  const CaseReport r = RunCase(*c, s, "case0");
-  switch (r.outcome) {
-    case Outcome::kPassed:
-      std::cout << "1 passed, 0 failed\n";
-      return kExitOk;
-    case Outcome::kSkipped:
-      std::cout << "skipped: " << r.detail << "\n0 passed, 0 failed\n";
-      return kExitNoPlan;
-    case Outcome::kFailed:
-      std::cout << "FAIL " << c->CommandLine() << s.mode_flags << "\n    " << r.detail
-                << "\n0 passed, 1 failed\n";
-      return kExitInternal;
+  std::unique_ptr<JobMembership> job;
+  if (absl::Status joined = JoinIfHosts({&*c, 0, 0, s.seed, s.mode}, ranks, &s, &job);
+      !joined.ok()) {
+    return JoinFailed(joined);
   }
-  return kExitInternal;
+  const CaseReport r = RunCase(*c, s, "case0");
+  const absl::Status alive = JobGoesOn(job.get());
+  if (job != nullptr && alive.ok()) {
+    job->Finish(r.outcome == Outcome::kPassed ? "1 passed, 0 failed" : "0 passed, 1 failed");
+  }
+  const int code = ReportOneCase(*c, s, r);
+  if (!alive.ok()) return Fail(absl::StrCat("the job stopped: ", alive.message()), kExitInternal);
+  return code;
 }
 
 CommandResult RunVerify(const FlagValues& flags, const std::vector<std::string>&) {
@@ -329,7 +409,8 @@ USAGE
   One case:
     reshard verify --mesh 2,2,2 --shape 13,8 --dtype f32 --src 'S(0)RR' --dst 'RS(1)[1]S(1)[0]'
   Random cases (meshes of 1-4 dims, uneven and empty shards, shard orders,
-  every transition, dtype and reduce op; native: group steps and permutes;
+  every transition, dtype and reduce op; native: group steps, permutes and
+  exchanges;
   pytorch: graph and greedy plans):
     reshard verify --random 300 --seed 7 --max-ranks 8
     reshard verify --random 300 --seed 7 --max-ranks 8 --mode pytorch
@@ -372,7 +453,8 @@ Command VerifyCommand() {
           {"algorithm", "NAME", "auto, graph or greedy (default auto; greedy: pytorch mode only)"},
           {"mode", "MODE",
            "native (the default): plans with native steps (spec §4.2: collectives over several "
-           "mesh dims, permutes) and the nccl cost model; pytorch: PyTorch's steps and "
+           "mesh dims, permutes, exchanges) and the nccl cost model; pytorch: PyTorch's steps "
+           "and "
            "planners (the default with --algorithm greedy)"},
           {"seed", "N",
            "one case: the data seed; --random: the case generator's seed (default 0)"},

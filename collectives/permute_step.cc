@@ -1,7 +1,9 @@
-// The permute (spec §4.2): this rank packs the pieces of its source block
-// that other members' target blocks hold, exchanges them with AllToAllV
-// (planner/steps/permute_exchange.h says what moves), and assembles its target
-// block from the pieces it receives. No padding: each element moves once.
+// Permutes and exchanges (spec §4.2, §11.1): this rank packs the pieces of
+// its source block that other members receive from it, exchanges them with
+// AllToAllV (planner/steps/permute_exchange.h says what moves), copies the
+// piece it keeps straight into its target block, and places the pieces it
+// receives. No padding: each element moves once, and the buffers hold only
+// what crosses (spec §12).
 #include <utility>
 
 #include "absl/strings/str_format.h"
@@ -26,33 +28,38 @@ std::vector<int64_t> Sizes(const Box& box) {
   return out;
 }
 
-// A new 1-D tensor holding the boxes of `block`, one after another.
+// A new 1-D tensor holding the boxes of `block` but box `skip`, one after
+// another.
 absl::StatusOr<LocalTensor> PackBoxes(CopyEngine& engine, const LocalTensor& block,
-                                      const std::vector<Box>& boxes, int64_t total) {
+                                      const std::vector<Box>& boxes, int64_t skip,
+                                      int64_t total) {
   RESHARD_ASSIGN_OR_RETURN(LocalTensor packed, engine.Allocate(block.dtype(), {total}));
   const int item = ItemSize(block.dtype());
   char* at = static_cast<char*>(packed.data());
-  for (const Box& box : boxes) {
-    const std::vector<int64_t> sizes = Sizes(box);
+  for (size_t j = 0; j < boxes.size(); ++j) {
+    if (static_cast<int64_t>(j) == skip) continue;
+    const std::vector<int64_t> sizes = Sizes(boxes[j]);
     const std::vector<int64_t> origin(sizes.size(), 0);
-    RESHARD_RETURN_IF_ERROR(CopyBox(engine, block.data(), block.shape(), Begins(box), at, sizes,
-                                    origin, sizes, item));
-    at += BoxElements(box) * item;
+    RESHARD_RETURN_IF_ERROR(CopyBox(engine, block.data(), block.shape(), Begins(boxes[j]), at,
+                                    sizes, origin, sizes, item));
+    at += BoxElements(boxes[j]) * item;
   }
   return packed;
 }
 
-// Places the boxes packed one after another in `packed` into `block`.
+// Places the boxes but box `skip`, packed one after another in `packed`,
+// into `block`.
 absl::Status PlaceBoxes(CopyEngine& engine, const LocalTensor& packed,
-                        const std::vector<Box>& boxes, LocalTensor& block) {
+                        const std::vector<Box>& boxes, int64_t skip, LocalTensor& block) {
   const int item = ItemSize(block.dtype());
   const char* at = static_cast<const char*>(packed.data());
-  for (const Box& box : boxes) {
-    const std::vector<int64_t> sizes = Sizes(box);
+  for (size_t j = 0; j < boxes.size(); ++j) {
+    if (static_cast<int64_t>(j) == skip) continue;
+    const std::vector<int64_t> sizes = Sizes(boxes[j]);
     const std::vector<int64_t> origin(sizes.size(), 0);
     RESHARD_RETURN_IF_ERROR(CopyBox(engine, at, sizes, origin, block.data(), block.shape(),
-                                    Begins(box), sizes, item));
-    at += BoxElements(box) * item;
+                                    Begins(boxes[j]), sizes, item));
+    at += BoxElements(boxes[j]) * item;
   }
   return absl::OkStatus();
 }
@@ -65,7 +72,7 @@ int64_t Sum(const std::vector<int64_t>& v) {
 
 }  // namespace
 
-absl::StatusOr<LocalTensor> RunPermute(LocalTensor cur, StepContext& c) {
+absl::StatusOr<LocalTensor> RunSliceExchange(LocalTensor cur, StepContext& c) {
   const DeviceMesh& mesh = c.comm.mesh();
   const PermuteExchange x =
       PermuteExchangeOf(c.state, c.step, mesh, c.L, mesh.Coordinate(c.comm.rank()));
@@ -74,18 +81,24 @@ absl::StatusOr<LocalTensor> RunPermute(LocalTensor cur, StepContext& c) {
                                                cur.DebugString(),
                                                absl::StrJoin(x.source_shape, ",")));
   }
-  const std::vector<int64_t> send_counts = x.SendCounts();
-  const std::vector<int64_t> recv_counts = x.RecvCounts();
-  RESHARD_ASSIGN_OR_RETURN(LocalTensor send, PackBoxes(c.engine, cur, x.send, Sum(send_counts)));
+  // The piece this rank keeps does not go through the buffers.
+  std::vector<int64_t> send_counts = x.SendCounts();
+  std::vector<int64_t> recv_counts = x.RecvCounts();
+  send_counts[x.me] = recv_counts[x.me] = 0;
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor send,
+                           PackBoxes(c.engine, cur, x.send, x.me, Sum(send_counts)));
   RESHARD_ASSIGN_OR_RETURN(LocalTensor recv, c.engine.Allocate(cur.dtype(), {Sum(recv_counts)}));
   RESHARD_RETURN_IF_ERROR(c.comm.AllToAllV(c.step.group, send.data(), send_counts, recv.data(),
                                            recv_counts, cur.dtype()));
-  // The received boxes tile the target block, so no fill is needed.
+  // The kept piece and the received boxes tile the target block: no fill.
   RESHARD_ASSIGN_OR_RETURN(LocalTensor target, c.engine.Allocate(cur.dtype(), x.target_shape));
-  RESHARD_RETURN_IF_ERROR(PlaceBoxes(c.engine, recv, x.recv, target));
   const int item = ItemSize(cur.dtype());
-  c.stats.bytes_sent = (Sum(send_counts) - send_counts[x.me]) * item;
-  c.stats.bytes_received = (Sum(recv_counts) - recv_counts[x.me]) * item;
+  RESHARD_RETURN_IF_ERROR(CopyBox(c.engine, cur.data(), cur.shape(), Begins(x.send[x.me]),
+                                  target.data(), target.shape(), Begins(x.recv[x.me]),
+                                  Sizes(x.recv[x.me]), item));
+  RESHARD_RETURN_IF_ERROR(PlaceBoxes(c.engine, recv, x.recv, x.me, target));
+  c.stats.bytes_sent = Sum(send_counts) * item;
+  c.stats.bytes_received = Sum(recv_counts) * item;
   return target;
 }
 

@@ -132,7 +132,8 @@ absl::StatusOr<LocalTensor> RunStep(LocalTensor cur, StepContext& c) {
     case StepKind::kReduceScatter: return RunReduceScatter(std::move(cur), c);
     case StepKind::kChunk: return RunChunk(std::move(cur), c);
     case StepKind::kPartition: return RunPartition(std::move(cur), c);
-    case StepKind::kPermute: return RunPermute(std::move(cur), c);
+    case StepKind::kPermute:
+    case StepKind::kExchange: return RunSliceExchange(std::move(cur), c);
   }
   return absl::InternalError("unknown step kind");
 }

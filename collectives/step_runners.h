@@ -46,8 +46,8 @@ struct StepContext {
 // in c.state.
 absl::StatusOr<LocalTensor> RunStep(LocalTensor cur, StepContext& c);
 
-// The permute (permute_step.cc).
-absl::StatusOr<LocalTensor> RunPermute(LocalTensor cur, StepContext& c);
+// Permutes and exchanges (permute_step.cc).
+absl::StatusOr<LocalTensor> RunSliceExchange(LocalTensor cur, StepContext& c);
 
 }  // namespace reshard
 

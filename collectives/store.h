@@ -9,7 +9,8 @@
 //   RESHARD_RETURN_IF_ERROR(store->Set("job/rank0/addr", bytes));
 //   absl::StatusOr<std::vector<char>> v = store->Get("job/rank1/addr", absl::Seconds(30));
 //
-// Keys are written once per job: a store reused across jobs needs a fresh
+// Keys are written once per job (a later Set of the same key replaces the
+// value; only heartbeats do that): a store reused across jobs needs a fresh
 // key prefix per job. Implementations are thread-safe.
 #ifndef RESHARD_COLLECTIVES_STORE_H_
 #define RESHARD_COLLECTIVES_STORE_H_
@@ -36,6 +37,14 @@ class Store {
   // Unavailable when the store cannot be read.
   virtual absl::StatusOr<std::vector<char>> Get(absl::string_view key,
                                                 absl::Duration timeout) = 0;
+
+  // Sets `key` to `value` unless it is set already, atomically: of several
+  // callers racing on one key exactly one wins. Returns the value the key
+  // holds afterwards (`value` for the winner, the winner's for the others),
+  // so that claims and job descriptions can be compared
+  // (verify/job_membership.h). Unavailable when the store cannot be used.
+  virtual absl::StatusOr<std::vector<char>> SetIfAbsent(absl::string_view key,
+                                                        const std::vector<char>& value) = 0;
 };
 
 }  // namespace reshard

@@ -29,7 +29,8 @@ pid_t SpawnRank(const std::vector<std::string>& args, const std::string& log) {
   return pid;
 }
 
-std::vector<int> WaitForRanks(const std::vector<pid_t>& pids, absl::Time deadline) {
+std::vector<int> WaitForRanks(const std::vector<pid_t>& pids, absl::Time deadline,
+                              const std::function<bool()>& stop) {
   const size_t n = pids.size();
   std::vector<int> exit_codes(n, -1);
   for (size_t r = 0; r < n; ++r) {
@@ -43,7 +44,8 @@ std::vector<int> WaitForRanks(const std::vector<pid_t>& pids, absl::Time deadlin
         exit_codes[r] = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
       }
     }
-    if (running() > 0) absl::SleepFor(absl::Milliseconds(5));
+    if (running() == 0 || (stop && stop())) break;
+    absl::SleepFor(absl::Milliseconds(5));
   }
   for (size_t r = 0; r < n; ++r) {
     if (exit_codes[r] != -1) continue;

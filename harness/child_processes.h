@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,9 +18,11 @@ namespace reshard {
 // and stderr into the file `log`; -1 when fork failed.
 pid_t SpawnRank(const std::vector<std::string>& args, const std::string& log);
 
-// Waits for every child until `deadline`, then kills the rest; exit codes
-// (128 + signal for a killed one, 127 for one that never started) in order.
-std::vector<int> WaitForRanks(const std::vector<pid_t>& pids, absl::Time deadline);
+// Waits for every child until `deadline`, or until `stop` (polled every few
+// milliseconds, if given) returns true, then kills the rest; exit codes (128 +
+// signal for a killed one, 127 for one that never started) in order.
+std::vector<int> WaitForRanks(const std::vector<pid_t>& pids, absl::Time deadline,
+                              const std::function<bool()>& stop = nullptr);
 
 }  // namespace reshard
 

@@ -44,17 +44,7 @@ absl::StatusOr<PlannedCase> PlanCase(const VerifyCase& c) {
   options.algorithm = c.algorithm;
   options.coordinate.assign(mesh.ndim(), 0);
   RESHARD_ASSIGN_OR_RETURN(Plan plan, PlanRedistribution(src, dst, options));
-  for (const TransformInfo& info : plan.steps) {
-    if (c.dtype == DType::kBool && info.step.dst.is_partial()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "dtype bool: the plan ", plan.Trace(),
-          " goes through a Partial, which bool data cannot reduce; use u8 or i32"));
-    }
-    if (info.step.kind == StepKind::kPartition && info.step.dst.op() == ReduceOp::kProd) {
-      return absl::UnimplementedError(
-          absl::StrCat("the plan ", plan.Trace(), " needs R->P(prod), which has no exact split"));
-    }
-  }
+  RESHARD_RETURN_IF_ERROR(CheckRunnable(plan, c.dtype));
   return PlannedCase{std::move(src), std::move(dst), std::move(options), std::move(plan)};
 }
 
@@ -130,6 +120,21 @@ absl::Status CheckCase(const VerifyCase& c, const VerifyLimits& limits, const Fa
         "--kill-at %d: the plan %s makes %d collective calls per rank, so a fault at call %d "
         "(counted from 0) would never happen",
         fault.at_call, p.plan.Trace(), calls, fault.at_call));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckRunnable(const Plan& plan, DType dtype) {
+  for (const TransformInfo& info : plan.steps) {
+    if (dtype == DType::kBool && info.step.dst.is_partial()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "dtype bool: the plan ", plan.Trace(),
+          " goes through a Partial, which bool data cannot reduce; use u8 or i32"));
+    }
+    if (info.step.kind == StepKind::kPartition && info.step.dst.op() == ReduceOp::kProd) {
+      return absl::UnimplementedError(
+          absl::StrCat("the plan ", plan.Trace(), " needs R->P(prod), which has no exact split"));
+    }
   }
   return absl::OkStatus();
 }

@@ -44,6 +44,12 @@ struct PreparedCase {
 // plan exists (skip); Unimplemented when the plan needs R->P(prod) (skip).
 absl::StatusOr<PreparedCase> Prepare(const VerifyCase& c);
 
+// Whether `plan` can run on data of `dtype` (the rule Prepare applies, and
+// reshard bench too): Unimplemented when it needs R->P(prod), which has no
+// exact local split (spec §11); InvalidArgument when bool data would pass
+// through a Partial.
+absl::Status CheckRunnable(const Plan& plan, DType dtype);
+
 // True for Prepare's errors that mean "skip the case" (above).
 bool IsSkip(const absl::Status& s);
 

@@ -68,9 +68,10 @@ std::string StatsLine(const StepStats& s) {
 }
 
 // The kind fits the placements: a one-rank group allows every kind a step
-// may have (S -> P included); a permute has no placements of its own.
+// may have (S -> P included); a permute or an exchange has no placements of
+// its own.
 bool KindFits(int kind, Placement from, Placement to) {
-  if (kind == static_cast<int>(StepKind::kPermute)) {
+  if (kind >= 0 && kind < kNumStepKinds && MovesSlices(static_cast<StepKind>(kind))) {
     return from == Placement::Replicate() && to == Placement::Replicate();
   }
   return StepKindFor(from, to, /*group_size=*/1) == static_cast<StepKind>(kind);

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <string.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -68,13 +70,32 @@ absl::StatusOr<std::shared_ptr<Store>> OpenStore(const LaunchOptions& o, const s
   return NewStoreFromUrl(o.store_url, o.gloo.timeout);
 }
 
+// How a rank's process ended (WaitForRanks' exit code), for messages.
+std::string DescribeExit(int exit_code) {
+  if (exit_code == 127) return "could not be started (exit code 127)";
+  if (exit_code > 128) {
+    return absl::StrFormat("was killed by signal %d (%s)", exit_code - 128,
+                           strsignal(exit_code - 128));
+  }
+  return absl::StrFormat("exited with %d", exit_code);
+}
+
 // What a host tells the others about one of its ranks: "R<output>", or
-// "E<why it failed>".
-std::string Outcome(const std::string& dir, int64_t rank, int exit_code) {
+// "E<why it failed>" (never empty). `stopped` says why this host killed its
+// ranks, if it did.
+std::string Outcome(const std::string& dir, int64_t rank, int exit_code,
+                    const std::string& stopped) {
   if (exit_code == 0) return absl::StrCat("R", ReadFile(OutputPath(dir, rank)));
   std::string why = ReadFile(ErrorPath(dir, rank));
   if (why.empty()) why = ReadFile(LogPath(dir, rank));
-  return absl::StrFormat("Eprocess exited with %d: %s", exit_code, why);
+  while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+  if (why.empty()) why = stopped.empty() ? "it left no message" : stopped;
+  return absl::StrFormat("Eprocess %s: %s", DescribeExit(exit_code), why);
+}
+
+// OK while the other hosts (if any) are alive and the job goes on.
+absl::Status JobAlive(const LaunchOptions& o) {
+  return o.job_membership == nullptr ? absl::OkStatus() : o.job_membership->Check();
 }
 
 absl::StatusOr<std::string> FromOutcome(absl::string_view outcome, int64_t rank) {
@@ -87,18 +108,43 @@ absl::StatusOr<std::string> FromOutcome(absl::string_view outcome, int64_t rank)
 void GatherOtherHosts(const LaunchOptions& o, const std::string& dir,
                       std::vector<absl::StatusOr<std::string>>& outputs) {
   absl::StatusOr<std::shared_ptr<Store>> store = OpenStore(o, dir);
-  // The other hosts' ranks may still run: wait as long as they may take.
+  // The other hosts' ranks may still run: wait as long as they may take,
+  // unless a host or the store dies first (polled, never one long Get).
   const absl::Time deadline = absl::Now() + o.wait + absl::Seconds(20);
+  std::vector<size_t> waiting;
   for (size_t r = 0; r < outputs.size(); ++r) {
     if (outputs[r].status().code() != absl::StatusCode::kUnknown) continue;
     if (!store.ok()) {
       outputs[r] = store.status();
-      continue;
+    } else {
+      waiting.push_back(r);
     }
-    absl::StatusOr<std::vector<char>> bytes =
-        (*store)->Get(absl::StrCat(o.job, "/result/", r), deadline - absl::Now());
-    outputs[r] = bytes.ok() ? FromOutcome(absl::string_view(bytes->data(), bytes->size()), r)
-                            : absl::StatusOr<std::string>(bytes.status());
+  }
+  while (!waiting.empty()) {
+    std::vector<size_t> still;
+    for (size_t r : waiting) {
+      absl::StatusOr<std::vector<char>> bytes =
+          (*store)->Get(absl::StrCat(o.job, "/result/", r), absl::ZeroDuration());
+      if (bytes.ok()) {
+        outputs[r] = FromOutcome(absl::string_view(bytes->data(), bytes->size()), r);
+      } else if (bytes.status().code() == absl::StatusCode::kDeadlineExceeded) {
+        still.push_back(r);
+      } else {
+        outputs[r] = bytes.status();
+      }
+    }
+    waiting = std::move(still);
+    if (waiting.empty()) return;
+    absl::Status alive = JobAlive(o);
+    if (alive.ok() && absl::Now() >= deadline) {
+      alive = absl::DeadlineExceededError(absl::StrCat(
+          "its host published no result within ", absl::FormatDuration(o.wait + absl::Seconds(20))));
+    }
+    if (!alive.ok()) {
+      for (size_t r : waiting) outputs[r] = alive;
+      return;
+    }
+    absl::SleepFor(absl::Milliseconds(20));
   }
 }
 
@@ -123,11 +169,23 @@ std::vector<absl::StatusOr<std::string>> InProcesses(const DeviceMesh& mesh,
     args.insert(args.end(), {"--rank", absl::StrCat(rank), "--store-dir", dir, "--job", o.job});
     pids.push_back(SpawnRank(args, LogPath(dir, rank)));
   }
-  const std::vector<int> exit_codes = WaitForRanks(pids, absl::Now() + o.wait);
+  // A dead host or store stops the wait (and the ranks) at once.
+  const absl::Time deadline = absl::Now() + o.wait;
+  absl::Status alive;
+  const std::vector<int> exit_codes = WaitForRanks(pids, deadline, [&] {
+    alive = JobAlive(o);
+    return !alive.ok();
+  });
+  std::string stopped;
+  if (!alive.ok()) {
+    stopped = absl::StrCat("this host stopped it: ", alive.message());
+  } else if (absl::Now() >= deadline) {
+    stopped = absl::StrCat("this host stopped it after ", absl::FormatDuration(o.wait));
+  }
   absl::StatusOr<std::shared_ptr<Store>> store =
       hosts ? OpenStore(o, dir) : absl::StatusOr<std::shared_ptr<Store>>(nullptr);
   for (int64_t rank = first; rank <= last; ++rank) {
-    const std::string outcome = Outcome(dir, rank, exit_codes[rank - first]);
+    const std::string outcome = Outcome(dir, rank, exit_codes[rank - first], stopped);
     outputs[rank] = FromOutcome(outcome, rank);
     if (hosts && store.ok()) {
       (*store)->Set(absl::StrCat(o.job, "/result/", rank),

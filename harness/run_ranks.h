@@ -32,6 +32,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "collectives/gloo/gloo_communicator.h"
+#include "harness/job_membership.h"
 #include "mesh/device_mesh.h"
 
 namespace reshard {
@@ -54,6 +55,11 @@ struct LaunchOptions {
   // processes, hosts: how long after the start to wait for the ranks (and
   // for the other hosts' outputs) before killing them.
   absl::Duration wait = absl::Seconds(70);
+  // hosts: the job the hosts joined (not owned; harness/job_membership.h).
+  // While this host waits for its ranks or for the other hosts' outputs it
+  // polls Check(), and on a failure (a dead host or store, a stopped job)
+  // stops waiting (and its ranks) at once.
+  JobMembership* job_membership = nullptr;
 };
 
 // What a rank's function gets: its connected communicator, and a way to die

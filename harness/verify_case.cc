@@ -89,15 +89,30 @@ DistState Collapsed(std::mt19937_64& rng, const DistState& state, int tensor_ndi
   return DistState::WithDefaultOrder(placements);
 }
 
-// Src and dst of a native case: mostly Shard layouts, dst a third of the
-// time src rearranged (permutes), a third collapsed (group collectives).
+// `state` with every Partial mesh dim Replicate.
+DistState WithoutPartials(const DistState& state) {
+  DistState out = state;
+  for (int m = 0; m < state.ndim(); ++m) {
+    if (state.placement(m).is_partial()) out = out.WithPlacement(m, Placement::Replicate());
+  }
+  return out;
+}
+
+// Src and dst of a native case: mostly Shard layouts; dst a quarter of the
+// time src rearranged (permutes), a quarter collapsed (group collectives), a
+// quarter random, and a quarter both random Shard and Replicate layouts
+// (exchanges, spec §4.2 case 13).
 void NativeLayouts(std::mt19937_64& rng, int mesh_ndim, int tensor_ndim,
                    const std::vector<ReduceOp>& ops, VerifyCase& c) {
-  const int kind = static_cast<int>(rng() % 3);
-  const DistState src = RandomState(rng, mesh_ndim, tensor_ndim, ops, kind == 1 ? 4 : 6);
-  const DistState dst = kind == 0   ? Rearranged(rng, src, tensor_ndim)
-                        : kind == 1 ? Collapsed(rng, src, tensor_ndim)
-                                    : RandomState(rng, mesh_ndim, tensor_ndim, ops, 6);
+  const int kind = static_cast<int>(rng() % 4);
+  DistState src = RandomState(rng, mesh_ndim, tensor_ndim, ops, kind == 1 ? 4 : 6);
+  DistState dst = kind == 0   ? Rearranged(rng, src, tensor_ndim)
+                  : kind == 1 ? Collapsed(rng, src, tensor_ndim)
+                              : RandomState(rng, mesh_ndim, tensor_ndim, ops, kind == 2 ? 6 : 4);
+  if (kind == 3) {
+    src = WithoutPartials(src);
+    dst = WithoutPartials(dst);
+  }
   c.src = src.ToString();
   c.dst = dst.ToString();
 }

@@ -41,10 +41,11 @@ struct VerifyCase {
 // placement kind, every dtype and reduce op (one op per case, or sum+avg),
 // graph, greedy and auto planners. In native mode the graph and auto
 // planners only, and layouts biased to what native steps do: more Shard
-// mesh dims; a third of the destinations the source with its Shard mesh
+// mesh dims; a quarter of the destinations the source with its Shard mesh
 // dims rearranged (orders reversed, tensor dims swapped), which permutes
-// move, and a third with several mesh dims (and every Partial) collapsed
-// into one placement, which one collective over them does.
+// move, a quarter with several mesh dims (and every Partial) collapsed
+// into one placement, which one collective over them does, and a quarter of
+// Shard and Replicate layouts without Partials, which exchanges move.
 VerifyCase RandomCase(uint64_t seed, int64_t max_ranks, PlanMode mode = PlanMode::kPyTorch);
 
 }  // namespace reshard

@@ -142,6 +142,26 @@ TEST(AlphaBetaCostModelTest, PermuteIsOneExchangeOfTheLocalBlock) {
   EXPECT_DOUBLE_EQ(Cost({S0, S1}, MakePermute({{0, 1}, {1, 0}})), 10 + 0.128);
 }
 
+// S(0)R -> RS(0) as one exchange over {0,1} (slowest link: alpha 10, 500
+// B/us). Rank (a, b) = member 4a + b holds rows 4a..4a+3, replicated along
+// mesh dim 1, and needs rows 2b, 2b+1: members 2, 3 need rows of the other
+// half from members 4-7, members 4, 5 from 0-3; each 2x16 block (128 B)
+// from its own idle holder (spec §11.1). The busiest member sends or
+// receives one message of 128 B: 10 + 128 / 500.
+TEST(AlphaBetaCostModelTest, ExchangeIsItsBusiestMembersMessagesAndBytes) {
+  EXPECT_DOUBLE_EQ(Cost({S0, R}, MakeExchange(MeshDimSet::Of({0, 1}), {{1, 0}})), 10 + 0.256);
+}
+
+// The exchange bound is one message's latency: at most any communicating
+// step on the mesh dim (cost_model.h).
+TEST(AlphaBetaCostModelTest, ExchangeBoundIsOneLatency) {
+  const std::shared_ptr<const CostModel> model = *MakeAlphaBetaCostModel(TestProfile(), 4);
+  CostProblem problem{*DeviceMesh::Create({2, 4}), {8, 16}, 4};
+  const std::unique_ptr<const BoundCostModel> bound = model->Bind(problem);
+  EXPECT_EQ(bound->LowerBound(StepKind::kExchange, 0), 10);
+  EXPECT_EQ(bound->LowerBound(StepKind::kExchange, 1), 2);
+}
+
 // A size-1 mesh dim moves nothing.
 TEST(AlphaBetaCostModelTest, CollectiveOnAGroupOfOneIsFree) {
   EXPECT_EQ(Cost(TestProfile(), 4, {1, 4}, {8, 16}, {S0, R}, On(0, S0, R)), 0);

@@ -54,9 +54,10 @@ void ExpectBothModesVerified(const std::vector<std::string>& extra) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   std::vector<json> lines = JsonLines(r);
   ASSERT_EQ(lines.size(), 2u) << r.out;
-  const std::set<std::string> promised = {"mode", "trace", "modeled_cost", "native_model_cost",
-                                          "bytes_sent_max", "peak_bytes_max", "measured_us",
-                                          "verified"};
+  const std::set<std::string> promised = {
+      "mode",        "trace",    "modeled_cost", "native_model_cost", "bytes_sent_max",
+      "peak_bytes_max", "measured_us", "verified", "predicted_us",    "cost_model",
+      "profile"};
   const char* modes[] = {"pytorch", "native"};
   for (size_t i = 0; i < lines.size(); ++i) {
     const json& l = lines[i];
@@ -65,6 +66,10 @@ void ExpectBothModesVerified(const std::vector<std::string>& extra) {
     EXPECT_EQ(l["mode"], modes[i]) << l;
     EXPECT_EQ(l["trace"], "S(0)->R") << l;
     EXPECT_EQ(l["verified"], true) << l;
+    // Every mode is predicted by the machine's model, native mode's own.
+    EXPECT_GT(l["predicted_us"].get<double>(), 0) << l;
+    EXPECT_EQ(l["cost_model"], i == 0 ? "pytorch" : "measured") << l;
+    if (i == 0) EXPECT_TRUE(l["profile"].is_null()) << l;
     // all_gather over 4 ranks: each sends its padded chunk of ceil(13/4) = 4
     // rows of 5 f32 to the 3 others (planner/steps/step_bytes.h, BytesOfStep).
     EXPECT_EQ(l["bytes_sent_max"], 3 * 4 * 5 * 4) << l;
@@ -91,6 +96,25 @@ TEST(BenchTest, NativeGroupStepsRunAndVerify) {
       EXPECT_EQ(l["trace"], "S(0)[0]S(0)[1]->S(1)[0]S(1)[1]") << l;
     }
   }
+}
+
+// Without --profile (and no default file in the test's HOME), native mode
+// plans with the built-in measured Gloo profile and says so; a version 1
+// file gives alpha-beta and names the path.
+TEST(BenchTest, OutputNamesTheModelAndProfileEachModePlannedWith) {
+  const std::vector<std::string> base = {"--mesh", "2", "--shape", "8,8", "--src", "S(0)",
+                                         "--dst", "R", "--repeat", "1"};
+  Result text = Bench(base);
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(absl::StrContains(text.out, "native planned with: measured (profile: built-in "))
+      << text.out;
+  EXPECT_TRUE(absl::StrContains(text.out, "pytorch planned with: pytorch\n")) << text.out;
+  std::vector<std::string> v1 = base;
+  for (const char* a : {"--profile", "/nonexistent/p.json"}) v1.push_back(a);
+  Result missing = Bench(v1);
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(missing.err, "--profile: /nonexistent/p.json: cannot open"))
+      << missing.err;
 }
 
 TEST(BenchTest, TextNamesTheLowerBoundAndEveryMode) {

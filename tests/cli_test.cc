@@ -529,8 +529,9 @@ TEST(CliTest, CalibrateWritesAProfileThatPlanReads) {
     if (processes) args.push_back("--processes");
     Result r = RunReshard(args);
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-    EXPECT_TRUE(absl::StrContains(r.out, "RMS relative error")) << r.out;
+    EXPECT_TRUE(absl::StrContains(r.out, "alpha-beta machine fit")) << r.out;
     json profile = json::parse(reshard::test_util::ReadFile(out));
+    EXPECT_EQ(profile["version"], 2);
     for (const char* link : {"intra_host", "inter_host"}) {
       EXPECT_GE(profile[link]["alpha_us"].get<double>(), 0) << profile.dump();
       EXPECT_GT(profile[link]["beta_gbps"].get<double>(), 0) << profile.dump();
@@ -541,6 +542,11 @@ TEST(CliTest, CalibrateWritesAProfileThatPlanReads) {
                               "--dst", "RR", "--cost-model", "alpha-beta", "--profile", out});
     EXPECT_EQ(plan.exit_code, 0) << plan.err;
     EXPECT_TRUE(absl::StrContains(plan.out, " us (cost model alpha-beta)")) << plan.out;
+    Result measured = RunReshard({"plan", "--mesh", "2,2", "--shape", "64,64", "--src",
+                                  "S(0)S(1)", "--dst", "RR", "--cost-model", "measured",
+                                  "--profile", out});
+    EXPECT_EQ(measured.exit_code, 0) << measured.err;
+    EXPECT_TRUE(absl::StrContains(measured.out, "(cost model measured)")) << measured.out;
   }
 }
 
@@ -561,9 +567,17 @@ TEST(CliTest, CalibrateRefusesUpFront) {
   EXPECT_EQ(sizes.exit_code, 2);
   EXPECT_TRUE(absl::StrContains(sizes.err, "--sizes")) << sizes.err;
   Result unwritable = run({"--mesh", "2", "--out", "/nonexistent-dir/p.json"});
-  EXPECT_EQ(unwritable.exit_code, 1);
+  EXPECT_EQ(unwritable.exit_code, 2);
   EXPECT_TRUE(absl::StrContains(unwritable.err, "--out: cannot write")) << unwritable.err;
   EXPECT_TRUE(unwritable.out.empty()) << "timed before refusing: " << unwritable.out;
+  // Issue 20: a name the JSON profile cannot hold is refused before timing,
+  // and an existing file is left as it was.
+  WriteText(out, "keep");
+  Result bad_name = run({"--mesh", "2", "--name", "\xff", "--out", out});
+  EXPECT_EQ(bad_name.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(bad_name.err, "--name")) << bad_name.err;
+  EXPECT_TRUE(bad_name.out.empty()) << bad_name.out;
+  EXPECT_EQ(reshard::test_util::ReadFile(out), "keep");
 }
 
 TEST(CliTest, ProfileErrorsNameTheFileTheKeyAndBothFlags) {
@@ -631,7 +645,7 @@ TEST(CliTest, DefaultModeIsNative) {
   EXPECT_TRUE(absl::StrContains(text.out, "(cost model nccl)")) << text.out;
 }
 
-// --profile names a built-in NCCL profile (spec §6.3); without --cost-model
+// --profile names a built-in NCCL profile (spec §6.4); without --cost-model
 // that means the nccl model. A100's LL cap in a host (87.7 GB/s against
 // H100's 141) makes the same gather dearer. An unknown name is exit 2 naming
 // the flag and the built-in names.

@@ -130,12 +130,66 @@ TEST(GroupExecutorTest, TransposePermuteOnUnevenShape) {
   EXPECT_EQ(received, sent);
 }
 
-// The counters agree with BytesOfStep at every rank, for permutes too.
+// The issue's role swap on 2x2x2, small: every rank's block is [2, 2, 2]
+// (32 bytes); members 1 to 6 each receive one block, members 0 and 7 keep
+// theirs (native_planner_test derives the routes).
+TEST(GroupExecutorTest, ExchangeSwapsMeshDimRoles) {
+  const DistSpec src = Spec({2, 2, 2}, "S(0)S(1)R", {4, 4, 2});
+  const DistSpec dst = Spec({2, 2, 2}, "RS(0)S(1)", {4, 4, 2});
+  RunResult run = Execute(src, dst, OneStep(MakeExchange(MeshDimSet::Of({0, 1, 2}),
+                                                         {{1, 0}, {2, 1}})));
+  ExpectDstShards(src, dst, run);
+  for (int r = 0; r < 8; ++r) {
+    EXPECT_EQ(run.stats[r].steps[0].bytes_received, r == 0 || r == 7 ? 0 : 32) << "rank " << r;
+  }
+}
+
+// Uneven and empty: 5 rows over mesh dim 0 of 4x2 (2, 2, 1, 0), replicated
+// on mesh dim 1, to 5 rows over mesh dim 1 (3, 2), replicated on mesh dim 0,
+// in i64. Ranks (3, *) hold no rows and send none; every rank receives
+// exactly the rows of its new block it lacks.
+TEST(GroupExecutorTest, ExchangeOnUnevenAndEmptyShardsWithReplicas) {
+  const DistSpec src = Spec({4, 2}, "S(0)R", {5, 3}, DType::kI64);
+  const DistSpec dst = Spec({4, 2}, "RS(0)", {5, 3}, DType::kI64);
+  RunResult run = Execute(src, dst, OneStep(MakeExchange(MeshDimSet::Of({0, 1}), {{1, 0}})));
+  ExpectDstShards(src, dst, run);
+  const int64_t row = 3 * 8;
+  for (int64_t c0 = 0; c0 < 4; ++c0) {
+    for (int64_t c1 = 0; c1 < 2; ++c1) {
+      const int64_t r = c0 * 2 + c1;
+      const int64_t held = std::max<int64_t>(
+          0, std::min(ChunkOffset(5, 4, c0) + ChunkSize(5, 4, c0),
+                      ChunkOffset(5, 2, c1) + ChunkSize(5, 2, c1)) -
+                 std::max(ChunkOffset(5, 4, c0), ChunkOffset(5, 2, c1)));
+      EXPECT_EQ(run.stats[r].steps[0].bytes_received, (ChunkSize(5, 2, c1) - held) * row)
+          << "rank " << r;
+      if (c0 == 3) EXPECT_EQ(run.stats[r].steps[0].bytes_sent, 0) << "rank " << r;
+    }
+  }
+}
+
+// The counters agree with BytesOfStep at every rank, for permutes and
+// exchanges too.
 TEST(GroupExecutorTest, CountersMatchBytesOfStep) {
   const DistSpec src = Spec({4, 2}, "S(0)S(1)", {7, 5}), dst = Spec({4, 2}, "S(1)S(0)", {7, 5});
   const Step step = MakePermute({{0, 1}, {1, 0}});
   RunResult run = Execute(src, dst, OneStep(step));
   for (int64_t r = 0; r < 8; ++r) {
+    const std::vector<int64_t> coord = src.mesh().Coordinate(r);
+    const std::vector<int64_t> L =
+        LogicalShape(src.state(), step, src.mesh(), src.global_shape(), coord);
+    const StepBytes want = BytesOfStep(src.state(), step, L, src.mesh(), coord, DType::kF32);
+    EXPECT_EQ(run.stats[r].steps[0].bytes_sent, want.sent) << "rank " << r;
+    EXPECT_EQ(run.stats[r].steps[0].bytes_received, want.received) << "rank " << r;
+  }
+}
+
+TEST(GroupExecutorTest, ExchangeCountersMatchBytesOfStep) {
+  const DistSpec src = Spec({2, 3}, "RS(1)", {7, 5}), dst = Spec({2, 3}, "S(0)R", {7, 5});
+  const Step step = MakeExchange(MeshDimSet::Of({0, 1}), {{0, 0}});
+  RunResult run = Execute(src, dst, OneStep(step));
+  ExpectDstShards(src, dst, run);
+  for (int64_t r = 0; r < 6; ++r) {
     const std::vector<int64_t> coord = src.mesh().Coordinate(r);
     const std::vector<int64_t> L =
         LogicalShape(src.state(), step, src.mesh(), src.global_shape(), coord);

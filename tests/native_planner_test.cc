@@ -121,6 +121,32 @@ TEST(NativePlanTest, ScatteringTwoPartialsIsOneGroupReduceScatter) {
   EXPECT_EQ(plan->steps[0].step, MakeGroupStep(order, Psum, S0));
 }
 
+// The issue's case: S(0)S(1)R -> RS(0)S(1) on 2x2x2, f32 512x512x8. Rank
+// (a, b, c) holds block (a, b) of tensor dims 0 and 1 before and needs block
+// (b, c) after: one exchange over all three mesh dims (spec §4.2 case 13),
+// in which every rank receives its 2 MiB block from one holder (or keeps it).
+// The default model prices it at one message of 2 MiB; any collective
+// sequence takes at least two steps on the same bytes.
+TEST(NativePlanTest, SwappingMeshDimRolesIsOneExchange) {
+  absl::StatusOr<Plan> plan =
+      PlanNative(Mesh({2, 2, 2}), "S(0)S(1)R", "RS(0)S(1)", {512, 512, 8}, AlphaBeta());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->steps.size(), 1u) << plan->Trace();
+  EXPECT_EQ(plan->steps[0].step, MakeExchange(MeshDimSet::Of({0, 1, 2}), {{1, 0}, {2, 1}}));
+  EXPECT_EQ(plan->steps[0].step.ToString(), "exchange on mesh dims {0,1,2}: 1->S(0) 2->S(1) 0->R");
+  // In and out 2 MiB each, and the busiest rank sends and receives 2 MiB.
+  EXPECT_EQ(plan->peak_bytes, 4 * (2 << 20));
+}
+
+// Moving a shard to another mesh dim, S(0)R -> RS(0) on 4x2: one exchange
+// over both mesh dims; pytorch mode gathers and chunks.
+TEST(NativePlanTest, MovingAShardToAnotherMeshDimIsOneExchange) {
+  absl::StatusOr<Plan> plan = PlanNative(Mesh({4, 2}), "S(0)R", "RS(0)", {1024, 1024}, AlphaBeta());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->steps.size(), 1u) << plan->Trace();
+  EXPECT_EQ(plan->steps[0].step.kind, StepKind::kExchange);
+}
+
 // Pytorch mode never plans a group step or a permute.
 TEST(NativePlanTest, PyTorchModeKeepsToSingleMeshDimSteps) {
   PlanOptions options{PlanMode::kPyTorch};
@@ -131,6 +157,7 @@ TEST(NativePlanTest, PyTorchModeKeepsToSingleMeshDimSteps) {
   for (const TransformInfo& info : plan->steps) {
     EXPECT_EQ(info.step.group.size(), 1) << plan->Trace();
     EXPECT_NE(info.step.kind, StepKind::kPermute) << plan->Trace();
+    EXPECT_NE(info.step.kind, StepKind::kExchange) << plan->Trace();
   }
 }
 
@@ -143,7 +170,7 @@ std::vector<std::string> NativeEdges(const DistState& state, const DistState& go
                           &steps);
   std::vector<std::string> out;
   for (const Step& s : steps) {
-    if (s.kind == only && (s.group.size() > 1 || s.kind == StepKind::kPermute)) {
+    if (s.kind == only && (s.group.size() > 1 || MovesSlices(s.kind))) {
       out.push_back(s.ToString());
     }
   }
@@ -192,6 +219,27 @@ TEST(NativeEdgesTest, PermutesAreSwapsThenTheGoalPermute) {
                           "permute on mesh dims {1,2}: 2->S(0) 1->S(1)",
                           "permute on mesh dims {0,1}: 1->S(0) 0->S(1)"));
   EXPECT_EQ(ApplyStep(s, MakePermute({{1, 0}, {0, 1}})), goal);
+}
+
+// Edge 13, the goal exchange: from the first position where an order differs
+// from the goal's, every mesh dim leaves and the goal's tails join; here
+// dim 0's orders [0] and [1] differ at once, so the group is {0, 1} and
+// mesh dim 2's Partial, which the goal shares, stays out of it. None when a
+// Partial would have to change, nor when only Shards move (edge 12 then
+// reaches the goal).
+TEST(NativeEdgesTest, TheGoalExchangeReLaysOutShardsAndReplicas) {
+  const DeviceMesh mesh = Mesh({2, 2, 2});
+  EXPECT_THAT(NativeEdges(State(mesh, "S(0)RP"), State(mesh, "RS(0)P"), 2, StepKind::kExchange),
+              ElementsAre("exchange on mesh dims {0,1}: 1->S(0) 0->R"));
+  EXPECT_THAT(NativeEdges(State(mesh, "S(0)RP"), State(mesh, "RS(0)R"), 2, StepKind::kExchange),
+              ElementsAre());
+  EXPECT_THAT(
+      NativeEdges(State(mesh, "S(0)S(1)R"), State(mesh, "S(1)S(0)R"), 2, StepKind::kExchange),
+      ElementsAre());
+  // Orders agree up to position 1 of dim 0 ([0, 1] vs [0, 2]): mesh dim 0 stays.
+  EXPECT_THAT(NativeEdges(State(mesh, "S(0)S(0)R"), State(mesh, "S(0)RS(0)"), 2,
+                          StepKind::kExchange),
+              ElementsAre("exchange on mesh dims {1,2}: 2->S(0) 1->R"));
 }
 
 // --- Legality (CheckStep, spec §4.2) ------------------------------------------
@@ -246,6 +294,20 @@ TEST(NativeCheckStepTest, APermuteMustChangeTheState) {
   EXPECT_THAT(status.message(), HasSubstr("changes nothing"));
 }
 
+TEST(NativeCheckStepTest, AnExchangeMovesShardAndReplicateMeshDimsThatEndTheirOrders) {
+  const DeviceMesh mesh = Mesh({2, 2});
+  const Step step = MakeExchange(MeshDimSet::Of({0, 1}), {{1, 0}});
+  EXPECT_TRUE(CheckStep(State(mesh, "S(0)R"), step, mesh, 2).ok());
+  absl::Status status = CheckStep(State(mesh, "S(0)P"), step, mesh, 2);
+  EXPECT_THAT(status.message(),
+              HasSubstr("an exchange moves Shard and Replicate mesh dims only; mesh dim 1 is P"));
+  // Mesh dim 1 splits dim 0 after mesh dim 0: {0} alone is not a tail.
+  status = CheckStep(State(mesh, "S(0)S(0)"), MakeExchange(MeshDimSet::Of({0}), {}), mesh, 2);
+  EXPECT_THAT(status.message(), HasSubstr("are not the last splits of tensor dim 0"));
+  status = CheckStep(State(mesh, "RS(0)"), step, mesh, 2);
+  EXPECT_THAT(status.message(), HasSubstr("changes nothing"));
+}
+
 TEST(NativeCheckStepTest, LocalStepsActOnOneMeshDim) {
   const DeviceMesh mesh = Mesh({2, 2});
   absl::Status status = CheckStep(State(mesh, "RR"), MakeStep(MeshDimSet::Of({0, 1}), R, S0),
@@ -268,6 +330,22 @@ TEST(NativeApplyStepTest, GroupsJoinInEntriesOrderAndPermutesReplaceTheirOrders)
             "S(1)S(0)");
   // The tail [1, 2] of dim 0 re-enters as [2, 1].
   EXPECT_EQ(ApplyStep(s, MakePermute({{2, 0}, {1, 0}})).ToString(), "S(0)[0]S(0)[2]S(0)[1]");
+}
+
+// An exchange empties its group, then its entries join in order; the
+// group's other mesh dims end Replicate, even a single one.
+TEST(NativeApplyStepTest, AnExchangeReplacesItsGroupsOrders) {
+  const DeviceMesh mesh = Mesh({2, 2, 2});
+  EXPECT_EQ(ApplyStep(State(mesh, "S(0)S(1)R"),
+                      MakeExchange(MeshDimSet::Of({0, 1, 2}), {{1, 0}, {2, 1}}))
+                .ToString(),
+            "RS(0)S(1)");
+  EXPECT_EQ(ApplyStep(State(mesh, "RRS(0)"), MakeExchange(MeshDimSet::Of({0, 1, 2}),
+                                                          {{1, 0}, {0, 0}}))
+                .ToString(),
+            "S(0)[1]S(0)[0]R");
+  EXPECT_EQ(ApplyStep(State(mesh, "S(0)RR"), MakeExchange(MeshDimSet::Of({0}), {})).ToString(),
+            "RRR");
 }
 
 TEST(NativeApplyStepTest, GroupSplitsOfListsTheGroupsMembersInSplitOrder) {
@@ -345,6 +423,28 @@ TEST(NativeBytesTest, GroupAllReduceIsInPlace) {
 TEST(NativeBytesTest, PermutePeakHoldsBothBlocksTwice) {
   const DistSpec spec = Spec(Mesh({4, 2}), "S(0)S(1)", {8, 6});
   EXPECT_EQ(PeakOf(spec, MakePermute({{0, 1}, {1, 0}})), 112);
+}
+
+// S(0)S(1)R -> RS(0)S(1) on 2x2x2, f32 [4, 4, 2]: every block is [2, 2, 2],
+// 32 bytes. Rank (a, b, c) = member 4a + 2b + c holds block (a, b), held
+// also by its neighbour on mesh dim 2, and needs block (b, c): it keeps it
+// when a = b = c (members 0 and 7). The six others need one block each;
+// by spec §11.1, in member order, each from the idle holder nearest to it:
+// member 1 needs (0, 1) from 2 or 3, takes 2; 2 needs (1, 0) from 4 or 5:
+// 4; 3 needs (1, 1) from 6 or 7: 6; 4 needs (0, 0) from 0 or 1: 1 (nearer);
+// 5 needs (0, 1): 3 (2 is busy); 6 needs (1, 0): 5. So members 1 to 6 each
+// send and receive 32 bytes, member 0 nothing; the peak is in 32 + out 32 +
+// 64 (a member's sends and receives).
+TEST(NativeBytesTest, AnExchangeSendsEachMissingBlockOnceFromABalancedHolder) {
+  const DistSpec spec = Spec(Mesh({2, 2, 2}), "S(0)S(1)R", {4, 4, 2});
+  const Step step = MakeExchange(MeshDimSet::Of({0, 1, 2}), {{1, 0}, {2, 1}});
+  EXPECT_EQ(BytesAt0(spec, step).sent, 0);
+  EXPECT_EQ(BytesAt0(spec, step).received, 0);
+  const std::vector<int64_t> member1 = {0, 0, 1};
+  const StepBytes b = BytesOfStep(spec.state(), step, {4, 4, 2}, spec.mesh(), member1, DType::kF32);
+  EXPECT_EQ(b.sent, 32);
+  EXPECT_EQ(b.received, 32);
+  EXPECT_EQ(PeakOf(spec, step), 32 + 32 + 64);
 }
 
 // A group of size-1 mesh dims moves nothing: no bytes, peak = the input.

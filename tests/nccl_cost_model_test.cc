@@ -1,4 +1,4 @@
-// The "nccl" cost model (spec §6.3): NCCL's formula from NVIDIA/nccl
+// The "nccl" cost model (spec §6.4): NCCL's formula from NVIDIA/nccl
 // src/graph/tuning.cc (commit 5067397c) on worked examples, each derived by
 // hand in its comment, and the effect it has on native plans.
 //
@@ -248,20 +248,30 @@ TEST(NcclCostModelTest, EightByEightGathersFlatAtOneGibAndNestedAtOneMib) {
   EXPECT_EQ(big.steps[0].step.kind, StepKind::kAllGather);
   EXPECT_NEAR(big.cost, 296.8 + kGiB / (1000 * 384.0 * 64 / 63), 1e-6);
 
+  // At 1 MiB the hosts' step is an exchange (issue 16): grouped send/recv
+  // of 128 KiB to each of the 7 other hosts, cheaper in NCCL's p2p model
+  // than PAT's all_gather (42.4 + 1 MiB / 36000 = 71.5 us). LL in the host
+  // first: 6.6 + 7 * 0.6 + 128 KiB / (1000 * 141 * 8/7).
   const Plan small = NativePlan(int64_t{1} << 18, "S(0)S(0)");
   ASSERT_EQ(small.steps.size(), 2u) << small.Trace();
   EXPECT_EQ(small.steps[0].step.group, MeshDimSet::Single(1));
+  EXPECT_EQ(small.steps[0].step.kind, StepKind::kAllGather);
   EXPECT_EQ(small.steps[1].step.group, MeshDimSet::Single(0));
-  // LL in the host: 6.6 + 7 * 0.6 + 128 KiB / (1000 * 141 * 8/7); PAT across
-  // hosts: 42.4 + 1 MiB / 36000.
-  EXPECT_NEAR(small.cost, 10.8 + 131072 / (1000 * 141.0 * 8 / 7) + 42.4 + kMiB / 36000, 1e-9);
+  EXPECT_EQ(small.steps[1].step.kind, StepKind::kExchange);
+  EXPECT_NEAR(small.steps[0].cost, 10.8 + 131072 / (1000 * 141.0 * 8 / 7), 1e-9);
+  EXPECT_LT(small.steps[1].cost, 42.4 + kMiB / 36000);
+  EXPECT_NEAR(small.cost, 53.128056737588658, 1e-6);
 
-  // With the other shard order the hosts gather first (PAT, 128 KiB), then
-  // NVLink (LL, 1 MiB): 46.04 + 17.31 = 63.35 us.
+  // With the other shard order the hosts gather first (PAT, 128 KiB:
+  // 46.04 us), then the host exchanges 1 MiB over NVLink (14.35 us, below
+  // LL's 17.31).
   const Plan other = NativePlan(int64_t{1} << 18, "S(0)[1]S(0)[0]");
   ASSERT_EQ(other.steps.size(), 2u) << other.Trace();
   EXPECT_EQ(other.steps[0].step.group, MeshDimSet::Single(0));
-  EXPECT_NEAR(other.cost, 42.4 + 131072.0 / 36000 + 10.8 + kMiB / (1000 * 141.0 * 8 / 7), 1e-9);
+  EXPECT_NEAR(other.steps[0].cost, 42.4 + 131072.0 / 36000, 1e-9);
+  EXPECT_EQ(other.steps[1].step.kind, StepKind::kExchange);
+  EXPECT_LT(other.steps[1].cost, 10.8 + kMiB / (1000 * 141.0 * 8 / 7));
+  EXPECT_NEAR(other.cost, 60.389511111111112, 1e-6);
 }
 
 }  // namespace

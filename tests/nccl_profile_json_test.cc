@@ -1,4 +1,4 @@
-// NCCL profiles as JSON (cli/nccl_profile_json.h, spec §6.3).
+// NCCL profiles as JSON (cli/nccl_profile_json.h, spec §6.4).
 #include "cli/nccl_profile_json.h"
 
 #include "gmock/gmock.h"

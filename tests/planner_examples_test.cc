@@ -300,7 +300,7 @@ TEST(StepTest, KindsKeepTheirPrintedNames) {
   std::vector<std::string> names;
   for (StepKind k : kAllStepKinds) names.emplace_back(StepKindName(k));
   EXPECT_THAT(names, ElementsAre("all_to_all", "all_gather", "all_reduce", "reduce_scatter",
-                                 "chunk", "partition", "permute"));
+                                 "chunk", "partition", "permute", "exchange"));
 }
 
 // Spec §8: on a mesh of size-1 dims the greedy plan S(0)S(0)S(0) -> RS(0)S(0)

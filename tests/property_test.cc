@@ -14,7 +14,8 @@
 //   (e) the pruned search (spec §5.1) finds exactly the unpruned Dijkstra's
 //       plan (states, steps, bit-identical costs) on thousands of cases up to
 //       4-D meshes and 4-D tensors, and its bound is consistent on every edge
-//       it meets and 0 at the destination;
+//       it meets and 0 at the destination; on meshes up to 8x8x8x8 with large
+//       tensors too, where the bytes-aware bound (the model's potential) leads;
 //   (f) native mode (spec §4.2, §5.2): every native edge is a legal step, the
 //       A* bound is consistent on them, and
 //       a native plan is a chain of them whose cost is the minimum of an
@@ -121,7 +122,7 @@ class CaseGenerator {
     return c;
   }
 
-  // A built-in NCCL profile (spec §6.3) with 1, 2 or 8 GPUs and 1 or 8 NICs
+  // A built-in NCCL profile (spec §6.4) with 1, 2 or 8 GPUs and 1 or 8 NICs
   // per host, so that groups span hosts in every way the tiny meshes allow.
   NcclProfile RandomNcclProfile() {
     const std::vector<std::string> names = NcclProfileNames();
@@ -131,6 +132,25 @@ class CaseGenerator {
     p.nics_per_host = Uniform(0, 1) == 0 ? 1 : 8;
     p.amd_cpu = Uniform(0, 1) == 1;
     return p;
+  }
+
+  // Spec §5.1's bytes-aware bound: 4-D meshes of 2, 4 or 8 per dim, 2-4
+  // tensor dims of up to 4096 (at most 2^26 elements), the pytorch model,
+  // where the bytes term dominates the cost (bench/data/hard4d_large.jsonl).
+  Case NextLarge() {
+    static constexpr int64_t kMeshSizes[] = {2, 4, 8};
+    static constexpr int64_t kTensorSizes[] = {8, 13, 64, 127, 1024, 4096};
+    std::vector<int64_t> sizes, shape;
+    for (int i = 0; i < 4; ++i) sizes.push_back(kMeshSizes[Uniform(0, 2)]);
+    int64_t numel = 1;
+    for (int i = Uniform(2, 4); i > 0; --i) {
+      shape.push_back(kTensorSizes[Uniform(0, numel > (1 << 14) ? 2 : 5)]);
+      numel *= shape.back();
+    }
+    Case c = MakeWithShape(sizes, shape, /*default_order=*/false);
+    static constexpr int64_t kDevicesPerHost[] = {1, 4, 8};
+    SetModelAndCoordinate(&c, *MakeCostModel("pytorch", kDevicesPerHost[Uniform(0, 2)]));
+    return c;
   }
 
   CostProfile RandomProfile() {
@@ -149,10 +169,16 @@ class CaseGenerator {
   // model, then the coordinate: the order of draws keeps the cases of the
   // older tests as they were).
   Case Make(const std::vector<int64_t>& sizes, int tensor_ndim, bool default_order) {
-    const int mesh_ndim = static_cast<int>(sizes.size());
     static constexpr int64_t kTensorSizes[] = {1, 2, 3, 5, 7, 12, 13, 64};
     std::vector<int64_t> shape;
     for (int i = 0; i < tensor_ndim; ++i) shape.push_back(kTensorSizes[Uniform(0, 7)]);
+    return MakeWithShape(sizes, shape, default_order);
+  }
+
+  Case MakeWithShape(const std::vector<int64_t>& sizes, const std::vector<int64_t>& shape,
+                     bool default_order) {
+    const int mesh_ndim = static_cast<int>(sizes.size());
+    const int tensor_ndim = static_cast<int>(shape.size());
     DeviceMesh mesh = *DeviceMesh::Create(sizes);
     DType dtype = static_cast<DType>(Uniform(0, 9));
     DistState src = RandomState(mesh_ndim, tensor_ndim, default_order);
@@ -502,6 +528,89 @@ TEST(PropertyTest, RemainingCostBoundIsConsistent) {
   EXPECT_GT(edges, 10000);
 }
 
+// The model of `c` without its bytes bound: RemainingCostBound then gives the
+// must-leave bound alone, to tell how often the potential's bound is larger.
+class WithoutBytesBound : public BoundCostModel {
+ public:
+  explicit WithoutBytesBound(const BoundCostModel& model) : model_(model) {}
+  double StepCost(const DistState& s, const Step& step) const override {
+    return model_.StepCost(s, step);
+  }
+  double LowerBound(StepKind kind, int m) const override { return model_.LowerBound(kind, m); }
+
+ private:
+  const BoundCostModel& model_;
+};
+
+// (e) Spec §5.1, the bytes-aware bound on large meshes: consistent on every
+// edge out of every state the search can meet up to 300 states from src (a
+// breadth-first walk of the compat graph), 0 at dst, and larger than the
+// must-leave bound at a fair share of the sources: those whose destination
+// holds fewer shards, so that bytes must be gathered (there the potential,
+// not the old bound, is what this checks; 70 of the 150 with this seed).
+TEST(PropertyTest, BytesAwareBoundIsConsistentOnLargeMeshes) {
+  CaseGenerator gen(/*seed=*/53);
+  int edges = 0, stronger = 0;
+  constexpr int kLargeCases = 150;
+  for (int i = 0; i < kLargeCases; ++i) {
+    Case c = gen.NextLarge();
+    std::unique_ptr<const BoundCostModel> model = ModelFor(c);
+    ASSERT_TRUE(model->has_potential()) << c.description;
+    const RemainingCostBound bound(c.dst.state(), *model);
+    const WithoutBytesBound plain_model(*model);
+    const RemainingCostBound plain(c.dst.state(), plain_model);
+    ASSERT_EQ(bound(c.dst.state()), 0.0) << c.description;
+    ASSERT_GE(bound(c.src.state()), plain(c.src.state())) << c.description;
+    stronger += bound(c.src.state()) > plain(c.src.state());
+    std::vector<DistState> queue = {c.src.state()};
+    absl::flat_hash_map<uint64_t, bool> seen = {{c.src.state().bits(), true}};
+    std::vector<Step> out;
+    for (size_t q = 0; q < queue.size() && q < 300; ++q) {
+      const DistState u = queue[q];
+      out.clear();
+      AppendTransitions(u, c.src.tensor_ndim(), PartialOpsOf(c), &out);
+      for (const Step& step : out) {
+        const DistState v = ApplyStep(u, step);
+        ASSERT_LE(bound(u), model->StepCost(u, step) + bound(v))
+            << c.description << " at " << u.ToString() << " via " << step.ToString();
+        ++edges;
+        if (seen.emplace(v.bits(), true).second) queue.push_back(v);
+      }
+    }
+  }
+  EXPECT_GT(stronger, kLargeCases / 5);
+  EXPECT_GT(edges, 100000);
+  std::printf("bytes-aware bound: %d edges, stronger at %d of %d sources\n", edges, stronger,
+              kLargeCases);
+}
+
+// (e) on large meshes: with the bytes-aware bound, the pruned search still
+// finds exactly the unpruned Dijkstra's plan (spec §5.1).
+TEST(PropertyTest, PrunedSearchFindsTheUnprunedPlanOnLargeMeshes) {
+  CaseGenerator gen(/*seed=*/54);
+  constexpr int64_t kMaxExpanded = 20000;
+  int compared = 0;
+  for (int i = 0; i < 60; ++i) {
+    Case c = gen.NextLarge();
+    std::unique_ptr<const BoundCostModel> model = ModelFor(c);
+    const DistState& src = c.src.state();
+    const DistState& dst = c.dst.state();
+    absl::StatusOr<GraphPath> plain = FindGraphPath(src, dst, c.src.tensor_ndim(), *model,
+                                                    kMaxExpanded, GraphSearch::kDijkstra);
+    if (absl::IsResourceExhausted(plain.status())) continue;
+    absl::StatusOr<GraphPath> pruned = FindGraphPath(src, dst, c.src.tensor_ndim(), *model,
+                                                     kMaxExpanded, GraphSearch::kPruned);
+    ASSERT_EQ(plain.status().code(), pruned.status().code()) << c.description;
+    ++compared;
+    if (!plain.ok()) continue;
+    ASSERT_EQ(plain->states, pruned->states) << c.description;
+    ASSERT_EQ(plain->steps, pruned->steps) << c.description;
+    ASSERT_EQ(plain->cost, pruned->cost) << c.description;
+    ASSERT_EQ(plain->costs, pruned->costs) << c.description;
+  }
+  EXPECT_GT(compared, 40);
+}
+
 // --- Native mode (spec §4.2, §5.2, §12) ---------------------------------------
 
 // Spec §4.2: the native edges of the case out of a state, leaving out those
@@ -628,7 +737,7 @@ TEST(PropertyTest, NativeRemainingCostBoundIsConsistent) {
   });
 }
 
-// The same under the nccl model (spec §6.3), whose bounds are a share of
+// The same under the nccl model (spec §6.4), whose bounds are a share of
 // the smallest latency of any group.
 TEST(PropertyTest, NativeRemainingCostBoundIsConsistentUnderNccl) {
   CheckNativeBoundConsistent(0x5eed000c, [](CaseGenerator& gen, int i) {

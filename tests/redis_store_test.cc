@@ -65,6 +65,22 @@ TEST_F(RedisStoreTest, MissingKeyTimesOutNamingIt) {
       << got.status();
 }
 
+TEST_F(RedisStoreTest, SetIfAbsentKeepsTheFirstValue) {
+  absl::StatusOr<std::vector<char>> first = (*store_)->SetIfAbsent("claim/4", {'a'});
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(*first, std::vector<char>{'a'});
+  absl::StatusOr<std::vector<char>> second = (*store_)->SetIfAbsent("claim/4", {'b'});
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(*second, std::vector<char>{'a'});
+}
+
+TEST_F(RedisStoreTest, APastDeadlineIsReportedAsZeroNotNegative) {
+  absl::StatusOr<std::vector<char>> got = (*store_)->Get("never/set", absl::Milliseconds(-326));
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kDeadlineExceeded) << got.status();
+  EXPECT_NE(got.status().message().find("not set within 0"), absl::string_view::npos)
+      << got.status();
+}
+
 TEST_F(RedisStoreTest, PrefixesKeepJobsApartAndUrlsName) {
   absl::StatusOr<std::shared_ptr<Store>> other =
       NewStoreFromUrl(absl::StrCat("redis://127.0.0.1:", port_, "/job2"), absl::Seconds(2));

@@ -66,6 +66,32 @@ TEST_P(StoreTest, AKeyNeverSetIsADeadlineNamingIt) {
   EXPECT_THAT(std::string(got.status().message()), HasSubstr("job/missing"));
 }
 
+TEST_P(StoreTest, APastDeadlineIsReportedAsZeroNotNegative) {
+  Handles h = Make("negative");
+  absl::StatusOr<std::vector<char>> got = h.reader->Get("job/missing", absl::Milliseconds(-326));
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kDeadlineExceeded) << got.status();
+  EXPECT_THAT(std::string(got.status().message()), HasSubstr("not set within 0"));
+}
+
+TEST_P(StoreTest, SetIfAbsentHasExactlyOneWinnerAndEveryoneSeesItsValue) {
+  Handles h = Make("claim");
+  std::vector<std::thread> racers;
+  std::vector<std::vector<char>> seen(8);
+  for (int i = 0; i < 8; ++i) {
+    racers.emplace_back([&, i] {
+      Store& s = i % 2 == 0 ? *h.writer : *h.reader;
+      absl::StatusOr<std::vector<char>> got = s.SetIfAbsent("job/claim/4", {static_cast<char>('a' + i)});
+      ASSERT_TRUE(got.ok()) << got.status();
+      seen[i] = *got;
+    });
+  }
+  for (std::thread& t : racers) t.join();
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(seen[i], seen[0]) << "racer " << i;
+  absl::StatusOr<std::vector<char>> stored = h.reader->Get("job/claim/4", absl::Seconds(1));
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_EQ(*stored, seen[0]);
+}
+
 TEST_P(StoreTest, KeysThatDifferOnlyInOddCharactersOrAfterALongHeadStayApart) {
   Handles h = Make("keys");
   const std::string head(300, 'k');

@@ -72,8 +72,8 @@ void ExpectEveryCollective(const std::string& err) {
   }
 }
 
-// Native mode (the default): every compat kind, permutes, and collectives
-// over several mesh dims.
+// Native mode (the default): every compat kind, permutes, exchanges, and
+// collectives over several mesh dims.
 TEST(VerifyTest, RandomNativeCasesOnThreads) {
   Result r = Verify({"--random", "300", "--seed", "11", "--max-ranks", "8"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -84,6 +84,7 @@ TEST(VerifyTest, RandomNativeCasesOnThreads) {
   EXPECT_TRUE(absl::StrContains(r.err, "verify: 300/300 cases")) << r.err;  // progress
   ExpectEveryCollective(r.err);
   EXPECT_GT(Covered(r.err, kSteps, "permute"), 0) << r.err;
+  EXPECT_GT(Covered(r.err, kSteps, "exchange"), 0) << r.err;
   EXPECT_GT(Covered(r.err, kGroupSteps, "all_gather") + Covered(r.err, kGroupSteps, "all_to_all"),
             0)
       << r.err;

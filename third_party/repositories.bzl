@@ -1,5 +1,7 @@
 """reshard's external repositories, all local (see README: "Depending on reshard")."""
 
+load("//third_party/python:python.bzl", "local_python")
+
 def _path(prefix, name):
     return prefix + "third_party/" + name
 
@@ -18,6 +20,7 @@ def reshard_dependencies(prefix = ""):
         ("nlohmann_json", "nlohmann_json"),
         ("gloo", "gloo"),
         ("hiredis", "hiredis"),
+        ("pybind11", "pybind11"),
     ]:
         if repo not in native.existing_rules():
             native.local_repository(name = repo, path = _path(prefix, folder))
@@ -27,3 +30,5 @@ def reshard_dependencies(prefix = ""):
             path = "/usr/local/cuda",
             build_file = "@reshard//third_party/cuda:BUILD.cuda" if prefix else "//third_party/cuda:BUILD.cuda",
         )
+    if "local_config_python" not in native.existing_rules():
+        local_python(name = "local_config_python")

@@ -47,22 +47,33 @@ class FileStore final : public Store {
   explicit FileStore(std::string dir) : dir_(std::move(dir)) {}
 
   absl::Status Set(absl::string_view key, const std::vector<char>& value) override {
-    static std::atomic<uint64_t> counter{0};
     const std::string path = absl::StrCat(dir_, "/", FileNameOf(key));
-    // Unique per process and call, so concurrent writers never share one.
-    const std::string tmp = absl::StrCat(dir_, "/.tmp.", getpid(), ".", counter++);
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      out.write(value.data(), static_cast<std::streamsize>(value.size()));
-      out.close();
-      if (!out) return Unavailable("writing", key, tmp);
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    absl::StatusOr<std::string> tmp = WriteTemporary(key, value);
+    if (!tmp.ok()) return tmp.status();
+    if (std::rename(tmp->c_str(), path.c_str()) != 0) {
       const absl::Status s = Unavailable("renaming into place", key, path);
-      std::remove(tmp.c_str());
+      std::remove(tmp->c_str());
       return s;
     }
     return absl::OkStatus();
+  }
+
+  // Written to a temporary file, then hard-linked into place: link() fails
+  // with EEXIST when the key exists, atomically, even on NFS.
+  absl::StatusOr<std::vector<char>> SetIfAbsent(absl::string_view key,
+                                                const std::vector<char>& value) override {
+    const std::string path = absl::StrCat(dir_, "/", FileNameOf(key));
+    absl::StatusOr<std::string> tmp = WriteTemporary(key, value);
+    if (!tmp.ok()) return tmp.status();
+    const bool linked = link(tmp->c_str(), path.c_str()) == 0;
+    const int link_errno = errno;
+    std::remove(tmp->c_str());
+    if (linked) return value;
+    if (link_errno != EEXIST) {
+      errno = link_errno;
+      return Unavailable("linking into place", key, path);
+    }
+    return Get(key, absl::ZeroDuration());
   }
 
   absl::StatusOr<std::vector<char>> Get(absl::string_view key, absl::Duration timeout) override {
@@ -77,7 +88,7 @@ class FileStore final : public Store {
         return absl::DeadlineExceededError(absl::StrFormat(
             "file store %s: key \"%s\" was not set within %s (did every rank start, on the "
             "same directory?)",
-            dir_, key, absl::FormatDuration(timeout)));
+            dir_, key, absl::FormatDuration(std::max(timeout, absl::ZeroDuration()))));
       }
       absl::SleepFor(std::min(pause, deadline - absl::Now()));
       pause = std::min(pause * 2, absl::Milliseconds(10));
@@ -85,6 +96,19 @@ class FileStore final : public Store {
   }
 
  private:
+  // `value` in a file of its own, named uniquely per process and call so that
+  // concurrent writers never share one.
+  absl::StatusOr<std::string> WriteTemporary(absl::string_view key,
+                                             const std::vector<char>& value) const {
+    static std::atomic<uint64_t> counter{0};
+    const std::string tmp = absl::StrCat(dir_, "/.tmp.", getpid(), ".", counter++);
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out.write(value.data(), static_cast<std::streamsize>(value.size()));
+    out.close();
+    if (!out) return Unavailable("writing", key, tmp);
+    return tmp;
+  }
+
   absl::Status Unavailable(absl::string_view doing, absl::string_view key,
                            const std::string& path) const {
     return absl::UnavailableError(absl::StrFormat("file store %s: %s key \"%s\" (%s): %s", dir_,

@@ -1,5 +1,6 @@
 #include "collectives/stores/in_process_store.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -19,6 +20,12 @@ class InProcessStore final : public Store {
     return absl::OkStatus();
   }
 
+  absl::StatusOr<std::vector<char>> SetIfAbsent(absl::string_view key,
+                                                const std::vector<char>& value) override {
+    absl::MutexLock lock(&mu_);
+    return values_.emplace(std::string(key), value).first->second;
+  }
+
   absl::StatusOr<std::vector<char>> Get(absl::string_view key, absl::Duration timeout) override {
     const std::string k(key);
     absl::MutexLock lock(&mu_);
@@ -26,7 +33,7 @@ class InProcessStore final : public Store {
     if (!mu_.AwaitWithTimeout(absl::Condition(&is_set), timeout)) {
       return absl::DeadlineExceededError(absl::StrFormat(
           "in-process store: key \"%s\" was not set within %s (did every rank start?)", k,
-          absl::FormatDuration(timeout)));
+          absl::FormatDuration(std::max(timeout, absl::ZeroDuration()))));
     }
     return values_.at(k);
   }

@@ -42,6 +42,22 @@ class RedisStore final : public Store {
     return absl::OkStatus();
   }
 
+  // SET NX, then GET when another caller won (its value is never removed).
+  absl::StatusOr<std::vector<char>> SetIfAbsent(absl::string_view key,
+                                                const std::vector<char>& value) override {
+    const std::string full = absl::StrCat(prefix_, "/", key);
+    {
+      absl::MutexLock lock(&mu_);
+      Reply reply(static_cast<redisReply*>(redisCommand(
+          context_.get(), "SET %b %b NX", full.data(), full.size(), value.data(), value.size())));
+      if (reply == nullptr || reply->type == REDIS_REPLY_ERROR) {
+        return Error("SET NX", full, reply.get());
+      }
+      if (reply->type == REDIS_REPLY_STATUS) return value;  // "OK": this caller won
+    }
+    return Get(key, absl::ZeroDuration());
+  }
+
   absl::StatusOr<std::vector<char>> Get(absl::string_view key, absl::Duration timeout) override {
     const std::string full = absl::StrCat(prefix_, "/", key);
     const absl::Time deadline = absl::Now() + timeout;
@@ -61,7 +77,7 @@ class RedisStore final : public Store {
       if (absl::Now() >= deadline) {
         return absl::DeadlineExceededError(absl::StrFormat(
             "redis store %s: key \"%s\" was not set within %s", server_, full,
-            absl::FormatDuration(timeout)));
+            absl::FormatDuration(std::max(timeout, absl::ZeroDuration()))));
       }
       absl::SleepFor(std::min(pause, deadline - absl::Now()));
       pause = std::min(2 * pause, absl::Milliseconds(10));

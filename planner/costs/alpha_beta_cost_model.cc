@@ -8,6 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "planner/costs/block_bytes.h"
+#include "planner/steps/permute_exchange.h"
+#include "planner/steps/step_bytes.h"
 
 namespace reshard {
 namespace {
@@ -28,6 +30,9 @@ class AlphaBetaCosts : public BoundCostModel {
  public:
   AlphaBetaCosts(const CostProblem& p, const CostProfile& profile, int64_t devices_per_host)
       : bytes_(p),
+        mesh_(p.mesh),
+        global_shape_(p.global_shape),
+        itemsize_(p.itemsize),
         mesh_ndim_(p.mesh.ndim()),
         memory_bytes_per_us_(profile.memory_gbps * 1e3),
         call_us_(profile.call_us) {
@@ -46,6 +51,7 @@ class AlphaBetaCosts : public BoundCostModel {
     int64_t n = 1;
     LinkProfile link;
     GroupOf(step.group, &n, &link);
+    if (step.kind == StepKind::kExchange) return ExchangeCost(current, step, n, link);
     const double bytes = bytes_(current, step, n);
     if (!IsCommunicating(step.kind)) return bytes / memory_bytes_per_us_;
     if (n <= 1) return 0;
@@ -60,10 +66,14 @@ class AlphaBetaCosts : public BoundCostModel {
   // shared among the mesh dims that can be in a group (size > 1), so that a
   // group's members sum to at most one of each. A group collective then
   // costs at least the sum of its members' bounds and a permute at least
-  // their maximum, as cost_model.h asks of native models.
+  // their maximum, as cost_model.h asks of native models. The exchange
+  // bound is one call's share and one message at m's alpha: every
+  // communicating step whose group holds m pays at least call_us and one
+  // hop at the group's largest alpha (cost_model.h).
   double LowerBound(StepKind kind, int mesh_dim) const override {
     if (!IsCommunicating(kind) || size_[mesh_dim] <= 1) return 0;
     const double share = call_us_ / sharing_;
+    if (kind == StepKind::kExchange) return share + link_[mesh_dim].alpha_us;
     if (kind == StepKind::kAllToAll) return share + link_[mesh_dim].alpha_us / sharing_;
     const AlphaBetaTerms terms =
         CommunicationTerms(kind, static_cast<double>(size_[mesh_dim]), 0.0);
@@ -82,7 +92,28 @@ class AlphaBetaCosts : public BoundCostModel {
     }
   }
 
+  // Spec §6.2: the busiest member of the group at coordinate 0 (the largest
+  // logical shape): its messages, at least one (every member takes part in
+  // the AllToAllV), and its bytes, the more of sent and received. Exchanges
+  // are the goal's edge only, one per state the search expands, so the
+  // routes (which allocate) are computed here rather than precomputed. One
+  // call: call_us on top, as every communicating step.
+  double ExchangeCost(const DistState& current, const Step& step, int64_t n,
+                      const LinkProfile& link) const {
+    if (n <= 1) return 0;
+    const std::vector<int64_t> zeros(mesh_.ndim(), 0);
+    const RouteLoad load = ExchangeLoadOf(
+        current, step, mesh_, LogicalShape(current, step, mesh_, global_shape_, zeros));
+    const AlphaBetaTerms terms{std::max<double>(1.0, static_cast<double>(load.max_messages)),
+                               itemsize_ * static_cast<double>(
+                                               std::max(load.max_sent, load.max_received))};
+    return call_us_ + TimeOnLinkUs(terms, link);
+  }
+
   BlockBytes bytes_;  // spec §6.2's bytes, one rule with the nccl model
+  DeviceMesh mesh_;
+  std::vector<int64_t> global_shape_;
+  double itemsize_;
   int mesh_ndim_;
   double memory_bytes_per_us_;
   double call_us_;
@@ -182,6 +213,9 @@ AlphaBetaTerms CommunicationTerms(StepKind kind, double n, double bytes) {
     // pure permutation).
     case StepKind::kAllToAll: return {1, ring};
     case StepKind::kPermute: return {1, bytes};
+    // The least an exchange costs: one message of `bytes`. StepCost prices
+    // each exchange by its routes (its busiest member's messages and bytes).
+    case StepKind::kExchange: return {1, bytes};
     case StepKind::kChunk:
     case StepKind::kPartition: return {};
   }

@@ -60,7 +60,9 @@ absl::StatusOr<std::shared_ptr<const CostModel>> MakeAlphaBetaCostModel(
 //   time_us = hops * alpha_us + link_bytes / (beta_gbps * 1e3).
 // `bytes` is what §6.2 counts for the kind (all_gather: the gathered block;
 // reduce_scatter: the unscattered input; all_reduce, all_to_all, permute:
-// the local block); n the group's size. All zero for n <= 1 or a local kind.
+// the local block; exchange: its busiest member's, one message, the least
+// an exchange costs: the model prices each exchange by its routes, spec
+// §6.2); n the group's size. All zero for n <= 1 or a local kind.
 // Ring kinds take n - 1 hops (all_reduce 2(n - 1)); all_to_all and permute
 // are concurrent sends to every peer: one hop. The profile's call_us is
 // added once per call on top (StepCost), not here.

@@ -44,14 +44,31 @@ class BoundCostModel {
   // (remaining_cost_bound.h, spec §5.1), so it must never exceed a real
   // price, bit for bit. A model that prices native steps must also bound
   // steps on groups (spec §5.2): a collective on group G costs at least the
-  // sum over G of LowerBound(kind, m), a permute at least their maximum. The
-  // default, 0, offers no bound: with 0 for every kind the search is plain
-  // Dijkstra.
+  // sum over G of LowerBound(kind, m), a permute at least their maximum.
+  // LowerBound(kExchange, m) must be at most the price of every
+  // communicating step (of any kind) whose group holds m: one exchange may
+  // replace any sequence of them (spec §5.2). The default, 0, offers no
+  // bound: with 0 for every kind the search is plain Dijkstra.
   virtual double LowerBound(StepKind /*kind*/, int /*mesh_dim*/) const { return 0; }
 
   // Whose buffers the plan's memory is counted for (step_memory.h, spec
   // §12): the backend the model describes. Gloo unless a model says so.
   virtual MemoryBackend memory_backend() const { return MemoryBackend::kGloo; }
+
+  // An optional second, bytes-aware bound (spec §5.1). It abstracts a state
+  // to its *shard set*, the mask of its Shard mesh dims (what the bytes each
+  // rank holds depend on). In the abstract graph a mesh dim joins the set for
+  // free and leaves it for GatherBytes(set, mesh_dim). Contract: every legal
+  // step u -> v costs at least its share of what LowerBound's contract asks,
+  // with PotentialLowerBound in LowerBound's place, plus the cheapest
+  // abstract path from u's shard set to v's. RemainingCostBound then also
+  // bounds the rest of a path by PotentialLowerBound's must-leave sum plus
+  // the cheapest abstract path to dst's shard set, and keeps the larger
+  // bound. Both must hold bit for bit like LowerBound (the bound shrinks by a
+  // millionth for rounding). The default: none.
+  virtual bool has_potential() const { return false; }
+  virtual double GatherBytes(unsigned /*shard_set*/, int /*mesh_dim*/) const { return 0; }
+  virtual double PotentialLowerBound(StepKind /*kind*/, int /*mesh_dim*/) const { return 0; }
 };
 
 // A model with its parameters; immutable, so one object may serve many

@@ -7,7 +7,7 @@
 //                    devices per host (which mesh dims cross hosts)
 //   "alpha-beta"     the native model (spec §6.2) with DefaultGpuProfile();
 //                    another profile: alpha_beta_cost_model.h
-//   "nccl"           NCCL's own model (spec §6.3) with DefaultNcclProfile()
+//   "nccl"           NCCL's own model (spec §6.4) with DefaultNcclProfile()
 //                    (8x H100, 8x 400 Gb/s NICs per host); another profile:
 //                    nccl_cost_model.h, nccl_profile.h
 //

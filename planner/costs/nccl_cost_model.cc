@@ -9,18 +9,25 @@
 #include "absl/strings/str_format.h"
 #include "planner/costs/block_bytes.h"
 #include "planner/costs/nccl_tuning.h"
+#include "planner/steps/permute_exchange.h"
+#include "planner/steps/step_bytes.h"
 
 namespace reshard {
 namespace {
 
 constexpr int kNumGroups = 1 << kMaxMeshDims;
 
-// Spec §6.3, bound to one problem: one NCCL table per set of mesh dims
+// Spec §6.4, bound to one problem: one NCCL table per set of mesh dims
 // (at most 2^8), so that StepCost only looks up and compares.
 class NcclCosts : public BoundCostModel {
  public:
   NcclCosts(const CostProblem& p, const NcclProfile& profile, int64_t devices_per_host)
-      : bytes_(p), links_(NcclP2pLinksFor(profile)), memory_bytes_per_us_(profile.memory_gbps * 1e3) {
+      : bytes_(p),
+        mesh_(p.mesh),
+        global_shape_(p.global_shape),
+        itemsize_(p.itemsize),
+        links_(NcclP2pLinksFor(profile)),
+        memory_bytes_per_us_(profile.memory_gbps * 1e3) {
     const int groups = 1 << p.mesh.ndim();
     tunings_.reserve(groups);
     double min_lat[kNumStepKinds] = {};
@@ -37,9 +44,20 @@ class NcclCosts : public BoundCostModel {
       }
       seen = true;
     }
-    // Spec §6.3 "bounds": a call on a group holding mesh dim m (size > 1)
+    // Spec §6.4 "bounds": a call on a group holding mesh dim m (size > 1)
     // costs at least the smallest latency of any group; the share of it
     // per mesh dim sums to at most that over any group.
+    // An exchange may replace any communicating step (cost_model.h): its
+    // bound is the smallest latency of every communicating kind.
+    double min_any = 0;
+    bool any = false;
+    for (StepKind kind : kAllStepKinds) {
+      if (!IsCommunicating(kind)) continue;
+      const double lat = min_lat[static_cast<int>(kind)];
+      min_any = any ? std::min(min_any, lat) : lat;
+      any = true;
+    }
+    min_lat[static_cast<int>(StepKind::kExchange)] = min_any;
     int sharing = 0;
     for (int m = 0; m < p.mesh.ndim(); ++m) sharing += p.mesh.size(m) > 1;
     for (int m = 0; m < p.mesh.ndim(); ++m) {
@@ -51,6 +69,7 @@ class NcclCosts : public BoundCostModel {
 
   double StepCost(const DistState& current, const Step& step) const override {
     const int bits = step.group.bits();
+    if (step.kind == StepKind::kExchange) return ExchangeCost(current, step, bits);
     const double bytes = bytes_(current, step, span_[bits].ranks);
     if (!IsCommunicating(step.kind)) return bytes / memory_bytes_per_us_;
     return CallTime(step.kind, bits, bytes);
@@ -76,6 +95,9 @@ class NcclCosts : public BoundCostModel {
       case StepKind::kAllReduce: return t.Time(NcclFunc::kAllReduce, bytes).time_us;
       case StepKind::kAllToAll:
       case StepKind::kPermute: return NcclP2pTimeUs(links_, Exchange(kind, s, bytes));
+      // The least an exchange costs: one message of `bytes` (StepCost prices
+      // each exchange by its routes, ExchangeCost).
+      case StepKind::kExchange: return NcclP2pTimeUs(links_, Messages(s, 1, bytes));
       case StepKind::kChunk:
       case StepKind::kPartition: return 0;
     }
@@ -96,7 +118,41 @@ class NcclCosts : public BoundCostModel {
     return call;
   }
 
+  // Spec §6.4: an exchange is one grouped send/recv like a permute, priced
+  // from its routes (§11.1) in the group of the rank at coordinate 0 (the
+  // largest logical shape): its busiest member's messages (at least one)
+  // and bytes (the more of sent and received). Exchanges are the goal's
+  // edge only, so the routes (which allocate) are computed here.
+  double ExchangeCost(const DistState& current, const Step& step, int bits) const {
+    const HostSpan& s = span_[bits];
+    if (s.ranks <= 1) return 0;
+    const std::vector<int64_t> zeros(mesh_.ndim(), 0);
+    const RouteLoad load = ExchangeLoadOf(
+        current, step, mesh_, LogicalShape(current, step, mesh_, global_shape_, zeros));
+    const double bytes =
+        itemsize_ * static_cast<double>(std::max(load.max_sent, load.max_received));
+    return NcclP2pTimeUs(links_, Messages(s, std::max<int64_t>(1, load.max_messages), bytes));
+  }
+
+  // `messages` peer messages carrying `bytes` in all, split between the
+  // host's peers and other hosts' in the group's proportion (a permute's
+  // split when every peer gets one: Exchange), the network's rounded up.
+  static NcclP2pCall Messages(const HostSpan& s, int64_t messages, double bytes) {
+    const int64_t peers = s.ranks - 1;
+    const int64_t remote = s.ranks - s.local;
+    NcclP2pCall call;
+    call.inter_peers = std::min(messages, (messages * remote + peers - 1) / peers);
+    call.intra_peers = messages - call.inter_peers;
+    const double each = bytes / static_cast<double>(messages);
+    call.intra_bytes = each * static_cast<double>(call.intra_peers);
+    call.inter_bytes = each * static_cast<double>(call.inter_peers);
+    return call;
+  }
+
   BlockBytes bytes_;
+  DeviceMesh mesh_;
+  std::vector<int64_t> global_shape_;
+  double itemsize_;
   NcclP2pLinks links_;
   double memory_bytes_per_us_;
   HostSpan span_[kNumGroups];

@@ -1,4 +1,4 @@
-// The "nccl" cost model (docs/planner-semantics.md §6.3): every step priced
+// The "nccl" cost model (docs/planner-semantics.md §6.4): every step priced
 // as NCCL would run it on the machine an NcclProfile describes, in
 // microseconds. Native mode's default model.
 //

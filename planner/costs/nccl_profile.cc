@@ -70,7 +70,7 @@ std::vector<std::string> NcclProfileNames() {
 // H200 18 x 20.6, A100 12 x 20.0, B200 18 x 40.1). NICs: line rate / 8
 // (ConnectX-7 400 Gb/s = 50 GB/s; HDR 200 Gb/s = 25). Memory: half the HBM
 // peak (a copy reads and writes every byte): H100 SXM 3.35 TB/s, H200 4.8,
-// A100 80GB SXM 2.039, B200 8. Sources in docs/planner-semantics.md §6.3.
+// A100 80GB SXM 2.039, B200 8. Sources in docs/planner-semantics.md §6.4.
 absl::StatusOr<NcclProfile> BuiltinNcclProfile(absl::string_view name) {
   if (name == "h100-8x400g") return DefaultNcclProfile();
   if (name == "h200-8x400g") return EightGpuHost("h200-8x400g", GpuArch::kHopper, 370.8, 50, 2400);

@@ -1,6 +1,6 @@
 // NcclProfile: the machine NCCL's cost model (nccl_tuning.h) is evaluated
 // for: the GPU generation, the host's NVLink and network, in the units NCCL's
-// topology code sees them (docs/planner-semantics.md §6.3).
+// topology code sees them (docs/planner-semantics.md §6.4).
 //
 //   absl::StatusOr<NcclProfile> p = BuiltinNcclProfile("h100-8x400g");
 //   NcclProfileNames()   // every built-in name, for --help and errors
@@ -52,7 +52,7 @@ struct NcclProfile {
 absl::Status ValidateNcclProfile(const NcclProfile& profile);
 
 // The built-in profiles, first the default: "h100-8x400g", "h200-8x400g",
-// "a100-8x200g", "b200-8x400g" (sources: docs/planner-semantics.md §6.3).
+// "a100-8x200g", "b200-8x400g" (sources: docs/planner-semantics.md §6.4).
 std::vector<std::string> NcclProfileNames();
 // InvalidArgument listing the names for an unknown one.
 absl::StatusOr<NcclProfile> BuiltinNcclProfile(absl::string_view name);

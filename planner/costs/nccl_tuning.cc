@@ -106,7 +106,7 @@ absl::string_view NcclProtoName(NcclProto proto) {
 // One host: as many channels at the starting speed as the GPU's NVLink
 // carries (every ring channel crosses every GPU). Several: one channel per
 // NIC the group reaches, at the network speed (what NCCL's tuning logs show
-// for DGX H100: 8 x 48 GB/s at 8 GPUs per node, 2 x 24 at one, §6.3).
+// for DGX H100: 8 x 48 GB/s at 8 GPUs per node, 2 x 24 at one, §6.4).
 NcclGraph NcclRingGraph(const NcclProfile& p, int64_t ppn, int64_t nodes) {
   NcclGraph g;
   if (nodes <= 1) {
@@ -152,7 +152,7 @@ NcclTuning::NcclTuning(const NcclProfile& profile, int64_t ranks, int64_t nodes)
   // the intra-host speed as far as NVLink allows (pass 2 of
   // ncclTopoCompute), which only matters where tuning.cc reads bwIntra: up
   // to 2 hosts. NCCL 2.27.5's DGX H100 tuning log shows the tree at its
-  // per-channel cap there (§6.3).
+  // per-channel cap there (§6.4).
   tree_ = ring_;
   if (nodes_ > 1) tree_.bw_intra = std::max(ring_.bw_intra, profile.nvlink_gbps / ring_.channels);
   nvls_ = NcclNvlsGraph(profile, ranks_ / nodes_, nodes_);
@@ -212,7 +212,7 @@ void NcclTuning::Tune(const NcclProfile& profile, NcclFunc f, NcclAlgo a, NcclPr
   }
   // Hopper and later fall back from the balanced tree to the simple tree
   // pattern (search.cc, "Try a simpler tree"), which tuning.cc slows by .85;
-  // NCCL 2.27.5's tuning log for DGX H100 shows it (§6.3).
+  // NCCL 2.27.5's tuning log for DGX H100 shows it (§6.4).
   if (a == NcclAlgo::kTree && arch_ >= I(GpuArch::kHopper)) bus *= .85;
   if (a == NcclAlgo::kPat) bus *= .75;
   // Bus bandwidth to the bandwidth of nBytes; all_gather and reduce_scatter
@@ -224,7 +224,7 @@ void NcclTuning::Tune(const NcclProfile& profile, NcclFunc f, NcclAlgo a, NcclPr
 
 // The latency part of ncclTopoTuneModel. latencyInter (the network's own
 // latency, from the net plugin) is taken as 0: NCCL's tuning logs for DGX
-// H100 match the formula with it at 0 (§6.3).
+// H100 match the formula with it at 0 (§6.4).
 double NcclTuning::Latency(const NcclProfile& profile, NcclFunc f, NcclAlgo a, NcclProto p) const {
   const bool all_reduce = f == NcclFunc::kAllReduce;
   const double n = static_cast<double>(ranks_);

@@ -1,5 +1,5 @@
 // NCCL's own cost model for one communicator (docs/planner-semantics.md
-// §6.3), restated from NVIDIA/nccl src/graph/tuning.cc (ncclTopoTuneModel,
+// §6.4), restated from NVIDIA/nccl src/graph/tuning.cc (ncclTopoTuneModel,
 // ncclTopoGetAlgoTime) at commit 5067397c (2.30). NCCL prices a collective
 // call as
 //
@@ -12,7 +12,7 @@
 //   NcclChoice c = t.Time(NcclFunc::kAllGather, 1 << 30);   // c.time_us, c.algo, c.proto
 //
 // NCCL has no model for send/recv; NcclP2pTimeUs is this library's, built
-// from NCCL's constants and its p2p schedule (§6.3).
+// from NCCL's constants and its p2p schedule (§6.4).
 #ifndef RESHARD_PLANNER_COSTS_NCCL_TUNING_H_
 #define RESHARD_PLANNER_COSTS_NCCL_TUNING_H_
 
@@ -43,7 +43,7 @@ struct NcclGraph {
   double bw_inter = 0;
 };
 // The ring graph (tree uses the same channels) and the NVLS graph for a
-// group of `ppn` GPUs on each of `nodes` hosts (§6.3 "graphs").
+// group of `ppn` GPUs on each of `nodes` hosts (§6.4 "graphs").
 NcclGraph NcclRingGraph(const NcclProfile& profile, int64_t ppn, int64_t nodes);
 NcclGraph NcclNvlsGraph(const NcclProfile& profile, int64_t ppn, int64_t nodes);
 
@@ -93,7 +93,7 @@ class NcclTuning {
   double bw_[kNumNcclFuncs][kNumNcclAlgos][kNumNcclProtos] = {};
 };
 
-// Grouped send/recv (all_to_all, permute), priced per peer message (§6.3):
+// Grouped send/recv (all_to_all, permute), priced per peer message (§6.4):
 // NCCL runs at most 8 peers per round (NCCL_MAX_DEV_WORK_P2P_PER_BATCH,
 // ncclP2pSchedule), so
 //   time = 8.4 + rounds_net * 14 + rounds_nvlink * 3.4

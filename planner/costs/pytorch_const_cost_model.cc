@@ -13,7 +13,8 @@ class PyTorchConstCosts : public BoundCostModel {
   static double Price(StepKind kind) {
     switch (kind) {
       case StepKind::kAllToAll:
-      case StepKind::kPermute: return 1;  // native only; priced as an all_to_all
+      case StepKind::kPermute:
+      case StepKind::kExchange: return 1;  // native only; priced as an all_to_all
       case StepKind::kAllGather: return 2;
       case StepKind::kAllReduce: return 4;
       case StepKind::kReduceScatter: return 2;

@@ -33,7 +33,8 @@ class PyTorchCosts : public BoundCostModel {
     switch (step.kind) {
       case StepKind::kAllGather: return AllGather(b * n, m, n);
       case StepKind::kAllToAll:
-      case StepKind::kPermute: return AllGather(b, m, n) + 1.0;  // native only
+      case StepKind::kPermute:
+      case StepKind::kExchange: return AllGather(b, m, n) + 1.0;  // native only
       case StepKind::kAllReduce: return AllReduce(b, m, n);
       case StepKind::kReduceScatter: return AllGather(b, m, n);  // same formula
       case StepKind::kChunk:
@@ -53,6 +54,9 @@ class PyTorchCosts : public BoundCostModel {
       case StepKind::kAllGather: return AllGather(b_min * n, mesh_dim, n);
       case StepKind::kAllToAll:
       case StepKind::kPermute: return AllGather(b_min, mesh_dim, n) + 1.0;
+      // At most every communicating step's price on mesh_dim (cost_model.h):
+      // the reduce_scatter formula at the smallest b, without the + 1.
+      case StepKind::kExchange: return AllGather(b_min, mesh_dim, n);
       case StepKind::kAllReduce: return AllReduce(b_min_partial, mesh_dim, n);
       case StepKind::kReduceScatter: return AllGather(b_min_partial, mesh_dim, n);
       case StepKind::kChunk:
@@ -60,6 +64,36 @@ class PyTorchCosts : public BoundCostModel {
     }
     return 0.0;
   }
+
+  // StepCost's all_gather bytes term, on the same doubles: b from the
+  // number of shards, x = b * n. Only an all_gather removes a mesh dim from
+  // the shard set, and it pays exactly this besides its latency terms
+  // (PotentialLowerBound); chunk and reduce_scatter add one, the rest keep
+  // the set. So every step pays its bound plus its abstract path (cost_model.h).
+  bool has_potential() const override { return true; }
+  double GatherBytes(unsigned shard_set, int mesh_dim) const override {
+    int64_t shards = 1;
+    for (int d = 0; d < mesh_.ndim(); ++d) {
+      if (shard_set & (1u << d)) shards *= mesh_.size(d);
+    }
+    const double n = size_[mesh_dim];
+    const double x = bytes_ / static_cast<double>(shards) / 1073741824.0 * n;
+    return (x * (n - 1) / n) / bandwidth_[mesh_dim] * 1e6;
+  }
+  double PotentialLowerBound(StepKind kind, int mesh_dim) const override {
+    const double n = size_[mesh_dim];
+    switch (kind) {
+      case StepKind::kAllGather:
+      case StepKind::kReduceScatter: return AllGather(0.0, mesh_dim, n);
+      case StepKind::kAllToAll:
+      case StepKind::kPermute: return AllGather(0.0, mesh_dim, n) + 1.0;
+      case StepKind::kAllReduce: return AllReduce(0.0, mesh_dim, n);
+      case StepKind::kChunk:
+      case StepKind::kPartition: return 0.0;
+    }
+    return 0.0;
+  }
+
  private:
   double AllGather(double x, int m, double n) const {
     return 6.6 + (n - 1) * latency_[m] + (x * (n - 1) / n) / bandwidth_[m] * 1e6;

@@ -1,6 +1,7 @@
 #include "planner/costs/remaining_cost_bound.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace reshard {
 
@@ -15,23 +16,69 @@ constexpr double kShrink = 1.0 - 1e-6;
 RemainingCostBound::RemainingCostBound(const DistState& dst, const BoundCostModel& model,
                                        Graph graph)
     : native_(graph == Graph::kNative) {
+  for (int m = 0; m < dst.ndim(); ++m) dst_cell_[m] = dst.cell(m);
+  FillLeaves(
+      dst, [&model](StepKind kind, int m) { return model.LowerBound(kind, m); }, leaves_);
+  if (model.has_potential()) {
+    FillBytesToGo(dst, model);
+    FillLeaves(
+        dst, [&model](StepKind kind, int m) { return model.PotentialLowerBound(kind, m); },
+        potential_leaves_);
+    useful_ = true;
+  }
+}
+
+// Dijkstra over the 2^ndim shard sets towards dst's, on reversed edges: set
+// t reaches s's successor u = s + {m} for free and u = s - {m} for
+// GatherBytes(s, m). O(4^ndim) selection: 256 steps for a 4-D mesh.
+void RemainingCostBound::FillBytesToGo(const DistState& dst, const BoundCostModel& model) {
+  const int ndim = dst.ndim();
+  const unsigned sets = 1u << ndim;
+  unsigned dst_set = 0;
+  for (int m = 0; m < ndim; ++m) dst_set |= dst.placement(m).is_shard() ? 1u << m : 0u;
+  bytes_to_go_.assign(sets, std::numeric_limits<double>::infinity());
+  std::vector<bool> done(sets, false);
+  bytes_to_go_[dst_set] = 0;
+  for (unsigned round = 0; round < sets; ++round) {
+    unsigned u = sets;
+    for (unsigned t = 0; t < sets; ++t) {
+      if (!done[t] && (u == sets || bytes_to_go_[t] < bytes_to_go_[u])) u = t;
+    }
+    done[u] = true;
+    // Predecessors s of u: s = u - {m} (m joins, free) or s = u + {m} (m leaves).
+    for (int m = 0; m < ndim; ++m) {
+      const unsigned bit = 1u << m;
+      const unsigned s = u ^ bit;
+      const double via = (u & bit) ? bytes_to_go_[u] : bytes_to_go_[u] + model.GatherBytes(s, m);
+      bytes_to_go_[s] = std::min(bytes_to_go_[s], via);
+    }
+  }
+}
+
+template <typename LowerBoundFn>
+void RemainingCostBound::FillLeaves(const DistState& dst, LowerBoundFn lower_bound,
+                                    double (*table)[3]) {
   for (int m = 0; m < dst.ndim(); ++m) {
-    dst_cell_[m] = dst.cell(m);
-    const double all_to_all = model.LowerBound(StepKind::kAllToAll, m);
-    const double all_gather = model.LowerBound(StepKind::kAllGather, m);
-    const double all_reduce = model.LowerBound(StepKind::kAllReduce, m);
-    const double reduce_scatter = model.LowerBound(StepKind::kReduceScatter, m);
-    double* leaves = leaves_[m];
+    const double all_to_all = lower_bound(StepKind::kAllToAll, m);
+    const double all_gather = lower_bound(StepKind::kAllGather, m);
+    const double all_reduce = lower_bound(StepKind::kAllReduce, m);
+    const double reduce_scatter = lower_bound(StepKind::kReduceScatter, m);
+    double* leaves = table[m];
     if (dst.placement(m).is_shard()) {
       leaves[kShardLeaves] = std::min(all_to_all, all_gather);
       if (native_) {
-        leaves[kShardLeaves] =
-            std::min(leaves[kShardLeaves], model.LowerBound(StepKind::kPermute, m));
+        leaves[kShardLeaves] = std::min(leaves[kShardLeaves], lower_bound(StepKind::kPermute, m));
       }
       leaves[kPartialLeaves] = std::min(reduce_scatter, all_reduce);
     } else {
       leaves[kShardLeaves] = all_gather;
       leaves[kPartialLeaves] = std::min(all_reduce, reduce_scatter + all_gather);
+    }
+    if (table == leaves_) {
+      // The exchange bound (header): a Partial leaves by a reduce_scatter or
+      // an all_reduce, whatever comes after (an exchange may finish it).
+      reduced_[m] = std::min(reduce_scatter, all_reduce);
+      exchanged_[m] = native_ ? lower_bound(StepKind::kExchange, m) : 0;
     }
     useful_ = useful_ || leaves[kShardLeaves] > 0 || leaves[kPartialLeaves] > 0;
   }
@@ -40,7 +87,8 @@ RemainingCostBound::RemainingCostBound(const DistState& dst, const BoundCostMode
 // Reads the state's cells (dist_state.h) directly, with as few branches on
 // the kinds as the compiler allows: the search bounds every state it reaches,
 // and to a branch predictor their placements are as good as random.
-double RemainingCostBound::operator()(const DistState& state) const {
+double RemainingCostBound::MustLeaveSum(const DistState& state, const double (*table)[3],
+                                        double* exchange_bound) const {
   constexpr auto kShard = static_cast<unsigned>(Placement::Kind::kShard);
   constexpr auto kPartial = static_cast<unsigned>(Placement::Kind::kPartial);
   const int ndim = state.ndim();
@@ -56,20 +104,40 @@ double RemainingCostBound::operator()(const DistState& state) const {
     diverge[slot] = std::min(diverge[slot], c >> 5);
   }
   // Summed in mesh dim order, so that adding a mesh dim never lowers the sum.
-  // Native: one permute may move every Shard bound for a Shard (header).
+  // Native: one permute may move every Shard bound for a Shard, and one
+  // exchange every Shard once no Partial must leave (header).
   double sum = 0;
   double largest_permuted = 0;
+  double partials = 0;
+  double largest_exchanged = 0;
   for (int m = 0; m < ndim; ++m) {
     const unsigned c = state.cell(m);
     const bool shard_leaves = (c & 3u) == kShard && (c >> 5) >= diverge[(c >> 2) & 7u];
     const bool partial_leaves = (c & 3u) == kPartial && c != dst_cell_[m];
+    if (shard_leaves) largest_exchanged = std::max(largest_exchanged, exchanged_[m]);
+    if (partial_leaves) partials += reduced_[m];
     if (shard_leaves && native_ && (dst_cell_[m] & 3u) == kShard) {
-      largest_permuted = std::max(largest_permuted, leaves_[m][kShardLeaves]);
+      largest_permuted = std::max(largest_permuted, table[m][kShardLeaves]);
       continue;
     }
-    sum += leaves_[m][shard_leaves ? kShardLeaves : partial_leaves ? kPartialLeaves : kStays];
+    sum += table[m][shard_leaves ? kShardLeaves : partial_leaves ? kPartialLeaves : kStays];
   }
-  return (sum + largest_permuted) * kShrink;
+  if (exchange_bound != nullptr) *exchange_bound = partials + largest_exchanged;
+  return sum + largest_permuted;
+}
+
+double RemainingCostBound::operator()(const DistState& state) const {
+  double exchange_bound = 0;
+  double bound = MustLeaveSum(state, leaves_, &exchange_bound);
+  if (!bytes_to_go_.empty()) {
+    constexpr auto kShard = static_cast<unsigned>(Placement::Kind::kShard);
+    unsigned set = 0;
+    for (int m = 0; m < state.ndim(); ++m) set |= ((state.cell(m) & 3u) == kShard) << m;
+    bound = std::max(bound, MustLeaveSum(state, potential_leaves_) + bytes_to_go_[set]);
+  }
+  // Native: an exchange may do in one step what the bounds above sum (header).
+  if (native_) bound = std::min(bound, exchange_bound);
+  return bound * kShrink;
 }
 
 }  // namespace reshard

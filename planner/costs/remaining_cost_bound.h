@@ -28,9 +28,30 @@
 // that move a Shard to a Shard without moving it out of Shard, so the Shard
 // mesh dims whose destination is a Shard contribute only their largest
 // minimum (one permute may fix all of them); every other must-leave mesh dim
-// is summed as above.
+// is summed as above. An exchange (spec §4.2 case 13) may fix every
+// must-leave Shard at once, whatever its destination, so the native bound is
+// the smaller of that sum and a second one: over the must-leave Partials the
+// sum of min(reduce_scatter, all_reduce) (each must take one, and an
+// exchange may do the rest), plus the largest LowerBound(kExchange, m) over
+// the must-leave Shards. The second is consistent too: a collective on a
+// group of Partials costs at least the sum of its members' bounds, any
+// other communicating step at least each of its members' exchange bound
+// (cost_model.h), and the smaller of two consistent bounds is consistent.
+//
+// A model with a bytes bound (cost_model.h, e.g. pytorch's: an all_gather
+// pays for the bytes it gathers) gives a second bound of the same shape: the
+// must-leave sum of its PotentialLowerBound, plus the cheapest path from the
+// state's shard set to dst's in the model's abstract graph (mesh dims join
+// the set for free, leave it for GatherBytes), computed for every shard set
+// once per destination. Each step pays its share of both terms (the model's
+// contract), so that bound is consistent too, and so is the larger of the
+// two, which operator() takes before the exchange bound's minimum. It is what makes the bound see
+// bytes: on large meshes LowerBound's smallest b is tiny, while a plan that
+// must gather a tensor pays for every byte of it (spec §5.1).
 #ifndef RESHARD_PLANNER_COSTS_REMAINING_COST_BOUND_H_
 #define RESHARD_PLANNER_COSTS_REMAINING_COST_BOUND_H_
+
+#include <vector>
 
 #include "mesh/device_mesh.h"
 #include "planner/costs/cost_model.h"
@@ -51,12 +72,27 @@ class RemainingCostBound {
   double operator()(const DistState& state) const;
 
  private:
+  // Fills table[m] from `lower_bound` (kind, mesh dim), as the header says.
+  template <typename LowerBoundFn>
+  void FillLeaves(const DistState& dst, LowerBoundFn lower_bound, double (*table)[3]);
+  // The must-leave sum of `table` at `state`.
+  double MustLeaveSum(const DistState& state, const double (*table)[3],
+                      double* exchange_bound = nullptr) const;
+
   // What leaving costs at least, by a mesh dim's case: 0 when it need not
   // leave, kShardLeaves or kPartialLeaves (what it holds now).
   enum Case { kStays = 0, kShardLeaves = 1, kPartialLeaves = 2 };
   // dst's cell (dist_state.h) per mesh dim: its placement and order position.
   unsigned dst_cell_[kMaxMeshDims] = {};
   double leaves_[kMaxMeshDims][3] = {};
+  double reduced_[kMaxMeshDims] = {};    // min(reduce_scatter, all_reduce) bounds
+  double exchanged_[kMaxMeshDims] = {};  // LowerBound(kExchange, m), native only
+  // Fills bytes_to_go_ (the header's abstract graph, a Dijkstra towards dst).
+  void FillBytesToGo(const DistState& dst, const BoundCostModel& model);
+  // The bytes bound's table, and per shard set its cheapest abstract path to
+  // dst's; empty without a bytes bound.
+  double potential_leaves_[kMaxMeshDims][3] = {};
+  std::vector<double> bytes_to_go_;
   bool native_;
   bool useful_ = false;
 };

@@ -122,6 +122,42 @@ void AppendGoalPermute(const Orders& old, const Orders& goal_orders, const DistS
   AppendPermuteTo(old, orders, tensor_ndim, out);
 }
 
+// 13. The goal exchange: every mesh dim at or after the first position where
+// a tensor dim's order differs from goal's (in either order) leaves, and the
+// goal's tails join as goal orders them; the others end Replicate. Only when
+// that reaches goal (every other mesh dim already as goal has it, no Partial
+// moves) and a Replicate mesh dim takes part (else case 12 reaches goal).
+void AppendGoalExchange(const DistState& state, const Orders& old, const Orders& goal_orders,
+                        const DistState& goal, int tensor_ndim, std::vector<Step>* out) {
+  MeshDimSet group;
+  std::pair<int, int> entries[kMaxMeshDims];  // (mesh dim, tensor dim)
+  int n = 0;
+  for (int d = 0; d < tensor_ndim; ++d) {
+    const MeshDimList& from = old.of[d];
+    const MeshDimList& to = goal_orders.of[d];
+    size_t first = 0;
+    while (first < from.size() && first < to.size() && from[first] == to[first]) ++first;
+    for (size_t i = first; i < from.size(); ++i) group = group.With(from[i]);
+    for (size_t i = first; i < to.size(); ++i) {
+      group = group.With(to[i]);
+      entries[n++] = {to[i], d};
+    }
+  }
+  bool replicate = false;
+  for (int m = 0; m < state.ndim(); ++m) {
+    const Placement a = state.placement(m);
+    const Placement b = goal.placement(m);
+    if (!group.Contains(m)) {
+      if (a != b) return;
+      continue;
+    }
+    if (a.is_partial() || b.is_partial()) return;
+    replicate = replicate || a.is_replicate() || b.is_replicate();
+  }
+  if (!replicate) return;
+  out->push_back(MakeExchange(group, absl::MakeConstSpan(entries, n)));
+}
+
 }  // namespace
 
 void AppendNativeTransitions(const DistState& state, const DistState& goal, int tensor_ndim,
@@ -131,7 +167,9 @@ void AppendNativeTransitions(const DistState& state, const DistState& goal, int 
   AppendShardGroups(orders, tensor_ndim, out);
   AppendPartialGroups(state, tensor_ndim, out);
   AppendSwaps(state, orders, tensor_ndim, out);
-  AppendGoalPermute(orders, OrdersOf(goal, tensor_ndim), goal, tensor_ndim, out);
+  const Orders goal_orders = OrdersOf(goal, tensor_ndim);
+  AppendGoalPermute(orders, goal_orders, goal, tensor_ndim, out);
+  AppendGoalExchange(state, orders, goal_orders, goal, tensor_ndim, out);
 }
 
 }  // namespace reshard

@@ -1,6 +1,6 @@
 // Native edges (spec §4.2): every compat edge (transitions.h), then steps
-// over groups of mesh dims and permutes, in generation order (it breaks ties
-// between plans of equal cost).
+// over groups of mesh dims, permutes and the goal exchange, in generation
+// order (it breaks ties between plans of equal cost).
 #ifndef RESHARD_PLANNER_SEARCH_NATIVE_TRANSITIONS_H_
 #define RESHARD_PLANNER_SEARCH_NATIVE_TRANSITIONS_H_
 
@@ -12,8 +12,8 @@
 namespace reshard {
 
 // Appends to *out the native steps out of `state` for a tensor of
-// `tensor_ndim` dims whose destination is `goal` (the goal permute aims at
-// it). `partial_ops` as for AppendTransitions.
+// `tensor_ndim` dims whose destination is `goal` (the goal permute and the
+// goal exchange aim at it). `partial_ops` as for AppendTransitions.
 void AppendNativeTransitions(const DistState& state, const DistState& goal, int tensor_ndim,
                              unsigned partial_ops, std::vector<Step>* out);
 

@@ -1,21 +1,25 @@
-// What a permute (spec §4.2, step.h StepKind::kPermute) moves for one rank.
+// What a permute or an exchange (spec §4.2, §11.1; step.h StepKind::kPermute,
+// kExchange) moves for one rank.
 //
-// Before a permute, member j of its group holds the source block of the
+// Before the step, member j of its group holds the source block of the
 // rank's logical tensor (spec §10): per tensor dim, NestedChunk of the
 // logical extent over the group's splits in the state (GroupSplitsOf, after
-// = false); after it, the target block, by the splits after the step. So
-// member `me` sends member j the intersection of its source block with j's
-// target block, and receives from j the intersection of j's source block
-// with its own target block. A pure permutation of blocks moves each block
-// once; a transpose (S(0)S(1) -> S(1)S(0)) moves pieces of every block.
+// = false); after it, the target block, by the splits after the step. A
+// group mesh dim that is Replicate before the step makes several members
+// hold one source block (replicas). RouteSlices (slice_routes.h) says who
+// sends what: every member receives the part of its target block it does
+// not hold, each element from one holder, replicas balanced. A permute has
+// no replicas: a pure permutation of blocks moves each block once; a
+// transpose (S(0)S(1) -> S(1)S(0)) moves pieces of every block.
 //
 //   PermuteExchange x = PermuteExchangeOf(state, step, mesh, logical, coordinate);
 //   x.send[j]       // the box of this rank's source block going to member j
 //   x.recv[j]       // the box of its target block coming from member j
 //   x.source_shape, x.target_shape  // the blocks' shapes
 //
-// The one rule for a permute's data: the executor packs, exchanges
-// (Communicator::AllToAllV) and places with it, BytesOfStep counts it.
+// The one rule for these steps' data: the executor packs, exchanges
+// (Communicator::AllToAllV) and places with it, BytesOfStep counts it, the
+// cost models price it (ExchangeLoadOf) and StepPeakBytes bounds its buffers.
 #ifndef RESHARD_PLANNER_STEPS_PERMUTE_EXCHANGE_H_
 #define RESHARD_PLANNER_STEPS_PERMUTE_EXCHANGE_H_
 
@@ -26,22 +30,20 @@
 #include "mesh/device_mesh.h"
 #include "planner/layout/chunk.h"
 #include "planner/layout/dist_state.h"
+#include "planner/steps/slice_routes.h"
 #include "planner/steps/step.h"
 
 namespace reshard {
 
-// A box: one Slice per tensor dim, relative to the block it is cut from.
-using Box = std::vector<Slice>;
-// Elements in a box (0 when any slice is empty).
-int64_t BoxElements(const Box& box);
-
 // Indexed by group member (DeviceMesh::GroupOf order); member `me` is this
 // rank, whose send[me] and recv[me] hold the same elements (a local copy).
+// Boxes are relative to this rank's source block (send) or target block
+// (recv); empty boxes for members it exchanges nothing with.
 struct PermuteExchange {
   int64_t me = 0;
-  std::vector<Box> send;  // boxes of the source block (shape: the rank's current shard)
-  std::vector<Box> recv;  // boxes of the target block
-  std::vector<int64_t> source_shape;  // this rank's block before the permute
+  std::vector<Box> send;
+  std::vector<Box> recv;
+  std::vector<int64_t> source_shape;  // this rank's block before the step
   std::vector<int64_t> target_shape;  // and after it
 
   // Elements per member, for Communicator::AllToAllV.
@@ -49,12 +51,18 @@ struct PermuteExchange {
   std::vector<int64_t> RecvCounts() const;
 };
 
-// The exchange of `step` (a legal permute from `state`, CheckStep) at the
-// rank with `coordinate`, whose logical shape for the step is `logical`
-// (LogicalShape, step_bytes.h).
+// The exchange of `step` (a legal permute or exchange from `state`,
+// CheckStep) at the rank with `coordinate`, whose logical shape for the step
+// is `logical` (LogicalShape, step.h).
 PermuteExchange PermuteExchangeOf(const DistState& state, const Step& step,
                                   const DeviceMesh& mesh, absl::Span<const int64_t> logical,
                                   absl::Span<const int64_t> coordinate);
+
+// The busiest members of the step's group at the logical shape `logical`
+// (every member of a group shares it), in elements and messages
+// (slice_routes.h): what the cost models price and StepPeakBytes counts.
+RouteLoad ExchangeLoadOf(const DistState& state, const Step& step, const DeviceMesh& mesh,
+                         absl::Span<const int64_t> logical);
 
 }  // namespace reshard
 

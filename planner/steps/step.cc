@@ -16,6 +16,7 @@ absl::string_view StepKindName(StepKind kind) {
     case StepKind::kChunk: return "chunk";
     case StepKind::kPartition: return "partition";
     case StepKind::kPermute: return "permute";
+    case StepKind::kExchange: return "exchange";
   }
   return "?";
 }
@@ -63,15 +64,33 @@ Step MakePermute(absl::Span<const std::pair<int, int>> entries) {
   return step;
 }
 
+Step MakeExchange(MeshDimSet group, absl::Span<const std::pair<int, int>> entries) {
+  Step step{group, StepKind::kExchange, Placement::Replicate(), Placement::Replicate(),
+            ShardEntries()};
+  for (auto [m, d] : entries) step.entries.Append(m, d);
+  return step;
+}
+
+std::vector<std::pair<int, Placement>> MovesOf(const Step& step) {
+  std::vector<std::pair<int, Placement>> moves;
+  MeshDimSet listed;
+  for (int i = 0; i < step.entries.size(); ++i) {
+    moves.emplace_back(step.entries.mesh_dim(i), Placement::Shard(step.entries.tensor_dim(i)));
+    listed = listed.With(step.entries.mesh_dim(i));
+  }
+  for (int m : step.group.ToVector()) {
+    if (!listed.Contains(m)) moves.emplace_back(m, Placement::Replicate());
+  }
+  return moves;
+}
+
 std::string Step::ToString() const {
   const std::string where = group.size() == 1 ? absl::StrCat("mesh dim ", group.First())
                                               : absl::StrCat("mesh dims ", group.ToString());
-  if (kind == StepKind::kPermute) {
+  if (MovesSlices(kind)) {
     std::string moves;
-    for (int i = 0; i < entries.size(); ++i) {
-      absl::StrAppend(&moves, " ", entries.mesh_dim(i), "->S(", entries.tensor_dim(i), ")");
-    }
-    return absl::StrCat("permute on ", where, ":", moves);
+    for (const auto& [m, p] : MovesOf(*this)) absl::StrAppend(&moves, " ", m, "->", p.ToString());
+    return absl::StrCat(StepKindName(kind), " on ", where, ":", moves);
   }
   std::string order;
   if (!entries.empty()) {

@@ -53,18 +53,25 @@ enum class StepKind : uint8_t {
   kChunk,          // R -> S(d), local
   kPartition,      // R -> P(op), local
   kPermute,        // native: Shard mesh dims rearranged by exchanging slices
+  kExchange,       // native: Shard and Replicate mesh dims re-laid out by exchanging slices
 };
-inline constexpr int kNumStepKinds = 7;
+inline constexpr int kNumStepKinds = 8;
 inline constexpr StepKind kAllStepKinds[kNumStepKinds] = {
     StepKind::kAllToAll,  StepKind::kAllGather, StepKind::kAllReduce, StepKind::kReduceScatter,
-    StepKind::kChunk,     StepKind::kPartition, StepKind::kPermute};
+    StepKind::kChunk,     StepKind::kPartition, StepKind::kPermute,   StepKind::kExchange};
 
 // "all_to_all", "all_gather", "all_reduce", "reduce_scatter", "chunk",
-// "partition", "permute" (spec §10; the CLI and JSON print these).
+// "partition", "permute", "exchange" (spec §10; the CLI and JSON print these).
 absl::string_view StepKindName(StepKind kind);
 // False for chunk and partition, which move no data between ranks.
 constexpr bool IsCommunicating(StepKind kind) {
   return kind != StepKind::kChunk && kind != StepKind::kPartition;
+}
+// True for the steps that move exact slices with AllToAllV (permutes and
+// exchanges, permute_exchange.h); their src and dst are unused (Replicate)
+// and their entries say where the group's mesh dims go.
+constexpr bool MovesSlices(StepKind kind) {
+  return kind == StepKind::kPermute || kind == StepKind::kExchange;
 }
 // The kind of a src -> dst step; nullopt when no step does it: src == dst,
 // S -> P, P(x) -> P(y) (spec §4, "never allowed").
@@ -101,12 +108,14 @@ class ShardEntries {
   uint8_t size_ = 0;
 };
 
-// A value type. Invariants (MakeStep, MakeGroupStep, MakePermute): the group
-// is not empty; except for permutes, kind == StepKindFor(src, dst, the
-// group's size); a step over several mesh dims that enters Shard lists every
-// mesh dim of its group once in `entries` (tensor dim dst.dim()); a permute
-// lists every mesh dim of its group once, each with its new tensor dim, and
-// its src and dst are unused (Replicate).
+// A value type. Invariants (MakeStep, MakeGroupStep, MakePermute,
+// MakeExchange): the group is not empty; except for permutes and exchanges,
+// kind == StepKindFor(src, dst, the group's size); a step over several mesh
+// dims that enters Shard lists every mesh dim of its group once in `entries`
+// (tensor dim dst.dim()); a permute lists every mesh dim of its group once,
+// each with its new tensor dim; an exchange lists those of its group that end
+// in a Shard (the others end Replicate); both have src and dst Replicate
+// (unused).
 struct Step {
   MeshDimSet group;
   StepKind kind = StepKind::kChunk;
@@ -117,7 +126,8 @@ struct Step {
   // The group's lowest mesh dim: *the* mesh dim of a single-dim step.
   int mesh_dim() const { return group.First(); }
   // "S(0)->R all_gather on mesh dim 1", "S(0)->S(1) all_to_all on mesh dims
-  // {0,1} as [1,0]", "permute on mesh dims {0,1}: 0->S(1) 1->S(0)".
+  // {0,1} as [1,0]", "permute on mesh dims {0,1}: 0->S(1) 1->S(0)",
+  // "exchange on mesh dims {0,1,2}: 1->S(0) 2->S(1) 0->R".
   std::string ToString() const;
 
   friend bool operator==(const Step& a, const Step& b) {
@@ -137,6 +147,14 @@ Step MakeGroupStep(absl::Span<const int> order, Placement src, Placement dst);
 // A permute: mesh dim entries[i].first moves to Shard(entries[i].second),
 // appended to that tensor dim's order in this sequence (spec §4.2).
 Step MakePermute(absl::Span<const std::pair<int, int>> entries);
+// An exchange (spec §4.2 case 13): every mesh dim of `group` leaves its
+// order; mesh dim entries[i].first then joins Shard(entries[i].second), in
+// this sequence; the group's other mesh dims become Replicate.
+Step MakeExchange(MeshDimSet group, absl::Span<const std::pair<int, int>> entries);
+// Where a permute or an exchange sends each mesh dim of its group: its
+// entries in order, (mesh dim, Shard(tensor dim)), then the group's other
+// mesh dims ascending, (mesh dim, Replicate). The CLI prints these as moves.
+std::vector<std::pair<int, Placement>> MovesOf(const Step& step);
 
 // The legality rule for a step taken from `state` on `mesh`, for a tensor of
 // `tensor_ndim` dims.
@@ -151,6 +169,8 @@ Step MakePermute(absl::Span<const std::pair<int, int>> entries);
 // mesh dim only.
 // Permute (spec §4.2): every mesh dim of the group is a Shard, the group's
 // mesh dims form the tail of every order they are in, and the state changes.
+// Exchange (spec §4.2): the same, but the group's mesh dims may also be
+// Replicate (never Partial), and entries list some of them, at most once.
 // InvalidArgument saying which rule failed. The planners' edges pass it by
 // construction; the search alone also skips partitions to ops that may not
 // coexist (PartialOpsCompatible, spec §4 case 6).
@@ -159,13 +179,14 @@ absl::Status CheckStep(const DistState& state, const Step& step, const DeviceMes
 
 // The state after `step`: each mesh dim of the group takes step.dst; leaving
 // S(a) removes it from a's order, entering S(b) appends it to b's (spec §4),
-// in the order of `entries` for several mesh dims; a permute removes its
-// group from every order, then appends its entries (spec §4.2).
+// in the order of `entries` for several mesh dims; a permute or an exchange
+// removes its group from every order (Replicate), then appends its entries
+// (spec §4.2).
 // Inline: the graph search applies every edge it generates.
 DistState ApplyGroupStep(const DistState& state, const Step& step);
 inline DistState ApplyStep(const DistState& state, const Step& step) {
   const unsigned bits = step.group.bits();
-  if ((bits & (bits - 1)) == 0 && step.kind != StepKind::kPermute) {
+  if ((bits & (bits - 1)) == 0 && !MovesSlices(step.kind)) {
     return state.WithPlacement(step.group.First(), step.dst);
   }
   return ApplyGroupStep(state, step);

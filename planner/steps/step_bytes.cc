@@ -34,8 +34,8 @@ std::vector<int64_t> PaddedChunkShape(const DistState& state, const Step& step,
   for (size_t d = 0; d < chunk.size(); ++d) {
     const int dim = static_cast<int>(d);
     chunk[d] = LargestSlice(chunk[d], GroupSplitsOf(state, step, dim, /*after=*/false), mesh);
-    // A permute's block is cut one way or the other, never both.
-    if (step.kind != StepKind::kPermute) {
+    // A permute's or exchange's block is cut one way or the other, never both.
+    if (!MovesSlices(step.kind)) {
       chunk[d] = LargestSlice(chunk[d], GroupSplitsOf(state, step, dim, /*after=*/true), mesh);
     }
   }
@@ -49,7 +49,7 @@ StepBytes BytesOfStep(const DistState& state, const Step& step,
   StepBytes b;
   if (n == 1 || !IsCommunicating(step.kind)) return b;
   const int item = ItemSize(dtype);
-  if (step.kind == StepKind::kPermute) {
+  if (MovesSlices(step.kind)) {
     const PermuteExchange x = PermuteExchangeOf(state, step, mesh, logical, coordinate);
     for (int64_t j = 0; j < n; ++j) {
       if (j == x.me) continue;  // a local copy

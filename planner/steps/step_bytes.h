@@ -29,9 +29,10 @@ std::vector<int64_t> LogicalShape(const DistState& current, const Step& step,
 //   all_gather, all_to_all, reduce_scatter: (n - 1) * chunk elements each way
 //   all_reduce: 2 * (n - 1) * ceil(count / n) each way (reduce-scatter + all-gather)
 //   chunk, partition, and any step on a group of size 1: 0
-//   permute: exactly the elements it exchanges with the other members at the
-//     rank with `coordinate` (permute_exchange.h; no padding, none to itself)
-// `coordinate` matters for permutes only.
+//   permute, exchange: exactly the elements it exchanges with the other
+//     members at the rank with `coordinate` (permute_exchange.h; no padding,
+//     none to itself)
+// `coordinate` matters for permutes and exchanges only.
 struct StepBytes {
   int64_t sent = 0;
   int64_t received = 0;

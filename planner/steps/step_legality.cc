@@ -17,7 +17,8 @@ int LastRealSplit(const DistState& state, int tensor_dim, const DeviceMesh& mesh
   return -1;
 }
 
-// Every mesh dim of the group exists and, but for permutes, holds step.src.
+// Every mesh dim of the group exists and, but for permutes and exchanges,
+// holds step.src.
 absl::Status CheckGroupHolds(const DistState& state, const Step& step, const DeviceMesh& mesh) {
   if (step.group.empty()) return absl::InvalidArgumentError("a step needs a mesh dim");
   for (int m : step.group.ToVector()) {
@@ -25,7 +26,7 @@ absl::Status CheckGroupHolds(const DistState& state, const Step& step, const Dev
       return absl::InvalidArgumentError(
           absl::StrFormat("the mesh %s has %d dims", mesh.ToString(), mesh.ndim()));
     }
-    if (step.kind != StepKind::kPermute && state.placement(m) != step.src) {
+    if (!MovesSlices(step.kind) && state.placement(m) != step.src) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "the plan expects mesh dim %d to be %s but the tensor is %s there (state %s)", m,
           step.src.ToString(), state.placement(m).ToString(), state.ToString()));
@@ -34,8 +35,9 @@ absl::Status CheckGroupHolds(const DistState& state, const Step& step, const Dev
   return absl::OkStatus();
 }
 
-// Entries list every mesh dim of the group once, each onto a tensor dim.
-absl::Status CheckEntries(const Step& step, int tensor_ndim) {
+// Entries list mesh dims of the group at most once, each onto a tensor dim,
+// and (`all`) every one of them.
+absl::Status CheckEntries(const Step& step, int tensor_ndim, bool all = true) {
   MeshDimSet listed;
   for (int i = 0; i < step.entries.size(); ++i) {
     const int m = step.entries.mesh_dim(i);
@@ -47,7 +49,7 @@ absl::Status CheckEntries(const Step& step, int tensor_ndim) {
     }
     listed = listed.With(m);
   }
-  if (listed != step.group) {
+  if (all && listed != step.group) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: its entries leave out mesh dims of %s", step.ToString(),
                         step.group.ToString()));
@@ -74,14 +76,19 @@ absl::Status NotTail(const DistState& state, const Step& step, int d) {
                       step.group.ToString(), d, state.ToString()));
 }
 
-// Spec §4.2: a permute rearranges Shard mesh dims that end their orders.
-absl::Status CheckPermute(const DistState& state, const Step& step, int tensor_ndim) {
-  RESHARD_RETURN_IF_ERROR(CheckEntries(step, tensor_ndim));
+// Spec §4.2: a permute rearranges Shard mesh dims that end their orders; an
+// exchange re-lays out Shard and Replicate ones, some of which end Replicate.
+absl::Status CheckSliceMove(const DistState& state, const Step& step, int tensor_ndim) {
+  const bool permute = step.kind == StepKind::kPermute;
+  RESHARD_RETURN_IF_ERROR(CheckEntries(step, tensor_ndim, /*all=*/permute));
   for (int m : step.group.ToVector()) {
-    if (!state.placement(m).is_shard()) {
+    const Placement p = state.placement(m);
+    if (permute ? !p.is_shard() : p.is_partial()) {
       return absl::InvalidArgumentError(absl::StrFormat(
-          "a permute moves Shard mesh dims only; mesh dim %d is %s (state %s)", m,
-          state.placement(m).ToString(), state.ToString()));
+          "%s; mesh dim %d is %s (state %s)",
+          permute ? "a permute moves Shard mesh dims only"
+                  : "an exchange moves Shard and Replicate mesh dims only",
+          m, p.ToString(), state.ToString()));
     }
   }
   for (int d = 0; d < tensor_ndim; ++d) {
@@ -140,7 +147,7 @@ absl::Status CheckSingle(const DistState& state, const Step& step, const DeviceM
 absl::Status CheckStep(const DistState& state, const Step& step, const DeviceMesh& mesh,
                        int tensor_ndim) {
   RESHARD_RETURN_IF_ERROR(CheckGroupHolds(state, step, mesh));
-  if (step.kind == StepKind::kPermute) return CheckPermute(state, step, tensor_ndim);
+  if (MovesSlices(step.kind)) return CheckSliceMove(state, step, tensor_ndim);
   if (StepKindFor(step.src, step.dst, mesh.GroupSize(step.group)) != step.kind ||
       (step.dst.is_shard() && step.dst.dim() >= tensor_ndim)) {
     return absl::InvalidArgumentError("not an executable transition");

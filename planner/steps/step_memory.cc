@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "planner/layout/chunk.h"
+#include "planner/steps/permute_exchange.h"
 #include "planner/steps/step_bytes.h"
 
 namespace reshard {
@@ -77,6 +78,12 @@ int64_t StepPeakBytes(const DistState& state, const Step& step, const DeviceMesh
     case StepKind::kPartition: return in;
     case StepKind::kChunk: return in + out;
     case StepKind::kPermute: return 2 * (in + out);
+    case StepKind::kExchange: {
+      // The source and target blocks, and buffers for what crosses: the
+      // busiest member of this (the largest) group's sends plus receives.
+      const RouteLoad load = ExchangeLoadOf(state, step, mesh, logical);
+      return in + out + load.max_sent_plus_received * ItemSize(dtype);
+    }
   }
   return in;
 }

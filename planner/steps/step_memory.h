@@ -38,6 +38,9 @@ int64_t LocalBytes(const DistState& state, const DeviceMesh& mesh,
 //   chunk           in + out                (a copy)
 //   partition       in                      (in place)
 //   permute         2 * (in + out)          (packed sends, received slices)
+//   exchange        in + out + the most a member of the group at coordinate 0
+//                   sends plus receives (ExchangeLoadOf: with replicas a rank
+//                   may send its block to several members, more than in)
 //   any step on a group of size 1: in (nothing moves)
 // NCCL (spec §12) runs all_gather and reduce_scatter in place, the rank's
 // piece being its slot of the n*c buffer:

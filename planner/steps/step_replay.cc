@@ -7,7 +7,8 @@ namespace reshard {
 DistState ApplyGroupStep(const DistState& state, const Step& step) {
   // The group is the tail of every order it leaves (CheckStep), so the
   // removals commute; entering Shard, the mesh dims join in entries' order.
-  const bool joins = step.kind == StepKind::kPermute || !step.entries.empty();
+  // Permutes and exchanges: every group mesh dim leaves, then entries join.
+  const bool joins = MovesSlices(step.kind) || !step.entries.empty();
   DistState next = state;
   for (unsigned bits = step.group.bits(); bits != 0; bits &= bits - 1) {
     next = next.WithPlacement(__builtin_ctz(bits), joins ? Placement::Replicate() : step.dst);

@@ -1,0 +1,170 @@
+#include "planner/costs/measured_cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "planner/costs/counted_bytes.h"
+
+namespace reshard {
+namespace {
+
+// 64-bit FNV-1a over the text of every number: the fingerprint's digest.
+class Digest {
+ public:
+  void Add(absl::string_view text) {
+    for (unsigned char c : text) {
+      hash_ = (hash_ ^ c) * 1099511628211ull;
+    }
+  }
+  void Add(double v) { Add(absl::StrFormat("%.17g;", v)); }
+  uint64_t value() const { return hash_; }
+
+ private:
+  uint64_t hash_ = 14695981039346656037ull;
+};
+
+std::string Fingerprint(const MeasuredProfile& p, int64_t devices_per_host) {
+  Digest d;
+  for (const LinkProfile* l : {&p.machine.intra_host, &p.machine.inter_host}) {
+    d.Add(l->alpha_us);
+    d.Add(l->beta_gbps);
+  }
+  d.Add(p.machine.memory_gbps);
+  for (const MeasuredTable& t : p.tables) {
+    d.Add(absl::StrCat(StepKindName(t.kind), ",", t.n, ";"));
+    d.Add(t.fit.alpha_us);
+    d.Add(t.fit.beta_gbps);
+    for (const MeasuredSample& s : t.samples) {
+      d.Add(s.bytes);
+      d.Add(s.us);
+    }
+  }
+  return absl::StrFormat("measured profile=%s tables=%d digest=%016x devices_per_host=%d",
+                         p.machine.name, p.tables.size(), d.value(), devices_per_host);
+}
+
+// Spec §6.3 bound to one problem: per mesh dim its size and fallback link.
+class MeasuredCosts : public BoundCostModel {
+ public:
+  MeasuredCosts(const CostProblem& p, const MeasuredPrices& prices, const CostProfile& machine,
+                int64_t devices_per_host)
+      : prices_(prices),
+        counted_(p),
+        mesh_ndim_(p.mesh.ndim()),
+        memory_bytes_per_us_(machine.memory_gbps * 1e3) {
+    int64_t total = 1;
+    // Spec §6's rule: mesh dims from the last; inter-host once the product exceeds a host.
+    for (int m = mesh_ndim_ - 1; m >= 0; --m) {
+      size_[m] = p.mesh.size(m);
+      total *= size_[m];
+      link_[m] = total > devices_per_host ? machine.inter_host : machine.intra_host;
+    }
+  }
+
+  double StepCost(const DistState& current, const Step& step) const override {
+    int64_t n = 1;
+    LinkProfile link{0, HUGE_VAL};
+    for (int m = 0; m < mesh_ndim_; ++m) {
+      if (!step.group.Contains(m)) continue;
+      n *= size_[m];
+      link.alpha_us = std::max(link.alpha_us, link_[m].alpha_us);
+      link.beta_gbps = std::min(link.beta_gbps, link_[m].beta_gbps);
+    }
+    const double bytes = counted_.Of(current, step, n);
+    if (!IsCommunicating(step.kind)) return bytes / memory_bytes_per_us_;
+    if (n <= 1) return 0;
+    return prices_.PriceUs(step.kind, n, bytes, link);
+  }
+
+ private:
+  const MeasuredPrices& prices_;  // owned by the CostModel, which outlives its bindings
+  CountedBytes counted_;
+  int mesh_ndim_;
+  double memory_bytes_per_us_;
+  int64_t size_[kMaxMeshDims] = {};
+  LinkProfile link_[kMaxMeshDims] = {};
+};
+
+class MeasuredCostModel : public CostModel {
+ public:
+  MeasuredCostModel(const MeasuredProfile& profile, int64_t devices_per_host)
+      : CostModel(Fingerprint(profile, devices_per_host)),
+        machine_(profile.machine),
+        prices_(profile),
+        devices_per_host_(devices_per_host) {}
+
+  std::unique_ptr<const BoundCostModel> Bind(const CostProblem& problem) const override {
+    return std::make_unique<MeasuredCosts>(problem, prices_, machine_, devices_per_host_);
+  }
+  bool prices_native_steps() const override { return true; }
+
+ private:
+  CostProfile machine_;
+  MeasuredPrices prices_;
+  int64_t devices_per_host_;
+};
+
+}  // namespace
+
+absl::Status ValidateMeasuredProfile(const MeasuredProfile& p) {
+  if (absl::Status s = ValidateCostProfile(p.machine); !s.ok()) return s;
+  if (p.tables.empty()) {
+    return absl::InvalidArgumentError(
+        "tables: none; a measured profile needs at least one (reshard calibrate writes them)");
+  }
+  for (size_t i = 0; i < p.tables.size(); ++i) {
+    const std::string at = absl::StrCat("tables[", i, "]");
+    if (absl::Status s = ValidateMeasuredTable(p.tables[i], at); !s.ok()) return s;
+    for (size_t j = 0; j < i; ++j) {
+      if (p.tables[j].kind == p.tables[i].kind && p.tables[j].n == p.tables[i].n) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            at, ": a second table for ", StepKindName(p.tables[i].kind), " on ", p.tables[i].n,
+            " ranks (the first is tables[", j, "])"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+MeasuredPrices::MeasuredPrices(const MeasuredProfile& profile) : by_kind_(kNumStepKinds) {
+  for (const MeasuredTable& t : profile.tables) by_kind_[static_cast<int>(t.kind)].push_back(t);
+  for (std::vector<MeasuredTable>& tables : by_kind_) {
+    std::sort(tables.begin(), tables.end(),
+              [](const MeasuredTable& a, const MeasuredTable& b) { return a.n < b.n; });
+  }
+}
+
+double MeasuredPrices::PriceUs(StepKind kind, int64_t n, double bytes,
+                               const LinkProfile& link) const {
+  const std::vector<MeasuredTable>& tables = by_kind_[static_cast<int>(kind)];
+  for (size_t i = 0; i < tables.size(); ++i) {
+    if (tables[i].n == n) return InterpolateUs(tables[i], bytes);
+    if (tables[i].n > n) {
+      if (i == 0) break;
+      // Between two measured group sizes: log-log over n at these bytes.
+      const MeasuredTable& lo = tables[i - 1];
+      const MeasuredTable& hi = tables[i];
+      const double t_lo = InterpolateUs(lo, bytes);
+      const double t_hi = InterpolateUs(hi, bytes);
+      if (!(t_lo > 0) || !(t_hi > 0)) break;
+      const double f = std::log(static_cast<double>(n) / lo.n) / std::log(double(hi.n) / lo.n);
+      return t_lo * std::pow(t_hi / t_lo, f);
+    }
+  }
+  return TimeOnLinkUs(CommunicationTerms(kind, static_cast<double>(n), bytes), link);
+}
+
+absl::StatusOr<std::shared_ptr<const CostModel>> MakeMeasuredCostModel(
+    const MeasuredProfile& profile, int64_t devices_per_host) {
+  if (absl::Status s = ValidateMeasuredProfile(profile); !s.ok()) return s;
+  if (devices_per_host < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("devices per host: ", devices_per_host, "; must be >= 1"));
+  }
+  return std::make_shared<const MeasuredCostModel>(profile, devices_per_host);
+}
+
+}  // namespace reshard

@@ -1,0 +1,119 @@
+#include "planner/cross_mesh/cross_mesh_plan.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/status_macros.h"
+#include "planner/layout/chunk.h"
+
+namespace reshard {
+namespace {
+
+// `ranks`, or 0 .. size - 1 when empty; InvalidArgument naming `field` for
+// a wrong size or a repeated or negative rank.
+absl::StatusOr<std::vector<int64_t>> RanksOf(absl::string_view field,
+                                             const std::vector<int64_t>& ranks, int64_t size) {
+  if (ranks.empty()) {
+    std::vector<int64_t> all(size);
+    for (int64_t i = 0; i < size; ++i) all[i] = i;
+    return all;
+  }
+  if (static_cast<int64_t>(ranks.size()) != size) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ": ", ranks.size(),
+                                                   " ranks for a mesh of ", size));
+  }
+  absl::flat_hash_set<int64_t> seen;
+  for (int64_t r : ranks) {
+    if (r < 0 || !seen.insert(r).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ": rank ", r, r < 0 ? " is negative" : " appears twice"));
+    }
+  }
+  return ranks;
+}
+
+// `spec` with every Partial mesh dim Replicate.
+absl::StatusOr<DistSpec> WithoutPartials(const DistSpec& spec) {
+  DistState state = spec.state();
+  for (int m = 0; m < state.ndim(); ++m) {
+    if (state.placement(m).is_partial()) state = state.WithPlacement(m, Placement::Replicate());
+  }
+  return DistSpec::Create(spec.mesh(), state, spec.global_shape(), spec.dtype());
+}
+
+// Spec §14: the crossing's routes. Participant i holds its crossing_src
+// block if it is a source rank and wants its crossing_dst block if it is a
+// destination rank.
+std::vector<SliceRoute> CrossingRoutes(const CrossMeshPlan& p) {
+  const size_t n = p.participants.size();
+  const Box nothing(p.crossing_src.global_shape().size());
+  std::vector<Box> held(n, nothing), wanted(n, nothing);
+  auto index = [&](int64_t rank) {
+    return std::lower_bound(p.participants.begin(), p.participants.end(), rank) -
+           p.participants.begin();
+  };
+  for (size_t r = 0; r < p.src_ranks.size(); ++r) {
+    held[index(p.src_ranks[r])] =
+        BlockOf(p.crossing_src, p.crossing_src.mesh().Coordinate(static_cast<int64_t>(r)));
+  }
+  for (size_t r = 0; r < p.dst_ranks.size(); ++r) {
+    wanted[index(p.dst_ranks[r])] =
+        BlockOf(p.crossing_dst, p.crossing_dst.mesh().Coordinate(static_cast<int64_t>(r)));
+  }
+  return RouteSlices(held, wanted);
+}
+
+}  // namespace
+
+Box BlockOf(const DistSpec& spec, absl::Span<const int64_t> coordinate) {
+  Box box;
+  for (int d = 0; d < spec.tensor_ndim(); ++d) {
+    std::vector<int64_t> sizes, indices;
+    for (int m : spec.state().OrderOf(d)) {
+      sizes.push_back(spec.mesh().size(m));
+      indices.push_back(coordinate[m]);
+    }
+    box.push_back(NestedChunk(spec.global_shape()[d], sizes, indices));
+  }
+  return box;
+}
+
+absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
+                                            const PlanOptions& options) {
+  const DistSpec& src = request.src;
+  const DistSpec& dst = request.dst;
+  if (src.global_shape() != dst.global_shape() || src.dtype() != dst.dtype()) {
+    return absl::InvalidArgumentError(
+        "dst: a cross-mesh move keeps the global shape and dtype of src");
+  }
+  RESHARD_ASSIGN_OR_RETURN(std::vector<int64_t> src_ranks,
+                           RanksOf("src_ranks", request.src_ranks, src.mesh().num_ranks()));
+  RESHARD_ASSIGN_OR_RETURN(std::vector<int64_t> dst_ranks,
+                           RanksOf("dst_ranks", request.dst_ranks, dst.mesh().num_ranks()));
+  RESHARD_ASSIGN_OR_RETURN(DistSpec crossing_src, WithoutPartials(src));
+  RESHARD_ASSIGN_OR_RETURN(DistSpec crossing_dst, WithoutPartials(dst));
+  RESHARD_ASSIGN_OR_RETURN(Plan before, PlanRedistribution(src, crossing_src, options));
+  RESHARD_ASSIGN_OR_RETURN(Plan after, PlanRedistribution(crossing_dst, dst, options));
+  std::vector<int64_t> participants = src_ranks;
+  participants.insert(participants.end(), dst_ranks.begin(), dst_ranks.end());
+  std::sort(participants.begin(), participants.end());
+  participants.erase(std::unique(participants.begin(), participants.end()), participants.end());
+  CrossMeshPlan plan{std::move(src_ranks), std::move(dst_ranks), std::move(participants),
+                     std::move(before),    std::move(crossing_src), std::move(crossing_dst),
+                     {},                   {},                     std::move(after)};
+  plan.routes = CrossingRoutes(plan);
+  plan.load = LoadOfRoutes(plan.routes, static_cast<int64_t>(plan.participants.size()));
+  return plan;
+}
+
+std::string CrossMeshPlan::Summary() const {
+  return absl::StrCat(before.Trace(), " on ", crossing_src.mesh().ToString(), " ranks [",
+                      absl::StrJoin(src_ranks, ","), "] -> exchange (", routes.size(),
+                      " slices) -> ", after.Trace(), " on ", crossing_dst.mesh().ToString(),
+                      " ranks [", absl::StrJoin(dst_ranks, ","), "]");
+}
+
+}  // namespace reshard

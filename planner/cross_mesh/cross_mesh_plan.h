@@ -1,0 +1,74 @@
+// Cross-mesh moves (spec §14): a tensor laid out on one mesh of global ranks
+// goes to a layout on another mesh of global ranks (disjoint, overlapping or
+// the same ranks: a "remesh"), in three parts:
+//   before   native steps on the source mesh that reduce every Partial
+//            (the crossing moves data; it cannot reduce);
+//   crossing one exchange over the union of both rank sets: every
+//            destination rank receives exactly the slices of its block it
+//            does not hold, from source ranks that hold them, replicas
+//            balanced (slice_routes.h, spec §11.1);
+//   after    native steps on the destination mesh that turn the crossed
+//            layout (the destination's, Partials as Replicate) into it.
+//
+//   CrossMeshRequest r{src_spec, dst_spec, {4, 5, 6, 7}, {0, 1}};
+//   absl::StatusOr<CrossMeshPlan> plan = PlanCrossMesh(r, PlanOptions());
+//
+// Not yet (issue 16 part B): choosing other crossing layouts by price (e.g.
+// a reduce_scatter before, or Alpa's gather among destination replicas
+// after), pricing the crossing with the cost model, and memory limits.
+#ifndef RESHARD_PLANNER_CROSS_MESH_CROSS_MESH_PLAN_H_
+#define RESHARD_PLANNER_CROSS_MESH_CROSS_MESH_PLAN_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "planner/layout/dist_spec.h"
+#include "planner/planner.h"
+#include "planner/steps/plan.h"
+#include "planner/steps/slice_routes.h"
+
+namespace reshard {
+
+struct CrossMeshRequest {
+  DistSpec src;  // on the source mesh
+  DistSpec dst;  // on the destination mesh: same global shape and dtype
+  // The global rank of each mesh rank (row-major), distinct within a list;
+  // empty means 0 .. size - 1.
+  std::vector<int64_t> src_ranks;
+  std::vector<int64_t> dst_ranks;
+};
+
+struct CrossMeshPlan {
+  std::vector<int64_t> src_ranks;     // the request's, defaults filled in
+  std::vector<int64_t> dst_ranks;
+  std::vector<int64_t> participants;  // both sets' union, ascending
+  Plan before;                        // on the source mesh: src -> crossing_src
+  DistSpec crossing_src;
+  DistSpec crossing_dst;
+  // Participant indices; boxes in global tensor coordinates (a participant's
+  // own box is a local copy).
+  std::vector<SliceRoute> routes;
+  RouteLoad load;                     // of the crossing, in elements
+  Plan after;                         // on the destination mesh: crossing_dst -> dst
+
+  // "S(0)R on 2x4 ranks 0-7 -> ... -> RS(0) on 2 ranks 8-9", one line.
+  std::string Summary() const;
+};
+
+// InvalidArgument (naming the field: src_ranks, dst_ranks, dst) for rank
+// lists of the wrong size, repeated ranks or negative ranks, or specs of
+// different shapes or dtypes; the planner's errors for the steps before and
+// after. `options` plans those steps (native mode).
+absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
+                                            const PlanOptions& options);
+
+// The box of the global tensor held by the rank at `coordinate` of spec's
+// mesh: per tensor dim, its nested chunk over the shard order (spec §2).
+Box BlockOf(const DistSpec& spec, absl::Span<const int64_t> coordinate);
+
+}  // namespace reshard
+
+#endif  // RESHARD_PLANNER_CROSS_MESH_CROSS_MESH_PLAN_H_

@@ -1,0 +1,61 @@
+// Slice routes: which participant sends which slice to which, when every
+// participant holds one box of a tensor and wants another (spec §11.1). The
+// one rule behind permutes and exchanges (permute_exchange.h): the executor
+// moves these slices, BytesOfStep counts them, the cost models price them.
+//
+//   held[i]    the box participant i holds (empty: it holds nothing)
+//   wanted[i]  the box it must hold afterwards (empty: it wants nothing)
+//   std::vector<SliceRoute> routes = RouteSlices(held, wanted);
+//
+// Every participant receives exactly the part of wanted[i] it does not hold
+// itself, each element once, from a participant that holds it; where several
+// hold the same box (replicas), the sender is chosen to balance the elements
+// each participant sends (spec §11.1 gives the rule). Deterministic: every
+// participant computes the same routes from the same boxes.
+#ifndef RESHARD_PLANNER_STEPS_SLICE_ROUTES_H_
+#define RESHARD_PLANNER_STEPS_SLICE_ROUTES_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "planner/layout/chunk.h"
+
+namespace reshard {
+
+// A box: one Slice per tensor dim.
+using Box = std::vector<Slice>;
+// Elements in a box (0 when any slice is empty).
+int64_t BoxElements(const Box& box);
+// The intersection of `a` and `b`, with offsets relative to `origin`'s: an
+// empty box (sizes and offsets 0) when they do not meet.
+Box MeetBoxes(const Box& a, const Box& b, const Box& origin);
+
+// One slice on its way: `box` (in the boxes' common coordinates) goes from
+// participant `sender` to `receiver`. sender == receiver is a local copy.
+struct SliceRoute {
+  int64_t sender = 0;
+  int64_t receiver = 0;
+  Box box;
+};
+
+// The routes for `held` and `wanted` (one box each per participant, all of
+// the same rank). Requires the distinct non-empty held boxes to be disjoint
+// (one layout's blocks are); equal held boxes are replicas. Sorted by
+// (receiver, sender); no empty boxes.
+std::vector<SliceRoute> RouteSlices(absl::Span<const Box> held, absl::Span<const Box> wanted);
+
+// What the routes ask of the busiest participants, in elements and messages
+// (a message: one route between two different participants).
+struct RouteLoad {
+  int64_t max_sent = 0;
+  int64_t max_received = 0;
+  int64_t max_sent_plus_received = 0;
+  int64_t max_messages = 0;  // the most routes a participant sends or receives
+  int64_t total_sent = 0;
+};
+RouteLoad LoadOfRoutes(absl::Span<const SliceRoute> routes, int64_t participants);
+
+}  // namespace reshard
+
+#endif  // RESHARD_PLANNER_STEPS_SLICE_ROUTES_H_

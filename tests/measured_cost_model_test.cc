@@ -1,0 +1,134 @@
+// The measured cost model (planner/costs/measured_cost_model.h, spec §6.3):
+// interpolation exact at samples and log-log linear between them, the fitted
+// formula outside, group sizes between measured ones, the fallback link, and
+// profile validation naming the field.
+#include "planner/costs/measured_cost_model.h"
+
+#include <cmath>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "planner/layout/dist_state.h"
+#include "planner/layout/placement.h"
+
+namespace reshard {
+namespace {
+
+using ::testing::HasSubstr;
+
+// all_gather on 4 ranks: 1000 us at 4 KiB, 4000 us at 64 KiB, 16000 us at
+// 1 MiB; fit alpha 100 us per hop, beta 1 GB/s (1000 bytes per us).
+MeasuredTable Gather4() {
+  MeasuredTable t;
+  t.kind = StepKind::kAllGather;
+  t.n = 4;
+  t.group = "{1}";
+  t.samples = {{4096, 1000, 900, 1100}, {65536, 4000, 3900, 4100}, {1048576, 16000, 15000, 17000}};
+  t.fit = {100, 1};
+  return t;
+}
+
+MeasuredProfile Profile() {
+  MeasuredProfile p;
+  p.machine = {"test", {10, 2}, {10, 2}, 50};
+  p.tables.push_back(Gather4());
+  MeasuredTable eight = Gather4();
+  eight.n = 8;
+  for (MeasuredSample& s : eight.samples) s.us *= 4;
+  p.tables.push_back(eight);
+  return p;
+}
+
+TEST(MeasuredTableTest, ExactAtEverySample) {
+  const MeasuredTable t = Gather4();
+  for (const MeasuredSample& s : t.samples) EXPECT_EQ(InterpolateUs(t, s.bytes), s.us);
+}
+
+TEST(MeasuredTableTest, LogLogLinearBetweenSamples) {
+  const MeasuredTable t = Gather4();
+  // 16 KiB is halfway between 4 KiB and 64 KiB in log(bytes): the geometric
+  // mean of 1000 and 4000.
+  EXPECT_NEAR(InterpolateUs(t, 16384), 2000, 1e-9);
+  // A quarter of the way from 64 KiB to 1 MiB (x 2 of x 16): 4000 * 4^(1/4).
+  EXPECT_NEAR(InterpolateUs(t, 131072), 4000 * std::pow(4.0, 0.25), 1e-9);
+}
+
+TEST(MeasuredTableTest, OutsideTheRangeTheFittedFormulaContinuesFromTheEdge) {
+  const MeasuredTable t = Gather4();
+  // Above: + (n-1)/n of the extra bytes at 1000 bytes/us (§6.2 all_gather).
+  const double extra = 4.0 * 1048576;
+  EXPECT_NEAR(InterpolateUs(t, 1048576 + extra), 16000 + 0.75 * extra / 1000, 1e-6);
+  // Below: the same slope down from the smallest sample.
+  EXPECT_NEAR(InterpolateUs(t, 1024), 1000 - 0.75 * 3072 / 1000, 1e-9);
+  // Never negative.
+  MeasuredTable tiny = t;
+  tiny.samples[0].us = 1;
+  EXPECT_EQ(InterpolateUs(tiny, 0), 0);
+}
+
+TEST(MeasuredPricesTest, MeasuredGroupSizesUseTheirTables) {
+  const MeasuredPrices prices(Profile());
+  EXPECT_EQ(prices.PriceUs(StepKind::kAllGather, 4, 65536, {}), 4000);
+  EXPECT_EQ(prices.PriceUs(StepKind::kAllGather, 8, 65536, {}), 16000);
+}
+
+TEST(MeasuredPricesTest, GroupSizesBetweenMeasuredOnesInterpolateLogLogOverN) {
+  const MeasuredPrices prices(Profile());
+  // n = 6 lies log(6/4)/log(2) of the way from 4 to 8.
+  const double f = std::log(1.5) / std::log(2.0);
+  EXPECT_NEAR(prices.PriceUs(StepKind::kAllGather, 6, 65536, {}), 4000 * std::pow(4.0, f), 1e-6);
+}
+
+TEST(MeasuredPricesTest, UnmeasuredKindsAndSizesFallBackToAlphaBetaOnTheLink) {
+  const MeasuredPrices prices(Profile());
+  const LinkProfile link{10, 2};
+  // all_reduce not measured: 2(n-1) hops, 2(n-1)/n of the bytes (§6.2).
+  EXPECT_NEAR(prices.PriceUs(StepKind::kAllReduce, 4, 4000, link), 6 * 10 + 6000 / 2000.0, 1e-9);
+  // n = 2 is below every measured all_gather size.
+  EXPECT_NEAR(prices.PriceUs(StepKind::kAllGather, 2, 4000, link), 10 + 2000 / 2000.0, 1e-9);
+}
+
+TEST(MeasuredCostModelTest, PricesAStepAtTheBytesSpec62Counts) {
+  const auto model = *MakeMeasuredCostModel(Profile(), 8);
+  EXPECT_TRUE(model->prices_native_steps());
+  // 1-D mesh of 4, shape 128 x 32 f32 sharded on dim 0: all_gather's bytes
+  // are the gathered block, 128 * 32 * 4 = 16 KiB -> 2000 us (see above).
+  const DeviceMesh mesh = *DeviceMesh::Create({4});
+  const auto bound = model->Bind(CostProblem{mesh, {128, 32}, 4});
+  const DistState sharded = DistState::WithDefaultOrder({Placement::Shard(0)});
+  const Step step = MakeStep(MeshDimSet::Single(0), Placement::Shard(0), Placement::Replicate());
+  EXPECT_NEAR(bound->StepCost(sharded, step), 2000, 1e-9);
+}
+
+TEST(MeasuredCostModelTest, FingerprintChangesWithEverySample) {
+  MeasuredProfile p = Profile();
+  const std::string before = (*MakeMeasuredCostModel(p, 8))->fingerprint();
+  p.tables[1].samples[2].us += 1;
+  EXPECT_NE((*MakeMeasuredCostModel(p, 8))->fingerprint(), before);
+  EXPECT_THAT(before, HasSubstr("measured profile=test tables=2 digest="));
+}
+
+TEST(MeasuredCostModelTest, InvalidProfilesNameTheField) {
+  MeasuredProfile p = Profile();
+  p.tables[1].samples[1].bytes = 4096;
+  EXPECT_THAT(ValidateMeasuredProfile(p).message(),
+              HasSubstr("tables[1].samples[1].bytes: 4096 after 4096; sizes must be strictly"));
+  p = Profile();
+  p.tables[0].samples[2].us = -1;
+  EXPECT_THAT(ValidateMeasuredProfile(p).message(), HasSubstr("tables[0].samples[2].us: -1"));
+  p = Profile();
+  p.tables[1].n = 4;
+  EXPECT_THAT(ValidateMeasuredProfile(p).message(),
+              HasSubstr("tables[1]: a second table for all_gather on 4 ranks"));
+  p = Profile();
+  p.tables[0].samples.resize(1);
+  EXPECT_THAT(ValidateMeasuredProfile(p).message(), HasSubstr("tables[0].samples: 1 sample"));
+  p = Profile();
+  p.tables[0].kind = StepKind::kChunk;
+  EXPECT_THAT(ValidateMeasuredProfile(p).message(), HasSubstr("tables[0].kind: \"chunk\" is local"));
+  p.tables.clear();
+  EXPECT_THAT(ValidateMeasuredProfile(p).message(), HasSubstr("tables: none"));
+}
+
+}  // namespace
+}  // namespace reshard

@@ -1,0 +1,34 @@
+"""The headers of the Python that runs reshard's Python module (Debian's python3-dev).
+
+Bazel compiles against the include directory that /usr/bin/python3 itself
+reports (sysconfig), so the module's ABI is that interpreter's: the one
+Debian's python3-torch serves. Another interpreter first on PATH (pyenv) is
+not asked. RESHARD_PYTHON overrides the interpreter.
+"""
+
+def _local_python_impl(ctx):
+    python = ctx.os.environ.get("RESHARD_PYTHON", "/usr/bin/python3")
+    result = ctx.execute([python, "-c", "import sysconfig; print(sysconfig.get_paths()['include'])"])
+    if result.return_code != 0:
+        fail("local_config_python: %s cannot report its include directory: %s" %
+             (python, result.stderr))
+    include = result.stdout.strip()
+    if not ctx.path(include + "/Python.h").exists:
+        fail("local_config_python: no Python.h under %s (install Debian's python3-dev: " %
+             include + "bash scripts/install_deps)")
+    ctx.symlink(include, "include")
+    ctx.file("BUILD", """# {include}, the headers of {python}.
+package(default_visibility = ["//visibility:public"])
+
+cc_library(
+    name = "python_headers",
+    hdrs = glob(["include/**/*.h"]),
+    includes = ["include"],
+)
+""".format(include = include, python = python))
+
+local_python = repository_rule(
+    implementation = _local_python_impl,
+    environ = ["RESHARD_PYTHON"],
+    local = True,
+)
