@@ -123,10 +123,11 @@ Command BatchCommand() {
   algorithm         "auto" ("graph", "greedy")
   mode              "native" or "pytorch" (see MODES); default: pytorch when
                     cost_model names a pytorch model, native otherwise
-  cost_model        the mode's: "alpha-beta" (native) or "pytorch"; one of ")txt",
+  cost_model        the mode's: "nccl" (native) or "pytorch"; one of ")txt",
                        absl::StrJoin(CostModelNames(), "\", \""), R"txt("
   devices_per_host  8
-  profile           none; a profile file for "alpha-beta" (as --profile),
+  profile           none; an nccl profile name or file, or an "alpha-beta"
+                    profile file (as --profile),
                     read once per run
   coordinate        all zeros; the rank whose logical shapes are reported
   max_memory        none; bytes any rank may hold at once (a positive integer);

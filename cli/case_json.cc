@@ -14,9 +14,11 @@
 #include "absl/strings/str_replace.h"
 #include "base/status_macros.h"
 #include "base/utf8.h"
+#include "cli/nccl_profile_json.h"
 #include "mesh/device_mesh.h"
 #include "planner/costs/cost_model.h"
 #include "planner/costs/cost_model_registry.h"
+#include "planner/costs/nccl_cost_model.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/layout/dtype.h"
 #include "planner/planner.h"
@@ -184,12 +186,18 @@ absl::StatusOr<std::shared_ptr<const CostModel>> ModelFromProfile(const RequestF
 }  // namespace
 
 // `default_name` is the model of the request's mode (DefaultCostModelName),
-// used when the request names none: a profile without a model names
-// alpha-beta's parameters.
+// used when the request names none: a profile without a model names the
+// nccl model's parameters when it is a built-in NCCL profile's name, else
+// alpha-beta's (a file, as reshard calibrate writes).
 absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromFields(
     const RequestFields& r, absl::string_view default_name, FieldStyle style,
     ProfileCache* profiles) {
+  // Issue 15: a built-in NCCL profile's name means the nccl model.
+  const std::vector<std::string> nccl_profiles = NcclProfileNames();
+  const bool nccl_profile =
+      std::find(nccl_profiles.begin(), nccl_profiles.end(), r.profile) != nccl_profiles.end();
   const std::string name = !r.cost_model.empty() ? r.cost_model
+                           : nccl_profile        ? "nccl"
                            : !r.profile.empty()  ? "alpha-beta"
                                                  : std::string(default_name);
   std::vector<std::string> models = CostModelNames();
@@ -215,13 +223,19 @@ absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromFields(
     if (!model.ok()) return FieldError("cost_model", style, model.status().message());
     return model;
   }
+  if (name == "nccl") {
+    // A built-in NCCL profile by name, or an nccl profile file (spec §6.4).
+    absl::StatusOr<NcclProfile> profile = ReadNcclProfile(r.profile);
+    if (!profile.ok()) return FieldError("profile", style, profile.status().message());
+    return MakeNcclCostModel(*profile, r.devices_per_host);
+  }
   if (name != "alpha-beta" && name != "measured") {
     return FieldError("profile", style,
-                      absl::StrCat("a profile sets the alpha-beta or measured cost model's "
+                      absl::StrCat("a profile sets the alpha-beta, nccl or measured cost model's "
                                    "parameters, but ",
                                    FieldName("cost_model", style), " is \"", Abbreviate(name, 64),
                                    "\" (use ", FieldName("cost_model", style),
-                                   " alpha-beta or measured)"));
+                                   " alpha-beta, nccl or measured)"));
   }
   return ModelFromProfile(r, name, style, profiles);
 }

@@ -33,7 +33,8 @@ std::string ModesHelp() {
   return R"txt(MODES
   native   reshard's own planner (the default): steps over several mesh dims
            at once, permutes and exchanges (each rank receives exactly what
-           it lacks), priced by the alpha-beta model (spec §6.2),
+           it lacks), priced by NCCL's own model of a GPU cluster (nccl,
+           spec §6.4; --cost-model alpha-beta for the textbook one),
            searched under --max-memory. Use it to run redistributions.
   pytorch  PyTorch DTensor's planner exactly: its edges, its pytorch or
            pytorch-const costs, identical traces. Use it to predict or
@@ -113,7 +114,7 @@ placement per mesh dim, plus a shard order), reshard finds the sequence of
 collectives that turns it into another layout, and what it costs, and can run
 a plan on real data to check and time it. It plans in two modes (see MODES):
 native, the default, with its own steps (collectives over several mesh dims
-at once, permutes, exchanges) priced by the alpha-beta model; and pytorch, which gives
+at once, permutes, exchanges) priced by the nccl model; and pytorch, which gives
 PyTorch DTensor's redistribute planner's plans exactly (identical traces).
 
 USAGE

@@ -124,16 +124,19 @@ Command PlanCommand() {
            "native or pytorch (see MODES); default: pytorch when --cost-model names a pytorch "
            "model, native otherwise"},
           {"cost-model", "NAME",
-           absl::StrCat("the mode's: alpha-beta (native) or pytorch; one of: ",
+           absl::StrCat("the mode's: nccl (native) or pytorch; one of: ",
                         absl::StrJoin(CostModelNames(), ", "),
-                        " (pytorch and alpha-beta are in microseconds, pytorch-const unitless; "
-                        "alpha-beta is the native model, spec §6.2)")},
+                        " (all in microseconds but pytorch-const; nccl is NCCL's own model of "
+                        "GPU clusters, spec §6.4; alpha-beta a textbook latency-bandwidth "
+                        "model, spec §6.2)")},
           {"devices-per-host", "N",
-           "8; ranks per host, for the pytorch and alpha-beta cost models (which mesh dims "
-           "cross hosts)"},
-          {"profile", "FILE",
-           "the alpha-beta model's parameters (a JSON profile, as reshard calibrate writes); "
-           "default: 8-GPU NVLink hosts with InfiniBand between them"},
+           "8; ranks per host, for the pytorch, alpha-beta and nccl cost models (which ranks "
+           "share a host)"},
+          {"profile", "NAME|FILE",
+           "the machine the model prices: for nccl a built-in profile (h100-8x400g, the "
+           "default; h200-8x400g, a100-8x200g, b200-8x400g) or an nccl profile file; for "
+           "alpha-beta a JSON profile as reshard calibrate writes. A file without "
+           "--cost-model means alpha-beta"},
           {"coordinate", "C", "0,...; the rank whose logical shapes are reported"},
           {"max-memory", "BYTES",
            "no limit; bytes any rank may hold at once (an integer, optionally with K, M, G or "

@@ -12,7 +12,8 @@ namespace reshard {
 namespace {
 
 std::string Unit(absl::string_view cost_model) {
-  if (cost_model == "pytorch" || cost_model == "alpha-beta" || cost_model == "measured") {
+  if (cost_model == "pytorch" || cost_model == "alpha-beta" || cost_model == "nccl" ||
+      cost_model == "measured") {
     return " us";
   }
   return "";

@@ -163,6 +163,10 @@ absl::Status GetMachine(const json& object, absl::string_view source, CostProfil
   if (absl::Status s = GetNumber(object, source, "", "memory_gbps", &p->memory_gbps); !s.ok()) {
     return s;
   }
+  // Optional (older files have none): the per-call latency, 0 if absent.
+  if (object.contains("call_us")) {
+    if (absl::Status s = GetNumber(object, source, "", "call_us", &p->call_us); !s.ok()) return s;
+  }
   if (absl::Status s = ValidateCostProfile(*p); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(source, ": ", s.message()));
   }
@@ -188,8 +192,8 @@ json LinkJson(const LinkProfile& l) {
 
 absl::StatusOr<LoadedProfile> LoadedProfileFromJson(const json& object, absl::string_view source) {
   if (absl::Status s = CheckKeys(object, source, "",
-                                 {"name", "intra_host", "inter_host", "memory_gbps", "version",
-                                  "tables", "fit"},
+                                 {"name", "intra_host", "inter_host", "memory_gbps", "call_us",
+                                  "version", "tables", "fit"},
                                  4);
       !s.ok()) {
     return s;
@@ -240,6 +244,7 @@ json ProfileToJson(const CostProfile& p) {
   out["intra_host"] = LinkJson(p.intra_host);
   out["inter_host"] = LinkJson(p.inter_host);
   out["memory_gbps"] = p.memory_gbps;
+  if (p.call_us != 0) out["call_us"] = p.call_us;
   return out;
 }
 

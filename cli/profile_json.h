@@ -7,6 +7,7 @@
 //    "intra_host": {"alpha_us": 40.0, "beta_gbps": 1.0},
 //    "inter_host": {"alpha_us": 40.0, "beta_gbps": 1.0},
 //    "memory_gbps": 5.0,
+//    "call_us": 6.6,      // optional: per-call latency (spec §6.2), 0 if absent
 //    "fit": {...}}        // optional: how calibrate measured it; not read
 //
 //   version 2: version 1's keys plus the measured tables (spec §6.3)

@@ -453,8 +453,8 @@ Command VerifyCommand() {
           {"algorithm", "NAME", "auto, graph or greedy (default auto; greedy: pytorch mode only)"},
           {"mode", "MODE",
            "native (the default): plans with native steps (spec §4.2: collectives over several "
-           "mesh dims, permutes, exchanges) and the alpha-beta cost model; pytorch: PyTorch's "
-           "steps and "
+           "mesh dims, permutes, exchanges) and the nccl cost model; pytorch: PyTorch's steps "
+           "and "
            "planners (the default with --algorithm greedy)"},
           {"seed", "N",
            "one case: the data seed; --random: the case generator's seed (default 0)"},

@@ -67,7 +67,7 @@ struct PlanRequest {
 
 // The one rule for defaults (spec §13): the mode a request plans in (kAuto
 // decided by the model) and the model it is priced with (null decided by the
-// mode: "alpha-beta" for native, "pytorch" for pytorch mode). Cheap, no
+// mode: "nccl" for native, "pytorch" for pytorch mode). Cheap, no
 // copies: PlanCache keys on them.
 PlanMode ResolvedMode(const PlanOptions& options);
 const std::shared_ptr<const CostModel>& ResolvedCostModel(const PlanOptions& options);

@@ -162,7 +162,8 @@ absl::StatusOr<Plan> PlanRedistribution(const PlanRequest& request) {
         "cost_model: the plan's cost is ", plan->cost, " under \"",
         options.cost_model->fingerprint(), "\"; its parameters make prices overflow"));
   }
-  plan->peak_bytes = PlanPeakBytes(*plan, src.mesh(), src.global_shape(), src.dtype());
+  plan->peak_bytes =
+      PlanPeakBytes(*plan, src.mesh(), src.global_shape(), src.dtype(), model->memory_backend());
   if (plan->peak_bytes > options.max_memory) {
     return PlanLimitError(
         PlanLimit::kMaxMemory,

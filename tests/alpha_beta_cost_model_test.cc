@@ -78,9 +78,49 @@ TEST(AlphaBetaCostModelTest, AllReduceIsTwiceTheRing) {
   EXPECT_DOUBLE_EQ(Cost({R, P}, On(1, P, R)), 12 + 0.768);
 }
 
-// Local block 2x16 (128 B): 3 * 2 + 3/4 * 128 / 1000.
-TEST(AlphaBetaCostModelTest, AllToAllMovesTheLocalBlock) {
-  EXPECT_DOUBLE_EQ(Cost({R, S0}, On(1, S0, S1)), 6 + 0.096);
+// Local block 2x16 (128 B), sent to the 3 peers at once, a quarter kept:
+// one hop, 1 * 2 + 3/4 * 128 / 1000 (spec §6.2: concurrent sends).
+TEST(AlphaBetaCostModelTest, AllToAllIsConcurrentSendsOfTheLocalBlock) {
+  EXPECT_DOUBLE_EQ(Cost({R, S0}, On(1, S0, S1)), 2 + 0.096);
+}
+
+// A per-call latency of 5 us is paid once by every communicating call,
+// whatever its group, and by no local step: all_gather 5 + 3 * 2 + 0.384;
+// the group {0,1} gather 5 + 70 + 0.896 (one call, not two); chunk 128 / 4000.
+TEST(AlphaBetaCostModelTest, CallLatencyOncePerCommunicatingStep) {
+  CostProfile p = TestProfile();
+  p.call_us = 5;
+  EXPECT_DOUBLE_EQ(Cost(p, 4, {2, 4}, {8, 16}, {R, S0}, On(1, S0, R)), 5 + 6 + 0.384);
+  EXPECT_DOUBLE_EQ(Cost(p, 4, {2, 4}, {8, 16}, {S0, S0}, MakeStep(MeshDimSet::Of({0, 1}), S0, R)),
+                   5 + 70 + 0.896);
+  EXPECT_DOUBLE_EQ(Cost(p, 4, {2, 4}, {8, 16}, {R, R}, On(1, R, S1)), 128.0 / 4000);
+  EXPECT_EQ(Cost(p, 4, {1, 4}, {8, 16}, {S0, R}, On(0, S0, R)), 0);  // a group of one
+}
+
+// all_to_all and permute are the same kind of exchange: on group {0,1}
+// (n = 8, alpha 10, 500 B/us), S(0)S(0) -> S(1)S(1) as one all_to_all moves
+// 7/8 of the local 1x16 block (64 B) in one hop: 10 + 56 / 500; the permute
+// S(0)S(1) -> S(1)S(0) at most its whole 4x4 block (64 B): 10 + 64 / 500.
+TEST(AlphaBetaCostModelTest, AllToAllAndPermuteAreBothOneExchange) {
+  EXPECT_DOUBLE_EQ(
+      Cost({S0, S0}, MakeGroupStep(std::vector<int>{0, 1}, S0, S1)), 10 + 56.0 / 500);
+  EXPECT_DOUBLE_EQ(Cost({S0, S1}, MakePermute({{0, 1}, {1, 0}})), 10 + 64.0 / 500);
+}
+
+// Bounds (spec §5.2): rings by hops, exchanges and calls shared among the 2
+// mesh dims of size > 1. call 5: all_gather on mesh dim 1 (n = 4, alpha 2)
+// 5/2 + 3 * 2; all_to_all on mesh dim 0 (alpha 10) 5/2 + 10/2; permute
+// 5/2 + 10.
+TEST(AlphaBetaCostModelTest, LowerBoundsShareTheCallAndTheExchangeHop) {
+  CostProfile p = TestProfile();
+  p.call_us = 5;
+  const std::shared_ptr<const CostModel> model = *MakeAlphaBetaCostModel(p, 4);
+  const std::unique_ptr<const BoundCostModel> bound =
+      model->Bind(CostProblem{*DeviceMesh::Create({2, 4}), {8, 16}, 4});
+  EXPECT_DOUBLE_EQ(bound->LowerBound(StepKind::kAllGather, 1), 2.5 + 6);
+  EXPECT_DOUBLE_EQ(bound->LowerBound(StepKind::kAllToAll, 0), 2.5 + 5);
+  EXPECT_DOUBLE_EQ(bound->LowerBound(StepKind::kPermute, 0), 2.5 + 10);
+  EXPECT_EQ(bound->LowerBound(StepKind::kChunk, 0), 0);
 }
 
 // Chunk writes its output, 8x4 (128 B), at 4000 B/us; partition writes the
@@ -143,7 +183,8 @@ TEST(AlphaBetaCostModelTest, UnevenShapesArePaddedToTheLargestChunk) {
 
 TEST(AlphaBetaCostModelTest, FingerprintChangesWithEveryParameter) {
   const std::string base = (*MakeAlphaBetaCostModel(TestProfile(), 4))->fingerprint();
-  std::vector<CostProfile> changed(6, TestProfile());
+  std::vector<CostProfile> changed(7, TestProfile());
+  changed[6].call_us = 1;
   changed[0].name = "other";
   changed[1].intra_host.alpha_us = 2.0000001;
   changed[2].intra_host.beta_gbps = 1.5;

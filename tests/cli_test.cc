@@ -642,7 +642,29 @@ TEST(CliTest, DefaultModeIsNative) {
   Result text = RunReshard({"plan", "--mesh", "2,2", "--shape", "8,8", "--src", "S(0)R", "--dst",
                             "RR"});
   EXPECT_TRUE(absl::StrContains(text.out, "mode:       native")) << text.out;
-  EXPECT_TRUE(absl::StrContains(text.out, "(cost model alpha-beta)")) << text.out;
+  EXPECT_TRUE(absl::StrContains(text.out, "(cost model nccl)")) << text.out;
+}
+
+// --profile names a built-in NCCL profile (spec §6.4); without --cost-model
+// that means the nccl model. A100's LL cap in a host (87.7 GB/s against
+// H100's 141) makes the same gather dearer. An unknown name is exit 2 naming
+// the flag and the built-in names.
+TEST(CliTest, NcclProfilesByName) {
+  const std::vector<std::string> base = {"--mesh", "2,2", "--shape", "64,64", "--src", "S(0)R",
+                                         "--dst", "RR"};
+  std::vector<std::string> a100 = base, h100 = base;
+  a100.insert(a100.end(), {"--profile", "a100-8x200g"});
+  h100.insert(h100.end(), {"--cost-model", "nccl", "--profile", "h100-8x400g"});
+  const json a = PlanJson(a100), h = PlanJson(h100), d = PlanJson(base);
+  EXPECT_EQ(a["mode"], "native") << a;
+  EXPECT_GT(a["cost"].get<double>(), h["cost"].get<double>()) << a << h;
+  EXPECT_EQ(h["cost"], d["cost"]) << h << d;  // h100-8x400g is the default
+  std::vector<std::string> bad = {"plan", "--cost-model", "nccl", "--profile", "nope"};
+  bad.insert(bad.end(), base.begin(), base.end());
+  const Result r = RunReshard(bad);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(r.err, "--profile")) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "h100-8x400g")) << r.err;
 }
 
 // Existing inputs name a pytorch cost model and keep their exact answers.

@@ -82,7 +82,7 @@ TEST(ValidatePlanRequestTest, GreedyInNativeModeNamesAlgorithm) {
 TEST(ResolvedModeTest, TheModelAndTheAlgorithmDecideAnAutoMode) {
   PlanOptions options;
   EXPECT_EQ(ResolvedMode(options), PlanMode::kNative);
-  EXPECT_EQ(ResolvedCostModel(options)->name(), "alpha-beta");
+  EXPECT_EQ(ResolvedCostModel(options)->name(), "nccl");
   options.algorithm = Algorithm::kGreedy;  // greedy is pytorch mode's planner
   EXPECT_EQ(ResolvedMode(options), PlanMode::kPyTorch);
   EXPECT_EQ(ResolvedCostModel(options)->name(), "pytorch");
@@ -91,7 +91,7 @@ TEST(ResolvedModeTest, TheModelAndTheAlgorithmDecideAnAutoMode) {
   EXPECT_EQ(ResolvedMode(options), PlanMode::kPyTorch);
   options.mode = PlanMode::kNative;  // an explicit mode wins
   EXPECT_EQ(ResolvedMode(options), PlanMode::kNative);
-  EXPECT_EQ(DefaultCostModelName(PlanMode::kNative), "alpha-beta");
+  EXPECT_EQ(DefaultCostModelName(PlanMode::kNative), "nccl");
   EXPECT_EQ(DefaultCostModelName(PlanMode::kPyTorch), "pytorch");
 }
 

@@ -46,6 +46,8 @@
 #include "planner/costs/alpha_beta_cost_model.h"
 #include "planner/costs/cost_model.h"
 #include "planner/costs/cost_model_registry.h"
+#include "planner/costs/nccl_cost_model.h"
+#include "planner/costs/nccl_profile.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/layout/dist_state.h"
 #include "planner/layout/dtype.h"
@@ -111,12 +113,25 @@ class CaseGenerator {
     c.options.mode = PlanMode::kNative;
     static constexpr int64_t kDevicesPerHost[] = {1, 4, 8};
     const int64_t per_host = kDevicesPerHost[Uniform(0, 2)];
-    switch (Uniform(0, 2)) {
+    switch (Uniform(0, 3)) {
       case 0: SetModelAndCoordinate(&c, test_util::MakeCollectiveCountCostModel()); break;
       case 1: SetModelAndCoordinate(&c, *MakeCostModel("alpha-beta", per_host)); break;
-      default: SetModelAndCoordinate(&c, *MakeAlphaBetaCostModel(RandomProfile(), per_host));
+      case 2: SetModelAndCoordinate(&c, *MakeAlphaBetaCostModel(RandomProfile(), per_host)); break;
+      default: SetModelAndCoordinate(&c, *MakeNcclCostModel(RandomNcclProfile(), per_host));
     }
     return c;
+  }
+
+  // A built-in NCCL profile (spec §6.4) with 1, 2 or 8 GPUs and 1 or 8 NICs
+  // per host, so that groups span hosts in every way the tiny meshes allow.
+  NcclProfile RandomNcclProfile() {
+    const std::vector<std::string> names = NcclProfileNames();
+    NcclProfile p = *BuiltinNcclProfile(names[Uniform(0, static_cast<int>(names.size()) - 1)]);
+    static constexpr int kGpus[] = {1, 2, 8};
+    p.gpus_per_host = kGpus[Uniform(0, 2)];
+    p.nics_per_host = Uniform(0, 1) == 0 ? 1 : 8;
+    p.amd_cpu = Uniform(0, 1) == 1;
+    return p;
   }
 
   // Spec §5.1's bytes-aware bound: 4-D meshes of 2, 4 or 8 per dim, 2-4
@@ -140,8 +155,9 @@ class CaseGenerator {
 
   CostProfile RandomProfile() {
     std::uniform_real_distribution<double> alpha(0.0, 5.0), beta(0.5, 500.0);
-    return CostProfile{"random", {alpha(rng_), beta(rng_)}, {alpha(rng_), beta(rng_)},
-                       beta(rng_)};
+    CostProfile p{"random", {alpha(rng_), beta(rng_)}, {alpha(rng_), beta(rng_)}, beta(rng_)};
+    p.call_us = 2 * alpha(rng_);  // 0-10 us per call (spec §6.2)
+    return p;
   }
 
  private:
@@ -600,13 +616,20 @@ TEST(PropertyTest, PrunedSearchFindsTheUnprunedPlanOnLargeMeshes) {
 // --- Native mode (spec §4.2, §5.2, §12) ---------------------------------------
 
 // Spec §4.2: the native edges of the case out of a state, leaving out those
-// whose peak memory (step_memory.h) exceeds `max_memory`.
+// whose peak memory (step_memory.h, counted for the backend of the case's
+// model, spec §12) exceeds `max_memory`.
 EdgeFn NativeEdgesOf(const Case& c, int64_t max_memory = std::numeric_limits<int64_t>::max()) {
-  return [&c, max_memory](const DistState& s, std::vector<Step>* out) {
+  const MemoryBackend backend =
+      c.options.cost_model == nullptr
+          ? MemoryBackend::kGloo
+          : c.options.cost_model
+                ->Bind(CostProblem{c.src.mesh(), c.src.global_shape(), ItemSize(c.src.dtype())})
+                ->memory_backend();
+  return [&c, max_memory, backend](const DistState& s, std::vector<Step>* out) {
     std::vector<Step> all;
     AppendNativeTransitions(s, c.dst.state(), c.src.tensor_ndim(), PartialOpsOf(c), &all);
     for (const Step& step : all) {
-      if (StepPeakBytes(s, step, c.src.mesh(), c.src.global_shape(), c.src.dtype()) <=
+      if (StepPeakBytes(s, step, c.src.mesh(), c.src.global_shape(), c.src.dtype(), backend) <=
           max_memory) {
         out->push_back(step);
       }
@@ -677,12 +700,15 @@ TEST(PropertyTest, NativeEdgesAreLegalSteps) {
 // on every native edge (which makes it admissible), under the alpha-beta
 // model, whose LowerBound it uses; random profiles of each link make alpha
 // differ between mesh dims.
-TEST(PropertyTest, NativeRemainingCostBoundIsConsistent) {
-  CaseGenerator gen(0x5eed000b);
+// The check of (f) for the models `model_of` makes.
+void CheckNativeBoundConsistent(uint64_t seed,
+                                const std::function<std::shared_ptr<const CostModel>(
+                                    CaseGenerator&, int)>& model_of) {
+  CaseGenerator gen(seed);
   int edges = 0, useful = 0;
   for (int i = 0; i < kCases; ++i) {
     Case c = gen.NextNative();
-    c.options.cost_model = *MakeAlphaBetaCostModel(gen.RandomProfile(), 1 + i % 8);
+    c.options.cost_model = model_of(gen, i);
     std::unique_ptr<const BoundCostModel> model = ModelFor(c);
     const RemainingCostBound bound(c.dst.state(), *model, RemainingCostBound::Graph::kNative);
     useful += bound.useful();
@@ -705,6 +731,20 @@ TEST(PropertyTest, NativeRemainingCostBoundIsConsistent) {
   }
   EXPECT_GT(useful, kCases / 2);
   EXPECT_GT(edges, 10000);
+}
+
+TEST(PropertyTest, NativeRemainingCostBoundIsConsistent) {
+  CheckNativeBoundConsistent(0x5eed000b, [](CaseGenerator& gen, int i) {
+    return *MakeAlphaBetaCostModel(gen.RandomProfile(), 1 + i % 8);
+  });
+}
+
+// The same under the nccl model (spec §6.4), whose bounds are a share of
+// the smallest latency of any group.
+TEST(PropertyTest, NativeRemainingCostBoundIsConsistentUnderNccl) {
+  CheckNativeBoundConsistent(0x5eed000c, [](CaseGenerator& gen, int i) {
+    return *MakeNcclCostModel(gen.RandomNcclProfile(), 1 + i % 8);
+  });
 }
 
 // (f) Spec §5.2: a native plan is a chain of legal native edges whose cost is

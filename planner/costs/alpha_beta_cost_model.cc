@@ -7,7 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "planner/layout/chunk.h"
+#include "planner/costs/block_bytes.h"
 #include "planner/steps/permute_exchange.h"
 #include "planner/steps/step_bytes.h"
 
@@ -49,20 +49,22 @@ std::string FormatLink(const LinkProfile& link) {
 class AlphaBetaCosts : public BoundCostModel {
  public:
   AlphaBetaCosts(const CostProblem& p, const CostProfile& profile, int64_t devices_per_host)
-      : mesh_(p.mesh),
+      : bytes_(p),
+        mesh_(p.mesh),
         global_shape_(p.global_shape),
-        ndim_(std::min<int>(static_cast<int>(p.global_shape.size()), kMaxTensorDims)),
-        mesh_ndim_(p.mesh.ndim()),
         itemsize_(p.itemsize),
-        memory_bytes_per_us_(profile.memory_gbps * 1e3) {
-    for (int d = 0; d < ndim_; ++d) shape_[d] = p.global_shape[d];
+        mesh_ndim_(p.mesh.ndim()),
+        memory_bytes_per_us_(profile.memory_gbps * 1e3),
+        call_us_(profile.call_us) {
     int64_t total = 1;
     // Spec §6's rule: mesh dims from the last; inter-host once the product exceeds a host.
     for (int m = mesh_ndim_ - 1; m >= 0; --m) {
       size_[m] = p.mesh.size(m);
       total *= size_[m];
       link_[m] = total > devices_per_host ? profile.inter_host : profile.intra_host;
+      sharing_ += size_[m] > 1;
     }
+    sharing_ = std::max(sharing_, 1);
   }
 
   double StepCost(const DistState& current, const Step& step) const override {
@@ -70,20 +72,32 @@ class AlphaBetaCosts : public BoundCostModel {
     LinkProfile link;
     GroupOf(step.group, &n, &link);
     if (step.kind == StepKind::kExchange) return ExchangeCost(current, step, n, link);
-    const double bytes = BytesOf(current, step, n);
+    const double bytes = bytes_(current, step, n);
     if (!IsCommunicating(step.kind)) return bytes / memory_bytes_per_us_;
-    return TimeOnLinkUs(CommunicationTerms(step.kind, static_cast<double>(n), bytes), link);
+    if (n <= 1) return 0;
+    return call_us_ +
+           TimeOnLinkUs(CommunicationTerms(step.kind, static_cast<double>(n), bytes), link);
   }
 
   // The latency part of StepCost on mesh dim m alone (spec §5.2): a ring on
-  // a group G has prod(sizes) - 1 >= sum over G of (size - 1) hops, a
-  // permute one, each at the group's largest alpha; bytes only add. So a
-  // group collective costs at least the sum of its members' bounds and a
-  // permute at least their maximum, as cost_model.h asks of native models.
+  // a group G has prod(sizes) - 1 >= sum over G of (size - 1) hops, each at
+  // the group's largest alpha; bytes only add. An all_to_all or a permute
+  // has one hop whatever the group, and every call one call_us: those are
+  // shared among the mesh dims that can be in a group (size > 1), so that a
+  // group's members sum to at most one of each. A group collective then
+  // costs at least the sum of its members' bounds and a permute at least
+  // their maximum, as cost_model.h asks of native models. The exchange
+  // bound is one call's share and one message at m's alpha: every
+  // communicating step whose group holds m pays at least call_us and one
+  // hop at the group's largest alpha (cost_model.h).
   double LowerBound(StepKind kind, int mesh_dim) const override {
+    if (!IsCommunicating(kind) || size_[mesh_dim] <= 1) return 0;
+    const double share = call_us_ / sharing_;
+    if (kind == StepKind::kExchange) return share + link_[mesh_dim].alpha_us;
+    if (kind == StepKind::kAllToAll) return share + link_[mesh_dim].alpha_us / sharing_;
     const AlphaBetaTerms terms =
         CommunicationTerms(kind, static_cast<double>(size_[mesh_dim]), 0.0);
-    return terms.hops * link_[mesh_dim].alpha_us;
+    return share + terms.hops * link_[mesh_dim].alpha_us;
   }
 
  private:
@@ -102,7 +116,8 @@ class AlphaBetaCosts : public BoundCostModel {
   // logical shape): its messages, at least one (every member takes part in
   // the AllToAllV), and its bytes, the more of sent and received. Exchanges
   // are the goal's edge only, one per state the search expands, so the
-  // routes (which allocate) are computed here rather than precomputed.
+  // routes (which allocate) are computed here rather than precomputed. One
+  // call: call_us on top, as every communicating step.
   double ExchangeCost(const DistState& current, const Step& step, int64_t n,
                       const LinkProfile& link) const {
     if (n <= 1) return 0;
@@ -112,45 +127,17 @@ class AlphaBetaCosts : public BoundCostModel {
     const AlphaBetaTerms terms{std::max<double>(1.0, static_cast<double>(load.max_messages)),
                                itemsize_ * static_cast<double>(
                                                std::max(load.max_sent, load.max_received))};
-    return TimeOnLinkUs(terms, link);
+    return call_us_ + TimeOnLinkUs(terms, link);
   }
 
-  // The bytes §6.2 counts for the step: the padded local block of rank 0
-  // (the largest chunk at every split, as the executor pads), adjusted per kind.
-  double BytesOf(const DistState& current, const Step& step, int64_t n) const {
-    // ceil(ceil(L / a) / b) == ceil(L / (a * b)): the padded block of a tensor
-    // dim depends only on how many ways it is split, not on the order (and
-    // finding the orders would cost more than the rest of this, per edge).
-    int64_t ways[kMaxTensorDims];
-    for (int d = 0; d < ndim_; ++d) ways[d] = 1;
-    for (int m = 0; m < mesh_ndim_; ++m) {
-      const Placement p = current.placement(m);
-      if (p.is_shard() && p.dim() < ndim_) ways[p.dim()] *= size_[m];
-    }
-    int64_t block[kMaxTensorDims];
-    for (int d = 0; d < ndim_; ++d) block[d] = PaddedChunkSize(shape_[d], ways[d]);
-    const int to = step.dst.is_shard() ? step.dst.dim() : -1;
-    if (to >= 0 && to < ndim_) {
-      // Splitting a dim n ways pads it to n equal chunks: the output of a
-      // chunk is one of them, the input of reduce_scatter / all_to_all all n.
-      const int64_t chunk = PaddedChunkSize(block[to], n);
-      if (step.kind == StepKind::kChunk) block[to] = chunk;
-      if (step.kind == StepKind::kReduceScatter || step.kind == StepKind::kAllToAll) {
-        block[to] = chunk * n;
-      }
-    }
-    double bytes = itemsize_;
-    for (int d = 0; d < ndim_; ++d) bytes *= static_cast<double>(block[d]);
-    return step.kind == StepKind::kAllGather ? bytes * static_cast<double>(n) : bytes;
-  }
-
+  BlockBytes bytes_;  // spec §6.2's bytes, one rule with the nccl model
   DeviceMesh mesh_;
   std::vector<int64_t> global_shape_;
-  int ndim_;
-  int mesh_ndim_;
   double itemsize_;
+  int mesh_ndim_;
   double memory_bytes_per_us_;
-  int64_t shape_[kMaxTensorDims] = {};
+  double call_us_;
+  int sharing_ = 0;  // mesh dims of size > 1
   int64_t size_[kMaxMeshDims] = {};
   LinkProfile link_[kMaxMeshDims] = {};
 };
@@ -159,6 +146,7 @@ class AlphaBetaCostModel : public CostModel {
  public:
   AlphaBetaCostModel(CostProfile profile, int64_t devices_per_host)
       : CostModel(absl::StrCat("alpha-beta profile=", profile.name,
+                               absl::StrFormat(" call_us=%.17g", profile.call_us),
                                " intra_host=", FormatLink(profile.intra_host),
                                " inter_host=", FormatLink(profile.inter_host),
                                absl::StrFormat(" memory_gbps=%.17g", profile.memory_gbps),
@@ -191,6 +179,7 @@ absl::Status ValidateCostProfile(const CostProfile& p) {
       return s;
     }
   }
+  if (absl::Status s = CheckNumber("call_us", p.call_us, true); !s.ok()) return s;
   return CheckNumber("memory_gbps", p.memory_gbps, false);
 }
 
@@ -200,6 +189,8 @@ CostProfile DefaultGpuProfile() {
   // Bandwidths: NCCL's ring busBw on H100 NVLink (~370 GB/s) and per
   // NDR 400 Gb/s NIC (46-48 GB/s); latencies: PyTorch's (spec §6).
   // Sources: docs/planner-semantics.md §6.2.
+  // One call: PyTorch's (and NCCL's ring LL) base latency, 6.6 us.
+  p.call_us = 6.6;
   p.intra_host = {0.6, 370};
   p.inter_host = {2.7, 46};
   // A copy reads and writes every byte: half of H100 SXM's 3.35 TB/s HBM3.
@@ -235,11 +226,12 @@ AlphaBetaTerms CommunicationTerms(StepKind kind, double n, double bytes) {
   const double ring = (n - 1) / n * bytes;
   switch (kind) {
     case StepKind::kAllGather:
-    case StepKind::kReduceScatter:
-    case StepKind::kAllToAll: return {n - 1, ring};
+    case StepKind::kReduceScatter: return {n - 1, ring};
     case StepKind::kAllReduce: return {2 * (n - 1), 2 * ring};
-    // One exchange with each peer at once: an upper bound on the bytes sent
-    // (every slice of the local block moves), exact for a pure permutation.
+    // Concurrent sends to every peer: one hop. all_to_all keeps 1/n of its
+    // block; a permute sends at most all of it (an upper bound, exact for a
+    // pure permutation).
+    case StepKind::kAllToAll: return {1, ring};
     case StepKind::kPermute: return {1, bytes};
     // The least an exchange costs: one message of `bytes`. StepCost prices
     // each exchange by its routes (its busiest member's messages and bytes).

@@ -35,6 +35,9 @@ struct CostProfile {
   LinkProfile intra_host;  // mesh dims inside a host
   LinkProfile inter_host;  // mesh dims that cross hosts (spec §6's devices_per_host rule)
   double memory_gbps = 1;  // local copies (chunk, partition): bytes written per second / 1e9
+  // Once per communicating call (a collective's launch and setup), whatever
+  // its size: what makes an extra step cost something (spec §6.2); >= 0.
+  double call_us = 0;
 };
 
 // InvalidArgument naming the bad field ("inter_host.beta_gbps: ...").
@@ -60,6 +63,9 @@ absl::StatusOr<std::shared_ptr<const CostModel>> MakeAlphaBetaCostModel(
 // the local block; exchange: its busiest member's, one message, the least
 // an exchange costs: the model prices each exchange by its routes, spec
 // §6.2); n the group's size. All zero for n <= 1 or a local kind.
+// Ring kinds take n - 1 hops (all_reduce 2(n - 1)); all_to_all and permute
+// are concurrent sends to every peer: one hop. The profile's call_us is
+// added once per call on top (StepCost), not here.
 struct AlphaBetaTerms {
   double hops = 0;
   double link_bytes = 0;

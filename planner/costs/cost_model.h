@@ -19,6 +19,7 @@
 #include "mesh/device_mesh.h"
 #include "planner/layout/dist_state.h"
 #include "planner/steps/step.h"
+#include "planner/steps/step_memory.h"
 
 namespace reshard {
 
@@ -49,6 +50,10 @@ class BoundCostModel {
   // replace any sequence of them (spec §5.2). The default, 0, offers no
   // bound: with 0 for every kind the search is plain Dijkstra.
   virtual double LowerBound(StepKind /*kind*/, int /*mesh_dim*/) const { return 0; }
+
+  // Whose buffers the plan's memory is counted for (step_memory.h, spec
+  // §12): the backend the model describes. Gloo unless a model says so.
+  virtual MemoryBackend memory_backend() const { return MemoryBackend::kGloo; }
 
   // An optional second, bytes-aware bound (spec §5.1). It abstracts a state
   // to its *shard set*, the mask of its Shard mesh dims (what the bytes each

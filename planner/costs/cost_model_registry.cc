@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "planner/costs/alpha_beta_cost_model.h"
+#include "planner/costs/nccl_cost_model.h"
 #include "planner/costs/pytorch_const_cost_model.h"
 #include "planner/costs/pytorch_cost_model.h"
 
@@ -30,6 +31,7 @@ constexpr Entry kModels[] = {
      }},
     {"alpha-beta",
      [](int64_t dph) { return MakeAlphaBetaCostModel(DefaultGpuProfile(), dph); }},
+    {"nccl", [](int64_t dph) { return MakeNcclCostModel(DefaultNcclProfile(), dph); }},
 };
 
 }  // namespace
@@ -60,9 +62,10 @@ std::shared_ptr<const CostModel> DefaultCostModel() {
   return *model;
 }
 
+// Native mode's default (issue 15): NCCL's model of 8x H100 hosts.
 std::shared_ptr<const CostModel> DefaultNativeCostModel() {
   static const auto* const model = new std::shared_ptr<const CostModel>(
-      MakeCostModel("alpha-beta", 8).value_or(nullptr));
+      MakeCostModel("nccl", 8).value_or(nullptr));
   return *model;
 }
 

@@ -7,6 +7,9 @@
 //                    devices per host (which mesh dims cross hosts)
 //   "alpha-beta"     the native model (spec §6.2) with DefaultGpuProfile();
 //                    another profile: alpha_beta_cost_model.h
+//   "nccl"           NCCL's own model (spec §6.4) with DefaultNcclProfile()
+//                    (8x H100, 8x 400 Gb/s NICs per host); another profile:
+//                    nccl_cost_model.h, nccl_profile.h
 //
 //   absl::StatusOr<std::shared_ptr<const CostModel>> model = MakeCostModel("pytorch", 4);
 //   PlanOptions options;
@@ -36,8 +39,8 @@ absl::StatusOr<std::shared_ptr<const CostModel>> MakeCostModel(absl::string_view
 
 // "pytorch" with 8 devices per host: pytorch mode's default.
 std::shared_ptr<const CostModel> DefaultCostModel();
-// "alpha-beta" with its default profile and 8 devices per host: native
-// mode's default.
+// "nccl" with its default profile (h100-8x400g) and 8 devices per host:
+// native mode's default.
 std::shared_ptr<const CostModel> DefaultNativeCostModel();
 
 }  // namespace reshard

@@ -14,13 +14,15 @@ void CompatEdges::Append(const DistState& state, std::vector<Step>* out) const {
 }
 
 NativeEdges::NativeEdges(const DeviceMesh& mesh, std::vector<int64_t> global_shape, DType dtype,
-                         const DistState& goal, unsigned partial_ops, int64_t max_memory)
+                         const DistState& goal, unsigned partial_ops, int64_t max_memory,
+                         MemoryBackend backend)
     : mesh_(mesh),
       global_shape_(std::move(global_shape)),
       dtype_(dtype),
       goal_(goal),
       partial_ops_(partial_ops),
-      max_memory_(max_memory) {}
+      max_memory_(max_memory),
+      backend_(backend) {}
 
 void NativeEdges::Append(const DistState& state, std::vector<Step>* out) const {
   const size_t first = out->size();
@@ -28,7 +30,7 @@ void NativeEdges::Append(const DistState& state, std::vector<Step>* out) const {
                           out);
   if (max_memory_ == std::numeric_limits<int64_t>::max()) return;
   auto too_big = [&](const Step& step) {
-    return StepPeakBytes(state, step, mesh_, global_shape_, dtype_) > max_memory_;
+    return StepPeakBytes(state, step, mesh_, global_shape_, dtype_, backend_) > max_memory_;
   };
   out->erase(std::remove_if(out->begin() + static_cast<long>(first), out->end(), too_big),
              out->end());

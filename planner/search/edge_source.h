@@ -11,6 +11,7 @@
 
 #include "mesh/device_mesh.h"
 #include "planner/layout/dist_state.h"
+#include "planner/steps/step_memory.h"
 #include "planner/layout/dtype.h"
 #include "planner/steps/step.h"
 
@@ -36,12 +37,14 @@ class CompatEdges : public EdgeSource {
 };
 
 // Spec §4.2: the native edges towards `goal`, leaving out every step whose
-// peak memory (step_memory.h) exceeds `max_memory` bytes per rank.
+// peak memory (step_memory.h, counted for `backend`) exceeds `max_memory`
+// bytes per rank.
 class NativeEdges : public EdgeSource {
  public:
   NativeEdges(const DeviceMesh& mesh, std::vector<int64_t> global_shape, DType dtype,
               const DistState& goal, unsigned partial_ops,
-              int64_t max_memory = std::numeric_limits<int64_t>::max());
+              int64_t max_memory = std::numeric_limits<int64_t>::max(),
+              MemoryBackend backend = MemoryBackend::kGloo);
   void Append(const DistState& state, std::vector<Step>* out) const override;
 
  private:
@@ -51,6 +54,7 @@ class NativeEdges : public EdgeSource {
   DistState goal_;
   unsigned partial_ops_;
   int64_t max_memory_;
+  MemoryBackend backend_;
 };
 
 }  // namespace reshard

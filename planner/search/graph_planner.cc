@@ -127,7 +127,8 @@ absl::StatusOr<GraphPath> FindNativePath(const DeviceMesh& mesh,
                                          const BoundCostModel& model, const SearchLimits& limits,
                                          int64_t max_memory) {
   const NativeEdges edges(mesh, std::vector<int64_t>(global_shape.begin(), global_shape.end()),
-                          dtype, dst, src.PartialOps() | dst.PartialOps(), max_memory);
+                          dtype, dst, src.PartialOps() | dst.PartialOps(), max_memory,
+                          model.memory_backend());
   const RemainingCostBound bound(dst, model, RemainingCostBound::Graph::kNative);
   return FindPathOn(edges, src, dst, model, limits, &bound);
 }

@@ -16,6 +16,38 @@ int64_t Numel(absl::Span<const int64_t> shape) {
   return n;
 }
 
+// True when n equal pieces of `shape` along tensor dim `d`, laid out in
+// member order, are the tensor itself: every dim before d has extent 1, so
+// pieces of d are contiguous, and the group's mesh dims split d in
+// ascending order (member order is row-major over ascending mesh dims,
+// spec §11), so member j holds piece j.
+bool PiecesAreTheTensor(absl::Span<const int64_t> shape, int d, const MeshDimList& splits) {
+  for (int i = 0; i < d && i < static_cast<int>(shape.size()); ++i) {
+    if (shape[i] != 1) return false;
+  }
+  return std::is_sorted(splits.begin(), splits.end());
+}
+
+// Spec §12, NCCL: all_gather and reduce_scatter in place.
+int64_t NcclInPlaceBytes(const DistState& state, const Step& step, const DeviceMesh& mesh,
+                         absl::Span<const int64_t> global_shape, int64_t in, int64_t out,
+                         int64_t c, int64_t n) {
+  const std::vector<int64_t> zeros(mesh.ndim(), 0);
+  if (step.kind == StepKind::kAllGather) {
+    const int a = step.src.dim();
+    const bool as_is =
+        out == n * c && PiecesAreTheTensor(LocalShape(mesh, ApplyStep(state, step), global_shape,
+                                                      zeros),
+                                           a, GroupSplitsOf(state, step, a, /*after=*/false));
+    return n * c + (as_is ? 0 : out);
+  }
+  const int b = step.dst.dim();
+  const bool input_as_is =
+      in == n * c && PiecesAreTheTensor(LocalShape(mesh, state, global_shape, zeros), b,
+                                        GroupSplitsOf(state, step, b, /*after=*/true));
+  return n * c + (input_as_is ? 0 : in) + (out == c ? 0 : out);
+}
+
 }  // namespace
 
 int64_t LocalBytes(const DistState& state, const DeviceMesh& mesh,
@@ -25,7 +57,8 @@ int64_t LocalBytes(const DistState& state, const DeviceMesh& mesh,
 }
 
 int64_t StepPeakBytes(const DistState& state, const Step& step, const DeviceMesh& mesh,
-                      absl::Span<const int64_t> global_shape, DType dtype) {
+                      absl::Span<const int64_t> global_shape, DType dtype,
+                      MemoryBackend backend) {
   const int64_t in = LocalBytes(state, mesh, global_shape, dtype);
   const int64_t n = mesh.GroupSize(step.group);
   if (n == 1) return in;
@@ -33,6 +66,10 @@ int64_t StepPeakBytes(const DistState& state, const Step& step, const DeviceMesh
   const std::vector<int64_t> zeros(mesh.ndim(), 0);
   const std::vector<int64_t> logical = LogicalShape(state, step, mesh, global_shape, zeros);
   const int64_t c = Numel(PaddedChunkShape(state, step, logical, mesh)) * ItemSize(dtype);
+  if (backend == MemoryBackend::kNccl &&
+      (step.kind == StepKind::kAllGather || step.kind == StepKind::kReduceScatter)) {
+    return NcclInPlaceBytes(state, step, mesh, global_shape, in, out, c, n);
+  }
   switch (step.kind) {
     case StepKind::kAllGather: return in + c + n * c + out;
     case StepKind::kAllToAll: return in + 2 * n * c + out;
@@ -52,12 +89,13 @@ int64_t StepPeakBytes(const DistState& state, const Step& step, const DeviceMesh
 }
 
 int64_t PlanPeakBytes(const Plan& plan, const DeviceMesh& mesh,
-                      absl::Span<const int64_t> global_shape, DType dtype) {
+                      absl::Span<const int64_t> global_shape, DType dtype,
+                      MemoryBackend backend) {
   if (plan.states.empty()) return 0;
   int64_t peak = LocalBytes(plan.states.front(), mesh, global_shape, dtype);
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     peak = std::max(peak, StepPeakBytes(plan.states[i], plan.steps[i].step, mesh, global_shape,
-                                        dtype));
+                                        dtype, backend));
   }
   return peak;
 }

@@ -19,6 +19,12 @@
 
 namespace reshard {
 
+// Whose buffers a step's peak is counted for (spec §12): Gloo as the
+// executor runs it (separate send and receive buffers), or NCCL, whose
+// all_gather and reduce_scatter run in place. The cost model says which
+// (BoundCostModel::memory_backend, planner/costs/cost_model.h).
+enum class MemoryBackend : uint8_t { kGloo, kNccl };
+
 // Bytes of the largest local shard of a tensor in `state`.
 int64_t LocalBytes(const DistState& state, const DeviceMesh& mesh,
                    absl::Span<const int64_t> global_shape, DType dtype);
@@ -36,12 +42,20 @@ int64_t LocalBytes(const DistState& state, const DeviceMesh& mesh,
 //                   sends plus receives (ExchangeLoadOf: with replicas a rank
 //                   may send its block to several members, more than in)
 //   any step on a group of size 1: in (nothing moves)
+// NCCL (spec §12) runs all_gather and reduce_scatter in place, the rank's
+// piece being its slot of the n*c buffer:
+//   all_gather      n*c, plus out when the buffer is not the output as it is
+//   reduce_scatter  n*c, plus in when the input is not the buffer as it is,
+//                   plus out when the slot is not the output as it is
+// and every other kind as Gloo.
 int64_t StepPeakBytes(const DistState& state, const Step& step, const DeviceMesh& mesh,
-                      absl::Span<const int64_t> global_shape, DType dtype);
+                      absl::Span<const int64_t> global_shape, DType dtype,
+                      MemoryBackend backend = MemoryBackend::kGloo);
 
 // The largest of the source shard and every step's StepPeakBytes.
 int64_t PlanPeakBytes(const Plan& plan, const DeviceMesh& mesh,
-                      absl::Span<const int64_t> global_shape, DType dtype);
+                      absl::Span<const int64_t> global_shape, DType dtype,
+                      MemoryBackend backend = MemoryBackend::kGloo);
 
 }  // namespace reshard
 

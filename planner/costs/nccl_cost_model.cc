@@ -1,0 +1,241 @@
+#include "planner/costs/nccl_cost_model.h"
+
+#include <algorithm>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "planner/costs/block_bytes.h"
+#include "planner/costs/nccl_tuning.h"
+#include "planner/steps/permute_exchange.h"
+#include "planner/steps/step_bytes.h"
+
+namespace reshard {
+namespace {
+
+constexpr int kNumGroups = 1 << kMaxMeshDims;
+
+// Spec §6.4, bound to one problem: one NCCL table per set of mesh dims
+// (at most 2^8), so that StepCost only looks up and compares.
+class NcclCosts : public BoundCostModel {
+ public:
+  NcclCosts(const CostProblem& p, const NcclProfile& profile, int64_t devices_per_host)
+      : bytes_(p),
+        mesh_(p.mesh),
+        global_shape_(p.global_shape),
+        itemsize_(p.itemsize),
+        links_(NcclP2pLinksFor(profile)),
+        memory_bytes_per_us_(profile.memory_gbps * 1e3) {
+    const int groups = 1 << p.mesh.ndim();
+    tunings_.reserve(groups);
+    double min_lat[kNumStepKinds] = {};
+    bool seen = false;
+    for (int bits = 0; bits < groups; ++bits) {
+      span_[bits] = HostSpanOf(p.mesh, MeshDimSet::FromBits(static_cast<uint8_t>(bits)),
+                               devices_per_host);
+      tunings_.emplace_back(profile, span_[bits].ranks, span_[bits].nodes);
+      if (span_[bits].ranks <= 1) continue;
+      double lat[kNumStepKinds] = {};
+      for (StepKind kind : kAllStepKinds) lat[static_cast<int>(kind)] = CallTime(kind, bits, 0);
+      for (int k = 0; k < kNumStepKinds; ++k) {
+        min_lat[k] = seen ? std::min(min_lat[k], lat[k]) : lat[k];
+      }
+      seen = true;
+    }
+    // Spec §6.4 "bounds": a call on a group holding mesh dim m (size > 1)
+    // costs at least the smallest latency of any group; the share of it
+    // per mesh dim sums to at most that over any group.
+    // An exchange may replace any communicating step (cost_model.h): its
+    // bound is the smallest latency of every communicating kind.
+    double min_any = 0;
+    bool any = false;
+    for (StepKind kind : kAllStepKinds) {
+      if (!IsCommunicating(kind)) continue;
+      const double lat = min_lat[static_cast<int>(kind)];
+      min_any = any ? std::min(min_any, lat) : lat;
+      any = true;
+    }
+    min_lat[static_cast<int>(StepKind::kExchange)] = min_any;
+    int sharing = 0;
+    for (int m = 0; m < p.mesh.ndim(); ++m) sharing += p.mesh.size(m) > 1;
+    for (int m = 0; m < p.mesh.ndim(); ++m) {
+      for (int k = 0; k < kNumStepKinds; ++k) {
+        bound_[m][k] = p.mesh.size(m) > 1 ? min_lat[k] / sharing : 0;
+      }
+    }
+  }
+
+  double StepCost(const DistState& current, const Step& step) const override {
+    const int bits = step.group.bits();
+    if (step.kind == StepKind::kExchange) return ExchangeCost(current, step, bits);
+    const double bytes = bytes_(current, step, span_[bits].ranks);
+    if (!IsCommunicating(step.kind)) return bytes / memory_bytes_per_us_;
+    return CallTime(step.kind, bits, bytes);
+  }
+
+  double LowerBound(StepKind kind, int mesh_dim) const override {
+    return bound_[mesh_dim][static_cast<int>(kind)];
+  }
+
+  // NCCL runs all_gather and reduce_scatter in place (spec §12).
+  MemoryBackend memory_backend() const override { return MemoryBackend::kNccl; }
+
+ private:
+  // NCCL's price of one call on the group `bits` moving `bytes` (§6.2's
+  // bytes: NCCL's nBytes for collectives, the local block for exchanges).
+  double CallTime(StepKind kind, int bits, double bytes) const {
+    const HostSpan& s = span_[bits];
+    if (s.ranks <= 1) return 0;
+    const NcclTuning& t = tunings_[bits];
+    switch (kind) {
+      case StepKind::kAllGather: return t.Time(NcclFunc::kAllGather, bytes).time_us;
+      case StepKind::kReduceScatter: return t.Time(NcclFunc::kReduceScatter, bytes).time_us;
+      case StepKind::kAllReduce: return t.Time(NcclFunc::kAllReduce, bytes).time_us;
+      case StepKind::kAllToAll:
+      case StepKind::kPermute: return NcclP2pTimeUs(links_, Exchange(kind, s, bytes));
+      // The least an exchange costs: one message of `bytes` (StepCost prices
+      // each exchange by its routes, ExchangeCost).
+      case StepKind::kExchange: return NcclP2pTimeUs(links_, Messages(s, 1, bytes));
+      case StepKind::kChunk:
+      case StepKind::kPartition: return 0;
+    }
+    return 0;
+  }
+
+  // The peer messages of an exchange of a `bytes` local block: all_to_all
+  // sends 1/n of it to each peer; a permute at most all of it, spread over
+  // at most every peer (an upper bound, as §6.2's).
+  static NcclP2pCall Exchange(StepKind kind, const HostSpan& s, double bytes) {
+    const double n = static_cast<double>(s.ranks);
+    const double share = kind == StepKind::kAllToAll ? bytes / n : bytes / (n - 1);
+    NcclP2pCall call;
+    call.intra_peers = s.local - 1;
+    call.inter_peers = s.ranks - s.local;
+    call.intra_bytes = share * static_cast<double>(call.intra_peers);
+    call.inter_bytes = share * static_cast<double>(call.inter_peers);
+    return call;
+  }
+
+  // Spec §6.4: an exchange is one grouped send/recv like a permute, priced
+  // from its routes (§11.1) in the group of the rank at coordinate 0 (the
+  // largest logical shape): its busiest member's messages (at least one)
+  // and bytes (the more of sent and received). Exchanges are the goal's
+  // edge only, so the routes (which allocate) are computed here.
+  double ExchangeCost(const DistState& current, const Step& step, int bits) const {
+    const HostSpan& s = span_[bits];
+    if (s.ranks <= 1) return 0;
+    const std::vector<int64_t> zeros(mesh_.ndim(), 0);
+    const RouteLoad load = ExchangeLoadOf(
+        current, step, mesh_, LogicalShape(current, step, mesh_, global_shape_, zeros));
+    const double bytes =
+        itemsize_ * static_cast<double>(std::max(load.max_sent, load.max_received));
+    return NcclP2pTimeUs(links_, Messages(s, std::max<int64_t>(1, load.max_messages), bytes));
+  }
+
+  // `messages` peer messages carrying `bytes` in all, split between the
+  // host's peers and other hosts' in the group's proportion (a permute's
+  // split when every peer gets one: Exchange), the network's rounded up.
+  static NcclP2pCall Messages(const HostSpan& s, int64_t messages, double bytes) {
+    const int64_t peers = s.ranks - 1;
+    const int64_t remote = s.ranks - s.local;
+    NcclP2pCall call;
+    call.inter_peers = std::min(messages, (messages * remote + peers - 1) / peers);
+    call.intra_peers = messages - call.inter_peers;
+    const double each = bytes / static_cast<double>(messages);
+    call.intra_bytes = each * static_cast<double>(call.intra_peers);
+    call.inter_bytes = each * static_cast<double>(call.inter_peers);
+    return call;
+  }
+
+  BlockBytes bytes_;
+  DeviceMesh mesh_;
+  std::vector<int64_t> global_shape_;
+  double itemsize_;
+  NcclP2pLinks links_;
+  double memory_bytes_per_us_;
+  HostSpan span_[kNumGroups];
+  std::vector<NcclTuning> tunings_;
+  double bound_[kMaxMeshDims][kNumStepKinds] = {};
+};
+
+class NcclCostModel : public CostModel {
+ public:
+  NcclCostModel(NcclProfile profile, int64_t devices_per_host)
+      : CostModel(Fingerprint(profile, devices_per_host)),
+        profile_(std::move(profile)),
+        devices_per_host_(devices_per_host) {}
+
+  std::unique_ptr<const BoundCostModel> Bind(const CostProblem& problem) const override {
+    return std::make_unique<NcclCosts>(problem, profile_, devices_per_host_);
+  }
+  bool prices_native_steps() const override { return true; }
+
+ private:
+  static std::string Fingerprint(const NcclProfile& p, int64_t devices_per_host) {
+    return absl::StrCat(
+        "nccl profile=", p.name, " arch=", GpuArchName(p.arch), " gpus_per_host=", p.gpus_per_host,
+        absl::StrFormat(" nvlink_gbps=%.17g", p.nvlink_gbps), " nvswitch=", p.nvswitch ? 1 : 0,
+        " nics_per_host=", p.nics_per_host, absl::StrFormat(" nic_gbps=%.17g", p.nic_gbps),
+        " amd_cpu=", p.amd_cpu ? 1 : 0, absl::StrFormat(" memory_gbps=%.17g", p.memory_gbps),
+        " devices_per_host=", devices_per_host);
+  }
+
+  NcclProfile profile_;
+  int64_t devices_per_host_;
+};
+
+}  // namespace
+
+namespace {
+
+// Rank 0's group members, row-major offsets; only those below `limit` (the
+// offsets only grow, so pruning keeps every member below it).
+std::vector<int64_t> MembersBelow(const DeviceMesh& mesh, MeshDimSet group, int64_t limit) {
+  std::vector<int64_t> ranks = {0};
+  int64_t stride = 1;
+  for (int m = mesh.ndim() - 1; m >= 0; --m) {
+    if (group.Contains(m)) {
+      const size_t before = ranks.size();
+      for (int64_t i = 1; i < mesh.size(m) && i * stride < limit; ++i) {
+        for (size_t j = 0; j < before; ++j) {
+          if (ranks[j] + i * stride < limit) ranks.push_back(ranks[j] + i * stride);
+        }
+      }
+    }
+    stride *= mesh.size(m);
+  }
+  return ranks;
+}
+
+}  // namespace
+
+HostSpan HostSpanOf(const DeviceMesh& mesh, MeshDimSet group, int64_t devices_per_host) {
+  HostSpan span;
+  span.ranks = mesh.GroupSize(group);
+  span.local = static_cast<int64_t>(MembersBelow(mesh, group, devices_per_host).size());
+  if (span.ranks <= (int64_t{1} << 16)) {
+    std::unordered_set<int64_t> hosts;
+    for (int64_t r : MembersBelow(mesh, group, mesh.num_ranks())) hosts.insert(r / devices_per_host);
+    span.nodes = static_cast<int64_t>(hosts.size());
+  } else {
+    // Huge groups: as many hosts as rank 0's share fills (exact when hosts
+    // hold whole blocks of the group, as on meshes whose trailing dims make
+    // a host).
+    span.nodes = (span.ranks + span.local - 1) / span.local;
+  }
+  return span;
+}
+
+absl::StatusOr<std::shared_ptr<const CostModel>> MakeNcclCostModel(const NcclProfile& profile,
+                                                                   int64_t devices_per_host) {
+  if (absl::Status s = ValidateNcclProfile(profile); !s.ok()) return s;
+  if (devices_per_host < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("devices per host: ", devices_per_host, "; must be >= 1"));
+  }
+  return std::make_shared<const NcclCostModel>(profile, devices_per_host);
+}
+
+}  // namespace reshard
