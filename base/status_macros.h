@@ -17,12 +17,11 @@
 
 // Evaluates `expr` (an absl::Status) once and returns it from the enclosing
 // function unless it is OK.
-#define RESHARD_RETURN_IF_ERROR(expr)                        \
-  do {                                                       \
-    if (::absl::Status reshard_status_ = (expr);             \
-        !reshard_status_.ok()) {                             \
-      return reshard_status_;                                \
-    }                                                        \
+#define RESHARD_RETURN_IF_ERROR(expr)                                     \
+  do {                                                                    \
+    if (::absl::Status reshard_status_ = (expr); !reshard_status_.ok()) { \
+      return reshard_status_;                                             \
+    }                                                                     \
   } while (false)
 
 // Evaluates `rexpr` (an absl::StatusOr<T>) once; returns its status from the

@@ -41,17 +41,27 @@ enum class Step { kAllGather, kAllToAll, kAllReduce, kReduceScatter, kChunk };
 // Source and destination layouts of each step on a 1-D mesh.
 const char* SrcOf(Step s) {
   switch (s) {
-    case Step::kAllGather: case Step::kAllToAll: return "S(0)";
-    case Step::kAllReduce: case Step::kReduceScatter: return "P(sum)";
-    case Step::kChunk: return "R";
+    case Step::kAllGather:
+    case Step::kAllToAll:
+      return "S(0)";
+    case Step::kAllReduce:
+    case Step::kReduceScatter:
+      return "P(sum)";
+    case Step::kChunk:
+      return "R";
   }
   return "";
 }
 const char* DstOf(Step s) {
   switch (s) {
-    case Step::kAllGather: case Step::kAllReduce: return "R";
-    case Step::kAllToAll: return "S(1)";
-    case Step::kReduceScatter: case Step::kChunk: return "S(0)";
+    case Step::kAllGather:
+    case Step::kAllReduce:
+      return "R";
+    case Step::kAllToAll:
+      return "S(1)";
+    case Step::kReduceScatter:
+    case Step::kChunk:
+      return "S(0)";
   }
   return "";
 }

@@ -70,8 +70,9 @@ int PublishedTable(const std::string& path) {
     std::cerr << path << ": cannot read\n";
     return 2;
   }
-  std::printf("| collective | GPUs (hosts x per host) | size | published | model | error | "
-              "model's choice | source |\n|---|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "| collective | GPUs (hosts x per host) | size | published | model | error | "
+      "model's choice | source |\n|---|---|---|---|---|---|---|---|\n");
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#') continue;
@@ -101,9 +102,9 @@ int PublishedTable(const std::string& path) {
       choice = absl::StrCat(NcclAlgoName(c.algo), "/", NcclProtoName(c.proto));
     }
     std::printf("| %s | %lld (%lld x %lld) %s | %s | %s %s | %.4g %s | %+.0f%% | %s | %s |\n",
-                p.collective.c_str(), static_cast<long long>(p.gpus),
-                static_cast<long long>(hosts), static_cast<long long>(std::min(p.gpus, p.per_host)),
-                p.profile.c_str(), Size(p.bytes).c_str(), absl::StrFormat("%g", p.value).c_str(),
+                p.collective.c_str(), static_cast<long long>(p.gpus), static_cast<long long>(hosts),
+                static_cast<long long>(std::min(p.gpus, p.per_host)), p.profile.c_str(),
+                Size(p.bytes).c_str(), absl::StrFormat("%g", p.value).c_str(),
                 p.unit == "us" ? "us" : "GB/s busbw", model, p.unit == "us" ? "us" : "GB/s",
                 (model / p.value - 1) * 100, choice.c_str(), p.source.c_str());
   }
@@ -138,8 +139,10 @@ absl::StatusOr<std::string> CaseRow(const nlohmann::json& c) {
   if (!mesh.ok()) return mesh.status();
   absl::StatusOr<DType> dtype = ParseDType(c.at("dtype").get<std::string>());
   if (!dtype.ok()) return dtype.status();
-  absl::StatusOr<DistSpec> src = DistSpec::Parse(*mesh, c.at("src").get<std::string>(), shape, *dtype);
-  absl::StatusOr<DistSpec> dst = DistSpec::Parse(*mesh, c.at("dst").get<std::string>(), shape, *dtype);
+  absl::StatusOr<DistSpec> src =
+      DistSpec::Parse(*mesh, c.at("src").get<std::string>(), shape, *dtype);
+  absl::StatusOr<DistSpec> dst =
+      DistSpec::Parse(*mesh, c.at("dst").get<std::string>(), shape, *dtype);
   if (!src.ok()) return src.status();
   if (!dst.ok()) return dst.status();
   absl::StatusOr<std::shared_ptr<const CostModel>> model =
@@ -181,9 +184,10 @@ int CasesTable(const std::string& path) {
     std::cerr << path << ": cannot read\n";
     return 2;
   }
-  std::printf("| case | mesh | tensor | src -> dst | native plan | native us | pytorch plan | "
-              "pytorch us | pytorch / native | group step |\n"
-              "|---|---|---|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "| case | mesh | tensor | src -> dst | native plan | native us | pytorch plan | "
+      "pytorch us | pytorch / native | group step |\n"
+      "|---|---|---|---|---|---|---|---|---|---|\n");
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty()) continue;

@@ -40,12 +40,14 @@ Case MakeCase(int mesh_ndim, int tensor_ndim, bool reversed_order, bool partial)
   DeviceMesh mesh = *DeviceMesh::Create(sizes);
   std::string src, dst;
   for (int m = 0; m < mesh_ndim; ++m) {
-    std::string k = reversed_order && mesh_ndim > 1 ? absl::StrCat("[", mesh_ndim - 1 - m, "]") : "";
+    std::string k =
+        reversed_order && mesh_ndim > 1 ? absl::StrCat("[", mesh_ndim - 1 - m, "]") : "";
     absl::StrAppend(&src, "S(0)", k);
     if (m == 0 && mesh_ndim > 1) {
       absl::StrAppend(&dst, partial ? "P(sum)" : "R");
     } else {
-      std::string kd = reversed_order && mesh_ndim > 2 ? absl::StrCat("[", mesh_ndim - 1 - m, "]") : "";
+      std::string kd =
+          reversed_order && mesh_ndim > 2 ? absl::StrCat("[", mesh_ndim - 1 - m, "]") : "";
       absl::StrAppend(&dst, "S(", tensor_ndim - 1, ")", kd);
     }
   }
@@ -167,7 +169,10 @@ void BM_CostMatrixPairByPair(benchmark::State& state) {
 }
 
 void MatrixSizes(benchmark::internal::Benchmark* b) {
-  b->ArgNames({"mesh_dims", "layouts"})->Args({3, 64})->Args({4, 128})->Unit(benchmark::kMillisecond);
+  b->ArgNames({"mesh_dims", "layouts"})
+      ->Args({3, 64})
+      ->Args({4, 128})
+      ->Unit(benchmark::kMillisecond);
 }
 
 // The cases of bench/data/hard4d.jsonl (run from the workspace root, or pass
@@ -195,8 +200,7 @@ std::vector<HardCase> LoadHardCases(PlanMode mode) {
     options.algorithm = Algorithm::kGraph;
     options.coordinate = j["coordinate"].get<std::vector<int64_t>>();
     cases.push_back({*DistSpec::Parse(mesh, j["src"].get<std::string>(), shape, dtype),
-                     *DistSpec::Parse(mesh, j["dst"].get<std::string>(), shape, dtype),
-                     options});
+                     *DistSpec::Parse(mesh, j["dst"].get<std::string>(), shape, dtype), options});
   }
   return cases;
 }

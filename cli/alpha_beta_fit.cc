@@ -32,8 +32,8 @@ absl::StatusOr<LinkProfile> FitLink(absl::Span<const TimedCollective> samples) {
   double hh = 0, hb = 0, bb = 0, h1 = 0, b1 = 0;
   for (const TimedCollective& s : samples) {
     if (!(s.time_us > 0) || s.n < 2) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("fit: a timing of ", s.time_us, " us on ", s.n, " ranks; need > 0 us, >= 2 ranks"));
+      return absl::InvalidArgumentError(absl::StrCat("fit: a timing of ", s.time_us, " us on ", s.n,
+                                                     " ranks; need > 0 us, >= 2 ranks"));
     }
     const Row r = RowOf(s);
     hh += r.h * r.h;

@@ -25,7 +25,7 @@ namespace reshard {
 // One measured collective: `bytes` as spec §6.2 counts them for the kind.
 struct TimedCollective {
   StepKind kind = StepKind::kAllGather;
-  int64_t n = 2;      // the group's size, >= 2
+  int64_t n = 2;  // the group's size, >= 2
   double bytes = 0;
   double time_us = 0;  // > 0
   double min_us = 0;   // the spread over repeats (calibrate); not fitted

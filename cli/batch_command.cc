@@ -31,9 +31,9 @@ CommandResult RunBatch(const FlagValues& flags, const std::vector<std::string>&)
   if (flags.Has("max-states")) {
     absl::StatusOr<int64_t> n = ParseInt("max-states", flags.Get("max-states"));
     if (!n.ok() || *n < 1) {
-      return Fail(absl::StrCat("--max-states: \"", flags.Get("max-states"),
-                               "\" is not a positive integer"),
-                  kExitBadInput);
+      return Fail(
+          absl::StrCat("--max-states: \"", flags.Get("max-states"), "\" is not a positive integer"),
+          kExitBadInput);
     }
     max_states = *n;
   }
@@ -74,9 +74,9 @@ CommandResult RunBatch(const FlagValues& flags, const std::vector<std::string>&)
     out.clear();
     if (r == LineReader::kTooLong) {
       AppendResultJson(nlohmann::json(),
-                       absl::InvalidArgumentError(absl::StrCat(
-                           "line ", reader.number(), ": longer than ", kMaxBatchLineBytes,
-                           " bytes, the limit of a batch line")),
+                       absl::InvalidArgumentError(
+                           absl::StrCat("line ", reader.number(), ": longer than ",
+                                        kMaxBatchLineBytes, " bytes, the limit of a batch line")),
                        &out);
     } else {
       AppendCaseResult(text, max_states, &out, &profiles, max_edges);

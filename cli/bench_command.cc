@@ -16,7 +16,6 @@
 #include "base/status_macros.h"
 #include "base/utf8.h"
 #include "cli/bench_pricing.h"
-#include "harness/bench_run.h"
 #include "cli/case_json.h"
 #include "cli/collective_timing.h"
 #include "cli/commands.h"
@@ -24,6 +23,7 @@
 #include "cli/help.h"
 #include "cli/host_memory.h"
 #include "cli/receive_bound.h"
+#include "harness/bench_run.h"
 #include "harness/ground_truth.h"
 #include "nlohmann/json.hpp"
 #include "planner/planner.h"
@@ -61,8 +61,8 @@ absl::Status ParseModes(const FlagValues& flags, BenchSettings* s) {
   for (size_t i = 0; i < s->modes.size(); ++i) {
     const std::string& m = s->modes[i];
     if (m != "native" && m != "pytorch") {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--modes: unknown mode \"", Abbreviate(m, 64), "\" (known: native, pytorch)"));
+      return absl::InvalidArgumentError(absl::StrCat("--modes: unknown mode \"", Abbreviate(m, 64),
+                                                     "\" (known: native, pytorch)"));
     }
     if (std::find(s->modes.begin(), s->modes.begin() + i, m) != s->modes.begin() + i) {
       return absl::InvalidArgumentError(absl::StrCat("--modes: \"", m, "\" is given twice"));
@@ -101,8 +101,8 @@ absl::StatusOr<BenchSettings> ParseSettings(const FlagValues& flags) {
   }
   s.format = flags.Get("format", "text");
   if (s.format != "text" && s.format != "json") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--format: unknown format \"", Abbreviate(s.format, 64), "\" (known: text, json)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--format: unknown format \"", Abbreviate(s.format, 64), "\" (known: text, json)"));
   }
   s.dry_run = flags.Has("dry-run");
   s.processes = flags.Has("processes");
@@ -149,19 +149,21 @@ absl::StatusOr<PreparedCase> WithData(const BenchSettings& s, PlannedMode m) {
   c.src = s.request.src;
   c.dst = s.request.dst;
   c.data_seed = static_cast<uint64_t>(s.seed);
-  RESHARD_ASSIGN_OR_RETURN(
-      LocalTensor global,
-      TestTensor(c.dtype, c.shape, c.data_seed, m.request.src.mesh().num_ranks()));
-  return PreparedCase{std::move(c), std::move(m.request.src), std::move(m.request.dst),
-                      std::move(m.request.options), std::move(m.plan), std::move(global)};
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor global, TestTensor(c.dtype, c.shape, c.data_seed,
+                                                          m.request.src.mesh().num_ranks()));
+  return PreparedCase{std::move(c),
+                      std::move(m.request.src),
+                      std::move(m.request.dst),
+                      std::move(m.request.options),
+                      std::move(m.plan),
+                      std::move(global)};
 }
 
 // The plan re-priced step by step under this machine's model (native
 // mode's, settings.pricing): the predicted time, microseconds.
 double PredictedUs(const BenchSettings& s, const PlannedMode& p) {
-  const std::unique_ptr<const BoundCostModel> bound =
-      s.pricing.model->Bind(CostProblem{p.request.src.mesh(), p.request.src.global_shape(),
-                              ItemSize(p.request.src.dtype())});
+  const std::unique_ptr<const BoundCostModel> bound = s.pricing.model->Bind(CostProblem{
+      p.request.src.mesh(), p.request.src.global_shape(), ItemSize(p.request.src.dtype())});
   double cost = 0;
   for (size_t i = 0; i < p.plan.steps.size(); ++i) {
     cost += bound->StepCost(p.plan.states[i], p.plan.steps[i].step);
@@ -270,11 +272,11 @@ std::string TextTable(const std::vector<ModeReport>& reports) {
     auto cell = [&](double (*pick)(std::vector<double>)) {
       return us.empty() ? std::string("-") : absl::StrFormat("%.1f", pick(us));
     };
-    absl::StrAppend(&out, absl::StrFormat("%-8s %11s %11s %11s %13.1f %16d %12d %14.6g  %s\n",
-                                          r.mode, cell(Median), cell(Min), cell(Max),
-                                          r.predicted_us, r.measured.bytes_sent_max,
-                                          r.peak_bytes_max, r.modeled_cost,
-                                          r.measured.verified ? "yes" : "NO"));
+    absl::StrAppend(
+        &out,
+        absl::StrFormat("%-8s %11s %11s %11s %13.1f %16d %12d %14.6g  %s\n", r.mode, cell(Median),
+                        cell(Min), cell(Max), r.predicted_us, r.measured.bytes_sent_max,
+                        r.peak_bytes_max, r.modeled_cost, r.measured.verified ? "yes" : "NO"));
   }
   absl::StrAppend(&out, "\n");
   for (const ModeReport& r : reports) {
@@ -285,10 +287,10 @@ std::string TextTable(const std::vector<ModeReport>& reports) {
   for (const ModeReport& r : reports) absl::StrAppend(&out, r.mode, " trace: ", r.trace, "\n");
   if (reports.size() == 2 && !reports[0].measured.run_us.empty() &&
       !reports[1].measured.run_us.empty()) {
-    absl::StrAppend(&out, absl::StrFormat("%s median / %s median: %.3f\n", reports[1].mode,
-                                          reports[0].mode,
-                                          Median(reports[1].measured.run_us) /
-                                              Median(reports[0].measured.run_us)));
+    absl::StrAppend(
+        &out,
+        absl::StrFormat("%s median / %s median: %.3f\n", reports[1].mode, reports[0].mode,
+                        Median(reports[1].measured.run_us) / Median(reports[0].measured.run_us)));
   }
   return out;
 }
@@ -319,11 +321,12 @@ absl::StatusOr<std::vector<PlannedMode>> PlanModes(const BenchSettings& s) {
 
 // Runs the prepared modes (or, with --rank, one rank of them) and reports.
 CommandResult RunAndReport(const BenchSettings& s, const FlagValues& flags,
-                 const std::vector<std::string>& args, std::vector<ModeReport> reports,
-                 const std::vector<PreparedCase>& prepared) {
+                           const std::vector<std::string>& args, std::vector<ModeReport> reports,
+                           const std::vector<PreparedCase>& prepared) {
   if (flags.Has("rank")) {  // hidden: a child of --processes
     absl::StatusOr<int64_t> rank = ParseInt("rank", flags.Get("rank"));
-    if (!rank.ok() || !flags.Has("store-dir")) return Fail("--rank needs --store-dir", kExitBadInput);
+    if (!rank.ok() || !flags.Has("store-dir"))
+      return Fail("--rank needs --store-dir", kExitBadInput);
     return RunBenchChild(prepared, s.repeat,
                          ChildRank{*rank, flags.Get("store-dir"), flags.Get("job", "case0")},
                          Launch(s, args));
@@ -361,8 +364,14 @@ CommandResult RunBenchmark(const FlagValues& flags, const std::vector<std::strin
   std::vector<ModeReport> reports;
   for (const PlannedMode& m : *planned) {
     const auto [model, profile] = PlannedWith(*s, m.mode);
-    reports.push_back({m.mode, m.plan.Trace(), m.plan.cost, PredictedUs(*s, m), model, profile,
-                       m.plan.peak_bytes, {}});
+    reports.push_back({m.mode,
+                       m.plan.Trace(),
+                       m.plan.cost,
+                       PredictedUs(*s, m),
+                       model,
+                       profile,
+                       m.plan.peak_bytes,
+                       {}});
   }
   const bool child = flags.Has("rank");
   if (s->format == "text" && !child) {
@@ -387,7 +396,8 @@ CommandResult RunBenchmark(const FlagValues& flags, const std::vector<std::strin
 }
 
 // reshard bench --help before FLAGS.
-constexpr char kAbout[] = R"txt(reshard bench: run each mode's plan on real data and compare them, measured.
+constexpr char kAbout[] =
+    R"txt(reshard bench: run each mode's plan on real data and compare them, measured.
 
 Plans the redistribution in each mode, runs every plan on Gloo (TCP on
 127.0.0.1) with the same deterministic data, checks every rank's result
@@ -421,50 +431,49 @@ USAGE
 }  // namespace
 
 Command BenchCommand() {
-  return {
-      "bench",
-      "run each mode's plan on real data (Gloo on this machine), check it and compare the "
-      "modes, measured",
-      kAbout,
-      {
-          {"mesh", "SIZES", "required, as for reshard plan"},
-          {"shape", "SIZES", "required, as for reshard plan"},
-          {"src", "LAYOUT", "required, as for reshard plan"},
-          {"dst", "LAYOUT", "required, as for reshard plan"},
-          {"dtype", "NAME", "f32; f64 f32 f16 bf16 i64 i32 i16 i8 u8 (bool without Partial)"},
-          {"modes", "LIST", "native,pytorch; the modes to run, in this order"},
-          {"repeat", "N", "5; timed rounds (1 to 1000)"},
-          {"cost-model", "NAME",
-           "pytorch; pytorch mode's cost model (pytorch, pytorch-const or alpha-beta)"},
-          {"profile", "FILE",
-           "this machine's profile (reshard calibrate --out FILE), for native mode's plans and "
-           "predicted_us; or builtin; default: the default path above, else builtin"},
-          {"devices-per-host", "N", "8; as for reshard plan"},
-          {"seed", "N", "0; the data seed"},
-          {"format", "FORMAT",
-           "text (a table) or json (one object per mode per line: mode, trace, modeled_cost, "
-           "native_model_cost (the same as predicted_us), bytes_sent_max, peak_bytes_max, "
-           "measured_us {median, min, max}, verified, predicted_us, cost_model and profile "
-           "(what the mode planned with; profile null for none))"},
-          {"dry-run", "",
-           "plan and check the flags, print the receive lower bound (text, or json "
-           "{\"receive_bound_max\", \"receive_bound_total\"}) and each mode's trace, but run "
-           "nothing"},
-          {"processes", "", "one process per rank (a file store in a temporary directory)"},
-          {"timeout", "S", "30; seconds a rank waits for its peers"},
-          {"max-ranks", "N",
-           "64; refuse meshes with more ranks (each is a thread or process with sockets to its "
-           "peers)"},
-          {"max-memory", "BYTES",
-           "refuse a case whose host memory for all modes, counted from the plans before "
-           "anything is allocated, exceeds this (K, M, G, T suffixes; default half of this "
-           "machine's memory or of ulimit -v)"},
-          // A child rank of --processes (harness/run_ranks.h).
-          {"rank", "R", "", /*hidden=*/true},
-          {"store-dir", "DIR", "", /*hidden=*/true},
-          {"job", "NAME", "", /*hidden=*/true},
-      },
-      absl::StrCat(R"txt(EXIT CODES
+  return {"bench",
+          "run each mode's plan on real data (Gloo on this machine), check it and compare the "
+          "modes, measured",
+          kAbout,
+          {
+              {"mesh", "SIZES", "required, as for reshard plan"},
+              {"shape", "SIZES", "required, as for reshard plan"},
+              {"src", "LAYOUT", "required, as for reshard plan"},
+              {"dst", "LAYOUT", "required, as for reshard plan"},
+              {"dtype", "NAME", "f32; f64 f32 f16 bf16 i64 i32 i16 i8 u8 (bool without Partial)"},
+              {"modes", "LIST", "native,pytorch; the modes to run, in this order"},
+              {"repeat", "N", "5; timed rounds (1 to 1000)"},
+              {"cost-model", "NAME",
+               "pytorch; pytorch mode's cost model (pytorch, pytorch-const or alpha-beta)"},
+              {"profile", "FILE",
+               "this machine's profile (reshard calibrate --out FILE), for native mode's plans and "
+               "predicted_us; or builtin; default: the default path above, else builtin"},
+              {"devices-per-host", "N", "8; as for reshard plan"},
+              {"seed", "N", "0; the data seed"},
+              {"format", "FORMAT",
+               "text (a table) or json (one object per mode per line: mode, trace, modeled_cost, "
+               "native_model_cost (the same as predicted_us), bytes_sent_max, peak_bytes_max, "
+               "measured_us {median, min, max}, verified, predicted_us, cost_model and profile "
+               "(what the mode planned with; profile null for none))"},
+              {"dry-run", "",
+               "plan and check the flags, print the receive lower bound (text, or json "
+               "{\"receive_bound_max\", \"receive_bound_total\"}) and each mode's trace, but run "
+               "nothing"},
+              {"processes", "", "one process per rank (a file store in a temporary directory)"},
+              {"timeout", "S", "30; seconds a rank waits for its peers"},
+              {"max-ranks", "N",
+               "64; refuse meshes with more ranks (each is a thread or process with sockets to its "
+               "peers)"},
+              {"max-memory", "BYTES",
+               "refuse a case whose host memory for all modes, counted from the plans before "
+               "anything is allocated, exceeds this (K, M, G, T suffixes; default half of this "
+               "machine's memory or of ulimit -v)"},
+              // A child rank of --processes (harness/run_ranks.h).
+              {"rank", "R", "", /*hidden=*/true},
+              {"store-dir", "DIR", "", /*hidden=*/true},
+              {"job", "NAME", "", /*hidden=*/true},
+          },
+          absl::StrCat(R"txt(EXIT CODES
   0  every mode ran and its result was verified
   1  a mode failed to run or gave a wrong result (its verified is false;
      the reason is on stderr), or the output could not be written
@@ -474,9 +483,9 @@ Command BenchCommand() {
      graph search hit its bound
 
 )txt",
-                   ModesHelp()),
-      "reshard bench",
-      RunBenchmark};
+                       ModesHelp()),
+          "reshard bench",
+          RunBenchmark};
 }
 
 }  // namespace reshard

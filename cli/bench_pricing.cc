@@ -60,17 +60,17 @@ absl::StatusOr<BenchPricing> ResolveBenchPricing(const std::string& flag,
   if (flag.empty() && !path.empty() && std::filesystem::exists(path, ignored)) {
     absl::StatusOr<LoadedProfile> loaded = ReadLoadedProfileFile(path);
     if (!loaded.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "the default profile ", loaded.status().message(),
-          " (fix or remove it, or give --profile builtin)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("the default profile ", loaded.status().message(),
+                       " (fix or remove it, or give --profile builtin)"));
     }
     return FromLoaded(*loaded, path, "the default path", devices_per_host);
   }
   const nlohmann::json object = nlohmann::json::parse(kBuiltinJson);
   absl::StatusOr<LoadedProfile> loaded = LoadedProfileFromJson(object, "built-in profile");
   if (!loaded.ok()) return loaded.status();  // a build error: tests read it too
-  return FromLoaded(*loaded, absl::StrCat("built-in ", loaded->measured.machine.name),
-                    "built in", devices_per_host);
+  return FromLoaded(*loaded, absl::StrCat("built-in ", loaded->measured.machine.name), "built in",
+                    devices_per_host);
 }
 
 }  // namespace reshard

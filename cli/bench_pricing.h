@@ -44,8 +44,7 @@ const char* BuiltinGlooProfileJson();
 // --profile when the file cannot be read or is invalid; a default-path file
 // that is invalid is an error too (naming the path), rather than silently
 // ignored.
-absl::StatusOr<BenchPricing> ResolveBenchPricing(const std::string& flag,
-                                                 int64_t devices_per_host);
+absl::StatusOr<BenchPricing> ResolveBenchPricing(const std::string& flag, int64_t devices_per_host);
 
 }  // namespace reshard
 

@@ -77,8 +77,8 @@ constexpr char kDefaultSizes[] = "4K,16K,64K,256K,1M,4M,16M,64M";
 // profile, which must be valid UTF-8, and into plans' fingerprints.
 absl::Status CheckName(const std::string& name) {
   if (name.empty() || !IsValidUtf8(name)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--name: \"", Abbreviate(name, 64), "\" must be non-empty valid UTF-8"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--name: \"", Abbreviate(name, 64), "\" must be non-empty valid UTF-8"));
   }
   for (unsigned char c : name) {
     if (c < 0x20 || c == 0x7f) {
@@ -101,13 +101,15 @@ absl::StatusOr<CalibrateSettings> ParseSettings(const FlagValues& flags) {
   CalibrateSettings s;
   RESHARD_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, ParseIntList("mesh", flags.Get("mesh")));
   absl::StatusOr<DeviceMesh> mesh = DeviceMesh::Create(sizes);
-  if (!mesh.ok()) return absl::InvalidArgumentError(absl::StrCat("--mesh: ", mesh.status().message()));
+  if (!mesh.ok())
+    return absl::InvalidArgumentError(absl::StrCat("--mesh: ", mesh.status().message()));
   s.mesh = *mesh;
   RESHARD_ASSIGN_OR_RETURN(int64_t max_ranks, BoundedFlag(flags, "max-ranks", "16", 1, 4096));
   if (s.mesh.num_ranks() > max_ranks) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--mesh: ", s.mesh.ToString(), " has ", s.mesh.num_ranks(), " ranks, more than --max-ranks ",
-        max_ranks, " (each rank is a thread or process; raise --max-ranks)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--mesh: ", s.mesh.ToString(), " has ", s.mesh.num_ranks(),
+                     " ranks, more than --max-ranks ", max_ranks,
+                     " (each rank is a thread or process; raise --max-ranks)"));
   }
   if (s.mesh.num_ranks() < 2) {
     return absl::InvalidArgumentError(
@@ -160,10 +162,12 @@ LaunchOptions Launch(const CalibrateSettings& s) {
   LaunchOptions launch;
   launch.on = s.processes ? RanksOn::kProcesses : RanksOn::kThreads;
   launch.gloo = s.gloo;
-  launch.child_args = {"reshard", "calibrate", "--mesh", absl::StrJoin(s.mesh.sizes(), ","),
-                       "--sizes", absl::StrJoin(s.sizes, ","), "--repeat",
-                       absl::StrCat(s.repeat), "--max-ranks", absl::StrCat(s.mesh.num_ranks()),
-                       "--timeout", absl::StrCat(absl::ToInt64Seconds(s.gloo.timeout))};
+  launch.child_args = {"reshard",     "calibrate",
+                       "--mesh",      absl::StrJoin(s.mesh.sizes(), ","),
+                       "--sizes",     absl::StrJoin(s.sizes, ","),
+                       "--repeat",    absl::StrCat(s.repeat),
+                       "--max-ranks", absl::StrCat(s.mesh.num_ranks()),
+                       "--timeout",   absl::StrCat(absl::ToInt64Seconds(s.gloo.timeout))};
   // Each collective is bounded by the timeout; allow for many of them.
   launch.wait = 4 * s.gloo.timeout + absl::Seconds(30);
   return launch;
@@ -200,7 +204,10 @@ CommandResult Calibrate(const CalibrateSettings& s) {
   if (!times.ok()) return Fail(times.status().ToString(), kExitInternal);
   const std::vector<TimedCollective> samples = CombineRanks(probes, *times, s.repeat);
   const int64_t largest = *std::max_element(s.sizes.begin(), s.sizes.end());
-  const CalibrationRun run{s.name, s.mesh.sizes(), s.sizes, s.repeat,
+  const CalibrationRun run{s.name,
+                           s.mesh.sizes(),
+                           s.sizes,
+                           s.repeat,
                            s.processes ? "processes" : "threads",
                            MeasureCopyGbps(std::max<int64_t>(largest, 1 << 20), s.repeat)};
   absl::StatusOr<json> profile = ReportCalibration(run, probes, samples, std::cout);
@@ -253,32 +260,31 @@ USAGE
 }  // namespace
 
 Command CalibrateCommand() {
-  return {
-      "calibrate",
-      "time the collectives on this machine and write a measured cost profile "
-      "(version 2: --cost-model measured or alpha-beta --profile FILE; spec §6.2, §6.3)",
-      kAbout,
-      {
-          {"mesh", "SIZES", "required; the mesh whose groups are timed, e.g. 2,4"},
-          {"out", "FILE",
-           "required; the profile to write (JSON, see README), replaced atomically (a "
-           "temporary file, then a rename)"},
-          {"sizes", "LIST",
-           "4K,16K,64K,256K,1M,4M,16M,64M; message sizes in bytes (K, M suffixes), as spec "
-           "§6.2 counts them per kind"},
-          {"repeat", "N", "5; timed runs per kind, group and size (after a warm-up)"},
-          {"processes", "",
-           "one process per rank (a file store in a temporary directory) instead of one "
-           "thread per rank"},
-          {"max-ranks", "N", "16; refuse a larger mesh (each rank is a thread or process)"},
-          {"name", "NAME", "gloo-loopback; the profile's name (printable UTF-8)"},
-          {"timeout", "SECONDS", "60; how long a rank waits for its peers"},
-          // A child rank of --processes (harness/run_ranks.h).
-          {"rank", "R", "", /*hidden=*/true},
-          {"store-dir", "DIR", "", /*hidden=*/true},
-          {"job", "NAME", "", /*hidden=*/true},
-      },
-      R"txt(Flags, --name and --out are checked before anything is timed. The profile's
+  return {"calibrate",
+          "time the collectives on this machine and write a measured cost profile "
+          "(version 2: --cost-model measured or alpha-beta --profile FILE; spec §6.2, §6.3)",
+          kAbout,
+          {
+              {"mesh", "SIZES", "required; the mesh whose groups are timed, e.g. 2,4"},
+              {"out", "FILE",
+               "required; the profile to write (JSON, see README), replaced atomically (a "
+               "temporary file, then a rename)"},
+              {"sizes", "LIST",
+               "4K,16K,64K,256K,1M,4M,16M,64M; message sizes in bytes (K, M suffixes), as spec "
+               "§6.2 counts them per kind"},
+              {"repeat", "N", "5; timed runs per kind, group and size (after a warm-up)"},
+              {"processes", "",
+               "one process per rank (a file store in a temporary directory) instead of one "
+               "thread per rank"},
+              {"max-ranks", "N", "16; refuse a larger mesh (each rank is a thread or process)"},
+              {"name", "NAME", "gloo-loopback; the profile's name (printable UTF-8)"},
+              {"timeout", "SECONDS", "60; how long a rank waits for its peers"},
+              // A child rank of --processes (harness/run_ranks.h).
+              {"rank", "R", "", /*hidden=*/true},
+              {"store-dir", "DIR", "", /*hidden=*/true},
+              {"job", "NAME", "", /*hidden=*/true},
+          },
+          R"txt(Flags, --name and --out are checked before anything is timed. The profile's
 "fit" section records how it was measured (mesh, sizes, repeats, held-out
 checks). Ranks share this machine's cores, so the numbers describe Gloo on
 this machine under its current load, not a network.
@@ -288,8 +294,8 @@ EXIT CODES
   1  timing, fitting or writing the profile failed
   2  bad flags (nothing was timed or written)
 )txt",
-      "reshard calibrate",
-      RunCalibrate};
+          "reshard calibrate",
+          RunCalibrate};
 }
 
 }  // namespace reshard

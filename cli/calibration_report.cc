@@ -39,8 +39,8 @@ json PrintTable(const MeasuredTable& t, const LinkProfile& machine, HeldOutError
                 std::ostream& out) {
   out << absl::StrFormat("\n%s on %d ranks (groups %s); fit alpha %.1f us, beta %.3f GB/s\n",
                          StepKindName(t.kind), t.n, t.group, t.fit.alpha_us, t.fit.beta_gbps);
-  out << absl::StrFormat("%12s %12s %12s %12s %14s %8s %14s %8s\n", "bytes", "median_us",
-                         "min_us", "max_us", "held_out_us", "error", "alpha_beta_us", "error");
+  out << absl::StrFormat("%12s %12s %12s %12s %14s %8s %14s %8s\n", "bytes", "median_us", "min_us",
+                         "max_us", "held_out_us", "error", "alpha_beta_us", "error");
   const std::vector<HeldOut> held = HeldOutPredictions(t);
   json rows = json::array();
   for (size_t i = 0; i < t.samples.size(); ++i) {
@@ -56,8 +56,8 @@ json PrintTable(const MeasuredTable& t, const LinkProfile& machine, HeldOutError
       held_error = absl::StrFormat("%+.1f%%", 100 * e);
       row["held_out_us"] = held[i].predicted_us;
     }
-    out << absl::StrFormat("%12.0f %12.1f %12.1f %12.1f %14s %8s %14.1f %+7.1f%%\n", s.bytes,
-                           s.us, s.min_us, s.max_us, held_cell, held_error, ab,
+    out << absl::StrFormat("%12.0f %12.1f %12.1f %12.1f %14s %8s %14.1f %+7.1f%%\n", s.bytes, s.us,
+                           s.min_us, s.max_us, held_cell, held_error, ab,
                            100 * RelativeError(ab, s.us));
     rows.push_back(row);
   }
@@ -74,15 +74,16 @@ absl::StatusOr<json> ReportCalibration(const CalibrationRun& run, const std::vec
   profile.machine = {run.name, machine, machine, run.memory_gbps};
   profile.tables = BuildTables(probes, samples, machine);
   if (absl::Status s = ValidateMeasuredProfile(profile); !s.ok()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the measurements make no valid profile (", s.message(), "); use more --sizes"));
+    return absl::FailedPreconditionError(absl::StrCat("the measurements make no valid profile (",
+                                                      s.message(), "); use more --sizes"));
   }
   out << "measured tables (median, min and max over repeats of the slowest rank's time;\n"
          "held_out_us: the table's price for that size without its sample, * beyond the\n"
          "others, so by the fitted formula; alpha_beta_us: the machine-wide alpha-beta fit)\n";
   HeldOutErrors errors;
   json checks = json::array();
-  for (const MeasuredTable& t : profile.tables) checks.push_back(PrintTable(t, machine, &errors, out));
+  for (const MeasuredTable& t : profile.tables)
+    checks.push_back(PrintTable(t, machine, &errors, out));
   out << absl::StrFormat(
       "\nheld-out error, interpolated sizes: %s\nheld-out error, extrapolated sizes: %s\n"
       "alpha-beta machine fit (alpha %.2f us, beta %.3f GB/s), error on every size: %s\n"
@@ -90,20 +91,20 @@ absl::StatusOr<json> ReportCalibration(const CalibrationRun& run, const std::vec
       Summary(errors.inside), Summary(errors.outside), machine.alpha_us, machine.beta_gbps,
       Summary(errors.machine), run.memory_gbps);
   json result = MeasuredProfileToJson(profile);
-  result["fit"] = {
-      {"tool", "reshard calibrate"},
-      {"backend", "gloo (TCP on loopback)"},
-      {"ranks", run.ranks},
-      {"mesh", run.mesh},
-      {"sizes_bytes", run.sizes},
-      {"repeat", run.repeat},
-      {"method", "per kind and group size, each size's median over repeats of the slowest "
-                 "rank's time (spec 6.3); intra_host and inter_host: least squares on the "
-                 "relative error of spec 6.2's formulas over every sample"},
-      {"held_out_interpolated_abs_error_median",
-       errors.inside.empty() ? json(nullptr) : json(Median(errors.inside))},
-      {"alpha_beta_abs_error_median", Median(errors.machine)},
-      {"checks", checks}};
+  result["fit"] = {{"tool", "reshard calibrate"},
+                   {"backend", "gloo (TCP on loopback)"},
+                   {"ranks", run.ranks},
+                   {"mesh", run.mesh},
+                   {"sizes_bytes", run.sizes},
+                   {"repeat", run.repeat},
+                   {"method",
+                    "per kind and group size, each size's median over repeats of the slowest "
+                    "rank's time (spec 6.3); intra_host and inter_host: least squares on the "
+                    "relative error of spec 6.2's formulas over every sample"},
+                   {"held_out_interpolated_abs_error_median",
+                    errors.inside.empty() ? json(nullptr) : json(Median(errors.inside))},
+                   {"alpha_beta_abs_error_median", Median(errors.machine)},
+                   {"checks", checks}};
   return result;
 }
 

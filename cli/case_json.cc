@@ -1,17 +1,17 @@
 #include "cli/case_json.h"
 
 #include <algorithm>
-#include <memory>
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
 #include "base/status_macros.h"
 #include "base/utf8.h"
 #include "cli/nccl_profile_json.h"
@@ -29,14 +29,14 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr const char* kKeys[] = {"id",  "mesh",      "shape",      "dtype",
-                                 "src", "dst",       "algorithm",  "cost_model",
-                                 "devices_per_host", "profile", "coordinate", "expected",
-                                 "mode", "max_memory", "max_edges"};
+constexpr const char* kKeys[] = {"id",        "mesh",       "shape",
+                                 "dtype",     "src",        "dst",
+                                 "algorithm", "cost_model", "devices_per_host",
+                                 "profile",   "coordinate", "expected",
+                                 "mode",      "max_memory", "max_edges"};
 // Deeper JSON than this is not a case; refusing it early keeps a hostile line
 // from exhausting the stack in the recursive parts of the JSON library.
 constexpr int kMaxJsonDepth = 16;
-
 
 // The value as JSON text, shortened (at a character boundary) for an error message.
 std::string Shown(const json& v) { return Abbreviate(v.dump(), 40); }
@@ -54,8 +54,7 @@ absl::Status GetInt(const json& v, absl::string_view key, int64_t* out) {
     *out = v.get<int64_t>();
     return absl::OkStatus();
   }
-  return FieldError(key, FieldStyle::kJsonKey,
-                    absl::StrCat("expected an integer, got ", Shown(v)));
+  return FieldError(key, FieldStyle::kJsonKey, absl::StrCat("expected an integer, got ", Shown(v)));
 }
 
 absl::Status GetIntList(const json& v, absl::string_view key, std::vector<int64_t>* out) {
@@ -86,8 +85,8 @@ absl::Status GetString(const json& v, absl::string_view key, std::string* out) {
 absl::StatusOr<Algorithm> AlgorithmOrError(absl::string_view name) {
   std::optional<Algorithm> a = ParseAlgorithm(name);
   if (a) return *a;
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown algorithm \"", Abbreviate(name, 64), "\" (known: auto, graph, greedy)"));
+  return absl::InvalidArgumentError(absl::StrCat("unknown algorithm \"", Abbreviate(name, 64),
+                                                 "\" (known: auto, graph, greedy)"));
 }
 
 // Deepest nesting of [ and { outside strings; stops counting past the limit.
@@ -96,9 +95,12 @@ int JsonDepth(absl::string_view text) {
   bool in_string = false, escaped = false;
   for (char c : text) {
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
@@ -109,7 +111,6 @@ int JsonDepth(absl::string_view text) {
   }
   return max_depth;
 }
-
 
 // The JSON parser keeps integers beyond 64 bits only as doubles; echoing such
 // an id would print other digits than the request's.
@@ -122,7 +123,6 @@ absl::Status CheckId(const json& id) {
                    "64 bits); give big ids as strings"));
 }
 
-
 }  // namespace
 
 // A JSON string literal: quotes, backslashes and control characters escaped,
@@ -134,10 +134,18 @@ void AppendJsonString(absl::string_view text, std::string* out) {
   out->push_back('"');
   for (char c : s) {
     switch (c) {
-      case '"': out->append("\\\""); break;
-      case '\\': out->append("\\\\"); break;
-      case '\n': out->append("\\n"); break;
-      case '\t': out->append("\\t"); break;
+      case '"':
+        out->append("\\\"");
+        break;
+      case '\\':
+        out->append("\\\\");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      case '\t':
+        out->append("\\t");
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           absl::StrAppend(out, absl::StrFormat("\\u%04x", static_cast<unsigned char>(c)));
@@ -189,9 +197,10 @@ absl::StatusOr<std::shared_ptr<const CostModel>> ModelFromProfile(const RequestF
 // used when the request names none: a profile without a model names the
 // nccl model's parameters when it is a built-in NCCL profile's name, else
 // alpha-beta's (a file, as reshard calibrate writes).
-absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromFields(
-    const RequestFields& r, absl::string_view default_name, FieldStyle style,
-    ProfileCache* profiles) {
+absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromFields(const RequestFields& r,
+                                                                     absl::string_view default_name,
+                                                                     FieldStyle style,
+                                                                     ProfileCache* profiles) {
   // Issue 15: a built-in NCCL profile's name means the nccl model.
   const std::vector<std::string> nccl_profiles = NcclProfileNames();
   const bool nccl_profile =
@@ -204,18 +213,19 @@ absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromFields(
   models.push_back("measured");  // needs a profile, so MakeCostModel does not make it
   if (std::find(models.begin(), models.end(), name) == models.end()) {
     return FieldError("cost_model", style,
-                      absl::StrCat("unknown cost model \"", Abbreviate(name, 64), "\" (known: ",
-                                   absl::StrJoin(models, ", "), ")"));
+                      absl::StrCat("unknown cost model \"", Abbreviate(name, 64),
+                                   "\" (known: ", absl::StrJoin(models, ", "), ")"));
   }
   if (r.devices_per_host < 1) {
     return FieldError("devices_per_host", style,
                       absl::StrCat("must be at least 1, got ", r.devices_per_host));
   }
   if (name == "measured" && r.profile.empty()) {
-    return FieldError("profile", style,
-                      absl::StrCat("the measured cost model prices from a calibrated profile; "
-                                   "give one (", FieldName("profile", style),
-                                   " FILE, written by reshard calibrate)"));
+    return FieldError(
+        "profile", style,
+        absl::StrCat("the measured cost model prices from a calibrated profile; "
+                     "give one (",
+                     FieldName("profile", style), " FILE, written by reshard calibrate)"));
   }
   if (r.profile.empty()) {
     absl::StatusOr<std::shared_ptr<const CostModel>> model =
@@ -230,12 +240,12 @@ absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromFields(
     return MakeNcclCostModel(*profile, r.devices_per_host);
   }
   if (name != "alpha-beta" && name != "measured") {
-    return FieldError("profile", style,
-                      absl::StrCat("a profile sets the alpha-beta, nccl or measured cost model's "
-                                   "parameters, but ",
-                                   FieldName("cost_model", style), " is \"", Abbreviate(name, 64),
-                                   "\" (use ", FieldName("cost_model", style),
-                                   " alpha-beta, nccl or measured)"));
+    return FieldError(
+        "profile", style,
+        absl::StrCat("a profile sets the alpha-beta, nccl or measured cost model's "
+                     "parameters, but ",
+                     FieldName("cost_model", style), " is \"", Abbreviate(name, 64), "\" (use ",
+                     FieldName("cost_model", style), " alpha-beta, nccl or measured)"));
   }
   return ModelFromProfile(r, name, style, profiles);
 }
@@ -271,7 +281,8 @@ absl::StatusOr<PlanRequest> RequestFromFields(const RequestFields& r, FieldStyle
   if (!dtype.ok()) return FieldError("dtype", style, dtype.status().message());
   // The shape alone, checked on an all-Replicate spec so that its errors are
   // not blamed on --src.
-  if (absl::StatusOr<DistSpec> s = DistSpec::Create(*mesh, DistState(mesh->ndim()), r.shape, *dtype);
+  if (absl::StatusOr<DistSpec> s =
+          DistSpec::Create(*mesh, DistState(mesh->ndim()), r.shape, *dtype);
       !s.ok()) {
     return FieldError("shape", style, s.status().message());
   }
@@ -296,16 +307,15 @@ absl::StatusOr<Plan> PlanFromFields(const RequestFields& r, FieldStyle style,
 
 absl::Status RequestFromJson(const json& object, RequestFields* r) {
   if (!object.is_object()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("expected a JSON object, got ", Shown(object)));
+    return absl::InvalidArgumentError(absl::StrCat("expected a JSON object, got ", Shown(object)));
   }
   for (const auto& [key, value] : object.items()) {
     bool known = false;
     for (const char* k : kKeys) known = known || key == k;
     if (!known) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "unknown key \"", Abbreviate(key, 64), "\" (known: ", absl::StrJoin(std::begin(kKeys), std::end(kKeys), ", "),
-          ")"));
+          "unknown key \"", Abbreviate(key, 64),
+          "\" (known: ", absl::StrJoin(std::begin(kKeys), std::end(kKeys), ", "), ")"));
     }
   }
   for (const char* required : {"mesh", "shape", "src", "dst"}) {
@@ -367,7 +377,8 @@ void AppendStepJson(const TransformInfo& info, std::string* out) {
     }
     absl::StrAppend(out, ",\"moves\":[", absl::StrJoin(items, ","), "]");
   } else if (!step.entries.empty()) {
-    for (int i = 0; i < step.entries.size(); ++i) items.push_back(absl::StrCat(step.entries.mesh_dim(i)));
+    for (int i = 0; i < step.entries.size(); ++i)
+      items.push_back(absl::StrCat(step.entries.mesh_dim(i)));
     absl::StrAppend(out, ",\"order\":[", absl::StrJoin(items, ","), "]");
   }
   out->push_back('}');
@@ -384,9 +395,9 @@ absl::Status CheckFinite(const Plan& plan) {
   bool finite = std::isfinite(plan.cost);
   for (const TransformInfo& info : plan.steps) finite = finite && std::isfinite(info.cost);
   if (finite) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      "cost_model: the plan's cost is not finite (", FormatCost(plan.cost),
-      "); the cost model's parameters make a step's price overflow"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("cost_model: the plan's cost is not finite (", FormatCost(plan.cost),
+                   "); the cost model's parameters make a step's price overflow"));
 }
 
 }  // namespace
@@ -436,8 +447,9 @@ void AppendCaseResult(const json& object, int64_t max_states, std::string* out,
 void AppendCaseResult(absl::string_view line, int64_t max_states, std::string* out,
                       ProfileCache* profiles, int64_t max_edges) {
   if (JsonDepth(line) > kMaxJsonDepth) {
-    return AppendResultJson(json(), absl::InvalidArgumentError(absl::StrCat(
-                                         "malformed JSON: nested deeper than ", kMaxJsonDepth)),
+    return AppendResultJson(json(),
+                            absl::InvalidArgumentError(
+                                absl::StrCat("malformed JSON: nested deeper than ", kMaxJsonDepth)),
                             out);
   }
   json object;

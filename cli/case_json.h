@@ -23,8 +23,8 @@
 #include "nlohmann/json.hpp"
 #include "planner/costs/cost_model.h"
 #include "planner/layout/dist_spec.h"
-#include "planner/steps/plan.h"
 #include "planner/planner.h"
+#include "planner/steps/plan.h"
 
 namespace reshard {
 
@@ -45,7 +45,7 @@ struct RequestFields {
   std::vector<int64_t> coordinate;  // empty: all zeros
   int64_t max_states = 1000000;     // PlanOptions::max_expanded_states
   int64_t max_edges = kDefaultMaxSearchEdges;  // PlanOptions::max_search_edges
-  std::optional<int64_t> max_memory;  // PlanOptions::max_memory, bytes; none: no limit
+  std::optional<int64_t> max_memory;           // PlanOptions::max_memory, bytes; none: no limit
 };
 
 // The planning options of `fields` (mode, algorithm, cost model with its
@@ -74,8 +74,8 @@ inline constexpr size_t kMaxBatchLineBytes = 1 << 20;
 
 // Reads a batch line's object into *request. Keys: id, mesh, shape, dtype, src,
 // dst, algorithm, cost_model, devices_per_host, profile, coordinate, mode,
-// max_memory (null means the default), max_edges, and "expected", which is ignored so that test-data files can be
-// fed to `reshard batch` as they are. InvalidArgument naming the key on an
+// max_memory (null means the default), max_edges, and "expected", which is ignored so that
+// test-data files can be fed to `reshard batch` as they are. InvalidArgument naming the key on an
 // unknown or missing key or a value of the wrong type.
 absl::Status RequestFromJson(const nlohmann::json& object, RequestFields* request);
 
@@ -91,19 +91,16 @@ void AppendJsonString(absl::string_view text, std::string* out);
 // golden files keep their prefix); or id, ok=false, error, and "limit" (the
 // library field, e.g. "max_search_edges") when a limit was hit. Written directly
 // rather than through a JSON DOM: `reshard batch` throughput depends on it.
-void AppendResultJson(const nlohmann::json& id, const absl::StatusOr<Plan>& plan,
-                      std::string* out);
+void AppendResultJson(const nlohmann::json& id, const absl::StatusOr<Plan>& plan, std::string* out);
 
 // One case end to end, as `reshard batch` does for each line; never fails:
 // problems become {"ok": false, "error": ...}. `max_states` and `max_edges`
 // bound the graph search (a line's "max_edges" key overrides the latter).
 void AppendCaseResult(const nlohmann::json& object, int64_t max_states, std::string* out,
-                      ProfileCache* profiles = nullptr,
-                      int64_t max_edges = kDefaultMaxSearchEdges);
+                      ProfileCache* profiles = nullptr, int64_t max_edges = kDefaultMaxSearchEdges);
 // The same from the line's text (malformed JSON is an error result with id null).
 void AppendCaseResult(absl::string_view line, int64_t max_states, std::string* out,
-                      ProfileCache* profiles = nullptr,
-                      int64_t max_edges = kDefaultMaxSearchEdges);
+                      ProfileCache* profiles = nullptr, int64_t max_edges = kDefaultMaxSearchEdges);
 
 // Shortest text that reads back as the same double, always with a "." or an
 // exponent, as Python's repr writes it ("7.202718569887132", "0.0", "1e-05").

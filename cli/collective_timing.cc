@@ -11,8 +11,7 @@ namespace reshard {
 namespace {
 
 constexpr StepKind kTimedKinds[] = {StepKind::kAllGather, StepKind::kReduceScatter,
-                                    StepKind::kAllReduce, StepKind::kAllToAll,
-                                    StepKind::kPermute};
+                                    StepKind::kAllReduce, StepKind::kAllToAll, StepKind::kPermute};
 
 // Every set of mesh dims whose dims all have more than one rank: single
 // dims first, then larger sets, each in ascending bit order.
@@ -41,17 +40,20 @@ absl::Status Shift(Communicator& comm, const Probe& p, std::vector<float>& a,
   return comm.AllToAllV(p.group, a.data(), send, b.data(), recv, DType::kF32);
 }
 
-absl::Status Run(Communicator& comm, const Probe& p, std::vector<float>& a,
-                 std::vector<float>& b) {
+absl::Status Run(Communicator& comm, const Probe& p, std::vector<float>& a, std::vector<float>& b) {
   switch (p.kind) {
-    case StepKind::kAllGather: return comm.AllGather(p.group, a.data(), b.data(), p.count, DType::kF32);
+    case StepKind::kAllGather:
+      return comm.AllGather(p.group, a.data(), b.data(), p.count, DType::kF32);
     case StepKind::kReduceScatter:
       return comm.ReduceScatter(p.group, a.data(), b.data(), p.count, DType::kF32, ReduceOp::kSum);
     case StepKind::kAllReduce:
       return comm.AllReduce(p.group, a.data(), p.count, DType::kF32, ReduceOp::kSum);
-    case StepKind::kAllToAll: return comm.AllToAll(p.group, a.data(), b.data(), p.count, DType::kF32);
-    case StepKind::kPermute: return Shift(comm, p, a, b);
-    default: return absl::InternalError("calibrate: not a timed collective");
+    case StepKind::kAllToAll:
+      return comm.AllToAll(p.group, a.data(), b.data(), p.count, DType::kF32);
+    case StepKind::kPermute:
+      return Shift(comm, p, a, b);
+    default:
+      return absl::InternalError("calibrate: not a timed collective");
   }
 }
 
@@ -70,8 +72,7 @@ std::vector<Probe> MakeProbes(const DeviceMesh& mesh, const std::vector<int64_t>
     for (StepKind kind : kTimedKinds) {
       // §6.2's bytes are n chunks of `count` but for all_reduce and permute
       // (one local block).
-      const int64_t chunks =
-          kind == StepKind::kAllReduce || kind == StepKind::kPermute ? 1 : n;
+      const int64_t chunks = kind == StepKind::kAllReduce || kind == StepKind::kPermute ? 1 : n;
       for (int64_t size : sizes) {
         const int64_t count = std::max<int64_t>(1, size / 4 / chunks);
         probes.push_back({kind, group, n, count, static_cast<double>(count * 4 * chunks)});
@@ -81,8 +82,7 @@ std::vector<Probe> MakeProbes(const DeviceMesh& mesh, const std::vector<int64_t>
   return probes;
 }
 
-absl::StatusOr<std::vector<double>> TimeProbes(Communicator& comm,
-                                               const std::vector<Probe>& probes,
+absl::StatusOr<std::vector<double>> TimeProbes(Communicator& comm, const std::vector<Probe>& probes,
                                                int64_t repeat) {
   int64_t elements = 1;
   for (const Probe& p : probes) elements = std::max(elements, p.n * p.count);
@@ -130,8 +130,8 @@ double MeasureCopyGbps(int64_t bytes, int64_t repeat) {
     std::memcpy(to.data(), from.data(), bytes);
     volatile char sink = to[bytes - 1];  // the copy is used: not optimised away
     (void)sink;
-    us.push_back(
-        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+    us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+                     .count());
   }
   // bytes per microsecond = 1e-3 GB/s
   return static_cast<double>(bytes) / std::max(Median(us), 1e-3) / 1e3;

@@ -36,8 +36,7 @@ std::vector<Probe> MakeProbes(const DeviceMesh& mesh, const std::vector<int64_t>
 // This rank's part: each probe once to warm up, then `repeat` times, each
 // after a barrier over the whole mesh. Microseconds, probe-major
 // (times[p * repeat + r]). Collective: every rank must call it alike.
-absl::StatusOr<std::vector<double>> TimeProbes(Communicator& comm,
-                                               const std::vector<Probe>& probes,
+absl::StatusOr<std::vector<double>> TimeProbes(Communicator& comm, const std::vector<Probe>& probes,
                                                int64_t repeat);
 
 // Per probe: the median over repeats of the slowest rank's time (a

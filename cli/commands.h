@@ -34,13 +34,16 @@ inline constexpr int kExitNoPlan = 3;
 // bound, or --max-memory), or an internal error / a failed case.
 inline int ExitCodeFor(const absl::Status& status) {
   switch (status.code()) {
-    case absl::StatusCode::kInvalidArgument: return kExitBadInput;
+    case absl::StatusCode::kInvalidArgument:
+      return kExitBadInput;
     case absl::StatusCode::kNotFound:
     case absl::StatusCode::kResourceExhausted:
     // A plan that cannot run (R->P(prod), harness/prepared_case.h
     // CheckRunnable): verify skips such a case with 3, and bench exits 3 too.
-    case absl::StatusCode::kUnimplemented: return kExitNoPlan;
-    default: return kExitInternal;
+    case absl::StatusCode::kUnimplemented:
+      return kExitNoPlan;
+    default:
+      return kExitInternal;
   }
 }
 
@@ -50,9 +53,9 @@ absl::Status Fail(absl::string_view message, int exit_code);
 
 // One flag: --name VALUE, or a switch when `value` is empty.
 struct FlagSpec {
-  std::string name;   // without the leading "--"
-  std::string value;  // the value's placeholder in --help, e.g. "SIZES"
-  std::string help;   // one paragraph, wrapped when printed
+  std::string name;     // without the leading "--"
+  std::string value;    // the value's placeholder in --help, e.g. "SIZES"
+  std::string help;     // one paragraph, wrapped when printed
   bool hidden = false;  // internal (a child rank's flags): parsed, not in --help
 };
 
@@ -64,11 +67,11 @@ using RunFunction =
 
 struct Command {
   std::string name;
-  std::string summary;   // one line for reshard --help
-  std::string about;     // --help before FLAGS: title, description, USAGE
+  std::string summary;          // one line for reshard --help
+  std::string about;            // --help before FLAGS: title, description, USAGE
   std::vector<FlagSpec> flags;  // --help is added for every command
-  std::string sections;  // --help after FLAGS (MODES, NOTATION, EXIT CODES, ...)
-  std::string error_prefix;  // errors print as "<error_prefix>: <message>"
+  std::string sections;         // --help after FLAGS (MODES, NOTATION, EXIT CODES, ...)
+  std::string error_prefix;     // errors print as "<error_prefix>: <message>"
   RunFunction run;
 };
 

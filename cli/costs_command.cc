@@ -2,13 +2,13 @@
 // as JSON lines (CostMatrix, planner/cost_matrix.h).
 #include <algorithm>
 #include <cmath>
-#include <optional>
-#include <utility>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -20,13 +20,13 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "base/bounded_input.h"
-#include "cli/request_fields.h"
 #include "base/status_macros.h"
 #include "cli/case_json.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/help.h"
 #include "cli/layout_list.h"
+#include "cli/request_fields.h"
 #include "planner/cost_matrix.h"
 #include "planner/costs/cost_model.h"
 #include "planner/costs/cost_model_registry.h"
@@ -64,13 +64,16 @@ absl::StatusOr<CostsRequest> RequestFromFlags(const FlagValues& flags) {
   }
   RESHARD_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, ParseIntList("mesh", flags.Get("mesh")));
   absl::StatusOr<DeviceMesh> mesh = DeviceMesh::Create(sizes);
-  if (!mesh.ok()) return absl::InvalidArgumentError(absl::StrCat("--mesh: ", mesh.status().message()));
+  if (!mesh.ok())
+    return absl::InvalidArgumentError(absl::StrCat("--mesh: ", mesh.status().message()));
   CostsRequest r{*mesh, {}, DType::kF32, CostMatrixOptions()};
   RESHARD_ASSIGN_OR_RETURN(r.shape, ParseIntList("shape", flags.Get("shape")));
   absl::StatusOr<DType> dtype = ParseDType(flags.Get("dtype", "f32"));
-  if (!dtype.ok()) return absl::InvalidArgumentError(absl::StrCat("--dtype: ", dtype.status().message()));
+  if (!dtype.ok())
+    return absl::InvalidArgumentError(absl::StrCat("--dtype: ", dtype.status().message()));
   r.dtype = *dtype;
-  if (absl::StatusOr<DistSpec> s = DistSpec::Create(r.mesh, DistState(r.mesh.ndim()), r.shape, r.dtype);
+  if (absl::StatusOr<DistSpec> s =
+          DistSpec::Create(r.mesh, DistState(r.mesh.ndim()), r.shape, r.dtype);
       !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("--shape: ", s.status().message()));
   }
@@ -104,8 +107,8 @@ struct Row {
 // Rows [begin, end): one CostMatrix call; when it fails (a pair over a
 // bound), pair by pair, so that every other pair still gets its cost and a
 // failed one its own reason (issue 19).
-std::vector<Row> Rows(const CostsRequest& r, const std::vector<DistState>& layouts,
-                      size_t begin, size_t end) {
+std::vector<Row> Rows(const CostsRequest& r, const std::vector<DistState>& layouts, size_t begin,
+                      size_t end) {
   absl::Span<const DistState> all(layouts);
   std::vector<Row> rows(end - begin);
   absl::StatusOr<CostMatrixResult> block =
@@ -171,8 +174,8 @@ class Progress {
     const double pairs = static_cast<double>(rows_done) * static_cast<double>(rows_);
     std::cerr << absl::StrFormat(
         "reshard costs: %d of %d rows in %.1f s (%.0f pairs/s), about %.0f s left\n", rows_done,
-        rows_, seconds, pairs / seconds, seconds * static_cast<double>(rows_ - rows_done) /
-                                             static_cast<double>(rows_done));
+        rows_, seconds, pairs / seconds,
+        seconds * static_cast<double>(rows_ - rows_done) / static_cast<double>(rows_done));
   }
 
  private:
@@ -203,7 +206,7 @@ CommandResult RunCosts(const FlagValues& flags, const std::vector<std::string>&)
   if (!all.ok() && !PlanLimitOf(all.status()).has_value()) {
     // Not a pair over a limit (e.g. an option CostMatrix refuses): nothing to print.
     const absl::Status status = InFrontEndTerms(all.status(), FieldStyle::kFlag);
-    return Fail(status.message(), absl::IsResourceExhausted(status)    ? kExitNoPlan
+    return Fail(status.message(), absl::IsResourceExhausted(status) ? kExitNoPlan
                                   : absl::IsInvalidArgument(status) ? kExitBadInput
                                                                     : kExitInternal);
   }
@@ -224,7 +227,8 @@ CommandResult RunCosts(const FlagValues& flags, const std::vector<std::string>&)
     if (std::ferror(stdout)) break;  // main() reports it
   }
   if (failed > 0) {
-    return Fail(absl::StrCat(failed, " of ", n * n, " pairs have no cost (null, each with its "
+    return Fail(absl::StrCat(failed, " of ", n * n,
+                             " pairs have no cost (null, each with its "
                              "reason in \"errors\"); every other pair is printed"),
                 kExitNoPlan);
   }
@@ -232,7 +236,8 @@ CommandResult RunCosts(const FlagValues& flags, const std::vector<std::string>&)
 }
 
 // reshard costs --help before FLAGS.
-constexpr char kAbout[] = R"txt(reshard costs: the cost of every redistribution between a list of layouts.
+constexpr char kAbout[] =
+    R"txt(reshard costs: the cost of every redistribution between a list of layouts.
 
 For auto-parallel solvers that price many (source, target) layout pairs of one
 tensor: reads N layouts and prints the N x N matrix of graph-plan costs, one
@@ -272,7 +277,8 @@ Command CostsCommand() {
                         absl::StrJoin(CostModelNames(), ", "))},
           {"devices-per-host", "N",
            "8; ranks per host, for the pytorch, alpha-beta and nccl cost models"},
-          {"profile", "NAME|FILE", "the nccl or alpha-beta model's profile (see reshard plan --help)"},
+          {"profile", "NAME|FILE",
+           "the nccl or alpha-beta model's profile (see reshard plan --help)"},
           {"threads", "N", "1; rows are computed on N threads"},
           {"max-states", "N", "1000000; bound on the states each row's search expands"},
           {"max-edges", "N",

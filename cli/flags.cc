@@ -23,9 +23,9 @@ absl::StatusOr<FlagValues> FlagParser::Parse(const std::vector<std::string>& arg
     absl::string_view arg = args[i];
     if (arg == "-h") arg = "--help";
     if (!absl::ConsumePrefix(&arg, "--") || arg.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unexpected argument \"", Abbreviate(args[i], 64), "\" (flags start with --; see reshard ", command_,
-          " --help)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("unexpected argument \"", Abbreviate(args[i], 64),
+                       "\" (flags start with --; see reshard ", command_, " --help)"));
     }
     absl::string_view name = arg;
     absl::string_view value;
@@ -40,9 +40,9 @@ absl::StatusOr<FlagValues> FlagParser::Parse(const std::vector<std::string>& arg
       if (d.name == name) def = &d;
     }
     if (def == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat("unknown flag --", Abbreviate(name, 64), " for reshard ",
-                                                     command_, " (see reshard ", command_,
-                                                     " --help)"));
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag --", Abbreviate(name, 64),
+                                                     " for reshard ", command_, " (see reshard ",
+                                                     command_, " --help)"));
     }
     if (!def->takes_value && inline_value) {
       return absl::InvalidArgumentError(absl::StrCat("--", name, " takes no value"));
@@ -54,9 +54,9 @@ absl::StatusOr<FlagValues> FlagParser::Parse(const std::vector<std::string>& arg
       // "--src --format text": the value is missing; taking "--format" as it
       // would blame "text" instead. A value that starts with "--" goes as --flag=value.
       if (absl::StartsWith(args[i + 1], "--")) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "--", name, " needs a value, got the flag ", Abbreviate(args[i + 1], 64),
-            " (to pass a value starting with --, write --", name, "=VALUE)"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("--", name, " needs a value, got the flag ", Abbreviate(args[i + 1], 64),
+                         " (to pass a value starting with --, write --", name, "=VALUE)"));
       }
       value = args[++i];
     }
@@ -81,15 +81,24 @@ absl::StatusOr<int64_t> ParseByteSize(absl::string_view flag, absl::string_view 
   absl::string_view digits = text;
   if (!digits.empty()) {
     switch (digits.back()) {
-      case 'K': shift = 10; break;
-      case 'M': shift = 20; break;
-      case 'G': shift = 30; break;
-      case 'T': shift = 40; break;
+      case 'K':
+        shift = 10;
+        break;
+      case 'M':
+        shift = 20;
+        break;
+      case 'G':
+        shift = 30;
+        break;
+      case 'T':
+        shift = 40;
+        break;
     }
     if (shift != 0) digits.remove_suffix(1);
   }
   int64_t v;
-  if (!absl::SimpleAtoi(digits, &v) || v < 1 || v > (std::numeric_limits<int64_t>::max() >> shift)) {
+  if (!absl::SimpleAtoi(digits, &v) || v < 1 ||
+      v > (std::numeric_limits<int64_t>::max() >> shift)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--", flag, ": \"", Abbreviate(text, 64),
         "\" is not a positive size in bytes (an integer, optionally with K, M, G or T)"));
@@ -97,8 +106,7 @@ absl::StatusOr<int64_t> ParseByteSize(absl::string_view flag, absl::string_view 
   return v << shift;
 }
 
-absl::StatusOr<std::vector<int64_t>> ParseIntList(absl::string_view flag,
-                                                  absl::string_view text) {
+absl::StatusOr<std::vector<int64_t>> ParseIntList(absl::string_view flag, absl::string_view text) {
   std::vector<int64_t> out;
   for (absl::string_view item : absl::StrSplit(text, ',')) {
     int64_t v;

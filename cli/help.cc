@@ -96,9 +96,9 @@ std::string CommandHelp(const Command& command) {
                                  "\n\nFLAGS (--flag value or --flag=value)\n");
   for (const FlagSpec& flag : command.flags) {
     if (flag.hidden) continue;
-    absl::StrAppend(&out, Entry(absl::StrCat("--", flag.name, flag.value.empty() ? "" : " ",
-                                             flag.value),
-                                flag.help, kFlagColumn));
+    absl::StrAppend(&out,
+                    Entry(absl::StrCat("--", flag.name, flag.value.empty() ? "" : " ", flag.value),
+                          flag.help, kFlagColumn));
   }
   absl::StrAppend(&out, Entry("--help", "this text", kFlagColumn), "\n", command.sections);
   return out;
@@ -106,7 +106,8 @@ std::string CommandHelp(const Command& command) {
 
 std::string MainHelp(const std::vector<Command>& commands) {
   std::string list;
-  for (const Command& c : commands) absl::StrAppend(&list, Entry(c.name, c.summary, kCommandColumn));
+  for (const Command& c : commands)
+    absl::StrAppend(&list, Entry(c.name, c.summary, kCommandColumn));
   return absl::StrCat(R"txt(reshard: plan and run tensor redistributions on N-D device meshes.
 
 Given a tensor laid out one way on a device mesh (a Shard/Replicate/Partial

@@ -22,9 +22,9 @@ absl::StatusOr<std::vector<DistState>> ParseLayoutList(absl::string_view text,
     const absl::string_view layout = absl::StripAsciiWhitespace(line);
     if (layout.empty()) continue;
     if (static_cast<int64_t>(layouts.size()) == max_layouts) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          source, ": more than ", max_layouts, " layouts, so more than ",
-          max_layouts * max_layouts, " pairs, the limit"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(source, ": more than ", max_layouts, " layouts, so more than ",
+                       max_layouts * max_layouts, " pairs, the limit"));
     }
     absl::StatusOr<DistSpec> spec = DistSpec::Parse(mesh, layout, shape, dtype);
     if (!spec.ok()) {
@@ -41,8 +41,7 @@ absl::StatusOr<std::vector<DistState>> ReadLayoutList(const std::string& path,
                                                       const DeviceMesh& mesh,
                                                       const std::vector<int64_t>& shape,
                                                       DType dtype, int64_t max_layouts) {
-  absl::StatusOr<std::string> text =
-      ReadBoundedFile(path, (max_layouts + 1) * kMaxLayoutLineBytes);
+  absl::StatusOr<std::string> text = ReadBoundedFile(path, (max_layouts + 1) * kMaxLayoutLineBytes);
   if (!text.ok()) return text.status();
   return ParseLayoutList(*text, Abbreviate(path, 200), mesh, shape, dtype, max_layouts);
 }

@@ -52,7 +52,8 @@ std::vector<MeasuredTable> BuildTables(const std::vector<Probe>& probes,
     auto it = std::find_if(pending.begin(), pending.end(), [&](const Pending& p) {
       return p.kind == probe.kind && p.n == probe.n;
     });
-    if (it == pending.end()) it = pending.insert(pending.end(), Pending{probe.kind, probe.n, {}, {}});
+    if (it == pending.end())
+      it = pending.insert(pending.end(), Pending{probe.kind, probe.n, {}, {}});
     const std::string group = probe.group.ToString();
     if (std::find(it->groups.begin(), it->groups.end(), group) == it->groups.end()) {
       it->groups.push_back(group);

@@ -19,9 +19,9 @@ absl::Status KeyError(absl::string_view source, absl::string_view key, absl::str
   return absl::InvalidArgumentError(absl::StrCat(source, ": key \"", key, "\": ", message));
 }
 
-constexpr const char* kKeys[] = {"name",          "arch",     "gpus_per_host", "nvlink_gbps",
-                                 "nvswitch",      "nics_per_host", "nic_gbps", "amd_cpu",
-                                 "memory_gbps",   "model"};
+constexpr const char* kKeys[] = {"name",        "arch",          "gpus_per_host", "nvlink_gbps",
+                                 "nvswitch",    "nics_per_host", "nic_gbps",      "amd_cpu",
+                                 "memory_gbps", "model"};
 constexpr int kRequired = 9;  // all but "model"
 
 absl::Status CheckKeys(const json& object, absl::string_view source) {
@@ -58,7 +58,8 @@ absl::StatusOr<NcclProfile> NcclProfileFromJson(const json& o, absl::string_view
   if (!o["name"].is_string()) return Expected(source, "name", "a string", o["name"]);
   p.name = o["name"].get<std::string>();
   if (!o["arch"].is_string() || !ParseGpuArch(o["arch"].get<std::string>(), &p.arch)) {
-    return Expected(source, "arch", "\"volta\", \"ampere\", \"hopper\" or \"blackwell\"", o["arch"]);
+    return Expected(source, "arch", "\"volta\", \"ampere\", \"hopper\" or \"blackwell\"",
+                    o["arch"]);
   }
   for (const char* key : {"gpus_per_host", "nics_per_host"}) {
     if (!o[key].is_number_integer()) return Expected(source, key, "an integer", o[key]);

@@ -91,8 +91,9 @@ std::string FormatPlanText(const Plan& plan, absl::string_view cost_model,
   if (plan.algorithm == Algorithm::kGraph) {
     absl::StrAppend(&out, ", ", plan.expanded_states, " states expanded");
   }
-  absl::StrAppend(&out, "\nmode:       ", PlanModeName(plan.mode), "\npeak bytes: ",
-                  plan.peak_bytes, " per rank (the most any rank holds at once)\n");
+  absl::StrAppend(&out, "\nmode:       ", PlanModeName(plan.mode),
+                  "\npeak bytes: ", plan.peak_bytes,
+                  " per rank (the most any rank holds at once)\n");
   return out;
 }
 

@@ -60,7 +60,8 @@ absl::Status GetNumber(const json& object, absl::string_view source, absl::strin
 
 absl::Status GetLink(const json& v, absl::string_view source, absl::string_view prefix,
                      LinkProfile* link) {
-  if (absl::Status s = CheckKeys(v, source, prefix, {"alpha_us", "beta_gbps"}, 2); !s.ok()) return s;
+  if (absl::Status s = CheckKeys(v, source, prefix, {"alpha_us", "beta_gbps"}, 2); !s.ok())
+    return s;
   if (absl::Status s = GetNumber(v, source, prefix, "alpha_us", &link->alpha_us); !s.ok()) return s;
   return GetNumber(v, source, prefix, "beta_gbps", &link->beta_gbps);
 }
@@ -282,8 +283,7 @@ absl::Status WriteProfileFile(const std::string& path, const json& profile) {
   out.close();
   if (!out || std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());
-    return absl::InvalidArgumentError(
-        absl::StrCat(Utf8Valid(path), ": cannot write the profile"));
+    return absl::InvalidArgumentError(absl::StrCat(Utf8Valid(path), ": cannot write the profile"));
   }
   return absl::OkStatus();
 }

@@ -56,8 +56,7 @@ inline constexpr int kMaxProfileJsonDepth = 32;            // the schema needs 4
 absl::StatusOr<LoadedProfile> ReadLoadedProfileFile(const std::string& path);
 
 // The alpha-beta part of either version.
-absl::StatusOr<CostProfile> ProfileFromJson(const nlohmann::json& object,
-                                            absl::string_view source);
+absl::StatusOr<CostProfile> ProfileFromJson(const nlohmann::json& object, absl::string_view source);
 absl::StatusOr<CostProfile> ReadProfileFile(const std::string& path);
 
 // Version 1's keys (no "version", no "fit"); add "fit" before writing if there is one.

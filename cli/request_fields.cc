@@ -1,9 +1,9 @@
 #include "cli/request_fields.h"
 
 #include "absl/strings/cord.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "absl/strings/match.h"
 #include "absl/strings/strip.h"
 
 namespace reshard {
@@ -11,11 +11,24 @@ namespace {
 
 // The request's fields (plan_request.h, RequestFields, CostMatrixOptions);
 // other words before a colon ("no_path: ...") are not fields.
-constexpr absl::string_view kFields[] = {
-    "mesh",          "shape",      "dtype",     "src",      "dst",
-    "mode",          "algorithm",  "cost_model", "profile", "devices_per_host",
-    "coordinate",    "max_memory", "max_expanded_states", "max_states", "max_search_edges",
-    "max_edges",     "max_pairs",  "threads"};
+constexpr absl::string_view kFields[] = {"mesh",
+                                         "shape",
+                                         "dtype",
+                                         "src",
+                                         "dst",
+                                         "mode",
+                                         "algorithm",
+                                         "cost_model",
+                                         "profile",
+                                         "devices_per_host",
+                                         "coordinate",
+                                         "max_memory",
+                                         "max_expanded_states",
+                                         "max_states",
+                                         "max_search_edges",
+                                         "max_edges",
+                                         "max_pairs",
+                                         "threads"};
 
 bool IsField(absl::string_view word) {
   for (absl::string_view f : kFields) {
@@ -58,8 +71,9 @@ absl::Status InFrontEndTerms(const absl::Status& status, FieldStyle style) {
     const size_t close = open == absl::string_view::npos ? open : message.find('`', open + 1);
     if (close == absl::string_view::npos) break;
     const absl::string_view inner = message.substr(open + 1, close - open - 1);
-    absl::StrAppend(&out, message.substr(0, open),
-                    IsField(inner) ? FieldName(inner, style) : message.substr(open, close - open + 1));
+    absl::StrAppend(
+        &out, message.substr(0, open),
+        IsField(inner) ? FieldName(inner, style) : message.substr(open, close - open + 1));
     message.remove_prefix(close + 1);
   }
   absl::StrAppend(&out, message);

@@ -16,8 +16,8 @@ namespace reshard {
 enum class FieldStyle { kJsonKey, kFlag };
 
 // A library or batch-key field name in `style`: "max_expanded_states" is
-// max_states / --max-states, "max_search_edges" max_edges / --max-edges; any other field keeps its name as a key and
-// becomes --name-with-dashes as a flag.
+// max_states / --max-states, "max_search_edges" max_edges / --max-edges; any other field keeps its
+// name as a key and becomes --name-with-dashes as a flag.
 std::string FieldName(absl::string_view field, FieldStyle style);
 
 // InvalidArgument "<field in style>: <message>"; a message that already starts

@@ -5,9 +5,9 @@
 // each rank is a child process, this binary started again with the case's
 // flags and the hidden --rank, --store-dir and --job (harness/run_ranks.h).
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,8 +17,8 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -36,12 +36,12 @@
 #include "cli/flags.h"
 #include "cli/help.h"
 #include "cli/host_memory.h"
-#include "collectives/gloo/gloo_communicator.h"
-#include "collectives/stores/redis_store.h"
-#include "harness/verify_runner.h"
 #include "cli/verify_hosts.h"
+#include "collectives/gloo/gloo_communicator.h"
 #include "collectives/gloo/listen_address.h"
+#include "collectives/stores/redis_store.h"
 #include "harness/job_membership.h"
+#include "harness/verify_runner.h"
 
 namespace reshard {
 namespace {
@@ -181,8 +181,7 @@ absl::StatusOr<VerifySettings> ParseSettings(const FlagValues& flags) {
   if (s.processes) absl::StrAppend(&s.mode_flags, " --processes");
   if (flags.Has("timeout")) absl::StrAppend(&s.mode_flags, " --timeout ", timeout);
   if (s.fault.rank >= 0) {
-    absl::StrAppend(&s.mode_flags, " --kill-rank ", s.fault.rank, " --kill-at ",
-                    s.fault.at_call);
+    absl::StrAppend(&s.mode_flags, " --kill-rank ", s.fault.rank, " --kill-at ", s.fault.at_call);
   }
   return s;
 }
@@ -202,9 +201,8 @@ std::vector<std::string> ChildArgs(const VerifyCase& c, const VerifySettings& s)
                            "--shape", absl::StrJoin(c.shape, ","), "--dtype",
                            std::string(DTypeName(c.dtype)), "--src=" + c.src, "--dst=" + c.dst,
                            "--algorithm", std::string(AlgorithmName(c.algorithm)), "--mode",
-                           std::string(PlanModeName(c.mode)), "--seed",
-                           absl::StrCat(c.data_seed), "--timeout",
-                           absl::StrCat(absl::ToInt64Seconds(o.gloo.timeout))});
+                           std::string(PlanModeName(c.mode)), "--seed", absl::StrCat(c.data_seed),
+                           "--timeout", absl::StrCat(absl::ToInt64Seconds(o.gloo.timeout))});
   return args;
 }
 
@@ -235,8 +233,7 @@ void PrintCoverage(const std::array<int64_t, kNumStepKinds>& steps,
     }
   }
   std::cerr << "verify: steps in passed cases: " << absl::StrJoin(coverage, ", ") << "\n";
-  std::cerr << "verify: of those, over several mesh dims: " << absl::StrJoin(groups, ", ")
-            << "\n";
+  std::cerr << "verify: of those, over several mesh dims: " << absl::StrJoin(groups, ", ") << "\n";
 }
 
 CommandResult RunRandomCases(const FlagValues& flags, const VerifySettings& settings) {
@@ -301,8 +298,7 @@ CommandResult RunRandomCases(const FlagValues& flags, const VerifySettings& sett
 
 // The case the flags describe, validated as `reshard plan` validates them,
 // so that every message names its flag.
-absl::StatusOr<VerifyCase> CaseFromFlags(const FlagValues& flags, int64_t seed,
-                                          PlanMode mode) {
+absl::StatusOr<VerifyCase> CaseFromFlags(const FlagValues& flags, int64_t seed, PlanMode mode) {
   for (const char* required : {"mesh", "shape", "src", "dst"}) {
     if (!flags.Has(required)) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -395,7 +391,8 @@ CommandResult RunVerify(const FlagValues& flags, const std::vector<std::string>&
 }
 
 // reshard verify --help before FLAGS.
-constexpr char kAbout[] = R"txt(reshard verify: run redistributions on real data and check every rank's result.
+constexpr char kAbout[] =
+    R"txt(reshard verify: run redistributions on real data and check every rank's result.
 
 Each case builds a deterministic global tensor of small integers, gives each
 rank its shard of --src (a Partial source gets local values whose reduction
@@ -456,8 +453,7 @@ Command VerifyCommand() {
            "mesh dims, permutes, exchanges) and the nccl cost model; pytorch: PyTorch's steps "
            "and "
            "planners (the default with --algorithm greedy)"},
-          {"seed", "N",
-           "one case: the data seed; --random: the case generator's seed (default 0)"},
+          {"seed", "N", "one case: the data seed; --random: the case generator's seed (default 0)"},
           {"random", "N", "run N random cases instead of one"},
           {"max-ranks", "N",
            "--random: at most N ranks per mesh (default 8); one case: refuse meshes of more "
@@ -488,8 +484,7 @@ Command VerifyCommand() {
           {"store-dir", "DIR", "", /*hidden=*/true},
           {"job", "NAME", "", /*hidden=*/true},
       },
-      absl::StrCat(kOutputAndExitCodes,
-                   NotationHelp()),
+      absl::StrCat(kOutputAndExitCodes, NotationHelp()),
       "reshard verify",
       RunVerify};
 }

@@ -32,14 +32,14 @@ JobFingerprint VerifyJob(const VerifyJobInputs& in, const LaunchOptions& o, cons
            {"--dst", c.dst},
            {"--algorithm", std::string(AlgorithmName(c.algorithm))}};
   } else {
-    job = {{"--random", absl::StrCat(in.random_count)}, {"--max-ranks", absl::StrCat(in.max_ranks)}};
+    job = {{"--random", absl::StrCat(in.random_count)},
+           {"--max-ranks", absl::StrCat(in.max_ranks)}};
   }
-  job.insert(job.end(),
-             {{"--mode", std::string(PlanModeName(in.mode))},
-              {"--seed", absl::StrCat(in.seed)},
-              {"--timeout", absl::FormatDuration(o.gloo.timeout)},
-              {"--kill-rank", fault.rank < 0 ? "none" : absl::StrCat(fault.rank)},
-              {"--kill-at", absl::StrCat(fault.at_call)}});
+  job.insert(job.end(), {{"--mode", std::string(PlanModeName(in.mode))},
+                         {"--seed", absl::StrCat(in.seed)},
+                         {"--timeout", absl::FormatDuration(o.gloo.timeout)},
+                         {"--kill-rank", fault.rank < 0 ? "none" : absl::StrCat(fault.rank)},
+                         {"--kill-at", absl::StrCat(fault.at_call)}});
   return job;
 }
 

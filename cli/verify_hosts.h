@@ -31,8 +31,7 @@ JobFingerprint VerifyJob(const VerifyJobInputs& in, const LaunchOptions& o, cons
 // o.first_rank..o.last_rank of `num_ranks`, waiting up to the timeout for
 // the other hosts. Errors as JobMembership::Join's.
 absl::StatusOr<std::unique_ptr<JobMembership>> JoinHosts(const JobFingerprint& job,
-                                                         int64_t num_ranks,
-                                                         const LaunchOptions& o);
+                                                         int64_t num_ranks, const LaunchOptions& o);
 
 }  // namespace reshard
 

@@ -61,14 +61,13 @@ absl::StatusOr<AllToAllVOffsets> ValidateAllToAllV(const DeviceMesh& mesh, int64
     return s;
   }
   auto error = [&](absl::string_view why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(kName, " on ", DescribeGroup(group), ": ", why));
+    return absl::InvalidArgumentError(absl::StrCat(kName, " on ", DescribeGroup(group), ": ", why));
   };
   const int64_t n = mesh.GroupSize(group);
   if (static_cast<int64_t>(send_counts.size()) != n ||
       static_cast<int64_t>(recv_counts.size()) != n) {
-    return error(absl::StrFormat("%d send and %d recv counts for a group of %d",
-                                 send_counts.size(), recv_counts.size(), n));
+    return error(absl::StrFormat("%d send and %d recv counts for a group of %d", send_counts.size(),
+                                 recv_counts.size(), n));
   }
   const int64_t me = mesh.IndexInGroup(group, rank);
   if (send_counts[me] != recv_counts[me]) {

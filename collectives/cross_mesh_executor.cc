@@ -38,17 +38,16 @@ struct Side {
   const SliceRoute* local = nullptr;
 };
 
-Side SideOf(const CrossMeshPlan& plan, int64_t global_rank, int64_t src_index,
-            int64_t dst_index) {
+Side SideOf(const CrossMeshPlan& plan, int64_t global_rank, int64_t src_index, int64_t dst_index) {
   Side s;
   s.me = IndexOf(plan.participants, global_rank);
   const Box nothing(plan.crossing_src.global_shape().size());
-  s.held = src_index < 0 ? nothing
-                         : BlockOf(plan.crossing_src,
-                                   plan.crossing_src.mesh().Coordinate(src_index));
-  s.wanted = dst_index < 0 ? nothing
-                           : BlockOf(plan.crossing_dst,
-                                     plan.crossing_dst.mesh().Coordinate(dst_index));
+  s.held = src_index < 0
+               ? nothing
+               : BlockOf(plan.crossing_src, plan.crossing_src.mesh().Coordinate(src_index));
+  s.wanted = dst_index < 0
+                 ? nothing
+                 : BlockOf(plan.crossing_dst, plan.crossing_dst.mesh().Coordinate(dst_index));
   for (const SliceRoute& r : plan.routes) {
     if (r.sender == s.me && r.receiver == s.me) {
       s.local = &r;
@@ -68,8 +67,8 @@ Side SideOf(const CrossMeshPlan& plan, int64_t global_rank, int64_t src_index,
 }
 
 // Spec §14: the crossing exchange on the union communicator.
-absl::StatusOr<LocalTensor> Cross(const LocalTensor& in, const CrossMeshPlan& plan,
-                                  const Side& s, Communicator& comm, CrossingStats* stats) {
+absl::StatusOr<LocalTensor> Cross(const LocalTensor& in, const CrossMeshPlan& plan, const Side& s,
+                                  Communicator& comm, CrossingStats* stats) {
   const DType dtype = plan.crossing_src.dtype();
   const int item = ItemSize(dtype);
   CopyEngine& engine = comm.copy_engine();
@@ -122,18 +121,18 @@ absl::Status RedistributeAcross(LocalTensor& t, const CrossMeshRequest& request,
       union_comm.mesh().num_ranks() != static_cast<int64_t>(plan.participants.size()) ||
       (src_index >= 0) != (src_comm != nullptr) || (dst_index >= 0) != (dst_comm != nullptr)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "rank ", global_rank, ": the communicators do not fit the plan (a source mesh one for "
+        "rank ", global_rank,
+        ": the communicators do not fit the plan (a source mesh one for "
         "source ranks only, a destination one for destination ranks only, a union one)"));
   }
   if (src_comm != nullptr) {
-    RESHARD_RETURN_IF_ERROR(Redistribute(t, request.src, plan.crossing_src, plan.before,
-                                         *src_comm));
+    RESHARD_RETURN_IF_ERROR(
+        Redistribute(t, request.src, plan.crossing_src, plan.before, *src_comm));
   }
   RESHARD_ASSIGN_OR_RETURN(LocalTensor crossed, Cross(t, plan, side, union_comm, stats));
   t = std::move(crossed);
   if (dst_comm != nullptr) {
-    RESHARD_RETURN_IF_ERROR(Redistribute(t, plan.crossing_dst, request.dst, plan.after,
-                                         *dst_comm));
+    RESHARD_RETURN_IF_ERROR(Redistribute(t, plan.crossing_dst, request.dst, plan.after, *dst_comm));
   }
   return absl::OkStatus();
 }

@@ -85,9 +85,9 @@ absl::StatusOr<std::vector<CheckedStep>> CheckPlan(const DistSpec& src, const Di
     state = ApplyStep(state, step);
   }
   if (!SameLayout(state, dst.state(), mesh)) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "the plan ends in %s, not in the destination %s", state.ToString(),
-        dst.state().ToString()));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("the plan ends in %s, not in the destination %s", state.ToString(),
+                        dst.state().ToString()));
   }
   return checked;
 }
@@ -108,10 +108,10 @@ absl::Status Redistribute(LocalTensor& t, const DistSpec& src, const DistSpec& d
   const std::vector<int64_t> coord = comm.coordinate();
   const std::vector<int64_t> want = src.LocalShape(coord);
   if (t.shape() != want || t.dtype() != src.dtype() || t.space() != comm.memory_space()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "redistribute: rank %d holds %s, its source shard is %s[%s]@%s", comm.rank(),
-        t.DebugString(), DTypeName(src.dtype()), absl::StrJoin(want, ","),
-        MemorySpaceName(comm.memory_space())));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("redistribute: rank %d holds %s, its source shard is %s[%s]@%s",
+                        comm.rank(), t.DebugString(), DTypeName(src.dtype()),
+                        absl::StrJoin(want, ","), MemorySpaceName(comm.memory_space())));
   }
   RESHARD_ASSIGN_OR_RETURN(const std::vector<CheckedStep> checked,
                            CheckPlan(src, dst, plan, coord));
@@ -138,9 +138,9 @@ absl::Status Redistribute(LocalTensor& t, const DistSpec& src, const DistSpec& d
   }
   const std::vector<int64_t> final_shape = dst.LocalShape(coord);
   if (cur.shape() != final_shape) {
-    return absl::InternalError(absl::StrFormat(
-        "redistribute: ended with %s, the destination shard is [%s]", cur.DebugString(),
-        absl::StrJoin(final_shape, ",")));
+    return absl::InternalError(
+        absl::StrFormat("redistribute: ended with %s, the destination shard is [%s]",
+                        cur.DebugString(), absl::StrJoin(final_shape, ",")));
   }
   t = std::move(cur);
   return absl::OkStatus();

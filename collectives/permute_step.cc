@@ -31,8 +31,7 @@ std::vector<int64_t> Sizes(const Box& box) {
 // A new 1-D tensor holding the boxes of `block` but box `skip`, one after
 // another.
 absl::StatusOr<LocalTensor> PackBoxes(CopyEngine& engine, const LocalTensor& block,
-                                      const std::vector<Box>& boxes, int64_t skip,
-                                      int64_t total) {
+                                      const std::vector<Box>& boxes, int64_t skip, int64_t total) {
   RESHARD_ASSIGN_OR_RETURN(LocalTensor packed, engine.Allocate(block.dtype(), {total}));
   const int item = ItemSize(block.dtype());
   char* at = static_cast<char*>(packed.data());

@@ -19,9 +19,9 @@ std::vector<int64_t> Prepend(int64_t n, const std::vector<int64_t>& shape) {
 
 absl::Status CheckExtent(const LocalTensor& t, int dim, int64_t want) {
   if (t.shape()[dim] != want) {
-    return absl::InternalError(absl::StrFormat(
-        "local tensor %s has extent %d on dim %d, expected %d", t.DebugString(),
-        t.shape()[dim], dim, want));
+    return absl::InternalError(
+        absl::StrFormat("local tensor %s has extent %d on dim %d, expected %d", t.DebugString(),
+                        t.shape()[dim], dim, want));
   }
   return absl::OkStatus();
 }
@@ -108,8 +108,7 @@ absl::StatusOr<LocalTensor> RunReduceScatter(LocalTensor cur, StepContext& c) {
 absl::StatusOr<LocalTensor> RunChunk(LocalTensor cur, StepContext& c) {
   const int d = c.step.dst.dim();
   RESHARD_RETURN_IF_ERROR(CheckExtent(cur, d, c.L[d]));
-  return TakeSlab(c.engine, cur, d, ChunkOffset(c.L[d], c.n, c.me),
-                  ChunkSize(c.L[d], c.n, c.me));
+  return TakeSlab(c.engine, cur, d, ChunkOffset(c.L[d], c.n, c.me), ChunkSize(c.L[d], c.n, c.me));
 }
 
 // R -> P(op): the logical value is unchanged.
@@ -126,14 +125,21 @@ absl::StatusOr<LocalTensor> RunPartition(LocalTensor cur, StepContext& c) {
 absl::StatusOr<LocalTensor> RunStep(LocalTensor cur, StepContext& c) {
   if (c.n == 1) return cur;  // spec §11: size-1 groups never communicate
   switch (c.step.kind) {
-    case StepKind::kAllGather: return RunAllGather(std::move(cur), c);
-    case StepKind::kAllToAll: return RunAllToAll(std::move(cur), c);
-    case StepKind::kAllReduce: return RunAllReduce(std::move(cur), c);
-    case StepKind::kReduceScatter: return RunReduceScatter(std::move(cur), c);
-    case StepKind::kChunk: return RunChunk(std::move(cur), c);
-    case StepKind::kPartition: return RunPartition(std::move(cur), c);
+    case StepKind::kAllGather:
+      return RunAllGather(std::move(cur), c);
+    case StepKind::kAllToAll:
+      return RunAllToAll(std::move(cur), c);
+    case StepKind::kAllReduce:
+      return RunAllReduce(std::move(cur), c);
+    case StepKind::kReduceScatter:
+      return RunReduceScatter(std::move(cur), c);
+    case StepKind::kChunk:
+      return RunChunk(std::move(cur), c);
+    case StepKind::kPartition:
+      return RunPartition(std::move(cur), c);
     case StepKind::kPermute:
-    case StepKind::kExchange: return RunSliceExchange(std::move(cur), c);
+    case StepKind::kExchange:
+      return RunSliceExchange(std::move(cur), c);
   }
   return absl::InternalError("unknown step kind");
 }

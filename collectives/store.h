@@ -35,8 +35,7 @@ class Store {
   // Waits up to `timeout` for `key` to be set and returns its value.
   // DeadlineExceeded (naming the key) when it is not set in time,
   // Unavailable when the store cannot be read.
-  virtual absl::StatusOr<std::vector<char>> Get(absl::string_view key,
-                                                absl::Duration timeout) = 0;
+  virtual absl::StatusOr<std::vector<char>> Get(absl::string_view key, absl::Duration timeout) = 0;
 
   // Sets `key` to `value` unless it is set already, atomically: of several
   // callers racing on one key exactly one wins. Returns the value the key

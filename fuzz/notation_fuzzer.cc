@@ -29,6 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string printed = parsed->state.ToString();
   fuzz::CheckText(printed, 1000);
   absl::StatusOr<ParsedState> again = ParseDistState(printed, mesh, tensor_ndim);
-  if (!again.ok() || again->state != parsed->state) fuzz::Fail("ToString does not round-trip", printed);
+  if (!again.ok() || again->state != parsed->state)
+    fuzz::Fail("ToString does not round-trip", printed);
   return 0;
 }

@@ -1,6 +1,6 @@
 // Fuzzes the planners on random valid requests: meshes of 1 to 8 dims
-// (size-1 dims included; 5-8 dims of sizes 1-2, under a search budget), tensors of 1 to 4 dims, random placements and
-// shard orders, every reduce op, both modes (pytorch: both compat cost
+// (size-1 dims included; 5-8 dims of sizes 1-2, under a search budget), tensors of 1 to 4 dims,
+// random placements and shard orders, every reduce op, both modes (pytorch: both compat cost
 // models, auto/graph/greedy; native: alpha-beta, sometimes a memory limit).
 // Every plan returned must be legal step by step:
 //   * graph plans: each step is one of the edges of spec §4 (pytorch) or §4.2
@@ -27,11 +27,11 @@
 #include "planner/costs/cost_model_registry.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/planner.h"
-#include "planner/steps/plan_limit.h"
 #include "planner/search/native_transitions.h"
+#include "planner/search/transitions.h"
+#include "planner/steps/plan_limit.h"
 #include "planner/steps/step.h"
 #include "planner/steps/step_memory.h"
-#include "planner/search/transitions.h"
 
 namespace {
 
@@ -42,9 +42,12 @@ DistState RandomState(FuzzedDataProvider& in, int mesh_ndim, int tensor_ndim,
   std::vector<Placement> placements;
   for (int m = 0; m < mesh_ndim; ++m) {
     const int kind = in.ConsumeIntegralInRange(0, 2);
-    if (kind == 0) placements.push_back(Placement::Shard(in.ConsumeIntegralInRange(0, tensor_ndim - 1)));
+    if (kind == 0)
+      placements.push_back(Placement::Shard(in.ConsumeIntegralInRange(0, tensor_ndim - 1)));
     if (kind == 1) placements.push_back(Placement::Replicate());
-    if (kind == 2) placements.push_back(Placement::Partial(ops[in.ConsumeIntegralInRange<size_t>(0, ops.size() - 1)]));
+    if (kind == 2)
+      placements.push_back(
+          Placement::Partial(ops[in.ConsumeIntegralInRange<size_t>(0, ops.size() - 1)]));
   }
   ShardOrder order;
   for (int d = 0; d < tensor_ndim; ++d) {
@@ -52,7 +55,8 @@ DistState RandomState(FuzzedDataProvider& in, int mesh_ndim, int tensor_ndim,
     for (int m = 0; m < mesh_ndim; ++m) {
       if (placements[m].is_shard() && placements[m].dim() == d) e.mesh_dims.push_back(m);
     }
-    if (e.mesh_dims.size() > 1 && in.ConsumeBool()) std::swap(e.mesh_dims.front(), e.mesh_dims.back());
+    if (e.mesh_dims.size() > 1 && in.ConsumeBool())
+      std::swap(e.mesh_dims.front(), e.mesh_dims.back());
     if (!e.mesh_dims.empty()) order.push_back(std::move(e));
   }
   absl::StatusOr<DistState> s = DistState::Create(placements, order);
@@ -123,8 +127,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<int64_t> shape;
   for (int d = 0; d < tensor_ndim; ++d) shape.push_back(in.ConsumeIntegralInRange(1, 16));
   static const std::vector<std::vector<ReduceOp>> kOpSets = {
-      {ReduceOp::kSum}, {ReduceOp::kAvg}, {ReduceOp::kMax}, {ReduceOp::kMin},
-      {ReduceOp::kProd}, {ReduceOp::kSum, ReduceOp::kAvg}};
+      {ReduceOp::kSum}, {ReduceOp::kAvg},  {ReduceOp::kMax},
+      {ReduceOp::kMin}, {ReduceOp::kProd}, {ReduceOp::kSum, ReduceOp::kAvg}};
   const std::vector<ReduceOp>& ops = kOpSets[in.ConsumeIntegralInRange<size_t>(0, 5)];
   const DistState a = RandomState(in, mesh_ndim, tensor_ndim, ops);
   const DistState b = RandomState(in, mesh_ndim, tensor_ndim, ops);
@@ -140,7 +144,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const DeviceMesh mesh = *DeviceMesh::Create(sizes);
   absl::StatusOr<DistSpec> src = DistSpec::Create(mesh, a, shape, DType::kF32);
   absl::StatusOr<DistSpec> dst = DistSpec::Create(mesh, b, shape, DType::kF32);
-  if (!src.ok() || !dst.ok()) fuzz::Fail("a valid state was refused", a.ToString() + " " + b.ToString());
+  if (!src.ok() || !dst.ok())
+    fuzz::Fail("a valid state was refused", a.ToString() + " " + b.ToString());
   absl::StatusOr<Plan> plan = PlanRedistribution(*src, *dst, options);
   if (!plan.ok()) {
     const absl::StatusCode code = plan.status().code();
@@ -164,7 +169,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (plan->peak_bytes != PlanPeakBytes(*plan, mesh, shape, DType::kF32)) {
     fuzz::Fail("peak_bytes is not the plan's peak", plan->Trace());
   }
-  if (plan->algorithm == Algorithm::kGraph) CheckGraphPlan(*src, *dst, *plan);
-  else CheckGreedyPlan(*src, *dst, *plan);
+  if (plan->algorithm == Algorithm::kGraph)
+    CheckGraphPlan(*src, *dst, *plan);
+  else
+    CheckGreedyPlan(*src, *dst, *plan);
   return 0;
 }

@@ -19,16 +19,23 @@ using json = nlohmann::json;
 
 json Scalar(FuzzedDataProvider& in) {
   switch (in.ConsumeIntegralInRange(0, 9)) {
-    case 0: return nullptr;
-    case 1: return in.ConsumeBool();
-    case 2: return in.ConsumeIntegralInRange<int64_t>(-3, 9);
-    case 3: return in.ConsumeIntegral<int64_t>();
-    case 4: return in.ConsumeIntegral<uint64_t>();
-    case 5: return in.ConsumeFloatingPoint<double>();
+    case 0:
+      return nullptr;
+    case 1:
+      return in.ConsumeBool();
+    case 2:
+      return in.ConsumeIntegralInRange<int64_t>(-3, 9);
+    case 3:
+      return in.ConsumeIntegral<int64_t>();
+    case 4:
+      return in.ConsumeIntegral<uint64_t>();
+    case 5:
+      return in.ConsumeFloatingPoint<double>();
     case 6: {
-      static const char* kTokens[] = {"S(0)", "S(1)", "R", "P(sum)", "P(avg)", "P(max)",
-                                      "S(0)[1]", "S(0)[0]", "_S(0, 2)", "P", "S(-1)", "f32",
-                                      "bool", "graph", "greedy", "auto", "pytorch-const"};
+      static const char* kTokens[] = {"S(0)",   "S(1)",         "R",       "P(sum)",   "P(avg)",
+                                      "P(max)", "S(0)[1]",      "S(0)[0]", "_S(0, 2)", "P",
+                                      "S(-1)",  "f32",          "bool",    "graph",    "greedy",
+                                      "auto",   "pytorch-const"};
       std::string s;
       const int n = in.ConsumeIntegralInRange(0, 4);
       for (int i = 0; i < n; ++i) s += kTokens[in.ConsumeIntegralInRange<size_t>(0, 16)];
@@ -53,9 +60,10 @@ json Value(FuzzedDataProvider& in) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider in(data, size);
-  static const char* kKeys[] = {"id",         "mesh",      "shape",     "dtype",
-                                "src",        "dst",       "algorithm", "cost_model",
-                                "devices_per_host", "coordinate", "expected", "bogus"};
+  static const char* kKeys[] = {"id",         "mesh",       "shape",
+                                "dtype",      "src",        "dst",
+                                "algorithm",  "cost_model", "devices_per_host",
+                                "coordinate", "expected",   "bogus"};
   json object = json::object();
   const int keys = in.ConsumeIntegralInRange(0, 12);
   for (int i = 0; i < keys; ++i) object[kKeys[in.ConsumeIntegralInRange(0, 11)]] = Value(in);

@@ -29,7 +29,8 @@ RankRuns FailedRuns(size_t modes, const absl::Status& status) {
 // One run of `p` on this rank: its source shard (untimed), a barrier, then
 // Redistribute, timed.
 absl::Status RunOnce(const PreparedCase& p, Communicator& comm, RankResult* out, double* us) {
-  absl::StatusOr<LocalTensor> t = ShardOf(p.global, p.src, comm.coordinate(), p.spec_case.data_seed);
+  absl::StatusOr<LocalTensor> t =
+      ShardOf(p.global, p.src, comm.coordinate(), p.spec_case.data_seed);
   if (!t.ok()) return t.status();
   ExecutionStats stats;
   if (absl::Status s = MeshBarrier(comm); !s.ok()) return s;
@@ -42,8 +43,7 @@ absl::Status RunOnce(const PreparedCase& p, Communicator& comm, RankResult* out,
 
 }  // namespace
 
-RankRuns RunBenchRank(const std::vector<PreparedCase>& modes, int64_t repeat,
-                      Communicator& comm) {
+RankRuns RunBenchRank(const std::vector<PreparedCase>& modes, int64_t repeat, Communicator& comm) {
   RankRuns runs;
   runs.us.resize(modes.size());
   for (size_t m = 0; m < modes.size(); ++m) {

@@ -37,8 +37,7 @@ struct RankRuns {
 // This rank's part (collective: every rank calls it alike). A mode whose
 // run fails is dropped from the later rounds: the executor refuses a plan
 // identically on every rank before communicating, so every rank drops it.
-RankRuns RunBenchRank(const std::vector<PreparedCase>& modes, int64_t repeat,
-                      Communicator& comm);
+RankRuns RunBenchRank(const std::vector<PreparedCase>& modes, int64_t repeat, Communicator& comm);
 
 // Every rank run as `launch` says (its wait is set from the timeout: every
 // collective is bounded by it); indexed by rank. With processes, the

@@ -54,12 +54,13 @@ std::string CheckCounters(const PreparedCase& p, int64_t rank, const RankResult&
     const std::vector<int64_t> want_shape =
         LogicalShape(mine->states[i], info.step, p.src.mesh(), p.src.global_shape(), coord);
     if (got.step != info.step || got.logical_shape != want_shape) {
-      return absl::StrFormat("rank %d step %d: ran %s on logical shape [%s], the plan says %s on [%s]",
-                             rank, i + 1, got.step.ToString(), absl::StrJoin(got.logical_shape, ","),
-                             info.step.ToString(), absl::StrJoin(want_shape, ","));
+      return absl::StrFormat(
+          "rank %d step %d: ran %s on logical shape [%s], the plan says %s on [%s]", rank, i + 1,
+          got.step.ToString(), absl::StrJoin(got.logical_shape, ","), info.step.ToString(),
+          absl::StrJoin(want_shape, ","));
     }
-    const StepBytes want = BytesOfStep(mine->states[i], info.step, want_shape, p.src.mesh(),
-                                         coord, p.src.dtype());
+    const StepBytes want =
+        BytesOfStep(mine->states[i], info.step, want_shape, p.src.mesh(), coord, p.src.dtype());
     if (got.bytes_sent != want.sent || got.bytes_received != want.received) {
       return absl::StrFormat("rank %d step %d: sent/received %d/%d bytes, the plan implies %d/%d",
                              rank, i + 1, got.bytes_sent, got.bytes_received, want.sent,

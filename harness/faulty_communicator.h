@@ -44,8 +44,8 @@ class FaultyCommunicator final : public Communicator {
     RESHARD_RETURN_IF_ERROR(Tick("all_gather", group));
     return inner_->AllGather(group, send, recv, count, dtype);
   }
-  absl::Status ReduceScatter(MeshDimSet group, void* send, void* recv, int64_t count,
-                             DType dtype, ReduceOp op) override {
+  absl::Status ReduceScatter(MeshDimSet group, void* send, void* recv, int64_t count, DType dtype,
+                             ReduceOp op) override {
     RESHARD_RETURN_IF_ERROR(Tick("reduce_scatter", group));
     return inner_->ReduceScatter(group, send, recv, count, dtype, op);
   }
@@ -59,9 +59,8 @@ class FaultyCommunicator final : public Communicator {
     RESHARD_RETURN_IF_ERROR(Tick("all_to_all", group));
     return inner_->AllToAll(group, send, recv, count, dtype);
   }
-  absl::Status AllToAllV(MeshDimSet group, const void* send,
-                         absl::Span<const int64_t> send_counts, void* recv,
-                         absl::Span<const int64_t> recv_counts, DType dtype) override {
+  absl::Status AllToAllV(MeshDimSet group, const void* send, absl::Span<const int64_t> send_counts,
+                         void* recv, absl::Span<const int64_t> recv_counts, DType dtype) override {
     RESHARD_RETURN_IF_ERROR(Tick("all_to_all_v", group));
     return inner_->AllToAllV(group, send, send_counts, recv, recv_counts, dtype);
   }

@@ -69,8 +69,8 @@ double SplitValue(double v, ReduceOp op, DType dtype, int64_t n, int64_t c, uint
                   int64_t spread) {
   const int64_t holder = static_cast<int64_t>(Hash(key, 1) % static_cast<uint64_t>(n));
   auto r = [&](int64_t who, int64_t lo, int64_t hi) {  // a small integer in [lo, hi]
-    return static_cast<double>(lo + static_cast<int64_t>(Hash(key, 100 + who) %
-                                                         static_cast<uint64_t>(hi - lo + 1)));
+    return static_cast<double>(
+        lo + static_cast<int64_t>(Hash(key, 100 + who) % static_cast<uint64_t>(hi - lo + 1)));
   };
   const bool fl = IsFloat(dtype);
   switch (op) {
@@ -125,14 +125,15 @@ absl::StatusOr<LocalTensor> TestTensor(DType dtype, std::vector<int64_t> shape, 
   RESHARD_ASSIGN_OR_RETURN(LocalTensor t, LocalTensor::Zeros(dtype, std::move(shape)));
   // Bounds that keep every Partial split and reduction exact (header).
   int64_t lo = -8, hi = 8;
-  const int64_t small = std::max<int64_t>(1, std::min<int64_t>(8, 60 / std::max<int64_t>(1, num_ranks)));
+  const int64_t small =
+      std::max<int64_t>(1, std::min<int64_t>(8, 60 / std::max<int64_t>(1, num_ranks)));
   if (dtype == DType::kI8) lo = -small, hi = small;
   if (dtype == DType::kU8) lo = 2, hi = 2 + small;
   if (dtype == DType::kBool) lo = 0, hi = 1;
   const uint64_t span = static_cast<uint64_t>(hi - lo + 1);
   for (int64_t i = 0; i < t.numel(); ++i) {
-    StoreFromDouble(static_cast<double>(lo + static_cast<int64_t>(Hash(seed, i) % span)),
-                    t.data(), i, dtype);
+    StoreFromDouble(static_cast<double>(lo + static_cast<int64_t>(Hash(seed, i) % span)), t.data(),
+                    i, dtype);
   }
   return t;
 }
@@ -188,9 +189,9 @@ absl::StatusOr<std::vector<std::vector<double>>> LoadShards(absl::Span<const Loc
     const std::vector<int64_t> want = spec.LocalShape(mesh.Coordinate(r));
     if (shards[r].shape() != want || shards[r].dtype() != dtype ||
         shards[r].space() != MemorySpace::kHost) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "reassemble: rank %d holds %s, the spec gives %s[%s]@host", r, shards[r].DebugString(),
-          DTypeName(dtype), absl::StrJoin(want, ",")));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("reassemble: rank %d holds %s, the spec gives %s[%s]@host", r,
+                          shards[r].DebugString(), DTypeName(dtype), absl::StrJoin(want, ",")));
     }
     values[r].resize(shards[r].numel());
     for (int64_t i = 0; i < shards[r].numel(); ++i) {
@@ -252,8 +253,8 @@ absl::StatusOr<LocalTensor> PlaceRegions(const DistSpec& spec,
         placed[g] = v;
       } else if (placed[g] != v && mismatch.ok()) {
         mismatch = absl::FailedPreconditionError(absl::StrFormat(
-            "reassemble: replicas disagree at global element %d: rank %d has %g, rank %d has %g",
-            g, owner[g], placed[g], r, v));
+            "reassemble: replicas disagree at global element %d: rank %d has %g, rank %d has %g", g,
+            owner[g], placed[g], r, v));
       }
     });
     RESHARD_RETURN_IF_ERROR(mismatch);
@@ -266,8 +267,7 @@ absl::StatusOr<LocalTensor> PlaceRegions(const DistSpec& spec,
 
 }  // namespace
 
-absl::StatusOr<LocalTensor> Reassemble(absl::Span<const LocalTensor> shards,
-                                       const DistSpec& spec) {
+absl::StatusOr<LocalTensor> Reassemble(absl::Span<const LocalTensor> shards, const DistSpec& spec) {
   RESHARD_ASSIGN_OR_RETURN(std::vector<std::vector<double>> values, LoadShards(shards, spec));
   RESHARD_ASSIGN_OR_RETURN(const std::vector<bool> live, ReducePartials(spec, values));
   return PlaceRegions(spec, values, live);
@@ -276,11 +276,16 @@ absl::StatusOr<LocalTensor> Reassemble(absl::Span<const LocalTensor> shards,
 double ReductionTolerance(DType dtype, double scale) {
   const double s = std::max(1.0, std::abs(scale));
   switch (dtype) {
-    case DType::kF64: return 1e-12 * s;
-    case DType::kF32: return 1e-5 * s;
-    case DType::kF16: return 2e-3 * s;
-    case DType::kBF16: return 1.6e-2 * s;
-    default: return 0;
+    case DType::kF64:
+      return 1e-12 * s;
+    case DType::kF32:
+      return 1e-5 * s;
+    case DType::kF16:
+      return 2e-3 * s;
+    case DType::kBF16:
+      return 1.6e-2 * s;
+    default:
+      return 0;
   }
 }
 

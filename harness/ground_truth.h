@@ -60,8 +60,7 @@ absl::StatusOr<LocalTensor> ShardOf(const LocalTensor& global, const DistSpec& s
 // the first rank that holds it (after reduction) is used, and
 // FailedPrecondition names the first element where another replica differs.
 // InvalidArgument for a wrong count, shape or dtype of shards.
-absl::StatusOr<LocalTensor> Reassemble(absl::Span<const LocalTensor> shards,
-                                       const DistSpec& spec);
+absl::StatusOr<LocalTensor> Reassemble(absl::Span<const LocalTensor> shards, const DistSpec& spec);
 
 // Largest |a - b| allowed between results of reductions in `dtype` with
 // magnitude around `scale` (0 for integer dtypes).
@@ -70,8 +69,7 @@ double ReductionTolerance(DType dtype, double scale);
 // The first element index where a and b differ by more than `tolerance` (as
 // doubles; bitwise when tolerance is 0 and the dtype is an integer), or -1.
 // InvalidArgument when shapes or dtypes differ.
-absl::StatusOr<int64_t> FirstMismatch(const LocalTensor& a, const LocalTensor& b,
-                                      double tolerance);
+absl::StatusOr<int64_t> FirstMismatch(const LocalTensor& a, const LocalTensor& b, double tolerance);
 
 }  // namespace reshard
 

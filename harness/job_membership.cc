@@ -175,17 +175,17 @@ absl::Status JobMembership::Claim(const JobFingerprint& job) {
       const std::string how = key == kFinishedKey ? "finished" : "stopped";
       const std::string why =
           key == kFinishedKey ? Text(*end) : std::string(DecodeAbort(Text(*end)).message());
-      return absl::InvalidArgumentError(absl::StrCat(
-          "this store prefix (or directory) holds a job that already ", how, " (", why,
-          "); its keys stay in the store: give each run a fresh prefix"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("this store prefix (or directory) holds a job that already ", how, " (", why,
+                       "); its keys stay in the store: give each run a fresh prefix"));
     }
   }
   absl::StatusOr<std::vector<char>> stored =
       store_->SetIfAbsent(kFingerprintKey, Bytes(EncodeFingerprint(job)));
   if (!stored.ok()) return StoreFailed(stored.status());
   if (std::string diff = FingerprintDifference(Text(*stored), job); !diff.empty()) {
-    const absl::Status s = absl::InvalidArgumentError(
-        absl::StrCat("the hosts disagree on the job: ", diff));
+    const absl::Status s =
+        absl::InvalidArgumentError(absl::StrCat("the hosts disagree on the job: ", diff));
     Abort(s);
     return s;
   }
@@ -231,8 +231,9 @@ absl::Status JobMembership::AwaitEveryRank() {
       const absl::Status s = absl::DeadlineExceededError(absl::StrFormat(
           "rank%s %s never joined within %s: no host claimed %s under this store prefix (is "
           "every host running, with the same store and prefix, and do their ranks cover %d-%d?)",
-          missing.size() > 1 ? "s" : "", RankRanges(missing), absl::FormatDuration(options_.timeout),
-          missing.size() > 1 ? "them" : "it", 0, options_.num_ranks - 1));
+          missing.size() > 1 ? "s" : "", RankRanges(missing),
+          absl::FormatDuration(options_.timeout), missing.size() > 1 ? "them" : "it", 0,
+          options_.num_ranks - 1));
       Abort(s);
       return s;
     }
@@ -299,8 +300,9 @@ void JobMembership::Abort(const absl::Status& why) {
 
 void JobMembership::Finish(absl::string_view summary) {
   store_->Set(DoneKey(id_), Bytes("1")).IgnoreError();
-  store_->SetIfAbsent(kFinishedKey, Bytes(absl::StrCat(options_.host_name, ": ", summary, ", at ",
-                                                       absl::FormatTime(absl::Now()))))
+  store_
+      ->SetIfAbsent(kFinishedKey, Bytes(absl::StrCat(options_.host_name, ": ", summary, ", at ",
+                                                     absl::FormatTime(absl::Now()))))
       .IgnoreError();
 }
 

@@ -80,8 +80,8 @@ struct MembershipOptions {
 class JobMembership {
  public:
   static absl::StatusOr<std::unique_ptr<JobMembership>> Join(std::shared_ptr<Store> store,
-                                                              const JobFingerprint& job,
-                                                              const MembershipOptions& options);
+                                                             const JobFingerprint& job,
+                                                             const MembershipOptions& options);
   ~JobMembership();  // stops the heartbeat
 
   // OK while nobody aborted, every peer's heartbeat moves and the store
@@ -100,8 +100,8 @@ class JobMembership {
  private:
   struct Peer {
     std::string name;
-    std::string beat;          // the last heartbeat value seen
-    absl::Time moved;          // when it last changed (this host's clock)
+    std::string beat;  // the last heartbeat value seen
+    absl::Time moved;  // when it last changed (this host's clock)
   };
 
   JobMembership(std::shared_ptr<Store> store, const MembershipOptions& options, std::string id);
@@ -113,7 +113,7 @@ class JobMembership {
 
   std::shared_ptr<Store> store_;
   const MembershipOptions options_;
-  const std::string id_;  // unique per process: host name, pid and a random tag
+  const std::string id_;               // unique per process: host name, pid and a random tag
   std::map<std::string, Peer> peers_;  // by id; filled once every rank is claimed
   absl::Time last_check_ = absl::InfinitePast();
   absl::Status failed_;  // Check's sticky failure

@@ -110,9 +110,9 @@ absl::Status CheckCase(const VerifyCase& c, const VerifyLimits& limits, const Fa
   }
   if (fault.rank == -1) return absl::OkStatus();
   if (fault.rank < 0 || fault.rank >= mesh.num_ranks()) {
-    return absl::InvalidArgumentError(absl::StrFormat("--kill-rank %d: the mesh %s has ranks 0 to %d",
-                                                      fault.rank, mesh.ToString(),
-                                                      mesh.num_ranks() - 1));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--kill-rank %d: the mesh %s has ranks 0 to %d", fault.rank,
+                        mesh.ToString(), mesh.num_ranks() - 1));
   }
   const int64_t calls = CollectiveCalls(p.plan, mesh);
   if (fault.at_call < 0 || fault.at_call >= calls) {
@@ -127,9 +127,9 @@ absl::Status CheckCase(const VerifyCase& c, const VerifyLimits& limits, const Fa
 absl::Status CheckRunnable(const Plan& plan, DType dtype) {
   for (const TransformInfo& info : plan.steps) {
     if (dtype == DType::kBool && info.step.dst.is_partial()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "dtype bool: the plan ", plan.Trace(),
-          " goes through a Partial, which bool data cannot reduce; use u8 or i32"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("dtype bool: the plan ", plan.Trace(),
+                       " goes through a Partial, which bool data cannot reduce; use u8 or i32"));
     }
     if (info.step.kind == StepKind::kPartition && info.step.dst.op() == ReduceOp::kProd) {
       return absl::UnimplementedError(
@@ -141,8 +141,8 @@ absl::Status CheckRunnable(const Plan& plan, DType dtype) {
 
 absl::StatusOr<PreparedCase> Prepare(const VerifyCase& c) {
   RESHARD_ASSIGN_OR_RETURN(PlannedCase p, PlanCase(c));
-  RESHARD_ASSIGN_OR_RETURN(
-      LocalTensor global, TestTensor(c.dtype, c.shape, c.data_seed, p.src.mesh().num_ranks()));
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor global,
+                           TestTensor(c.dtype, c.shape, c.data_seed, p.src.mesh().num_ranks()));
   return PreparedCase{c,
                       std::move(p.src),
                       std::move(p.dst),

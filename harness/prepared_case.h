@@ -24,8 +24,8 @@
 #include "collectives/tensor/local_tensor.h"
 #include "harness/verify_case.h"
 #include "planner/layout/dist_spec.h"
-#include "planner/steps/plan.h"
 #include "planner/planner.h"
+#include "planner/steps/plan.h"
 
 namespace reshard {
 

@@ -26,8 +26,10 @@ int PlacementCode(Placement p) {
 std::optional<Placement> PlacementFromCode(int code) {
   const int arg = code % 8;
   switch (code / 8) {
-    case 0: return arg == 0 ? std::optional<Placement>(Placement::Replicate()) : std::nullopt;
-    case 1: return Placement::Shard(arg);
+    case 0:
+      return arg == 0 ? std::optional<Placement>(Placement::Replicate()) : std::nullopt;
+    case 1:
+      return Placement::Shard(arg);
     case 2:
       if (arg < kNumReduceOps) return Placement::Partial(static_cast<ReduceOp>(arg));
       return std::nullopt;
@@ -50,8 +52,8 @@ std::optional<ShardEntries> EntriesFromCode(const std::string& code) {
   for (absl::string_view part : absl::StrSplit(code, ',')) {
     std::pair<std::string, std::string> md = absl::StrSplit(part, ':');
     int m = 0, d = 0;
-    if (!absl::SimpleAtoi(md.first, &m) || !absl::SimpleAtoi(md.second, &d) || m < 0 ||
-        m >= 16 || d < 0 || d >= 16 || entries.size() >= ShardEntries::kMax) {
+    if (!absl::SimpleAtoi(md.first, &m) || !absl::SimpleAtoi(md.second, &d) || m < 0 || m >= 16 ||
+        d < 0 || d >= 16 || entries.size() >= ShardEntries::kMax) {
       return std::nullopt;
     }
     entries.Append(m, d);

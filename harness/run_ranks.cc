@@ -1,9 +1,8 @@
 #include "harness/run_ranks.h"
 
 #include <stdlib.h>
-#include <unistd.h>
-
 #include <string.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -23,11 +22,9 @@
 namespace reshard {
 namespace {
 
-std::vector<absl::StatusOr<std::string>> OnThreads(const DeviceMesh& mesh,
-                                                   const LaunchOptions& o,
+std::vector<absl::StatusOr<std::string>> OnThreads(const DeviceMesh& mesh, const LaunchOptions& o,
                                                    const RankFunction& fn) {
-  std::vector<absl::StatusOr<std::string>> outputs(mesh.num_ranks(),
-                                                   absl::UnknownError("not run"));
+  std::vector<absl::StatusOr<std::string>> outputs(mesh.num_ranks(), absl::UnknownError("not run"));
   const std::vector<absl::Status> connect =
       RunRanksOnThreads(mesh, o.gloo, [&](GlooCommunicator& comm) {
         Rank rank{comm, [&comm] { comm.Abort(); }};
@@ -137,8 +134,9 @@ void GatherOtherHosts(const LaunchOptions& o, const std::string& dir,
     if (waiting.empty()) return;
     absl::Status alive = JobAlive(o);
     if (alive.ok() && absl::Now() >= deadline) {
-      alive = absl::DeadlineExceededError(absl::StrCat(
-          "its host published no result within ", absl::FormatDuration(o.wait + absl::Seconds(20))));
+      alive = absl::DeadlineExceededError(
+          absl::StrCat("its host published no result within ",
+                       absl::FormatDuration(o.wait + absl::Seconds(20))));
     }
     if (!alive.ok()) {
       for (size_t r : waiting) outputs[r] = alive;
@@ -188,8 +186,10 @@ std::vector<absl::StatusOr<std::string>> InProcesses(const DeviceMesh& mesh,
     const std::string outcome = Outcome(dir, rank, exit_codes[rank - first], stopped);
     outputs[rank] = FromOutcome(outcome, rank);
     if (hosts && store.ok()) {
-      (*store)->Set(absl::StrCat(o.job, "/result/", rank),
-                    std::vector<char>(outcome.begin(), outcome.end())).IgnoreError();
+      (*store)
+          ->Set(absl::StrCat(o.job, "/result/", rank),
+                std::vector<char>(outcome.begin(), outcome.end()))
+          .IgnoreError();
     }
   }
   if (hosts) GatherOtherHosts(o, dir, outputs);

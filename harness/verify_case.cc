@@ -142,8 +142,8 @@ VerifyCase RandomCase(uint64_t seed, int64_t max_ranks, PlanMode mode) {
   }
   c.dtype = kDTypes[rng() % 9];
   static const std::vector<std::vector<ReduceOp>> kOpSets = {
-      {ReduceOp::kSum}, {ReduceOp::kAvg}, {ReduceOp::kMax}, {ReduceOp::kMin},
-      {ReduceOp::kProd}, {ReduceOp::kSum, ReduceOp::kAvg}};
+      {ReduceOp::kSum}, {ReduceOp::kAvg},  {ReduceOp::kMax},
+      {ReduceOp::kMin}, {ReduceOp::kProd}, {ReduceOp::kSum, ReduceOp::kAvg}};
   const std::vector<ReduceOp>& ops = kOpSets[rng() % kOpSets.size()];
   static constexpr Algorithm kAlgorithms[] = {Algorithm::kGraph, Algorithm::kGraph,
                                               Algorithm::kGreedy, Algorithm::kGreedy,

@@ -52,14 +52,14 @@ int64_t DeviceMesh::Rank(absl::Span<const int64_t> coordinate) const {
 
 absl::Status DeviceMesh::ValidateCoordinate(absl::Span<const int64_t> coordinate) const {
   if (static_cast<int>(coordinate.size()) != ndim()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "coordinate: %d entries for a %d-D mesh", coordinate.size(), ndim()));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("coordinate: %d entries for a %d-D mesh", coordinate.size(), ndim()));
   }
   for (int d = 0; d < ndim(); ++d) {
     if (coordinate[d] < 0 || coordinate[d] >= sizes_[d]) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "coordinate: entry %d is %d, outside mesh dim %d of size %d", d, coordinate[d], d,
-          sizes_[d]));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("coordinate: entry %d is %d, outside mesh dim %d of size %d", d,
+                          coordinate[d], d, sizes_[d]));
     }
   }
   return absl::OkStatus();

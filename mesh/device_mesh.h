@@ -63,9 +63,7 @@ class DeviceMesh {
   // "2x2x2".
   std::string ToString() const;
 
-  friend bool operator==(const DeviceMesh& a, const DeviceMesh& b) {
-    return a.sizes_ == b.sizes_;
-  }
+  friend bool operator==(const DeviceMesh& a, const DeviceMesh& b) { return a.sizes_ == b.sizes_; }
   friend bool operator!=(const DeviceMesh& a, const DeviceMesh& b) { return !(a == b); }
 
  private:

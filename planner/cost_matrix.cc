@@ -12,11 +12,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "base/status_macros.h"
-#include "planner/layout/dist_spec.h"
-#include "planner/search/edge_source.h"
-#include "planner/plan_request.h"
-#include "planner/search/graph_planner.h"
 #include "planner/costs/remaining_cost_bound.h"
+#include "planner/layout/dist_spec.h"
+#include "planner/plan_request.h"
+#include "planner/search/edge_source.h"
+#include "planner/search/graph_planner.h"
 #include "planner/search/state_search.h"
 #include "planner/steps/plan_limit.h"
 
@@ -29,8 +29,7 @@ absl::Status CheckLayouts(const DeviceMesh& mesh, absl::Span<const int64_t> shap
   for (size_t i = 0; i < layouts.size(); ++i) {
     absl::StatusOr<DistSpec> spec = DistSpec::Create(mesh, layouts[i], global, dtype);
     if (!spec.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(name, "[", i, "]: ", spec.status().message()));
+      return absl::InvalidArgumentError(absl::StrCat(name, "[", i, "]: ", spec.status().message()));
     }
   }
   return absl::OkStatus();
@@ -54,8 +53,7 @@ absl::Status CheckOptions(const CostMatrixOptions& options, const DeviceMesh& me
   }
   RESHARD_RETURN_IF_ERROR(ValidatePlanOptions(PairOptions(options), mesh));
   if (options.threads < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("threads: ", options.threads, "; must be >= 1"));
+    return absl::InvalidArgumentError(absl::StrCat("threads: ", options.threads, "; must be >= 1"));
   }
   return absl::OkStatus();
 }
@@ -105,9 +103,9 @@ absl::Status FillRow(const DistState& src, absl::Span<const DistState> targets,
       if (op_sets[j] == ops) goals.push_back(targets[j]);
     }
     StateSearch& search = searches->For(ops);
-    const StateSearch::Outcome found = search.Run(src, goals, StateSearch::Pass::Dijkstra(),
-                                                  limits.max_expanded_states,
-                                                  limits.max_search_edges);
+    const StateSearch::Outcome found =
+        search.Run(src, goals, StateSearch::Pass::Dijkstra(), limits.max_expanded_states,
+                   limits.max_search_edges);
     if (found == StateSearch::Outcome::kBound) {
       return SearchFailure(search, found, src, goals.front(), limits);
     }
@@ -174,9 +172,8 @@ absl::Status FillNativeRow(const DistState& src, absl::Span<const DistState> tar
 
 }  // namespace
 
-absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh,
-                                            absl::Span<const int64_t> shape, DType dtype,
-                                            absl::Span<const DistState> sources,
+absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh, absl::Span<const int64_t> shape,
+                                            DType dtype, absl::Span<const DistState> sources,
                                             absl::Span<const DistState> targets,
                                             const CostMatrixOptions& options) {
   RESHARD_RETURN_IF_ERROR(CheckOptions(options, mesh));
@@ -207,10 +204,8 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh,
     NativeSearches native_searches(problem, dtype, *model);
     for (size_t i = next++; i < sources.size(); i = next++) {
       absl::Status s =
-          native ? FillNativeRow(sources[i], targets, *model, limits,
-                                 &native_searches, &result[i])
-                 : FillRow(sources[i], targets, limits, &searches,
-                           &result[i]);
+          native ? FillNativeRow(sources[i], targets, *model, limits, &native_searches, &result[i])
+                 : FillRow(sources[i], targets, limits, &searches, &result[i]);
       absl::MutexLock lock(&mu);
       if (!s.ok() && failure.ok()) failure = s;
       if (options.on_row) options.on_row(++rows_done);

@@ -30,8 +30,8 @@
 #include "planner/costs/cost_model.h"
 #include "planner/costs/cost_model_registry.h"
 #include "planner/layout/dist_state.h"
-#include "planner/planner.h"
 #include "planner/layout/dtype.h"
+#include "planner/planner.h"
 #include "planner/steps/plan.h"
 
 namespace reshard {
@@ -61,9 +61,8 @@ using CostMatrixResult = std::vector<std::vector<std::optional<double>>>;
 // ResourceExhausted when a source's search (native: a pair's) reaches
 // max_expanded_states or max_search_edges (PlanLimitOf says which,
 // planner/steps/plan_limit.h).
-absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh,
-                                            absl::Span<const int64_t> shape, DType dtype,
-                                            absl::Span<const DistState> sources,
+absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh, absl::Span<const int64_t> shape,
+                                            DType dtype, absl::Span<const DistState> sources,
                                             absl::Span<const DistState> targets,
                                             const CostMatrixOptions& options);
 

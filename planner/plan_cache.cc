@@ -46,7 +46,8 @@ class KeyBuilder {
       size_ += n;
       return;
     }
-    if (!spilled_) heap_.assign(inline_, size_), spilled_ = true;  // e.g. a long cost model fingerprint
+    if (!spilled_)
+      heap_.assign(inline_, size_), spilled_ = true;  // e.g. a long cost model fingerprint
     heap_.append(static_cast<const char*>(p), n);
   }
   char inline_[512];

@@ -1,6 +1,7 @@
 // PlanCache: a thread-safe, size-bounded cache of plans, keyed by everything
 // that changes the answer (mesh, shape, dtype, both states and how they were
-// written, every PlanOptions field, the cost model by its fingerprint). Least recently used plans go first.
+// written, every PlanOptions field, the cost model by its fingerprint). Least recently used plans
+// go first.
 //
 //   PlanCache cache(/*capacity=*/4096);
 //   absl::StatusOr<std::shared_ptr<const Plan>> plan = cache.GetOrPlan(request);
@@ -15,9 +16,9 @@
 
 #include "absl/status/statusor.h"
 #include "planner/layout/dist_spec.h"
-#include "planner/steps/plan.h"
 #include "planner/plan_request.h"
 #include "planner/planner.h"
+#include "planner/steps/plan.h"
 
 namespace reshard {
 

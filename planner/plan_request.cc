@@ -10,14 +10,13 @@ namespace {
 
 absl::Status CheckSameTensor(const DistSpec& src, const DistSpec& dst) {
   if (src.mesh() != dst.mesh()) {
-    return absl::InvalidArgumentError(absl::StrCat("dst: mesh ", dst.mesh().ToString(),
-                                                   " differs from `src`'s mesh ",
-                                                   src.mesh().ToString()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "dst: mesh ", dst.mesh().ToString(), " differs from `src`'s mesh ", src.mesh().ToString()));
   }
   if (src.global_shape() != dst.global_shape()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "dst: shape [", absl::StrJoin(dst.global_shape(), ","), "] differs from `src`'s [",
-        absl::StrJoin(src.global_shape(), ","), "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("dst: shape [", absl::StrJoin(dst.global_shape(), ","),
+                     "] differs from `src`'s [", absl::StrJoin(src.global_shape(), ","), "]"));
   }
   if (src.dtype() != dst.dtype()) {
     return absl::InvalidArgumentError(absl::StrCat("dst: dtype ", DTypeName(dst.dtype()),
@@ -29,8 +28,8 @@ absl::Status CheckSameTensor(const DistSpec& src, const DistSpec& dst) {
 
 absl::Status CheckLimits(const PlanOptions& options, const DeviceMesh& mesh) {
   if (options.max_expanded_states < 1) {
-    return absl::InvalidArgumentError(absl::StrCat("max_expanded_states: must be at least 1, got ",
-                                                   options.max_expanded_states));
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_expanded_states: must be at least 1, got ", options.max_expanded_states));
   }
   if (options.max_search_edges < 1 || options.max_search_edges > kMaxSearchEdgesLimit) {
     return absl::InvalidArgumentError(absl::StrCat("max_search_edges: must be 1 to ",
@@ -38,8 +37,8 @@ absl::Status CheckLimits(const PlanOptions& options, const DeviceMesh& mesh) {
                                                    options.max_search_edges));
   }
   if (options.max_memory < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "max_memory: must be a positive number of bytes, got ", options.max_memory));
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_memory: must be a positive number of bytes, got ", options.max_memory));
   }
   // ValidateCoordinate's messages start with "coordinate: ".
   if (!options.coordinate.empty()) return mesh.ValidateCoordinate(options.coordinate);
@@ -73,7 +72,7 @@ PlanMode ResolvedMode(const PlanOptions& options) {
   const bool compat_model =
       options.cost_model != nullptr && !options.cost_model->prices_native_steps();
   return compat_model || options.algorithm == Algorithm::kGreedy ? PlanMode::kPyTorch
-                                                                  : PlanMode::kNative;
+                                                                 : PlanMode::kNative;
 }
 
 const std::shared_ptr<const CostModel>& ResolvedCostModel(const PlanOptions& options) {

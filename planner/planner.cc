@@ -31,9 +31,9 @@ Plan PlanOf(GraphPath path, const DistSpec& src, const std::vector<int64_t>& coo
   plan.states = std::move(path.states);
   for (size_t i = 0; i < path.steps.size(); ++i) {
     const Step& step = path.steps[i];
-    plan.steps.push_back(
-        {step, LogicalShape(plan.states[i], step, src.mesh(), src.global_shape(), coord),
-         path.costs[i]});
+    plan.steps.push_back({step,
+                          LogicalShape(plan.states[i], step, src.mesh(), src.global_shape(), coord),
+                          path.costs[i]});
   }
   return plan;
 }
@@ -41,9 +41,9 @@ Plan PlanOf(GraphPath path, const DistSpec& src, const std::vector<int64_t>& coo
 absl::StatusOr<Plan> GraphPlan(const DistSpec& src, const DistSpec& dst,
                                const BoundCostModel& model, const PlanOptions& options,
                                const std::vector<int64_t>& coord) {
-  RESHARD_ASSIGN_OR_RETURN(GraphPath path,
-                           FindGraphPath(src.state(), dst.state(), src.tensor_ndim(), model,
-                                         LimitsOf(options)));
+  RESHARD_ASSIGN_OR_RETURN(
+      GraphPath path,
+      FindGraphPath(src.state(), dst.state(), src.tensor_ndim(), model, LimitsOf(options)));
   return PlanOf(std::move(path), src, coord);
 }
 
@@ -51,8 +51,7 @@ absl::StatusOr<Plan> GraphPlan(const DistSpec& src, const DistSpec& dst,
 absl::StatusOr<Plan> NativePlan(const DistSpec& src, const DistSpec& dst,
                                 const BoundCostModel& model, const PlanOptions& options,
                                 const std::vector<int64_t>& coord) {
-  const int64_t source_bytes =
-      LocalBytes(src.state(), src.mesh(), src.global_shape(), src.dtype());
+  const int64_t source_bytes = LocalBytes(src.state(), src.mesh(), src.global_shape(), src.dtype());
   if (source_bytes > options.max_memory) {
     return PlanLimitError(PlanLimit::kMaxMemory,
                           absl::StrCat("the source shard alone takes ", source_bytes,
@@ -90,9 +89,9 @@ std::vector<std::vector<int64_t>> GreedyLogicalShapes(const DistSpec& src,
 
 absl::StatusOr<Plan> GreedyPlan(const DistSpec& src, const DistSpec& dst,
                                 const BoundCostModel& model, const std::vector<int64_t>& coord) {
-  RESHARD_ASSIGN_OR_RETURN(std::vector<Step> steps,
-                           GreedySteps(src.mesh(), src.state().placements(),
-                                       dst.state().placements()));
+  RESHARD_ASSIGN_OR_RETURN(
+      std::vector<Step> steps,
+      GreedySteps(src.mesh(), src.state().placements(), dst.state().placements()));
   const std::vector<std::vector<int64_t>> logical = GreedyLogicalShapes(src, coord);
   Plan plan;
   plan.algorithm = Algorithm::kGreedy;
@@ -110,7 +109,6 @@ absl::StatusOr<Plan> GreedyPlan(const DistSpec& src, const DistSpec& dst,
 absl::StatusOr<Plan> PyTorchPlan(const DistSpec& src, const DistSpec& dst,
                                  const BoundCostModel& model, const PlanOptions& options,
                                  const std::vector<int64_t>& coord) {
-
   // Spec §9: the greedy planner cannot express shard orders.
   const bool needs_graph = src.strided_input() || dst.strided_input() ||
                            !src.state().HasDefaultOrder() || !dst.state().HasDefaultOrder();
@@ -125,8 +123,9 @@ absl::StatusOr<Plan> PyTorchPlan(const DistSpec& src, const DistSpec& dst,
                                                     "these layouts have shard orders (spec §9)"
                                                   : " or use the greedy planner (`algorithm` "
                                                     "greedy)"));
-    plan.status().ForEachPayload(
-        [&](absl::string_view url, const absl::Cord& payload) { advised.SetPayload(url, payload); });
+    plan.status().ForEachPayload([&](absl::string_view url, const absl::Cord& payload) {
+      advised.SetPayload(url, payload);
+    });
     return advised;
   }
   return GreedyPlan(src, dst, model, coord);
@@ -146,8 +145,8 @@ absl::StatusOr<Plan> PlanRedistribution(const PlanRequest& request) {
   PlanOptions options = request.options;
   options.mode = ResolvedMode(request.options);
   options.cost_model = ResolvedCostModel(request.options);
-  const std::unique_ptr<const BoundCostModel> model = options.cost_model->Bind(
-      CostProblem{src.mesh(), src.global_shape(), ItemSize(src.dtype())});
+  const std::unique_ptr<const BoundCostModel> model =
+      options.cost_model->Bind(CostProblem{src.mesh(), src.global_shape(), ItemSize(src.dtype())});
   std::vector<int64_t> coord = options.coordinate;
   if (coord.empty()) coord.assign(src.mesh().ndim(), 0);
   absl::StatusOr<Plan> plan = options.mode == PlanMode::kNative
@@ -158,18 +157,17 @@ absl::StatusOr<Plan> PlanRedistribution(const PlanRequest& request) {
   // (the built-in models' parameters are range-checked so this cannot
   // happen with them, spec §6.2).
   if (!std::isfinite(plan->cost)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cost_model: the plan's cost is ", plan->cost, " under \"",
-        options.cost_model->fingerprint(), "\"; its parameters make prices overflow"));
+    return absl::InvalidArgumentError(absl::StrCat("cost_model: the plan's cost is ", plan->cost,
+                                                   " under \"", options.cost_model->fingerprint(),
+                                                   "\"; its parameters make prices overflow"));
   }
   plan->peak_bytes =
       PlanPeakBytes(*plan, src.mesh(), src.global_shape(), src.dtype(), model->memory_backend());
   if (plan->peak_bytes > options.max_memory) {
-    return PlanLimitError(
-        PlanLimit::kMaxMemory,
-        absl::StrCat("the pytorch-mode plan needs ", plan->peak_bytes,
-                     " bytes per rank, over the limit of ", options.max_memory,
-                     "; native mode plans under a memory limit (`mode` native)"));
+    return PlanLimitError(PlanLimit::kMaxMemory,
+                          absl::StrCat("the pytorch-mode plan needs ", plan->peak_bytes,
+                                       " bytes per rank, over the limit of ", options.max_memory,
+                                       "; native mode plans under a memory limit (`mode` native)"));
   }
   return plan;
 }

@@ -1,8 +1,8 @@
 // The planner's entry point.
 //
-//   absl::StatusOr<DistSpec> src = DistSpec::Parse(*mesh, "S(0)[1]S(0)[0]S(0)[2]", {8, 8, 8}, DType::kF32);
-//   absl::StatusOr<DistSpec> dst = DistSpec::Parse(*mesh, "RS(0)[0]S(0)[1]", {8, 8, 8}, DType::kF32);
-//   absl::StatusOr<Plan> plan = PlanRedistribution(*src, *dst, PlanOptions());
+//   absl::StatusOr<DistSpec> src = DistSpec::Parse(*mesh, "S(0)[1]S(0)[0]S(0)[2]", {8, 8, 8},
+//   DType::kF32); absl::StatusOr<DistSpec> dst = DistSpec::Parse(*mesh, "RS(0)[0]S(0)[1]", {8, 8,
+//   8}, DType::kF32); absl::StatusOr<Plan> plan = PlanRedistribution(*src, *dst, PlanOptions());
 //   // plan->Trace() == "S(0)[1]S(0)[0]S(0)[2]->S(0)[1]S(0)[0]R->RS(0)R->RS(0)[0]S(0)[1]"
 //
 // Errors: InvalidArgument for a request that breaks a rule (plan_request.h,

@@ -123,15 +123,17 @@ double CostOf(const py::dict& request) { return PlanOf(Validate(ObjectFrom(reque
 
 // Graph-plan costs between every pair of `layouts` (planner/cost_matrix.h);
 // the request names one of them as src and dst for validation.
-std::vector<std::vector<std::optional<double>>> CostMatrixOf(const py::dict& request,
-                                                             const std::vector<std::string>& layouts) {
+std::vector<std::vector<std::optional<double>>> CostMatrixOf(
+    const py::dict& request, const std::vector<std::string>& layouts) {
   const PlanRequest valid = Validate(ObjectFrom(request));
   const DistSpec& any = valid.src;
   std::vector<DistState> states;
   for (size_t i = 0; i < layouts.size(); ++i) {
-    absl::StatusOr<DistSpec> spec = DistSpec::Parse(any.mesh(), layouts[i], any.global_shape(), any.dtype());
+    absl::StatusOr<DistSpec> spec =
+        DistSpec::Parse(any.mesh(), layouts[i], any.global_shape(), any.dtype());
     if (!spec.ok()) {
-      Raise(absl::InvalidArgumentError(absl::StrCat("layouts[", i, "]: ", spec.status().message())));
+      Raise(
+          absl::InvalidArgumentError(absl::StrCat("layouts[", i, "]: ", spec.status().message())));
     }
     states.push_back(spec->state());
   }

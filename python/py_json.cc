@@ -28,8 +28,8 @@ absl::StatusOr<json> IntFromPython(py::handle value, const std::string& field) {
   py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(value.ptr()));
   if (!index) {
     PyErr_Clear();
-    return absl::InvalidArgumentError(absl::StrCat(field, ": expected an integer, got ",
-                                                   Shown(value)));
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ": expected an integer, got ", Shown(value)));
   }
   const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
   if (overflow == 0 && !(v == -1 && PyErr_Occurred())) return json(static_cast<int64_t>(v));

@@ -4,13 +4,14 @@
 // 1 inside a host, mesh dim 0 across hosts), an 8x16 f32 tensor (512 bytes),
 // intra-host alpha 2 us and 1 GB/s (1000 bytes/us), inter-host alpha 10 us
 // and 0.5 GB/s (500 bytes/us), memory 4 GB/s (4000 bytes/us).
+#include "planner/costs/alpha_beta_cost_model.h"
+
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "planner/costs/alpha_beta_cost_model.h"
 #include "planner/costs/cost_model.h"
 #include "planner/costs/cost_model_registry.h"
 #include "planner/layout/dist_state.h"
@@ -37,8 +38,7 @@ CostProfile TestProfile() {
 
 double Cost(const CostProfile& profile, int64_t devices_per_host, std::vector<int64_t> mesh,
             std::vector<int64_t> shape, std::vector<Placement> current, Step step) {
-  const std::shared_ptr<const CostModel> model =
-      *MakeAlphaBetaCostModel(profile, devices_per_host);
+  const std::shared_ptr<const CostModel> model = *MakeAlphaBetaCostModel(profile, devices_per_host);
   CostProblem problem{*DeviceMesh::Create(std::move(mesh)), std::move(shape), 4};
   return model->Bind(problem)->StepCost(DistState::WithDefaultOrder(current), step);
 }
@@ -102,8 +102,7 @@ TEST(AlphaBetaCostModelTest, CallLatencyOncePerCommunicatingStep) {
 // 7/8 of the local 1x16 block (64 B) in one hop: 10 + 56 / 500; the permute
 // S(0)S(1) -> S(1)S(0) at most its whole 4x4 block (64 B): 10 + 64 / 500.
 TEST(AlphaBetaCostModelTest, AllToAllAndPermuteAreBothOneExchange) {
-  EXPECT_DOUBLE_EQ(
-      Cost({S0, S0}, MakeGroupStep(std::vector<int>{0, 1}, S0, S1)), 10 + 56.0 / 500);
+  EXPECT_DOUBLE_EQ(Cost({S0, S0}, MakeGroupStep(std::vector<int>{0, 1}, S0, S1)), 10 + 56.0 / 500);
   EXPECT_DOUBLE_EQ(Cost({S0, S1}, MakePermute({{0, 1}, {1, 0}})), 10 + 64.0 / 500);
 }
 

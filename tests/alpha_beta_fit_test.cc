@@ -1,8 +1,9 @@
 // The least-squares fit behind `reshard calibrate` (cli/alpha_beta_fit.h), on
 // synthetic timings made from known parameters with spec §6.2's formulas.
+#include "cli/alpha_beta_fit.h"
+
 #include <vector>
 
-#include "cli/alpha_beta_fit.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -11,8 +12,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr StepKind kKinds[] = {StepKind::kAllGather, StepKind::kReduceScatter,
-                               StepKind::kAllReduce, StepKind::kAllToAll};
+constexpr StepKind kKinds[] = {StepKind::kAllGather, StepKind::kReduceScatter, StepKind::kAllReduce,
+                               StepKind::kAllToAll};
 
 // Every kind on 2, 4 and 8 ranks at 4 KiB .. 4 MiB, timed exactly on `link`,
 // each time scaled by `noise(i)`.

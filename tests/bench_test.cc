@@ -46,18 +46,19 @@ std::set<std::string> Keys(const json& object) {
 // One line per mode, in --modes order, with exactly the keys of the issue;
 // S(0) -> R on 4 ranks is one all_gather in either mode.
 void ExpectBothModesVerified(const std::vector<std::string>& extra) {
-  std::vector<std::string> args = {"--mesh", "4", "--shape", "13,5", "--src", "S(0)", "--dst", "R",
-                                   "--modes", "pytorch,native", "--repeat", "2", "--format", "json",
-                                   "--timeout", "60"};
+  std::vector<std::string> args = {"--mesh",   "4",     "--shape",  "13,5",    "--src",
+                                   "S(0)",     "--dst", "R",        "--modes", "pytorch,native",
+                                   "--repeat", "2",     "--format", "json",    "--timeout",
+                                   "60"};
   args.insert(args.end(), extra.begin(), extra.end());
   Result r = Bench(args);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   std::vector<json> lines = JsonLines(r);
   ASSERT_EQ(lines.size(), 2u) << r.out;
   const std::set<std::string> promised = {
-      "mode",        "trace",    "modeled_cost", "native_model_cost", "bytes_sent_max",
-      "peak_bytes_max", "measured_us", "verified", "predicted_us",    "cost_model",
-      "profile"};
+      "mode",           "trace",          "modeled_cost", "native_model_cost",
+      "bytes_sent_max", "peak_bytes_max", "measured_us",  "verified",
+      "predicted_us",   "cost_model",     "profile"};
   const char* modes[] = {"pytorch", "native"};
   for (size_t i = 0; i < lines.size(); ++i) {
     const json& l = lines[i];
@@ -102,8 +103,8 @@ TEST(BenchTest, NativeGroupStepsRunAndVerify) {
 // plans with the built-in measured Gloo profile and says so; a version 1
 // file gives alpha-beta and names the path.
 TEST(BenchTest, OutputNamesTheModelAndProfileEachModePlannedWith) {
-  const std::vector<std::string> base = {"--mesh", "2", "--shape", "8,8", "--src", "S(0)",
-                                         "--dst", "R", "--repeat", "1"};
+  const std::vector<std::string> base = {"--mesh", "2",     "--shape", "8,8",      "--src",
+                                         "S(0)",   "--dst", "R",       "--repeat", "1"};
   Result text = Bench(base);
   EXPECT_EQ(text.exit_code, 0) << text.err;
   EXPECT_TRUE(absl::StrContains(text.out, "native planned with: measured (profile: built-in "))
@@ -118,8 +119,8 @@ TEST(BenchTest, OutputNamesTheModelAndProfileEachModePlannedWith) {
 }
 
 TEST(BenchTest, TextNamesTheLowerBoundAndEveryMode) {
-  Result r = Bench({"--mesh", "2,2", "--shape", "8,8", "--src", "S(0)R", "--dst", "RS(1)",
-                    "--repeat", "1"});
+  Result r = Bench(
+      {"--mesh", "2,2", "--shape", "8,8", "--src", "S(0)R", "--dst", "RS(1)", "--repeat", "1"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   // Each rank holds 4x8 and wants 8x4, sharing a 4x4 block: 16 f32 to receive.
   EXPECT_TRUE(absl::StrContains(r.out, "receive lower bound: 64 bytes per rank (max)")) << r.out;
@@ -128,8 +129,8 @@ TEST(BenchTest, TextNamesTheLowerBoundAndEveryMode) {
 }
 
 TEST(BenchTest, BadInputIsRefusedUpFrontNamingTheFlag) {
-  const std::vector<std::string> base = {"--mesh", "2,2", "--shape", "8,8", "--src", "S(0)R",
-                                         "--dst", "RS(1)"};
+  const std::vector<std::string> base = {"--mesh", "2,2",   "--shape", "8,8",
+                                         "--src",  "S(0)R", "--dst",   "RS(1)"};
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--repeat", "0"}, "--repeat"},
       {{"--modes", "native,fast"}, "--modes"},

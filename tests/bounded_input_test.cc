@@ -4,11 +4,12 @@
 // deep JSON is measured without a parser, a search over its edge budget
 // ends with the limit as a payload, and a profile that would overflow a
 // price is refused naming the field.
+#include "base/bounded_input.h"
+
 #include <fstream>
 #include <sstream>
 #include <string>
 
-#include "base/bounded_input.h"
 #include "cli/profile_json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -103,8 +104,9 @@ TEST(SearchBudgetTest, EveryLimitIsTyped) {
   PlanOptions options{PlanMode::kPyTorch};
   options.algorithm = Algorithm::kGraph;
   options.max_expanded_states = 1;
-  absl::StatusOr<Plan> plan = PlanRedistribution(test_util::Spec(mesh, "S(0)S(1)", {8, 8}),
-                                                 test_util::Spec(mesh, "S(1)S(0)", {8, 8}), options);
+  absl::StatusOr<Plan> plan =
+      PlanRedistribution(test_util::Spec(mesh, "S(0)S(1)", {8, 8}),
+                         test_util::Spec(mesh, "S(1)S(0)", {8, 8}), options);
   EXPECT_EQ(PlanLimitOf(plan.status()), PlanLimit::kMaxExpandedStates) << plan.status();
   PlanOptions memory;
   memory.max_memory = 1;
@@ -115,7 +117,8 @@ TEST(SearchBudgetTest, EveryLimitIsTyped) {
   bad.max_search_edges = 0;
   plan = PlanRedistribution(test_util::Spec(mesh, "RR", {8, 8}),
                             test_util::Spec(mesh, "RR", {8, 8}), bad);
-  EXPECT_THAT(plan.status().message(), HasSubstr("max_search_edges: must be 1 to 1073741824, got 0"));
+  EXPECT_THAT(plan.status().message(),
+              HasSubstr("max_search_edges: must be 1 to 1073741824, got 0"));
   EXPECT_FALSE(PlanLimitOf(plan.status()).has_value());
 }
 

@@ -13,10 +13,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "gtest/gtest.h"
 #include "base/utf8.h"
-#include "tests/test_util.h"
+#include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/test_util.h"
 
 namespace {
 
@@ -53,19 +53,23 @@ std::string List(const json& ints) {
 }
 
 std::vector<std::string> PlanArgs(const json& c) {
-  std::vector<std::string> args = {"plan",        "--mesh",       List(c["mesh"]),
-                                   "--shape",     List(c["shape"]), "--dtype",
-                                   c["dtype"],    "--src",        c["src"],
-                                   "--dst",       c["dst"],       "--algorithm",
-                                   c["algorithm"], "--cost-model", c["cost_model"]};
+  std::vector<std::string> args = {"plan",           "--mesh",       List(c["mesh"]), "--shape",
+                                   List(c["shape"]), "--dtype",      c["dtype"],      "--src",
+                                   c["src"],         "--dst",        c["dst"],        "--algorithm",
+                                   c["algorithm"],   "--cost-model", c["cost_model"]};
   return args;
 }
 
 TEST(CliTest, HelpEverywhereExitsZero) {
   for (const std::vector<std::string>& args :
-       std::vector<std::vector<std::string>>{{"--help"}, {"help"}, {"-h"}, {"help", "plan"},
-                                             {"plan", "--help"}, {"batch", "--help"},
-                                             {"help", "batch"}, {"calibrate", "--help"}}) {
+       std::vector<std::vector<std::string>>{{"--help"},
+                                             {"help"},
+                                             {"-h"},
+                                             {"help", "plan"},
+                                             {"plan", "--help"},
+                                             {"batch", "--help"},
+                                             {"help", "batch"},
+                                             {"calibrate", "--help"}}) {
     Result r = RunReshard(args);
     EXPECT_EQ(r.exit_code, 0) << absl::StrJoin(args, " ") << "\n" << r.err;
     if (args[0] != "calibrate") {
@@ -74,9 +78,9 @@ TEST(CliTest, HelpEverywhereExitsZero) {
     EXPECT_TRUE(absl::StrContains(r.out, "EXIT CODES")) << absl::StrJoin(args, " ");
   }
   Result plan = RunReshard({"plan", "--help"});
-  for (const char* flag : {"--mesh", "--shape", "--dtype", "--src", "--dst", "--algorithm",
-                           "--cost-model", "--devices-per-host", "--profile", "--coordinate",
-                           "--format", "--max-states"}) {
+  for (const char* flag :
+       {"--mesh", "--shape", "--dtype", "--src", "--dst", "--algorithm", "--cost-model",
+        "--devices-per-host", "--profile", "--coordinate", "--format", "--max-states"}) {
     EXPECT_TRUE(absl::StrContains(plan.out, flag)) << "plan --help does not mention " << flag;
   }
 }
@@ -96,8 +100,8 @@ TEST(CliTest, PlanTextShowsTraceStepsAndTotal) {
   EXPECT_TRUE(absl::StrContains(r.out, c["expected"]["trace"].get<std::string>())) << r.out;
   for (const json& step : c["expected"]["steps"]) {
     EXPECT_TRUE(absl::StrContains(r.out, step["collective"].get<std::string>())) << r.out;
-    EXPECT_TRUE(absl::StrContains(
-        r.out, absl::StrCat(step["src"].get<std::string>(), " -> ", step["dst"].get<std::string>())))
+    EXPECT_TRUE(absl::StrContains(r.out, absl::StrCat(step["src"].get<std::string>(), " -> ",
+                                                      step["dst"].get<std::string>())))
         << r.out;
   }
   EXPECT_TRUE(absl::StrContains(r.out, "total cost")) << r.out;
@@ -136,8 +140,8 @@ TEST(CliTest, PlanDotIsADigraphWithOneEdgePerStep) {
 
 // Each bad input exits 2 and names the flag on stderr.
 TEST(CliTest, BadInputExitsTwoNamingTheFlag) {
-  const std::vector<std::string> base = {"--mesh", "2,2", "--shape", "8,6",
-                                         "--src",  "S(0)R", "--dst", "RS(1)"};
+  const std::vector<std::string> base = {"--mesh", "2,2",   "--shape", "8,6",
+                                         "--src",  "S(0)R", "--dst",   "RS(1)"};
   // {flag to replace or add, its value, text stderr must contain}
   struct BadFlag {
     std::string flag, value, names;
@@ -156,15 +160,15 @@ TEST(CliTest, BadInputExitsTwoNamingTheFlag) {
       {"--shape", "9223372036854775807,2", "--shape"},
       {"--shape", "8,6,x", "--shape"},
       {"--src", "", "--src"},
-      {"--src", "S(0)", "--src"},             // one token for two mesh dims
+      {"--src", "S(0)", "--src"},  // one token for two mesh dims
       {"--src", "S(0)RR", "--src"},
-      {"--src", "S(2)R", "--src"},            // tensor has 2 dims
+      {"--src", "S(2)R", "--src"},  // tensor has 2 dims
       {"--src", "P(foo)R", "--src"},
       {"--src", "X(0)R", "--src"},
-      {"--src", "S(0)[0]S(0)", "--src"},      // [k] on some tokens only
-      {"--src", "S(0)[0]S(0)[0]", "--src"},   // not a permutation
-      {"--src", "P(max)P(sum)", "--src"},     // mixed ops other than sum+avg
-      {"--src", "_S(0, 3)S(0)", "--src"},     // no position gives split factor 3
+      {"--src", "S(0)[0]S(0)", "--src"},     // [k] on some tokens only
+      {"--src", "S(0)[0]S(0)[0]", "--src"},  // not a permutation
+      {"--src", "P(max)P(sum)", "--src"},    // mixed ops other than sum+avg
+      {"--src", "_S(0, 3)S(0)", "--src"},    // no position gives split factor 3
       {"--src", "S(99999999999999999999)R", "--src"},
       {"--dst", "RR,", "--dst"},
       {"--dtype", "f128", "--dtype"},
@@ -211,13 +215,13 @@ TEST(CliTest, BadInputExitsTwoNamingTheFlag) {
 
 TEST(CliTest, NoPlanExitsThree) {
   // The greedy planner (pytorch mode's) cannot do S -> P (spec §8).
-  Result no_path = RunReshard({"plan", "--mesh", "2", "--shape", "8", "--src", "S(0)", "--dst", "P(sum)",
-                        "--algorithm", "greedy", "--mode", "pytorch"});
+  Result no_path = RunReshard({"plan", "--mesh", "2", "--shape", "8", "--src", "S(0)", "--dst",
+                               "P(sum)", "--algorithm", "greedy", "--mode", "pytorch"});
   EXPECT_EQ(no_path.exit_code, 3) << no_path.err;
   EXPECT_TRUE(absl::StrContains(no_path.err, "no_path")) << no_path.err;
   // A search that must expand more than one state.
   Result bound = RunReshard({"plan", "--mesh", "2,2", "--shape", "8,8", "--src", "S(0)[1]S(0)[0]",
-                      "--dst", "S(1)S(0)", "--max-states", "1", "--mode", "pytorch"});
+                             "--dst", "S(1)S(0)", "--max-states", "1", "--mode", "pytorch"});
   EXPECT_EQ(bound.exit_code, 3) << bound.err;
   EXPECT_TRUE(absl::StrContains(bound.err, "--max-states")) << bound.err;
 }
@@ -227,8 +231,7 @@ TEST(CliTest, BatchAnswersEveryLineInOrder) {
   json good = c;
   good.erase("expected");
   std::string input = absl::StrCat(
-      good.dump(), "\n",
-      "{\"id\": \"malformed\", \"mesh\": [2\n",
+      good.dump(), "\n", "{\"id\": \"malformed\", \"mesh\": [2\n",
       "\n",  // blank lines are skipped
       "{\"id\": \"typo\", \"mesh\": [2], \"shape\": [8], \"src\": \"R\", \"dst\": \"R\", "
       "\"algoritm\": \"graph\"}\n",
@@ -238,7 +241,8 @@ TEST(CliTest, BatchAnswersEveryLineInOrder) {
       "\"algorithm\": \"greedy\", \"mode\": \"pytorch\"}\n",
       "{\"id\": 7, \"mesh\": [2, 2], \"shape\": [8], \"src\": \"S(0)R\", \"dst\": \"RR\", "
       "\"dtype\": null}\n",
-      "[1, 2]\n", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n");
+      "[1, 2]\n",
+      "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n");
   Result r = RunReshard({"batch", "--timings"}, input);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> lines = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
@@ -250,8 +254,8 @@ TEST(CliTest, BatchAnswersEveryLineInOrder) {
   EXPECT_EQ(out[0]["ok"], true);
   EXPECT_EQ(out[0]["trace"], c["expected"]["trace"]);
   // Key order as documented.
-  EXPECT_TRUE(absl::StartsWith(lines[0], absl::StrCat("{\"id\":", c["id"].dump(),
-                                                      ",\"ok\":true,\"algorithm\":")))
+  EXPECT_TRUE(absl::StartsWith(
+      lines[0], absl::StrCat("{\"id\":", c["id"].dump(), ",\"ok\":true,\"algorithm\":")))
       << lines[0];
 
   auto expect_error = [&](size_t i, const json& id, const std::string& names) {
@@ -297,12 +301,13 @@ TEST(CliTest, BatchNumberOverflowIsOneBadLine) {
 TEST(CliTest, OutputIsValidUtf8WhateverTheInput) {
   std::string accents;
   for (int i = 0; i < 40; ++i) accents += "\xC3\xA9";
-  const std::string input = absl::StrCat(
-      "\xFF\n", "{\"id\": \"\xC3\xA9\", \"mesh\": \"", accents,
-      "\", \"shape\": [8], \"src\": \"R\", \"dst\": \"R\"}\n",
-      "{\"id\": 2, \"mesh\": [2], \"shape\": [8], \"src\": \"S(0)", accents, "\", \"dst\": \"R\"}\n",
-      "{\"id\": 3, \"mesh\": [2], \"shape\": [8], \"src\": \"R\", \"dst\": \"R\", \"", accents,
-      "\": 1}\n");
+  const std::string input =
+      absl::StrCat("\xFF\n", "{\"id\": \"\xC3\xA9\", \"mesh\": \"", accents,
+                   "\", \"shape\": [8], \"src\": \"R\", \"dst\": \"R\"}\n",
+                   "{\"id\": 2, \"mesh\": [2], \"shape\": [8], \"src\": \"S(0)", accents,
+                   "\", \"dst\": \"R\"}\n",
+                   "{\"id\": 3, \"mesh\": [2], \"shape\": [8], \"src\": \"R\", \"dst\": \"R\", \"",
+                   accents, "\": 1}\n");
   Result r = RunReshard({"batch"}, input);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> lines = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
@@ -313,14 +318,15 @@ TEST(CliTest, OutputIsValidUtf8WhateverTheInput) {
     EXPECT_EQ(result["ok"], false) << line;
   }
   for (const std::string& bad_src : {absl::StrCat("S(0)", accents), std::string("S(0)\xFF\xFE")}) {
-    Result plan = RunReshard({"plan", "--mesh", "2", "--shape", "8", "--src", bad_src, "--dst", "R"});
+    Result plan =
+        RunReshard({"plan", "--mesh", "2", "--shape", "8", "--src", bad_src, "--dst", "R"});
     EXPECT_EQ(plan.exit_code, 2);
     EXPECT_TRUE(reshard::IsValidUtf8(plan.err)) << plan.err;
     EXPECT_TRUE(absl::StrContains(plan.err, "--src")) << plan.err;
   }
   // Quotes of valid input are cut between characters: no replacement character.
   Result accented = RunReshard({"plan", "--mesh", "2", "--shape", "8", "--src",
-                               absl::StrCat("S(0)x", accents), "--dst", "R"});
+                                absl::StrCat("S(0)x", accents), "--dst", "R"});
   EXPECT_FALSE(absl::StrContains(accented.err, "\xEF\xBF\xBD")) << accented.err;
 }
 
@@ -332,7 +338,8 @@ TEST(CliTest, UnwritableOutputFails) {
   for (const std::string& command :
        {"{ " + bin + " batch > /dev/full; }",
         "{ " + bin + " plan --mesh 2 --shape 8 --src 'S(0)' --dst R > /dev/full; }",
-        "{ " + bin + " verify --mesh 2 --shape 8 --src 'S(0)' --dst R --timeout 10 > /dev/full; }"}) {
+        "{ " + bin +
+            " verify --mesh 2 --shape 8 --src 'S(0)' --dst R --timeout 10 > /dev/full; }"}) {
     Result r = reshard::test_util::RunShell(command, line);
     EXPECT_EQ(r.exit_code, 1) << command << "\n" << r.err;
     EXPECT_TRUE(absl::StrContains(r.err, "cannot write")) << command << "\n" << r.err;
@@ -354,8 +361,8 @@ TEST(CliTest, ClosedPipeIsOneErrorForEveryCommand) {
         std::string("bench --mesh 2 --shape 8 --src 'S(0)' --dst R --dry-run"),
         std::string("verify --mesh 2 --shape 8 --src 'S(0)' --dst R --timeout 10")}) {
     const std::string input = absl::StartsWith(args, "costs") ? "S(0)\nR\n" : line;
-    const std::string command = "{ { sleep 0.3; " + bin + " " + args +
-                                " 2>&3; echo \"exit=$?\" >&3; } 3>&2 | true; }";
+    const std::string command =
+        "{ { sleep 0.3; " + bin + " " + args + " 2>&3; echo \"exit=$?\" >&3; } 3>&2 | true; }";
     Result r = reshard::test_util::RunShell(command, input);
     EXPECT_TRUE(absl::StrContains(r.err, "exit=1")) << args << "\n" << r.err;
     EXPECT_TRUE(absl::StrContains(r.err, "cannot write the output to stdout")) << args << "\n"
@@ -380,8 +387,8 @@ TEST(CliTest, EveryCommandIsListedHasHelpAndNamesAnUnknownFlag) {
     EXPECT_TRUE(absl::StrContains(help.out, "EXIT CODES")) << command;
     Result bad = RunReshard({command, "--no-such-flag", "1"});
     EXPECT_EQ(bad.exit_code, 2) << command << ": " << bad.err;
-    EXPECT_TRUE(absl::StrContains(bad.err, "unknown flag --no-such-flag for reshard " +
-                                               std::string(command)))
+    EXPECT_TRUE(absl::StrContains(
+        bad.err, "unknown flag --no-such-flag for reshard " + std::string(command)))
         << bad.err;
   }
   Result unknown = RunReshard({"frobnicate"});
@@ -393,8 +400,8 @@ TEST(CliTest, EveryCommandIsListedHasHelpAndNamesAnUnknownFlag) {
 // check, naming the flag, instead of crashing, running for minutes or
 // reporting FAIL.
 TEST(CliTest, VerifyRefusesUpFrontNamingTheFlag) {
-  const std::vector<std::string> one = {"verify", "--mesh", "2", "--shape", "8", "--src", "S(0)",
-                                        "--dst", "R"};
+  const std::vector<std::string> one = {"verify", "--mesh", "2",     "--shape", "8",
+                                        "--src",  "S(0)",   "--dst", "R"};
   auto with = [&](std::vector<std::string> extra) {
     std::vector<std::string> args = one;
     args.insert(args.end(), extra.begin(), extra.end());
@@ -438,8 +445,8 @@ TEST(CliTest, VerifyRefusesUpFrontNamingTheFlag) {
 
 // Issue 9, item 6.
 TEST(CliTest, FlagWithoutValueIsNamed) {
-  Result r = RunReshard({"plan", "--mesh", "2", "--shape", "8", "--dst", "R", "--src", "--format",
-                         "text"});
+  Result r = RunReshard(
+      {"plan", "--mesh", "2", "--shape", "8", "--dst", "R", "--src", "--format", "text"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(absl::StrContains(r.err, "--src needs a value")) << r.err;
   Result inline_value = RunReshard({"plan", "--mesh=2", "--shape=8", "--src=S(0)", "--dst=R"});
@@ -449,8 +456,8 @@ TEST(CliTest, FlagWithoutValueIsNamed) {
 TEST(CliTest, ErrorsQuoteHugeInputShortly) {
   const std::string huge(100000, 'R');  // one argument may hold at most 128 KiB
   for (const std::string flag : {"--src", "--mesh", "--dtype"}) {
-    std::vector<std::string> args = {"plan",   "--mesh", "2",   "--shape", "8",  "--src",
-                                     "S(0)",   "--dst",  "R",   "--dtype", "f32"};
+    std::vector<std::string> args = {"plan", "--mesh", "2", "--shape", "8",  "--src",
+                                     "S(0)", "--dst",  "R", "--dtype", "f32"};
     for (size_t i = 1; i < args.size(); i += 2) {
       if (args[i] == flag) args[i + 1] = huge;
     }
@@ -459,18 +466,17 @@ TEST(CliTest, ErrorsQuoteHugeInputShortly) {
     EXPECT_LT(r.err.size(), 1000u) << flag << ": " << r.err.substr(0, 200);
   }
   const std::string line = absl::StrCat("{\"mesh\": [2], \"shape\": [8], \"src\": \"",
-                                        std::string(10 << 20, 'R'),
-                                        "\", \"dst\": \"R\"}\n");
+                                        std::string(10 << 20, 'R'), "\", \"dst\": \"R\"}\n");
   Result batch = RunReshard({"batch"}, line);
   EXPECT_LT(batch.out.size(), 1000u) << batch.out.substr(0, 200);
 }
 
 TEST(CliTest, BigIdsAreNotEchoedWithOtherDigits) {
   const std::string tail = ", \"mesh\": [2], \"shape\": [8], \"src\": \"S(0)\", \"dst\": \"R\"}\n";
-  Result r = RunReshard({"batch"}, absl::StrCat("{\"id\": 123456789012345678901234567890", tail,
-                                               "{\"id\": 18446744073709551615", tail,
-                                               "{\"id\": \"123456789012345678901234567890\"",
-                                               tail));
+  Result r =
+      RunReshard({"batch"}, absl::StrCat("{\"id\": 123456789012345678901234567890", tail,
+                                         "{\"id\": 18446744073709551615", tail,
+                                         "{\"id\": \"123456789012345678901234567890\"", tail));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> lines = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
   ASSERT_EQ(lines.size(), 3u) << r.out;
@@ -487,15 +493,15 @@ TEST(CliTest, BigIdsAreNotEchoedWithOtherDigits) {
 // The bound's advice names the greedy planner only where it could be used
 // (spec §9: shard orders force the graph planner).
 TEST(CliTest, BoundAdviceFitsTheRequest) {
-  Result forced = RunReshard({"plan", "--mesh", "2,2", "--shape", "8,8", "--src", "S(0)[1]S(0)[0]",
-                              "--dst", "S(1)S(0)", "--max-states", "1", "--algorithm", "greedy",
-                              "--mode", "pytorch"});
+  Result forced =
+      RunReshard({"plan", "--mesh", "2,2", "--shape", "8,8", "--src", "S(0)[1]S(0)[0]", "--dst",
+                  "S(1)S(0)", "--max-states", "1", "--algorithm", "greedy", "--mode", "pytorch"});
   EXPECT_EQ(forced.exit_code, 3) << forced.err;
   EXPECT_FALSE(absl::StrContains(forced.err, "use the greedy planner")) << forced.err;
   EXPECT_TRUE(absl::StrContains(forced.err, "--max-states")) << forced.err;
-  Result graph = RunReshard({"plan", "--mesh", "2,2", "--shape", "8,8", "--src", "S(0)S(1)",
-                             "--dst", "S(1)S(0)", "--max-states", "1", "--algorithm", "graph",
-                             "--mode", "pytorch"});
+  Result graph =
+      RunReshard({"plan", "--mesh", "2,2", "--shape", "8,8", "--src", "S(0)S(1)", "--dst",
+                  "S(1)S(0)", "--max-states", "1", "--algorithm", "graph", "--mode", "pytorch"});
   EXPECT_EQ(graph.exit_code, 3) << graph.err;
   EXPECT_TRUE(absl::StrContains(graph.err, "--algorithm greedy")) << graph.err;
 }
@@ -508,7 +514,6 @@ TEST(CliTest, GreedySizeOneShardToPartialRuns) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_TRUE(absl::StrContains(r.out, "1 passed, 0 failed")) << r.out;
 }
-
 
 // --- Cost profiles and reshard calibrate (spec §6.2) ---
 
@@ -524,8 +529,10 @@ void WriteText(const std::string& path, const std::string& text) { std::ofstream
 TEST(CliTest, CalibrateWritesAProfileThatPlanReads) {
   for (const bool processes : {false, true}) {
     const std::string out = TempPath(processes ? "p-proc.json" : "p-threads.json");
-    std::vector<std::string> args = {"calibrate", "--mesh", processes ? "2" : "2,2", "--sizes",
-                                     "4K,4M", "--repeat", "3", "--timeout", "30", "--out", out};
+    std::vector<std::string> args = {"calibrate", "--mesh",    processes ? "2" : "2,2",
+                                     "--sizes",   "4K,4M",     "--repeat",
+                                     "3",         "--timeout", "30",
+                                     "--out",     out};
     if (processes) args.push_back("--processes");
     Result r = RunReshard(args);
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -542,9 +549,8 @@ TEST(CliTest, CalibrateWritesAProfileThatPlanReads) {
                               "--dst", "RR", "--cost-model", "alpha-beta", "--profile", out});
     EXPECT_EQ(plan.exit_code, 0) << plan.err;
     EXPECT_TRUE(absl::StrContains(plan.out, " us (cost model alpha-beta)")) << plan.out;
-    Result measured = RunReshard({"plan", "--mesh", "2,2", "--shape", "64,64", "--src",
-                                  "S(0)S(1)", "--dst", "RR", "--cost-model", "measured",
-                                  "--profile", out});
+    Result measured = RunReshard({"plan", "--mesh", "2,2", "--shape", "64,64", "--src", "S(0)S(1)",
+                                  "--dst", "RR", "--cost-model", "measured", "--profile", out});
     EXPECT_EQ(measured.exit_code, 0) << measured.err;
     EXPECT_TRUE(absl::StrContains(measured.out, "(cost model measured)")) << measured.out;
   }
@@ -584,8 +590,8 @@ TEST(CliTest, ProfileErrorsNameTheFileTheKeyAndBothFlags) {
   const std::string bad = TempPath("bad-profile.json");
   WriteText(bad, R"({"name": "x", "intra_host": {"alpha_us": 1, "beta_gbps": 2},
                     "inter_host": {"alpha_us": 1}, "memory_gbps": 3})");
-  const std::vector<std::string> plan = {"plan", "--mesh", "2", "--shape", "8", "--src", "S(0)",
-                                         "--dst", "R", "--profile"};
+  const std::vector<std::string> plan = {"plan",  "--mesh", "2",     "--shape", "8",
+                                         "--src", "S(0)",   "--dst", "R",       "--profile"};
   std::vector<std::string> args = plan;
   args.insert(args.end(), {bad, "--cost-model", "alpha-beta"});
   Result missing = RunReshard(args);
@@ -606,10 +612,10 @@ TEST(CliTest, BatchReadsTheProfileKey) {
   const std::string slow = TempPath("slow.json");
   WriteText(slow, R"({"name": "slow", "intra_host": {"alpha_us": 1000, "beta_gbps": 1},
                      "inter_host": {"alpha_us": 1000, "beta_gbps": 1}, "memory_gbps": 1})");
-  const std::string line = absl::StrCat(
-      R"j({"id": 1, "mesh": [2], "shape": [8], "src": "S(0)", "dst": "R", )j"
-      R"j("cost_model": "alpha-beta", "profile": ")j",
-      slow, "\"}\n");
+  const std::string line =
+      absl::StrCat(R"j({"id": 1, "mesh": [2], "shape": [8], "src": "S(0)", "dst": "R", )j"
+                   R"j("cost_model": "alpha-beta", "profile": ")j",
+                   slow, "\"}\n");
   const std::string missing =
       R"j({"id": 2, "mesh": [2], "shape": [8], "src": "S(0)", "dst": "R", )j"
       R"j("cost_model": "alpha-beta", "profile": "/nonexistent.json"})j"
@@ -622,7 +628,8 @@ TEST(CliTest, BatchReadsTheProfileKey) {
   EXPECT_EQ(json::parse(lines[0])["cost"], 1000.016) << lines[0];
   EXPECT_EQ(json::parse(lines[1])["cost"], 1000.016) << lines[1];
   EXPECT_TRUE(absl::StrContains(json::parse(lines[2])["error"].get<std::string>(),
-                                "profile: /nonexistent.json")) << lines[2];
+                                "profile: /nonexistent.json"))
+      << lines[2];
 }
 
 // --- Modes, peak memory (issue 7) ---
@@ -639,8 +646,8 @@ json PlanJson(std::vector<std::string> args) {
 TEST(CliTest, DefaultModeIsNative) {
   json got = PlanJson({"--mesh", "2,2", "--shape", "8,8", "--src", "S(0)R", "--dst", "RR"});
   EXPECT_EQ(got["mode"], "native") << got;
-  Result text = RunReshard({"plan", "--mesh", "2,2", "--shape", "8,8", "--src", "S(0)R", "--dst",
-                            "RR"});
+  Result text =
+      RunReshard({"plan", "--mesh", "2,2", "--shape", "8,8", "--src", "S(0)R", "--dst", "RR"});
   EXPECT_TRUE(absl::StrContains(text.out, "mode:       native")) << text.out;
   EXPECT_TRUE(absl::StrContains(text.out, "(cost model nccl)")) << text.out;
 }
@@ -650,8 +657,8 @@ TEST(CliTest, DefaultModeIsNative) {
 // H100's 141) makes the same gather dearer. An unknown name is exit 2 naming
 // the flag and the built-in names.
 TEST(CliTest, NcclProfilesByName) {
-  const std::vector<std::string> base = {"--mesh", "2,2", "--shape", "64,64", "--src", "S(0)R",
-                                         "--dst", "RR"};
+  const std::vector<std::string> base = {"--mesh", "2,2",   "--shape", "64,64",
+                                         "--src",  "S(0)R", "--dst",   "RR"};
   std::vector<std::string> a100 = base, h100 = base;
   a100.insert(a100.end(), {"--profile", "a100-8x200g"});
   h100.insert(h100.end(), {"--cost-model", "nccl", "--profile", "h100-8x400g"});
@@ -687,13 +694,15 @@ TEST(CliTest, NativeModeWithAPytorchCostModelIsRefusedNamingBoth) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(absl::StartsWith(r.err, "reshard: --mode: ")) << r.err;
   EXPECT_TRUE(absl::StrContains(r.err, "--cost-model \"pytorch-const\"")) << r.err;
-  Result batch = RunReshard({"batch"}, R"j({"mesh": [2], "shape": [8], "src": "S(0)", "dst": "R", "mode": "native", "cost_model": "pytorch"})j"
-                                       "\n");
+  Result batch = RunReshard(
+      {"batch"},
+      R"j({"mesh": [2], "shape": [8], "src": "S(0)", "dst": "R", "mode": "native", "cost_model": "pytorch"})j"
+      "\n");
   json got = json::parse(batch.out);
   EXPECT_TRUE(absl::StartsWith(got.value("error", ""), "mode: ")) << batch.out;
   EXPECT_TRUE(absl::StrContains(got.value("error", ""), "cost_model \"pytorch\"")) << batch.out;
-  Result unknown = RunReshard({"plan", "--mesh", "2", "--shape", "8", "--src", "S(0)", "--dst",
-                               "R", "--mode", "fast"});
+  Result unknown = RunReshard(
+      {"plan", "--mesh", "2", "--shape", "8", "--src", "S(0)", "--dst", "R", "--mode", "fast"});
   EXPECT_EQ(unknown.exit_code, 2) << unknown.err;
   EXPECT_TRUE(absl::StrContains(unknown.err, "--mode: unknown mode \"fast\"")) << unknown.err;
 }
@@ -701,7 +710,7 @@ TEST(CliTest, NativeModeWithAPytorchCostModelIsRefusedNamingBoth) {
 // A limit no plan fits is "no plan" (exit code 3, as for --max-states); a
 // limit that is not a positive size is bad input naming the flag or key.
 TEST(CliTest, MaxMemoryTooSmallIsNoPlanAndBadLimitsAreNamed) {
-  const std::vector<std::string> base = {"plan", "--mesh", "2,2", "--shape", "64,64",
+  const std::vector<std::string> base = {"plan",  "--mesh",   "2,2",   "--shape", "64,64",
                                          "--src", "S(0)S(1)", "--dst", "RR"};
   for (const char* mode : {"native", "pytorch"}) {
     std::vector<std::string> args = base;
@@ -719,8 +728,9 @@ TEST(CliTest, MaxMemoryTooSmallIsNoPlanAndBadLimitsAreNamed) {
     EXPECT_TRUE(absl::StartsWith(r.err, "reshard: --max-memory: ")) << r.err;
   }
   Result batch = RunReshard(
-      {"batch"}, "{\"mesh\": [2], \"shape\": [8], \"src\": \"S(0)\", \"dst\": \"R\", \"max_memory\": 0}\n"
-                 "{\"mesh\": [2], \"shape\": [8], \"src\": \"S(0)\", \"dst\": \"R\", \"max_memory\": 8}\n");
+      {"batch"},
+      "{\"mesh\": [2], \"shape\": [8], \"src\": \"S(0)\", \"dst\": \"R\", \"max_memory\": 0}\n"
+      "{\"mesh\": [2], \"shape\": [8], \"src\": \"S(0)\", \"dst\": \"R\", \"max_memory\": 8}\n");
   std::vector<std::string> lines = absl::StrSplit(batch.out, '\n', absl::SkipEmpty());
   ASSERT_EQ(lines.size(), 2u) << batch.out;
   EXPECT_TRUE(absl::StartsWith(json::parse(lines[0]).value("error", ""), "max_memory: "))
@@ -732,8 +742,8 @@ TEST(CliTest, MaxMemoryTooSmallIsNoPlanAndBadLimitsAreNamed) {
 // S(0) -> R on 2 ranks, 8 f32 (step_memory.h): input 16 B + send chunk 16 +
 // receive buffer 2 * 16 + output 32 = 96 bytes.
 TEST(CliTest, EveryFormatReportsModeAndPeakBytes) {
-  const std::vector<std::string> args = {"plan", "--mesh", "2", "--shape", "8", "--src", "S(0)",
-                                         "--dst", "R", "--mode", "pytorch"};
+  const std::vector<std::string> args = {"plan", "--mesh", "2", "--shape", "8",      "--src",
+                                         "S(0)", "--dst",  "R", "--mode",  "pytorch"};
   json got = PlanJson({args.begin() + 1, args.end()});
   EXPECT_EQ(got["peak_bytes"], 96) << got;
   EXPECT_EQ(got["mode"], "pytorch") << got;
@@ -744,9 +754,12 @@ TEST(CliTest, EveryFormatReportsModeAndPeakBytes) {
   Result graph = RunReshard(dot);
   EXPECT_TRUE(absl::StrContains(graph.out, "pytorch mode")) << graph.out;
   EXPECT_TRUE(absl::StrContains(graph.out, "peak 96 bytes per rank")) << graph.out;
-  Result batch = RunReshard({"batch"}, R"j({"mesh": [2], "shape": [8], "src": "S(0)", "dst": "R", "cost_model": "pytorch"})j"
-                                       "\n");
-  EXPECT_TRUE(absl::StrContains(batch.out, ",\"mode\":\"pytorch\",\"peak_bytes\":96}")) << batch.out;
+  Result batch = RunReshard(
+      {"batch"},
+      R"j({"mesh": [2], "shape": [8], "src": "S(0)", "dst": "R", "cost_model": "pytorch"})j"
+      "\n");
+  EXPECT_TRUE(absl::StrContains(batch.out, ",\"mode\":\"pytorch\",\"peak_bytes\":96}"))
+      << batch.out;
 }
 
 // Swapping a tensor dim's two splits for another dim's is one native step

@@ -53,10 +53,19 @@ double Reduce(ReduceOp op, const std::vector<double>& xs, bool integral) {
   double r = xs[0];
   for (size_t k = 1; k < xs.size(); ++k) {
     switch (op) {
-      case ReduceOp::kSum: case ReduceOp::kAvg: r += xs[k]; break;
-      case ReduceOp::kProd: r *= xs[k]; break;
-      case ReduceOp::kMax: r = std::max(r, xs[k]); break;
-      case ReduceOp::kMin: r = std::min(r, xs[k]); break;
+      case ReduceOp::kSum:
+      case ReduceOp::kAvg:
+        r += xs[k];
+        break;
+      case ReduceOp::kProd:
+        r *= xs[k];
+        break;
+      case ReduceOp::kMax:
+        r = std::max(r, xs[k]);
+        break;
+      case ReduceOp::kMin:
+        r = std::min(r, xs[k]);
+        break;
     }
   }
   if (op == ReduceOp::kAvg) {
@@ -75,20 +84,25 @@ TEST(GlooCommunicatorTest, AllGatherAlongEachMeshDim) {
   const int64_t count = 5;
   for (DType dtype : {DType::kF32, DType::kBF16, DType::kI64, DType::kU8, DType::kBool}) {
     for (int dim = 0; dim < mesh.ndim(); ++dim) {
-      std::vector<absl::Status> st = RunRanksOnThreads(mesh, FastOptions(), [&](GlooCommunicator& c) {
-        const std::vector<int64_t> group = mesh.GroupAlong(dim, c.rank());
-        std::vector<char> send = Fill(dtype, count, c.rank());
-        std::vector<char> recv(send.size() * group.size());
-        if (absl::Status s = c.AllGather(MeshDimSet::Single(dim), send.data(), recv.data(), count, dtype); !s.ok()) return s;
-        for (size_t j = 0; j < group.size(); ++j) {
-          std::vector<char> want = Fill(dtype, count, group[j]);
-          if (std::memcmp(want.data(), recv.data() + j * want.size(), want.size()) != 0) {
-            return absl::InternalError(absl::StrCat("chunk ", j, " differs"));
-          }
-        }
-        return absl::OkStatus();
-      });
-      EXPECT_TRUE(FirstError(st).ok()) << DTypeName(dtype) << " dim " << dim << ": " << FirstError(st);
+      std::vector<absl::Status> st =
+          RunRanksOnThreads(mesh, FastOptions(), [&](GlooCommunicator& c) {
+            const std::vector<int64_t> group = mesh.GroupAlong(dim, c.rank());
+            std::vector<char> send = Fill(dtype, count, c.rank());
+            std::vector<char> recv(send.size() * group.size());
+            if (absl::Status s =
+                    c.AllGather(MeshDimSet::Single(dim), send.data(), recv.data(), count, dtype);
+                !s.ok())
+              return s;
+            for (size_t j = 0; j < group.size(); ++j) {
+              std::vector<char> want = Fill(dtype, count, group[j]);
+              if (std::memcmp(want.data(), recv.data() + j * want.size(), want.size()) != 0) {
+                return absl::InternalError(absl::StrCat("chunk ", j, " differs"));
+              }
+            }
+            return absl::OkStatus();
+          });
+      EXPECT_TRUE(FirstError(st).ok())
+          << DTypeName(dtype) << " dim " << dim << ": " << FirstError(st);
     }
   }
 }
@@ -99,41 +113,50 @@ TEST(GlooCommunicatorTest, AllReduceAndReduceScatterEveryDTypeAndOp) {
   for (DType dtype : kReduceDTypes) {
     for (ReduceOp op : kOps) {
       for (int dim = 0; dim < mesh.ndim(); ++dim) {
-        std::vector<absl::Status> st = RunRanksOnThreads(mesh, FastOptions(), [&](GlooCommunicator& c) {
-          const std::vector<int64_t> group = mesh.GroupAlong(dim, c.rank());
-          const int64_t n = static_cast<int64_t>(group.size());
-          const int64_t me = c.coordinate()[dim];
-          auto expected = [&](int64_t i) {
-            std::vector<double> xs;
-            for (int64_t r : group) {
-              std::vector<char> v = Fill(dtype, n * count, r);
-              xs.push_back(LoadAsDouble(v.data(), i, dtype));
-            }
-            return Reduce(op, xs, Integral(dtype));
-          };
-          // all_reduce over the n * count elements, in place.
-          std::vector<char> buf = Fill(dtype, n * count, c.rank());
-          if (absl::Status s = c.AllReduce(MeshDimSet::Single(dim), buf.data(), n * count, dtype, op); !s.ok()) return s;
-          for (int64_t i = 0; i < n * count; ++i) {
-            const double got = LoadAsDouble(buf.data(), i, dtype);
-            if (std::abs(got - expected(i)) > 1e-2) {
-              return absl::InternalError(absl::StrFormat("all_reduce element %d: %g, want %g", i, got, expected(i)));
-            }
-          }
-          // reduce_scatter: chunk `me` of the reduction.
-          std::vector<char> send = Fill(dtype, n * count, c.rank());
-          std::vector<char> recv(count * ItemSize(dtype));
-          if (absl::Status s = c.ReduceScatter(MeshDimSet::Single(dim), send.data(), recv.data(), count, dtype, op); !s.ok()) return s;
-          for (int64_t i = 0; i < count; ++i) {
-            const double got = LoadAsDouble(recv.data(), i, dtype);
-            if (std::abs(got - expected(me * count + i)) > 1e-2) {
-              return absl::InternalError(absl::StrFormat("reduce_scatter element %d: %g, want %g", i, got, expected(me * count + i)));
-            }
-          }
-          return absl::OkStatus();
-        });
-        EXPECT_TRUE(FirstError(st).ok()) << DTypeName(dtype) << " " << ReduceOpName(op) << " dim " << dim
-                                         << ": " << FirstError(st);
+        std::vector<absl::Status> st =
+            RunRanksOnThreads(mesh, FastOptions(), [&](GlooCommunicator& c) {
+              const std::vector<int64_t> group = mesh.GroupAlong(dim, c.rank());
+              const int64_t n = static_cast<int64_t>(group.size());
+              const int64_t me = c.coordinate()[dim];
+              auto expected = [&](int64_t i) {
+                std::vector<double> xs;
+                for (int64_t r : group) {
+                  std::vector<char> v = Fill(dtype, n * count, r);
+                  xs.push_back(LoadAsDouble(v.data(), i, dtype));
+                }
+                return Reduce(op, xs, Integral(dtype));
+              };
+              // all_reduce over the n * count elements, in place.
+              std::vector<char> buf = Fill(dtype, n * count, c.rank());
+              if (absl::Status s =
+                      c.AllReduce(MeshDimSet::Single(dim), buf.data(), n * count, dtype, op);
+                  !s.ok())
+                return s;
+              for (int64_t i = 0; i < n * count; ++i) {
+                const double got = LoadAsDouble(buf.data(), i, dtype);
+                if (std::abs(got - expected(i)) > 1e-2) {
+                  return absl::InternalError(
+                      absl::StrFormat("all_reduce element %d: %g, want %g", i, got, expected(i)));
+                }
+              }
+              // reduce_scatter: chunk `me` of the reduction.
+              std::vector<char> send = Fill(dtype, n * count, c.rank());
+              std::vector<char> recv(count * ItemSize(dtype));
+              if (absl::Status s = c.ReduceScatter(MeshDimSet::Single(dim), send.data(),
+                                                   recv.data(), count, dtype, op);
+                  !s.ok())
+                return s;
+              for (int64_t i = 0; i < count; ++i) {
+                const double got = LoadAsDouble(recv.data(), i, dtype);
+                if (std::abs(got - expected(me * count + i)) > 1e-2) {
+                  return absl::InternalError(absl::StrFormat(
+                      "reduce_scatter element %d: %g, want %g", i, got, expected(me * count + i)));
+                }
+              }
+              return absl::OkStatus();
+            });
+        EXPECT_TRUE(FirstError(st).ok()) << DTypeName(dtype) << " " << ReduceOpName(op) << " dim "
+                                         << dim << ": " << FirstError(st);
       }
     }
   }
@@ -144,24 +167,29 @@ TEST(GlooCommunicatorTest, AllToAllAlongEachMeshDim) {
   const int64_t count = 3;
   for (DType dtype : {DType::kF64, DType::kF16, DType::kI8}) {
     for (int dim = 0; dim < mesh.ndim(); ++dim) {
-      std::vector<absl::Status> st = RunRanksOnThreads(mesh, FastOptions(), [&](GlooCommunicator& c) {
-        const std::vector<int64_t> group = mesh.GroupAlong(dim, c.rank());
-        const int64_t n = static_cast<int64_t>(group.size());
-        const int64_t me = c.coordinate()[dim];
-        std::vector<char> send = Fill(dtype, n * count, c.rank());
-        std::vector<char> recv(send.size());
-        if (absl::Status s = c.AllToAll(MeshDimSet::Single(dim), send.data(), recv.data(), count, dtype); !s.ok()) return s;
-        const size_t chunk = count * ItemSize(dtype);
-        for (int64_t j = 0; j < n; ++j) {
-          // Member j sent us chunk `me` of its input.
-          std::vector<char> want = Fill(dtype, count, group[j], me * count);
-          if (std::memcmp(want.data(), recv.data() + j * chunk, chunk) != 0) {
-            return absl::InternalError(absl::StrCat("chunk from member ", j, " differs"));
-          }
-        }
-        return absl::OkStatus();
-      });
-      EXPECT_TRUE(FirstError(st).ok()) << DTypeName(dtype) << " dim " << dim << ": " << FirstError(st);
+      std::vector<absl::Status> st =
+          RunRanksOnThreads(mesh, FastOptions(), [&](GlooCommunicator& c) {
+            const std::vector<int64_t> group = mesh.GroupAlong(dim, c.rank());
+            const int64_t n = static_cast<int64_t>(group.size());
+            const int64_t me = c.coordinate()[dim];
+            std::vector<char> send = Fill(dtype, n * count, c.rank());
+            std::vector<char> recv(send.size());
+            if (absl::Status s =
+                    c.AllToAll(MeshDimSet::Single(dim), send.data(), recv.data(), count, dtype);
+                !s.ok())
+              return s;
+            const size_t chunk = count * ItemSize(dtype);
+            for (int64_t j = 0; j < n; ++j) {
+              // Member j sent us chunk `me` of its input.
+              std::vector<char> want = Fill(dtype, count, group[j], me * count);
+              if (std::memcmp(want.data(), recv.data() + j * chunk, chunk) != 0) {
+                return absl::InternalError(absl::StrCat("chunk from member ", j, " differs"));
+              }
+            }
+            return absl::OkStatus();
+          });
+      EXPECT_TRUE(FirstError(st).ok())
+          << DTypeName(dtype) << " dim " << dim << ": " << FirstError(st);
     }
   }
 }
@@ -172,9 +200,15 @@ TEST(GlooCommunicatorTest, SizeOneDimAndZeroCountNeverCommunicate) {
     EXPECT_EQ(c.group_context(MeshDimSet::Single(0)), nullptr);
     std::vector<char> send = Fill(DType::kF32, 4, c.rank());
     std::vector<char> recv(send.size());
-    if (absl::Status s = c.AllGather(MeshDimSet::Single(0), send.data(), recv.data(), 4, DType::kF32); !s.ok()) return s;
+    if (absl::Status s =
+            c.AllGather(MeshDimSet::Single(0), send.data(), recv.data(), 4, DType::kF32);
+        !s.ok())
+      return s;
     EXPECT_EQ(send, recv);  // a group of one gathers itself
-    if (absl::Status s = c.AllReduce(MeshDimSet::Single(1), nullptr, 0, DType::kF32, ReduceOp::kSum); !s.ok()) return s;
+    if (absl::Status s =
+            c.AllReduce(MeshDimSet::Single(1), nullptr, 0, DType::kF32, ReduceOp::kSum);
+        !s.ok())
+      return s;
     return c.AllToAll(MeshDimSet::Single(1), nullptr, nullptr, 0, DType::kI8);
   });
   EXPECT_TRUE(FirstError(st).ok()) << FirstError(st);
@@ -221,7 +255,8 @@ TEST(GlooCommunicatorTest, StalledPeerTimesOut) {
     absl::Status s = c.AllGather(MeshDimSet::Single(0), send.data(), recv.data(), 4, DType::kF32);
     EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded) << s;
     EXPECT_NE(s.message().find("all_gather on mesh dim 0"), std::string::npos) << s;
-    absl::Status again = c.AllGather(MeshDimSet::Single(0), send.data(), recv.data(), 4, DType::kF32);
+    absl::Status again =
+        c.AllGather(MeshDimSet::Single(0), send.data(), recv.data(), 4, DType::kF32);
     EXPECT_EQ(again.code(), absl::StatusCode::kFailedPrecondition) << again;
     return s.ok() ? absl::InternalError("no error") : absl::OkStatus();
   });
@@ -283,8 +318,8 @@ absl::Status CheckCollectivesOn(GlooCommunicator& c, MeshDimSet dims) {
       const double want = Reduce(op, xs, Integral(dtype));
       const double got = LoadAsDouble(op == ReduceOp::kMax ? buf.data() : chunk.data(), i, dtype);
       if (got != want) {
-        return absl::InternalError(absl::StrFormat("%s element %d: %g, want %g",
-                                                   ReduceOpName(op), i, got, want));
+        return absl::InternalError(
+            absl::StrFormat("%s element %d: %g, want %g", ReduceOpName(op), i, got, want));
       }
     }
   }

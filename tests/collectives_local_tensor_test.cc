@@ -33,7 +33,8 @@ LocalTensor Iota3(int64_t a, int64_t b, int64_t c) {
   int32_t* p = t.data_as<int32_t>();
   for (int64_t i = 0; i < a; ++i)
     for (int64_t j = 0; j < b; ++j)
-      for (int64_t k = 0; k < c; ++k) p[(i * b + j) * c + k] = static_cast<int32_t>(100 * i + 10 * j + k);
+      for (int64_t k = 0; k < c; ++k)
+        p[(i * b + j) * c + k] = static_cast<int32_t>(100 * i + 10 * j + k);
   return t;
 }
 
@@ -45,7 +46,7 @@ TEST(SlabCopyTest, ParametersForEachDim) {
   // Shape [2, 5, 3] of 4-byte items; slab rows [1, 3) of dim 1 into a [2, 4, 3] tensor at 2.
   absl::StatusOr<Copy2D> c = SlabCopy({2, 5, 3}, {2, 4, 3}, 1, 1, 2, 2, 4);
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->rows, 2);             // one row per index of dim 0
+  EXPECT_EQ(c->rows, 2);               // one row per index of dim 0
   EXPECT_EQ(c->row_bytes, 2 * 3 * 4);  // 2 rows of dim 1, each 3 items
   EXPECT_EQ(c->src_offset, 1 * 3 * 4);
   EXPECT_EQ(c->src_pitch, 5 * 3 * 4);
@@ -155,7 +156,8 @@ TEST(LocalTensorTest, PlaceSlabsReassembleChunks) {
     ASSERT_TRUE(chunk.ok());
     ASSERT_TRUE(PlaceSlab(engine, *chunk, back, 1, starts[c]).ok());
   }
-  for (int64_t i = 0; i < t.numel(); ++i) EXPECT_EQ(back.data_as<int32_t>()[i], t.data_as<int32_t>()[i]);
+  for (int64_t i = 0; i < t.numel(); ++i)
+    EXPECT_EQ(back.data_as<int32_t>()[i], t.data_as<int32_t>()[i]);
   LocalTensor f = *LocalTensor::Zeros(DType::kF32, {2, 7, 3});
   EXPECT_EQ(PlaceSlab(engine, t, f, 1, 0).code(), absl::StatusCode::kInvalidArgument);  // dtype
 }
@@ -185,8 +187,13 @@ TEST(LocalTensorTest, ViewsAndSpaces) {
   EXPECT_EQ(TakeSlab(engine, cuda, 0, 0, 1).status().code(), absl::StatusCode::kInvalidArgument);
   bool freed = false;
   {
-    LocalTensor owned = LocalTensor::Adopt(new float[2], [&](void* p) { freed = true; delete[] static_cast<float*>(p); },
-                                           DType::kF32, {2}, MemorySpace::kHost);
+    LocalTensor owned = LocalTensor::Adopt(
+        new float[2],
+        [&](void* p) {
+          freed = true;
+          delete[] static_cast<float*>(p);
+        },
+        DType::kF32, {2}, MemorySpace::kHost);
     LocalTensor moved = std::move(owned);
     EXPECT_FALSE(freed);
   }

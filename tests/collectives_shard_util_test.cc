@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "collectives/tensor/host_math.h"
-#include "harness/ground_truth.h"
 #include "gtest/gtest.h"
+#include "harness/ground_truth.h"
 #include "mesh/device_mesh.h"
 #include "planner/layout/dist_spec.h"
 
@@ -57,8 +57,9 @@ std::vector<LocalTensor> AllShards(const LocalTensor& global, const DistSpec& sp
 
 TEST(ShardOfTest, EveryLayoutDTypeAndOpRoundTrips) {
   const std::vector<std::string> layouts = {
-      "S(0)S(1)R", "S(1)[1]S(1)[0]S(0)", "RRR", "P(sum)S(0)P(avg)", "P(avg)P(avg)S(1)",
-      "P(max)S(1)P(max)", "P(min)RP(min)", "P(prod)S(0)P(prod)", "S(0)[2]S(0)[0]S(0)[1]",
+      "S(0)S(1)R",         "S(1)[1]S(1)[0]S(0)", "RRR",
+      "P(sum)S(0)P(avg)",  "P(avg)P(avg)S(1)",   "P(max)S(1)P(max)",
+      "P(min)RP(min)",     "P(prod)S(0)P(prod)", "S(0)[2]S(0)[0]S(0)[1]",
       "P(sum)P(sum)P(sum)"};
   const DType dtypes[] = {DType::kF64, DType::kF32, DType::kF16, DType::kBF16, DType::kI64,
                           DType::kI32, DType::kI16, DType::kI8,  DType::kU8};
@@ -137,7 +138,8 @@ TEST(HostMathTest, HalfConversionsRoundToNearestEven) {
   EXPECT_EQ(HalfToFloat(FloatToHalf(2049.0f)), 2048.0f);  // tie to even
   EXPECT_EQ(HalfToFloat(FloatToHalf(2051.0f)), 2052.0f);
   EXPECT_TRUE(std::isinf(HalfToFloat(FloatToHalf(70000.0f))));
-  for (float f : {0.0f, 1.0f, -3.0f, 256.0f, 1.5f}) EXPECT_EQ(BFloat16ToFloat(FloatToBFloat16(f)), f);
+  for (float f : {0.0f, 1.0f, -3.0f, 256.0f, 1.5f})
+    EXPECT_EQ(BFloat16ToFloat(FloatToBFloat16(f)), f);
   EXPECT_EQ(BFloat16ToFloat(FloatToBFloat16(257.0f)), 256.0f);  // tie to even
   EXPECT_EQ(BFloat16ToFloat(FloatToBFloat16(259.0f)), 260.0f);
 }

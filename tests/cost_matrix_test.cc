@@ -20,9 +20,20 @@ namespace {
 // Layouts of a 13x8x6 tensor on a 2x3x2 mesh: uneven splits, shard orders and
 // Partials of several ops (which change the graph per pair, spec §4 case 6).
 const char* const kLayouts[] = {
-    "RRR",         "S(0)RR",          "S(0)S(0)R",    "S(0)[1]S(0)[0]R", "P(sum)S(1)R",
-    "P(avg)P(sum)S(0)", "P(max)RS(2)", "RS(2)P(max)",  "S(1)S(0)S(2)",   "S(2)[1]RS(2)[0]",
-    "P(min)RR",    "RRP(sum)",        "S(0)[2]S(0)[0]S(0)[1]", "P(max)P(max)R",
+    "RRR",
+    "S(0)RR",
+    "S(0)S(0)R",
+    "S(0)[1]S(0)[0]R",
+    "P(sum)S(1)R",
+    "P(avg)P(sum)S(0)",
+    "P(max)RS(2)",
+    "RS(2)P(max)",
+    "S(1)S(0)S(2)",
+    "S(2)[1]RS(2)[0]",
+    "P(min)RR",
+    "RRP(sum)",
+    "S(0)[2]S(0)[0]S(0)[1]",
+    "P(max)P(max)R",
 };
 
 struct Layouts {
@@ -130,8 +141,10 @@ TEST(CostMatrixTest, ThreadsGiveTheSameMatrix) {
   CostMatrixOptions one;
   CostMatrixOptions three;
   three.threads = 3;
-  absl::StatusOr<CostMatrixResult> a = CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, one);
-  absl::StatusOr<CostMatrixResult> b = CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, three);
+  absl::StatusOr<CostMatrixResult> a =
+      CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, one);
+  absl::StatusOr<CostMatrixResult> b =
+      CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, three);
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(*a, *b);
 }
@@ -150,8 +163,8 @@ TEST(CostMatrixTest, RectangularMatrixHasARowPerSource) {
 TEST(CostMatrixTest, ErrorsNameTheBadInput) {
   Layouts l;
   std::vector<DistState> targets = l.states;
-  targets.push_back(DistState::WithDefaultOrder({Placement::Shard(5), Placement::Replicate(),
-                                                 Placement::Replicate()}));
+  targets.push_back(DistState::WithDefaultOrder(
+      {Placement::Shard(5), Placement::Replicate(), Placement::Replicate()}));
   absl::StatusOr<CostMatrixResult> m =
       CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, targets, CostMatrixOptions());
   EXPECT_TRUE(absl::IsInvalidArgument(m.status()));

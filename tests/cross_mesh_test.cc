@@ -4,8 +4,8 @@
 // union communicator; each destination rank's result is compared with its
 // shard of the same global tensor. Disjoint, overlapping and equal rank
 // sets, uneven shapes, a Partial source, ranks that only send or receive.
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <random>
 #include <string>
@@ -18,9 +18,9 @@
 #include "collectives/cross_mesh_executor.h"
 #include "collectives/gloo/gloo_communicator.h"
 #include "collectives/stores/in_process_store.h"
-#include "harness/ground_truth.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "harness/ground_truth.h"
 #include "planner/cross_mesh/cross_mesh_plan.h"
 
 namespace reshard {
@@ -51,9 +51,8 @@ bool HasPartial(const DistSpec& spec) {
 // destination's local values are not unique: `*result` keeps them for
 // Reassemble instead).
 absl::Status RunParticipant(const CrossMeshRequest& r, const CrossMeshPlan& plan,
-                            const LocalTensor& global, int64_t index,
-                            std::shared_ptr<Store> store, CrossingStats* stats,
-                            LocalTensor* result) {
+                            const LocalTensor& global, int64_t index, std::shared_ptr<Store> store,
+                            CrossingStats* stats, LocalTensor* result) {
   const int64_t rank = plan.participants[index];
   GlooOptions options;
   options.prefix = "union";
@@ -71,8 +70,8 @@ absl::Status RunParticipant(const CrossMeshRequest& r, const CrossMeshPlan& plan
     options.prefix = "dst";
     RESHARD_ASSIGN_OR_RETURN(dst_comm, GlooCommunicator::Connect(r.dst.mesh(), d, store, options));
   }
-  RESHARD_RETURN_IF_ERROR(RedistributeAcross(t, r, plan, rank, src_comm.get(), dst_comm.get(),
-                                             *union_comm, stats));
+  RESHARD_RETURN_IF_ERROR(
+      RedistributeAcross(t, r, plan, rank, src_comm.get(), dst_comm.get(), *union_comm, stats));
   if (d < 0) return absl::OkStatus();
   if (HasPartial(r.dst)) {
     *result = std::move(t);
@@ -99,8 +98,8 @@ std::vector<CrossingStats> RunAcross(const CrossMeshRequest& r) {
   std::vector<std::thread> threads;
   for (size_t i = 0; i < n; ++i) {
     threads.emplace_back([&, i] {
-      results[i] = RunParticipant(r, *plan, global, static_cast<int64_t>(i), store, &stats[i],
-                                  &tensors[i]);
+      results[i] =
+          RunParticipant(r, *plan, global, static_cast<int64_t>(i), store, &stats[i], &tensors[i]);
     });
   }
   for (std::thread& t : threads) t.join();
@@ -109,8 +108,9 @@ std::vector<CrossingStats> RunAcross(const CrossMeshRequest& r) {
     // The destination ranks' values, in their mesh's rank order, reduce to the tensor.
     std::vector<LocalTensor> shards;
     for (int64_t rank : plan->dst_ranks) {
-      const size_t i = std::lower_bound(plan->participants.begin(), plan->participants.end(),
-                                        rank) - plan->participants.begin();
+      const size_t i =
+          std::lower_bound(plan->participants.begin(), plan->participants.end(), rank) -
+          plan->participants.begin();
       shards.push_back(std::move(tensors[i]));
     }
     absl::StatusOr<LocalTensor> back = Reassemble(shards, r.dst);
@@ -132,8 +132,7 @@ int64_t MaxSent(const std::vector<CrossingStats>& stats) {
 // bytes): the four 4 x 6 blocks of trainer ranks (0..3, i), one each. Every
 // trainer rank sends its block once, the receive lower bound per sender.
 TEST(CrossMeshTest, TrainerToInferenceOnDisjointRanks) {
-  CrossMeshRequest r{Spec({4, 2}, "S(0)S(1)", {16, 12}), Spec({2}, "S(1)", {16, 12}), {},
-                     {8, 9}};
+  CrossMeshRequest r{Spec({4, 2}, "S(0)S(1)", {16, 12}), Spec({2}, "S(1)", {16, 12}), {}, {8, 9}};
   const std::vector<CrossingStats> stats = RunAcross(r);
   ASSERT_EQ(stats.size(), 10u);
   EXPECT_EQ(stats[8].bytes_received, 16 * 6 * 4);
@@ -144,16 +143,16 @@ TEST(CrossMeshTest, TrainerToInferenceOnDisjointRanks) {
 // Overlapping: ranks 2 and 3 are in both sets; what they hold of their new
 // block is copied locally. Uneven 7 x 5, replicas on the source's mesh dim 1.
 TEST(CrossMeshTest, OverlappingRankSetsWithReplicasAndUnevenShards) {
-  CrossMeshRequest r{Spec({2, 2}, "S(0)R", {7, 5}), Spec({4}, "S(1)", {7, 5}), {0, 1, 2, 3},
-                     {2, 3, 4, 5}};
+  CrossMeshRequest r{
+      Spec({2, 2}, "S(0)R", {7, 5}), Spec({4}, "S(1)", {7, 5}), {0, 1, 2, 3}, {2, 3, 4, 5}};
   const std::vector<CrossingStats> stats = RunAcross(r);
   ASSERT_EQ(stats.size(), 6u);
 }
 
 // A remesh: the same 8 ranks, 2x2x2 to 2x4.
 TEST(CrossMeshTest, RemeshOnTheSameRanks) {
-  CrossMeshRequest r{Spec({2, 2, 2}, "S(0)S(1)R", {8, 8, 2}), Spec({2, 4}, "RS(0)", {8, 8, 2}),
-                     {}, {}};
+  CrossMeshRequest r{
+      Spec({2, 2, 2}, "S(0)S(1)R", {8, 8, 2}), Spec({2, 4}, "RS(0)", {8, 8, 2}), {}, {}};
   RunAcross(r);
 }
 
@@ -161,7 +160,9 @@ TEST(CrossMeshTest, RemeshOnTheSameRanks) {
 // destination is the crossed Replicate partitioned after.
 TEST(CrossMeshTest, PartialsAreReducedBeforeAndPartitionedAfter) {
   CrossMeshRequest r{Spec({2}, "P(sum)", {7, 3}, DType::kI32),
-                     Spec({3}, "S(0)", {7, 3}, DType::kI32), {0, 1}, {2, 3, 4}};
+                     Spec({3}, "S(0)", {7, 3}, DType::kI32),
+                     {0, 1},
+                     {2, 3, 4}};
   absl::StatusOr<CrossMeshPlan> plan = PlanCrossMesh(r, PlanOptions{PlanMode::kNative});
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->before.Trace(), "P(sum)->R");
@@ -202,11 +203,11 @@ TEST(CrossMeshTest, RandomMovesOnThreads) {
     const int tensor_ndim = 1 + static_cast<int>(rng() % 2);
     std::vector<int64_t> shape;
     for (int d = 0; d < tensor_ndim; ++d) shape.push_back(1 + static_cast<int64_t>(rng() % 9));
-    CrossMeshRequest r{Spec(src_mesh, RandomLayout(rng, src_mesh.size(), tensor_ndim).c_str(),
-                            shape, DType::kI32),
-                       Spec(dst_mesh, RandomLayout(rng, dst_mesh.size(), tensor_ndim).c_str(),
-                            shape, DType::kI32),
-                       {}, {}};
+    CrossMeshRequest r{
+        Spec(src_mesh, RandomLayout(rng, src_mesh.size(), tensor_ndim).c_str(), shape, DType::kI32),
+        Spec(dst_mesh, RandomLayout(rng, dst_mesh.size(), tensor_ndim).c_str(), shape, DType::kI32),
+        {},
+        {}};
     const int64_t n = r.src.mesh().num_ranks(), m = r.dst.mesh().num_ranks();
     std::vector<int64_t> pool(n + m);
     for (int64_t k = 0; k < n + m; ++k) pool[k] = k;
@@ -214,8 +215,7 @@ TEST(CrossMeshTest, RandomMovesOnThreads) {
     r.dst_ranks.assign(pool.begin(), pool.begin() + m);
     SCOPED_TRACE(absl::StrCat("case ", i, ": ", r.src.state().ToString(), " on ",
                               r.src.mesh().ToString(), " -> ", r.dst.state().ToString(), " on ",
-                              r.dst.mesh().ToString(), " ranks ",
-                              absl::StrJoin(r.dst_ranks, ",")));
+                              r.dst.mesh().ToString(), " ranks ", absl::StrJoin(r.dst_ranks, ",")));
     RunAcross(r);
   }
 }

@@ -29,9 +29,8 @@ std::string CreateError(DeviceMesh mesh, DistState state, std::vector<int64_t> s
 TEST(DTypeTest, NamesAndSizes) {
   // Spec §1 item sizes.
   const std::vector<std::pair<DType, int>> sizes = {
-      {DType::kF64, 8}, {DType::kI64, 8}, {DType::kF32, 4}, {DType::kI32, 4},
-      {DType::kF16, 2}, {DType::kBF16, 2}, {DType::kI16, 2}, {DType::kI8, 1},
-      {DType::kU8, 1}, {DType::kBool, 1}};
+      {DType::kF64, 8},  {DType::kI64, 8}, {DType::kF32, 4}, {DType::kI32, 4}, {DType::kF16, 2},
+      {DType::kBF16, 2}, {DType::kI16, 2}, {DType::kI8, 1},  {DType::kU8, 1},  {DType::kBool, 1}};
   for (const auto& [dtype, size] : sizes) {
     EXPECT_EQ(ItemSize(dtype), size) << DTypeName(dtype);
     absl::StatusOr<DType> parsed = ParseDType(DTypeName(dtype));
@@ -78,7 +77,8 @@ TEST(DistSpecTest, ShapeErrors) {
   EXPECT_THAT(CreateError(mesh, r, std::vector<int64_t>(9, 2)),
               HasSubstr("shape: 9 dims, the supported maximum is 8"));
   EXPECT_TRUE(DistSpec::Create(mesh, r, std::vector<int64_t>(8, 2), DType::kF32).ok());
-  EXPECT_THAT(CreateError(mesh, r, {4, 4, 0}), HasSubstr("shape: dim 2 has size 0; sizes must be >= 1"));
+  EXPECT_THAT(CreateError(mesh, r, {4, 4, 0}),
+              HasSubstr("shape: dim 2 has size 0; sizes must be >= 1"));
   EXPECT_THAT(CreateError(mesh, r, {-5}), HasSubstr("shape: dim 0 has size -5"));
 }
 

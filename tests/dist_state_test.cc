@@ -118,8 +118,8 @@ TEST(DistStateTest, NumShardsAndPartialOps) {
   ASSERT_TRUE(mesh.ok());
   DistState s = DistState::WithDefaultOrder({S(0), P(ReduceOp::kAvg), S(1), P()});
   EXPECT_EQ(s.NumShards(*mesh), 2 * 4);
-  EXPECT_EQ(s.PartialOps(), (1u << static_cast<int>(ReduceOp::kAvg)) |
-                                (1u << static_cast<int>(ReduceOp::kSum)));
+  EXPECT_EQ(s.PartialOps(),
+            (1u << static_cast<int>(ReduceOp::kAvg)) | (1u << static_cast<int>(ReduceOp::kSum)));
   EXPECT_EQ(DistState(4).NumShards(*mesh), 1);
   EXPECT_EQ(DistState(4).PartialOps(), 0u);
 }

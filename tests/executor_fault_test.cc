@@ -9,9 +9,9 @@
 #include "collectives/executor.h"
 #include "collectives/gloo/gloo_communicator.h"
 #include "collectives/gloo/thread_ranks.h"
+#include "gtest/gtest.h"
 #include "harness/faulty_communicator.h"
 #include "harness/ground_truth.h"
-#include "gtest/gtest.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/planner.h"
 

@@ -5,8 +5,8 @@
 #include "absl/time/time.h"
 #include "collectives/gloo/gloo_communicator.h"
 #include "collectives/gloo/thread_ranks.h"
-#include "harness/ground_truth.h"
 #include "gtest/gtest.h"
+#include "harness/ground_truth.h"
 #include "mesh/device_mesh.h"
 
 namespace reshard {
@@ -32,7 +32,8 @@ RunResult Execute(const DistSpec& src, const DistSpec& dst, const Plan& plan) {
     absl::StatusOr<LocalTensor> t = ShardOf(global, src, c.coordinate(), kSeed);
     if (!t.ok()) return t.status();
     run.result[c.rank()] = *std::move(t);
-    run.status[c.rank()] = Redistribute(run.result[c.rank()], src, dst, plan, c, &run.stats[c.rank()]);
+    run.status[c.rank()] =
+        Redistribute(run.result[c.rank()], src, dst, plan, c, &run.stats[c.rank()]);
     return absl::OkStatus();
   });
   for (int64_t r = 0; r < n; ++r) EXPECT_TRUE(connect[r].ok()) << connect[r];
@@ -40,7 +41,8 @@ RunResult Execute(const DistSpec& src, const DistSpec& dst, const Plan& plan) {
 }
 
 void ExpectDstShards(const DistSpec& src, const DistSpec& dst, const RunResult& run) {
-  const LocalTensor global = *TestTensor(src.dtype(), src.global_shape(), kSeed, src.mesh().num_ranks());
+  const LocalTensor global =
+      *TestTensor(src.dtype(), src.global_shape(), kSeed, src.mesh().num_ranks());
   for (int64_t r = 0; r < src.mesh().num_ranks(); ++r) {
     ASSERT_TRUE(run.status[r].ok()) << "rank " << r << ": " << run.status[r];
     absl::StatusOr<LocalTensor> want = ShardOf(global, dst, src.mesh().Coordinate(r), kSeed);

@@ -3,6 +3,8 @@
 // byte counts derived by hand; size-1 mesh dims; plans from the planner with
 // shard orders; and the errors that must fail every rank before any
 // communication.
+#include "collectives/executor.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -10,16 +12,15 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "collectives/executor.h"
 #include "collectives/gloo/gloo_communicator.h"
 #include "collectives/gloo/thread_ranks.h"
+#include "gtest/gtest.h"
 #include "harness/ground_truth.h"
 #include "harness/verify_runner.h"
-#include "tests/executor_harness.h"
-#include "gtest/gtest.h"
 #include "mesh/device_mesh.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/planner.h"
+#include "tests/executor_harness.h"
 
 namespace reshard {
 namespace {
@@ -78,7 +79,8 @@ TEST(ExecutorTest, ChunkIsLocal) {
 TEST(ExecutorTest, PartitionSumKeepsDataAtCoordinateZero) {
   const DistSpec src = Spec({3, 2}, "RR", {7, 5}, DType::kI32);
   const DistSpec dst = Spec({3, 2}, "P(sum)R", {7, 5}, DType::kI32);
-  RunResult run = Execute(src, dst, OneStep(0, Placement::Replicate(), Placement::Partial(ReduceOp::kSum)));
+  RunResult run =
+      Execute(src, dst, OneStep(0, Placement::Replicate(), Placement::Partial(ReduceOp::kSum)));
   const LocalTensor global = *TestTensor(DType::kI32, {7, 5}, kSeed, 6);
   for (int64_t r = 0; r < 6; ++r) {
     ASSERT_TRUE(run.status[r].ok()) << run.status[r];
@@ -92,7 +94,8 @@ TEST(ExecutorTest, PartitionSumKeepsDataAtCoordinateZero) {
 
 TEST(ExecutorTest, PartitionProdIsAnErrorOnEveryRank) {
   const DistSpec src = Spec({2}, "R", {4}), dst = Spec({2}, "P(prod)", {4});
-  RunResult run = Execute(src, dst, OneStep(0, Placement::Replicate(), Placement::Partial(ReduceOp::kProd)));
+  RunResult run =
+      Execute(src, dst, OneStep(0, Placement::Replicate(), Placement::Partial(ReduceOp::kProd)));
   for (const absl::Status& s : run.status) {
     EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented) << s;
     EXPECT_TRUE(absl::StrContains(s.message(), "step 1 (R->P(prod) partition on mesh dim 0)")) << s;
@@ -124,7 +127,11 @@ TEST(ExecutorTest, SizeOneMeshDimsNeverCommunicate) {
 }
 
 TEST(ExecutorTest, PlannedRedistributionsWithShardOrders) {
-  struct Case { std::vector<int64_t> mesh, shape; const char* src; const char* dst; };
+  struct Case {
+    std::vector<int64_t> mesh, shape;
+    const char* src;
+    const char* dst;
+  };
   const Case cases[] = {
       {{2, 2, 2}, {13, 8}, "S(0)[1]S(0)[0]S(0)[2]", "RS(0)[0]S(0)[1]"},
       {{2, 3}, {7, 5, 3}, "S(1)[1]S(1)[0]", "S(0)S(2)"},
@@ -146,14 +153,15 @@ TEST(ExecutorTest, PlannedRedistributionsWithShardOrders) {
 TEST(ExecutorTest, ViewOfCallerMemory) {
   const DistSpec src = Spec({2}, "S(0)", {4}), dst = Spec({2}, "R", {4});
   const Plan plan = OneStep(0, Placement::Shard(0), Placement::Replicate());
-  std::vector<absl::Status> st = RunRanksOnThreads(src.mesh(), GlooOptions(), [&](GlooCommunicator& c) {
-    float mine[2] = {static_cast<float>(2 * c.rank()), static_cast<float>(2 * c.rank() + 1)};
-    LocalTensor t = LocalTensor::View(mine, DType::kF32, {2}, MemorySpace::kHost);
-    if (absl::Status s = Redistribute(t, src, dst, plan, c); !s.ok()) return s;
-    EXPECT_EQ(t.shape(), (std::vector<int64_t>{4}));
-    for (int i = 0; i < 4; ++i) EXPECT_EQ(t.data_as<float>()[i], static_cast<float>(i));
-    return absl::OkStatus();
-  });
+  std::vector<absl::Status> st =
+      RunRanksOnThreads(src.mesh(), GlooOptions(), [&](GlooCommunicator& c) {
+        float mine[2] = {static_cast<float>(2 * c.rank()), static_cast<float>(2 * c.rank() + 1)};
+        LocalTensor t = LocalTensor::View(mine, DType::kF32, {2}, MemorySpace::kHost);
+        if (absl::Status s = Redistribute(t, src, dst, plan, c); !s.ok()) return s;
+        EXPECT_EQ(t.shape(), (std::vector<int64_t>{4}));
+        for (int i = 0; i < 4; ++i) EXPECT_EQ(t.data_as<float>()[i], static_cast<float>(i));
+        return absl::OkStatus();
+      });
   EXPECT_TRUE(FirstError(st).ok()) << FirstError(st);
 }
 
@@ -163,7 +171,7 @@ TEST(ExecutorTest, MismatchesFailBeforeCommunicating) {
   RunResult wrong_src = Execute(src, dst, OneStep(0, Placement::Replicate(), Placement::Shard(0)));
   // The plan stops short of dst.
   RunResult incomplete = Execute(src, Spec({2, 2}, "RS(1)", {6, 4}),
-                           OneStep(0, Placement::Shard(0), Placement::Replicate()));
+                                 OneStep(0, Placement::Shard(0), Placement::Replicate()));
   for (int64_t r = 0; r < 4; ++r) {
     EXPECT_EQ(wrong_src.status[r].code(), absl::StatusCode::kInvalidArgument);
     EXPECT_TRUE(absl::StrContains(wrong_src.status[r].message(), "step 1")) << wrong_src.status[r];
@@ -172,13 +180,15 @@ TEST(ExecutorTest, MismatchesFailBeforeCommunicating) {
         << incomplete.status[r];
   }
   // A tensor of the wrong shape is refused on its rank.
-  std::vector<absl::Status> st = RunRanksOnThreads(src.mesh(), GlooOptions(), [&](GlooCommunicator& c) {
-    LocalTensor t = *LocalTensor::Zeros(DType::kF32, {6, 4});
-    absl::Status s = Redistribute(t, src, dst, OneStep(0, Placement::Shard(0), Placement::Replicate()), c);
-    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_TRUE(absl::StrContains(s.message(), "source shard is f32[3,4]")) << s;
-    return absl::OkStatus();
-  });
+  std::vector<absl::Status> st =
+      RunRanksOnThreads(src.mesh(), GlooOptions(), [&](GlooCommunicator& c) {
+        LocalTensor t = *LocalTensor::Zeros(DType::kF32, {6, 4});
+        absl::Status s =
+            Redistribute(t, src, dst, OneStep(0, Placement::Shard(0), Placement::Replicate()), c);
+        EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+        EXPECT_TRUE(absl::StrContains(s.message(), "source shard is f32[3,4]")) << s;
+        return absl::OkStatus();
+      });
   EXPECT_TRUE(FirstError(st).ok()) << FirstError(st);
 }
 

@@ -13,24 +13,24 @@
 
 #include "gtest/gtest.h"
 #include "mesh/device_mesh.h"
-#include "planner/layout/dist_spec.h"
-#include "planner/steps/plan.h"
 #include "planner/costs/cost_model_registry.h"
-#include "planner/steps/step.h"
+#include "planner/layout/dist_spec.h"
 #include "planner/planner.h"
+#include "planner/steps/plan.h"
+#include "planner/steps/step.h"
 
 namespace reshard {
 namespace {
 
-Plan Greedy(const std::vector<int64_t>& mesh_sizes, const std::string& src,
-            const std::string& dst, const std::string& cost_model) {
+Plan Greedy(const std::vector<int64_t>& mesh_sizes, const std::string& src, const std::string& dst,
+            const std::string& cost_model) {
   const DeviceMesh mesh = *DeviceMesh::Create(mesh_sizes);
   PlanOptions options{PlanMode::kPyTorch};
   options.algorithm = Algorithm::kGreedy;
   options.cost_model = *MakeCostModel(cost_model, /*devices_per_host=*/8);
-  absl::StatusOr<Plan> plan = PlanRedistribution(*DistSpec::Parse(mesh, src, {8, 8}, DType::kF32),
-                                                 *DistSpec::Parse(mesh, dst, {8, 8}, DType::kF32),
-                                                 options);
+  absl::StatusOr<Plan> plan =
+      PlanRedistribution(*DistSpec::Parse(mesh, src, {8, 8}, DType::kF32),
+                         *DistSpec::Parse(mesh, dst, {8, 8}, DType::kF32), options);
   EXPECT_TRUE(plan.ok()) << src << " -> " << dst << ": " << plan.status();
   return plan.ok() ? *plan : Plan();
 }
@@ -64,7 +64,8 @@ TEST(GreedyPlannerTest, ShardToPartialElsewhereHasNoGreedyPlan) {
 
 TEST(GreedyPlannerTest, ShardToPartialIsAStepOnlyOnAOneRankGroup) {
   const Placement s0 = Placement::Shard(0), r = Placement::Replicate();
-  const Placement sum = Placement::Partial(ReduceOp::kSum), max = Placement::Partial(ReduceOp::kMax);
+  const Placement sum = Placement::Partial(ReduceOp::kSum),
+                  max = Placement::Partial(ReduceOp::kMax);
   EXPECT_EQ(StepKindFor(s0, sum, 1), StepKind::kPartition);
   EXPECT_EQ(StepKindFor(s0, sum, 2), std::nullopt);
   EXPECT_EQ(StepKindFor(sum, max, 1), std::nullopt);

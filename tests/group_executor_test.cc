@@ -136,8 +136,8 @@ TEST(GroupExecutorTest, TransposePermuteOnUnevenShape) {
 TEST(GroupExecutorTest, ExchangeSwapsMeshDimRoles) {
   const DistSpec src = Spec({2, 2, 2}, "S(0)S(1)R", {4, 4, 2});
   const DistSpec dst = Spec({2, 2, 2}, "RS(0)S(1)", {4, 4, 2});
-  RunResult run = Execute(src, dst, OneStep(MakeExchange(MeshDimSet::Of({0, 1, 2}),
-                                                         {{1, 0}, {2, 1}})));
+  RunResult run =
+      Execute(src, dst, OneStep(MakeExchange(MeshDimSet::Of({0, 1, 2}), {{1, 0}, {2, 1}})));
   ExpectDstShards(src, dst, run);
   for (int r = 0; r < 8; ++r) {
     EXPECT_EQ(run.stats[r].steps[0].bytes_received, r == 0 || r == 7 ? 0 : 32) << "rank " << r;
@@ -157,10 +157,10 @@ TEST(GroupExecutorTest, ExchangeOnUnevenAndEmptyShardsWithReplicas) {
   for (int64_t c0 = 0; c0 < 4; ++c0) {
     for (int64_t c1 = 0; c1 < 2; ++c1) {
       const int64_t r = c0 * 2 + c1;
-      const int64_t held = std::max<int64_t>(
-          0, std::min(ChunkOffset(5, 4, c0) + ChunkSize(5, 4, c0),
-                      ChunkOffset(5, 2, c1) + ChunkSize(5, 2, c1)) -
-                 std::max(ChunkOffset(5, 4, c0), ChunkOffset(5, 2, c1)));
+      const int64_t held =
+          std::max<int64_t>(0, std::min(ChunkOffset(5, 4, c0) + ChunkSize(5, 4, c0),
+                                        ChunkOffset(5, 2, c1) + ChunkSize(5, 2, c1)) -
+                                   std::max(ChunkOffset(5, 4, c0), ChunkOffset(5, 2, c1)));
       EXPECT_EQ(run.stats[r].steps[0].bytes_received, (ChunkSize(5, 2, c1) - held) * row)
           << "rank " << r;
       if (c0 == 3) EXPECT_EQ(run.stats[r].steps[0].bytes_sent, 0) << "rank " << r;

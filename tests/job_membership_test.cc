@@ -132,7 +132,8 @@ std::pair<std::unique_ptr<JobMembership>, std::unique_ptr<JobMembership>> Joined
     std::shared_ptr<Store> store, absl::Duration timeout) {
   std::unique_ptr<JobMembership> a;
   std::thread t([&] { a = *JobMembership::Join(store, kJob, Host("host a", 0, 3, timeout)); });
-  std::unique_ptr<JobMembership> b = *JobMembership::Join(store, kJob, Host("host b", 4, 7, timeout));
+  std::unique_ptr<JobMembership> b =
+      *JobMembership::Join(store, kJob, Host("host b", 4, 7, timeout));
   t.join();
   return {std::move(a), std::move(b)};
 }

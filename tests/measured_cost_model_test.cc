@@ -125,7 +125,8 @@ TEST(MeasuredCostModelTest, InvalidProfilesNameTheField) {
   EXPECT_THAT(ValidateMeasuredProfile(p).message(), HasSubstr("tables[0].samples: 1 sample"));
   p = Profile();
   p.tables[0].kind = StepKind::kChunk;
-  EXPECT_THAT(ValidateMeasuredProfile(p).message(), HasSubstr("tables[0].kind: \"chunk\" is local"));
+  EXPECT_THAT(ValidateMeasuredProfile(p).message(),
+              HasSubstr("tables[0].kind: \"chunk\" is local"));
   p.tables.clear();
   EXPECT_THAT(ValidateMeasuredProfile(p).message(), HasSubstr("tables: none"));
 }

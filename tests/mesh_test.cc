@@ -1,10 +1,9 @@
-#include "mesh/device_mesh.h"
-
 #include <set>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "mesh/device_mesh.h"
 
 namespace reshard {
 namespace {

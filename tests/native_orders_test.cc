@@ -152,8 +152,10 @@ class Cases {
     std::uniform_real_distribution<double> alpha(0.0, 5.0), beta(0.5, 500.0);
     switch (Uniform(-1, 2)) {
       case -1:
-      case 0: return test_util::MakeCollectiveCountCostModel();
-      case 1: return *MakeCostModel("alpha-beta", per_host);
+      case 0:
+        return test_util::MakeCollectiveCountCostModel();
+      case 1:
+        return *MakeCostModel("alpha-beta", per_host);
       default:
         return *MakeAlphaBetaCostModel(
             CostProfile{"random", {alpha(rng_), beta(rng_)}, {alpha(rng_), beta(rng_)}, beta(rng_)},
@@ -182,9 +184,9 @@ void CheckNothingLost(int mesh_ndim, int max_tensor_ndim, int cases, uint64_t se
         gen.Uniform(0, 1) ? std::make_unique<GroupsWinCosts>(mesh)
                           : model->Bind(CostProblem{mesh, shape, ItemSize(DType::kF32)});
     const unsigned ops = src.PartialOps() | dst.PartialOps();
-    const std::string what = absl::StrCat("mesh ", mesh.ToString(), " shape [",
-                                          absl::StrJoin(shape, ","), "] ", src.ToString(), " -> ",
-                                          dst.ToString(), " model ", model->fingerprint());
+    const std::string what =
+        absl::StrCat("mesh ", mesh.ToString(), " shape [", absl::StrJoin(shape, ","), "] ",
+                     src.ToString(), " -> ", dst.ToString(), " model ", model->fingerprint());
     const double every = CheapestCost(src, dst, *bound, EveryOrder(dst, tensor_ndim, ops));
     const double two = CheapestCost(src, dst, *bound, TwoOrders(dst, tensor_ndim, ops));
     EXPECT_LE(std::fabs(two - every), 1e-9 * std::max(1.0, every))

@@ -13,8 +13,8 @@
 #include "planner/costs/cost_model.h"
 #include "planner/costs/cost_model_registry.h"
 #include "planner/layout/dist_spec.h"
-#include "planner/search/native_transitions.h"
 #include "planner/planner.h"
+#include "planner/search/native_transitions.h"
 #include "planner/steps/step.h"
 #include "planner/steps/step_bytes.h"
 #include "planner/steps/step_memory.h"
@@ -102,8 +102,7 @@ TEST(NativePlanTest, GatheringTwoSplitsIsOneGroupAllGather) {
 // alpha 0.6 us, 370 GB/s in a host) the group wins on 2 x 2: 6.6 + 3 * 0.6
 // + 3/4 * 16384 / 370000 against 2 * 6.6 + 2 * 0.6 + the same bytes.
 TEST(NativePlanTest, UnderAlphaBetaOneGroupGatherSavesACall) {
-  absl::StatusOr<Plan> plan =
-      PlanNative(Mesh({2, 2}), "S(0)S(0)", "RR", {64, 64}, AlphaBeta());
+  absl::StatusOr<Plan> plan = PlanNative(Mesh({2, 2}), "S(0)S(0)", "RR", {64, 64}, AlphaBeta());
   ASSERT_TRUE(plan.ok()) << plan.status();
   ASSERT_EQ(plan->steps.size(), 1u) << plan->Trace();
   EXPECT_EQ(plan->steps[0].step, MakeStep(MeshDimSet::Of({0, 1}), S0, R));
@@ -163,11 +162,10 @@ TEST(NativePlanTest, PyTorchModeKeepsToSingleMeshDimSteps) {
 
 // --- Native edges (spec §4.2) ------------------------------------------------
 
-std::vector<std::string> NativeEdges(const DistState& state, const DistState& goal,
-                                     int tensor_ndim, StepKind only) {
+std::vector<std::string> NativeEdges(const DistState& state, const DistState& goal, int tensor_ndim,
+                                     StepKind only) {
   std::vector<Step> steps;
-  AppendNativeTransitions(state, goal, tensor_ndim, state.PartialOps() | goal.PartialOps(),
-                          &steps);
+  AppendNativeTransitions(state, goal, tensor_ndim, state.PartialOps() | goal.PartialOps(), &steps);
   std::vector<std::string> out;
   for (const Step& s : steps) {
     if (s.kind == only && (s.group.size() > 1 || MovesSlices(s.kind))) {
@@ -242,9 +240,9 @@ TEST(NativeEdgesTest, TheGoalExchangeReLaysOutShardsAndReplicas) {
       NativeEdges(State(mesh, "S(0)S(1)R"), State(mesh, "S(1)S(0)R"), 2, StepKind::kExchange),
       ElementsAre());
   // Orders agree up to position 1 of dim 0 ([0, 1] vs [0, 2]): mesh dim 0 stays.
-  EXPECT_THAT(NativeEdges(State(mesh, "S(0)S(0)R"), State(mesh, "S(0)RS(0)"), 2,
-                          StepKind::kExchange),
-              ElementsAre("exchange on mesh dims {1,2}: 2->S(0) 1->R"));
+  EXPECT_THAT(
+      NativeEdges(State(mesh, "S(0)S(0)R"), State(mesh, "S(0)RS(0)"), 2, StepKind::kExchange),
+      ElementsAre("exchange on mesh dims {1,2}: 2->S(0) 1->R"));
 }
 
 // --- Legality (CheckStep, spec §4.2) ------------------------------------------
@@ -294,8 +292,7 @@ TEST(NativeCheckStepTest, APermuteMovesShardMeshDimsOnly) {
 
 TEST(NativeCheckStepTest, APermuteMustChangeTheState) {
   const DeviceMesh mesh = Mesh({2, 2});
-  absl::Status status =
-      CheckStep(State(mesh, "S(0)S(1)"), MakePermute({{0, 0}, {1, 1}}), mesh, 2);
+  absl::Status status = CheckStep(State(mesh, "S(0)S(1)"), MakePermute({{0, 0}, {1, 1}}), mesh, 2);
   EXPECT_THAT(status.message(), HasSubstr("changes nothing"));
 }
 
@@ -315,8 +312,8 @@ TEST(NativeCheckStepTest, AnExchangeMovesShardAndReplicateMeshDimsThatEndTheirOr
 
 TEST(NativeCheckStepTest, LocalStepsActOnOneMeshDim) {
   const DeviceMesh mesh = Mesh({2, 2});
-  absl::Status status = CheckStep(State(mesh, "RR"), MakeStep(MeshDimSet::Of({0, 1}), R, S0),
-                                  mesh, 2);
+  absl::Status status =
+      CheckStep(State(mesh, "RR"), MakeStep(MeshDimSet::Of({0, 1}), R, S0), mesh, 2);
   EXPECT_THAT(status.message(), HasSubstr("chunk acts on one mesh dim at a time"));
 }
 
@@ -341,14 +338,14 @@ TEST(NativeApplyStepTest, GroupsJoinInEntriesOrderAndPermutesReplaceTheirOrders)
 // group's other mesh dims end Replicate, even a single one.
 TEST(NativeApplyStepTest, AnExchangeReplacesItsGroupsOrders) {
   const DeviceMesh mesh = Mesh({2, 2, 2});
-  EXPECT_EQ(ApplyStep(State(mesh, "S(0)S(1)R"),
-                      MakeExchange(MeshDimSet::Of({0, 1, 2}), {{1, 0}, {2, 1}}))
-                .ToString(),
-            "RS(0)S(1)");
-  EXPECT_EQ(ApplyStep(State(mesh, "RRS(0)"), MakeExchange(MeshDimSet::Of({0, 1, 2}),
-                                                          {{1, 0}, {0, 0}}))
-                .ToString(),
-            "S(0)[1]S(0)[0]R");
+  EXPECT_EQ(
+      ApplyStep(State(mesh, "S(0)S(1)R"), MakeExchange(MeshDimSet::Of({0, 1, 2}), {{1, 0}, {2, 1}}))
+          .ToString(),
+      "RS(0)S(1)");
+  EXPECT_EQ(
+      ApplyStep(State(mesh, "RRS(0)"), MakeExchange(MeshDimSet::Of({0, 1, 2}), {{1, 0}, {0, 0}}))
+          .ToString(),
+      "S(0)[1]S(0)[0]R");
   EXPECT_EQ(ApplyStep(State(mesh, "S(0)RR"), MakeExchange(MeshDimSet::Of({0}), {})).ToString(),
             "RRR");
 }

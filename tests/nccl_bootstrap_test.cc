@@ -1,7 +1,7 @@
 // The NCCL unique-id exchange (collectives/nccl/nccl_bootstrap.h) over reshard's
-// stores (collectives/stores/), with ranks as threads: only rank 0 makes the id, every rank gets the
-// same bytes, rank 0's failure is its own, and a rank whose rank 0 never
-// comes fails with DeadlineExceeded instead of hanging. No CUDA involved.
+// stores (collectives/stores/), with ranks as threads: only rank 0 makes the id, every rank gets
+// the same bytes, rank 0's failure is its own, and a rank whose rank 0 never comes fails with
+// DeadlineExceeded instead of hanging. No CUDA involved.
 #include "collectives/nccl/nccl_bootstrap.h"
 
 #include <atomic>
@@ -30,19 +30,19 @@ std::vector<char> Id() {
 
 // Runs ShareFromRankZero on `n` threads, rank i with stores[i]; returns each
 // rank's result, and counts calls of the id maker.
-std::vector<absl::StatusOr<std::vector<char>>> Share(
-    const std::vector<Store*>& stores, std::atomic<int>& made) {
+std::vector<absl::StatusOr<std::vector<char>>> Share(const std::vector<Store*>& stores,
+                                                     std::atomic<int>& made) {
   const int n = static_cast<int>(stores.size());
   std::vector<absl::StatusOr<std::vector<char>>> results(n);
   std::vector<std::thread> threads;
   for (int rank = n - 1; rank >= 0; --rank) {  // rank 0 last: the others must wait
     threads.emplace_back([&, rank] {
-      results[rank] = ShareFromRankZero(
-          *stores[rank], "test/nccl_unique_id", rank, absl::Seconds(60),
-          [&]() -> absl::StatusOr<std::vector<char>> {
-            ++made;
-            return Id();
-          });
+      results[rank] =
+          ShareFromRankZero(*stores[rank], "test/nccl_unique_id", rank, absl::Seconds(60),
+                            [&]() -> absl::StatusOr<std::vector<char>> {
+                              ++made;
+                              return Id();
+                            });
     });
   }
   for (std::thread& t : threads) t.join();

@@ -5,12 +5,11 @@
 // gives exactly what HostCopyEngine gives for the same Copy2D/Fill2D, on
 // random slabs of random shapes, for each of the three call shapes
 // (one 1-D call, one 2-D call, one 1-D call per row).
-#include "collectives/nccl/cuda_copy_plan.h"
-
 #include <cstring>
 #include <random>
 #include <vector>
 
+#include "collectives/nccl/cuda_copy_plan.h"
 #include "collectives/tensor/local_tensor.h"
 #include "gtest/gtest.h"
 
@@ -21,7 +20,7 @@ constexpr int64_t kNoLimit = int64_t{1} << 40;
 
 // Host stand-ins for the CUDA calls, with CUDA's preconditions as expectations.
 void Emulate(const CudaCopyCall& c, std::vector<char>& dst, const std::vector<char>& src,
-         int64_t max_pitch) {
+             int64_t max_pitch) {
   ASSERT_GT(c.width, 0);
   ASSERT_GE(c.height, 1);
   if (c.kind == CudaCopyCall::Kind::k1D) {
@@ -34,10 +33,8 @@ void Emulate(const CudaCopyCall& c, std::vector<char>& dst, const std::vector<ch
   }
   const int64_t dst_pitch = c.kind == CudaCopyCall::Kind::k1D ? 0 : c.dst_pitch;
   const int64_t src_pitch = c.kind == CudaCopyCall::Kind::k1D ? 0 : c.src_pitch;
-  ASSERT_LE(c.dst_offset + (c.height - 1) * dst_pitch + c.width,
-            static_cast<int64_t>(dst.size()));
-  ASSERT_LE(c.src_offset + (c.height - 1) * src_pitch + c.width,
-            static_cast<int64_t>(src.size()));
+  ASSERT_LE(c.dst_offset + (c.height - 1) * dst_pitch + c.width, static_cast<int64_t>(dst.size()));
+  ASSERT_LE(c.src_offset + (c.height - 1) * src_pitch + c.width, static_cast<int64_t>(src.size()));
   for (int64_t r = 0; r < c.height; ++r) {
     std::memcpy(dst.data() + c.dst_offset + r * dst_pitch,
                 src.data() + c.src_offset + r * src_pitch, static_cast<size_t>(c.width));
@@ -184,12 +181,10 @@ TEST(PlanCudaCopy, MatchesTheHostEngineOnRandomSlabs) {
       for (const CudaCopyCall& c : PlanCudaCopy(*copy, max_pitch)) {
         Emulate(c, got, src, max_pitch);
       }
-      ASSERT_EQ(got, want_copy) << "copy, iteration " << iteration << ", max_pitch "
-                                << max_pitch;
+      ASSERT_EQ(got, want_copy) << "copy, iteration " << iteration << ", max_pitch " << max_pitch;
       got = dst0;
       for (const CudaFillCall& c : PlanCudaFill(*fill, max_pitch)) Emulate(c, got, max_pitch);
-      ASSERT_EQ(got, want_fill) << "fill, iteration " << iteration << ", max_pitch "
-                                << max_pitch;
+      ASSERT_EQ(got, want_fill) << "fill, iteration " << iteration << ", max_pitch " << max_pitch;
     }
   }
   // The random cases must exercise the strided paths, not only flat copies.

@@ -4,6 +4,8 @@
 //
 // Profile "h100-8x400g" unless a test says otherwise: Hopper, NVLink 18 x
 // 20.6 = 370.8 GB/s per GPU, 8 NICs of 50 GB/s per 8-GPU host, Intel CPU.
+#include "planner/costs/nccl_cost_model.h"
+
 #include <cmath>
 #include <memory>
 #include <string>
@@ -12,7 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "planner/costs/cost_model.h"
-#include "planner/costs/nccl_cost_model.h"
+#include "planner/costs/cost_model_registry.h"
 #include "planner/costs/nccl_profile.h"
 #include "planner/costs/nccl_tuning.h"
 #include "planner/layout/dist_spec.h"
@@ -21,7 +23,6 @@
 #include "planner/planner.h"
 #include "planner/steps/step.h"
 #include "planner/steps/step_memory.h"
-#include "planner/costs/cost_model_registry.h"
 
 namespace reshard {
 namespace {
@@ -104,8 +105,8 @@ TEST(NcclTuningTest, OneGpuPerHostGetsPat) {
   EXPECT_EQ(c.algo, NcclAlgo::kPat);
   EXPECT_NEAR(c.time_us, 42.4 + 131072.0 / 36000, 1e-9);
   // PAT is off as soon as two GPUs share a host.
-  EXPECT_EQ(NcclTuning(DefaultNcclProfile(), 16, 8)
-                .bandwidth(ag, NcclAlgo::kPat, NcclProto::kSimple), 0);
+  EXPECT_EQ(
+      NcclTuning(DefaultNcclProfile(), 16, 8).bandwidth(ag, NcclAlgo::kPat, NcclProto::kSimple), 0);
 }
 
 // 8 GPUs in one host, all_reduce (nsteps 14):
@@ -210,8 +211,8 @@ TEST(NcclCostModelTest, FlatGroupAllGatherIsOneMultiNodeRing) {
 TEST(NcclCostModelTest, AllToAllIsPerPeerSendRecv) {
   const Step a2a = MakeStep(MeshDimSet::Single(0), Placement::Shard(0), Placement::Shard(1));
   // Shape 64 x 2^20 f32; state S(0)S(0): local block 1 x 2^20 (4 MiB).
-  EXPECT_NEAR(StepCostOf("S(0)R", {8, 8}, {8, 1 << 20}, a2a),
-              8.4 + 14 + 7.0 / 8 * 4 * kMiB / 48000, 1e-9);
+  EXPECT_NEAR(StepCostOf("S(0)R", {8, 8}, {8, 1 << 20}, a2a), 8.4 + 14 + 7.0 / 8 * 4 * kMiB / 48000,
+              1e-9);
 }
 
 TEST(NcclCostModelTest, FingerprintNamesEveryParameter) {
@@ -292,23 +293,35 @@ struct LogRow {
   double lat[3], bw[3];
 };
 constexpr LogRow kAgRing[] = {
-    {2, 1, {11.6, 22.5, 22.4}, {48.0, 88.3, 96.0}},     {2, 2, {11.3, 21.8, 29.2}, {52.0, 117.8, 128.0}},
-    {2, 4, {15.3, 29.4, 42.8}, {44.6, 201.9, 219.4}},   {2, 8, {23.3, 44.6, 70.0}, {41.6, 313.2, 409.6}},
-    {4, 1, {21.6, 39.5, 50.4}, {27.2, 58.9, 64.0}},     {4, 2, {18.7, 33.6, 64.0}, {23.3, 100.9, 109.7}},
-    {4, 4, {26.7, 48.8, 91.2}, {21.8, 188.4, 204.8}},   {4, 8, {42.7, 79.2, 145.6}, {21.1, 303.1, 396.4}},
-    {8, 1, {41.6, 73.5, 106.4}, {23.3, 50.5, 54.9}},    {8, 2, {33.5, 57.2, 133.6}, {21.8, 94.2, 102.4}},
-    {8, 4, {49.5, 87.6, 188.0}, {21.1, 182.3, 198.2}},  {8, 8, {81.5, 148.4, 296.8}, {20.7, 298.3, 390.1}},
-    {16, 8, {159.1, 286.8, 599.2}, {20.6, 295.9, 387.0}}, {32, 8, {314.3, 563.6, 1204.0}, {20.5, 294.8, 385.5}},
+    {2, 1, {11.6, 22.5, 22.4}, {48.0, 88.3, 96.0}},
+    {2, 2, {11.3, 21.8, 29.2}, {52.0, 117.8, 128.0}},
+    {2, 4, {15.3, 29.4, 42.8}, {44.6, 201.9, 219.4}},
+    {2, 8, {23.3, 44.6, 70.0}, {41.6, 313.2, 409.6}},
+    {4, 1, {21.6, 39.5, 50.4}, {27.2, 58.9, 64.0}},
+    {4, 2, {18.7, 33.6, 64.0}, {23.3, 100.9, 109.7}},
+    {4, 4, {26.7, 48.8, 91.2}, {21.8, 188.4, 204.8}},
+    {4, 8, {42.7, 79.2, 145.6}, {21.1, 303.1, 396.4}},
+    {8, 1, {41.6, 73.5, 106.4}, {23.3, 50.5, 54.9}},
+    {8, 2, {33.5, 57.2, 133.6}, {21.8, 94.2, 102.4}},
+    {8, 4, {49.5, 87.6, 188.0}, {21.1, 182.3, 198.2}},
+    {8, 8, {81.5, 148.4, 296.8}, {20.7, 298.3, 390.1}},
+    {16, 8, {159.1, 286.8, 599.2}, {20.6, 295.9, 387.0}},
+    {32, 8, {314.3, 563.6, 1204.0}, {20.5, 294.8, 385.5}},
 };
 constexpr LogRow kArRing[] = {
-    {2, 1, {16.6, 31.0, 36.4}, {24.0, 44.2, 48.0}},     {2, 8, {40.0, 75.2, 131.6}, {20.8, 156.6, 204.8}},
-    {4, 2, {30.8, 53.2, 119.6}, {11.7, 50.5, 54.9}},    {8, 8, {156.4, 282.8, 585.2}, {10.4, 149.1, 195.0}},
+    {2, 1, {16.6, 31.0, 36.4}, {24.0, 44.2, 48.0}},
+    {2, 8, {40.0, 75.2, 131.6}, {20.8, 156.6, 204.8}},
+    {4, 2, {30.8, 53.2, 119.6}, {11.7, 50.5, 54.9}},
+    {8, 8, {156.4, 282.8, 585.2}, {10.4, 149.1, 195.0}},
     {32, 4, {366.0, 626.8, 1529.2}, {10.3, 89.0, 96.8}},
 };
 constexpr LogRow kArTree[] = {
-    {2, 1, {16.8, 31.0, 36.4}, {9.3, 31.2, 35.2}},      {2, 2, {18.0, 33.5, 44.4}, {16.6, 62.4, 70.4}},
-    {2, 8, {25.2, 48.5, 92.4}, {16.6, 124.8, 140.8}},   {4, 1, {26.8, 48.0, 64.4}, {4.9, 17.6, 18.8}},
-    {8, 4, {40.4, 72.5, 116.4}, {8.7, 70.4, 75.1}},     {8, 8, {45.2, 82.5, 148.4}, {8.7, 98.6, 122.4}},
+    {2, 1, {16.8, 31.0, 36.4}, {9.3, 31.2, 35.2}},
+    {2, 2, {18.0, 33.5, 44.4}, {16.6, 62.4, 70.4}},
+    {2, 8, {25.2, 48.5, 92.4}, {16.6, 124.8, 140.8}},
+    {4, 1, {26.8, 48.0, 64.4}, {4.9, 17.6, 18.8}},
+    {8, 4, {40.4, 72.5, 116.4}, {8.7, 70.4, 75.1}},
+    {8, 8, {45.2, 82.5, 148.4}, {8.7, 98.6, 122.4}},
     {32, 8, {65.2, 116.5, 204.4}, {8.7, 98.6, 122.4}},
 };
 

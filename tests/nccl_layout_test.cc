@@ -53,20 +53,19 @@ TEST_P(NcclSplitForTest, ColorsAndKeysReproduceGroupOfForEverySetOfMeshDims) {
     for (int64_t rank = 0; rank < mesh.num_ranks(); ++rank) {
       std::vector<int64_t> members;
       for (const auto& [key, member] : groups[splits[rank].color]) members.push_back(member);
-      EXPECT_EQ(members, mesh.GroupOf(dims, rank)) << "rank " << rank << " dims " << dims.ToString();
+      EXPECT_EQ(members, mesh.GroupOf(dims, rank))
+          << "rank " << rank << " dims " << dims.ToString();
       EXPECT_EQ(splits[rank].key, mesh.IndexInGroup(dims, rank));
     }
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Meshes, NcclSplitForTest,
-                         ::testing::Values(std::vector<int64_t>{1}, std::vector<int64_t>{4},
-                                           std::vector<int64_t>{2, 3},
-                                           std::vector<int64_t>{2, 2, 2},
-                                           std::vector<int64_t>{1, 4},
-                                           std::vector<int64_t>{3, 1, 2},
-                                           std::vector<int64_t>{2, 1, 3},
-                                           std::vector<int64_t>{2, 3, 1, 2}));
+INSTANTIATE_TEST_SUITE_P(
+    Meshes, NcclSplitForTest,
+    ::testing::Values(std::vector<int64_t>{1}, std::vector<int64_t>{4}, std::vector<int64_t>{2, 3},
+                      std::vector<int64_t>{2, 2, 2}, std::vector<int64_t>{1, 4},
+                      std::vector<int64_t>{3, 1, 2}, std::vector<int64_t>{2, 1, 3},
+                      std::vector<int64_t>{2, 3, 1, 2}));
 
 TEST(NcclSplitFor, WorkedExample) {
   // Mesh 2x3x2, rank 9 = coordinate (1, 1, 1). Over mesh dims {0,2} its group
@@ -105,15 +104,19 @@ TEST(NcclSplitFor, RejectsRanksOutsideTheMeshAndBadSets) {
 int NcclTypeSize(NcclType type) {
   switch (type) {
     case NcclType::kInt8:
-    case NcclType::kUint8: return 1;
+    case NcclType::kUint8:
+      return 1;
     case NcclType::kFloat16:
-    case NcclType::kBfloat16: return 2;
+    case NcclType::kBfloat16:
+      return 2;
     case NcclType::kInt32:
     case NcclType::kUint32:
-    case NcclType::kFloat32: return 4;
+    case NcclType::kFloat32:
+      return 4;
     case NcclType::kInt64:
     case NcclType::kUint64:
-    case NcclType::kFloat64: return 8;
+    case NcclType::kFloat64:
+      return 8;
   }
   return 0;
 }
@@ -161,12 +164,14 @@ TEST(NcclReduceType, NativeTypesReduceAndI16AndBoolAreUnimplemented) {
       EXPECT_EQ(NcclTypeSize(*type), ItemSize(dtype)) << DTypeName(dtype);
     }
   }
-  EXPECT_THAT(std::string(NcclReduceType(DType::kI16, "reduce_scatter", MeshDimSet::Of({0, 1})).status().message()),
-              HasSubstr("i16"));
-  EXPECT_THAT(std::string(NcclReduceType(DType::kI16, "reduce_scatter", MeshDimSet::Of({0, 1}))
-                              .status()
-                              .message()),
-              HasSubstr("reduce_scatter on mesh dims {0,1}"));
+  EXPECT_THAT(
+      std::string(
+          NcclReduceType(DType::kI16, "reduce_scatter", MeshDimSet::Of({0, 1})).status().message()),
+      HasSubstr("i16"));
+  EXPECT_THAT(
+      std::string(
+          NcclReduceType(DType::kI16, "reduce_scatter", MeshDimSet::Of({0, 1})).status().message()),
+      HasSubstr("reduce_scatter on mesh dims {0,1}"));
 }
 
 TEST(NcclReduceOpFor, MapsEveryOpToItsNamesake) {
@@ -182,9 +187,7 @@ TEST(NcclReduceOpFor, MapsEveryOpToItsNamesake) {
   EXPECT_EQ(distinct.size(), static_cast<size_t>(kNumReduceOps));
 }
 
-TEST(NcclStatus, SuccessIsOk) {
-  EXPECT_TRUE(NcclStatus(0, "no error", "", "ctx").ok());
-}
+TEST(NcclStatus, SuccessIsOk) { EXPECT_TRUE(NcclStatus(0, "no error", "", "ctx").ok()); }
 
 TEST(NcclStatus, CodesAndMessages) {
   const std::map<NcclResult, absl::StatusCode> want = {
@@ -196,8 +199,8 @@ TEST(NcclStatus, CodesAndMessages) {
       {NcclResult::kRemoteError, absl::StatusCode::kUnavailable},
       {NcclResult::kInProgress, absl::StatusCode::kUnavailable}};
   for (const auto& [result, code] : want) {
-    const absl::Status s = NcclStatus(static_cast<int>(result), "the string",
-                                      "the last error", "all_gather on mesh dim 1 (ncclAllGather)");
+    const absl::Status s = NcclStatus(static_cast<int>(result), "the string", "the last error",
+                                      "all_gather on mesh dim 1 (ncclAllGather)");
     EXPECT_EQ(s.code(), code) << static_cast<int>(result);
     EXPECT_THAT(std::string(s.message()), HasSubstr("all_gather on mesh dim 1 (ncclAllGather)"));
     EXPECT_THAT(std::string(s.message()), HasSubstr("the string"));

@@ -91,7 +91,9 @@ DistState RandomState(std::mt19937& rng, int mesh_ndim, int tensor_ndim) {
   ReduceOp partial_op = ops[rng() % 5];
   for (int m = 0; m < mesh_ndim; ++m) {
     switch (rng() % 4) {
-      case 0: placements.push_back(Placement::Replicate()); break;
+      case 0:
+        placements.push_back(Placement::Replicate());
+        break;
       case 1: {
         // sum and avg may mix; others stay single.
         ReduceOp op = partial_op;
@@ -99,7 +101,8 @@ DistState RandomState(std::mt19937& rng, int mesh_ndim, int tensor_ndim) {
         placements.push_back(Placement::Partial(op));
         break;
       }
-      default: placements.push_back(Placement::Shard(rng() % tensor_ndim));
+      default:
+        placements.push_back(Placement::Shard(rng() % tensor_ndim));
     }
   }
   ShardOrder order = DistState::WithDefaultOrder(placements).shard_order();
@@ -209,13 +212,14 @@ TEST(NotationErrorTest, MessageFormat) {
 }
 
 TEST(NotationErrorTest, EmptyText) {
-  EXPECT_THAT(Error("", Mesh2(2), 1), AllOf(HasSubstr("empty"), HasSubstr("one token per mesh dim")));
+  EXPECT_THAT(Error("", Mesh2(2), 1),
+              AllOf(HasSubstr("empty"), HasSubstr("one token per mesh dim")));
   EXPECT_THAT(Error("  \t", Mesh2(2), 1), HasSubstr("empty"));
 }
 
 TEST(NotationErrorTest, UnknownOrMalformedToken) {
-  EXPECT_THAT(Error("S(0)Q(1)", Mesh2(2), 1), AllOf(HasSubstr("token 2"), HasSubstr("\"Q(1)\""),
-                                                    HasSubstr("unknown token")));
+  EXPECT_THAT(Error("S(0)Q(1)", Mesh2(2), 1),
+              AllOf(HasSubstr("token 2"), HasSubstr("\"Q(1)\""), HasSubstr("unknown token")));
   EXPECT_THAT(Error(",S(0)R", Mesh2(2), 1), HasSubstr("token 1"));
   EXPECT_THAT(Error("S(x)R", Mesh2(2), 1),
               AllOf(HasSubstr("\"S(x)\""), HasSubstr("expected S(d)")));
@@ -273,9 +277,9 @@ TEST(NotationErrorTest, MixedPartialOps) {
 }
 
 TEST(NotationErrorTest, IndicesOnSomeTokensOnly) {
-  EXPECT_THAT(Error("S(0)[1]S(0)", Mesh2(2), 1),
-              AllOf(HasSubstr("token 2 (\"S(0)\""),
-                    HasSubstr("give [k] on every S(0) token or on none")));
+  EXPECT_THAT(
+      Error("S(0)[1]S(0)", Mesh2(2), 1),
+      AllOf(HasSubstr("token 2 (\"S(0)\""), HasSubstr("give [k] on every S(0) token or on none")));
   EXPECT_THAT(Error("S(0)S(1)[0]S(0)[1]S(1)", Mesh2(4), 2), HasSubstr("token 1 (\"S(0)\""));
 }
 

@@ -15,8 +15,8 @@
 #include "absl/strings/str_join.h"
 #include "cli/case_json.h"
 #include "gtest/gtest.h"
-#include "tests/test_util.h"
 #include "nlohmann/json.hpp"
+#include "tests/test_util.h"
 
 namespace reshard {
 namespace {
@@ -39,7 +39,8 @@ std::vector<std::string> Differences(const json& want, const json& got) {
   }
   if (!want.at("ok").get<bool>()) {
     std::string w = want.at("error"), g = got.at("error");
-    if (g.rfind(w, 0) != 0) diffs.push_back(absl::StrCat("error: want \"", w, "...\", got \"", g, "\""));
+    if (g.rfind(w, 0) != 0)
+      diffs.push_back(absl::StrCat("error: want \"", w, "...\", got \"", g, "\""));
     return diffs;
   }
   for (const char* key : {"algorithm", "trace"}) {
@@ -49,8 +50,8 @@ std::vector<std::string> Differences(const json& want, const json& got) {
     }
   }
   if (!CostsMatch(want.at("cost"), got.at("cost"))) {
-    diffs.push_back(absl::StrCat("cost: want ", want.at("cost").dump(), ", got ",
-                                 got.at("cost").dump()));
+    diffs.push_back(
+        absl::StrCat("cost: want ", want.at("cost").dump(), ", got ", got.at("cost").dump()));
   }
   const json& ws = want.at("steps");
   const json& gs = got.at("steps");

@@ -6,13 +6,13 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "absl/strings/str_cat.h"
 #include "planner/costs/cost_model.h"
 #include "planner/costs/cost_model_registry.h"
-#include "planner/steps/plan.h"
 #include "planner/planner.h"
+#include "planner/steps/plan.h"
 #include "tests/spec_helpers.h"
 
 namespace reshard {
@@ -27,9 +27,9 @@ using test_util::Spec;
 ::testing::AssertionResult SamePlan(const Plan& a, const Plan& b) {
   if (a.algorithm != b.algorithm || a.states != b.states || a.cost != b.cost ||
       a.expanded_states != b.expanded_states || a.steps.size() != b.steps.size()) {
-    return ::testing::AssertionFailure() << a.Trace() << " (" << AlgorithmName(a.algorithm)
-                                         << ", cost " << a.cost << ") vs " << b.Trace() << " ("
-                                         << AlgorithmName(b.algorithm) << ", cost " << b.cost << ")";
+    return ::testing::AssertionFailure()
+           << a.Trace() << " (" << AlgorithmName(a.algorithm) << ", cost " << a.cost << ") vs "
+           << b.Trace() << " (" << AlgorithmName(b.algorithm) << ", cost " << b.cost << ")";
   }
   for (size_t i = 0; i < a.steps.size(); ++i) {
     const TransformInfo& x = a.steps[i];
@@ -82,9 +82,11 @@ TEST(PlanCacheTest, HitReturnsTheSamePlan) {
   DistSpec src = Spec(mesh, "S(0)R", {8, 6});
   DistSpec dst = Spec(mesh, "RS(1)", {8, 6});
   PlanCache cache(16);
-  absl::StatusOr<std::shared_ptr<const Plan>> first = cache.GetOrPlan(src, dst, PlanOptions{PlanMode::kPyTorch});
+  absl::StatusOr<std::shared_ptr<const Plan>> first =
+      cache.GetOrPlan(src, dst, PlanOptions{PlanMode::kPyTorch});
   ASSERT_TRUE(first.ok()) << first.status();
-  absl::StatusOr<std::shared_ptr<const Plan>> second = cache.GetOrPlan(src, dst, PlanOptions{PlanMode::kPyTorch});
+  absl::StatusOr<std::shared_ptr<const Plan>> second =
+      cache.GetOrPlan(src, dst, PlanOptions{PlanMode::kPyTorch});
   ASSERT_TRUE(second.ok());
   EXPECT_EQ(first->get(), second->get());
   absl::StatusOr<Plan> direct = PlanRedistribution(src, dst, PlanOptions{PlanMode::kPyTorch});
@@ -169,8 +171,10 @@ TEST(PlanCacheTest, StridedInputIsPartOfTheKey) {
   ASSERT_EQ(plain.state(), strided.state());
   DistSpec dst = Spec(mesh, "RR", {8});
   PlanCache cache;
-  absl::StatusOr<std::shared_ptr<const Plan>> a = cache.GetOrPlan(plain, dst, PlanOptions{PlanMode::kPyTorch});
-  absl::StatusOr<std::shared_ptr<const Plan>> b = cache.GetOrPlan(strided, dst, PlanOptions{PlanMode::kPyTorch});
+  absl::StatusOr<std::shared_ptr<const Plan>> a =
+      cache.GetOrPlan(plain, dst, PlanOptions{PlanMode::kPyTorch});
+  absl::StatusOr<std::shared_ptr<const Plan>> b =
+      cache.GetOrPlan(strided, dst, PlanOptions{PlanMode::kPyTorch});
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ((*a)->algorithm, Algorithm::kGreedy);
   EXPECT_EQ((*b)->algorithm, Algorithm::kGraph);
@@ -207,7 +211,10 @@ TEST(PlanCacheTest, ZeroCapacityStoresNothing) {
   DeviceMesh mesh = Mesh({2});
   PlanCache cache(0);
   for (int i = 0; i < 3; ++i) {
-    ASSERT_TRUE(cache.GetOrPlan(Spec(mesh, "S(0)", {4}), Spec(mesh, "R", {4}), PlanOptions{PlanMode::kPyTorch}).ok());
+    ASSERT_TRUE(cache
+                    .GetOrPlan(Spec(mesh, "S(0)", {4}), Spec(mesh, "R", {4}),
+                               PlanOptions{PlanMode::kPyTorch})
+                    .ok());
   }
   EXPECT_EQ(cache.stats().misses, 3);
   EXPECT_EQ(cache.stats().size, 0u);
@@ -218,21 +225,22 @@ TEST(PlanCacheTest, ErrorsAreNotCached) {
   PlanCache cache;
   // S -> P has no path (spec §4).
   for (int i = 0; i < 2; ++i) {
-    absl::StatusOr<std::shared_ptr<const Plan>> plan =
-        cache.GetOrPlan(Spec(mesh, "S(0)", {4}), Spec(mesh, "P", {4}), PlanOptions{PlanMode::kPyTorch});
+    absl::StatusOr<std::shared_ptr<const Plan>> plan = cache.GetOrPlan(
+        Spec(mesh, "S(0)", {4}), Spec(mesh, "P", {4}), PlanOptions{PlanMode::kPyTorch});
     EXPECT_FALSE(plan.ok());
   }
   // A bad option.
   PlanOptions bad{PlanMode::kPyTorch};
   bad.max_memory = 0;
-  EXPECT_THAT(cache.GetOrPlan(Spec(mesh, "S(0)", {4}), Spec(mesh, "R", {4}), bad).status().message(),
-              HasSubstr("max_memory: "));
+  EXPECT_THAT(
+      cache.GetOrPlan(Spec(mesh, "S(0)", {4}), Spec(mesh, "R", {4}), bad).status().message(),
+      HasSubstr("max_memory: "));
   bad = PlanOptions{PlanMode::kPyTorch};
   bad.max_expanded_states = 0;
   EXPECT_FALSE(cache.GetOrPlan(Spec(mesh, "S(0)", {4}), Spec(mesh, "R", {4}), bad).ok());
   // Specs that do not match.
-  absl::StatusOr<std::shared_ptr<const Plan>> mismatch =
-      cache.GetOrPlan(Spec(mesh, "S(0)", {4}), Spec(mesh, "R", {5}), PlanOptions{PlanMode::kPyTorch});
+  absl::StatusOr<std::shared_ptr<const Plan>> mismatch = cache.GetOrPlan(
+      Spec(mesh, "S(0)", {4}), Spec(mesh, "R", {5}), PlanOptions{PlanMode::kPyTorch});
   EXPECT_EQ(mismatch.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(mismatch.status().message(), HasSubstr("shape"));
   EXPECT_EQ(cache.stats().size, 0u);
@@ -261,12 +269,15 @@ std::vector<Case> MixedCases() {
   cases.push_back({Spec(m2, "S(0)R", s2), Spec(m2, "RS(1)", s2), PlanOptions{PlanMode::kPyTorch}});
   cases.push_back({Spec(m2, "S(0)R", s2), Spec(m2, "RS(1)", s2), graph});
   cases.push_back({Spec(m2, "S(0)R", s2), Spec(m2, "RS(1)", s2), constant});
-  cases.push_back({Spec(m2, "P(sum)S(1)", s2), Spec(m2, "S(0)S(0)", s2), PlanOptions{PlanMode::kPyTorch}});
-  cases.push_back({Spec(m2, "S(0)[1]S(0)[0]", s2), Spec(m2, "S(1)R", s2), PlanOptions{PlanMode::kPyTorch}});
+  cases.push_back(
+      {Spec(m2, "P(sum)S(1)", s2), Spec(m2, "S(0)S(0)", s2), PlanOptions{PlanMode::kPyTorch}});
+  cases.push_back(
+      {Spec(m2, "S(0)[1]S(0)[0]", s2), Spec(m2, "S(1)R", s2), PlanOptions{PlanMode::kPyTorch}});
   cases.push_back({Spec(m3, "S(0)[1]S(0)[0]S(0)[2]", s3), Spec(m3, "RS(0)[0]S(0)[1]", s3),
                    PlanOptions{PlanMode::kPyTorch}});
   cases.push_back({Spec(m3, "S(0)[1]S(0)[0]S(0)[2]", s3), Spec(m3, "RS(0)[0]S(0)[1]", s3), coord});
-  cases.push_back({Spec(m3, "_S(0, 2)S(1)S(0)", s3), Spec(m3, "RRS(2)", s3), PlanOptions{PlanMode::kPyTorch}});
+  cases.push_back(
+      {Spec(m3, "_S(0, 2)S(1)S(0)", s3), Spec(m3, "RRS(2)", s3), PlanOptions{PlanMode::kPyTorch}});
   cases.push_back({Spec(m3, "P(avg)P(sum)S(2)", s3), Spec(m3, "S(1)RR", s3), graph});
   cases.push_back({Spec(m3, "RRR", s3), Spec(m3, "S(2)S(1)S(0)", s3), coord});
   cases.push_back({Spec(m3, "S(0)S(1)S(2)", s3), Spec(m3, "S(2)S(1)S(0)", s3), constant});
@@ -282,8 +293,8 @@ TEST(PlanCacheTest, HammerFromEightThreads) {
   std::vector<Plan> expected;
   for (const Case& c : cases) {
     absl::StatusOr<Plan> plan = PlanRedistribution(c.src, c.dst, c.options);
-    ASSERT_TRUE(plan.ok()) << c.src.state().ToString() << " -> " << c.dst.state().ToString()
-                           << ": " << plan.status();
+    ASSERT_TRUE(plan.ok()) << c.src.state().ToString() << " -> " << c.dst.state().ToString() << ": "
+                           << plan.status();
     expected.push_back(*plan);
   }
   PlanCache big(64);

@@ -12,9 +12,9 @@
 #include "planner/costs/cost_model_registry.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/planner.h"
+#include "planner/search/transitions.h"
 #include "planner/steps/step.h"
 #include "planner/steps/step_bytes.h"
-#include "planner/search/transitions.h"
 
 namespace reshard {
 namespace {
@@ -82,9 +82,9 @@ TEST(EdgeTest, AllGatherUndoesOnlyTheLastSplit) {
 // Every Partial mesh dim may all_reduce, ascending.
 TEST(EdgeTest, AllReduceFromEveryPartialMeshDim) {
   const DeviceMesh mesh = Mesh({2, 2});
-  EXPECT_THAT(Edges(State(mesh, "P(sum)P(avg)"), 2, 0, StepKind::kAllReduce),
-              ElementsAre("P(sum)->R all_reduce on mesh dim 0",
-                          "P(avg)->R all_reduce on mesh dim 1"));
+  EXPECT_THAT(
+      Edges(State(mesh, "P(sum)P(avg)"), 2, 0, StepKind::kAllReduce),
+      ElementsAre("P(sum)->R all_reduce on mesh dim 0", "P(avg)->R all_reduce on mesh dim 1"));
 }
 
 // R -> S(b) for every tensor dim b; no data moves, so it is free in both models.
@@ -113,9 +113,9 @@ TEST(EdgeTest, PartitionOnlyUsesOpsOfSourceOrTarget) {
   const DeviceMesh mesh = Mesh({2});
   EXPECT_THAT(Edges(State(mesh, "R"), 1, Ops({ReduceOp::kMax}), StepKind::kPartition),
               ElementsAre("R->P(max) partition on mesh dim 0"));
-  EXPECT_THAT(Edges(State(mesh, "R"), 1, Ops({ReduceOp::kAvg, ReduceOp::kSum}),
-                    StepKind::kPartition),
-              ElementsAre("R->P(sum) partition on mesh dim 0", "R->P(avg) partition on mesh dim 0"));
+  EXPECT_THAT(
+      Edges(State(mesh, "R"), 1, Ops({ReduceOp::kAvg, ReduceOp::kSum}), StepKind::kPartition),
+      ElementsAre("R->P(sum) partition on mesh dim 0", "R->P(avg) partition on mesh dim 0"));
 }
 
 // P(sum) next to P(avg) is allowed, P(max) next to P(min) is not: the
@@ -125,12 +125,12 @@ TEST(EdgeTest, SumAndAvgMayCoexistButNotMaxAndMin) {
   EXPECT_TRUE(PartialOpsCompatible(Ops({ReduceOp::kSum, ReduceOp::kAvg})));
   EXPECT_FALSE(PartialOpsCompatible(Ops({ReduceOp::kMax, ReduceOp::kMin})));
   EXPECT_FALSE(PartialOpsCompatible(Ops({ReduceOp::kSum, ReduceOp::kAvg, ReduceOp::kMax})));
-  EXPECT_THAT(Edges(State(mesh, "P(sum)R"), 1, Ops({ReduceOp::kSum, ReduceOp::kAvg}),
-                    StepKind::kPartition),
-              ElementsAre("R->P(sum) partition on mesh dim 1", "R->P(avg) partition on mesh dim 1"));
-  EXPECT_THAT(Edges(State(mesh, "P(max)R"), 1, Ops({ReduceOp::kMax, ReduceOp::kMin}),
-                    StepKind::kPartition),
-              ElementsAre("R->P(max) partition on mesh dim 1"));
+  EXPECT_THAT(
+      Edges(State(mesh, "P(sum)R"), 1, Ops({ReduceOp::kSum, ReduceOp::kAvg}), StepKind::kPartition),
+      ElementsAre("R->P(sum) partition on mesh dim 1", "R->P(avg) partition on mesh dim 1"));
+  EXPECT_THAT(
+      Edges(State(mesh, "P(max)R"), 1, Ops({ReduceOp::kMax, ReduceOp::kMin}), StepKind::kPartition),
+      ElementsAre("R->P(max) partition on mesh dim 1"));
 }
 
 // From S(0)P(sum)R with a 2-D tensor, the six kinds come in spec §4 order.
@@ -140,13 +140,12 @@ TEST(EdgeTest, EdgesComeInSpecOrder) {
   AppendTransitions(State(mesh, "S(0)P(sum)R"), 2, Ops({ReduceOp::kSum}), &steps);
   std::vector<std::string> got;
   for (const Step& s : steps) got.push_back(s.ToString());
-  EXPECT_THAT(got, ElementsAre("S(0)->S(1) all_to_all on mesh dim 0",
-                               "S(0)->R all_gather on mesh dim 0",
-                               "P(sum)->R all_reduce on mesh dim 1",
-                               "R->S(0) chunk on mesh dim 2", "R->S(1) chunk on mesh dim 2",
-                               "P(sum)->S(0) reduce_scatter on mesh dim 1",
-                               "P(sum)->S(1) reduce_scatter on mesh dim 1",
-                               "R->P(sum) partition on mesh dim 2"));
+  EXPECT_THAT(
+      got, ElementsAre("S(0)->S(1) all_to_all on mesh dim 0", "S(0)->R all_gather on mesh dim 0",
+                       "P(sum)->R all_reduce on mesh dim 1", "R->S(0) chunk on mesh dim 2",
+                       "R->S(1) chunk on mesh dim 2", "P(sum)->S(0) reduce_scatter on mesh dim 1",
+                       "P(sum)->S(1) reduce_scatter on mesh dim 1",
+                       "R->P(sum) partition on mesh dim 2"));
 }
 
 // S -> P, P(x) -> P(y) and X -> X are not steps.
@@ -257,7 +256,8 @@ TEST(StepTest, LeavingMidOrderIsLegalOnlyPastSizeOneSplits) {
 TEST(StepTest, CheckStepNamesTheBrokenRule) {
   const DeviceMesh mesh = Mesh({2, 2});
   const DistState s = State(mesh, "S(0)R");
-  EXPECT_THAT(CheckStep(s, On(1, S0, R), mesh, 2).message(), HasSubstr("expects mesh dim 1 to be S(0)"));
+  EXPECT_THAT(CheckStep(s, On(1, S0, R), mesh, 2).message(),
+              HasSubstr("expects mesh dim 1 to be S(0)"));
   EXPECT_THAT(CheckStep(s, On(1, R, Placement::Shard(2)), mesh, 2).message(),
               HasSubstr("not an executable transition"));
   EXPECT_THAT(CheckStep(s, MakeStep(MeshDimSet::Of({0, 1}), R, S1), mesh, 2).message(),

@@ -1,10 +1,11 @@
 // Profile files (cli/profile_json.h): the schema, its errors, and the
 // committed measured profile against its built-in copy.
+#include "cli/profile_json.h"
+
 #include <cstdlib>
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "cli/profile_json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "planner/costs/alpha_beta_cost_model.h"
@@ -152,9 +153,9 @@ TEST(ProfileJsonTest, WritingIsAtomicAndRefusesInvalidUtf8) {
 
 // The built-in measured Gloo profile (bench's default) is a valid version 2 file.
 TEST(ProfileJsonTest, CommittedMeasuredGlooProfileLoads) {
-  const std::string path = absl::StrCat(std::getenv("TEST_SRCDIR"), "/",
-                                        std::getenv("TEST_WORKSPACE"),
-                                        "/bench/profiles/gloo-loopback-measured.json");
+  const std::string path =
+      absl::StrCat(std::getenv("TEST_SRCDIR"), "/", std::getenv("TEST_WORKSPACE"),
+                   "/bench/profiles/gloo-loopback-measured.json");
   const absl::StatusOr<LoadedProfile> file = ReadLoadedProfileFile(path);
   ASSERT_TRUE(file.ok()) << file.status();
   EXPECT_EQ(file->version, 2);
@@ -163,9 +164,9 @@ TEST(ProfileJsonTest, CommittedMeasuredGlooProfileLoads) {
 
 // The committed measurement and GlooLoopbackProfile() are one profile.
 TEST(ProfileJsonTest, CommittedGlooProfileIsTheBuiltInOne) {
-  const std::string path = absl::StrCat(std::getenv("TEST_SRCDIR"), "/",
-                                        std::getenv("TEST_WORKSPACE"),
-                                        "/bench/profiles/gloo-loopback.json");
+  const std::string path =
+      absl::StrCat(std::getenv("TEST_SRCDIR"), "/", std::getenv("TEST_WORKSPACE"),
+                   "/bench/profiles/gloo-loopback.json");
   const absl::StatusOr<CostProfile> file = ReadProfileFile(path);
   ASSERT_TRUE(file.ok()) << file.status();
   EXPECT_EQ((*MakeAlphaBetaCostModel(*file, 8))->fingerprint(),

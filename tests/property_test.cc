@@ -48,18 +48,18 @@
 #include "planner/costs/cost_model_registry.h"
 #include "planner/costs/nccl_cost_model.h"
 #include "planner/costs/nccl_profile.h"
+#include "planner/costs/remaining_cost_bound.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/layout/dist_state.h"
 #include "planner/layout/dtype.h"
 #include "planner/layout/notation.h"
-#include "planner/steps/plan.h"
-#include "planner/search/graph_planner.h"
 #include "planner/plan_cache.h"
 #include "planner/planner.h"
-#include "planner/costs/remaining_cost_bound.h"
+#include "planner/search/graph_planner.h"
 #include "planner/search/native_transitions.h"
-#include "planner/steps/step_memory.h"
 #include "planner/search/transitions.h"
+#include "planner/steps/plan.h"
+#include "planner/steps/step_memory.h"
 #include "tests/collective_count_cost_model.h"
 
 namespace reshard {
@@ -68,7 +68,8 @@ namespace {
 constexpr double kRelTol = 1e-9;
 
 bool Near(double a, double b) {
-  return std::fabs(a - b) <= 1e-12 || std::fabs(a - b) <= kRelTol * std::max(std::fabs(a), std::fabs(b));
+  return std::fabs(a - b) <= 1e-12 ||
+         std::fabs(a - b) <= kRelTol * std::max(std::fabs(a), std::fabs(b));
 }
 
 struct Case {
@@ -114,10 +115,17 @@ class CaseGenerator {
     static constexpr int64_t kDevicesPerHost[] = {1, 4, 8};
     const int64_t per_host = kDevicesPerHost[Uniform(0, 2)];
     switch (Uniform(0, 3)) {
-      case 0: SetModelAndCoordinate(&c, test_util::MakeCollectiveCountCostModel()); break;
-      case 1: SetModelAndCoordinate(&c, *MakeCostModel("alpha-beta", per_host)); break;
-      case 2: SetModelAndCoordinate(&c, *MakeAlphaBetaCostModel(RandomProfile(), per_host)); break;
-      default: SetModelAndCoordinate(&c, *MakeNcclCostModel(RandomNcclProfile(), per_host));
+      case 0:
+        SetModelAndCoordinate(&c, test_util::MakeCollectiveCountCostModel());
+        break;
+      case 1:
+        SetModelAndCoordinate(&c, *MakeCostModel("alpha-beta", per_host));
+        break;
+      case 2:
+        SetModelAndCoordinate(&c, *MakeAlphaBetaCostModel(RandomProfile(), per_host));
+        break;
+      default:
+        SetModelAndCoordinate(&c, *MakeNcclCostModel(RandomNcclProfile(), per_host));
     }
     return c;
   }
@@ -185,9 +193,9 @@ class CaseGenerator {
     DistState dst = RandomState(mesh_ndim, tensor_ndim, default_order);
     Case c{*DistSpec::Create(mesh, src, shape, dtype), *DistSpec::Create(mesh, dst, shape, dtype),
            PlanOptions{PlanMode::kPyTorch}, ""};
-    c.description = absl::StrCat("mesh ", mesh.ToString(), " shape [", absl::StrJoin(shape, ","),
-                                 "] ", DTypeName(dtype), " ", src.ToString(), " -> ",
-                                 dst.ToString());
+    c.description =
+        absl::StrCat("mesh ", mesh.ToString(), " shape [", absl::StrJoin(shape, ","), "] ",
+                     DTypeName(dtype), " ", src.ToString(), " -> ", dst.ToString());
     return c;
   }
 
@@ -195,24 +203,29 @@ class CaseGenerator {
     c->options.cost_model = std::move(model);
     absl::StrAppend(&c->description, " cost model ", c->options.cost_model->fingerprint());
     const DeviceMesh& mesh = c->src.mesh();
-    for (int i = 0; i < mesh.ndim(); ++i) c->options.coordinate.push_back(Uniform(0, mesh.size(i) - 1));
+    for (int i = 0; i < mesh.ndim(); ++i)
+      c->options.coordinate.push_back(Uniform(0, mesh.size(i) - 1));
   }
 
   DistState RandomState(int mesh_ndim, int tensor_ndim, bool default_order) {
     // One op, or sum and avg together: the op sets a state may hold (spec §4).
-    static constexpr ReduceOp kOps[][2] = {{ReduceOp::kSum, ReduceOp::kSum},
-                                           {ReduceOp::kAvg, ReduceOp::kAvg},
-                                           {ReduceOp::kMax, ReduceOp::kMax},
-                                           {ReduceOp::kMin, ReduceOp::kMin},
-                                           {ReduceOp::kProd, ReduceOp::kProd},
-                                           {ReduceOp::kSum, ReduceOp::kAvg}};
+    static constexpr ReduceOp kOps[][2] = {
+        {ReduceOp::kSum, ReduceOp::kSum},   {ReduceOp::kAvg, ReduceOp::kAvg},
+        {ReduceOp::kMax, ReduceOp::kMax},   {ReduceOp::kMin, ReduceOp::kMin},
+        {ReduceOp::kProd, ReduceOp::kProd}, {ReduceOp::kSum, ReduceOp::kAvg}};
     const ReduceOp* ops = kOps[Uniform(0, 5)];
     std::vector<Placement> placements;
     for (int m = 0; m < mesh_ndim; ++m) {
       switch (Uniform(0, 2)) {
-        case 0: placements.push_back(Placement::Replicate()); break;
-        case 1: placements.push_back(Placement::Shard(static_cast<int>(Uniform(0, tensor_ndim - 1)))); break;
-        default: placements.push_back(Placement::Partial(ops[Uniform(0, 1)])); break;
+        case 0:
+          placements.push_back(Placement::Replicate());
+          break;
+        case 1:
+          placements.push_back(Placement::Shard(static_cast<int>(Uniform(0, tensor_ndim - 1))));
+          break;
+        default:
+          placements.push_back(Placement::Partial(ops[Uniform(0, 1)]));
+          break;
       }
     }
     ShardOrder order;
@@ -236,7 +249,9 @@ std::unique_ptr<const BoundCostModel> ModelFor(const Case& c) {
       CostProblem{c.src.mesh(), c.src.global_shape(), ItemSize(c.src.dtype())});
 }
 
-unsigned PartialOpsOf(const Case& c) { return c.src.state().PartialOps() | c.dst.state().PartialOps(); }
+unsigned PartialOpsOf(const Case& c) {
+  return c.src.state().PartialOps() | c.dst.state().PartialOps();
+}
 
 // Checks that `plan` walks legal edges from src to dst with the model's step
 // costs; returns the problems found.
@@ -246,7 +261,8 @@ std::vector<std::string> ChainProblems(const Case& c, const Plan& plan,
   const DeviceMesh& mesh = c.src.mesh();
   const int ndim = c.src.tensor_ndim();
   if (plan.states.size() != plan.steps.size() + 1) {
-    problems.push_back(absl::StrCat(plan.states.size(), " states for ", plan.steps.size(), " steps"));
+    problems.push_back(
+        absl::StrCat(plan.states.size(), " states for ", plan.steps.size(), " steps"));
     return problems;
   }
   // The printed trace names the plan's states (spec §3).
@@ -255,7 +271,8 @@ std::vector<std::string> ChainProblems(const Case& c, const Plan& plan,
   for (size_t i = 0; i < texts.size(); ++i) {
     absl::StatusOr<ParsedState> parsed = ParseDistState(texts[i], mesh, ndim);
     if (!parsed.ok() || parsed->state != states[i]) {
-      problems.push_back(absl::StrCat("state \"", texts[i], "\" does not name ", states[i].ToString()));
+      problems.push_back(
+          absl::StrCat("state \"", texts[i], "\" does not name ", states[i].ToString()));
       return problems;
     }
   }
@@ -293,10 +310,8 @@ using EdgeFn = std::function<void(const DistState&, std::vector<Step>*)>;
 
 // Spec §4: the compat edges of the case.
 EdgeFn CompatEdgesOf(const Case& c) {
-  return [ndim = c.src.tensor_ndim(), ops = PartialOpsOf(c)](const DistState& s,
-                                                             std::vector<Step>* out) {
-    AppendTransitions(s, ndim, ops, out);
-  };
+  return [ndim = c.src.tensor_ndim(), ops = PartialOpsOf(c)](
+             const DistState& s, std::vector<Step>* out) { AppendTransitions(s, ndim, ops, out); };
 }
 
 // Cheapest cost from src to dst by Bellman-Ford over every state reachable
@@ -398,8 +413,8 @@ TEST(PropertyTest, GreedyPlansAreLegalChainsAndNeverCheaperThanGraph) {
     EXPECT_EQ(greedy->algorithm, Algorithm::kGreedy) << c.description;
     std::unique_ptr<const BoundCostModel> model = ModelFor(c);
     std::vector<std::string> problems = ChainProblems(c, *greedy, *model);
-    EXPECT_TRUE(problems.empty()) << c.description << ", greedy plan " << greedy->Trace()
-                                  << ":\n  " << absl::StrJoin(problems, "\n  ");
+    EXPECT_TRUE(problems.empty()) << c.description << ", greedy plan " << greedy->Trace() << ":\n  "
+                                  << absl::StrJoin(problems, "\n  ");
     c.options.algorithm = Algorithm::kGraph;
     absl::StatusOr<Plan> graph = PlanRedistribution(c.src, c.dst, c.options);
     ASSERT_TRUE(graph.ok()) << c.description << ": " << graph.status();
@@ -478,11 +493,11 @@ TEST(PropertyTest, PrunedSearchFindsTheUnprunedPlan) {
     std::unique_ptr<const BoundCostModel> model = ModelFor(c);
     const DistState& src = c.src.state();
     const DistState& dst = c.dst.state();
-    absl::StatusOr<GraphPath> plain = FindGraphPath(src, dst, c.src.tensor_ndim(), *model,
-                                                    SearchLimits{kMaxExpanded}, GraphSearch::kDijkstra);
+    absl::StatusOr<GraphPath> plain = FindGraphPath(
+        src, dst, c.src.tensor_ndim(), *model, SearchLimits{kMaxExpanded}, GraphSearch::kDijkstra);
     if (absl::IsResourceExhausted(plain.status())) continue;
-    absl::StatusOr<GraphPath> pruned = FindGraphPath(src, dst, c.src.tensor_ndim(), *model,
-                                                     SearchLimits{kMaxExpanded}, GraphSearch::kPruned);
+    absl::StatusOr<GraphPath> pruned = FindGraphPath(
+        src, dst, c.src.tensor_ndim(), *model, SearchLimits{kMaxExpanded}, GraphSearch::kPruned);
     ASSERT_EQ(plain.status().code(), pruned.status().code()) << c.description;
     ++compared;
     if (!plain.ok()) continue;
@@ -595,13 +610,11 @@ TEST(PropertyTest, PrunedSearchFindsTheUnprunedPlanOnLargeMeshes) {
     std::unique_ptr<const BoundCostModel> model = ModelFor(c);
     const DistState& src = c.src.state();
     const DistState& dst = c.dst.state();
-    absl::StatusOr<GraphPath> plain = FindGraphPath(src, dst, c.src.tensor_ndim(), *model,
-                                                    SearchLimits{kMaxExpanded},
-                                                    GraphSearch::kDijkstra);
+    absl::StatusOr<GraphPath> plain = FindGraphPath(
+        src, dst, c.src.tensor_ndim(), *model, SearchLimits{kMaxExpanded}, GraphSearch::kDijkstra);
     if (absl::IsResourceExhausted(plain.status())) continue;
-    absl::StatusOr<GraphPath> pruned = FindGraphPath(src, dst, c.src.tensor_ndim(), *model,
-                                                     SearchLimits{kMaxExpanded},
-                                                     GraphSearch::kPruned);
+    absl::StatusOr<GraphPath> pruned = FindGraphPath(
+        src, dst, c.src.tensor_ndim(), *model, SearchLimits{kMaxExpanded}, GraphSearch::kPruned);
     ASSERT_EQ(plain.status().code(), pruned.status().code()) << c.description;
     ++compared;
     if (!plain.ok()) continue;
@@ -640,8 +653,7 @@ EdgeFn NativeEdgesOf(const Case& c, int64_t max_memory = std::numeric_limits<int
 // Checks that `plan` walks edges of `edges_of` from src to dst, each legal
 // (CheckStep) and priced by the model at its source state.
 std::vector<std::string> NativeChainProblems(const Case& c, const Plan& plan,
-                                             const BoundCostModel& model,
-                                             const EdgeFn& edges_of) {
+                                             const BoundCostModel& model, const EdgeFn& edges_of) {
   std::vector<std::string> problems;
   if (plan.states.size() != plan.steps.size() + 1) return {"states and steps do not match"};
   if (plan.states.front() != c.src.state()) problems.push_back("does not start at src");
@@ -701,9 +713,9 @@ TEST(PropertyTest, NativeEdgesAreLegalSteps) {
 // model, whose LowerBound it uses; random profiles of each link make alpha
 // differ between mesh dims.
 // The check of (f) for the models `model_of` makes.
-void CheckNativeBoundConsistent(uint64_t seed,
-                                const std::function<std::shared_ptr<const CostModel>(
-                                    CaseGenerator&, int)>& model_of) {
+void CheckNativeBoundConsistent(
+    uint64_t seed,
+    const std::function<std::shared_ptr<const CostModel>(CaseGenerator&, int)>& model_of) {
   CaseGenerator gen(seed);
   int edges = 0, useful = 0;
   for (int i = 0; i < kCases; ++i) {
@@ -807,11 +819,10 @@ TEST(PropertyTest, NativePlansKeepUnderMaxMemory) {
     Case c = gen.NextNative();
     absl::StatusOr<Plan> free = PlanRedistribution(c.src, c.dst, c.options);
     ASSERT_TRUE(free.ok()) << c.description << ": " << free.status();
-    const int64_t floor = std::max(
-        LocalBytes(c.src.state(), c.src.mesh(), c.src.global_shape(), c.src.dtype()),
-        LocalBytes(c.dst.state(), c.src.mesh(), c.src.global_shape(), c.src.dtype()));
-    const int64_t limit =
-        std::uniform_int_distribution<int64_t>(floor - 1, free->peak_bytes)(rng);
+    const int64_t floor =
+        std::max(LocalBytes(c.src.state(), c.src.mesh(), c.src.global_shape(), c.src.dtype()),
+                 LocalBytes(c.dst.state(), c.src.mesh(), c.src.global_shape(), c.src.dtype()));
+    const int64_t limit = std::uniform_int_distribution<int64_t>(floor - 1, free->peak_bytes)(rng);
     if (limit < 1) continue;
     c.options.max_memory = limit;
     absl::StatusOr<Plan> plan = PlanRedistribution(c.src, c.dst, c.options);

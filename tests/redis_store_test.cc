@@ -61,8 +61,7 @@ TEST_F(RedisStoreTest, ValuesRoundTripByteForByte) {
 TEST_F(RedisStoreTest, MissingKeyTimesOutNamingIt) {
   absl::StatusOr<std::vector<char>> got = (*store_)->Get("never/set", absl::Milliseconds(100));
   EXPECT_EQ(got.status().code(), absl::StatusCode::kDeadlineExceeded) << got.status();
-  EXPECT_NE(got.status().message().find("job1/never/set"), absl::string_view::npos)
-      << got.status();
+  EXPECT_NE(got.status().message().find("job1/never/set"), absl::string_view::npos) << got.status();
 }
 
 TEST_F(RedisStoreTest, SetIfAbsentKeepsTheFirstValue) {

@@ -2,9 +2,9 @@
 // CheckRunnable), which verify and bench both turn into exit code 3.
 #include "absl/status/status.h"
 #include "cli/case_json.h"
-#include "harness/prepared_case.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "harness/prepared_case.h"
 
 namespace reshard {
 namespace {

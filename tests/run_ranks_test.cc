@@ -6,6 +6,8 @@
 // For processes the launcher starts this test binary again with
 // `child_args` plus --rank R --store-dir DIR --job JOB; main() below then
 // acts as that rank (RunChildRank) instead of running the tests.
+#include "harness/run_ranks.h"
+
 #include <cstring>
 #include <string>
 #include <vector>
@@ -15,7 +17,6 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "harness/mesh_barrier.h"
-#include "harness/run_ranks.h"
 #include "mesh/device_mesh.h"
 
 namespace reshard {
@@ -65,15 +66,13 @@ void ExpectEveryRankAnswered(const std::vector<absl::StatusOr<std::string>>& out
 }
 
 TEST(RunRanksTest, ThreadsRunTheFunctionOnEveryRank) {
-  ExpectEveryRankAnswered(RunRanks(Mesh(), Launch(RanksOn::kThreads, false), Answer(false)),
-                          false);
+  ExpectEveryRankAnswered(RunRanks(Mesh(), Launch(RanksOn::kThreads, false), Answer(false)), false);
 }
 
 TEST(RunRanksTest, ThreadsReportTheFailingRank) {
   const auto out = RunRanks(Mesh(), Launch(RanksOn::kThreads, true), Answer(true));
   ExpectEveryRankAnswered(out, true);
-  EXPECT_TRUE(absl::StartsWith(FirstRankError(out).message(), "rank 2: "))
-      << FirstRankError(out);
+  EXPECT_TRUE(absl::StartsWith(FirstRankError(out).message(), "rank 2: ")) << FirstRankError(out);
 }
 
 TEST(RunRanksTest, ProcessesRunTheFunctionOnEveryRank) {

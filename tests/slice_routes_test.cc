@@ -35,10 +35,10 @@ using ::testing::ElementsAre;
 TEST(RouteSlicesTest, ReplicasShareTheSending) {
   const std::vector<Box> held = {Rows(0, 4), Rows(0, 4), Rows(4, 8), Rows(4, 8)};
   const std::vector<Box> wanted(4, Rows(0, 8));
-  EXPECT_THAT(Flat(RouteSlices(held, wanted)),
-              ElementsAre(Route{0, 0, 0, 4}, Route{2, 0, 4, 4}, Route{1, 1, 0, 4},
-                          Route{3, 1, 4, 4}, Route{1, 2, 0, 4}, Route{2, 2, 4, 4},
-                          Route{0, 3, 0, 4}, Route{3, 3, 4, 4}));
+  EXPECT_THAT(
+      Flat(RouteSlices(held, wanted)),
+      ElementsAre(Route{0, 0, 0, 4}, Route{2, 0, 4, 4}, Route{1, 1, 0, 4}, Route{3, 1, 4, 4},
+                  Route{1, 2, 0, 4}, Route{2, 2, 4, 4}, Route{0, 3, 0, 4}, Route{3, 3, 4, 4}));
   const RouteLoad load = LoadOfRoutes(RouteSlices(held, wanted), 4);
   EXPECT_EQ(load.max_sent, 4);
   EXPECT_EQ(load.max_received, 4);
@@ -54,8 +54,8 @@ TEST(RouteSlicesTest, UnevenAndEmptyBlocks) {
   const std::vector<SliceRoute> routes = RouteSlices(held, wanted);
   for (const SliceRoute& r : routes) EXPECT_NE(r.sender, 3);
   const RouteLoad load = LoadOfRoutes(routes, 4);
-  EXPECT_EQ(load.max_received, 5);  // participant 3
-  EXPECT_EQ(load.max_sent, 6);      // participants 0 and 1: 2 rows to each of 3
+  EXPECT_EQ(load.max_received, 5);            // participant 3
+  EXPECT_EQ(load.max_sent, 6);                // participants 0 and 1: 2 rows to each of 3
   EXPECT_EQ(load.total_sent, 3 + 3 + 4 + 5);  // what the 4 receivers lack
 }
 
@@ -76,8 +76,7 @@ TEST(RouteSlicesTest, ForcedSendsFirstThenNearestIdle) {
 TEST(RouteSlicesTest, LargestDemandChoosesFirst) {
   const std::vector<Box> held = {Rows(0, 0), Rows(0, 0), Rows(0, 8), Rows(0, 8)};
   const std::vector<Box> wanted = {Rows(0, 2), Rows(0, 6), Rows(0, 0), Rows(0, 0)};
-  EXPECT_THAT(Flat(RouteSlices(held, wanted)),
-              ElementsAre(Route{3, 0, 0, 2}, Route{2, 1, 0, 6}));
+  EXPECT_THAT(Flat(RouteSlices(held, wanted)), ElementsAre(Route{3, 0, 0, 2}, Route{2, 1, 0, 6}));
 }
 
 // Two-dim boxes: a receiver's pieces tile what it wants, each element once.
@@ -85,10 +84,14 @@ TEST(RouteSlicesTest, PiecesTileTheWantedBoxes) {
   // A 6 x 4 tensor in 2 x 2 blocks (rows 0-2 / 3-5, columns 0-1 / 2-3), held
   // by participants 0..3; wanted: column halves by participants 0 and 1, all
   // of it by 2, a 2 x 2 corner by 3.
-  const std::vector<Box> held = {{Slice{0, 3}, Slice{0, 2}}, {Slice{0, 3}, Slice{2, 2}},
-                                 {Slice{3, 3}, Slice{0, 2}}, {Slice{3, 3}, Slice{2, 2}}};
-  const std::vector<Box> wanted = {{Slice{0, 6}, Slice{0, 2}}, {Slice{0, 6}, Slice{2, 2}},
-                                   {Slice{0, 6}, Slice{0, 4}}, {Slice{2, 2}, Slice{1, 2}}};
+  const std::vector<Box> held = {{Slice{0, 3}, Slice{0, 2}},
+                                 {Slice{0, 3}, Slice{2, 2}},
+                                 {Slice{3, 3}, Slice{0, 2}},
+                                 {Slice{3, 3}, Slice{2, 2}}};
+  const std::vector<Box> wanted = {{Slice{0, 6}, Slice{0, 2}},
+                                   {Slice{0, 6}, Slice{2, 2}},
+                                   {Slice{0, 6}, Slice{0, 4}},
+                                   {Slice{2, 2}, Slice{1, 2}}};
   std::vector<int64_t> got(4, 0);
   for (const SliceRoute& r : RouteSlices(held, wanted)) {
     got[r.receiver] += BoxElements(r.box);

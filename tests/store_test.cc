@@ -1,6 +1,8 @@
 // The rendezvous stores (collectives/stores/): a Get waits for a Set made
 // later by another thread or store object on the same directory, a key never
 // set is a DeadlineExceeded naming it, and any key (slashes, long) works.
+#include "collectives/store.h"
+
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -10,7 +12,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "collectives/store.h"
 #include "collectives/stores/file_store.h"
 #include "collectives/stores/in_process_store.h"
 #include "gmock/gmock.h"
@@ -80,7 +81,8 @@ TEST_P(StoreTest, SetIfAbsentHasExactlyOneWinnerAndEveryoneSeesItsValue) {
   for (int i = 0; i < 8; ++i) {
     racers.emplace_back([&, i] {
       Store& s = i % 2 == 0 ? *h.writer : *h.reader;
-      absl::StatusOr<std::vector<char>> got = s.SetIfAbsent("job/claim/4", {static_cast<char>('a' + i)});
+      absl::StatusOr<std::vector<char>> got =
+          s.SetIfAbsent("job/claim/4", {static_cast<char>('a' + i)});
       ASSERT_TRUE(got.ok()) << got.status();
       seen[i] = *got;
     });

@@ -39,8 +39,8 @@ CommandResult RunShell(const std::string& command_line, const std::string& input
     std::ofstream in(dir + "/stdin");
     in << input;
   }
-  const std::string command = absl::StrCat(command_line, " <", dir, "/stdin >", dir,
-                                           "/stdout 2>", dir, "/stderr");
+  const std::string command =
+      absl::StrCat(command_line, " <", dir, "/stdin >", dir, "/stdout 2>", dir, "/stderr");
   const int status = std::system(command.c_str());
   CommandResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -66,8 +66,8 @@ constexpr absl::string_view kGroupSteps = "verify: of those, over several mesh d
 
 // Every collective appears in the coverage line on stderr with a count > 0.
 void ExpectEveryCollective(const std::string& err) {
-  for (const char* c : {"all_to_all", "all_gather", "all_reduce", "reduce_scatter", "chunk",
-                        "partition"}) {
+  for (const char* c :
+       {"all_to_all", "all_gather", "all_reduce", "reduce_scatter", "chunk", "partition"}) {
     EXPECT_GT(Covered(err, kSteps, c), 0) << c << "\n" << err;
   }
 }
@@ -88,9 +88,8 @@ TEST(VerifyTest, RandomNativeCasesOnThreads) {
   EXPECT_GT(Covered(r.err, kGroupSteps, "all_gather") + Covered(r.err, kGroupSteps, "all_to_all"),
             0)
       << r.err;
-  EXPECT_GT(Covered(r.err, kGroupSteps, "reduce_scatter") +
-                Covered(r.err, kGroupSteps, "all_reduce"),
-            0)
+  EXPECT_GT(
+      Covered(r.err, kGroupSteps, "reduce_scatter") + Covered(r.err, kGroupSteps, "all_reduce"), 0)
       << r.err;
 }
 
@@ -108,8 +107,8 @@ TEST(VerifyTest, RandomPytorchCasesOnThreads) {
 
 TEST(VerifyTest, RandomCasesInProcesses) {
   for (const char* mode : {"native", "pytorch"}) {
-    Result r = Verify({"--random", "20", "--seed", "5", "--max-ranks", "8", "--processes",
-                       "--mode", mode});
+    Result r = Verify(
+        {"--random", "20", "--seed", "5", "--max-ranks", "8", "--processes", "--mode", mode});
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
     const auto [passed, failed] = Counts(LastLine(r.out));
     EXPECT_EQ(failed, 0) << r.out;
@@ -140,9 +139,10 @@ TEST(VerifyTest, OneCaseWithoutPlanIsSkipped) {
 // A killed rank fails the case; the survivors in its group name the step and
 // mesh dim, and the printed line reruns the case with the same fault.
 void ExpectKilledRankReported(bool processes) {
-  std::vector<std::string> args = {"--mesh", "2,2", "--shape", "8,8", "--src", "S(0)S(1)",
-                                   "--dst", "RR", "--algorithm", "graph", "--mode", "pytorch",
-                                   "--kill-rank", "3", "--kill-at", "1", "--timeout", "5"};
+  std::vector<std::string> args = {
+      "--mesh",      "2,2", "--shape",     "8,8",   "--src",     "S(0)S(1)",
+      "--dst",       "RR",  "--algorithm", "graph", "--mode",    "pytorch",
+      "--kill-rank", "3",   "--kill-at",   "1",     "--timeout", "5"};
   if (processes) args.push_back("--processes");
   Result r = Verify(args);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
@@ -167,12 +167,13 @@ TEST(VerifyTest, KilledRankOnThreads) { ExpectKilledRankReported(false); }
 // group) fails every other member, each naming the permute.
 TEST(VerifyTest, KilledRankInPermute) {
   // A transpose, which native mode's default model (nccl) plans as a permute.
-  Result r = Verify({"--mesh", "2,2", "--shape", "5,3", "--src", "S(0)S(1)", "--dst",
-                     "S(1)S(0)", "--kill-rank", "1", "--kill-at", "0", "--timeout", "5"});
+  Result r = Verify({"--mesh", "2,2", "--shape", "5,3", "--src", "S(0)S(1)", "--dst", "S(1)S(0)",
+                     "--kill-rank", "1", "--kill-at", "0", "--timeout", "5"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   for (int rank : {0, 2, 3}) {
     EXPECT_TRUE(absl::StrContains(
-        r.out, absl::StrCat("rank ", rank, ": ", "DEADLINE_EXCEEDED: step 1 (permute on mesh dims {0,1}")))
+        r.out,
+        absl::StrCat("rank ", rank, ": ", "DEADLINE_EXCEEDED: step 1 (permute on mesh dims {0,1}")))
         << r.out;
   }
 }

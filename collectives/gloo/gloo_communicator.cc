@@ -60,10 +60,18 @@ absl::Status FromException(absl::string_view what, const std::exception& e) {
 template <typename F>
 void WithElementType(int itemsize, F&& f) {
   switch (itemsize) {
-    case 1: f(uint8_t{}); break;
-    case 2: f(uint16_t{}); break;
-    case 4: f(uint32_t{}); break;
-    default: f(uint64_t{}); break;
+    case 1:
+      f(uint8_t{});
+      break;
+    case 2:
+      f(uint16_t{});
+      break;
+    case 4:
+      f(uint32_t{});
+      break;
+    default:
+      f(uint64_t{});
+      break;
   }
 }
 
@@ -84,8 +92,8 @@ absl::StatusOr<std::unique_ptr<GlooCommunicator>> GlooCommunicator::Connect(
     const DeviceMesh& mesh, int64_t rank, std::shared_ptr<Store> store,
     const GlooOptions& options) {
   if (rank < 0 || rank >= mesh.num_ranks()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "gloo: rank %d is outside mesh %s (%d ranks)", rank, mesh.ToString(), mesh.num_ranks()));
+    return absl::InvalidArgumentError(absl::StrFormat("gloo: rank %d is outside mesh %s (%d ranks)",
+                                                      rank, mesh.ToString(), mesh.num_ranks()));
   }
   if (store == nullptr) return absl::InvalidArgumentError("gloo: no rendezvous store");
   IgnoreSigpipeUnlessHandled();
@@ -194,9 +202,9 @@ absl::StatusOr<GlooCommunicator::Group*> GlooCommunicator::Begin(absl::string_vi
 absl::StatusOr<GlooCommunicator::Group*> GlooCommunicator::BeginGroup(absl::string_view name,
                                                                       MeshDimSet dims) {
   if (!broken_.empty()) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "%s on %s: the communicator is unusable after an earlier error (%s)", name,
-        DescribeGroup(dims), broken_));
+    return absl::FailedPreconditionError(
+        absl::StrFormat("%s on %s: the communicator is unusable after an earlier error (%s)", name,
+                        DescribeGroup(dims), broken_));
   }
   auto it = groups_.find(dims);
   if (it == groups_.end()) {
@@ -207,8 +215,8 @@ absl::StatusOr<GlooCommunicator::Group*> GlooCommunicator::BeginGroup(absl::stri
     if (s.ok()) s = AwaitGroup(dims);
     if (!s.ok()) {
       broken_ = std::string(s.message());
-      return absl::Status(s.code(), absl::StrCat(name, " on ", DescribeGroup(dims), ": ",
-                                                 s.message()));
+      return absl::Status(s.code(),
+                          absl::StrCat(name, " on ", DescribeGroup(dims), ": ", s.message()));
     }
     it = groups_.find(dims);
   }
@@ -233,7 +241,7 @@ absl::Status GlooCommunicator::Guard(absl::string_view name, MeshDimSet dims, F&
 
 absl::Status GlooCommunicator::AllGather(MeshDimSet group, const void* send, void* recv,
                                          int64_t count, DType dtype) {
-  RESHARD_ASSIGN_OR_RETURN(Group* g, Begin("all_gather", group, count, dtype, false));
+  RESHARD_ASSIGN_OR_RETURN(Group * g, Begin("all_gather", group, count, dtype, false));
   const size_t bytes = static_cast<size_t>(count) * ItemSize(dtype);
   if (g == nullptr) {
     if (mesh_.GroupSize(group) == 1 && bytes != 0) std::memcpy(recv, send, bytes);
@@ -254,7 +262,7 @@ absl::Status GlooCommunicator::AllGather(MeshDimSet group, const void* send, voi
 
 absl::Status GlooCommunicator::AllReduce(MeshDimSet group, void* buf, int64_t count, DType dtype,
                                          ReduceOp op) {
-  RESHARD_ASSIGN_OR_RETURN(Group* g, Begin("all_reduce", group, count, dtype, true));
+  RESHARD_ASSIGN_OR_RETURN(Group * g, Begin("all_reduce", group, count, dtype, true));
   if (g == nullptr) return absl::OkStatus();  // the reduction of one value is itself
   RESHARD_ASSIGN_OR_RETURN(HostReduceFn fn, HostReduceFunction(dtype, op));
   RESHARD_RETURN_IF_ERROR(Guard("all_reduce", group, [&] {
@@ -273,7 +281,7 @@ absl::Status GlooCommunicator::AllReduce(MeshDimSet group, void* buf, int64_t co
 
 absl::Status GlooCommunicator::ReduceScatter(MeshDimSet group, void* send, void* recv,
                                              int64_t count, DType dtype, ReduceOp op) {
-  RESHARD_ASSIGN_OR_RETURN(Group* g, Begin("reduce_scatter", group, count, dtype, true));
+  RESHARD_ASSIGN_OR_RETURN(Group * g, Begin("reduce_scatter", group, count, dtype, true));
   const int64_t n = mesh_.GroupSize(group);
   const size_t chunk_bytes = static_cast<size_t>(count) * ItemSize(dtype);
   if (g == nullptr) {
@@ -292,7 +300,7 @@ absl::Status GlooCommunicator::ReduceScatter(MeshDimSet group, void* send, void*
 
 absl::Status GlooCommunicator::AllToAll(MeshDimSet group, const void* send, void* recv,
                                         int64_t count, DType dtype) {
-  RESHARD_ASSIGN_OR_RETURN(Group* g, Begin("all_to_all", group, count, dtype, false));
+  RESHARD_ASSIGN_OR_RETURN(Group * g, Begin("all_to_all", group, count, dtype, false));
   const int64_t n = mesh_.GroupSize(group);
   if (g == nullptr) {
     const size_t bytes = static_cast<size_t>(count * n) * ItemSize(dtype);

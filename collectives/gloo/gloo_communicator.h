@@ -79,9 +79,10 @@ class GlooCommunicator final : public Communicator {
   // peer that died would otherwise kill this process on the next write
   // instead of failing the collective with an error. A process that installs
   // its own SIGPIPE handler keeps it.
-  static absl::StatusOr<std::unique_ptr<GlooCommunicator>> Connect(
-      const DeviceMesh& mesh, int64_t rank, std::shared_ptr<Store> store,
-      const GlooOptions& options);
+  static absl::StatusOr<std::unique_ptr<GlooCommunicator>> Connect(const DeviceMesh& mesh,
+                                                                   int64_t rank,
+                                                                   std::shared_ptr<Store> store,
+                                                                   const GlooOptions& options);
 
   ~GlooCommunicator() override;
   GlooCommunicator(const GlooCommunicator&) = delete;
@@ -95,16 +96,15 @@ class GlooCommunicator final : public Communicator {
 
   absl::Status AllGather(MeshDimSet group, const void* send, void* recv, int64_t count,
                          DType dtype) override;
-  absl::Status ReduceScatter(MeshDimSet group, void* send, void* recv, int64_t count,
-                             DType dtype, ReduceOp op) override;
+  absl::Status ReduceScatter(MeshDimSet group, void* send, void* recv, int64_t count, DType dtype,
+                             ReduceOp op) override;
   absl::Status AllReduce(MeshDimSet group, void* buf, int64_t count, DType dtype,
                          ReduceOp op) override;
   absl::Status AllToAll(MeshDimSet group, const void* send, void* recv, int64_t count,
                         DType dtype) override;
   // gloo::alltoallv: a member with a count of 0 gets a message of no data.
-  absl::Status AllToAllV(MeshDimSet group, const void* send,
-                         absl::Span<const int64_t> send_counts, void* recv,
-                         absl::Span<const int64_t> recv_counts, DType dtype) override;
+  absl::Status AllToAllV(MeshDimSet group, const void* send, absl::Span<const int64_t> send_counts,
+                         void* recv, absl::Span<const int64_t> recv_counts, DType dtype) override;
 
   // Closes every connection, as if this rank had died: peers blocked in or
   // entering a collective with it fail (Unavailable), and this communicator
@@ -121,8 +121,7 @@ class GlooCommunicator final : public Communicator {
     uint32_t next_tag = 0;                   // same sequence on every member
   };
 
-  GlooCommunicator(DeviceMesh mesh, int64_t rank, std::shared_ptr<Store> store,
-                   GlooOptions options)
+  GlooCommunicator(DeviceMesh mesh, int64_t rank, std::shared_ptr<Store> store, GlooOptions options)
       : mesh_(std::move(mesh)),
         rank_(rank),
         store_(std::move(store)),
@@ -136,8 +135,8 @@ class GlooCommunicator final : public Communicator {
   absl::Status AwaitGroup(MeshDimSet dims);
   // Validation shared by the collectives; connects the group on its first
   // use. Returns null when the group has one member or nothing needs to move.
-  absl::StatusOr<Group*> Begin(absl::string_view name, MeshDimSet dims, int64_t count,
-                               DType dtype, bool reduces);
+  absl::StatusOr<Group*> Begin(absl::string_view name, MeshDimSet dims, int64_t count, DType dtype,
+                               bool reduces);
   // Begin without validation nor the count: null only for a group of one.
   absl::StatusOr<Group*> BeginGroup(absl::string_view name, MeshDimSet dims);
   // Runs `body`, turning Gloo's exceptions into a Status and breaking the

@@ -35,9 +35,10 @@ absl::Status CheckInterface(const std::string& name) {
   }
   freeifaddrs(list);
   if (ipv4) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      "interface: '", name, "' ", exists ? "has no IPv4 address" : "is not an interface of this host",
-      "; those with an IPv4 address: ", absl::StrJoin(names, ", ")));
+  return absl::InvalidArgumentError(
+      absl::StrCat("interface: '", name, "' ",
+                   exists ? "has no IPv4 address" : "is not an interface of this host",
+                   "; those with an IPv4 address: ", absl::StrJoin(names, ", ")));
 }
 
 // Binding port 0 on the address is what a listening rank does first.
@@ -61,8 +62,8 @@ absl::Status CheckHostname(const std::string& host) {
   }
   freeaddrinfo(found);
   if (bound) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      "hostname: '", host, "' is not an address this host can listen on (", why, ")"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("hostname: '", host, "' is not an address this host can listen on (", why, ")"));
 }
 
 }  // namespace

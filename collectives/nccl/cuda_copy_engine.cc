@@ -14,8 +14,7 @@ namespace reshard {
 static_assert(static_cast<int>(CudaError::kSuccess) == cudaSuccess);
 static_assert(static_cast<int>(CudaError::kInvalidValue) == cudaErrorInvalidValue);
 static_assert(static_cast<int>(CudaError::kMemoryAllocation) == cudaErrorMemoryAllocation);
-static_assert(static_cast<int>(CudaError::kInitializationError) ==
-              cudaErrorInitializationError);
+static_assert(static_cast<int>(CudaError::kInitializationError) == cudaErrorInitializationError);
 static_assert(static_cast<int>(CudaError::kInsufficientDriver) == cudaErrorInsufficientDriver);
 static_assert(static_cast<int>(CudaError::kNoDevice) == cudaErrorNoDevice);
 static_assert(static_cast<int>(CudaError::kInvalidDevice) == cudaErrorInvalidDevice);
@@ -32,8 +31,7 @@ absl::Status Check(cudaError_t error, absl::string_view context) {
 
 absl::StatusOr<CudaCopyEngine> CudaCopyEngine::Create(cudaStream_t stream) {
   int device = 0;
-  if (absl::Status s = Check(cudaGetDevice(&device), "cuda copy engine: cudaGetDevice");
-      !s.ok()) {
+  if (absl::Status s = Check(cudaGetDevice(&device), "cuda copy engine: cudaGetDevice"); !s.ok()) {
     return s;
   }
   int max_pitch = 0;
@@ -63,8 +61,7 @@ absl::StatusOr<LocalTensor> CudaCopyEngine::Allocate(DType dtype, std::vector<in
   auto deleter = [stream](void* p) {
     if (p != nullptr) (void)cudaFreeAsync(p, stream);
   };
-  return LocalTensor::Adopt(data, std::move(deleter), dtype, std::move(shape),
-                            MemorySpace::kCuda);
+  return LocalTensor::Adopt(data, std::move(deleter), dtype, std::move(shape), MemorySpace::kCuda);
 }
 
 absl::Status CudaCopyEngine::Copy(const Copy2D& copy, void* dst, const void* src) {
@@ -76,13 +73,13 @@ absl::Status CudaCopyEngine::Copy(const Copy2D& copy, void* dst, const void* src
       error = cudaMemcpyAsync(d + c.dst_offset, s + c.src_offset, static_cast<size_t>(c.width),
                               cudaMemcpyDeviceToDevice, stream_);
     } else {
-      error = cudaMemcpy2DAsync(d + c.dst_offset, static_cast<size_t>(c.dst_pitch),
-                                s + c.src_offset, static_cast<size_t>(c.src_pitch),
-                                static_cast<size_t>(c.width), static_cast<size_t>(c.height),
-                                cudaMemcpyDeviceToDevice, stream_);
+      error =
+          cudaMemcpy2DAsync(d + c.dst_offset, static_cast<size_t>(c.dst_pitch), s + c.src_offset,
+                            static_cast<size_t>(c.src_pitch), static_cast<size_t>(c.width),
+                            static_cast<size_t>(c.height), cudaMemcpyDeviceToDevice, stream_);
     }
-    if (absl::Status st = Check(error, absl::StrFormat("cuda copy of %d rows of %d bytes",
-                                                       copy.rows, copy.row_bytes));
+    if (absl::Status st = Check(
+            error, absl::StrFormat("cuda copy of %d rows of %d bytes", copy.rows, copy.row_bytes));
         !st.ok()) {
       return st;
     }
@@ -97,9 +94,9 @@ absl::Status CudaCopyEngine::Fill(const Fill2D& fill, void* dst) {
     if (c.kind == CudaFillCall::Kind::k1D) {
       error = cudaMemsetAsync(d + c.offset, 0, static_cast<size_t>(c.width), stream_);
     } else {
-      error = cudaMemset2DAsync(d + c.offset, static_cast<size_t>(c.pitch), 0,
-                                static_cast<size_t>(c.width), static_cast<size_t>(c.height),
-                                stream_);
+      error =
+          cudaMemset2DAsync(d + c.offset, static_cast<size_t>(c.pitch), 0,
+                            static_cast<size_t>(c.width), static_cast<size_t>(c.height), stream_);
     }
     if (absl::Status st = Check(error, absl::StrFormat("cuda zero fill of %d rows of %d bytes",
                                                        fill.rows, fill.row_bytes));

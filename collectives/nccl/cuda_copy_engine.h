@@ -41,8 +41,7 @@ class CudaCopyEngine final : public CopyEngine {
   absl::Status Fill(const Fill2D& fill, void* dst) override;
 
  private:
-  CudaCopyEngine(cudaStream_t stream, int64_t max_pitch)
-      : stream_(stream), max_pitch_(max_pitch) {}
+  CudaCopyEngine(cudaStream_t stream, int64_t max_pitch) : stream_(stream), max_pitch_(max_pitch) {}
 
   cudaStream_t stream_;
   int64_t max_pitch_;

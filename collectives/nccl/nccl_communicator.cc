@@ -74,19 +74,17 @@ void Release(ncclComm_t comm, bool healthy) {
 }
 
 // Rank 0's unique id, on every rank (nccl_bootstrap.h).
-absl::StatusOr<ncclUniqueId> ShareUniqueId(Store& store, int64_t rank,
-                                           const NcclOptions& options) {
+absl::StatusOr<ncclUniqueId> ShareUniqueId(Store& store, int64_t rank, const NcclOptions& options) {
   const std::string key = absl::StrCat(options.prefix, "/nccl_unique_id");
   RESHARD_ASSIGN_OR_RETURN(
       const std::vector<char> bytes,
-      ShareFromRankZero(store, key, rank, options.timeout,
-                        []() -> absl::StatusOr<std::vector<char>> {
-                          ncclUniqueId id;
-                          RESHARD_RETURN_IF_ERROR(
-                              FromNccl(ncclGetUniqueId(&id), nullptr,
-                                       "nccl connect: ncclGetUniqueId on rank 0"));
-                          return std::vector<char>(id.internal, id.internal + sizeof(id.internal));
-                        }));
+      ShareFromRankZero(
+          store, key, rank, options.timeout, []() -> absl::StatusOr<std::vector<char>> {
+            ncclUniqueId id;
+            RESHARD_RETURN_IF_ERROR(
+                FromNccl(ncclGetUniqueId(&id), nullptr, "nccl connect: ncclGetUniqueId on rank 0"));
+            return std::vector<char>(id.internal, id.internal + sizeof(id.internal));
+          }));
   ncclUniqueId id;
   if (bytes.size() != sizeof(id.internal)) {
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -104,14 +102,14 @@ absl::StatusOr<std::unique_ptr<NcclCommunicator>> NcclCommunicator::Connect(
     const DeviceMesh& mesh, int64_t rank, Store& store, cudaStream_t stream,
     const NcclOptions& options) {
   if (rank < 0 || rank >= mesh.num_ranks()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "nccl connect: rank %d is not in mesh %s (ranks 0..%d)", rank, mesh.ToString(),
-        mesh.num_ranks() - 1));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("nccl connect: rank %d is not in mesh %s (ranks 0..%d)", rank,
+                        mesh.ToString(), mesh.num_ranks() - 1));
   }
   if (options.device >= 0) {
-    if (absl::Status s = FromCuda(cudaSetDevice(options.device),
-                                  absl::StrFormat("nccl connect: cudaSetDevice(%d) on rank %d",
-                                                  options.device, rank));
+    if (absl::Status s = FromCuda(
+            cudaSetDevice(options.device),
+            absl::StrFormat("nccl connect: cudaSetDevice(%d) on rank %d", options.device, rank));
         !s.ok()) {
       return s;
     }
@@ -156,11 +154,11 @@ absl::Status NcclCommunicator::SplitGroup(MeshDimSet dims) {
   ncclComm_t group = nullptr;
   // Groups of one never communicate (spec §11), unless asked to.
   if (split.size > 1 || split_size_one_dims_) {
-    absl::Status s = FromNccl(ncclCommSplit(world_, split.color, split.key, &group, nullptr),
-                              world_,
-                              absl::StrFormat("nccl: ncclCommSplit for %s (color %d, key %d) "
-                                              "on rank %d",
-                                              DescribeGroup(dims), split.color, split.key, rank_));
+    absl::Status s =
+        FromNccl(ncclCommSplit(world_, split.color, split.key, &group, nullptr), world_,
+                 absl::StrFormat("nccl: ncclCommSplit for %s (color %d, key %d) "
+                                 "on rank %d",
+                                 DescribeGroup(dims), split.color, split.key, rank_));
     if (!s.ok()) {
       broken_ = std::string(s.message());  // the destructor aborts the groups made so far
       Release(group, /*healthy=*/false);
@@ -181,8 +179,8 @@ absl::Status NcclCommunicator::Begin(absl::string_view name, MeshDimSet dims, in
   RESHARD_RETURN_IF_ERROR(ValidateCollective(mesh_, name, dims, count, dtype, reduces));
   if (groups_.count(dims) == 0) {
     if (absl::Status s = SplitGroup(dims); !s.ok()) {
-      return absl::Status(s.code(), absl::StrCat(name, " on ", DescribeGroup(dims), ": ",
-                                                 s.message()));
+      return absl::Status(s.code(),
+                          absl::StrCat(name, " on ", DescribeGroup(dims), ": ", s.message()));
     }
   }
   *comm = groups_.at(dims);
@@ -190,17 +188,16 @@ absl::Status NcclCommunicator::Begin(absl::string_view name, MeshDimSet dims, in
   // An earlier collective may have failed on the GPU or the network after it
   // was enqueued; report it before enqueueing more work behind it.
   ncclResult_t async = ncclSuccess;
-  RESHARD_RETURN_IF_ERROR(Finish(name, dims, "ncclCommGetAsyncError",
-                                 ncclCommGetAsyncError(*comm, &async), *comm));
+  RESHARD_RETURN_IF_ERROR(
+      Finish(name, dims, "ncclCommGetAsyncError", ncclCommGetAsyncError(*comm, &async), *comm));
   return Finish(name, dims, "an earlier call, reported by ncclCommGetAsyncError", async, *comm);
 }
 
 absl::Status NcclCommunicator::Finish(absl::string_view name, MeshDimSet dims,
                                       absl::string_view nccl_call, int result, ncclComm_t comm) {
-  absl::Status s =
-      FromNccl(static_cast<ncclResult_t>(result), comm,
-               absl::StrFormat("%s on %s (%s, group of %d)", name, DescribeGroup(dims), nccl_call,
-                               mesh_.GroupSize(dims)));
+  absl::Status s = FromNccl(static_cast<ncclResult_t>(result), comm,
+                            absl::StrFormat("%s on %s (%s, group of %d)", name, DescribeGroup(dims),
+                                            nccl_call, mesh_.GroupSize(dims)));
   if (!s.ok()) broken_ = std::string(s.message());
   return s;
 }
@@ -210,8 +207,7 @@ absl::Status NcclCommunicator::CopyLocal(absl::string_view name, MeshDimSet dims
   if (bytes == 0 || dst == src) return absl::OkStatus();
   return FromCuda(
       cudaMemcpyAsync(dst, src, static_cast<size_t>(bytes), cudaMemcpyDeviceToDevice, stream()),
-      absl::StrFormat("%s on %s (group of one: local cudaMemcpyAsync)", name,
-                      DescribeGroup(dims)));
+      absl::StrFormat("%s on %s (group of one: local cudaMemcpyAsync)", name, DescribeGroup(dims)));
 }
 
 absl::Status NcclCommunicator::AllGather(MeshDimSet group, const void* send, void* recv,
@@ -341,13 +337,13 @@ int NcclCommunicator::SendRecvParts(ncclComm_t comm, int64_t me, const char* sen
     if (j == me) continue;
     if (send_bytes > 0) {
       *failed_call = "ncclSend";
-      result = ncclSend(send + offsets.send[j], static_cast<size_t>(send_bytes), ncclUint8, j,
-                        comm, stream());
+      result = ncclSend(send + offsets.send[j], static_cast<size_t>(send_bytes), ncclUint8, j, comm,
+                        stream());
     }
     if (recv_bytes > 0 && result == ncclSuccess) {
       *failed_call = "ncclRecv";
-      result = ncclRecv(recv + offsets.recv[j], static_cast<size_t>(recv_bytes), ncclUint8, j,
-                        comm, stream());
+      result = ncclRecv(recv + offsets.recv[j], static_cast<size_t>(recv_bytes), ncclUint8, j, comm,
+                        stream());
     }
   }
   const ncclResult_t end = ncclGroupEnd();

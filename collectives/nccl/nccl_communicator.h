@@ -102,8 +102,7 @@ class NcclCommunicator final : public Communicator {
   // rank outside the mesh; DeadlineExceeded when rank 0's id does not arrive
   // in time; NCCL/CUDA failures as in nccl_layout.h.
   static absl::StatusOr<std::unique_ptr<NcclCommunicator>> Connect(const DeviceMesh& mesh,
-                                                                   int64_t rank,
-                                                                   Store& store,
+                                                                   int64_t rank, Store& store,
                                                                    cudaStream_t stream,
                                                                    const NcclOptions& options);
 
@@ -120,17 +119,16 @@ class NcclCommunicator final : public Communicator {
 
   absl::Status AllGather(MeshDimSet group, const void* send, void* recv, int64_t count,
                          DType dtype) override;
-  absl::Status ReduceScatter(MeshDimSet group, void* send, void* recv, int64_t count,
-                             DType dtype, ReduceOp op) override;
+  absl::Status ReduceScatter(MeshDimSet group, void* send, void* recv, int64_t count, DType dtype,
+                             ReduceOp op) override;
   absl::Status AllReduce(MeshDimSet group, void* buf, int64_t count, DType dtype,
                          ReduceOp op) override;
   absl::Status AllToAll(MeshDimSet group, const void* send, void* recv, int64_t count,
                         DType dtype) override;
   // Grouped ncclSend/ncclRecv with the members that have a part; this
   // rank's own part is a cudaMemcpyAsync.
-  absl::Status AllToAllV(MeshDimSet group, const void* send,
-                         absl::Span<const int64_t> send_counts, void* recv,
-                         absl::Span<const int64_t> recv_counts, DType dtype) override;
+  absl::Status AllToAllV(MeshDimSet group, const void* send, absl::Span<const int64_t> send_counts,
+                         void* recv, absl::Span<const int64_t> recv_counts, DType dtype) override;
 
   // The NCCL communicator of `group` (null for a group of one or one not
   // split yet), e.g. for benchmarks against raw NCCL calls.
@@ -165,10 +163,10 @@ class NcclCommunicator final : public Communicator {
   DeviceMesh mesh_;
   int64_t rank_;
   CudaCopyEngine engine_;
-  ncclComm_t world_ = nullptr;                // null for a mesh of one rank
+  ncclComm_t world_ = nullptr;               // null for a mesh of one rank
   std::map<MeshDimSet, ncclComm_t> groups_;  // split so far; null for groups of one
-  bool split_size_one_dims_ = false;  // NcclOptions::split_size_one_dims
-  std::string broken_;  // why the communicator is unusable; empty when fine
+  bool split_size_one_dims_ = false;         // NcclOptions::split_size_one_dims
+  std::string broken_;                       // why the communicator is unusable; empty when fine
 };
 
 }  // namespace reshard

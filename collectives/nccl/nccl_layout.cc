@@ -10,14 +10,14 @@ namespace reshard {
 
 absl::StatusOr<NcclSplit> NcclSplitFor(const DeviceMesh& mesh, MeshDimSet dims, int64_t rank) {
   if (rank < 0 || rank >= mesh.num_ranks()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "nccl: rank %d is not in mesh %s (ranks 0..%d)", rank, mesh.ToString(),
-        mesh.num_ranks() - 1));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("nccl: rank %d is not in mesh %s (ranks 0..%d)", rank, mesh.ToString(),
+                        mesh.num_ranks() - 1));
   }
   if (dims.empty() || (dims.bits() >> mesh.ndim()) != 0) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "nccl: mesh dims %s are not a non-empty set of the %d dims of mesh %s", dims.ToString(),
-        mesh.ndim(), mesh.ToString()));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("nccl: mesh dims %s are not a non-empty set of the %d dims of mesh %s",
+                        dims.ToString(), mesh.ndim(), mesh.ToString()));
   }
   // DeviceMesh caps the rank count at 2^24, so colors and keys fit NCCL's int.
   const std::vector<int64_t> coordinate = mesh.Coordinate(rank);
@@ -34,14 +34,22 @@ absl::StatusOr<NcclSplit> NcclSplitFor(const DeviceMesh& mesh, MeshDimSet dims, 
 
 NcclBuffer NcclMoveBuffer(DType dtype, int64_t count) {
   switch (dtype) {
-    case DType::kF64: return {NcclType::kFloat64, count};
-    case DType::kF32: return {NcclType::kFloat32, count};
-    case DType::kF16: return {NcclType::kFloat16, count};
-    case DType::kBF16: return {NcclType::kBfloat16, count};
-    case DType::kI64: return {NcclType::kInt64, count};
-    case DType::kI32: return {NcclType::kInt32, count};
-    case DType::kI8: return {NcclType::kInt8, count};
-    case DType::kU8: return {NcclType::kUint8, count};
+    case DType::kF64:
+      return {NcclType::kFloat64, count};
+    case DType::kF32:
+      return {NcclType::kFloat32, count};
+    case DType::kF16:
+      return {NcclType::kFloat16, count};
+    case DType::kBF16:
+      return {NcclType::kBfloat16, count};
+    case DType::kI64:
+      return {NcclType::kInt64, count};
+    case DType::kI32:
+      return {NcclType::kInt32, count};
+    case DType::kI8:
+      return {NcclType::kInt8, count};
+    case DType::kU8:
+      return {NcclType::kUint8, count};
     case DType::kI16:
     case DType::kBool:
       break;
@@ -68,11 +76,16 @@ absl::StatusOr<NcclType> NcclReduceType(DType dtype, absl::string_view collectiv
 
 NcclOp NcclReduceOpFor(ReduceOp op) {
   switch (op) {
-    case ReduceOp::kSum: return NcclOp::kSum;
-    case ReduceOp::kAvg: return NcclOp::kAvg;
-    case ReduceOp::kMax: return NcclOp::kMax;
-    case ReduceOp::kMin: return NcclOp::kMin;
-    case ReduceOp::kProd: return NcclOp::kProd;
+    case ReduceOp::kSum:
+      return NcclOp::kSum;
+    case ReduceOp::kAvg:
+      return NcclOp::kAvg;
+    case ReduceOp::kMax:
+      return NcclOp::kMax;
+    case ReduceOp::kMin:
+      return NcclOp::kMin;
+    case ReduceOp::kProd:
+      return NcclOp::kProd;
   }
   return NcclOp::kSum;  // unreachable: the switch covers every ReduceOp
 }
@@ -81,14 +94,22 @@ namespace {
 
 absl::string_view NcclResultName(int result) {
   switch (static_cast<NcclResult>(result)) {
-    case NcclResult::kSuccess: return "ncclSuccess";
-    case NcclResult::kUnhandledCudaError: return "ncclUnhandledCudaError";
-    case NcclResult::kSystemError: return "ncclSystemError";
-    case NcclResult::kInternalError: return "ncclInternalError";
-    case NcclResult::kInvalidArgument: return "ncclInvalidArgument";
-    case NcclResult::kInvalidUsage: return "ncclInvalidUsage";
-    case NcclResult::kRemoteError: return "ncclRemoteError";
-    case NcclResult::kInProgress: return "ncclInProgress";
+    case NcclResult::kSuccess:
+      return "ncclSuccess";
+    case NcclResult::kUnhandledCudaError:
+      return "ncclUnhandledCudaError";
+    case NcclResult::kSystemError:
+      return "ncclSystemError";
+    case NcclResult::kInternalError:
+      return "ncclInternalError";
+    case NcclResult::kInvalidArgument:
+      return "ncclInvalidArgument";
+    case NcclResult::kInvalidUsage:
+      return "ncclInvalidUsage";
+    case NcclResult::kRemoteError:
+      return "ncclRemoteError";
+    case NcclResult::kInProgress:
+      return "ncclInProgress";
   }
   return "unknown ncclResult_t";
 }
@@ -98,8 +119,8 @@ absl::string_view NcclResultName(int result) {
 absl::Status NcclStatus(int result, absl::string_view error_string, absl::string_view last_error,
                         absl::string_view context) {
   if (result == static_cast<int>(NcclResult::kSuccess)) return absl::OkStatus();
-  std::string message = absl::StrFormat("%s: NCCL error %s (%s)", context,
-                                        NcclResultName(result), error_string);
+  std::string message =
+      absl::StrFormat("%s: NCCL error %s (%s)", context, NcclResultName(result), error_string);
   if (!last_error.empty()) absl::StrAppend(&message, ": ", last_error);
   switch (static_cast<NcclResult>(result)) {
     case NcclResult::kInvalidArgument:

@@ -27,7 +27,6 @@ struct ReplyDeleter {
 };
 using Reply = std::unique_ptr<redisReply, ReplyDeleter>;
 
-
 class RedisStore final : public Store {
  public:
   RedisStore(redisContext* context, std::string server, std::string prefix)
@@ -38,7 +37,8 @@ class RedisStore final : public Store {
     absl::MutexLock lock(&mu_);
     Reply reply(static_cast<redisReply*>(redisCommand(context_.get(), "SET %b %b", full.data(),
                                                       full.size(), value.data(), value.size())));
-    if (reply == nullptr || reply->type == REDIS_REPLY_ERROR) return Error("SET", full, reply.get());
+    if (reply == nullptr || reply->type == REDIS_REPLY_ERROR)
+      return Error("SET", full, reply.get());
     return absl::OkStatus();
   }
 
@@ -48,8 +48,8 @@ class RedisStore final : public Store {
     const std::string full = absl::StrCat(prefix_, "/", key);
     {
       absl::MutexLock lock(&mu_);
-      Reply reply(static_cast<redisReply*>(redisCommand(
-          context_.get(), "SET %b %b NX", full.data(), full.size(), value.data(), value.size())));
+      Reply reply(static_cast<redisReply*>(redisCommand(context_.get(), "SET %b %b NX", full.data(),
+                                                        full.size(), value.data(), value.size())));
       if (reply == nullptr || reply->type == REDIS_REPLY_ERROR) {
         return Error("SET NX", full, reply.get());
       }
@@ -75,9 +75,9 @@ class RedisStore final : public Store {
         }
       }
       if (absl::Now() >= deadline) {
-        return absl::DeadlineExceededError(absl::StrFormat(
-            "redis store %s: key \"%s\" was not set within %s", server_, full,
-            absl::FormatDuration(std::max(timeout, absl::ZeroDuration()))));
+        return absl::DeadlineExceededError(
+            absl::StrFormat("redis store %s: key \"%s\" was not set within %s", server_, full,
+                            absl::FormatDuration(std::max(timeout, absl::ZeroDuration()))));
       }
       absl::SleepFor(std::min(pause, deadline - absl::Now()));
       pause = std::min(2 * pause, absl::Milliseconds(10));
@@ -86,8 +86,8 @@ class RedisStore final : public Store {
 
  private:
   absl::Status Error(absl::string_view command, absl::string_view key, const redisReply* reply) {
-    const std::string why = reply != nullptr ? std::string(reply->str, reply->len)
-                                             : std::string(context_->errstr);
+    const std::string why =
+        reply != nullptr ? std::string(reply->str, reply->len) : std::string(context_->errstr);
     return absl::UnavailableError(
         absl::StrFormat("redis store %s: %s \"%s\" failed: %s", server_, command, key, why));
   }
@@ -101,15 +101,15 @@ class RedisStore final : public Store {
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<Store>> NewRedisStore(const std::string& host, int port,
-                                                    const std::string& prefix,
-                                                    absl::Duration connect_timeout) {
+                                                     const std::string& prefix,
+                                                     absl::Duration connect_timeout) {
   const std::string server = absl::StrCat(host, ":", port);
   std::unique_ptr<redisContext, ContextDeleter> context(
       redisConnectWithTimeout(host.c_str(), port, absl::ToTimeval(connect_timeout)));
   if (context == nullptr || context->err != 0) {
-    return absl::UnavailableError(absl::StrFormat(
-        "redis store: cannot connect to %s: %s; is redis-server running there?", server,
-        context != nullptr ? context->errstr : "out of memory"));
+    return absl::UnavailableError(
+        absl::StrFormat("redis store: cannot connect to %s: %s; is redis-server running there?",
+                        server, context != nullptr ? context->errstr : "out of memory"));
   }
   if (redisSetTimeout(context.get(), absl::ToTimeval(connect_timeout)) != REDIS_OK) {
     return absl::UnavailableError(absl::StrCat("redis store ", server, ": cannot set a timeout"));
@@ -118,7 +118,7 @@ absl::StatusOr<std::shared_ptr<Store>> NewRedisStore(const std::string& host, in
 }
 
 absl::StatusOr<std::shared_ptr<Store>> NewStoreFromUrl(absl::string_view url,
-                                                      absl::Duration connect_timeout) {
+                                                       absl::Duration connect_timeout) {
   absl::string_view rest = url;
   if (absl::ConsumePrefix(&rest, "redis://")) {
     const size_t slash = rest.find('/');

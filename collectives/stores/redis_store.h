@@ -27,14 +27,14 @@ namespace reshard {
 // Connects to the server at host:port. Unavailable (naming the server) when it
 // cannot be reached within `connect_timeout`, which also bounds each command.
 absl::StatusOr<std::shared_ptr<Store>> NewRedisStore(const std::string& host, int port,
-                                                    const std::string& prefix,
-                                                    absl::Duration connect_timeout);
+                                                     const std::string& prefix,
+                                                     absl::Duration connect_timeout);
 
 // "redis://HOST:PORT/PREFIX" (PREFIX non-empty; PORT defaults to 6379) or a
 // directory that exists (a file store, stores/file_store.h).
 // InvalidArgument for anything else, naming the URL.
 absl::StatusOr<std::shared_ptr<Store>> NewStoreFromUrl(absl::string_view url,
-                                                      absl::Duration connect_timeout);
+                                                       absl::Duration connect_timeout);
 
 }  // namespace reshard
 

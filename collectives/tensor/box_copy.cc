@@ -22,8 +22,8 @@ absl::Status CheckBox(absl::Span<const int64_t> src_shape, absl::Span<const int6
     if (sizes[d] < 0 || src_begin[d] < 0 || dst_begin[d] < 0 ||
         src_begin[d] + sizes[d] > src_shape[d] || dst_begin[d] + sizes[d] > dst_shape[d]) {
       return absl::InvalidArgumentError(absl::StrFormat(
-          "box copy: dim %d: [%d, +%d) -> [%d, +%d) leaves the extents %d -> %d", d,
-          src_begin[d], sizes[d], dst_begin[d], sizes[d], src_shape[d], dst_shape[d]));
+          "box copy: dim %d: [%d, +%d) -> [%d, +%d) leaves the extents %d -> %d", d, src_begin[d],
+          sizes[d], dst_begin[d], sizes[d], src_shape[d], dst_shape[d]));
     }
   }
   return absl::OkStatus();

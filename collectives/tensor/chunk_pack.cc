@@ -30,8 +30,7 @@ std::vector<int64_t> Prepend(int64_t n, const std::vector<int64_t>& shape) {
 
 }  // namespace
 
-absl::StatusOr<LocalTensor> WithLength(CopyEngine& engine, LocalTensor t, int dim,
-                                       int64_t length) {
+absl::StatusOr<LocalTensor> WithLength(CopyEngine& engine, LocalTensor t, int dim, int64_t length) {
   if (t.shape()[dim] == length) return t;
   return Resize(engine, t, dim, length);
 }

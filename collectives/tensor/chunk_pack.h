@@ -25,8 +25,7 @@ namespace reshard {
 
 // `t` itself when its `dim` already has `length` rows, else
 // Resize(engine, t, dim, length) (zero padding or trimming).
-absl::StatusOr<LocalTensor> WithLength(CopyEngine& engine, LocalTensor t, int dim,
-                                       int64_t length);
+absl::StatusOr<LocalTensor> WithLength(CopyEngine& engine, LocalTensor t, int dim, int64_t length);
 
 // Splits t (extent L along dim) into the n torch.chunk chunks, each
 // zero-padded to c = ceil(L/n) rows, laid out one after another: shape

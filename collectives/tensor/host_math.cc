@@ -107,11 +107,15 @@ struct ProdOp {
 };
 struct MaxOp {
   template <typename V>
-  static V Apply(V a, V b) { return std::max(a, b); }
+  static V Apply(V a, V b) {
+    return std::max(a, b);
+  }
 };
 struct MinOp {
   template <typename V>
-  static V Apply(V a, V b) { return std::min(a, b); }
+  static V Apply(V a, V b) {
+    return std::min(a, b);
+  }
 };
 
 template <typename Codec, typename Op>
@@ -155,16 +159,35 @@ void Divide(void* x_, int64_t count, int64_t divisor) {
 template <typename F>
 bool Dispatch(DType dtype, F&& f) {
   switch (dtype) {
-    case DType::kF64: f(Native<double>{}); return true;
-    case DType::kF32: f(Native<float>{}); return true;
-    case DType::kF16: f(Half{}); return true;
-    case DType::kBF16: f(BFloat{}); return true;
-    case DType::kI64: f(Native<int64_t>{}); return true;
-    case DType::kI32: f(Native<int32_t>{}); return true;
-    case DType::kI16: f(Native<int16_t>{}); return true;
-    case DType::kI8: f(Native<int8_t>{}); return true;
-    case DType::kU8: f(Native<uint8_t>{}); return true;
-    case DType::kBool: return false;
+    case DType::kF64:
+      f(Native<double>{});
+      return true;
+    case DType::kF32:
+      f(Native<float>{});
+      return true;
+    case DType::kF16:
+      f(Half{});
+      return true;
+    case DType::kBF16:
+      f(BFloat{});
+      return true;
+    case DType::kI64:
+      f(Native<int64_t>{});
+      return true;
+    case DType::kI32:
+      f(Native<int32_t>{});
+      return true;
+    case DType::kI16:
+      f(Native<int16_t>{});
+      return true;
+    case DType::kI8:
+      f(Native<int8_t>{});
+      return true;
+    case DType::kU8:
+      f(Native<uint8_t>{});
+      return true;
+    case DType::kBool:
+      return false;
   }
   return false;
 }
@@ -174,9 +197,8 @@ bool Dispatch(DType dtype, F&& f) {
 absl::StatusOr<HostReduceFn> HostReduceFunction(DType dtype, ReduceOp op) {
   HostReduceFn fn = nullptr;
   if (!Dispatch(dtype, [&](auto codec) { fn = ForOp<decltype(codec)>(op); })) {
-    return absl::UnimplementedError(
-        absl::StrFormat("reduce op %s is not supported on dtype %s", ReduceOpName(op),
-                        DTypeName(dtype)));
+    return absl::UnimplementedError(absl::StrFormat("reduce op %s is not supported on dtype %s",
+                                                    ReduceOpName(op), DTypeName(dtype)));
   }
   return fn;
 }

@@ -35,12 +35,12 @@ absl::StatusOr<LocalTensor> LocalTensor::Zeros(DType dtype, std::vector<int64_t>
   // calloc: zeroed, and malloc alignment suits every dtype.
   void* data = bytes == 0 ? nullptr : std::calloc(bytes, 1);
   if (bytes != 0 && data == nullptr) {
-    return absl::ResourceExhaustedError(absl::StrFormat(
-        "host allocation of %d bytes for a %s tensor [%s] failed", bytes, DTypeName(dtype),
-        absl::StrJoin(shape, ",")));
+    return absl::ResourceExhaustedError(
+        absl::StrFormat("host allocation of %d bytes for a %s tensor [%s] failed", bytes,
+                        DTypeName(dtype), absl::StrJoin(shape, ",")));
   }
-  return LocalTensor(data, [](void* p) { std::free(p); }, dtype, std::move(shape),
-                     MemorySpace::kHost);
+  return LocalTensor(
+      data, [](void* p) { std::free(p); }, dtype, std::move(shape), MemorySpace::kHost);
 }
 
 LocalTensor LocalTensor::View(void* data, DType dtype, std::vector<int64_t> shape,
@@ -48,16 +48,16 @@ LocalTensor LocalTensor::View(void* data, DType dtype, std::vector<int64_t> shap
   return LocalTensor(data, nullptr, dtype, std::move(shape), space);
 }
 
-LocalTensor LocalTensor::Adopt(void* data, Deleter deleter, DType dtype,
-                               std::vector<int64_t> shape, MemorySpace space) {
+LocalTensor LocalTensor::Adopt(void* data, Deleter deleter, DType dtype, std::vector<int64_t> shape,
+                               MemorySpace space) {
   return LocalTensor(data, std::move(deleter), dtype, std::move(shape), space);
 }
 
 absl::Status LocalTensor::Reshape(std::vector<int64_t> shape) {
   if (NumElements(shape) != numel()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "reshape: %s cannot become [%s] (%d elements)", DebugString(), absl::StrJoin(shape, ","),
-        NumElements(shape)));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("reshape: %s cannot become [%s] (%d elements)", DebugString(),
+                        absl::StrJoin(shape, ","), NumElements(shape)));
   }
   shape_ = std::move(shape);
   return absl::OkStatus();
@@ -99,8 +99,8 @@ absl::StatusOr<Copy2D> SlabCopy(absl::Span<const int64_t> src_shape,
                                 absl::Span<const int64_t> dst_shape, int dim, int64_t src_begin,
                                 int64_t dst_begin, int64_t length, int itemsize) {
   if (src_shape.size() != dst_shape.size()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "slab: source has %d dims, destination %d", src_shape.size(), dst_shape.size()));
+    return absl::InvalidArgumentError(absl::StrFormat("slab: source has %d dims, destination %d",
+                                                      src_shape.size(), dst_shape.size()));
   }
   RESHARD_RETURN_IF_ERROR(CheckDim(src_shape, dim));
   for (size_t i = 0; i < src_shape.size(); ++i) {
@@ -199,8 +199,7 @@ absl::StatusOr<LocalTensor> HostCopyEngine::Allocate(DType dtype, std::vector<in
       }
     };
   }
-  return LocalTensor::Adopt(data, std::move(release), dtype, std::move(shape),
-                            MemorySpace::kHost);
+  return LocalTensor::Adopt(data, std::move(release), dtype, std::move(shape), MemorySpace::kHost);
 }
 
 absl::Status HostCopyEngine::Copy(const Copy2D& c, void* dst, const void* src) {
@@ -234,9 +233,9 @@ namespace {
 
 absl::Status CheckSpace(const CopyEngine& engine, const LocalTensor& t) {
   if (t.space() != engine.space()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "tensor %s is not in the copy engine's memory space (%s)", t.DebugString(),
-        MemorySpaceName(engine.space())));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("tensor %s is not in the copy engine's memory space (%s)", t.DebugString(),
+                        MemorySpaceName(engine.space())));
   }
   return absl::OkStatus();
 }
@@ -263,9 +262,9 @@ absl::Status PlaceSlab(CopyEngine& engine, const LocalTensor& src, LocalTensor& 
   RESHARD_RETURN_IF_ERROR(CheckSpace(engine, src));
   RESHARD_RETURN_IF_ERROR(CheckSpace(engine, dst));
   if (src.dtype() != dst.dtype()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "slab: source %s and destination %s differ in dtype", src.DebugString(),
-        dst.DebugString()));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("slab: source %s and destination %s differ in dtype", src.DebugString(),
+                        dst.DebugString()));
   }
   RESHARD_RETURN_IF_ERROR(CheckDim(src.shape(), dim));
   absl::StatusOr<Copy2D> copy = SlabCopy(src.shape(), dst.shape(), dim, 0, dst_begin,
@@ -296,8 +295,7 @@ absl::StatusOr<LocalTensor> Resize(CopyEngine& engine, const LocalTensor& src, i
   return out;
 }
 
-absl::Status ZeroSlab(CopyEngine& engine, LocalTensor& t, int dim, int64_t begin,
-                      int64_t length) {
+absl::Status ZeroSlab(CopyEngine& engine, LocalTensor& t, int dim, int64_t begin, int64_t length) {
   RESHARD_RETURN_IF_ERROR(CheckSpace(engine, t));
   absl::StatusOr<Fill2D> fill = SlabFill(t.shape(), dim, begin, length, ItemSize(t.dtype()));
   if (!fill.ok()) return fill.status();

@@ -13,7 +13,8 @@
 //   HostCopyEngine engine;
 //   LocalTensor t = *LocalTensor::Zeros(DType::kF32, {5, 3});
 //   absl::StatusOr<LocalTensor> top = TakeSlab(engine, t, /*dim=*/0, /*begin=*/0, /*length=*/2);
-//   absl::StatusOr<LocalTensor> padded = Resize(engine, t, /*dim=*/0, /*new_length=*/8);  // zero-filled
+//   absl::StatusOr<LocalTensor> padded = Resize(engine, t, /*dim=*/0, /*new_length=*/8);  //
+//   zero-filled
 #ifndef RESHARD_COLLECTIVES_TENSOR_LOCAL_TENSOR_H_
 #define RESHARD_COLLECTIVES_TENSOR_LOCAL_TENSOR_H_
 
@@ -53,8 +54,7 @@ class LocalTensor {
   // A zero-filled host tensor; ResourceExhausted when the memory cannot be had.
   static absl::StatusOr<LocalTensor> Zeros(DType dtype, std::vector<int64_t> shape);
   // Wraps a caller-owned buffer (host or device); the caller keeps it alive.
-  static LocalTensor View(void* data, DType dtype, std::vector<int64_t> shape,
-                          MemorySpace space);
+  static LocalTensor View(void* data, DType dtype, std::vector<int64_t> shape, MemorySpace space);
   // Takes ownership of `data`, released with `deleter` (e.g. cudaFree).
   static LocalTensor Adopt(void* data, Deleter deleter, DType dtype, std::vector<int64_t> shape,
                            MemorySpace space);
@@ -67,9 +67,13 @@ class LocalTensor {
   void* data() { return data_.get(); }
   const void* data() const { return data_.get(); }
   template <typename T>
-  T* data_as() { return static_cast<T*>(data()); }
+  T* data_as() {
+    return static_cast<T*>(data());
+  }
   template <typename T>
-  const T* data_as() const { return static_cast<const T*>(data()); }
+  const T* data_as() const {
+    return static_cast<const T*>(data());
+  }
 
   DType dtype() const { return dtype_; }
   MemorySpace space() const { return space_; }

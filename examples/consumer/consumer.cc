@@ -14,8 +14,8 @@
 #include "mesh/device_mesh.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/layout/dtype.h"
-#include "planner/steps/plan.h"
 #include "planner/planner.h"
+#include "planner/steps/plan.h"
 
 namespace {
 

@@ -30,8 +30,8 @@
 #include "harness/ground_truth.h"
 #include "mesh/device_mesh.h"
 #include "planner/layout/dist_spec.h"
-#include "planner/steps/plan.h"
 #include "planner/planner.h"
+#include "planner/steps/plan.h"
 
 namespace {
 

@@ -122,11 +122,11 @@ class AlphaBetaCosts : public BoundCostModel {
                       const LinkProfile& link) const {
     if (n <= 1) return 0;
     const std::vector<int64_t> zeros(mesh_.ndim(), 0);
-    const RouteLoad load = ExchangeLoadOf(
-        current, step, mesh_, LogicalShape(current, step, mesh_, global_shape_, zeros));
-    const AlphaBetaTerms terms{std::max<double>(1.0, static_cast<double>(load.max_messages)),
-                               itemsize_ * static_cast<double>(
-                                               std::max(load.max_sent, load.max_received))};
+    const RouteLoad load = ExchangeLoadOf(current, step, mesh_,
+                                          LogicalShape(current, step, mesh_, global_shape_, zeros));
+    const AlphaBetaTerms terms{
+        std::max<double>(1.0, static_cast<double>(load.max_messages)),
+        itemsize_ * static_cast<double>(std::max(load.max_sent, load.max_received))};
     return call_us_ + TimeOnLinkUs(terms, link);
   }
 
@@ -211,8 +211,8 @@ CostProfile GlooLoopbackProfile() {
   return p;
 }
 
-absl::StatusOr<std::shared_ptr<const CostModel>> MakeAlphaBetaCostModel(
-    const CostProfile& profile, int64_t devices_per_host) {
+absl::StatusOr<std::shared_ptr<const CostModel>> MakeAlphaBetaCostModel(const CostProfile& profile,
+                                                                        int64_t devices_per_host) {
   if (absl::Status s = ValidateCostProfile(profile); !s.ok()) return s;
   if (devices_per_host < 1) {
     return absl::InvalidArgumentError(
@@ -226,18 +226,24 @@ AlphaBetaTerms CommunicationTerms(StepKind kind, double n, double bytes) {
   const double ring = (n - 1) / n * bytes;
   switch (kind) {
     case StepKind::kAllGather:
-    case StepKind::kReduceScatter: return {n - 1, ring};
-    case StepKind::kAllReduce: return {2 * (n - 1), 2 * ring};
+    case StepKind::kReduceScatter:
+      return {n - 1, ring};
+    case StepKind::kAllReduce:
+      return {2 * (n - 1), 2 * ring};
     // Concurrent sends to every peer: one hop. all_to_all keeps 1/n of its
     // block; a permute sends at most all of it (an upper bound, exact for a
     // pure permutation).
-    case StepKind::kAllToAll: return {1, ring};
-    case StepKind::kPermute: return {1, bytes};
+    case StepKind::kAllToAll:
+      return {1, ring};
+    case StepKind::kPermute:
+      return {1, bytes};
     // The least an exchange costs: one message of `bytes`. StepCost prices
     // each exchange by its routes (its busiest member's messages and bytes).
-    case StepKind::kExchange: return {1, bytes};
+    case StepKind::kExchange:
+      return {1, bytes};
     case StepKind::kChunk:
-    case StepKind::kPartition: return {};
+    case StepKind::kPartition:
+      return {};
   }
   return {};
 }

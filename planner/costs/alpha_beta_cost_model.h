@@ -52,8 +52,8 @@ CostProfile GlooLoopbackProfile();
 
 // The alpha-beta model with `profile` (validated: InvalidArgument otherwise)
 // and `devices_per_host` (>= 1). Its fingerprint names every parameter.
-absl::StatusOr<std::shared_ptr<const CostModel>> MakeAlphaBetaCostModel(
-    const CostProfile& profile, int64_t devices_per_host);
+absl::StatusOr<std::shared_ptr<const CostModel>> MakeAlphaBetaCostModel(const CostProfile& profile,
+                                                                        int64_t devices_per_host);
 
 // Spec §6.2's formula for one communicating step, split into the part that
 // scales with alpha and the part that scales with 1/beta:

@@ -29,8 +29,7 @@ constexpr Entry kModels[] = {
      [](int64_t) -> absl::StatusOr<std::shared_ptr<const CostModel>> {
        return MakePyTorchConstCostModel();
      }},
-    {"alpha-beta",
-     [](int64_t dph) { return MakeAlphaBetaCostModel(DefaultGpuProfile(), dph); }},
+    {"alpha-beta", [](int64_t dph) { return MakeAlphaBetaCostModel(DefaultGpuProfile(), dph); }},
     {"nccl", [](int64_t dph) { return MakeNcclCostModel(DefaultNcclProfile(), dph); }},
 };
 
@@ -57,15 +56,14 @@ absl::StatusOr<std::shared_ptr<const CostModel>> MakeCostModel(absl::string_view
 
 std::shared_ptr<const CostModel> DefaultCostModel() {
   // Immutable and shared by every default PlanOptions.
-  static const auto* const model =
-      new std::shared_ptr<const CostModel>(MakePyTorchCostModel(8));
+  static const auto* const model = new std::shared_ptr<const CostModel>(MakePyTorchCostModel(8));
   return *model;
 }
 
 // Native mode's default (issue 15): NCCL's model of 8x H100 hosts.
 std::shared_ptr<const CostModel> DefaultNativeCostModel() {
-  static const auto* const model = new std::shared_ptr<const CostModel>(
-      MakeCostModel("nccl", 8).value_or(nullptr));
+  static const auto* const model =
+      new std::shared_ptr<const CostModel>(MakeCostModel("nccl", 8).value_or(nullptr));
   return *model;
 }
 

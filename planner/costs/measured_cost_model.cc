@@ -120,9 +120,9 @@ absl::Status ValidateMeasuredProfile(const MeasuredProfile& p) {
     if (absl::Status s = ValidateMeasuredTable(p.tables[i], at); !s.ok()) return s;
     for (size_t j = 0; j < i; ++j) {
       if (p.tables[j].kind == p.tables[i].kind && p.tables[j].n == p.tables[i].n) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            at, ": a second table for ", StepKindName(p.tables[i].kind), " on ", p.tables[i].n,
-            " ranks (the first is tables[", j, "])"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(at, ": a second table for ", StepKindName(p.tables[i].kind), " on ",
+                         p.tables[i].n, " ranks (the first is tables[", j, "])"));
       }
     }
   }

@@ -30,8 +30,8 @@ absl::Status ValidateMeasuredTable(const MeasuredTable& t, const std::string& pr
     return absl::InvalidArgumentError(absl::StrCat(prefix, ".n: ", t.n, "; must be >= 2"));
   }
   if (t.samples.size() < 2) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        prefix, ".samples: ", t.samples.size(), " sample(s); interpolation needs at least 2"));
+    return absl::InvalidArgumentError(absl::StrCat(prefix, ".samples: ", t.samples.size(),
+                                                   " sample(s); interpolation needs at least 2"));
   }
   for (size_t i = 0; i < t.samples.size(); ++i) {
     const MeasuredSample& s = t.samples[i];
@@ -41,9 +41,9 @@ absl::Status ValidateMeasuredTable(const MeasuredTable& t, const std::string& pr
     if (absl::Status st = Positive(at + ".min_us", s.min_us, true); !st.ok()) return st;
     if (absl::Status st = Positive(at + ".max_us", s.max_us, true); !st.ok()) return st;
     if (i > 0 && !(s.bytes > t.samples[i - 1].bytes)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          at, ".bytes: ", s.bytes, " after ", t.samples[i - 1].bytes,
-          "; sizes must be strictly increasing"));
+      return absl::InvalidArgumentError(absl::StrCat(at, ".bytes: ", s.bytes, " after ",
+                                                     t.samples[i - 1].bytes,
+                                                     "; sizes must be strictly increasing"));
     }
   }
   if (absl::Status st = Positive(prefix + ".fit.alpha_us", t.fit.alpha_us, true); !st.ok()) {
@@ -60,10 +60,9 @@ double InterpolateUs(const MeasuredTable& t, double bytes) {
   }
   // The last sample at or below `bytes`; at a sample the fraction is 0 and
   // pow(..., 0) is 1, so the price is the sample exactly.
-  const size_t i =
-      std::upper_bound(s.begin(), s.end(), bytes,
-                       [](double b, const MeasuredSample& m) { return b < m.bytes; }) -
-      s.begin() - 1;
+  const size_t i = std::upper_bound(s.begin(), s.end(), bytes,
+                                    [](double b, const MeasuredSample& m) { return b < m.bytes; }) -
+                   s.begin() - 1;
   if (i + 1 == s.size()) return s[i].us;
   const double f = std::log(bytes / s[i].bytes) / std::log(s[i + 1].bytes / s[i].bytes);
   return s[i].us * std::pow(s[i + 1].us / s[i].us, f);

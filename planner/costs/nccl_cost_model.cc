@@ -33,8 +33,8 @@ class NcclCosts : public BoundCostModel {
     double min_lat[kNumStepKinds] = {};
     bool seen = false;
     for (int bits = 0; bits < groups; ++bits) {
-      span_[bits] = HostSpanOf(p.mesh, MeshDimSet::FromBits(static_cast<uint8_t>(bits)),
-                               devices_per_host);
+      span_[bits] =
+          HostSpanOf(p.mesh, MeshDimSet::FromBits(static_cast<uint8_t>(bits)), devices_per_host);
       tunings_.emplace_back(profile, span_[bits].ranks, span_[bits].nodes);
       if (span_[bits].ranks <= 1) continue;
       double lat[kNumStepKinds] = {};
@@ -90,16 +90,22 @@ class NcclCosts : public BoundCostModel {
     if (s.ranks <= 1) return 0;
     const NcclTuning& t = tunings_[bits];
     switch (kind) {
-      case StepKind::kAllGather: return t.Time(NcclFunc::kAllGather, bytes).time_us;
-      case StepKind::kReduceScatter: return t.Time(NcclFunc::kReduceScatter, bytes).time_us;
-      case StepKind::kAllReduce: return t.Time(NcclFunc::kAllReduce, bytes).time_us;
+      case StepKind::kAllGather:
+        return t.Time(NcclFunc::kAllGather, bytes).time_us;
+      case StepKind::kReduceScatter:
+        return t.Time(NcclFunc::kReduceScatter, bytes).time_us;
+      case StepKind::kAllReduce:
+        return t.Time(NcclFunc::kAllReduce, bytes).time_us;
       case StepKind::kAllToAll:
-      case StepKind::kPermute: return NcclP2pTimeUs(links_, Exchange(kind, s, bytes));
+      case StepKind::kPermute:
+        return NcclP2pTimeUs(links_, Exchange(kind, s, bytes));
       // The least an exchange costs: one message of `bytes` (StepCost prices
       // each exchange by its routes, ExchangeCost).
-      case StepKind::kExchange: return NcclP2pTimeUs(links_, Messages(s, 1, bytes));
+      case StepKind::kExchange:
+        return NcclP2pTimeUs(links_, Messages(s, 1, bytes));
       case StepKind::kChunk:
-      case StepKind::kPartition: return 0;
+      case StepKind::kPartition:
+        return 0;
     }
     return 0;
   }
@@ -127,8 +133,8 @@ class NcclCosts : public BoundCostModel {
     const HostSpan& s = span_[bits];
     if (s.ranks <= 1) return 0;
     const std::vector<int64_t> zeros(mesh_.ndim(), 0);
-    const RouteLoad load = ExchangeLoadOf(
-        current, step, mesh_, LogicalShape(current, step, mesh_, global_shape_, zeros));
+    const RouteLoad load = ExchangeLoadOf(current, step, mesh_,
+                                          LogicalShape(current, step, mesh_, global_shape_, zeros));
     const double bytes =
         itemsize_ * static_cast<double>(std::max(load.max_sent, load.max_received));
     return NcclP2pTimeUs(links_, Messages(s, std::max<int64_t>(1, load.max_messages), bytes));
@@ -217,7 +223,8 @@ HostSpan HostSpanOf(const DeviceMesh& mesh, MeshDimSet group, int64_t devices_pe
   span.local = static_cast<int64_t>(MembersBelow(mesh, group, devices_per_host).size());
   if (span.ranks <= (int64_t{1} << 16)) {
     std::unordered_set<int64_t> hosts;
-    for (int64_t r : MembersBelow(mesh, group, mesh.num_ranks())) hosts.insert(r / devices_per_host);
+    for (int64_t r : MembersBelow(mesh, group, mesh.num_ranks()))
+      hosts.insert(r / devices_per_host);
     span.nodes = static_cast<int64_t>(hosts.size());
   } else {
     // Huge groups: as many hosts as rank 0's share fills (exact when hosts

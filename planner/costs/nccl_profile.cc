@@ -30,10 +30,14 @@ NcclProfile EightGpuHost(std::string name, GpuArch arch, double nvlink_gbps, dou
 
 absl::string_view GpuArchName(GpuArch arch) {
   switch (arch) {
-    case GpuArch::kVolta: return "volta";
-    case GpuArch::kAmpere: return "ampere";
-    case GpuArch::kHopper: return "hopper";
-    case GpuArch::kBlackwell: return "blackwell";
+    case GpuArch::kVolta:
+      return "volta";
+    case GpuArch::kAmpere:
+      return "ampere";
+    case GpuArch::kHopper:
+      return "hopper";
+    case GpuArch::kBlackwell:
+      return "blackwell";
   }
   return "?";
 }
@@ -80,9 +84,8 @@ absl::StatusOr<NcclProfile> BuiltinNcclProfile(absl::string_view name) {
   if (name == "b200-8x400g") {
     return EightGpuHost("b200-8x400g", GpuArch::kBlackwell, 721.8, 50, 4000);
   }
-  return absl::InvalidArgumentError(absl::StrCat("nccl profile: unknown \"", name,
-                                                 "\"; built in: ",
-                                                 absl::StrJoin(NcclProfileNames(), ", ")));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "nccl profile: unknown \"", name, "\"; built in: ", absl::StrJoin(NcclProfileNames(), ", ")));
 }
 
 NcclProfile DefaultNcclProfile() {

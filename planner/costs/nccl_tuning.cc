@@ -14,9 +14,11 @@ namespace {
 // PAT][proto: LL, LL128, Simple]; [arch: Volta, Ampere, Hopper, Blackwell]
 // [node bucket: 1, 2, >= 3 nodes].
 constexpr double kBaseLat[kNumNcclAlgos][kNumNcclProtos] = {
-    {6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0}};
+    {6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0},      {0, 0, 0},
+    {0, 0, 0},        {0, 0, 0},        {8.0, 8.0, 8.0}};
 constexpr double kNvlinkLat[kNumNcclAlgos][kNumNcclProtos] = {
-    {0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}};
+    {0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8},
+    {0, 0, 25},       {0, 0, 25},      {0, 0, 4.0}};
 constexpr double kNetLat[kNumNcclAlgos][kNumNcclProtos] = {
     {5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}};
 constexpr double kLlMaxBw[4][3] = {
@@ -31,15 +33,20 @@ constexpr double kPerChMaxNvlsTreeBw[4][3] = {
     {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 80.0}};
 constexpr double kNvlsEfficiency[4] = {0.0, 0.0, 0.85, 0.74};
 constexpr double kTreeCorrection[kNumNcclProtos][24] = {
-    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
-    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0},
-    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9}};
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7,  .7,  .7,  .6,  .5,
+     .4,  .4,  .5,  .6,  .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7,  .6,  .6,
+     .6,  .6,  .6,  .6,  .8,  .9, .9, .9, .9, 1.0, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
+     .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9}};
 
 // search.cc's speed arrays (GB/s per channel), tried from the first.
-constexpr double kIntraSpeeds[] = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0};
+constexpr double kIntraSpeeds[] = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0,
+                                   9.0,  7.0,  6.0,  5.0,  4.0,  3.0};
 constexpr double kInterSpeeds[] = {48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0,
                                    7.0,  6.0,  5.0,  4.0,  3.0,  2.4,  1.2,  0.24, 0.12};
-constexpr double kSm90IntraSpeeds[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0};
+constexpr double kSm90IntraSpeeds[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0,
+                                       15.0, 12.0, 11.0, 6.0,  3.0};
 constexpr double kSm90InterSpeeds[] = {48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
                                        15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
 constexpr double kSm100IntraSpeeds[] = {90.0, 80.0, 70.0, 60.0, 50.0, 45.0,
@@ -93,8 +100,8 @@ int Log2i(double n) { return n < 1 ? -1 : static_cast<int>(std::floor(std::log2(
 }  // namespace
 
 absl::string_view NcclAlgoName(NcclAlgo algo) {
-  static constexpr absl::string_view kNames[] = {"tree", "ring", "collnet_direct", "collnet_chain",
-                                                 "nvls", "nvls_tree", "pat"};
+  static constexpr absl::string_view kNames[] = {
+      "tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree", "pat"};
   return kNames[static_cast<int>(algo)];
 }
 
@@ -159,7 +166,8 @@ NcclTuning::NcclTuning(const NcclProfile& profile, int64_t ranks, int64_t nodes)
   for (int f = 0; f < kNumNcclFuncs; ++f) {
     for (int a = 0; a < kNumNcclAlgos; ++a) {
       for (int p = 0; p < kNumNcclProtos; ++p) {
-        Tune(profile, static_cast<NcclFunc>(f), static_cast<NcclAlgo>(a), static_cast<NcclProto>(p));
+        Tune(profile, static_cast<NcclFunc>(f), static_cast<NcclAlgo>(a),
+             static_cast<NcclProto>(p));
       }
     }
   }
@@ -245,10 +253,14 @@ double NcclTuning::Latency(const NcclProfile& profile, NcclFunc f, NcclAlgo a, N
     }
     case NcclAlgo::kTree:
       return lat + 2 * (static_cast<double>(ppn - 1) * intra + Log2i(nodes) * inter);
-    case NcclAlgo::kNvls: return intra + (nodes_ > 1 ? inter : 0);
-    case NcclAlgo::kNvlsTree: return lat + intra + 2 * Log2i(nodes) * inter;
-    case NcclAlgo::kPat: return lat + Log2i(nodes) * (inter / 3.5) + n * 2.8;
-    default: return lat;
+    case NcclAlgo::kNvls:
+      return intra + (nodes_ > 1 ? inter : 0);
+    case NcclAlgo::kNvlsTree:
+      return lat + intra + 2 * Log2i(nodes) * inter;
+    case NcclAlgo::kPat:
+      return lat + Log2i(nodes) * (inter / 3.5) + n * 2.8;
+    default:
+      return lat;
   }
 }
 
@@ -302,8 +314,8 @@ double NcclTuning::MinLatency(NcclFunc f) const {
 
 NcclP2pLinks NcclP2pLinksFor(const NcclProfile& profile) {
   const NcclGraph g = NcclRingGraph(profile, profile.gpus_per_host, 1);
-  const double speed = StartSpeed(profile.arch, true, std::min(profile.nic_gbps, profile.nvlink_gbps),
-                                  profile.nic_gbps, 1);
+  const double speed = StartSpeed(
+      profile.arch, true, std::min(profile.nic_gbps, profile.nvlink_gbps), profile.nic_gbps, 1);
   return {g.channels * g.bw_intra, speed * profile.nics_per_host / profile.gpus_per_host};
 }
 
@@ -315,7 +327,8 @@ double NcclP2pTimeUs(const NcclP2pLinks& links, const NcclP2pCall& call) {
   const int64_t net_rounds = (call.inter_peers + kPeersPerRound - 1) / kPeersPerRound;
   const int ring = static_cast<int>(NcclAlgo::kRing);
   const int simple = static_cast<int>(NcclProto::kSimple);
-  const double lat = kBaseLat[ring][simple] + static_cast<double>(net_rounds) * kNetLat[ring][simple] +
+  const double lat = kBaseLat[ring][simple] +
+                     static_cast<double>(net_rounds) * kNetLat[ring][simple] +
                      static_cast<double>(rounds - net_rounds) * kNvlinkLat[ring][simple];
   const double nvlink = call.intra_bytes / (1000 * links.nvlink_gbps);
   const double net = call.inter_bytes / (1000 * links.net_gbps);

@@ -32,7 +32,7 @@ inline constexpr int kNumNcclAlgos = 7;
 enum class NcclProto { kLL = 0, kLL128 = 1, kSimple = 2 };
 inline constexpr int kNumNcclProtos = 3;
 
-absl::string_view NcclAlgoName(NcclAlgo algo);    // "tree", "ring", ..., "pat"
+absl::string_view NcclAlgoName(NcclAlgo algo);     // "tree", "ring", ..., "pat"
 absl::string_view NcclProtoName(NcclProto proto);  // "LL", "LL128", "Simple"
 
 // What NCCL's graph search (src/graph/search.cc) finds for one pattern:
@@ -79,7 +79,9 @@ class NcclTuning {
 
  private:
   template <typename E>
-  static int I(E e) { return static_cast<int>(e); }
+  static int I(E e) {
+    return static_cast<int>(e);
+  }
   void Tune(const NcclProfile& profile, NcclFunc f, NcclAlgo a, NcclProto p);
   double Latency(const NcclProfile& profile, NcclFunc f, NcclAlgo a, NcclProto p) const;
 

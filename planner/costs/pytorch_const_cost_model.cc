@@ -14,12 +14,17 @@ class PyTorchConstCosts : public BoundCostModel {
     switch (kind) {
       case StepKind::kAllToAll:
       case StepKind::kPermute:
-      case StepKind::kExchange: return 1;  // native only; priced as an all_to_all
-      case StepKind::kAllGather: return 2;
-      case StepKind::kAllReduce: return 4;
-      case StepKind::kReduceScatter: return 2;
+      case StepKind::kExchange:
+        return 1;  // native only; priced as an all_to_all
+      case StepKind::kAllGather:
+        return 2;
+      case StepKind::kAllReduce:
+        return 4;
+      case StepKind::kReduceScatter:
+        return 2;
       case StepKind::kChunk:
-      case StepKind::kPartition: return 0;
+      case StepKind::kPartition:
+        return 0;
     }
     return 0;
   }

@@ -31,14 +31,19 @@ class PyTorchCosts : public BoundCostModel {
     const int m = step.mesh_dim();
     const double n = GroupSize(step.group);
     switch (step.kind) {
-      case StepKind::kAllGather: return AllGather(b * n, m, n);
+      case StepKind::kAllGather:
+        return AllGather(b * n, m, n);
       case StepKind::kAllToAll:
       case StepKind::kPermute:
-      case StepKind::kExchange: return AllGather(b, m, n) + 1.0;  // native only
-      case StepKind::kAllReduce: return AllReduce(b, m, n);
-      case StepKind::kReduceScatter: return AllGather(b, m, n);  // same formula
+      case StepKind::kExchange:
+        return AllGather(b, m, n) + 1.0;  // native only
+      case StepKind::kAllReduce:
+        return AllReduce(b, m, n);
+      case StepKind::kReduceScatter:
+        return AllGather(b, m, n);  // same formula
       case StepKind::kChunk:
-      case StepKind::kPartition: return 0.0;
+      case StepKind::kPartition:
+        return 0.0;
     }
     return 0.0;
   }
@@ -51,16 +56,22 @@ class PyTorchCosts : public BoundCostModel {
     const double b_min = bytes_ / max_shards_ / 1073741824.0;
     const double b_min_partial = bytes_ / (max_shards_ / n) / 1073741824.0;
     switch (kind) {
-      case StepKind::kAllGather: return AllGather(b_min * n, mesh_dim, n);
+      case StepKind::kAllGather:
+        return AllGather(b_min * n, mesh_dim, n);
       case StepKind::kAllToAll:
-      case StepKind::kPermute: return AllGather(b_min, mesh_dim, n) + 1.0;
+      case StepKind::kPermute:
+        return AllGather(b_min, mesh_dim, n) + 1.0;
       // At most every communicating step's price on mesh_dim (cost_model.h):
       // the reduce_scatter formula at the smallest b, without the + 1.
-      case StepKind::kExchange: return AllGather(b_min, mesh_dim, n);
-      case StepKind::kAllReduce: return AllReduce(b_min_partial, mesh_dim, n);
-      case StepKind::kReduceScatter: return AllGather(b_min_partial, mesh_dim, n);
+      case StepKind::kExchange:
+        return AllGather(b_min, mesh_dim, n);
+      case StepKind::kAllReduce:
+        return AllReduce(b_min_partial, mesh_dim, n);
+      case StepKind::kReduceScatter:
+        return AllGather(b_min_partial, mesh_dim, n);
       case StepKind::kChunk:
-      case StepKind::kPartition: return 0.0;
+      case StepKind::kPartition:
+        return 0.0;
     }
     return 0.0;
   }
@@ -84,13 +95,17 @@ class PyTorchCosts : public BoundCostModel {
     const double n = size_[mesh_dim];
     switch (kind) {
       case StepKind::kAllGather:
-      case StepKind::kReduceScatter: return AllGather(0.0, mesh_dim, n);
+      case StepKind::kReduceScatter:
+        return AllGather(0.0, mesh_dim, n);
       case StepKind::kAllToAll:
-      case StepKind::kPermute: return AllGather(0.0, mesh_dim, n) + 1.0;
-      case StepKind::kAllReduce: return AllReduce(0.0, mesh_dim, n);
+      case StepKind::kPermute:
+        return AllGather(0.0, mesh_dim, n) + 1.0;
+      case StepKind::kAllReduce:
+        return AllReduce(0.0, mesh_dim, n);
       case StepKind::kExchange:  // native only: this compat model never prices it in a search
       case StepKind::kChunk:
-      case StepKind::kPartition: return 0.0;
+      case StepKind::kPartition:
+        return 0.0;
     }
     return 0.0;
   }

@@ -22,8 +22,8 @@ absl::StatusOr<std::vector<int64_t>> RanksOf(absl::string_view field,
     return all;
   }
   if (static_cast<int64_t>(ranks.size()) != size) {
-    return absl::InvalidArgumentError(absl::StrCat(field, ": ", ranks.size(),
-                                                   " ranks for a mesh of ", size));
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ": ", ranks.size(), " ranks for a mesh of ", size));
   }
   absl::flat_hash_set<int64_t> seen;
   for (int64_t r : ranks) {
@@ -101,9 +101,15 @@ absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
   participants.insert(participants.end(), dst_ranks.begin(), dst_ranks.end());
   std::sort(participants.begin(), participants.end());
   participants.erase(std::unique(participants.begin(), participants.end()), participants.end());
-  CrossMeshPlan plan{std::move(src_ranks), std::move(dst_ranks), std::move(participants),
-                     std::move(before),    std::move(crossing_src), std::move(crossing_dst),
-                     {},                   {},                     std::move(after)};
+  CrossMeshPlan plan{std::move(src_ranks),
+                     std::move(dst_ranks),
+                     std::move(participants),
+                     std::move(before),
+                     std::move(crossing_src),
+                     std::move(crossing_dst),
+                     {},
+                     {},
+                     std::move(after)};
   plan.routes = CrossingRoutes(plan);
   plan.load = LoadOfRoutes(plan.routes, static_cast<int64_t>(plan.participants.size()));
   return plan;

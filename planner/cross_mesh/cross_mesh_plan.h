@@ -42,7 +42,7 @@ struct CrossMeshRequest {
 };
 
 struct CrossMeshPlan {
-  std::vector<int64_t> src_ranks;     // the request's, defaults filled in
+  std::vector<int64_t> src_ranks;  // the request's, defaults filled in
   std::vector<int64_t> dst_ranks;
   std::vector<int64_t> participants;  // both sets' union, ascending
   Plan before;                        // on the source mesh: src -> crossing_src
@@ -51,8 +51,8 @@ struct CrossMeshPlan {
   // Participant indices; boxes in global tensor coordinates (a participant's
   // own box is a local copy).
   std::vector<SliceRoute> routes;
-  RouteLoad load;                     // of the crossing, in elements
-  Plan after;                         // on the destination mesh: crossing_dst -> dst
+  RouteLoad load;  // of the crossing, in elements
+  Plan after;      // on the destination mesh: crossing_dst -> dst
 
   // "S(0)R on 2x4 ranks 0-7 -> ... -> RS(0) on 2 ranks 8-9", one line.
   std::string Summary() const;

@@ -24,12 +24,11 @@ std::string PowerOfTwo(absl::Span<const int64_t> shape, int item_size) {
 
 absl::Status ValidateShape(absl::Span<const int64_t> shape, DType dtype) {
   if (shape.empty()) {
-    return absl::InvalidArgumentError(
-        "shape: needs at least one dim (e.g. [1024, 1024])");
+    return absl::InvalidArgumentError("shape: needs at least one dim (e.g. [1024, 1024])");
   }
   if (static_cast<int>(shape.size()) > kMaxTensorDims) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "shape: %d dims, the supported maximum is %d", shape.size(), kMaxTensorDims));
+    return absl::InvalidArgumentError(absl::StrFormat("shape: %d dims, the supported maximum is %d",
+                                                      shape.size(), kMaxTensorDims));
   }
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] < 1) {
@@ -53,17 +52,17 @@ absl::Status ValidateShape(absl::Span<const int64_t> shape, DType dtype) {
 
 absl::Status ValidateState(const DeviceMesh& mesh, const DistState& state, int tensor_ndim) {
   if (state.ndim() != mesh.ndim()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "state %s has %d mesh dims but the mesh (%s) has %d", state.ToString(), state.ndim(),
-        mesh.ToString(), mesh.ndim()));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("state %s has %d mesh dims but the mesh (%s) has %d", state.ToString(),
+                        state.ndim(), mesh.ToString(), mesh.ndim()));
   }
   unsigned ops = 0;
   for (int m = 0; m < state.ndim(); ++m) {
     Placement p = state.placement(m);
     if (p.is_shard() && p.dim() >= tensor_ndim) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "state %s: mesh dim %d holds %s but the tensor has %d dims", state.ToString(), m,
-          p.ToString(), tensor_ndim));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("state %s: mesh dim %d holds %s but the tensor has %d dims",
+                          state.ToString(), m, p.ToString(), tensor_ndim));
     }
     if (p.is_partial()) ops |= 1u << static_cast<int>(p.op());
   }
@@ -72,9 +71,9 @@ absl::Status ValidateState(const DeviceMesh& mesh, const DistState& state, int t
     for (int i = 0; i < kNumReduceOps; ++i) {
       if (ops & (1u << i)) names.emplace_back(ReduceOpName(static_cast<ReduceOp>(i)));
     }
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "state %s mixes Partial ops %s; only sum and avg may be mixed", state.ToString(),
-        absl::StrJoin(names, " and ")));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("state %s mixes Partial ops %s; only sum and avg may be mixed",
+                        state.ToString(), absl::StrJoin(names, " and ")));
   }
   return absl::OkStatus();
 }

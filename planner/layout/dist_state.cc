@@ -104,7 +104,7 @@ constexpr uint64_t kEveryByte = 0x0101010101010101ull;
 // WithPlacement once per edge. Unused cells are 0 (R), which no Shard matches.
 int CountMatching(uint64_t bits, unsigned what) {
   const uint64_t diff = (bits & (0x1f * kEveryByte)) ^ (what * kEveryByte);  // bytes <= 0x1f
-  const uint64_t zero = ~(diff + 0x7f * kEveryByte) & (0x80 * kEveryByte);  // bit 7: byte == 0
+  const uint64_t zero = ~(diff + 0x7f * kEveryByte) & (0x80 * kEveryByte);   // bit 7: byte == 0
   return static_cast<int>((((zero >> 7) * kEveryByte) >> 56) & 0xff);
 }
 

@@ -20,16 +20,11 @@ struct DTypeInfo {
 
 // Spec §1 item sizes. Long names and aliases follow torch's dtype names.
 constexpr DTypeInfo kDTypes[] = {
-    {DType::kF64, "f64", "float64", "double", 8},
-    {DType::kF32, "f32", "float32", "float", 4},
-    {DType::kF16, "f16", "float16", "half", 2},
-    {DType::kBF16, "bf16", "bfloat16", "", 2},
-    {DType::kI64, "i64", "int64", "long", 8},
-    {DType::kI32, "i32", "int32", "int", 4},
-    {DType::kI16, "i16", "int16", "short", 2},
-    {DType::kI8, "i8", "int8", "", 1},
-    {DType::kU8, "u8", "uint8", "", 1},
-    {DType::kBool, "bool", "bool", "", 1},
+    {DType::kF64, "f64", "float64", "double", 8}, {DType::kF32, "f32", "float32", "float", 4},
+    {DType::kF16, "f16", "float16", "half", 2},   {DType::kBF16, "bf16", "bfloat16", "", 2},
+    {DType::kI64, "i64", "int64", "long", 8},     {DType::kI32, "i32", "int32", "int", 4},
+    {DType::kI16, "i16", "int16", "short", 2},    {DType::kI8, "i8", "int8", "", 1},
+    {DType::kU8, "u8", "uint8", "", 1},           {DType::kBool, "bool", "bool", "", 1},
 };
 
 const DTypeInfo& Info(DType dtype) {
@@ -50,7 +45,8 @@ absl::StatusOr<DType> ParseDType(absl::string_view name) {
   absl::string_view bare = name;
   if (absl::StartsWith(bare, "torch.")) bare.remove_prefix(6);
   for (const DTypeInfo& info : kDTypes) {
-    if (bare == info.name || bare == info.long_name || (!info.alias.empty() && bare == info.alias)) {
+    if (bare == info.name || bare == info.long_name ||
+        (!info.alias.empty() && bare == info.alias)) {
       return info.dtype;
     }
   }

@@ -31,20 +31,23 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 struct Token {
   enum class Kind { kShard, kStrided, kReplicate, kPartial };
   Kind kind = Kind::kReplicate;
-  int dim = 0;                 // normalised tensor dim (shard-like only)
-  int64_t split_factor = 1;    // 1 for a plain Shard
+  int dim = 0;               // normalised tensor dim (shard-like only)
+  int64_t split_factor = 1;  // 1 for a plain Shard
   ReduceOp op = ReduceOp::kSum;
-  int64_t index = -1;          // the [k] suffix, -1 when absent
-  size_t offset = 0;           // where the token starts in the text
-  absl::string_view text;      // the token as written, suffix included
+  int64_t index = -1;      // the [k] suffix, -1 when absent
+  size_t offset = 0;       // where the token starts in the text
+  absl::string_view text;  // the token as written, suffix included
 
   bool shard_like() const { return kind == Kind::kShard || kind == Kind::kStrided; }
   Placement placement() const {
     switch (kind) {
       case Kind::kShard:
-      case Kind::kStrided: return Placement::Shard(dim);
-      case Kind::kPartial: return Placement::Partial(op);
-      case Kind::kReplicate: break;
+      case Kind::kStrided:
+        return Placement::Shard(dim);
+      case Kind::kPartial:
+        return Placement::Partial(op);
+      case Kind::kReplicate:
+        break;
     }
     return Placement::Replicate();
   }
@@ -87,9 +90,9 @@ class Parser {
   // "state "S(0)X": token 2 ("X" at offset 4): <what>".
   absl::Status TokenError(int index, size_t offset, absl::string_view token_text,
                           absl::string_view what) const {
-    return absl::InvalidArgumentError(absl::StrFormat("state \"%s\": token %d (\"%s\" at offset %d): %s",
-                                                      Shown(text_), index + 1, Shown(token_text),
-                                                      offset, what));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("state \"%s\": token %d (\"%s\" at offset %d): %s", Shown(text_), index + 1,
+                        Shown(token_text), offset, what));
   }
   absl::Status TokenError(int index, const Token& t, absl::string_view what) const {
     return TokenError(index, t.offset, t.text, what);
@@ -161,7 +164,8 @@ class Parser {
     } else if (absl::StartsWith(rest, "P")) {
       RESHARD_RETURN_IF_ERROR(ParsePartial(index, t));
     } else {
-      return Malformed(index, start, absl::StrCat("unknown token; expected one of ", kExpectedTokens));
+      return Malformed(index, start,
+                       absl::StrCat("unknown token; expected one of ", kExpectedTokens));
     }
     return ParseOrderIndex(index, t);
   }
@@ -176,7 +180,8 @@ class Parser {
     int64_t dim = 0, sf = 0;
     if (!Consume('(') || !ParseInt(&dim, true) || !Consume(',') || !ParseInt(&sf, false) ||
         !Consume(')')) {
-      return Malformed(index, t->offset, "malformed StridedShard; expected _S(d, sf), e.g. _S(0, 2)");
+      return Malformed(index, t->offset,
+                       "malformed StridedShard; expected _S(d, sf), e.g. _S(0, 2)");
     }
     if (sf < 1) return Malformed(index, t->offset, "split factor must be >= 1");
     t->kind = Token::Kind::kStrided;
@@ -258,13 +263,12 @@ class Parser {
   absl::Status SetDim(int index, size_t start, int64_t dim, Token* t) {
     if (dim < -tensor_ndim_ || dim >= tensor_ndim_) {
       std::string valid =
-          tensor_ndim_ == 0
-              ? std::string("a 0-D tensor cannot be sharded")
-              : absl::StrFormat("valid: 0..%d, or -%d..-1 counted from the last dim",
-                                tensor_ndim_ - 1, tensor_ndim_);
+          tensor_ndim_ == 0 ? std::string("a 0-D tensor cannot be sharded")
+                            : absl::StrFormat("valid: 0..%d, or -%d..-1 counted from the last dim",
+                                              tensor_ndim_ - 1, tensor_ndim_);
       return TokenError(index, start, text_.substr(start, pos_ - start),
-                        absl::StrFormat("tensor dim %d is out of range for a %d-D tensor (%s)",
-                                        dim, tensor_ndim_, valid));
+                        absl::StrFormat("tensor dim %d is out of range for a %d-D tensor (%s)", dim,
+                                        tensor_ndim_, valid));
     }
     t->dim = static_cast<int>(dim < 0 ? dim + tensor_ndim_ : dim);
     return absl::OkStatus();
@@ -315,8 +319,9 @@ absl::Status CheckOneWayOfOrdering(const Parser& parser, const std::vector<Token
 
 // Tensor dim d's order from the [k] indices of its S tokens (spec §3): all or
 // none, a permutation; none means ascending. `mesh_dims` is ascending, non-empty.
-absl::StatusOr<std::vector<int>> IndexedOrder(const Parser& parser, const std::vector<Token>& tokens,
-                                              int d, const std::vector<int>& mesh_dims) {
+absl::StatusOr<std::vector<int>> IndexedOrder(const Parser& parser,
+                                              const std::vector<Token>& tokens, int d,
+                                              const std::vector<int>& mesh_dims) {
   const int count = static_cast<int>(mesh_dims.size());
   int indexed = 0;
   for (int m : mesh_dims) indexed += tokens[m].index >= 0 ? 1 : 0;
@@ -409,16 +414,16 @@ absl::StatusOr<ShardOrder> DecodeStrided(const Parser& parser, const std::vector
 absl::StatusOr<ParsedState> ParseDistState(absl::string_view text, const DeviceMesh& mesh,
                                            int tensor_ndim) {
   if (tensor_ndim < 0 || tensor_ndim > kMaxTensorDims) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "state \"%s\": the tensor has %d dims, the supported maximum is %d", Shown(text), tensor_ndim,
-        kMaxTensorDims));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("state \"%s\": the tensor has %d dims, the supported maximum is %d",
+                        Shown(text), tensor_ndim, kMaxTensorDims));
   }
   Parser parser(text, tensor_ndim);
   RESHARD_ASSIGN_OR_RETURN(const std::vector<Token> tokens, parser.Tokenize());
   if (static_cast<int>(tokens.size()) != mesh.ndim()) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "state \"%s\": %d tokens for a %d-D mesh (%s); expected one token per mesh dim", Shown(text),
-        tokens.size(), mesh.ndim(), mesh.ToString()));
+        "state \"%s\": %d tokens for a %d-D mesh (%s); expected one token per mesh dim",
+        Shown(text), tokens.size(), mesh.ndim(), mesh.ToString()));
   }
   RESHARD_RETURN_IF_ERROR(CheckPartialOps(parser, tokens));
   RESHARD_RETURN_IF_ERROR(CheckOneWayOfOrdering(parser, tokens));

@@ -6,11 +6,16 @@ namespace reshard {
 
 absl::string_view ReduceOpName(ReduceOp op) {
   switch (op) {
-    case ReduceOp::kSum: return "sum";
-    case ReduceOp::kAvg: return "avg";
-    case ReduceOp::kMax: return "max";
-    case ReduceOp::kMin: return "min";
-    case ReduceOp::kProd: return "prod";
+    case ReduceOp::kSum:
+      return "sum";
+    case ReduceOp::kAvg:
+      return "avg";
+    case ReduceOp::kMax:
+      return "max";
+    case ReduceOp::kMin:
+      return "min";
+    case ReduceOp::kProd:
+      return "prod";
   }
   return "?";
 }
@@ -25,9 +30,12 @@ std::optional<ReduceOp> ParseReduceOp(absl::string_view name) {
 
 std::string Placement::ToString() const {
   switch (kind_) {
-    case Kind::kReplicate: return "R";
-    case Kind::kShard: return absl::StrCat("S(", dim(), ")");
-    case Kind::kPartial: return absl::StrCat("P(", ReduceOpName(op()), ")");
+    case Kind::kReplicate:
+      return "R";
+    case Kind::kShard:
+      return absl::StrCat("S(", dim(), ")");
+    case Kind::kPartial:
+      return absl::StrCat("P(", ReduceOpName(op()), ")");
   }
   return "?";
 }

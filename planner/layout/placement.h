@@ -28,8 +28,8 @@ std::optional<ReduceOp> ParseReduceOp(absl::string_view name);
 // The one rule for which Partial ops a state may hold at once (spec §4,
 // case 6): one op, or exactly {sum, avg}. `ops` is a mask of (1 << op).
 constexpr bool PartialOpsCompatible(unsigned ops) {
-  constexpr unsigned kSumAvg = (1u << static_cast<int>(ReduceOp::kSum)) |
-                               (1u << static_cast<int>(ReduceOp::kAvg));
+  constexpr unsigned kSumAvg =
+      (1u << static_cast<int>(ReduceOp::kSum)) | (1u << static_cast<int>(ReduceOp::kAvg));
   return (ops & (ops - 1)) == 0 || ops == kSumAvg;
 }
 

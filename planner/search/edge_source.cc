@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "planner/search/native_transitions.h"
-#include "planner/steps/step_memory.h"
 #include "planner/search/transitions.h"
+#include "planner/steps/step_memory.h"
 
 namespace reshard {
 
@@ -26,8 +26,7 @@ NativeEdges::NativeEdges(const DeviceMesh& mesh, std::vector<int64_t> global_sha
 
 void NativeEdges::Append(const DistState& state, std::vector<Step>* out) const {
   const size_t first = out->size();
-  AppendNativeTransitions(state, goal_, static_cast<int>(global_shape_.size()), partial_ops_,
-                          out);
+  AppendNativeTransitions(state, goal_, static_cast<int>(global_shape_.size()), partial_ops_, out);
   if (max_memory_ == std::numeric_limits<int64_t>::max()) return;
   auto too_big = [&](const Step& step) {
     return StepPeakBytes(state, step, mesh_, global_shape_, dtype_, backend_) > max_memory_;

@@ -11,9 +11,9 @@
 
 #include "mesh/device_mesh.h"
 #include "planner/layout/dist_state.h"
-#include "planner/steps/step_memory.h"
 #include "planner/layout/dtype.h"
 #include "planner/steps/step.h"
+#include "planner/steps/step_memory.h"
 
 namespace reshard {
 

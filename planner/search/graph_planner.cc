@@ -49,11 +49,10 @@ GraphPath PathOf(const StateSearch& search, const DistState& dst, const EdgeSour
 }  // namespace
 
 absl::Status SearchFailure(const StateSearch& search, StateSearch::Outcome outcome,
-                           const DistState& src, const DistState& dst,
-                           const SearchLimits& limits) {
+                           const DistState& src, const DistState& dst, const SearchLimits& limits) {
   if (outcome != StateSearch::Outcome::kBound) {
-    return absl::NotFoundError(absl::StrCat("no_path: ", dst.ToString(),
-                                            " is not reachable from ", src.ToString()));
+    return absl::NotFoundError(
+        absl::StrCat("no_path: ", dst.ToString(), " is not reachable from ", src.ToString()));
   }
   const SearchLimit limit = search.limit_hit();
   const std::string what =
@@ -69,9 +68,9 @@ absl::Status SearchFailure(const StateSearch& search, StateSearch::Outcome outco
                    " without reaching the destination; raise the limit"));
 }
 
-absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& dst,
-                                        int tensor_ndim, const BoundCostModel& model,
-                                        const SearchLimits& limits, GraphSearch kind) {
+absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& dst, int tensor_ndim,
+                                        const BoundCostModel& model, const SearchLimits& limits,
+                                        GraphSearch kind) {
   const CompatEdges edges(tensor_ndim, src.PartialOps() | dst.PartialOps());
   const RemainingCostBound bound(dst, model);
   const bool prune = kind == GraphSearch::kPruned && bound.useful();
@@ -89,8 +88,8 @@ absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& d
     }
     pass = StateSearch::Pass::Pruned(search.CostTo(dst));
   }
-  StateSearch::Outcome found = search.Run(src, goal, pass, limits.max_expanded_states - expanded,
-                                          limits.max_search_edges);
+  StateSearch::Outcome found =
+      search.Run(src, goal, pass, limits.max_expanded_states - expanded, limits.max_search_edges);
   expanded += search.expanded();
   if (found != StateSearch::Outcome::kReached) {
     return SearchFailure(search, found, src, dst, limits);
@@ -98,21 +97,18 @@ absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& d
   return PathOf(search, dst, edges, model, expanded);
 }
 
-StateSearch::Outcome SearchToward(StateSearch* search, const DistState& src,
-                                  const DistState& dst, const RemainingCostBound* bound,
-                                  const SearchLimits& limits) {
+StateSearch::Outcome SearchToward(StateSearch* search, const DistState& src, const DistState& dst,
+                                  const RemainingCostBound* bound, const SearchLimits& limits) {
   const bool astar = bound != nullptr && bound->useful();
   search->SetBound(astar ? bound : nullptr);
   const DistState goal[] = {dst};
-  return search->Run(src, goal,
-                     astar ? StateSearch::Pass::Astar() : StateSearch::Pass::Dijkstra(),
+  return search->Run(src, goal, astar ? StateSearch::Pass::Astar() : StateSearch::Pass::Dijkstra(),
                      limits.max_expanded_states, limits.max_search_edges);
 }
 
 absl::StatusOr<GraphPath> FindPathOn(const EdgeSource& edges, const DistState& src,
                                      const DistState& dst, const BoundCostModel& model,
-                                     const SearchLimits& limits,
-                                     const RemainingCostBound* bound) {
+                                     const SearchLimits& limits, const RemainingCostBound* bound) {
   StateSearch search(edges, model, nullptr);
   const StateSearch::Outcome found = SearchToward(&search, src, dst, bound, limits);
   if (found != StateSearch::Outcome::kReached) {

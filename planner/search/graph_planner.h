@@ -13,11 +13,11 @@
 #include "absl/types/span.h"
 #include "mesh/device_mesh.h"
 #include "planner/costs/cost_model.h"
+#include "planner/costs/remaining_cost_bound.h"
 #include "planner/layout/dist_state.h"
 #include "planner/layout/dtype.h"
 #include "planner/search/edge_source.h"
 #include "planner/search/search_limits.h"
-#include "planner/costs/remaining_cost_bound.h"
 #include "planner/search/state_search.h"
 #include "planner/steps/step.h"
 
@@ -28,7 +28,7 @@ struct GraphPath {
   // Step i goes from states[i] to states[i + 1] and costs costs[i].
   std::vector<Step> steps;
   std::vector<double> costs;
-  double cost = 0;  // as the search summed it (bit-identical to PyTorch's)
+  double cost = 0;       // as the search summed it (bit-identical to PyTorch's)
   int64_t expanded = 0;  // by all passes together
 };
 
@@ -41,22 +41,19 @@ enum class GraphSearch {
 // as its payload (PlanLimitOf, planner/steps/plan_limit.h), when the search would pass `limits`
 // (expansions of all passes together, edges generated) without reaching
 // `dst`; NotFound ("no_path: ...") when dst is unreachable.
-absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& dst,
-                                        int tensor_ndim, const BoundCostModel& model,
-                                        const SearchLimits& limits,
+absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& dst, int tensor_ndim,
+                                        const BoundCostModel& model, const SearchLimits& limits,
                                         GraphSearch search = GraphSearch::kPruned);
 
 // The error of a search that ended with `outcome` (not kReached) from src to dst.
 absl::Status SearchFailure(const StateSearch& search, StateSearch::Outcome outcome,
-                           const DistState& src, const DistState& dst,
-                           const SearchLimits& limits);
+                           const DistState& src, const DistState& dst, const SearchLimits& limits);
 
 // One pass of `search` from src until it pops dst (spec §5.2): A* with
 // `bound` when it is useful, Dijkstra otherwise (the bound is set on the
 // search). FindPathOn and CostMatrix's native rows run exactly this.
-StateSearch::Outcome SearchToward(StateSearch* search, const DistState& src,
-                                  const DistState& dst, const RemainingCostBound* bound,
-                                  const SearchLimits& limits);
+StateSearch::Outcome SearchToward(StateSearch* search, const DistState& src, const DistState& dst,
+                                  const RemainingCostBound* bound, const SearchLimits& limits);
 
 // A cheapest path on any graph (native mode, spec §5.2): A* with `bound`
 // (consistent on `edges`; RemainingCostBound::Graph::kNative for the native

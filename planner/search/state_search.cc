@@ -1,13 +1,11 @@
 #include "planner/search/state_search.h"
 
 #include <algorithm>
-#include <cmath>
-#include <utility>
-
 #include <boost/graph/dijkstra_shortest_paths_no_color_map.hpp>
 #include <boost/graph/graph_traits.hpp>
 #include <boost/property_map/property_map.hpp>
-
+#include <cmath>
+#include <utility>
 
 namespace reshard {
 namespace {
@@ -20,9 +18,12 @@ constexpr double kBudgetSlack = 1e-9;
 
 const char* SearchLimitField(SearchLimit limit) {
   switch (limit) {
-    case SearchLimit::kNone: return "none";
-    case SearchLimit::kExpandedStates: return "max_expanded_states";
-    case SearchLimit::kSearchEdges: return "max_search_edges";
+    case SearchLimit::kNone:
+      return "none";
+    case SearchLimit::kExpandedStates:
+      return "max_expanded_states";
+    case SearchLimit::kSearchEdges:
+      return "max_search_edges";
   }
   return "none";
 }
@@ -102,8 +103,12 @@ class StateSearch::Visitor : public boost::default_dijkstra_visitor {
  public:
   Visitor(StateSearch* search, const Pass* pass, const std::vector<VertexId>* goals,
           size_t* goals_left, int64_t max_expanded, int64_t max_edges)
-      : search_(search), pass_(pass), goals_(goals), goals_left_(goals_left),
-        max_expanded_(max_expanded), max_edges_(max_edges) {}
+      : search_(search),
+        pass_(pass),
+        goals_(goals),
+        goals_left_(goals_left),
+        max_expanded_(max_expanded),
+        max_edges_(max_edges) {}
   void examine_vertex(VertexId u, const Graph&) {
     search_->Pop(u, *goals_, goals_left_, max_expanded_, max_edges_);
   }
@@ -134,8 +139,8 @@ StateSearch::VertexId StateSearch::Find(const DistState& s) const {
 StateSearch::VertexId StateSearch::Intern(const DistState& s) {
   auto [it, inserted] = ids_.try_emplace(s.bits(), static_cast<VertexId>(vertices_.size()));
   if (inserted) {
-    vertices_.push_back({s, bound_ != nullptr ? (*bound_)(s) : 0.0, bound_version_, Key(),
-                         kNone, /*popped=*/false, /*has_edges=*/false, 0, 0});
+    vertices_.push_back({s, bound_ != nullptr ? (*bound_)(s) : 0.0, bound_version_, Key(), kNone,
+                         /*popped=*/false, /*has_edges=*/false, 0, 0});
   }
   return it->second;
 }
@@ -218,8 +223,7 @@ void StateSearch::Price(const Edge& e, const Pass& pass) {
 }
 
 StateSearch::Outcome StateSearch::Run(const DistState& src, absl::Span<const DistState> goals,
-                                      const Pass& pass, int64_t max_expanded,
-                                      int64_t max_edges) {
+                                      const Pass& pass, int64_t max_expanded, int64_t max_edges) {
   Reset();
   std::vector<VertexId> goal_ids;
   for (const DistState& goal : goals) goal_ids.push_back(Intern(goal));
@@ -236,9 +240,9 @@ StateSearch::Outcome StateSearch::Run(const DistState& src, absl::Span<const Dis
   const Key zero{0.0, 0, 0.0};
   boost::dijkstra_shortest_paths_no_color_map_no_init(
       Graph{this}, s, FieldMap<VertexId, decltype(parent_of)>{this, parent_of},
-      FieldMap<Key, decltype(key_of)>{this, key_of},
-      boost::static_property_map<Key, Edge>(zero), boost::typed_identity_property_map<VertexId>(),
-      KeyLess(), Combine{this}, Key(), zero, visitor);
+      FieldMap<Key, decltype(key_of)>{this, key_of}, boost::static_property_map<Key, Edge>(zero),
+      boost::typed_identity_property_map<VertexId>(), KeyLess(), Combine{this}, Key(), zero,
+      visitor);
   return outcome_ == Outcome::kExhausted && goals_left == 0 ? Outcome::kReached : outcome_;
 }
 

@@ -11,7 +11,8 @@ void AppendTransitions(const DistState& state, int tensor_ndim, unsigned partial
   for (int d = 0; d < kMaxTensorDims; ++d) last[d] = -1;
   for (int m = 0; m < ndim; ++m) {
     Placement p = state.placement(m);
-    if (p.is_shard() && (last[p.dim()] < 0 || state.OrderPosition(m) > state.OrderPosition(last[p.dim()]))) {
+    if (p.is_shard() &&
+        (last[p.dim()] < 0 || state.OrderPosition(m) > state.OrderPosition(last[p.dim()]))) {
       last[p.dim()] = m;
     }
   }

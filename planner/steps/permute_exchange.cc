@@ -41,8 +41,8 @@ std::vector<int64_t> Sizes(const Box& box) {
 std::vector<int64_t> PermuteExchange::SendCounts() const { return Counts(send); }
 std::vector<int64_t> PermuteExchange::RecvCounts() const { return Counts(recv); }
 
-PermuteExchange PermuteExchangeOf(const DistState& state, const Step& step,
-                                  const DeviceMesh& mesh, absl::Span<const int64_t> logical,
+PermuteExchange PermuteExchangeOf(const DistState& state, const Step& step, const DeviceMesh& mesh,
+                                  absl::Span<const int64_t> logical,
                                   absl::Span<const int64_t> coordinate) {
   std::vector<Box> source, target;
   const std::vector<SliceRoute> routes = RoutesOf(state, step, mesh, logical, &source, &target);

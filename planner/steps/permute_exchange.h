@@ -54,8 +54,8 @@ struct PermuteExchange {
 // The exchange of `step` (a legal permute or exchange from `state`,
 // CheckStep) at the rank with `coordinate`, whose logical shape for the step
 // is `logical` (LogicalShape, step.h).
-PermuteExchange PermuteExchangeOf(const DistState& state, const Step& step,
-                                  const DeviceMesh& mesh, absl::Span<const int64_t> logical,
+PermuteExchange PermuteExchangeOf(const DistState& state, const Step& step, const DeviceMesh& mesh,
+                                  absl::Span<const int64_t> logical,
                                   absl::Span<const int64_t> coordinate);
 
 // The busiest members of the step's group at the logical shape `logical`

@@ -9,9 +9,12 @@ namespace reshard {
 
 absl::string_view AlgorithmName(Algorithm a) {
   switch (a) {
-    case Algorithm::kAuto: return "auto";
-    case Algorithm::kGraph: return "graph";
-    case Algorithm::kGreedy: return "greedy";
+    case Algorithm::kAuto:
+      return "auto";
+    case Algorithm::kGraph:
+      return "graph";
+    case Algorithm::kGreedy:
+      return "greedy";
   }
   return "?";
 }
@@ -25,9 +28,12 @@ std::optional<Algorithm> ParseAlgorithm(absl::string_view name) {
 
 absl::string_view PlanModeName(PlanMode m) {
   switch (m) {
-    case PlanMode::kAuto: return "auto";
-    case PlanMode::kPyTorch: return "pytorch";
-    case PlanMode::kNative: return "native";
+    case PlanMode::kAuto:
+      return "auto";
+    case PlanMode::kPyTorch:
+      return "pytorch";
+    case PlanMode::kNative:
+      return "native";
   }
   return "?";
 }

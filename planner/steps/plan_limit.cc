@@ -12,9 +12,12 @@ constexpr absl::string_view kPayloadUrl = "type.reshard/PlanLimit";
 
 absl::string_view PlanLimitField(PlanLimit limit) {
   switch (limit) {
-    case PlanLimit::kMaxExpandedStates: return "max_expanded_states";
-    case PlanLimit::kMaxMemory: return "max_memory";
-    case PlanLimit::kMaxSearchEdges: return "max_search_edges";
+    case PlanLimit::kMaxExpandedStates:
+      return "max_expanded_states";
+    case PlanLimit::kMaxMemory:
+      return "max_memory";
+    case PlanLimit::kMaxSearchEdges:
+      return "max_search_edges";
   }
   return "?";
 }
@@ -29,8 +32,8 @@ absl::Status PlanLimitError(PlanLimit limit, absl::string_view detail) {
 std::optional<PlanLimit> PlanLimitOf(const absl::Status& status) {
   const auto payload = status.GetPayload(kPayloadUrl);  // absl::optional in Debian's Abseil
   if (!payload.has_value()) return std::nullopt;
-  for (PlanLimit limit : {PlanLimit::kMaxExpandedStates, PlanLimit::kMaxMemory,
-                          PlanLimit::kMaxSearchEdges}) {
+  for (PlanLimit limit :
+       {PlanLimit::kMaxExpandedStates, PlanLimit::kMaxMemory, PlanLimit::kMaxSearchEdges}) {
     if (*payload == PlanLimitField(limit)) return limit;
   }
   return std::nullopt;

@@ -9,14 +9,22 @@ namespace reshard {
 
 absl::string_view StepKindName(StepKind kind) {
   switch (kind) {
-    case StepKind::kAllToAll: return "all_to_all";
-    case StepKind::kAllGather: return "all_gather";
-    case StepKind::kAllReduce: return "all_reduce";
-    case StepKind::kReduceScatter: return "reduce_scatter";
-    case StepKind::kChunk: return "chunk";
-    case StepKind::kPartition: return "partition";
-    case StepKind::kPermute: return "permute";
-    case StepKind::kExchange: return "exchange";
+    case StepKind::kAllToAll:
+      return "all_to_all";
+    case StepKind::kAllGather:
+      return "all_gather";
+    case StepKind::kAllReduce:
+      return "all_reduce";
+    case StepKind::kReduceScatter:
+      return "reduce_scatter";
+    case StepKind::kChunk:
+      return "chunk";
+    case StepKind::kPartition:
+      return "partition";
+    case StepKind::kPermute:
+      return "permute";
+    case StepKind::kExchange:
+      return "exchange";
   }
   return "?";
 }
@@ -98,8 +106,8 @@ std::string Step::ToString() const {
     for (int i = 0; i < entries.size(); ++i) dims.push_back(entries.mesh_dim(i));
     order = absl::StrCat(" as [", absl::StrJoin(dims, ","), "]");
   }
-  return absl::StrCat(src.ToString(), "->", dst.ToString(), " ", StepKindName(kind), " on ",
-                      where, order);
+  return absl::StrCat(src.ToString(), "->", dst.ToString(), " ", StepKindName(kind), " on ", where,
+                      order);
 }
 
 }  // namespace reshard

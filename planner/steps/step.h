@@ -57,8 +57,8 @@ enum class StepKind : uint8_t {
 };
 inline constexpr int kNumStepKinds = 8;
 inline constexpr StepKind kAllStepKinds[kNumStepKinds] = {
-    StepKind::kAllToAll,  StepKind::kAllGather, StepKind::kAllReduce, StepKind::kReduceScatter,
-    StepKind::kChunk,     StepKind::kPartition, StepKind::kPermute,   StepKind::kExchange};
+    StepKind::kAllToAll, StepKind::kAllGather, StepKind::kAllReduce, StepKind::kReduceScatter,
+    StepKind::kChunk,    StepKind::kPartition, StepKind::kPermute,   StepKind::kExchange};
 
 // "all_to_all", "all_gather", "all_reduce", "reduce_scatter", "chunk",
 // "partition", "permute", "exchange" (spec §10; the CLI and JSON print these).

@@ -42,9 +42,8 @@ std::vector<int64_t> PaddedChunkShape(const DistState& state, const Step& step,
   return chunk;
 }
 
-StepBytes BytesOfStep(const DistState& state, const Step& step,
-                      absl::Span<const int64_t> logical, const DeviceMesh& mesh,
-                      absl::Span<const int64_t> coordinate, DType dtype) {
+StepBytes BytesOfStep(const DistState& state, const Step& step, absl::Span<const int64_t> logical,
+                      const DeviceMesh& mesh, absl::Span<const int64_t> coordinate, DType dtype) {
   const int64_t n = mesh.GroupSize(step.group);
   StepBytes b;
   if (n == 1 || !IsCommunicating(step.kind)) return b;

@@ -37,9 +37,8 @@ struct StepBytes {
   int64_t sent = 0;
   int64_t received = 0;
 };
-StepBytes BytesOfStep(const DistState& state, const Step& step,
-                      absl::Span<const int64_t> logical, const DeviceMesh& mesh,
-                      absl::Span<const int64_t> coordinate, DType dtype);
+StepBytes BytesOfStep(const DistState& state, const Step& step, absl::Span<const int64_t> logical,
+                      const DeviceMesh& mesh, absl::Span<const int64_t> coordinate, DType dtype);
 
 // The padded chunk of BytesOfStep: the logical shape with the tensor dims the
 // step splits or gathers cut to their largest member slice.

@@ -50,9 +50,8 @@ absl::Status CheckEntries(const Step& step, int tensor_ndim, bool all = true) {
     listed = listed.With(m);
   }
   if (all && listed != step.group) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s: its entries leave out mesh dims of %s", step.ToString(),
-                        step.group.ToString()));
+    return absl::InvalidArgumentError(absl::StrFormat("%s: its entries leave out mesh dims of %s",
+                                                      step.ToString(), step.group.ToString()));
   }
   return absl::OkStatus();
 }
@@ -84,11 +83,11 @@ absl::Status CheckSliceMove(const DistState& state, const Step& step, int tensor
   for (int m : step.group.ToVector()) {
     const Placement p = state.placement(m);
     if (permute ? !p.is_shard() : p.is_partial()) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s; mesh dim %d is %s (state %s)",
-          permute ? "a permute moves Shard mesh dims only"
-                  : "an exchange moves Shard and Replicate mesh dims only",
-          m, p.ToString(), state.ToString()));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s; mesh dim %d is %s (state %s)",
+                          permute ? "a permute moves Shard mesh dims only"
+                                  : "an exchange moves Shard and Replicate mesh dims only",
+                          m, p.ToString(), state.ToString()));
     }
   }
   for (int d = 0; d < tensor_ndim; ++d) {
@@ -103,15 +102,15 @@ absl::Status CheckSliceMove(const DistState& state, const Step& step, int tensor
 // Spec §4.2: one collective over several mesh dims.
 absl::Status CheckGroupCollective(const DistState& state, const Step& step, int tensor_ndim) {
   if (!IsCommunicating(step.kind)) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: %s acts on one mesh dim at a time", step.ToString(), StepKindName(step.kind)));
+    return absl::InvalidArgumentError(absl::StrFormat("%s: %s acts on one mesh dim at a time",
+                                                      step.ToString(), StepKindName(step.kind)));
   }
   if (step.dst.is_shard()) {
     RESHARD_RETURN_IF_ERROR(CheckEntries(step, tensor_ndim));
     for (int i = 0; i < step.entries.size(); ++i) {
       if (step.entries.tensor_dim(i) != step.dst.dim()) {
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "%s: its entries must all enter %s", step.ToString(), step.dst.ToString()));
+        return absl::InvalidArgumentError(absl::StrFormat("%s: its entries must all enter %s",
+                                                          step.ToString(), step.dst.ToString()));
       }
     }
   }
@@ -133,8 +132,7 @@ absl::Status CheckGroupCollective(const DistState& state, const Step& step, int 
 absl::Status CheckSingle(const DistState& state, const Step& step, const DeviceMesh& mesh) {
   // Only the last split can be undone by a collective on its group (spec §4).
   const int m = step.mesh_dim();
-  if (step.src.is_shard() && mesh.size(m) > 1 &&
-      LastRealSplit(state, step.src.dim(), mesh) != m) {
+  if (step.src.is_shard() && mesh.size(m) > 1 && LastRealSplit(state, step.src.dim(), mesh) != m) {
     return absl::InvalidArgumentError(
         absl::StrFormat("mesh dim %d is not the last split of tensor dim %d (state %s)", m,
                         step.src.dim(), state.ToString()));

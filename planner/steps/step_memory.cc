@@ -30,15 +30,15 @@ bool PiecesAreTheTensor(absl::Span<const int64_t> shape, int d, const MeshDimLis
 
 // Spec §12, NCCL: all_gather and reduce_scatter in place.
 int64_t NcclInPlaceBytes(const DistState& state, const Step& step, const DeviceMesh& mesh,
-                         absl::Span<const int64_t> global_shape, int64_t in, int64_t out,
-                         int64_t c, int64_t n) {
+                         absl::Span<const int64_t> global_shape, int64_t in, int64_t out, int64_t c,
+                         int64_t n) {
   const std::vector<int64_t> zeros(mesh.ndim(), 0);
   if (step.kind == StepKind::kAllGather) {
     const int a = step.src.dim();
     const bool as_is =
-        out == n * c && PiecesAreTheTensor(LocalShape(mesh, ApplyStep(state, step), global_shape,
-                                                      zeros),
-                                           a, GroupSplitsOf(state, step, a, /*after=*/false));
+        out == n * c &&
+        PiecesAreTheTensor(LocalShape(mesh, ApplyStep(state, step), global_shape, zeros), a,
+                           GroupSplitsOf(state, step, a, /*after=*/false));
     return n * c + (as_is ? 0 : out);
   }
   const int b = step.dst.dim();
@@ -57,8 +57,7 @@ int64_t LocalBytes(const DistState& state, const DeviceMesh& mesh,
 }
 
 int64_t StepPeakBytes(const DistState& state, const Step& step, const DeviceMesh& mesh,
-                      absl::Span<const int64_t> global_shape, DType dtype,
-                      MemoryBackend backend) {
+                      absl::Span<const int64_t> global_shape, DType dtype, MemoryBackend backend) {
   const int64_t in = LocalBytes(state, mesh, global_shape, dtype);
   const int64_t n = mesh.GroupSize(step.group);
   if (n == 1) return in;
@@ -71,13 +70,19 @@ int64_t StepPeakBytes(const DistState& state, const Step& step, const DeviceMesh
     return NcclInPlaceBytes(state, step, mesh, global_shape, in, out, c, n);
   }
   switch (step.kind) {
-    case StepKind::kAllGather: return in + c + n * c + out;
-    case StepKind::kAllToAll: return in + 2 * n * c + out;
-    case StepKind::kReduceScatter: return in + n * c + c + out;
+    case StepKind::kAllGather:
+      return in + c + n * c + out;
+    case StepKind::kAllToAll:
+      return in + 2 * n * c + out;
+    case StepKind::kReduceScatter:
+      return in + n * c + c + out;
     case StepKind::kAllReduce:
-    case StepKind::kPartition: return in;
-    case StepKind::kChunk: return in + out;
-    case StepKind::kPermute: return 2 * (in + out);
+    case StepKind::kPartition:
+      return in;
+    case StepKind::kChunk:
+      return in + out;
+    case StepKind::kPermute:
+      return 2 * (in + out);
     case StepKind::kExchange: {
       // The source and target blocks, and buffers for what crosses: the
       // busiest member of this (the largest) group's sends plus receives.
@@ -89,8 +94,7 @@ int64_t StepPeakBytes(const DistState& state, const Step& step, const DeviceMesh
 }
 
 int64_t PlanPeakBytes(const Plan& plan, const DeviceMesh& mesh,
-                      absl::Span<const int64_t> global_shape, DType dtype,
-                      MemoryBackend backend) {
+                      absl::Span<const int64_t> global_shape, DType dtype, MemoryBackend backend) {
   if (plan.states.empty()) return 0;
   int64_t peak = LocalBytes(plan.states.front(), mesh, global_shape, dtype);
   for (size_t i = 0; i < plan.steps.size(); ++i) {

@@ -15,14 +15,13 @@ DistState ApplyGroupStep(const DistState& state, const Step& step) {
   }
   if (!joins) return next;
   for (int i = 0; i < step.entries.size(); ++i) {
-    next = next.WithPlacement(step.entries.mesh_dim(i),
-                              Placement::Shard(step.entries.tensor_dim(i)));
+    next =
+        next.WithPlacement(step.entries.mesh_dim(i), Placement::Shard(step.entries.tensor_dim(i)));
   }
   return next;
 }
 
-MeshDimList GroupSplitsOf(const DistState& state, const Step& step, int tensor_dim,
-                          bool after) {
+MeshDimList GroupSplitsOf(const DistState& state, const Step& step, int tensor_dim, bool after) {
   const DistState in = after ? ApplyStep(state, step) : state;
   MeshDimList out;
   for (int m : in.OrderOf(tensor_dim)) {

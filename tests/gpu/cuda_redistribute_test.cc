@@ -8,10 +8,10 @@
 #include <set>
 
 #include "collectives/nccl/cuda_copy_engine.h"
-#include "collectives/stores/in_process_store.h"
 #include "collectives/nccl/nccl_communicator.h"
-#include "harness/verify_runner.h"
+#include "collectives/stores/in_process_store.h"
 #include "gtest/gtest.h"
+#include "harness/verify_runner.h"
 #include "tests/gpu/cuda_test_util.h"
 #include "tests/gpu/rank_by_rank.h"
 

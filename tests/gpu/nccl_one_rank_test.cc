@@ -11,10 +11,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "collectives/nccl/cuda_copy_engine.h"
-#include "collectives/stores/in_process_store.h"
 #include "collectives/nccl/nccl_communicator.h"
-#include "harness/ground_truth.h"
+#include "collectives/stores/in_process_store.h"
 #include "gtest/gtest.h"
+#include "harness/ground_truth.h"
 #include "mesh/device_mesh.h"
 #include "mesh/mesh_dim_set.h"
 #include "tests/gpu/cuda_test_util.h"
@@ -119,14 +119,16 @@ TEST_P(NcclOneRankCollectivesTest, EveryCollectiveOnAOneRankGroupReturnsItsInput
           ASSERT_TRUE(got.ok()) << got.status();
           EXPECT_TRUE(SameBytes(*got, in)) << collective << " changed " << what;
         };
-        absl::Status s = comm->AllGather(MeshDimSet::Single(dim), send->data(), recv->data(), count, dtype);
+        absl::Status s =
+            comm->AllGather(MeshDimSet::Single(dim), send->data(), recv->data(), count, dtype);
         ASSERT_TRUE(s.ok()) << what << ": " << s;
         expect_input(*recv, "all_gather");
         s = comm->AllToAll(MeshDimSet::Single(dim), send->data(), recv->data(), count, dtype);
         ASSERT_TRUE(s.ok()) << what << ": " << s;
         expect_input(*recv, "all_to_all");
         for (ReduceOp op : kAllOps) {
-          s = comm->ReduceScatter(MeshDimSet::Single(dim), send->data(), recv->data(), count, dtype, op);
+          s = comm->ReduceScatter(MeshDimSet::Single(dim), send->data(), recv->data(), count, dtype,
+                                  op);
           if (dtype == DType::kI16 || dtype == DType::kBool) {
             // NCCL has no 16-bit integers; reductions of bool are undefined.
             EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented) << what << ": " << s;
