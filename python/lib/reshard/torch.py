@@ -20,7 +20,7 @@ created the first time a step needs it and kept. Collectives:
     step                 collective                   note
     all_gather S->R      all_gather (padded pieces)   pieces placed at their nested-chunk offsets
     all_to_all S->S      all_to_all_single            exact pieces, split sizes per member
-    permute (native)     all_to_all_single            as all_to_all
+    permute, exchange    all_to_all_single            as all_to_all; replicas: lowest index sends
     all_reduce P->R      all_reduce                   avg: SUM, then divide by the group size
     reduce_scatter P->S  reduce_scatter (padded)      gloo has none: all_reduce, keep own block
     chunk R->S           (local slice)
@@ -231,10 +231,22 @@ def _all_gather(local, ctx, dim):
 
 
 def _exchange(local, ctx):
-    """Member i sends member j (before_i ∩ after_j): all_to_all, group all_to_all, permute."""
+    """Member j receives the part of after_j it does not hold: all_to_all, group all_to_all,
+    permute and exchange. Among replicas (members with equal before blocks) the lowest-index
+    one sends: the same pieces as the C++ routes (§11.1), without their load balancing."""
+    first = [ctx.before.index(b) for b in ctx.before]  # each member's class: its first holder
+
+    def piece(i, j):  # what member i sends member j; None: nothing
+        if i != j and (first[i] != i or ctx.before[i] == ctx.before[j]):
+            return None  # another replica sends it, or j holds it already
+        return _intersect(ctx.before[i], ctx.after[j])
+
+    def empty_like_box(box):
+        return tuple((o, 0) for o, _ in box)
+
     mine_before, mine_after = ctx.before[ctx.me], ctx.after[ctx.me]
-    sends = [_intersect(mine_before, ctx.after[j]) for j in range(ctx.n)]
-    recvs = [_intersect(ctx.before[j], mine_after) for j in range(ctx.n)]
+    sends = [piece(ctx.me, j) or empty_like_box(mine_before) for j in range(ctx.n)]
+    recvs = [piece(i, ctx.me) or empty_like_box(mine_after) for i in range(ctx.n)]
     send = torch.cat([local[_slices(b, mine_before)].reshape(-1) for b in sends])
     receive = local.new_empty(sum(_numel(b) for b in recvs))
     dist.all_to_all_single(receive, send.contiguous(), [_numel(b) for b in recvs],
@@ -243,8 +255,9 @@ def _exchange(local, ctx):
     offset = 0
     for block in recvs:
         size = _numel(block)
-        out[_slices(block, mine_after)] = receive[offset:offset + size].reshape(
-            [s for _, s in block])
+        if size:
+            out[_slices(block, mine_after)] = receive[offset:offset + size].reshape(
+                [s for _, s in block])
         offset += size
     return out
 
@@ -292,7 +305,7 @@ def _run_step(local, step, ctx, coordinate):
         return local if keep else torch.zeros_like(local)
     if kind == "all_gather":
         return _all_gather(local, ctx, _tensor_dim(step.src))
-    if kind in ("all_to_all", "permute"):
+    if kind in ("all_to_all", "permute", "exchange"):
         return _exchange(local, ctx)
     if kind == "all_reduce":
         return _all_reduce(local, ctx, step.src[2:-1])
