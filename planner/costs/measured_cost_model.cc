@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "planner/costs/counted_bytes.h"
+#include "planner/costs/block_bytes.h"
 
 namespace reshard {
 namespace {
@@ -52,7 +52,7 @@ class MeasuredCosts : public BoundCostModel {
   MeasuredCosts(const CostProblem& p, const MeasuredPrices& prices, const CostProfile& machine,
                 int64_t devices_per_host)
       : prices_(prices),
-        counted_(p),
+        block_bytes_(p),
         mesh_ndim_(p.mesh.ndim()),
         memory_bytes_per_us_(machine.memory_gbps * 1e3) {
     int64_t total = 1;
@@ -73,7 +73,7 @@ class MeasuredCosts : public BoundCostModel {
       link.alpha_us = std::max(link.alpha_us, link_[m].alpha_us);
       link.beta_gbps = std::min(link.beta_gbps, link_[m].beta_gbps);
     }
-    const double bytes = counted_.Of(current, step, n);
+    const double bytes = block_bytes_(current, step, n);
     if (!IsCommunicating(step.kind)) return bytes / memory_bytes_per_us_;
     if (n <= 1) return 0;
     return prices_.PriceUs(step.kind, n, bytes, link);
@@ -81,7 +81,7 @@ class MeasuredCosts : public BoundCostModel {
 
  private:
   const MeasuredPrices& prices_;  // owned by the CostModel, which outlives its bindings
-  CountedBytes counted_;
+  BlockBytes block_bytes_;
   int mesh_ndim_;
   double memory_bytes_per_us_;
   int64_t size_[kMaxMeshDims] = {};

@@ -1,7 +1,7 @@
 // The "measured" cost model (spec §6.3): what `reshard calibrate` measured on
 // this machine, used as it is. A profile holds one table per collective kind
 // and group size (measured_table.h); a step is priced by its table at the
-// bytes spec §6.2 counts for it (counted_bytes.h):
+// bytes spec §6.2 counts for it (block_bytes.h):
 //
 //   * a group size that was measured: the table's interpolation (log-log
 //     between samples, the table's fitted formula beyond them);
