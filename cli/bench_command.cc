@@ -15,6 +15,7 @@
 #include "absl/time/time.h"
 #include "base/status_macros.h"
 #include "base/utf8.h"
+#include "cli/backend_command_summaries.h"
 #include "cli/bench_pricing.h"
 #include "cli/case_json.h"
 #include "cli/collective_timing.h"
@@ -432,8 +433,7 @@ USAGE
 
 Command BenchCommand() {
   return {"bench",
-          "run each mode's plan on real data (Gloo on this machine), check it and compare the "
-          "modes, measured",
+          kBenchSummary,
           kAbout,
           {
               {"mesh", "SIZES", "required, as for reshard plan"},

@@ -24,6 +24,7 @@
 #include "base/status_macros.h"
 #include "base/utf8.h"
 #include "cli/alpha_beta_fit.h"
+#include "cli/backend_command_summaries.h"
 #include "cli/calibration_report.h"
 #include "cli/collective_timing.h"
 #include "cli/commands.h"
@@ -261,8 +262,7 @@ USAGE
 
 Command CalibrateCommand() {
   return {"calibrate",
-          "time the collectives on this machine and write a measured cost profile "
-          "(version 2: --cost-model measured or alpha-beta --profile FILE; spec §6.2, §6.3)",
+          kCalibrateSummary,
           kAbout,
           {
               {"mesh", "SIZES", "required; the mesh whose groups are timed, e.g. 2,4"},

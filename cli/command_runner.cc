@@ -19,9 +19,9 @@ namespace {
 
 bool IsHelp(const std::string& arg) { return arg == "help" || arg == "--help" || arg == "-h"; }
 
-std::string CommandNames() {
+std::string CommandNames(const std::vector<Command>& commands) {
   std::vector<std::string> names;
-  for (const Command& c : Commands()) names.push_back(c.name);
+  for (const Command& c : commands) names.push_back(c.name);
   return absl::StrJoin(names, ", ");
 }
 
@@ -39,6 +39,11 @@ int PrintError(const Command& command, const absl::Status& error) {
 }
 
 int RunCommand(const Command& command, const std::vector<std::string>& args) {
+  if (command.pass_through) {
+    CommandResult result = command.pass_through(args);
+    if (!result.ok()) return PrintError(command, result.status());
+    return *result;
+  }
   absl::StatusOr<FlagValues> flags = ParserFor(command).Parse(args);
   if (!flags.ok()) return PrintError(command, Fail(flags.status().message(), kExitBadInput));
   if (flags->Has("help")) {
@@ -50,14 +55,15 @@ int RunCommand(const Command& command, const std::vector<std::string>& args) {
   return *result;
 }
 
-int Dispatch(const std::string& name, const std::vector<std::string>& args) {
-  if (const Command* command = FindCommand(name)) return RunCommand(*command, args);
+int Dispatch(const std::vector<Command>& commands, const std::string& name,
+             const std::vector<std::string>& args) {
+  if (const Command* command = FindCommand(commands, name)) return RunCommand(*command, args);
   if (IsHelp(name)) {
-    std::cout << MainHelp(Commands());
+    std::cout << MainHelp(commands);
     return kExitOk;
   }
   std::cerr << "reshard: unknown command \"" << Utf8Valid(Abbreviate(name, 64))
-            << "\" (commands: " << CommandNames() << "; see reshard --help)\n";
+            << "\" (commands: " << CommandNames(commands) << "; see reshard --help)\n";
   return kExitBadInput;
 }
 
@@ -76,19 +82,19 @@ int FlushOutput(int code) {
 
 }  // namespace
 
-int RunReshard(const std::vector<std::string>& args) {
+int RunReshard(const std::vector<Command>& commands, const std::vector<std::string>& args) {
   // One rule for a closed pipe, whatever the command: a failed write (EPIPE)
   // instead of death by signal; FlushOutput reports it.
   signal(SIGPIPE, SIG_IGN);
   if (args.empty()) {
-    std::cerr << MainHelp(Commands());
+    std::cerr << MainHelp(commands);
     return kExitBadInput;
   }
   const std::string& name = args[0];
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   // "reshard help plan" is "reshard plan --help".
-  if (IsHelp(name) && !rest.empty()) return FlushOutput(Dispatch(rest[0], {"--help"}));
-  return FlushOutput(Dispatch(name, rest));
+  if (IsHelp(name) && !rest.empty()) return FlushOutput(Dispatch(commands, rest[0], {"--help"}));
+  return FlushOutput(Dispatch(commands, name, rest));
 }
 
 }  // namespace reshard

@@ -13,7 +13,7 @@
 // failed write.
 //
 //   int main(int argc, char** argv) {
-//     return reshard::RunReshard({argv + 1, argv + argc});
+//     return reshard::RunReshard(reshard::Commands(), {argv + 1, argv + argc});
 //   }
 #ifndef RESHARD_CLI_COMMAND_RUNNER_H_
 #define RESHARD_CLI_COMMAND_RUNNER_H_
@@ -21,10 +21,13 @@
 #include <string>
 #include <vector>
 
+#include "cli/commands.h"
+
 namespace reshard {
 
+// Runs the command of `commands` that args[0] names (commands.h).
 // args: the command line without the program name. Returns the exit code.
-int RunReshard(const std::vector<std::string>& args);
+int RunReshard(const std::vector<Command>& commands, const std::vector<std::string>& args);
 
 }  // namespace reshard
 

@@ -64,6 +64,9 @@ struct FlagSpec {
 using CommandResult = absl::StatusOr<int>;
 using RunFunction =
     std::function<CommandResult(const FlagValues& flags, const std::vector<std::string>& args)>;
+// A command that another program runs (cli/backend_exec.h): it gets the
+// arguments after the command's name as given, --help included, unparsed.
+using PassThroughFunction = std::function<CommandResult(const std::vector<std::string>& args)>;
 
 struct Command {
   std::string name;
@@ -73,12 +76,29 @@ struct Command {
   std::string sections;         // --help after FLAGS (MODES, NOTATION, EXIT CODES, ...)
   std::string error_prefix;     // errors print as "<error_prefix>: <message>"
   RunFunction run;
+  // Set instead of `run` (and of about, flags, sections) for a command that
+  // another program runs: the runner hands it the arguments as given.
+  PassThroughFunction pass_through = nullptr;
 };
 
-// Every command, in the order reshard --help lists them.
+// Two programs run the table (README, "The `reshard` command"): `reshard`
+// links plan, batch and costs and no execution backend, and runs verify,
+// calibrate and bench by executing `reshard-backends` (cli/backend_exec.h),
+// which links every command. Both list the commands in this order.
+
+// Every command, in the order reshard --help lists them: the table that
+// reshard-backends runs (cli/command_table.cc, //cli:commands).
 const std::vector<Command>& Commands();
-// The command named `name`, or null.
+// The command of Commands() named `name`, or null.
 const Command* FindCommand(absl::string_view name);
+// The command of `commands` named `name`, or null.
+const Command* FindCommand(const std::vector<Command>& commands, absl::string_view name);
+
+// plan, batch and costs (cli/planning_commands.cc): no execution backend.
+std::vector<Command> PlanningCommands();
+// verify, calibrate and bench (cli/backend_commands.cc): Gloo, hiredis, the
+// harness.
+std::vector<Command> BackendCommands();
 
 // The entries of the table, one per command file (cli/<name>_command.cc).
 Command PlanCommand();

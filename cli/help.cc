@@ -50,7 +50,8 @@ std::string ExitCodesHelp() {
   return R"txt(EXIT CODES
   0  success
   1  verify: a case failed; any other command: an internal error (a bug);
-     any command: the output could not be written (a full disk, a closed pipe)
+     any command: the output could not be written (a full disk, a closed pipe);
+     verify, calibrate, bench: reshard-backends is not beside reshard
   2  bad input; the message on stderr names the flag or token
   3  no plan: none exists (e.g. the greedy planner cannot do S -> P or
      P(x) -> P(y)), the graph search hit --max-states or --max-edges, or no

@@ -31,6 +31,7 @@
 #include "absl/time/time.h"
 #include "base/status_macros.h"
 #include "base/utf8.h"
+#include "cli/backend_command_summaries.h"
 #include "cli/case_json.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
@@ -438,8 +439,7 @@ EXIT CODES
 Command VerifyCommand() {
   return {
       "verify",
-      "run plans on real data (Gloo on this machine, ranks as threads or processes, or on "
-      "several hosts) and check every rank's result",
+      kVerifySummary,
       kAbout,
       {
           {"mesh", "SIZES", "mesh sizes, e.g. 2,2,2 (one case)"},

@@ -778,6 +778,87 @@ TEST(CliTest, StepsOverSeveralMeshDimsPrintThem) {
   EXPECT_GT(group_steps, 0) << got;
 }
 
+// --- Two programs (issue 17, start-up): `reshard` links plan, batch and costs
+// and runs verify, calibrate and bench by executing reshard-backends beside
+// it (cli/backend_exec.h) ---
+
+std::string BackendsBinary() {
+  return absl::StrCat(g_binary.substr(0, g_binary.rfind('/') + 1), "reshard-backends");
+}
+
+// The same arguments give the same stdout, stderr and exit code whether
+// reshard forwards them or reshard-backends runs them: help, output, errors.
+TEST(CliTest, BackendCommandsRunThroughReshardBackendsUnchanged) {
+  const std::vector<std::vector<std::string>> cases = {
+      {"--help"},
+      {"verify", "--help"},
+      {"help", "calibrate"},
+      {"bench", "--mesh", "2,2", "--shape", "8,8", "--src", "S(0)R", "--dst", "RS(1)", "--dry-run",
+       "--format", "json"},
+      {"verify", "--mesh", "2", "--shape", "8", "--src", "X", "--dst", "R"},
+      {"calibrate", "--mesh", "2"},
+      {"bench", "--no-such-flag", "1"},
+  };
+  for (const std::vector<std::string>& args : cases) {
+    std::vector<std::string> direct = {BackendsBinary()};
+    direct.insert(direct.end(), args.begin(), args.end());
+    Result expected = reshard::test_util::RunCommand(direct);
+    Result got = RunReshard(args);
+    const std::string shown = absl::StrJoin(args, " ");
+    EXPECT_EQ(got.exit_code, expected.exit_code) << shown << "\n" << got.err;
+    EXPECT_EQ(got.out, expected.out) << shown;
+    EXPECT_EQ(got.err, expected.err) << shown;
+    EXPECT_FALSE(expected.out.empty() && expected.err.empty()) << shown;
+  }
+  // One case run end to end, its report the same but for the times.
+  Result verify = RunReshard({"verify", "--mesh", "2,2", "--shape", "8,8", "--src", "S(0)R",
+                              "--dst", "RS(1)", "--timeout", "20"});
+  EXPECT_EQ(verify.exit_code, 0) << verify.err;
+  EXPECT_TRUE(absl::StrContains(verify.out, "1 passed, 0 failed")) << verify.out;
+}
+
+// What a program links shows in its file: the names of the shared objects it
+// needs (libgloo, libhiredis), or, linked statically, the symbols of Gloo
+// (namespace gloo), of hiredis (redisConnect*) and of reshard's own backend
+// and harness code. reshard-backends shows each, so the check can see them.
+TEST(CliTest, ReshardLinksNoExecutionBackend) {
+  const std::string reshard = reshard::test_util::ReadFile(g_binary);
+  const std::string backends = reshard::test_util::ReadFile(BackendsBinary());
+  ASSERT_GT(reshard.size(), 0u);
+  ASSERT_GT(backends.size(), 0u);
+  for (const char* marker : {"_ZN4gloo", "redisConnect", "GlooCommunicator", "RedisStore",
+                             "VerifyOnRanks", "RunRanks"}) {
+    EXPECT_TRUE(absl::StrContains(backends, marker)) << "reshard-backends lacks " << marker;
+    EXPECT_FALSE(absl::StrContains(reshard, marker)) << "reshard links " << marker;
+  }
+  for (const char* library : {"libgloo", "libhiredis"}) {
+    EXPECT_FALSE(absl::StrContains(reshard, library)) << "reshard needs " << library;
+  }
+}
+
+// reshard copied alone still plans; verify names where reshard-backends
+// should be and how to build it, and fails like an internal error (exit 1).
+TEST(CliTest, MissingReshardBackendsIsAClearError) {
+  const std::string dir = TempPath("reshard-alone");
+  const std::string alone = dir + "/reshard";
+  Result copy = reshard::test_util::RunCommand(
+      {"sh", "-c", "mkdir -p \"$1\" && cp \"$2\" \"$3\"", "sh", dir, g_binary, alone});
+  ASSERT_EQ(copy.exit_code, 0) << copy.err;
+  Result plan = reshard::test_util::RunCommand(
+      {alone, "plan", "--mesh", "2", "--shape", "8", "--src", "S(0)", "--dst", "R"});
+  EXPECT_EQ(plan.exit_code, 0) << plan.err;
+  Result verify = reshard::test_util::RunCommand(
+      {alone, "verify", "--mesh", "2", "--shape", "8", "--src", "S(0)", "--dst", "R"});
+  EXPECT_EQ(verify.exit_code, 1) << verify.err;
+  EXPECT_TRUE(verify.out.empty()) << verify.out;
+  // The directory as /proc/self/exe names it (no symbolic link).
+  EXPECT_TRUE(absl::StartsWith(verify.err, "reshard verify: cannot run /")) << verify.err;
+  EXPECT_TRUE(
+      absl::StrContains(verify.err, "/reshard-alone/reshard-backends (No such file or directory)"))
+      << verify.err;
+  EXPECT_TRUE(absl::StrContains(verify.err, "bazel build //cli:reshard")) << verify.err;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
