@@ -3,9 +3,11 @@
 // --help, and every flag it parses documented in its --help.
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "cli/backend_exec.h"
 #include "cli/commands.h"
 #include "cli/help.h"
 #include "gtest/gtest.h"
@@ -59,6 +61,30 @@ TEST(CommandTableTest, MainHelpListsEveryCommandAndBothModes) {
   EXPECT_TRUE(absl::StrContains(help, "MODES"));
   EXPECT_TRUE(absl::StrContains(help, "native, the default"));
   EXPECT_TRUE(absl::StrContains(help, "identical traces"));
+}
+
+// `reshard` lists and forwards (cli/backend_exec.h) exactly the commands
+// that reshard-backends adds to the planning ones, with the same summaries,
+// so that both programs' reshard --help are the same.
+TEST(CommandTableTest, ReshardForwardsEveryBackendCommandWithItsSummary) {
+  const std::vector<Command> planning = PlanningCommands();
+  const std::vector<Command> backend = BackendCommands();
+  const std::vector<Command> forwarded = ForwardedBackendCommands();
+  ASSERT_EQ(Commands().size(), planning.size() + backend.size());
+  ASSERT_EQ(forwarded.size(), backend.size());
+  for (size_t i = 0; i < Commands().size(); ++i) {
+    const Command& c = i < planning.size() ? planning[i] : backend[i - planning.size()];
+    EXPECT_EQ(Commands()[i].name, c.name) << i;
+  }
+  for (size_t i = 0; i < backend.size(); ++i) {
+    EXPECT_EQ(forwarded[i].name, backend[i].name);
+    EXPECT_EQ(forwarded[i].summary, backend[i].summary);
+    EXPECT_EQ(forwarded[i].error_prefix, backend[i].error_prefix);
+    EXPECT_TRUE(forwarded[i].pass_through != nullptr) << forwarded[i].name;
+  }
+  std::vector<Command> reshard = planning;
+  reshard.insert(reshard.end(), forwarded.begin(), forwarded.end());
+  EXPECT_EQ(MainHelp(reshard), MainHelp(Commands()));
 }
 
 }  // namespace
