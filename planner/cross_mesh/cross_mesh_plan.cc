@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "planner/layout/chunk.h"
+#include "planner/layout/dtype.h"
 
 namespace reshard {
 namespace {
@@ -44,26 +45,42 @@ absl::StatusOr<DistSpec> WithoutPartials(const DistSpec& spec) {
   return DistSpec::Create(spec.mesh(), state, spec.global_shape(), spec.dtype());
 }
 
-// Spec §14: the crossing's routes. Participant i holds its crossing_src
-// block if it is a source rank and wants its crossing_dst block if it is a
-// destination rank.
-std::vector<SliceRoute> CrossingRoutes(const CrossMeshPlan& p) {
+// Spec §14: the crossing's boxes per participant. Participant i holds its
+// crossing_src block if it is a source rank and wants its crossing_dst
+// block if it is a destination rank (empty boxes otherwise).
+void CrossingBoxes(const CrossMeshPlan& p, std::vector<Box>* held, std::vector<Box>* wanted) {
   const size_t n = p.participants.size();
   const Box nothing(p.crossing_src.global_shape().size());
-  std::vector<Box> held(n, nothing), wanted(n, nothing);
+  held->assign(n, nothing);
+  wanted->assign(n, nothing);
   auto index = [&](int64_t rank) {
     return std::lower_bound(p.participants.begin(), p.participants.end(), rank) -
            p.participants.begin();
   };
   for (size_t r = 0; r < p.src_ranks.size(); ++r) {
-    held[index(p.src_ranks[r])] =
+    (*held)[index(p.src_ranks[r])] =
         BlockOf(p.crossing_src, p.crossing_src.mesh().Coordinate(static_cast<int64_t>(r)));
   }
   for (size_t r = 0; r < p.dst_ranks.size(); ++r) {
-    wanted[index(p.dst_ranks[r])] =
+    (*wanted)[index(p.dst_ranks[r])] =
         BlockOf(p.crossing_dst, p.crossing_dst.mesh().Coordinate(static_cast<int64_t>(r)));
   }
+}
+
+std::vector<SliceRoute> CrossingRoutes(const CrossMeshPlan& p) {
+  std::vector<Box> held, wanted;
+  CrossingBoxes(p, &held, &wanted);
   return RouteSlices(held, wanted);
+}
+
+// The total of the plan's parts, or none when the crossing is not priced.
+void PriceCrossing(const PlanOptions& options, CrossMeshPlan* plan) {
+  const std::shared_ptr<const CostModel>& model = ResolvedCostModel(options);
+  plan->crossing_cost = model->ExchangeAmongRanksUs(plan->participants, plan->load,
+                                                    ItemSize(plan->crossing_src.dtype()));
+  if (plan->crossing_cost.has_value()) {
+    plan->cost = plan->before.cost + *plan->crossing_cost + plan->after.cost;
+  }
 }
 
 }  // namespace
@@ -112,7 +129,29 @@ absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
                      std::move(after)};
   plan.routes = CrossingRoutes(plan);
   plan.load = LoadOfRoutes(plan.routes, static_cast<int64_t>(plan.participants.size()));
+  PriceCrossing(options, &plan);
   return plan;
+}
+
+std::vector<int64_t> CrossMeshPlan::BytesSent() const {
+  std::vector<int64_t> sent(participants.size(), 0);
+  const int64_t itemsize = ItemSize(crossing_src.dtype());
+  for (const SliceRoute& route : routes) {
+    if (route.sender != route.receiver) sent[route.sender] += itemsize * BoxElements(route.box);
+  }
+  return sent;
+}
+
+std::vector<int64_t> CrossMeshPlan::ReceiveLowerBoundBytes() const {
+  std::vector<Box> held, wanted;
+  CrossingBoxes(*this, &held, &wanted);
+  const int64_t itemsize = ItemSize(crossing_src.dtype());
+  std::vector<int64_t> bound(participants.size(), 0);
+  for (size_t i = 0; i < participants.size(); ++i) {
+    bound[i] =
+        itemsize * (BoxElements(wanted[i]) - BoxElements(MeetBoxes(wanted[i], held[i], wanted[i])));
+  }
+  return bound;
 }
 
 std::string CrossMeshPlan::Summary() const {
