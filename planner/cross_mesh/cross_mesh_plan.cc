@@ -23,8 +23,9 @@ absl::StatusOr<std::vector<int64_t>> RanksOf(absl::string_view field,
     return all;
   }
   if (static_cast<int64_t>(ranks.size()) != size) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(field, ": ", ranks.size(), " ranks for a mesh of ", size));
+    return absl::InvalidArgumentError(absl::StrCat(field, ": ", ranks.size(),
+                                                   ranks.size() == 1 ? " rank" : " ranks",
+                                                   " for a mesh of ", size, " ranks"));
   }
   absl::flat_hash_set<int64_t> seen;
   for (int64_t r : ranks) {
