@@ -322,5 +322,24 @@ TEST(CrossMeshTest, RoutesReceiveExactlyTheLowerBound) {
   EXPECT_GT(received[2] + received[3], 0);  // what 2 and 3 lack of their new blocks
 }
 
+// A crossing's routes take time and memory in proportion to its slices:
+// S(0) over 1025 ranks to R on 1024 others is 1025 x 1024 slices, over
+// kMaxCrossingSlices (2^20), refused before routing; S(0) to S(0) on as
+// many shifted ranks is 1025 slices (a few of them split), planned.
+TEST(CrossMeshTest, CrossingsOfTooManySlicesAreRefusedUpFront) {
+  std::vector<int64_t> shifted(1025), others(1024);
+  for (int64_t i = 0; i < 1025; ++i) shifted[i] = i + 1;
+  for (int64_t i = 0; i < 1024; ++i) others[i] = 2000 + i;
+  CrossMeshRequest r{Spec({1025}, "S(0)", {4100}), Spec({1024}, "R", {4100}), {}, others};
+  absl::StatusOr<CrossMeshPlan> plan = PlanCrossMesh(r, PlanOptions{PlanMode::kNative});
+  EXPECT_EQ(plan.status().code(), absl::StatusCode::kResourceExhausted) << plan.status();
+  EXPECT_THAT(plan.status().message(),
+              HasSubstr("dst_ranks: the crossing would move 1049600 slices"));
+  r = CrossMeshRequest{Spec({1025}, "S(0)", {4100}), Spec({1025}, "S(0)", {4100}), {}, shifted};
+  plan = PlanCrossMesh(r, PlanOptions{PlanMode::kNative});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->routes.size(), 1025u);
+}
+
 }  // namespace
 }  // namespace reshard

@@ -68,6 +68,46 @@ void CrossingBoxes(const CrossMeshPlan& p, std::vector<Box>* held, std::vector<B
   }
 }
 
+// The slices the crossing's routes hold before balancing splits any: per
+// destination rank, the source blocks its block meets. A layout's blocks
+// are the product of one partition of [0, extent) per tensor dim (each
+// mesh dim splits one tensor dim), so per tensor dim the count is the
+// source intervals meeting the destination's, and their product is the
+// rank's count. Cheap: per destination rank a binary search per tensor dim.
+int64_t CrossingSlices(const CrossMeshPlan& p) {
+  const DistSpec& src = p.crossing_src;
+  std::vector<std::vector<int64_t>> begins(src.tensor_ndim()), ends(src.tensor_ndim());
+  for (int64_t r = 0; r < src.mesh().num_ranks(); ++r) {
+    const Box box = BlockOf(src, src.mesh().Coordinate(r));
+    for (int d = 0; d < src.tensor_ndim(); ++d) {
+      if (box[d].size == 0) continue;
+      begins[d].push_back(box[d].offset);
+      ends[d].push_back(box[d].offset + box[d].size);
+    }
+  }
+  for (int d = 0; d < src.tensor_ndim(); ++d) {  // distinct, disjoint: sorted alike
+    for (std::vector<int64_t>* v : {&begins[d], &ends[d]}) {
+      std::sort(v->begin(), v->end());
+      v->erase(std::unique(v->begin(), v->end()), v->end());
+    }
+  }
+  int64_t total = 0;
+  for (int64_t r = 0; r < p.crossing_dst.mesh().num_ranks(); ++r) {
+    const Box box = BlockOf(p.crossing_dst, p.crossing_dst.mesh().Coordinate(r));
+    int64_t slices = 1;
+    for (int d = 0; d < src.tensor_ndim() && slices > 0; ++d) {
+      if (box[d].size == 0) slices = 0;
+      // Source intervals [b, e) with e > begin and b < end.
+      const auto first = std::upper_bound(ends[d].begin(), ends[d].end(), box[d].offset);
+      const auto last =
+          std::lower_bound(begins[d].begin(), begins[d].end(), box[d].offset + box[d].size);
+      slices *= std::max<int64_t>(0, (last - begins[d].begin()) - (first - ends[d].begin()));
+    }
+    total += slices;
+  }
+  return total;
+}
+
 std::vector<SliceRoute> CrossingRoutes(const CrossMeshPlan& p) {
   std::vector<Box> held, wanted;
   CrossingBoxes(p, &held, &wanted);
@@ -128,6 +168,12 @@ absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
                      {},
                      {},
                      std::move(after)};
+  if (const int64_t slices = CrossingSlices(plan); slices > kMaxCrossingSlices) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "dst_ranks: the crossing would move ", slices, " slices, more than ", kMaxCrossingSlices,
+        " (its routes take time and memory in proportion); move fewer "
+        "ranks at once or coarser blocks"));
+  }
   plan.routes = CrossingRoutes(plan);
   plan.load = LoadOfRoutes(plan.routes, static_cast<int64_t>(plan.participants.size()));
   PriceCrossing(options, &plan);

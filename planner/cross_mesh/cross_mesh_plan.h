@@ -75,10 +75,18 @@ struct CrossMeshPlan {
   std::string Summary() const;
 };
 
+// The most slices a crossing may move (before balancing splits any: per
+// destination rank, the source blocks its block meets). 2^20 slices take
+// seconds to route and about 400 MB; a move of every block of a 1024-rank
+// layout to 1024 replicas is at this limit.
+inline constexpr int64_t kMaxCrossingSlices = int64_t{1} << 20;
+
 // InvalidArgument (naming the field: src_ranks, dst_ranks, dst) for rank
 // lists of the wrong size, repeated ranks or negative ranks, or specs of
-// different shapes or dtypes; the planner's errors for the steps before and
-// after. `options` plans those steps (native mode).
+// different shapes or dtypes; ResourceExhausted "dst_ranks: ..." for a
+// crossing of more than kMaxCrossingSlices slices; the planner's errors for
+// the steps before and after. `options` plans those steps and prices the
+// crossing.
 absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
                                             const PlanOptions& options);
 
