@@ -14,6 +14,7 @@
 #include "absl/strings/strip.h"
 #include "base/status_macros.h"
 #include "base/utf8.h"
+#include "cli/cross_mesh_json.h"
 #include "cli/nccl_profile_json.h"
 #include "mesh/device_mesh.h"
 #include "planner/costs/cost_model.h"
@@ -33,7 +34,8 @@ constexpr const char* kKeys[] = {"id",        "mesh",       "shape",
                                  "dtype",     "src",        "dst",
                                  "algorithm", "cost_model", "devices_per_host",
                                  "profile",   "coordinate", "expected",
-                                 "mode",      "max_memory", "max_edges"};
+                                 "mode",      "max_memory", "max_edges",
+                                 "dst_mesh",  "src_ranks",  "dst_ranks"};
 // Deeper JSON than this is not a case; refusing it early keeps a hostile line
 // from exhausting the stack in the recursive parts of the JSON library.
 constexpr int kMaxJsonDepth = 16;
@@ -250,6 +252,31 @@ absl::StatusOr<std::shared_ptr<const CostModel>> CostModelFromFields(const Reque
   return ModelFromProfile(r, name, style, profiles);
 }
 
+namespace {
+
+// `ranks` is empty or 0 .. size - 1 of `mesh` (whose size may overflow).
+bool DefaultRanks(const std::vector<int64_t>& ranks, const std::vector<int64_t>& mesh) {
+  if (ranks.empty()) return true;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (ranks[i] != static_cast<int64_t>(i)) return false;
+  }
+  uint64_t size = 1;
+  for (int64_t s : mesh) {
+    if (s <= 0) return false;
+    size *= static_cast<uint64_t>(s);
+    if (size > ranks.size()) return false;
+  }
+  return size == ranks.size();
+}
+
+}  // namespace
+
+bool IsCrossMesh(const RequestFields& r) {
+  const std::vector<int64_t>& dst_mesh = r.dst_mesh.empty() ? r.mesh : r.dst_mesh;
+  return dst_mesh != r.mesh || !DefaultRanks(r.src_ranks, r.mesh) ||
+         !DefaultRanks(r.dst_ranks, dst_mesh);
+}
+
 absl::Status OptionsFromFields(const RequestFields& r, FieldStyle style, ProfileCache* profiles,
                                PlanOptions* options) {
   std::optional<PlanMode> mode = ParsePlanMode(r.mode.empty() ? "auto" : r.mode);
@@ -275,6 +302,14 @@ absl::Status OptionsFromFields(const RequestFields& r, FieldStyle style, Profile
 
 absl::StatusOr<PlanRequest> RequestFromFields(const RequestFields& r, FieldStyle style,
                                               ProfileCache* profiles) {
+  if (IsCrossMesh(r)) {
+    const char* field = !r.dst_mesh.empty() && r.dst_mesh != r.mesh ? "dst_mesh"
+                        : !r.src_ranks.empty()                      ? "src_ranks"
+                                                                    : "dst_ranks";
+    return FieldError(field, style,
+                      "a cross-mesh move is planned by reshard plan and reshard batch only "
+                      "(not yet here)");
+  }
   absl::StatusOr<DeviceMesh> mesh = DeviceMesh::Create(r.mesh);
   if (!mesh.ok()) return FieldError("mesh", style, mesh.status().message());
   absl::StatusOr<DType> dtype = ParseDType(r.dtype);
@@ -348,6 +383,11 @@ absl::Status RequestFromJson(const json& object, RequestFields* r) {
   if (given("max_edges")) {
     RESHARD_RETURN_IF_ERROR(GetInt(object["max_edges"], "max_edges", &r->max_edges));
   }
+  const std::pair<const char*, std::vector<int64_t>*> lists[] = {
+      {"dst_mesh", &r->dst_mesh}, {"src_ranks", &r->src_ranks}, {"dst_ranks", &r->dst_ranks}};
+  for (const auto& [key, field] : lists) {
+    if (given(key)) RESHARD_RETURN_IF_ERROR(GetIntList(object[key], key, field));
+  }
   if (given("max_memory")) {
     int64_t bytes = 0;
     RESHARD_RETURN_IF_ERROR(GetInt(object["max_memory"], "max_memory", &bytes));
@@ -402,6 +442,15 @@ absl::Status CheckFinite(const Plan& plan) {
 
 }  // namespace
 
+void AppendStepsJson(const Plan& plan, std::string* out) {
+  out->push_back('[');
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    if (i > 0) out->push_back(',');
+    AppendStepJson(plan.steps[i], out);
+  }
+  out->push_back(']');
+}
+
 void AppendResultJson(const json& id, const absl::StatusOr<Plan>& plan, std::string* out) {
   if (plan.ok()) {
     if (absl::Status finite = CheckFinite(*plan); !finite.ok()) {
@@ -422,12 +471,9 @@ void AppendResultJson(const json& id, const absl::StatusOr<Plan>& plan, std::str
   absl::StrAppend(out, ",\"algorithm\":\"", AlgorithmName(plan->algorithm),
                   "\",\"cost\":", FormatCost(plan->cost), ",\"trace\":");
   AppendJsonString(plan->Trace(), out);
-  absl::StrAppend(out, ",\"steps\":[");
-  for (size_t i = 0; i < plan->steps.size(); ++i) {
-    if (i > 0) out->push_back(',');
-    AppendStepJson(plan->steps[i], out);
-  }
-  absl::StrAppend(out, "],\"mode\":\"", PlanModeName(plan->mode),
+  absl::StrAppend(out, ",\"steps\":");
+  AppendStepsJson(*plan, out);
+  absl::StrAppend(out, ",\"mode\":\"", PlanModeName(plan->mode),
                   "\",\"peak_bytes\":", plan->peak_bytes, "}");
 }
 
@@ -440,6 +486,10 @@ void AppendCaseResult(const json& object, int64_t max_states, std::string* out,
   request.max_edges = max_edges;
   if (absl::Status s = RequestFromJson(object, &request); !s.ok()) {
     return AppendResultJson(id, s, out);
+  }
+  if (IsCrossMesh(request)) {
+    return AppendCrossMeshResultJson(
+        id, CrossMeshPlanFromFields(request, FieldStyle::kJsonKey, profiles), out);
   }
   AppendResultJson(id, PlanFromFields(request, FieldStyle::kJsonKey, profiles), out);
 }

@@ -46,7 +46,17 @@ struct RequestFields {
   int64_t max_states = 1000000;     // PlanOptions::max_expanded_states
   int64_t max_edges = kDefaultMaxSearchEdges;  // PlanOptions::max_search_edges
   std::optional<int64_t> max_memory;           // PlanOptions::max_memory, bytes; none: no limit
+  // A cross-mesh move (spec §14, cross_mesh_json.h): dst on dst_mesh (empty:
+  // mesh), placed on global ranks (empty: 0 .. size - 1).
+  std::vector<int64_t> dst_mesh;
+  std::vector<int64_t> src_ranks;
+  std::vector<int64_t> dst_ranks;
 };
+
+// True when `fields` asks for a cross-mesh move: dst_mesh, src_ranks or
+// dst_ranks is given and differs from its same-mesh default (mesh, and
+// 0 .. size - 1). Otherwise the request is an ordinary one.
+bool IsCrossMesh(const RequestFields& fields);
 
 // The planning options of `fields` (mode, algorithm, cost model with its
 // profile, limits, coordinate), parsed but not validated: ValidatePlanRequest
@@ -57,7 +67,9 @@ absl::Status OptionsFromFields(const RequestFields& fields, FieldStyle style,
                                ProfileCache* profiles, PlanOptions* options);
 
 // The PlanRequest of `fields`, validated (ValidatePlanRequest); errors name
-// the field in `style` ("--src: ..." or "src: ...").
+// the field in `style` ("--src: ..." or "src: ..."). A cross-mesh request
+// (IsCrossMesh) is refused, naming its first cross-mesh field: it has no
+// PlanRequest (CrossMeshPlanFromFields plans it).
 absl::StatusOr<PlanRequest> RequestFromFields(const RequestFields& fields, FieldStyle style,
                                               ProfileCache* profiles = nullptr);
 
@@ -74,7 +86,8 @@ inline constexpr size_t kMaxBatchLineBytes = 1 << 20;
 
 // Reads a batch line's object into *request. Keys: id, mesh, shape, dtype, src,
 // dst, algorithm, cost_model, devices_per_host, profile, coordinate, mode,
-// max_memory (null means the default), max_edges, and "expected", which is ignored so that
+// max_memory (null means the default), max_edges, dst_mesh, src_ranks,
+// dst_ranks (lists of integers), and "expected", which is ignored so that
 // test-data files can be fed to `reshard batch` as they are. InvalidArgument naming the key on an
 // unknown or missing key or a value of the wrong type.
 absl::Status RequestFromJson(const nlohmann::json& object, RequestFields* request);
@@ -93,8 +106,13 @@ void AppendJsonString(absl::string_view text, std::string* out);
 // rather than through a JSON DOM: `reshard batch` throughput depends on it.
 void AppendResultJson(const nlohmann::json& id, const absl::StatusOr<Plan>& plan, std::string* out);
 
-// One case end to end, as `reshard batch` does for each line; never fails:
-// problems become {"ok": false, "error": ...}. `max_states` and `max_edges`
+// The steps of `plan` as a JSON array, each object as AppendResultJson
+// writes it.
+void AppendStepsJson(const Plan& plan, std::string* out);
+
+// One case end to end, as `reshard batch` does for each line (a cross-mesh
+// one as AppendCrossMeshResultJson writes it); never fails: problems become
+// {"ok": false, "error": ...}. `max_states` and `max_edges`
 // bound the graph search (a line's "max_edges" key overrides the latter).
 void AppendCaseResult(const nlohmann::json& object, int64_t max_states, std::string* out,
                       ProfileCache* profiles = nullptr, int64_t max_edges = kDefaultMaxSearchEdges);

@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -113,6 +114,29 @@ absl::StatusOr<std::vector<int64_t>> ParseIntList(absl::string_view flag, absl::
     if (!absl::SimpleAtoi(item, &v)) {
       return absl::InvalidArgumentError(
           absl::StrCat("--", flag, ": \"", Abbreviate(text, 64), "\" is not a list of integers"));
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<int64_t>> ParseRankList(absl::string_view flag, absl::string_view text) {
+  std::vector<int64_t> out;
+  absl::flat_hash_set<int64_t> seen;
+  for (absl::string_view item : absl::StrSplit(text, ',')) {
+    int64_t v;
+    const bool digits = !item.empty() && item.find_first_not_of("-+0123456789") == item.npos;
+    if (!absl::SimpleAtoi(item, &v)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--", flag, ": \"", Abbreviate(item, 64), "\" in \"", Abbreviate(text, 64), "\" is ",
+          digits ? "out of range" : "not an integer", " (a comma-separated list of global ranks)"));
+    }
+    if (v < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag, ": rank ", v, " is negative (global ranks start at 0)"));
+    }
+    if (!seen.insert(v).second) {
+      return absl::InvalidArgumentError(absl::StrCat("--", flag, ": rank ", v, " appears twice"));
     }
     out.push_back(v);
   }

@@ -51,6 +51,12 @@ class FlagParser {
 // "2,2,2" -> {2, 2, 2}. InvalidArgument `--<flag>: "2,x" is not a list of integers`
 // (also for empty items and values outside int64).
 absl::StatusOr<std::vector<int64_t>> ParseIntList(absl::string_view flag, absl::string_view text);
+// A list of global ranks, "8,9" -> {8, 9} (--src-ranks, --dst-ranks: a
+// mesh's ranks in row-major order of its coordinates). InvalidArgument
+// naming the flag and the bad item: not an integer, out of int64's range,
+// negative, or given twice. Whether it has its mesh's size is checked where
+// the mesh is known (PlanCrossMesh).
+absl::StatusOr<std::vector<int64_t>> ParseRankList(absl::string_view flag, absl::string_view text);
 // "8" -> 8, InvalidArgument `--<flag>: "x" is not an integer` otherwise.
 absl::StatusOr<int64_t> ParseInt(absl::string_view flag, absl::string_view text);
 // "512M" -> 512 << 20: an integer with an optional suffix K, M, G or T

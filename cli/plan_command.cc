@@ -11,6 +11,7 @@
 #include "base/utf8.h"
 #include "cli/case_json.h"
 #include "cli/commands.h"
+#include "cli/cross_mesh_json.h"
 #include "cli/flags.h"
 #include "cli/help.h"
 #include "cli/plan_format.h"
@@ -45,6 +46,15 @@ absl::StatusOr<RequestFields> RequestFromFlags(const FlagValues& flags) {
   if (flags.Has("max-states")) {
     RESHARD_ASSIGN_OR_RETURN(request.max_states, ParseInt("max-states", flags.Get("max-states")));
   }
+  if (flags.Has("dst-mesh")) {
+    RESHARD_ASSIGN_OR_RETURN(request.dst_mesh, ParseIntList("dst-mesh", flags.Get("dst-mesh")));
+  }
+  for (const char* flag : {"src-ranks", "dst-ranks"}) {
+    if (!flags.Has(flag)) continue;
+    RESHARD_ASSIGN_OR_RETURN(std::vector<int64_t> ranks, ParseRankList(flag, flags.Get(flag)));
+    (absl::string_view(flag) == "src-ranks" ? request.src_ranks : request.dst_ranks) =
+        std::move(ranks);
+  }
   request.src = flags.Get("src");
   request.dst = flags.Get("dst");
   request.dtype = flags.Get("dtype", request.dtype);
@@ -59,6 +69,31 @@ absl::StatusOr<RequestFields> RequestFromFlags(const FlagValues& flags) {
   return request;
 }
 
+// A cross-mesh move (spec §14): text or JSON; a picture of two meshes and
+// a crossing is not drawn yet.
+CommandResult RunCrossMeshPlan(const RequestFields& fields, const std::string& format) {
+  if (format == "dot") {
+    return Fail(
+        "--format dot: not available for cross-mesh moves (--dst-mesh, --src-ranks, "
+        "--dst-ranks); use --format text or json",
+        kExitBadInput);
+  }
+  absl::StatusOr<CrossMeshPlan> plan = CrossMeshPlanFromFields(fields, FieldStyle::kFlag);
+  if (!plan.ok()) return Fail(plan.status().message(), ExitCodeFor(plan.status()));
+  if (format == "json") {
+    std::string out;
+    AppendCrossMeshResultJson(nullptr, plan, &out);
+    std::cout << out << "\n";
+    return kExitOk;
+  }
+  PlanOptions options;
+  if (absl::Status s = OptionsFromFields(fields, FieldStyle::kFlag, nullptr, &options); !s.ok()) {
+    return Fail(s.message(), kExitBadInput);
+  }
+  std::cout << FormatCrossMeshText(*plan, ResolvedCostModel(options)->name());
+  return kExitOk;
+}
+
 CommandResult RunPlan(const FlagValues& flags, const std::vector<std::string>&) {
   RESHARD_ASSIGN_OR_RETURN(RequestFields fields, RequestFromFlags(flags));
   const std::string format = flags.Get("format", "text");
@@ -67,6 +102,7 @@ CommandResult RunPlan(const FlagValues& flags, const std::vector<std::string>&) 
                              "\" (known: text, json, dot)"),
                 kExitBadInput);
   }
+  if (IsCrossMesh(fields)) return RunCrossMeshPlan(fields, format);
   absl::StatusOr<PlanRequest> request = RequestFromFields(fields, FieldStyle::kFlag);
   if (!request.ok()) return Fail(request.status().message(), kExitBadInput);
   absl::StatusOr<Plan> plan = PlanRedistribution(*request);
@@ -98,6 +134,8 @@ constexpr char kAbout[] = R"txt(reshard plan: plan one redistribution.
 USAGE
   reshard plan --mesh 2,2,2 --shape 8,8,8 --src 'S(0)[1]S(0)[0]S(0)[2]' --dst 'RS(0)[0]S(0)[1]'
   reshard plan --mesh 2,2,2 --shape 8,8,8 --src 'S(0)RR' --dst 'RRS(0)' --mode pytorch
+  reshard plan --mesh 4,2 --shape 16,12 --src 'S(0)S(1)' --dst-mesh 2 --dst 'S(1)' \
+      --dst-ranks 8,9
 )txt";
 
 }  // namespace
@@ -137,6 +175,17 @@ Command PlanCommand() {
            "default; h200-8x400g, a100-8x200g, b200-8x400g) or an nccl profile file; for "
            "alpha-beta a JSON profile as reshard calibrate writes. A file without "
            "--cost-model means alpha-beta"},
+          {"dst-mesh", "SIZES",
+           "--mesh; the destination's mesh, for a cross-mesh move (spec §14): --dst is laid "
+           "out on it"},
+          {"src-ranks", "LIST",
+           "0,...,size-1; the global ranks of --mesh's ranks (row-major order of their "
+           "coordinates), e.g. 0,1,2,3"},
+          {"dst-ranks", "LIST",
+           "0,...,size-1; the global ranks of --dst-mesh's ranks, e.g. 8,9. With --dst-mesh or "
+           "--src-ranks, a move between two rank sets (disjoint, overlapping or the same): "
+           "steps on the source mesh, one exchange across, steps on the destination mesh. Not "
+           "with --format dot, --coordinate or --max-memory"},
           {"coordinate", "C", "0,...; the rank whose logical shapes are reported"},
           {"max-memory", "BYTES",
            "no limit; bytes any rank may hold at once (an integer, optionally with K, M, G or "

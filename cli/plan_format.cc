@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "cli/case_json.h"
+#include "cli/cross_mesh_json.h"
 
 namespace reshard {
 namespace {
@@ -47,6 +48,97 @@ std::string TransitionText(const Step& s) {
   return out;
 }
 
+// One row per step (step #, mesh dim(s), transition, collective, logical
+// shape, cost), columns aligned.
+void AppendStepTable(const Plan& plan, std::string* out) {
+  std::vector<std::vector<std::string>> rows = {
+      {"step", "mesh dim", "transition", "collective", "logical shape", "cost"}};
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const TransformInfo& info = plan.steps[i];
+    const Step& s = info.step;
+    rows.push_back({absl::StrCat(i + 1), MeshDimsText(s), TransitionText(s),
+                    std::string(StepKindName(s.kind)), ShapeText(info.logical_shape),
+                    FormatCost(info.cost)});
+  }
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) {
+      absl::StrAppend(&line, c + 1 < row.size() ? Pad(row[c], width[c] + 2) : row[c]);
+    }
+    absl::StrAppend(out, line, "\n");
+  }
+}
+
+// "0-7", "8,9", "0-3,8-11": runs of three or more as ranges.
+std::string RanksText(const std::vector<int64_t>& ranks) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < ranks.size();) {
+    size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (j >= i + 2) {
+      parts.push_back(absl::StrCat(ranks[i], "-", ranks[j]));
+    } else {
+      for (size_t k = i; k <= j; ++k) parts.push_back(absl::StrCat(ranks[k]));
+    }
+    i = j + 1;
+  }
+  return absl::StrJoin(parts, ",");
+}
+
+// "[0:4, 6:12]": per tensor dim, begin:end.
+std::string BoxText(const Box& box) {
+  std::vector<std::string> dims;
+  for (const Slice& s : box) dims.push_back(absl::StrCat(s.offset, ":", s.offset + s.size));
+  return absl::StrCat("[", absl::StrJoin(dims, ", "), "]");
+}
+
+std::string PriceText(const std::optional<double>& cost, absl::string_view cost_model) {
+  if (cost.has_value()) return absl::StrCat(FormatCost(*cost), Unit(cost_model));
+  return absl::StrCat("not priced (cost model ", cost_model, " prices no exchange)");
+}
+
+// "before, on the source mesh: ..." and its steps, if any.
+void AppendPart(absl::string_view title, const Plan& plan, std::string* out) {
+  if (plan.steps.empty()) {
+    absl::StrAppend(out, title, ": no steps\n");
+    return;
+  }
+  absl::StrAppend(out, title, ": ", plan.Trace(), "\n");
+  AppendStepTable(plan, out);
+}
+
+// Which rank sends what to whom, at most kMaxPairLines pairs, then totals.
+constexpr size_t kMaxPairLines = 32;
+void AppendCrossing(const CrossMeshPlan& plan, absl::string_view cost_model, std::string* out) {
+  absl::StrAppend(out, "crossing: ", plan.crossing_src.state().ToString(), " -> ",
+                  plan.crossing_dst.state().ToString(), ", one exchange over ",
+                  plan.participants.size(), " ranks (", RanksText(plan.participants), ")\n");
+  const std::vector<CrossingPair> pairs = CrossingPairs(plan);
+  for (size_t i = 0; i < pairs.size() && i < kMaxPairLines; ++i) {
+    std::vector<std::string> boxes;
+    for (const Box& box : pairs[i].boxes) boxes.push_back(BoxText(box));
+    absl::StrAppend(out, "  rank ", pairs[i].src, " -> rank ", pairs[i].dst, ": ", pairs[i].bytes,
+                    " bytes ", absl::StrJoin(boxes, " "), "\n");
+  }
+  if (pairs.size() > kMaxPairLines) {
+    absl::StrAppend(out, "  ... ", pairs.size() - kMaxPairLines, " more\n");
+  }
+  const std::vector<int64_t> sent = plan.BytesSent();
+  const std::vector<int64_t> bound = plan.ReceiveLowerBoundBytes();
+  int64_t total = 0;
+  for (int64_t b : sent) total += b;
+  absl::StrAppend(out, "  ", pairs.size(), " pairs, ", plan.routes.size(),
+                  " slices (local copies included); ", total, " bytes sent, at most ",
+                  sent.empty() ? 0 : *std::max_element(sent.begin(), sent.end()),
+                  " by one rank; the most any rank must receive: ",
+                  bound.empty() ? 0 : *std::max_element(bound.begin(), bound.end()), " bytes\n",
+                  "  cost: ", PriceText(plan.crossing_cost, cost_model), "\n");
+}
+
 // A DOT double-quoted string's contents.
 std::string DotEscape(absl::string_view s) {
   return absl::StrReplaceAll(s, {{"\\", "\\\\"}, {"\"", "\\\""}});
@@ -60,26 +152,7 @@ std::string FormatPlanText(const Plan& plan, absl::string_view cost_model,
   if (plan.steps.empty()) {
     absl::StrAppend(&out, "no steps: the source already is the destination\n\n");
   } else {
-    std::vector<std::vector<std::string>> rows = {
-        {"step", "mesh dim", "transition", "collective", "logical shape", "cost"}};
-    for (size_t i = 0; i < plan.steps.size(); ++i) {
-      const TransformInfo& info = plan.steps[i];
-      const Step& s = info.step;
-      rows.push_back({absl::StrCat(i + 1), MeshDimsText(s), TransitionText(s),
-                      std::string(StepKindName(s.kind)), ShapeText(info.logical_shape),
-                      FormatCost(info.cost)});
-    }
-    std::vector<size_t> width(rows[0].size(), 0);
-    for (const auto& row : rows) {
-      for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-    }
-    for (const auto& row : rows) {
-      std::string line;
-      for (size_t c = 0; c < row.size(); ++c) {
-        absl::StrAppend(&line, c + 1 < row.size() ? Pad(row[c], width[c] + 2) : row[c]);
-      }
-      absl::StrAppend(&out, line, "\n");
-    }
+    AppendStepTable(plan, &out);
     absl::StrAppend(&out, "\n");
   }
   absl::StrAppend(&out, "total cost: ", FormatCost(plan.cost), Unit(cost_model), " (cost model ",
@@ -120,6 +193,25 @@ std::string FormatPlanDot(const Plan& plan, absl::string_view cost_model) {
                     "\"];\n");
   }
   absl::StrAppend(&out, "}\n");
+  return out;
+}
+
+std::string FormatCrossMeshText(const CrossMeshPlan& plan, absl::string_view cost_model) {
+  // The move's two ends: what `before` starts from and `after` ends in.
+  const DistState& src =
+      plan.before.states.empty() ? plan.crossing_src.state() : plan.before.states.front();
+  const DistState& dst =
+      plan.after.states.empty() ? plan.crossing_dst.state() : plan.after.states.back();
+  std::string out = absl::StrCat(
+      "cross-mesh move: ", src.ToString(), " on mesh ", plan.crossing_src.mesh().ToString(),
+      " (ranks ", RanksText(plan.src_ranks), ") -> ", dst.ToString(), " on mesh ",
+      plan.crossing_dst.mesh().ToString(), " (ranks ", RanksText(plan.dst_ranks), ")\n\n");
+  AppendPart("before, on the source mesh", plan.before, &out);
+  AppendCrossing(plan, cost_model, &out);
+  AppendPart("after, on the destination mesh", plan.after, &out);
+  absl::StrAppend(&out, "\ntotal cost: ", PriceText(plan.cost, cost_model));
+  if (plan.cost.has_value()) absl::StrAppend(&out, " (cost model ", cost_model, ")");
+  absl::StrAppend(&out, "\nmode:       ", PlanModeName(plan.before.mode), "\n");
   return out;
 }
 

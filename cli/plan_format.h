@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "planner/cross_mesh/cross_mesh_plan.h"
 #include "planner/steps/plan.h"
 
 namespace reshard {
@@ -21,6 +22,13 @@ std::string FormatPlanText(const Plan& plan, absl::string_view cost_model,
 // an edge labelled with its collective, mesh dim(s), transition and cost; the
 // graph's label names the mode, algorithm, cost and peak bytes.
 std::string FormatPlanDot(const Plan& plan, absl::string_view cost_model);
+
+// A cross-mesh plan (spec §14): the move in one line, the steps on the
+// source mesh, the crossing (which rank sends which boxes to which, at most
+// 32 pairs and "... N more", totals, its price), the steps on the
+// destination mesh, the total cost ("not priced" for a model that prices no
+// exchange) and the mode.
+std::string FormatCrossMeshText(const CrossMeshPlan& plan, absl::string_view cost_model);
 
 }  // namespace reshard
 

@@ -88,6 +88,16 @@ PlanRequest Validate(json object) {
     fields.max_states = n.get<int64_t>();
     object.erase("max_states");
   }
+  // Cross-mesh moves (spec §14) are not planned here yet: refused rather
+  // than planned on one mesh.
+  for (const char* key : {"dst_mesh", "src_ranks", "dst_ranks"}) {
+    if (object.contains(key) && !object[key].is_null()) {
+      Raise(absl::InvalidArgumentError(absl::StrCat(
+          key,
+          ": cross-mesh moves are not in the Python API yet; plan them with reshard plan "
+          "(--dst-mesh, --src-ranks, --dst-ranks) or reshard batch")));
+    }
+  }
   if (absl::Status s = RequestFromJson(object, &fields); !s.ok()) Raise(s);
   absl::StatusOr<PlanRequest> valid;
   {

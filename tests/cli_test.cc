@@ -859,6 +859,163 @@ TEST(CliTest, MissingReshardBackendsIsAClearError) {
   EXPECT_TRUE(absl::StrContains(verify.err, "bazel build //cli:reshard")) << verify.err;
 }
 
+// --- Cross-mesh moves (spec §14): --dst-mesh, --src-ranks, --dst-ranks ---
+
+// Trainer FSDP x TP (4x2, ranks 0-7, f32 16 x 12) to inference TP 2 on
+// ranks 8, 9: trainer rank (a, b) holds rows 4a.., columns 6b.. (96 bytes)
+// and sends it to rank 8 + b, which must receive its whole 16 x 6 block.
+const std::vector<std::string> kTrainerToInference = {
+    "plan",  "--mesh", "4,2",        "--shape", "16,12",       "--src", "S(0)S(1)",
+    "--dst", "S(1)",   "--dst-mesh", "2",       "--dst-ranks", "8,9"};
+
+std::vector<std::string> With(std::vector<std::string> args, std::vector<std::string> more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+TEST(CliTest, CrossMeshTextShowsBothMeshesAndWhoSendsWhat) {
+  Result r = RunReshard(kTrainerToInference);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* want :
+       {"cross-mesh move: S(0)S(1) on mesh 4x2 (ranks 0-7) -> S(1) on mesh 2 (ranks 8,9)",
+        "before, on the source mesh: no steps", "one exchange over 10 ranks (0-9)",
+        "rank 0 -> rank 8: 96 bytes [0:4, 0:6]", "rank 7 -> rank 9: 96 bytes [12:16, 6:12]",
+        "768 bytes sent, at most 96 by one rank; the most any rank must receive: 384 bytes",
+        "after, on the destination mesh: no steps", "(cost model nccl)", "mode:       native"}) {
+    EXPECT_TRUE(absl::StrContains(r.out, want)) << want << "\n" << r.out;
+  }
+}
+
+TEST(CliTest, CrossMeshJsonHasTheCrossingAndItsBytes) {
+  json got = PlanJson(
+      std::vector<std::string>(kTrainerToInference.begin() + 1, kTrainerToInference.end()));
+  // The keys in the order printed (cross_mesh_json.h).
+  auto keys = [](const nlohmann::ordered_json& object) {
+    std::vector<std::string> out;
+    for (const auto& [key, value] : object.items()) out.push_back(key);
+    return absl::StrJoin(out, ",");
+  };
+  Result r = RunReshard(With(kTrainerToInference, {"--format", "json"}));
+  const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(r.out);
+  EXPECT_EQ(keys(ordered),
+            "id,ok,cross_mesh,cost,src_mesh,dst_mesh,src_ranks,dst_ranks,before,after,crossing,"
+            "mode");
+  EXPECT_EQ(keys(ordered["crossing"]),
+            "src,dst,cost,participants,slices,pairs,bytes_sent,max_bytes_sent,"
+            "receive_lower_bound_max");
+  EXPECT_EQ(got["cross_mesh"], true);
+  EXPECT_EQ(got["src_ranks"], json::parse("[0,1,2,3,4,5,6,7]"));
+  EXPECT_EQ(got["dst_mesh"], json::parse("[2]"));
+  const json& c = got["crossing"];
+  EXPECT_EQ(c["participants"].size(), 10u);
+  EXPECT_EQ(c["pairs"].size(), 8u);
+  EXPECT_EQ(c["pairs"][0], json::parse(R"j({"src":0,"dst":8,"bytes":96})j"));
+  EXPECT_EQ(c["bytes_sent"], 768);
+  EXPECT_EQ(c["max_bytes_sent"], 96);
+  EXPECT_EQ(c["receive_lower_bound_max"], 384);
+  // No steps before or after: the plan costs what its crossing does.
+  ASSERT_TRUE(c["cost"].is_number()) << got;
+  EXPECT_EQ(got["cost"], c["cost"]);
+}
+
+TEST(CliTest, CrossMeshWithAPytorchModelIsNotPriced) {
+  json got = PlanJson({"--mesh", "2", "--shape", "8", "--src", "S(0)", "--dst", "R", "--dst-ranks",
+                       "2,3", "--cost-model", "pytorch"});
+  EXPECT_TRUE(got["cost"].is_null()) << got;
+  EXPECT_TRUE(got["crossing"]["cost"].is_null()) << got;
+  EXPECT_EQ(got["mode"], "pytorch");
+  Result r = RunReshard({"plan", "--mesh", "2", "--shape", "8", "--src", "S(0)", "--dst", "R",
+                         "--dst-ranks", "2,3", "--cost-model", "pytorch"});
+  EXPECT_TRUE(absl::StrContains(r.out, "total cost: not priced")) << r.out;
+}
+
+// S(0) on 8 ranks to R on 8 others: every source rank sends its block to
+// every destination rank, 64 pairs; the text lists 32.
+TEST(CliTest, CrossMeshTextCapsThePairsItLists) {
+  Result r = RunReshard({"plan", "--mesh", "8", "--shape", "64", "--src", "S(0)", "--dst", "R",
+                         "--dst-ranks", "8,9,10,11,12,13,14,15"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int lines = 0;
+  for (absl::string_view line : absl::StrSplit(r.out, '\n')) {
+    lines += absl::StartsWith(line, "  rank ");
+  }
+  EXPECT_EQ(lines, 32) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, "  ... 32 more\n  64 pairs")) << r.out;
+}
+
+TEST(CliTest, CrossMeshRefusesDotAndBadRankLists) {
+  const std::vector<std::string> base = {"plan",  "--mesh", "2",     "--shape", "8",
+                                         "--src", "S(0)",   "--dst", "R"};
+  struct Bad {
+    std::vector<std::string> more;
+    std::string names;
+  };
+  const std::vector<Bad> bad = {
+      {{"--dst-ranks", "2,3", "--format", "dot"}, "--format dot: not available for cross-mesh"},
+      {{"--src-ranks", "0,0"}, "--src-ranks: rank 0 appears twice"},
+      {{"--dst-ranks", "2,-3"}, "--dst-ranks: rank -3 is negative"},
+      {{"--dst-ranks", "2,x"}, "--dst-ranks: \"x\" in \"2,x\" is not an integer"},
+      {{"--dst-ranks", "2,99999999999999999999"}, "\"99999999999999999999\" in"},
+      {{"--dst-ranks", "2,3,4"}, "--dst-ranks: 3 ranks for a mesh of 2 ranks"},
+      {{"--dst-mesh", "3", "--dst-ranks", "2,3"}, "--dst-ranks: 2 ranks for a mesh of 3"},
+      {{"--dst-mesh", "0"}, "--dst-mesh: dim 0 has size 0"},
+      {{"--dst-ranks", "2,3", "--coordinate", "0"}, "--coordinate: not supported for cross-mesh"},
+      {{"--dst-ranks", "2,3", "--max-memory", "1M"}, "--max-memory: not supported for cross-mesh"},
+  };
+  for (const Bad& b : bad) {
+    Result r = RunReshard(With(base, b.more));
+    EXPECT_EQ(r.exit_code, 2) << absl::StrJoin(b.more, " ") << ": " << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, b.names)) << b.names << "\n" << r.err;
+  }
+}
+
+// Given but equal to their defaults (the same mesh, ranks 0 .. size - 1),
+// the flags and keys change nothing: the same request, byte for byte.
+TEST(CliTest, SameMeshDefaultsGivenExplicitlyChangeNothing) {
+  const std::vector<std::string> base = {"plan",  "--mesh", "2,2",   "--shape", "8,8",
+                                         "--src", "S(0)R",  "--dst", "RS(1)"};
+  for (const char* format : {"text", "json", "dot"}) {
+    Result plain = RunReshard(With(base, {"--format", format}));
+    Result given = RunReshard(With(base, {"--format", format, "--dst-mesh", "2,2", "--src-ranks",
+                                          "0,1,2,3", "--dst-ranks", "0,1,2,3"}));
+    EXPECT_EQ(plain.exit_code, 0) << plain.err;
+    EXPECT_EQ(given.out, plain.out) << format;
+  }
+  const std::string line = R"j({"id":1,"mesh":[2,2],"shape":[8,8],"src":"S(0)R","dst":"RS(1)")j";
+  Result batch = RunReshard(
+      {"batch"},
+      absl::StrCat(line, "}\n", line,
+                   R"j(,"dst_mesh":[2,2],"src_ranks":[0,1,2,3],"dst_ranks":null})j", "\n"));
+  std::vector<std::string> lines = absl::StrSplit(batch.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 2u) << batch.out;
+  EXPECT_EQ(lines[0], lines[1]);
+}
+
+TEST(CliTest, BatchPlansCrossMeshLinesAndNamesTheirKeys) {
+  const std::string input =
+      R"j({"id":"trainer","mesh":[4,2],"shape":[16,12],"src":"S(0)S(1)","dst":"S(1)","dst_mesh":[2],"dst_ranks":[8,9]}
+{"id":"dup","mesh":[2],"shape":[8],"src":"S(0)","dst":"R","src_ranks":[0,0]}
+{"id":"type","mesh":[2],"shape":[8],"src":"S(0)","dst":"R","dst_ranks":"8,9"}
+{"id":"count","mesh":[2],"shape":[8],"src":"S(0)","dst":"R","dst_mesh":[3],"dst_ranks":[2,3]}
+{"id":"pytorch","mesh":[2],"shape":[8],"src":"S(0)","dst":"R","dst_ranks":[2,3],"cost_model":"pytorch"}
+)j";
+  Result r = RunReshard({"batch"}, input);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<json> out;
+  for (absl::string_view line : absl::StrSplit(r.out, '\n', absl::SkipEmpty())) {
+    out.push_back(json::parse(line, nullptr, /*allow_exceptions=*/false));
+    ASSERT_FALSE(out.back().is_discarded()) << line;
+  }
+  ASSERT_EQ(out.size(), 5u) << r.out;
+  EXPECT_EQ(out[0]["cross_mesh"], true) << out[0];
+  EXPECT_EQ(out[0]["crossing"]["receive_lower_bound_max"], 384) << out[0];
+  EXPECT_EQ(out[1]["error"], "src_ranks: rank 0 appears twice");
+  EXPECT_TRUE(absl::StartsWith(out[2]["error"].get<std::string>(), "dst_ranks: expected a list"))
+      << out[2];
+  EXPECT_EQ(out[3]["error"], "dst_ranks: 2 ranks for a mesh of 3 ranks");
+  EXPECT_TRUE(out[4]["ok"].get<bool>() && out[4]["cost"].is_null()) << out[4];
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {

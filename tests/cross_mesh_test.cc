@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <numeric>
 #include <random>
 #include <string>
 #include <thread>
@@ -21,6 +22,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "harness/ground_truth.h"
+#include "planner/costs/alpha_beta_cost_model.h"
+#include "planner/costs/cost_model_registry.h"
 #include "planner/cross_mesh/cross_mesh_plan.h"
 
 namespace reshard {
@@ -227,6 +230,115 @@ TEST(CrossMeshTest, RankListsMustFitTheirMeshes) {
   r.src_ranks = {0, 1, 2};
   EXPECT_THAT(PlanCrossMesh(r, PlanOptions()).status().message(),
               HasSubstr("src_ranks: 3 ranks for a mesh of 2"));
+}
+
+// Pricing (spec §14): the crossing is one grouped send/recv over the
+// participants, priced by the model's exchange rule. The trainer case with
+// alpha-beta's default profile (call_us 6.6; intra-host {0.6 us, 370 GB/s},
+// inter-host {2.7 us, 46 GB/s}): inference rank 8 receives the busiest load,
+// 4 messages (trainer ranks (0..3, 0)) of 96 bytes, 384 bytes; ranks 0-9
+// span two hosts of 8, so the inter-host link:
+//   6.6 + 4 * 2.7 + 384 / (46 * 1e3) us.
+// With 16 devices per host every participant shares one host: the intra link.
+TEST(CrossMeshTest, AlphaBetaPricesTheCrossingAsOneGroupedSendRecv) {
+  CrossMeshRequest r{Spec({4, 2}, "S(0)S(1)", {16, 12}), Spec({2}, "S(1)", {16, 12}), {}, {8, 9}};
+  PlanOptions options{PlanMode::kNative};
+  options.cost_model = *MakeAlphaBetaCostModel(DefaultGpuProfile(), 8);
+  absl::StatusOr<CrossMeshPlan> plan = PlanCrossMesh(r, options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->load.max_messages, 4);
+  ASSERT_TRUE(plan->crossing_cost.has_value());
+  EXPECT_DOUBLE_EQ(*plan->crossing_cost, 6.6 + 4 * 2.7 + 384 / (46 * 1e3));
+  ASSERT_TRUE(plan->cost.has_value());
+  EXPECT_DOUBLE_EQ(*plan->cost, plan->before.cost + *plan->crossing_cost + plan->after.cost);
+  options.cost_model = *MakeAlphaBetaCostModel(DefaultGpuProfile(), 16);
+  plan = PlanCrossMesh(r, options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_DOUBLE_EQ(*plan->crossing_cost, 6.6 + 4 * 0.6 + 384 / (370 * 1e3));
+}
+
+// On one mesh and the same ranks, the crossing of S(0)S(1)R -> RS(0)S(1)
+// (2x2x2, 512 x 512 x 8) is the native plan's single exchange step (issue
+// 16): both models price the two alike, bit for bit, by one rule.
+TEST(CrossMeshTest, CrossingOnTheSameRanksCostsWhatTheSameExchangeStepCosts) {
+  const DistSpec src = Spec({2, 2, 2}, "S(0)S(1)R", {512, 512, 8});
+  const DistSpec dst = Spec({2, 2, 2}, "RS(0)S(1)", {512, 512, 8});
+  for (const char* name : {"nccl", "alpha-beta"}) {
+    SCOPED_TRACE(name);
+    PlanOptions options{PlanMode::kNative};
+    options.cost_model = *MakeCostModel(name, 8);
+    absl::StatusOr<Plan> same = PlanRedistribution(src, dst, options);
+    ASSERT_TRUE(same.ok()) << same.status();
+    ASSERT_EQ(same->steps.size(), 1u);
+    ASSERT_EQ(same->steps[0].step.kind, StepKind::kExchange);
+    absl::StatusOr<CrossMeshPlan> cross =
+        PlanCrossMesh(CrossMeshRequest{src, dst, {}, {}}, options);
+    ASSERT_TRUE(cross.ok()) << cross.status();
+    ASSERT_TRUE(cross->cost.has_value());
+    EXPECT_EQ(*cross->crossing_cost, same->steps[0].cost);
+    EXPECT_EQ(*cross->cost, same->cost);
+  }
+}
+
+// The pytorch models price no exchange: the crossing and the total are none.
+TEST(CrossMeshTest, PytorchModelsLeaveTheCrossingUnpriced) {
+  CrossMeshRequest r{Spec({2}, "S(0)", {8}), Spec({2}, "R", {8}), {}, {2, 3}};
+  PlanOptions options{PlanMode::kPyTorch};
+  options.cost_model = *MakeCostModel("pytorch", 8);
+  absl::StatusOr<CrossMeshPlan> plan = PlanCrossMesh(r, options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_FALSE(plan->crossing_cost.has_value());
+  EXPECT_FALSE(plan->cost.has_value());
+}
+
+// Trainer case: every trainer rank sends its 4 x 6 f32 block (96 bytes)
+// once; each inference rank must receive its whole 16 x 6 block (384 bytes:
+// it holds nothing before), the trainer ranks nothing.
+TEST(CrossMeshTest, BytesSentAndTheReceiveLowerBoundPerParticipant) {
+  CrossMeshRequest r{Spec({4, 2}, "S(0)S(1)", {16, 12}), Spec({2}, "S(1)", {16, 12}), {}, {8, 9}};
+  absl::StatusOr<CrossMeshPlan> plan = PlanCrossMesh(r, PlanOptions{PlanMode::kNative});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->BytesSent(), std::vector<int64_t>({96, 96, 96, 96, 96, 96, 96, 96, 0, 0}));
+  EXPECT_EQ(plan->ReceiveLowerBoundBytes(),
+            std::vector<int64_t>({0, 0, 0, 0, 0, 0, 0, 0, 384, 384}));
+}
+
+// Overlapping ranks keep what they hold: the routes' bytes received by
+// each participant (local copies aside) are exactly its lower bound, and
+// the bytes sent add up to the bytes received.
+TEST(CrossMeshTest, RoutesReceiveExactlyTheLowerBound) {
+  CrossMeshRequest r{
+      Spec({2, 2}, "S(0)R", {7, 5}), Spec({4}, "S(1)", {7, 5}), {0, 1, 2, 3}, {2, 3, 4, 5}};
+  absl::StatusOr<CrossMeshPlan> plan = PlanCrossMesh(r, PlanOptions{PlanMode::kNative});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  std::vector<int64_t> received(plan->participants.size(), 0);
+  for (const SliceRoute& route : plan->routes) {
+    if (route.sender != route.receiver) received[route.receiver] += 4 * BoxElements(route.box);
+  }
+  EXPECT_EQ(received, plan->ReceiveLowerBoundBytes());
+  const std::vector<int64_t> sent = plan->BytesSent();
+  EXPECT_EQ(std::accumulate(sent.begin(), sent.end(), int64_t{0}),
+            std::accumulate(received.begin(), received.end(), int64_t{0}));
+  EXPECT_GT(received[2] + received[3], 0);  // what 2 and 3 lack of their new blocks
+}
+
+// A crossing's routes take time and memory in proportion to its slices:
+// S(0) over 1025 ranks to R on 1024 others is 1025 x 1024 slices, over
+// kMaxCrossingSlices (2^20), refused before routing; S(0) to S(0) on as
+// many shifted ranks is 1025 slices (a few of them split), planned.
+TEST(CrossMeshTest, CrossingsOfTooManySlicesAreRefusedUpFront) {
+  std::vector<int64_t> shifted(1025), others(1024);
+  for (int64_t i = 0; i < 1025; ++i) shifted[i] = i + 1;
+  for (int64_t i = 0; i < 1024; ++i) others[i] = 2000 + i;
+  CrossMeshRequest r{Spec({1025}, "S(0)", {4100}), Spec({1024}, "R", {4100}), {}, others};
+  absl::StatusOr<CrossMeshPlan> plan = PlanCrossMesh(r, PlanOptions{PlanMode::kNative});
+  EXPECT_EQ(plan.status().code(), absl::StatusCode::kResourceExhausted) << plan.status();
+  EXPECT_THAT(plan.status().message(),
+              HasSubstr("dst_ranks: the crossing would move 1049600 slices"));
+  r = CrossMeshRequest{Spec({1025}, "S(0)", {4100}), Spec({1025}, "S(0)", {4100}), {}, shifted};
+  plan = PlanCrossMesh(r, PlanOptions{PlanMode::kNative});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->routes.size(), 1025u);
 }
 
 }  // namespace

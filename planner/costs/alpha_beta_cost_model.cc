@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "planner/costs/block_bytes.h"
+#include "planner/costs/nccl_cost_model.h"
 #include "planner/steps/permute_exchange.h"
 #include "planner/steps/step_bytes.h"
 
@@ -38,6 +39,18 @@ absl::Status CheckNumber(absl::string_view field, double value, bool zero_ok) {
                                                    " GB/s, so that every plan's cost is finite"));
   }
   return absl::OkStatus();
+}
+
+// Spec §6.2: an exchange is one call of its busiest member's messages (at
+// least one: every member takes part in the AllToAllV) and bytes (the more
+// of sent and received) on `link`. The one rule for exchange steps and
+// cross-mesh crossings (spec §14).
+double ExchangeTimeUs(const RouteLoad& load, double itemsize, const LinkProfile& link,
+                      double call_us) {
+  const AlphaBetaTerms terms{
+      std::max<double>(1.0, static_cast<double>(load.max_messages)),
+      itemsize * static_cast<double>(std::max(load.max_sent, load.max_received))};
+  return call_us + TimeOnLinkUs(terms, link);
 }
 
 std::string FormatLink(const LinkProfile& link) {
@@ -124,10 +137,7 @@ class AlphaBetaCosts : public BoundCostModel {
     const std::vector<int64_t> zeros(mesh_.ndim(), 0);
     const RouteLoad load = ExchangeLoadOf(current, step, mesh_,
                                           LogicalShape(current, step, mesh_, global_shape_, zeros));
-    const AlphaBetaTerms terms{
-        std::max<double>(1.0, static_cast<double>(load.max_messages)),
-        itemsize_ * static_cast<double>(std::max(load.max_sent, load.max_received))};
-    return call_us_ + TimeOnLinkUs(terms, link);
+    return ExchangeTimeUs(load, itemsize_, link, call_us_);
   }
 
   BlockBytes bytes_;  // spec §6.2's bytes, one rule with the nccl model
@@ -158,6 +168,16 @@ class AlphaBetaCostModel : public CostModel {
     return std::make_unique<AlphaBetaCosts>(problem, profile_, devices_per_host_);
   }
   bool prices_native_steps() const override { return true; }
+  // Spec §14: the crossing's link is the inter-host one when its ranks span
+  // several hosts (§6's rule for a group), the intra-host one otherwise.
+  std::optional<double> ExchangeAmongRanksUs(absl::Span<const int64_t> ranks, const RouteLoad& load,
+                                             int itemsize) const override {
+    if (ranks.size() <= 1) return 0.0;
+    const HostSpan span = HostSpanOfRanks(ranks, devices_per_host_);
+    return ExchangeTimeUs(load, itemsize,
+                          span.nodes > 1 ? profile_.inter_host : profile_.intra_host,
+                          profile_.call_us);
+  }
 
  private:
   CostProfile profile_;

@@ -11,13 +11,16 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "mesh/device_mesh.h"
 #include "planner/layout/dist_state.h"
+#include "planner/steps/slice_routes.h"
 #include "planner/steps/step.h"
 #include "planner/steps/step_memory.h"
 
@@ -91,6 +94,18 @@ class CostModel {
   // request naming one that does not (the pytorch models) plans in pytorch
   // mode.
   virtual bool prices_native_steps() const { return false; }
+
+  // The price of one exchange among the global ranks `ranks` (ascending,
+  // distinct; rank r on host r / devices_per_host) whose busiest member
+  // sends or receives `load` (elements of `itemsize` bytes): a cross-mesh
+  // move's crossing (spec §14), priced by the same rule as the model's
+  // in-mesh exchange steps. std::nullopt for a model that cannot price an
+  // exchange (the pytorch models, the measured model).
+  virtual std::optional<double> ExchangeAmongRanksUs(absl::Span<const int64_t> /*ranks*/,
+                                                     const RouteLoad& /*load*/,
+                                                     int /*itemsize*/) const {
+    return std::nullopt;
+  }
 
  protected:
   explicit CostModel(std::string fingerprint) : fingerprint_(std::move(fingerprint)) {}

@@ -17,6 +17,33 @@ namespace {
 
 constexpr int kNumGroups = 1 << kMaxMeshDims;
 
+// `messages` peer messages carrying `bytes` in all, split between the
+// host's peers and other hosts' in the group's proportion (a permute's
+// split when every peer gets one: NcclCosts::Exchange), the network's
+// rounded up.
+NcclP2pCall Messages(const HostSpan& s, int64_t messages, double bytes) {
+  const int64_t peers = s.ranks - 1;
+  const int64_t remote = s.ranks - s.local;
+  NcclP2pCall call;
+  call.inter_peers = std::min(messages, (messages * remote + peers - 1) / peers);
+  call.intra_peers = messages - call.inter_peers;
+  const double each = bytes / static_cast<double>(messages);
+  call.intra_bytes = each * static_cast<double>(call.intra_peers);
+  call.inter_bytes = each * static_cast<double>(call.inter_peers);
+  return call;
+}
+
+// Spec §6.4: an exchange is one grouped send/recv like a permute, priced
+// from its routes (§11.1): its busiest member's messages (at least one) and
+// bytes (the more of sent and received), over the communicator `s`. The
+// one rule for exchange steps and cross-mesh crossings (spec §14).
+double ExchangeTimeUs(const NcclP2pLinks& links, const HostSpan& s, const RouteLoad& load,
+                      double itemsize) {
+  if (s.ranks <= 1) return 0;
+  const double bytes = itemsize * static_cast<double>(std::max(load.max_sent, load.max_received));
+  return NcclP2pTimeUs(links, Messages(s, std::max<int64_t>(1, load.max_messages), bytes));
+}
+
 // Spec §6.4, bound to one problem: one NCCL table per set of mesh dims
 // (at most 2^8), so that StepCost only looks up and compares.
 class NcclCosts : public BoundCostModel {
@@ -130,29 +157,11 @@ class NcclCosts : public BoundCostModel {
   // and bytes (the more of sent and received). Exchanges are the goal's
   // edge only, so the routes (which allocate) are computed here.
   double ExchangeCost(const DistState& current, const Step& step, int bits) const {
-    const HostSpan& s = span_[bits];
-    if (s.ranks <= 1) return 0;
+    if (span_[bits].ranks <= 1) return 0;
     const std::vector<int64_t> zeros(mesh_.ndim(), 0);
     const RouteLoad load = ExchangeLoadOf(current, step, mesh_,
                                           LogicalShape(current, step, mesh_, global_shape_, zeros));
-    const double bytes =
-        itemsize_ * static_cast<double>(std::max(load.max_sent, load.max_received));
-    return NcclP2pTimeUs(links_, Messages(s, std::max<int64_t>(1, load.max_messages), bytes));
-  }
-
-  // `messages` peer messages carrying `bytes` in all, split between the
-  // host's peers and other hosts' in the group's proportion (a permute's
-  // split when every peer gets one: Exchange), the network's rounded up.
-  static NcclP2pCall Messages(const HostSpan& s, int64_t messages, double bytes) {
-    const int64_t peers = s.ranks - 1;
-    const int64_t remote = s.ranks - s.local;
-    NcclP2pCall call;
-    call.inter_peers = std::min(messages, (messages * remote + peers - 1) / peers);
-    call.intra_peers = messages - call.inter_peers;
-    const double each = bytes / static_cast<double>(messages);
-    call.intra_bytes = each * static_cast<double>(call.intra_peers);
-    call.inter_bytes = each * static_cast<double>(call.inter_peers);
-    return call;
+    return ExchangeTimeUs(links_, span_[bits], load, itemsize_);
   }
 
   BlockBytes bytes_;
@@ -177,6 +186,11 @@ class NcclCostModel : public CostModel {
     return std::make_unique<NcclCosts>(problem, profile_, devices_per_host_);
   }
   bool prices_native_steps() const override { return true; }
+  std::optional<double> ExchangeAmongRanksUs(absl::Span<const int64_t> ranks, const RouteLoad& load,
+                                             int itemsize) const override {
+    return ExchangeTimeUs(NcclP2pLinksFor(profile_), HostSpanOfRanks(ranks, devices_per_host_),
+                          load, itemsize);
+  }
 
  private:
   static std::string Fingerprint(const NcclProfile& p, int64_t devices_per_host) {
@@ -232,6 +246,20 @@ HostSpan HostSpanOf(const DeviceMesh& mesh, MeshDimSet group, int64_t devices_pe
     // a host).
     span.nodes = (span.ranks + span.local - 1) / span.local;
   }
+  return span;
+}
+
+HostSpan HostSpanOfRanks(absl::Span<const int64_t> ranks, int64_t devices_per_host) {
+  HostSpan span;
+  span.ranks = static_cast<int64_t>(ranks.size());
+  if (ranks.empty()) return span;
+  std::unordered_set<int64_t> hosts;
+  span.local = 0;
+  for (int64_t r : ranks) {
+    hosts.insert(r / devices_per_host);
+    span.local += r / devices_per_host == ranks[0] / devices_per_host;
+  }
+  span.nodes = static_cast<int64_t>(hosts.size());
   return span;
 }
 

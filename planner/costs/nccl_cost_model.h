@@ -19,6 +19,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "planner/costs/cost_model.h"
 #include "planner/costs/nccl_profile.h"
 
@@ -39,6 +40,10 @@ struct HostSpan {
   int64_t local = 1;  // members on rank 0's host, rank 0 included
 };
 HostSpan HostSpanOf(const DeviceMesh& mesh, MeshDimSet group, int64_t devices_per_host);
+// The same for the communicator of the global ranks `ranks` (ascending,
+// distinct; a cross-mesh crossing's participants, spec §14), seen from
+// ranks[0]: its size, its hosts, and how many of it share ranks[0]'s host.
+HostSpan HostSpanOfRanks(absl::Span<const int64_t> ranks, int64_t devices_per_host);
 
 }  // namespace reshard
 

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "planner/layout/chunk.h"
+#include "planner/layout/dtype.h"
 
 namespace reshard {
 namespace {
@@ -22,8 +23,9 @@ absl::StatusOr<std::vector<int64_t>> RanksOf(absl::string_view field,
     return all;
   }
   if (static_cast<int64_t>(ranks.size()) != size) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(field, ": ", ranks.size(), " ranks for a mesh of ", size));
+    return absl::InvalidArgumentError(absl::StrCat(field, ": ", ranks.size(),
+                                                   ranks.size() == 1 ? " rank" : " ranks",
+                                                   " for a mesh of ", size, " ranks"));
   }
   absl::flat_hash_set<int64_t> seen;
   for (int64_t r : ranks) {
@@ -44,26 +46,82 @@ absl::StatusOr<DistSpec> WithoutPartials(const DistSpec& spec) {
   return DistSpec::Create(spec.mesh(), state, spec.global_shape(), spec.dtype());
 }
 
-// Spec §14: the crossing's routes. Participant i holds its crossing_src
-// block if it is a source rank and wants its crossing_dst block if it is a
-// destination rank.
-std::vector<SliceRoute> CrossingRoutes(const CrossMeshPlan& p) {
+// Spec §14: the crossing's boxes per participant. Participant i holds its
+// crossing_src block if it is a source rank and wants its crossing_dst
+// block if it is a destination rank (empty boxes otherwise).
+void CrossingBoxes(const CrossMeshPlan& p, std::vector<Box>* held, std::vector<Box>* wanted) {
   const size_t n = p.participants.size();
   const Box nothing(p.crossing_src.global_shape().size());
-  std::vector<Box> held(n, nothing), wanted(n, nothing);
+  held->assign(n, nothing);
+  wanted->assign(n, nothing);
   auto index = [&](int64_t rank) {
     return std::lower_bound(p.participants.begin(), p.participants.end(), rank) -
            p.participants.begin();
   };
   for (size_t r = 0; r < p.src_ranks.size(); ++r) {
-    held[index(p.src_ranks[r])] =
+    (*held)[index(p.src_ranks[r])] =
         BlockOf(p.crossing_src, p.crossing_src.mesh().Coordinate(static_cast<int64_t>(r)));
   }
   for (size_t r = 0; r < p.dst_ranks.size(); ++r) {
-    wanted[index(p.dst_ranks[r])] =
+    (*wanted)[index(p.dst_ranks[r])] =
         BlockOf(p.crossing_dst, p.crossing_dst.mesh().Coordinate(static_cast<int64_t>(r)));
   }
+}
+
+// The slices the crossing's routes hold before balancing splits any: per
+// destination rank, the source blocks its block meets. A layout's blocks
+// are the product of one partition of [0, extent) per tensor dim (each
+// mesh dim splits one tensor dim), so per tensor dim the count is the
+// source intervals meeting the destination's, and their product is the
+// rank's count. Cheap: per destination rank a binary search per tensor dim.
+int64_t CrossingSlices(const CrossMeshPlan& p) {
+  const DistSpec& src = p.crossing_src;
+  std::vector<std::vector<int64_t>> begins(src.tensor_ndim()), ends(src.tensor_ndim());
+  for (int64_t r = 0; r < src.mesh().num_ranks(); ++r) {
+    const Box box = BlockOf(src, src.mesh().Coordinate(r));
+    for (int d = 0; d < src.tensor_ndim(); ++d) {
+      if (box[d].size == 0) continue;
+      begins[d].push_back(box[d].offset);
+      ends[d].push_back(box[d].offset + box[d].size);
+    }
+  }
+  for (int d = 0; d < src.tensor_ndim(); ++d) {  // distinct, disjoint: sorted alike
+    for (std::vector<int64_t>* v : {&begins[d], &ends[d]}) {
+      std::sort(v->begin(), v->end());
+      v->erase(std::unique(v->begin(), v->end()), v->end());
+    }
+  }
+  int64_t total = 0;
+  for (int64_t r = 0; r < p.crossing_dst.mesh().num_ranks(); ++r) {
+    const Box box = BlockOf(p.crossing_dst, p.crossing_dst.mesh().Coordinate(r));
+    int64_t slices = 1;
+    for (int d = 0; d < src.tensor_ndim() && slices > 0; ++d) {
+      if (box[d].size == 0) slices = 0;
+      // Source intervals [b, e) with e > begin and b < end.
+      const auto first = std::upper_bound(ends[d].begin(), ends[d].end(), box[d].offset);
+      const auto last =
+          std::lower_bound(begins[d].begin(), begins[d].end(), box[d].offset + box[d].size);
+      slices *= std::max<int64_t>(0, (last - begins[d].begin()) - (first - ends[d].begin()));
+    }
+    total += slices;
+  }
+  return total;
+}
+
+std::vector<SliceRoute> CrossingRoutes(const CrossMeshPlan& p) {
+  std::vector<Box> held, wanted;
+  CrossingBoxes(p, &held, &wanted);
   return RouteSlices(held, wanted);
+}
+
+// The total of the plan's parts, or none when the crossing is not priced.
+void PriceCrossing(const PlanOptions& options, CrossMeshPlan* plan) {
+  const std::shared_ptr<const CostModel>& model = ResolvedCostModel(options);
+  plan->crossing_cost = model->ExchangeAmongRanksUs(plan->participants, plan->load,
+                                                    ItemSize(plan->crossing_src.dtype()));
+  if (plan->crossing_cost.has_value()) {
+    plan->cost = plan->before.cost + *plan->crossing_cost + plan->after.cost;
+  }
 }
 
 }  // namespace
@@ -110,9 +168,37 @@ absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
                      {},
                      {},
                      std::move(after)};
+  if (const int64_t slices = CrossingSlices(plan); slices > kMaxCrossingSlices) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "dst_ranks: the crossing would move ", slices, " slices, more than ", kMaxCrossingSlices,
+        " (its routes take time and memory in proportion); move fewer "
+        "ranks at once or coarser blocks"));
+  }
   plan.routes = CrossingRoutes(plan);
   plan.load = LoadOfRoutes(plan.routes, static_cast<int64_t>(plan.participants.size()));
+  PriceCrossing(options, &plan);
   return plan;
+}
+
+std::vector<int64_t> CrossMeshPlan::BytesSent() const {
+  std::vector<int64_t> sent(participants.size(), 0);
+  const int64_t itemsize = ItemSize(crossing_src.dtype());
+  for (const SliceRoute& route : routes) {
+    if (route.sender != route.receiver) sent[route.sender] += itemsize * BoxElements(route.box);
+  }
+  return sent;
+}
+
+std::vector<int64_t> CrossMeshPlan::ReceiveLowerBoundBytes() const {
+  std::vector<Box> held, wanted;
+  CrossingBoxes(*this, &held, &wanted);
+  const int64_t itemsize = ItemSize(crossing_src.dtype());
+  std::vector<int64_t> bound(participants.size(), 0);
+  for (size_t i = 0; i < participants.size(); ++i) {
+    bound[i] =
+        itemsize * (BoxElements(wanted[i]) - BoxElements(MeetBoxes(wanted[i], held[i], wanted[i])));
+  }
+  return bound;
 }
 
 std::string CrossMeshPlan::Summary() const {

@@ -15,11 +15,13 @@
 //
 // Not yet (issue 16 part B): choosing other crossing layouts by price (e.g.
 // a reduce_scatter before, or Alpa's gather among destination replicas
-// after), pricing the crossing with the cost model, and memory limits.
+// after) and memory limits. The crossing is priced (crossing_cost) but not
+// chosen by price: there is one candidate.
 #ifndef RESHARD_PLANNER_CROSS_MESH_CROSS_MESH_PLAN_H_
 #define RESHARD_PLANNER_CROSS_MESH_CROSS_MESH_PLAN_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,15 +55,38 @@ struct CrossMeshPlan {
   std::vector<SliceRoute> routes;
   RouteLoad load;  // of the crossing, in elements
   Plan after;      // on the destination mesh: crossing_dst -> dst
+  // The crossing's price by the request's cost model: one grouped
+  // send/recv over the participants (CostModel::ExchangeAmongRanksUs, the
+  // rule of the model's exchange steps); none when the model cannot price
+  // an exchange (the pytorch models).
+  std::optional<double> crossing_cost;
+  // before.cost + crossing_cost + after.cost; none when crossing_cost is.
+  std::optional<double> cost;
+
+  // Per participant, the bytes it sends to other participants in the
+  // crossing (local copies not counted).
+  std::vector<int64_t> BytesSent() const;
+  // Per participant, the bytes of its crossing_dst block that its own
+  // crossing_src block does not hold: what it must receive whatever the
+  // routes (the routes receive exactly that, spec §11.1).
+  std::vector<int64_t> ReceiveLowerBoundBytes() const;
 
   // "S(0)R on 2x4 ranks 0-7 -> ... -> RS(0) on 2 ranks 8-9", one line.
   std::string Summary() const;
 };
 
+// The most slices a crossing may move (before balancing splits any: per
+// destination rank, the source blocks its block meets). 2^20 slices take
+// seconds to route and about 400 MB; a move of every block of a 1024-rank
+// layout to 1024 replicas is at this limit.
+inline constexpr int64_t kMaxCrossingSlices = int64_t{1} << 20;
+
 // InvalidArgument (naming the field: src_ranks, dst_ranks, dst) for rank
 // lists of the wrong size, repeated ranks or negative ranks, or specs of
-// different shapes or dtypes; the planner's errors for the steps before and
-// after. `options` plans those steps (native mode).
+// different shapes or dtypes; ResourceExhausted "dst_ranks: ..." for a
+// crossing of more than kMaxCrossingSlices slices; the planner's errors for
+// the steps before and after. `options` plans those steps and prices the
+// crossing.
 absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
                                             const PlanOptions& options);
 

@@ -157,6 +157,17 @@ class Cost(unittest.TestCase):
                          reshard.cost(**IDX1))
 
 
+class CrossMesh(unittest.TestCase):
+    def test_cross_mesh_keys_are_refused_not_ignored(self):
+        # reshard plan and reshard batch plan them (spec §14); the Python API not yet.
+        for key, value in (("dst_mesh", [2]), ("src_ranks", [0, 1]), ("dst_ranks", [2, 3])):
+            for call in (reshard.plan, reshard.cost):
+                with self.assertRaises(ValueError) as e:
+                    call(mesh=[2], shape=[8], src="S(0)", dst="R", **{key: value})
+                self.assertIn(f"{key}: cross-mesh moves are not in the Python API yet",
+                              str(e.exception))
+
+
 class CostMatrix(unittest.TestCase):
     LAYOUTS = ["S(0)R", "RS(1)", "RR", "P(sum)R", [Shard(1), Shard(0)]]
 
