@@ -14,6 +14,7 @@
 #include "planner/costs/cost_model_registry.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/planner.h"
+#include "planner/search/edge_source.h"
 #include "planner/search/native_transitions.h"
 #include "planner/steps/step.h"
 #include "planner/steps/step_bytes.h"
@@ -146,6 +147,16 @@ TEST(NativePlanTest, MovingAShardToAnotherMeshDimIsOneExchange) {
   EXPECT_EQ(plan->steps[0].step.kind, StepKind::kExchange);
 }
 
+// A mesh dim of 65536 ranks: S(0) -> R is one all_gather, planned at once.
+// The exchange that would also reach R routes 2^32 slices (every rank wants
+// every block); before the routing limit it ran out of memory after minutes.
+TEST(NativePlanTest, AHugeMeshDimGathersWithoutRoutingAnExchange) {
+  absl::StatusOr<Plan> plan = PlanNative(Mesh({65536}), "S(0)", "R", {65536}, AlphaBeta());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->steps.size(), 1u) << plan->Trace();
+  EXPECT_EQ(plan->steps[0].step.kind, StepKind::kAllGather);
+}
+
 // Pytorch mode never plans a group step or a permute.
 TEST(NativePlanTest, PyTorchModeKeepsToSingleMeshDimSteps) {
   PlanOptions options{PlanMode::kPyTorch};
@@ -243,6 +254,19 @@ TEST(NativeEdgesTest, TheGoalExchangeReLaysOutShardsAndReplicas) {
   EXPECT_THAT(
       NativeEdges(State(mesh, "S(0)S(0)R"), State(mesh, "S(0)RS(0)"), 2, StepKind::kExchange),
       ElementsAre("exchange on mesh dims {1,2}: 2->S(0) 1->R"));
+}
+
+// Routing meets members x distinct source blocks (spec §4.2): 256 ranks that
+// each hold their own block meet 2^16 boxes, the most allowed; replicas are
+// one block; steps that move no slices are never limited.
+TEST(NativeEdgesTest, TheRoutingLimitCountsMembersTimesDistinctBlocks) {
+  const Step exchange = MakeExchange(MeshDimSet::Of({0}), {});
+  EXPECT_FALSE(ExceedsRoutingLimit(State(Mesh({256}), "S(0)", 1), exchange, Mesh({256})));
+  EXPECT_TRUE(ExceedsRoutingLimit(State(Mesh({257}), "S(0)", 1), exchange, Mesh({257})));
+  EXPECT_FALSE(ExceedsRoutingLimit(State(Mesh({65536}), "R", 1), exchange, Mesh({65536})));
+  EXPECT_TRUE(ExceedsRoutingLimit(State(Mesh({65537}), "R", 1), exchange, Mesh({65537})));
+  const Step gather = MakeStep(MeshDimSet::Of({0}), S0, R);
+  EXPECT_FALSE(ExceedsRoutingLimit(State(Mesh({1 << 20}), "S(0)", 1), gather, Mesh({1 << 20})));
 }
 
 // --- Legality (CheckStep, spec §4.2) ------------------------------------------

@@ -24,12 +24,25 @@ NativeEdges::NativeEdges(const DeviceMesh& mesh, std::vector<int64_t> global_sha
       max_memory_(max_memory),
       backend_(backend) {}
 
+bool ExceedsRoutingLimit(const DistState& state, const Step& step, const DeviceMesh& mesh) {
+  if (!MovesSlices(step.kind)) return false;
+  int64_t members = 1, blocks = 1;  // blocks <= members <= 2^16 below: no overflow
+  for (int m : step.group.ToVector()) {
+    members *= mesh.size(m);
+    if (!state.placement(m).is_replicate()) blocks *= mesh.size(m);
+    if (members > kMaxRoutingMeetings) return true;
+  }
+  return members * blocks > kMaxRoutingMeetings;
+}
+
 void NativeEdges::Append(const DistState& state, std::vector<Step>* out) const {
   const size_t first = out->size();
   AppendNativeTransitions(state, goal_, static_cast<int>(global_shape_.size()), partial_ops_, out);
-  if (max_memory_ == std::numeric_limits<int64_t>::max()) return;
+  const bool limit_memory = max_memory_ != std::numeric_limits<int64_t>::max();
   auto too_big = [&](const Step& step) {
-    return StepPeakBytes(state, step, mesh_, global_shape_, dtype_, backend_) > max_memory_;
+    return ExceedsRoutingLimit(state, step, mesh_) ||
+           (limit_memory &&
+            StepPeakBytes(state, step, mesh_, global_shape_, dtype_, backend_) > max_memory_);
   };
   out->erase(std::remove_if(out->begin() + static_cast<long>(first), out->end(), too_big),
              out->end());
