@@ -159,17 +159,55 @@ TEST(CrossMeshTest, RemeshOnTheSameRanks) {
   RunAcross(r);
 }
 
-// A Partial source is reduced on the source mesh first; a Partial
-// destination is the crossed Replicate partitioned after.
+// A Partial source is reduced on the source mesh first (a reduce_scatter,
+// the cheaper candidate: spec §14); a Partial destination is the crossed
+// Replicate partitioned after.
 TEST(CrossMeshTest, PartialsAreReducedBeforeAndPartitionedAfter) {
   CrossMeshRequest r{Spec({2}, "P(sum)", {7, 3}, DType::kI32),
-                     Spec({3}, "S(0)", {7, 3}, DType::kI32),
+                     Spec({3}, "P(sum)", {7, 3}, DType::kI32),
                      {0, 1},
                      {2, 3, 4}};
   absl::StatusOr<CrossMeshPlan> plan = PlanCrossMesh(r, PlanOptions{PlanMode::kNative});
   ASSERT_TRUE(plan.ok()) << plan.status();
-  EXPECT_EQ(plan->before.Trace(), "P(sum)->R");
+  EXPECT_EQ(plan->before.Trace(), "P(sum)->S(0)");
+  EXPECT_EQ(plan->after.Trace(), "R->P(sum)");
   RunAcross(r);
+}
+
+// Spec §14, choosing the crossing layouts. FSDP on 8 ranks (host 0) to
+// RS(0) on 2x4 ranks 8-15 (host 1), 16 MiB: sending each of the two
+// replicas its block moves the tensor twice between hosts; crossing with
+// mesh dim 0 also splitting rows (S(0)[1]S(0)[0]: the first candidate of
+// the cheapest price) moves it once, and the replicas all_gather on their
+// own host.
+TEST(CrossMeshTest, DestinationReplicasGatherAfterInsteadOfEachReceivingItsCopy) {
+  CrossMeshRequest r{Spec({8}, "S(0)", {4096, 1024}),
+                     Spec({2, 4}, "RS(0)", {4096, 1024}),
+                     {0, 1, 2, 3, 4, 5, 6, 7},
+                     {8, 9, 10, 11, 12, 13, 14, 15}};
+  absl::StatusOr<CrossMeshPlan> plan = PlanCrossMesh(r, PlanOptions{PlanMode::kNative});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->crossing_dst.state().ToString(), "S(0)[1]S(0)[0]");
+  EXPECT_EQ(plan->after.Trace(), "S(0)[1]S(0)[0]->RS(0)");
+  EXPECT_EQ(plan->after.steps[0].step.kind, StepKind::kAllGather);
+  int64_t sent = 0;
+  for (int64_t b : plan->BytesSent()) sent += b;
+  EXPECT_EQ(sent, 4096 * 1024 * 4);  // the tensor once, not twice
+}
+
+// Without a price for the crossing (pytorch models) there is nothing to
+// choose by: the crossing layouts are the plain ones (Partials Replicate).
+TEST(CrossMeshTest, UnpricedCrossingsKeepThePlainLayouts) {
+  CrossMeshRequest r{Spec({8}, "S(0)", {4096, 1024}),
+                     Spec({2, 4}, "RS(0)", {4096, 1024}),
+                     {0, 1, 2, 3, 4, 5, 6, 7},
+                     {8, 9, 10, 11, 12, 13, 14, 15}};
+  PlanOptions options{PlanMode::kPyTorch};
+  options.cost_model = *MakeCostModel("pytorch", 8);
+  absl::StatusOr<CrossMeshPlan> plan = PlanCrossMesh(r, options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->crossing_dst.state().ToString(), "RS(0)");
+  EXPECT_TRUE(plan->after.steps.empty()) << plan->after.Trace();
 }
 
 // Random moves: meshes of 1-3 dims (sizes 1-3, at most 8 ranks), tensors of

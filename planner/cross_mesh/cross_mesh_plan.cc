@@ -46,6 +46,43 @@ absl::StatusOr<DistSpec> WithoutPartials(const DistSpec& spec) {
   return DistSpec::Create(spec.mesh(), state, spec.global_shape(), spec.dtype());
 }
 
+// Spec §14 "Choosing the crossing layouts": `plain` with each of `free`'s
+// mesh dims either left as it is (Replicate) or sharding one tensor dim
+// (appended to its order), in odometer order with `plain` first; only
+// `plain` when that would be more than kMaxCrossingCandidates layouts.
+std::vector<DistSpec> LayoutsAround(const DistSpec& plain, const std::vector<int>& free,
+                                    int64_t budget) {
+  std::vector<DistSpec> out = {plain};
+  const int choices = plain.tensor_ndim() + 1;
+  int64_t count = 1;
+  for (size_t i = 0; i < free.size() && count <= budget; ++i) count *= choices;
+  if (count > budget) return out;
+  for (int64_t k = 1; k < count; ++k) {
+    DistState state = plain.state();
+    int64_t rest = k;
+    for (int m : free) {
+      const int choice = static_cast<int>(rest % choices);
+      rest /= choices;
+      if (choice > 0) state = state.WithPlacement(m, Placement::Shard(choice - 1));
+    }
+    absl::StatusOr<DistSpec> spec =
+        DistSpec::Create(plain.mesh(), state, plain.global_shape(), plain.dtype());
+    if (spec.ok()) out.push_back(*std::move(spec));
+  }
+  return out;
+}
+
+// The mesh dims of `spec` holding a Partial (with `replicate`, also a
+// Replicate): those a crossing layout may shard instead.
+std::vector<int> FreeMeshDims(const DistSpec& spec, bool replicate) {
+  std::vector<int> free;
+  for (int m = 0; m < spec.state().ndim(); ++m) {
+    const Placement p = spec.state().placement(m);
+    if (p.is_partial() || (replicate && p.is_replicate())) free.push_back(m);
+  }
+  return free;
+}
+
 // Spec §14: the crossing's boxes per participant. Participant i holds its
 // crossing_src block if it is a source rank and wants its crossing_dst
 // block if it is a destination rank (empty boxes otherwise).
@@ -139,29 +176,23 @@ Box BlockOf(const DistSpec& spec, absl::Span<const int64_t> coordinate) {
   return box;
 }
 
-absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
-                                            const PlanOptions& options) {
-  const DistSpec& src = request.src;
-  const DistSpec& dst = request.dst;
-  if (src.global_shape() != dst.global_shape() || src.dtype() != dst.dtype()) {
-    return absl::InvalidArgumentError(
-        "dst: a cross-mesh move keeps the global shape and dtype of src");
-  }
-  RESHARD_ASSIGN_OR_RETURN(std::vector<int64_t> src_ranks,
-                           RanksOf("src_ranks", request.src_ranks, src.mesh().num_ranks()));
-  RESHARD_ASSIGN_OR_RETURN(std::vector<int64_t> dst_ranks,
-                           RanksOf("dst_ranks", request.dst_ranks, dst.mesh().num_ranks()));
-  RESHARD_ASSIGN_OR_RETURN(DistSpec crossing_src, WithoutPartials(src));
-  RESHARD_ASSIGN_OR_RETURN(DistSpec crossing_dst, WithoutPartials(dst));
-  RESHARD_ASSIGN_OR_RETURN(Plan before, PlanRedistribution(src, crossing_src, options));
-  RESHARD_ASSIGN_OR_RETURN(Plan after, PlanRedistribution(crossing_dst, dst, options));
-  std::vector<int64_t> participants = src_ranks;
-  participants.insert(participants.end(), dst_ranks.begin(), dst_ranks.end());
-  std::sort(participants.begin(), participants.end());
-  participants.erase(std::unique(participants.begin(), participants.end()), participants.end());
-  CrossMeshPlan plan{std::move(src_ranks),
-                     std::move(dst_ranks),
-                     std::move(participants),
+namespace {
+
+struct Ranks {
+  std::vector<int64_t> src, dst, participants;
+};
+
+// One candidate of spec §14: the plan through `crossing_src` and
+// `crossing_dst`, routed and priced; ResourceExhausted past
+// kMaxCrossingSlices.
+absl::StatusOr<CrossMeshPlan> PlanThrough(const CrossMeshRequest& request, const Ranks& ranks,
+                                          DistSpec crossing_src, DistSpec crossing_dst,
+                                          const PlanOptions& options) {
+  RESHARD_ASSIGN_OR_RETURN(Plan before, PlanRedistribution(request.src, crossing_src, options));
+  RESHARD_ASSIGN_OR_RETURN(Plan after, PlanRedistribution(crossing_dst, request.dst, options));
+  CrossMeshPlan plan{ranks.src,
+                     ranks.dst,
+                     ranks.participants,
                      std::move(before),
                      std::move(crossing_src),
                      std::move(crossing_dst),
@@ -178,6 +209,51 @@ absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
   plan.load = LoadOfRoutes(plan.routes, static_cast<int64_t>(plan.participants.size()));
   PriceCrossing(options, &plan);
   return plan;
+}
+
+// The rank lists with their defaults, and their union.
+absl::StatusOr<Ranks> RanksOfRequest(const CrossMeshRequest& request) {
+  Ranks ranks;
+  RESHARD_ASSIGN_OR_RETURN(ranks.src,
+                           RanksOf("src_ranks", request.src_ranks, request.src.mesh().num_ranks()));
+  RESHARD_ASSIGN_OR_RETURN(ranks.dst,
+                           RanksOf("dst_ranks", request.dst_ranks, request.dst.mesh().num_ranks()));
+  ranks.participants = ranks.src;
+  ranks.participants.insert(ranks.participants.end(), ranks.dst.begin(), ranks.dst.end());
+  std::sort(ranks.participants.begin(), ranks.participants.end());
+  ranks.participants.erase(std::unique(ranks.participants.begin(), ranks.participants.end()),
+                           ranks.participants.end());
+  return ranks;
+}
+
+}  // namespace
+
+absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
+                                            const PlanOptions& options) {
+  if (request.src.global_shape() != request.dst.global_shape() ||
+      request.src.dtype() != request.dst.dtype()) {
+    return absl::InvalidArgumentError(
+        "dst: a cross-mesh move keeps the global shape and dtype of src");
+  }
+  RESHARD_ASSIGN_OR_RETURN(const Ranks ranks, RanksOfRequest(request));
+  RESHARD_ASSIGN_OR_RETURN(DistSpec plain_src, WithoutPartials(request.src));
+  RESHARD_ASSIGN_OR_RETURN(DistSpec plain_dst, WithoutPartials(request.dst));
+  RESHARD_ASSIGN_OR_RETURN(CrossMeshPlan best,
+                           PlanThrough(request, ranks, plain_src, plain_dst, options));
+  if (!best.cost.has_value()) return best;  // unpriced: nothing to choose by
+  const std::vector<DistSpec> srcs =
+      LayoutsAround(plain_src, FreeMeshDims(request.src, false), kMaxCrossingCandidates);
+  const std::vector<DistSpec> dsts =
+      LayoutsAround(plain_dst, FreeMeshDims(request.dst, true),
+                    kMaxCrossingCandidates / static_cast<int64_t>(srcs.size()));
+  for (size_t i = 0; i < srcs.size(); ++i) {
+    for (size_t j = (i == 0 ? 1 : 0); j < dsts.size(); ++j) {
+      absl::StatusOr<CrossMeshPlan> plan = PlanThrough(request, ranks, srcs[i], dsts[j], options);
+      // A candidate past a limit or without a plan is not taken; the plain one stands.
+      if (plan.ok() && *plan->cost < *best.cost) best = *std::move(plan);
+    }
+  }
+  return best;
 }
 
 std::vector<int64_t> CrossMeshPlan::BytesSent() const {

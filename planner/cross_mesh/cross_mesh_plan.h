@@ -13,10 +13,11 @@
 //   CrossMeshRequest r{src_spec, dst_spec, {4, 5, 6, 7}, {0, 1}};
 //   absl::StatusOr<CrossMeshPlan> plan = PlanCrossMesh(r, PlanOptions());
 //
-// Not yet (issue 16 part B): choosing other crossing layouts by price (e.g.
-// a reduce_scatter before, or Alpa's gather among destination replicas
-// after) and memory limits. The crossing is priced (crossing_cost) but not
-// chosen by price: there is one candidate.
+// Where the cost model prices the crossing, other crossing layouts are tried
+// and the cheapest plan taken (spec §14): a Partial source mesh dim may
+// reduce_scatter instead of all_reduce before, and a destination mesh dim
+// that replicates may receive a shard and all_gather among its replicas
+// after (Alpa's choice). Not yet: memory limits.
 #ifndef RESHARD_PLANNER_CROSS_MESH_CROSS_MESH_PLAN_H_
 #define RESHARD_PLANNER_CROSS_MESH_CROSS_MESH_PLAN_H_
 
@@ -81,12 +82,18 @@ struct CrossMeshPlan {
 // layout to 1024 replicas is at this limit.
 inline constexpr int64_t kMaxCrossingSlices = int64_t{1} << 20;
 
+// The most crossing layouts (pairs of crossing_src and crossing_dst) one
+// move tries: per free mesh dim, Replicate or a Shard of each tensor dim.
+inline constexpr int64_t kMaxCrossingCandidates = 64;
+
 // InvalidArgument (naming the field: src_ranks, dst_ranks, dst) for rank
 // lists of the wrong size, repeated ranks or negative ranks, or specs of
 // different shapes or dtypes; ResourceExhausted "dst_ranks: ..." for a
 // crossing of more than kMaxCrossingSlices slices; the planner's errors for
 // the steps before and after. `options` plans those steps and prices the
-// crossing.
+// crossing; of the candidate layouts (kMaxCrossingCandidates) the cheapest
+// plan wins, the plain one (Partials as Replicate) on ties and when the
+// model prices no exchange.
 absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
                                             const PlanOptions& options);
 
