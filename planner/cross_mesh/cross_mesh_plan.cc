@@ -183,11 +183,10 @@ struct Ranks {
 };
 
 // One candidate of spec §14: the plan through `crossing_src` and
-// `crossing_dst`, routed and priced; ResourceExhausted past
-// kMaxCrossingSlices.
+// `crossing_dst`, routed and priced; ResourceExhausted past `max_slices`.
 absl::StatusOr<CrossMeshPlan> PlanThrough(const CrossMeshRequest& request, const Ranks& ranks,
                                           DistSpec crossing_src, DistSpec crossing_dst,
-                                          const PlanOptions& options) {
+                                          const PlanOptions& options, int64_t max_slices) {
   RESHARD_ASSIGN_OR_RETURN(Plan before, PlanRedistribution(request.src, crossing_src, options));
   RESHARD_ASSIGN_OR_RETURN(Plan after, PlanRedistribution(crossing_dst, request.dst, options));
   CrossMeshPlan plan{ranks.src,
@@ -199,9 +198,9 @@ absl::StatusOr<CrossMeshPlan> PlanThrough(const CrossMeshRequest& request, const
                      {},
                      {},
                      std::move(after)};
-  if (const int64_t slices = CrossingSlices(plan); slices > kMaxCrossingSlices) {
+  if (const int64_t slices = CrossingSlices(plan); slices > max_slices) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        "dst_ranks: the crossing would move ", slices, " slices, more than ", kMaxCrossingSlices,
+        "dst_ranks: the crossing would move ", slices, " slices, more than ", max_slices,
         " (its routes take time and memory in proportion); move fewer "
         "ranks at once or coarser blocks"));
   }
@@ -238,9 +237,11 @@ absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
   RESHARD_ASSIGN_OR_RETURN(const Ranks ranks, RanksOfRequest(request));
   RESHARD_ASSIGN_OR_RETURN(DistSpec plain_src, WithoutPartials(request.src));
   RESHARD_ASSIGN_OR_RETURN(DistSpec plain_dst, WithoutPartials(request.dst));
-  RESHARD_ASSIGN_OR_RETURN(CrossMeshPlan best,
-                           PlanThrough(request, ranks, plain_src, plain_dst, options));
+  RESHARD_ASSIGN_OR_RETURN(CrossMeshPlan best, PlanThrough(request, ranks, plain_src, plain_dst,
+                                                           options, kMaxCrossingSlices));
   if (!best.cost.has_value()) return best;  // unpriced: nothing to choose by
+  // Every candidate's routes count against one budget of kMaxCrossingSlices.
+  int64_t slices_left = kMaxCrossingSlices - static_cast<int64_t>(best.routes.size());
   const std::vector<DistSpec> srcs =
       LayoutsAround(plain_src, FreeMeshDims(request.src, false), kMaxCrossingCandidates);
   const std::vector<DistSpec> dsts =
@@ -248,9 +249,12 @@ absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
                     kMaxCrossingCandidates / static_cast<int64_t>(srcs.size()));
   for (size_t i = 0; i < srcs.size(); ++i) {
     for (size_t j = (i == 0 ? 1 : 0); j < dsts.size(); ++j) {
-      absl::StatusOr<CrossMeshPlan> plan = PlanThrough(request, ranks, srcs[i], dsts[j], options);
-      // A candidate past a limit or without a plan is not taken; the plain one stands.
-      if (plan.ok() && *plan->cost < *best.cost) best = *std::move(plan);
+      absl::StatusOr<CrossMeshPlan> plan =
+          PlanThrough(request, ranks, srcs[i], dsts[j], options, slices_left);
+      // A candidate past a limit or without a plan is not taken.
+      if (!plan.ok()) continue;
+      slices_left -= static_cast<int64_t>(plan->routes.size());
+      if (*plan->cost < *best.cost) best = *std::move(plan);
     }
   }
   return best;
