@@ -1,6 +1,7 @@
 #include "harness/cross_mesh_runner.h"
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <string>
 #include <thread>
@@ -9,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
 #include "base/status_macros.h"
 #include "collectives/stores/in_process_store.h"
 #include "collectives/tensor/host_math.h"
@@ -41,23 +43,32 @@ struct Connections {
   }
 };
 
+// The union, source and destination connections, at once (each is
+// collective over its own ranks, under its own prefix).
 absl::Status Connect(const CrossMeshRequest& r, const CrossMeshPlan& plan, int64_t index,
-                     std::shared_ptr<Store> store, GlooOptions options, Connections& c) {
+                     std::shared_ptr<Store> store, const GlooOptions& options, Connections& c) {
   const int64_t rank = plan.participants[index];
   const int64_t n = static_cast<int64_t>(plan.participants.size());
-  options.prefix = "union";
-  RESHARD_ASSIGN_OR_RETURN(
-      c.union_comm, GlooCommunicator::Connect(*DeviceMesh::Create({n}), index, store, options));
+  auto connect = [&](const DeviceMesh& mesh, int64_t mesh_rank, const char* prefix,
+                     std::unique_ptr<GlooCommunicator>& out, absl::Status& status) {
+    GlooOptions o = options;
+    o.prefix = prefix;
+    absl::StatusOr<std::unique_ptr<GlooCommunicator>> comm =
+        GlooCommunicator::Connect(mesh, mesh_rank, store, o);
+    if (comm.ok()) out = *std::move(comm);
+    status = comm.status();
+  };
+  std::array<absl::Status, 3> status;
+  std::vector<std::thread> threads;
   if (const int64_t s = IndexOf(plan.src_ranks, rank); s >= 0) {
-    options.prefix = "src";
-    RESHARD_ASSIGN_OR_RETURN(c.src_comm,
-                             GlooCommunicator::Connect(r.src.mesh(), s, store, options));
+    threads.emplace_back([&, s] { connect(r.src.mesh(), s, "src", c.src_comm, status[1]); });
   }
   if (const int64_t d = IndexOf(plan.dst_ranks, rank); d >= 0) {
-    options.prefix = "dst";
-    RESHARD_ASSIGN_OR_RETURN(c.dst_comm,
-                             GlooCommunicator::Connect(r.dst.mesh(), d, store, options));
+    threads.emplace_back([&, d] { connect(r.dst.mesh(), d, "dst", c.dst_comm, status[2]); });
   }
+  connect(*DeviceMesh::Create({n}), index, "union", c.union_comm, status[0]);
+  for (std::thread& t : threads) t.join();
+  for (const absl::Status& s : status) RESHARD_RETURN_IF_ERROR(s);
   return absl::OkStatus();
 }
 
@@ -167,10 +178,21 @@ std::vector<ParticipantResult> RunAcrossOnThreads(const CrossMeshRequest& r,
   std::vector<ParticipantResult> results(n);
   std::vector<Connections> connections(n);
   std::vector<std::thread> threads;
+  // Every participant closes its connections once all are done (a peer may
+  // still be reading what it sent), all at once: closing takes a while.
+  absl::Mutex mu;
+  size_t running = n;
   for (size_t i = 0; i < n; ++i) {
     threads.emplace_back([&, i] {
       results[i].status = RunParticipant(r, plan, global, seed, static_cast<int64_t>(i), store,
                                          options, fault, connections[i], results[i]);
+      {
+        absl::MutexLock lock(&mu);
+        --running;
+        mu.Await(absl::Condition(
+            +[](size_t* k) { return *k == 0; }, &running));
+      }
+      connections[i] = Connections();
     });
   }
   for (std::thread& t : threads) t.join();
