@@ -488,8 +488,9 @@ Command VerifyCommand() {
           {"seed", "N", "one case: the data seed; --random: the case generator's seed (default 0)"},
           {"random", "N", "run N random cases instead of one"},
           {"max-ranks", "N",
-           "--random: at most N ranks per mesh (default 8); one case: refuse meshes of more "
-           "than N ranks (default 64)"},
+           "--random: at most N ranks per mesh (default 8; --cross-mesh: per mesh, and 1.5 N "
+           "in both sets' union); one case: refuse meshes (cross-mesh: unions of both rank "
+           "sets) of more than N ranks (default 64)"},
           {"max-memory", "BYTES",
            "refuse a case whose host memory, counted from its plan before anything is "
            "allocated, exceeds this (bytes, or with K, M, G, T, e.g. 16G; default half of this "
@@ -510,7 +511,8 @@ Command VerifyCommand() {
            "mesh dim. A rank outside the mesh is refused"},
           {"kill-at", "K",
            "with --kill-rank: the collective call (0-based, default 0) before which the rank "
-           "dies; a K past the plan's last collective call is refused"},
+           "dies; a K past the plan's last collective call is refused. A cross-mesh case's "
+           "--kill-rank is a global rank, dying at its crossing (--kill-at 0 only)"},
           // A child rank of --processes or --store (harness/run_ranks.h).
           {"rank", "R", "", /*hidden=*/true},
           {"store-dir", "DIR", "", /*hidden=*/true},
