@@ -397,7 +397,7 @@ CommandResult RunVerify(const FlagValues& flags, const std::vector<std::string>&
   if (cross_mesh) {
     const VerifySettings& s = *settings;
     return RunCrossMeshVerify(flags, CrossMeshVerifySettings{s.seed, s.mode, s.launch.gloo, s.fault,
-                                                             s.limits, s.mode_flags});
+                                                             s.limits, s.mode_flags, s.processes});
   }
   if (flags.Has("random")) return RunRandomCases(flags, *settings);
   return RunOneCase(flags, *settings);
@@ -427,7 +427,7 @@ USAGE
   One process per rank instead of one thread per rank:
     reshard verify --random 20 --seed 7 --processes
   A cross-mesh move (trainer 4x2 on ranks 0-7 to inference 2 on ranks 8,9),
-  and random ones (ranks as threads only):
+  and random ones (ranks as threads, or with --processes, not on hosts):
     reshard verify --mesh 4,2 --shape 16,12 --src 'S(0)S(1)' --dst-mesh 2 \
         --dst-ranks 8,9 --dst 'S(1)'
     reshard verify --random 100 --seed 7 --cross-mesh
@@ -467,8 +467,8 @@ Command VerifyCommand() {
           {"dst", "LAYOUT", "the destination layout (one case)"},
           {"dst-mesh", "SIZES",
            "a cross-mesh case (spec §14): the destination's mesh sizes (default --mesh); every "
-           "participant (both rank sets' union) runs as a thread with source-mesh, "
-           "destination-mesh and union communicators"},
+           "participant (both rank sets' union) runs as a thread (or a process) with "
+           "source-mesh, destination-mesh and union communicators"},
           {"src-ranks", "LIST",
            "a cross-mesh case: the global ranks of --mesh's ranks in row-major order (default "
            "0,...,size-1)"},

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/time.h"
 #include "base/status_macros.h"
 #include "base/utf8.h"
 #include "cli/case_json.h"
@@ -21,12 +22,12 @@ constexpr const char* kCrossMeshFlags[] = {"dst-mesh", "src-ranks", "dst-ranks"}
 }  // namespace
 
 absl::Status CheckCrossMeshFlags(const FlagValues& flags) {
-  for (const char* flag : {"processes", "store", "ranks"}) {
+  for (const char* flag : {"store", "ranks"}) {
     if (flags.Has(flag)) {
       return absl::InvalidArgumentError(
           absl::StrCat("--", flag,
-                       ": cross-mesh cases run every participant as a thread of this process "
-                       "(processes and hosts are not there yet)"));
+                       ": cross-mesh cases run on this host only (threads, or --processes); "
+                       "several hosts are not there yet"));
     }
   }
   if (flags.Has("algorithm")) {
@@ -122,6 +123,39 @@ absl::Status CheckLimits(const CrossMeshCase& c, const CrossMeshPlan& plan,
   return absl::OkStatus();
 }
 
+// The argv that runs one participant of `c` in a child process (RunRanks
+// adds --rank, --store-dir and --job).
+std::vector<std::string> ChildArgs(const CrossMeshCase& c, const CrossMeshVerifySettings& s) {
+  std::vector<std::string> args = {"reshard",    "verify",
+                                   "--mesh",     absl::StrJoin(c.mesh, ","),
+                                   "--dst-mesh", absl::StrJoin(c.dst_mesh, ",")};
+  if (!c.src_ranks.empty())
+    args.insert(args.end(), {"--src-ranks", absl::StrJoin(c.src_ranks, ",")});
+  if (!c.dst_ranks.empty())
+    args.insert(args.end(), {"--dst-ranks", absl::StrJoin(c.dst_ranks, ",")});
+  if (s.fault.rank >= 0) args.insert(args.end(), {"--kill-rank", absl::StrCat(s.fault.rank)});
+  args.insert(args.end(),
+              {"--shape", absl::StrJoin(c.shape, ","), "--dtype", std::string(DTypeName(c.dtype)),
+               "--src=" + c.src, "--dst=" + c.dst, "--mode", std::string(PlanModeName(c.mode)),
+               "--seed", absl::StrCat(c.data_seed), "--hostname", s.gloo.hostname, "--timeout",
+               absl::StrCat(absl::ToInt64Seconds(s.gloo.timeout))});
+  return args;
+}
+
+// Where `c`'s participants run: threads, or processes (`job` names the
+// case in their store).
+LaunchOptions LaunchFor(const CrossMeshCase& c, const CrossMeshVerifySettings& s,
+                        const std::string& job) {
+  LaunchOptions launch;
+  launch.gloo = s.gloo;
+  launch.on = s.processes ? RanksOn::kProcesses : RanksOn::kThreads;
+  launch.child_args = ChildArgs(c, s);
+  launch.job = job;
+  // Every participant gives up on its peers after the timeout; allow for start-up.
+  launch.wait = 2 * s.gloo.timeout + absl::Seconds(10);
+  return launch;
+}
+
 void PrintFailure(const std::string& command_line, const std::string& detail) {
   std::cout << "FAIL " << command_line << "\n    " << detail << "\n" << std::flush;
   std::cerr << "reshard verify: case failed: " << Utf8Valid(detail) << "\n";
@@ -129,6 +163,15 @@ void PrintFailure(const std::string& command_line, const std::string& detail) {
 
 CommandResult RunOneCase(const FlagValues& flags, const CrossMeshVerifySettings& s) {
   absl::StatusOr<CrossMeshCase> c = CaseFromFlags(flags, s);
+  if (c.ok() && flags.Has("rank")) {  // hidden: a child of --processes
+    absl::StatusOr<int64_t> rank = ParseInt("rank", flags.Get("rank"));
+    if (!rank.ok()) return Fail(rank.status().message(), kExitBadInput);
+    if (!flags.Has("store-dir")) return Fail("--rank needs --store-dir", kExitBadInput);
+    LaunchOptions launch;
+    launch.gloo = s.gloo;
+    return RunCrossMeshChild(
+        *c, ChildRank{*rank, flags.Get("store-dir"), flags.Get("job", "case0")}, launch, s.fault);
+  }
   absl::StatusOr<CrossMeshPlan> plan = c.ok() ? PlanCrossMeshCase(*c) : c.status();
   if (!plan.ok() && IsSkip(plan.status())) {
     std::cout << "skipped: " << plan.status().message() << "\n0 passed, 0 failed\n";
@@ -139,7 +182,7 @@ CommandResult RunOneCase(const FlagValues& flags, const CrossMeshVerifySettings&
   if (absl::Status ok = CheckLimits(*c, *plan, s); !ok.ok()) {
     return Fail(ok.message(), kExitBadInput);
   }
-  const CrossMeshReport r = VerifyCrossMeshOnThreads(*c, s.gloo, s.fault);
+  const CrossMeshReport r = VerifyCrossMesh(*c, LaunchFor(*c, s, "case0"), s.fault);
   if (r.report.outcome == Outcome::kPassed) {
     std::cout << "1 passed, 0 failed\n";
     return kExitOk;
@@ -196,7 +239,7 @@ CommandResult RunRandomCases(const FlagValues& flags, const CrossMeshVerifySetti
     CrossMeshCase c = RandomCrossMeshCase(static_cast<uint64_t>(s.seed) * 1000003u + i,
                                           s.limits.max_ranks, max_union);
     c.mode = s.mode;
-    const CrossMeshReport r = VerifyCrossMeshOnThreads(c, s.gloo);
+    const CrossMeshReport r = VerifyCrossMesh(c, LaunchFor(c, s, absl::StrCat("case", i)));
     if (r.report.outcome == Outcome::kPassed) {
       ++passed;
       coverage.Add(r);

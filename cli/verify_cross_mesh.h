@@ -23,7 +23,9 @@ struct CrossMeshVerifySettings {
   GlooOptions gloo;
   Fault fault;  // fault.rank: a global rank
   VerifyLimits limits;
-  std::string mode_flags;  // appended to a FAIL line to rerun it the same way
+  std::string mode_flags;
+  bool processes = false;  // every participant a child process  // appended to a FAIL line to rerun
+                           // it the same way
 };
 
 // Whether the flags ask for cross-mesh cases: --cross-mesh, --dst-mesh,
@@ -31,7 +33,7 @@ struct CrossMeshVerifySettings {
 bool WantsCrossMesh(const FlagValues& flags);
 
 // What cross-mesh cases cannot do (yet): InvalidArgument naming the flag
-// (--processes, --store, --ranks, --algorithm, a --kill-at other than 0,
+// (--store, --ranks, --algorithm, a --kill-at other than 0,
 // --cross-mesh without --random). Checked before verify's other flags.
 absl::Status CheckCrossMeshFlags(const FlagValues& flags);
 

@@ -2,16 +2,21 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "base/status_macros.h"
+#include "collectives/stores/file_store.h"
 #include "collectives/stores/in_process_store.h"
 #include "collectives/tensor/host_math.h"
 #include "harness/faulty_communicator.h"
@@ -35,24 +40,23 @@ bool HasPartial(const DistSpec& spec) {
 // A participant's connections; they stay open until every participant is
 // done (a peer may still be reading what this one sent).
 struct Connections {
-  std::unique_ptr<GlooCommunicator> union_comm, src_comm, dst_comm;
-  void Abort() {
-    for (auto* c : {union_comm.get(), src_comm.get(), dst_comm.get()}) {
-      if (c != nullptr) c->Abort();
-    }
-  }
+  std::unique_ptr<GlooCommunicator> own_union, src_comm, dst_comm;
+  GlooCommunicator* union_comm = nullptr;  // own_union, or a child rank's (run_ranks.h)
+  std::function<void()> die;               // what a faulted participant does
 };
 
-// The union, source and destination connections, at once (each is
-// collective over its own ranks, under its own prefix).
+// The source and destination connections this participant takes part in,
+// and the union's when `with_union`, at once (each is collective over its
+// own ranks, under prefix + "src", "dst", "union").
 absl::Status Connect(const CrossMeshRequest& r, const CrossMeshPlan& plan, int64_t index,
-                     std::shared_ptr<Store> store, const GlooOptions& options, Connections& c) {
+                     std::shared_ptr<Store> store, const GlooOptions& options,
+                     const std::string& prefix, bool with_union, Connections& c) {
   const int64_t rank = plan.participants[index];
   const int64_t n = static_cast<int64_t>(plan.participants.size());
-  auto connect = [&](const DeviceMesh& mesh, int64_t mesh_rank, const char* prefix,
+  auto connect = [&](const DeviceMesh& mesh, int64_t mesh_rank, const char* name,
                      std::unique_ptr<GlooCommunicator>& out, absl::Status& status) {
     GlooOptions o = options;
-    o.prefix = prefix;
+    o.prefix = absl::StrCat(prefix, name);
     absl::StatusOr<std::unique_ptr<GlooCommunicator>> comm =
         GlooCommunicator::Connect(mesh, mesh_rank, store, o);
     if (comm.ok()) out = *std::move(comm);
@@ -66,32 +70,83 @@ absl::Status Connect(const CrossMeshRequest& r, const CrossMeshPlan& plan, int64
   if (const int64_t d = IndexOf(plan.dst_ranks, rank); d >= 0) {
     threads.emplace_back([&, d] { connect(r.dst.mesh(), d, "dst", c.dst_comm, status[2]); });
   }
-  connect(*DeviceMesh::Create({n}), index, "union", c.union_comm, status[0]);
+  if (with_union) {
+    connect(*DeviceMesh::Create({n}), index, "union", c.own_union, status[0]);
+    c.union_comm = c.own_union.get();
+  }
   for (std::thread& t : threads) t.join();
   for (const absl::Status& s : status) RESHARD_RETURN_IF_ERROR(s);
   return absl::OkStatus();
 }
 
-// One participant: connect what it takes part in, its source shard, run.
+// One connected participant: its source shard, run.
 absl::Status RunParticipant(const CrossMeshRequest& r, const CrossMeshPlan& plan,
                             const LocalTensor& global, uint64_t seed, int64_t index,
-                            const std::shared_ptr<Store>& store, const GlooOptions& options,
                             const Fault& fault, Connections& c, ParticipantResult& out) {
-  RESHARD_RETURN_IF_ERROR(Connect(r, plan, index, store, options, c));
   const int64_t rank = plan.participants[index];
   out.tensor = *LocalTensor::Zeros(r.src.dtype(), {0});
   if (const int64_t s = IndexOf(plan.src_ranks, rank); s >= 0) {
     RESHARD_ASSIGN_OR_RETURN(out.tensor, ShardOf(global, r.src, r.src.mesh().Coordinate(s), seed));
   }
-  Communicator* union_comm = c.union_comm.get();
+  Communicator* union_comm = c.union_comm;
   std::unique_ptr<FaultyCommunicator> faulty;
   if (rank == fault.rank) {
-    faulty =
-        std::make_unique<FaultyCommunicator>(*c.union_comm, fault.at_call, [&c] { c.Abort(); });
+    faulty = std::make_unique<FaultyCommunicator>(*c.union_comm, fault.at_call, c.die);
     union_comm = faulty.get();
   }
   return RedistributeAcross(out.tensor, r, plan, rank, c.src_comm.get(), c.dst_comm.get(),
                             *union_comm, &out.stats);
+}
+
+// A child participant's result as bytes: "<sent> <received>\n<tensor bytes>".
+std::string EncodeResult(const ParticipantResult& p) {
+  return absl::StrCat(p.stats.bytes_sent, " ", p.stats.bytes_received, "\n",
+                      absl::string_view(static_cast<const char*>(p.tensor.data()),
+                                        static_cast<size_t>(p.tensor.nbytes())));
+}
+
+// Participant `index`'s result back: a destination rank's tensor has its
+// dst block's shape, any other an empty one. DataLoss for malformed bytes.
+ParticipantResult DecodeResult(absl::string_view bytes, const CrossMeshRequest& r,
+                               const CrossMeshPlan& plan, int64_t index) {
+  ParticipantResult p;
+  const int64_t d = IndexOf(plan.dst_ranks, plan.participants[index]);
+  const std::vector<int64_t> shape =
+      d < 0 ? std::vector<int64_t>{0} : r.dst.LocalShape(r.dst.mesh().Coordinate(d));
+  const size_t newline = bytes.find('\n');
+  std::vector<std::string> counts =
+      absl::StrSplit(bytes.substr(0, std::min(newline, bytes.size())), ' ');
+  absl::StatusOr<LocalTensor> t = LocalTensor::Zeros(r.dst.dtype(), shape);
+  if (newline == absl::string_view::npos || counts.size() != 2 ||
+      !absl::SimpleAtoi(counts[0], &p.stats.bytes_sent) ||
+      !absl::SimpleAtoi(counts[1], &p.stats.bytes_received) || !t.ok() ||
+      bytes.size() - newline - 1 != static_cast<size_t>(t->nbytes())) {
+    p.status = absl::DataLossError("malformed result from its process");
+    return p;
+  }
+  if (t->nbytes() > 0) std::memcpy(t->data(), bytes.data() + newline + 1, t->nbytes());
+  p.tensor = *std::move(t);
+  p.status = absl::OkStatus();
+  return p;
+}
+
+// Every participant a child process (run_ranks.h), results decoded.
+std::vector<ParticipantResult> RunAcrossInProcesses(const CrossMeshRequest& r,
+                                                    const CrossMeshPlan& plan,
+                                                    const LaunchOptions& launch) {
+  const int64_t n = static_cast<int64_t>(plan.participants.size());
+  const std::vector<absl::StatusOr<std::string>> outputs = RunRanks(
+      *DeviceMesh::Create({n}), launch,
+      [](Rank&) -> absl::StatusOr<std::string> { return absl::InternalError("not a child"); });
+  std::vector<ParticipantResult> results(n);
+  for (int64_t i = 0; i < n; ++i) {
+    if (outputs[i].ok()) {
+      results[i] = DecodeResult(*outputs[i], r, plan, i);
+    } else {
+      results[i].status = outputs[i].status();
+    }
+  }
+  return results;
 }
 
 // The destination ranks' results against the ground truth; "" when they match.
@@ -184,15 +239,24 @@ std::vector<ParticipantResult> RunAcrossOnThreads(const CrossMeshRequest& r,
   size_t running = n;
   for (size_t i = 0; i < n; ++i) {
     threads.emplace_back([&, i] {
-      results[i].status = RunParticipant(r, plan, global, seed, static_cast<int64_t>(i), store,
-                                         options, fault, connections[i], results[i]);
+      Connections& c = connections[i];
+      c.die = [&c] {
+        for (auto* comm : {c.own_union.get(), c.src_comm.get(), c.dst_comm.get()}) {
+          if (comm != nullptr) comm->Abort();
+        }
+      };
+      const int64_t index = static_cast<int64_t>(i);
+      results[i].status = Connect(r, plan, index, store, options, "", true, c);
+      if (results[i].status.ok()) {
+        results[i].status = RunParticipant(r, plan, global, seed, index, fault, c, results[i]);
+      }
       {
         absl::MutexLock lock(&mu);
         --running;
         mu.Await(absl::Condition(
             +[](size_t* k) { return *k == 0; }, &running));
       }
-      connections[i] = Connections();
+      c = Connections();
     });
   }
   for (std::thread& t : threads) t.join();
@@ -230,30 +294,72 @@ absl::StatusOr<CrossMeshPlan> PlanCrossMeshCase(const CrossMeshCase& c) {
   return plan;
 }
 
-CrossMeshReport VerifyCrossMeshOnThreads(const CrossMeshCase& c, const GlooOptions& options,
-                                         const Fault& fault) {
+namespace {
+
+// A case parsed, planned and with its global tensor.
+struct PreparedAcross {
+  CrossMeshRequest request;
+  CrossMeshPlan plan;
+  LocalTensor global;
+};
+
+absl::StatusOr<PreparedAcross> PrepareAcross(const CrossMeshCase& c) {
+  RESHARD_ASSIGN_OR_RETURN(CrossMeshRequest r, RequestOf(c));
+  RESHARD_ASSIGN_OR_RETURN(CrossMeshPlan plan, PlanCrossMeshCase(c));
+  const int64_t ranks = std::max(r.src.mesh().num_ranks(), r.dst.mesh().num_ranks());
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor global, TestTensor(c.dtype, c.shape, c.data_seed, ranks));
+  return PreparedAcross{std::move(r), std::move(plan), std::move(global)};
+}
+
+}  // namespace
+
+CrossMeshReport VerifyCrossMesh(const CrossMeshCase& c, const LaunchOptions& launch,
+                                const Fault& fault) {
   CrossMeshReport out;
-  absl::StatusOr<CrossMeshRequest> r = RequestOf(c);
-  absl::StatusOr<CrossMeshPlan> plan = r.ok() ? PlanCrossMeshCase(c) : r.status();
-  if (!plan.ok()) {
-    out.report = NotRun(plan.status());
-    return out;
-  }
-  const int64_t ranks = std::max(r->src.mesh().num_ranks(), r->dst.mesh().num_ranks());
-  absl::StatusOr<LocalTensor> global = TestTensor(c.dtype, c.shape, c.data_seed, ranks);
-  if (!global.ok()) {
-    out.report = NotRun(global.status());
+  absl::StatusOr<PreparedAcross> p = PrepareAcross(c);
+  if (!p.ok()) {
+    out.report = NotRun(p.status());
     return out;
   }
   const std::vector<ParticipantResult> results =
-      RunAcrossOnThreads(*r, *plan, *global, c.data_seed, options, fault);
-  out.report = CheckAcross(*r, *plan, *global, c.data_seed, results);
-  out.rank_sets = RankSetsOf(*plan);
+      launch.on == RanksOn::kThreads
+          ? RunAcrossOnThreads(p->request, p->plan, p->global, c.data_seed, launch.gloo, fault)
+          : RunAcrossInProcesses(p->request, p->plan, launch);
+  out.report = CheckAcross(p->request, p->plan, p->global, c.data_seed, results);
+  out.rank_sets = RankSetsOf(p->plan);
   out.remesh = out.rank_sets == RankSets::kEqual && c.mesh != c.dst_mesh;
-  out.participants = static_cast<int64_t>(plan->participants.size());
-  out.slices = static_cast<int64_t>(plan->routes.size());
-  for (int64_t b : plan->BytesSent()) out.bytes_sent += b;
+  out.participants = static_cast<int64_t>(p->plan.participants.size());
+  out.slices = static_cast<int64_t>(p->plan.routes.size());
+  for (int64_t b : p->plan.BytesSent()) out.bytes_sent += b;
   return out;
+}
+
+CrossMeshReport VerifyCrossMeshOnThreads(const CrossMeshCase& c, const GlooOptions& options,
+                                         const Fault& fault) {
+  LaunchOptions launch;
+  launch.gloo = options;
+  return VerifyCrossMesh(c, launch, fault);
+}
+
+int RunCrossMeshChild(const CrossMeshCase& c, const ChildRank& child, const LaunchOptions& launch,
+                      const Fault& fault) {
+  absl::StatusOr<PreparedAcross> p = PrepareAcross(c);
+  if (!p.ok()) return FailChildRank(child, p.status());
+  const std::shared_ptr<Store> store = NewFileStore(child.dir);
+  Connections conns;  // open until RunChildRank has waited for every participant
+  const int64_t n = static_cast<int64_t>(p->plan.participants.size());
+  return RunChildRank(
+      *DeviceMesh::Create({n}), child, launch, [&](Rank& rank) -> absl::StatusOr<std::string> {
+        conns.union_comm = &rank.comm;
+        conns.die = rank.die;
+        const int64_t index = rank.comm.rank();
+        RESHARD_RETURN_IF_ERROR(Connect(p->request, p->plan, index, store, launch.gloo,
+                                        absl::StrCat(child.job, "/"), false, conns));
+        ParticipantResult out;
+        RESHARD_RETURN_IF_ERROR(
+            RunParticipant(p->request, p->plan, p->global, c.data_seed, index, fault, conns, out));
+        return EncodeResult(out);
+      });
 }
 
 }  // namespace reshard

@@ -10,8 +10,9 @@
 //   CrossMeshReport r = VerifyCrossMeshOnThreads(RandomCrossMeshCase(7, 8, 12), GlooOptions());
 //   if (r.report.outcome == Outcome::kFailed) std::cerr << r.report.detail;
 //
-// Threads only: processes and hosts (harness/run_ranks.h) run one
-// communicator per rank, a participant here needs up to three.
+// Participants are threads, or child processes (RunRanks, harness/run_ranks.h,
+// connects the union communicator; each child connects its meshes' on the
+// same file store). Not on several hosts yet.
 #ifndef RESHARD_HARNESS_CROSS_MESH_RUNNER_H_
 #define RESHARD_HARNESS_CROSS_MESH_RUNNER_H_
 
@@ -25,6 +26,7 @@
 #include "harness/check.h"
 #include "harness/cross_mesh_case.h"
 #include "harness/prepared_case.h"
+#include "harness/run_ranks.h"
 #include "planner/cross_mesh/cross_mesh_plan.h"
 
 namespace reshard {
@@ -69,10 +71,24 @@ struct CrossMeshReport {
 };
 
 // Plans the case (skipped, as Prepare's IsSkip errors, when no plan exists
-// or a step needs R->P(prod)), runs it on threads and checks it.
-// InvalidArgument cases are failed as bad cases (NotRun).
+// or a step needs R->P(prod)), runs it as `launch` says and checks it.
+// InvalidArgument cases are failed as bad cases (NotRun). Threads, or
+// processes (launch.child_args: this binary again with the case's flags;
+// its children call RunCrossMeshChild): every participant a child process
+// meeting the others through a file store, handing back its tensor and
+// counters. Not hosts (RanksOn::kHosts runs as processes).
+CrossMeshReport VerifyCrossMesh(const CrossMeshCase& c, const LaunchOptions& launch,
+                                const Fault& fault = Fault());
+
+// VerifyCrossMesh with every participant a thread.
 CrossMeshReport VerifyCrossMeshOnThreads(const CrossMeshCase& c, const GlooOptions& options,
                                          const Fault& fault = Fault());
+
+// A child participant's side of VerifyCrossMesh with processes: the union
+// communicator is RunChildRank's (participant index = its rank), the meshes'
+// are connected on the same store. Returns the process exit code.
+int RunCrossMeshChild(const CrossMeshCase& c, const ChildRank& child, const LaunchOptions& launch,
+                      const Fault& fault = Fault());
 
 // The case's plan, as VerifyCrossMeshOnThreads makes it (native mode: the
 // native default cost model).

@@ -213,6 +213,21 @@ TEST(VerifyTest, CrossMeshOneCase) {
   EXPECT_EQ(LastLine(r.out), "1 passed, 0 failed");
 }
 
+// Every participant a process: RunRanks connects the union communicator,
+// each child its meshes' on the same file store and hands back its block.
+TEST(VerifyTest, CrossMeshCasesInProcesses) {
+  Result r = Verify({"--mesh", "2,2", "--shape", "7,5", "--dtype", "i32", "--src", "P(sum)S(1)",
+                     "--dst-mesh", "3", "--src-ranks", "0,1,2,3", "--dst-ranks", "3,4,1", "--dst",
+                     "P(max)", "--processes"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(LastLine(r.out), "1 passed, 0 failed");
+  r = Verify({"--random", "10", "--seed", "4", "--cross-mesh", "--processes"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto [passed, failed] = Counts(LastLine(r.out));
+  EXPECT_EQ(failed, 0) << r.out;
+  EXPECT_GE(passed, 8) << r.out;
+}
+
 TEST(VerifyTest, RandomCrossMeshCasesOnThreads) {
   Result r = Verify({"--random", "25", "--seed", "3", "--cross-mesh"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -252,7 +267,7 @@ TEST(VerifyTest, CrossMeshBadInput) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--dst-ranks", "2,2"}, "--dst-ranks: rank 2 appears twice"},
       {{"--src-ranks", "0"}, "--src-ranks"},
-      {{"--processes"}, "--processes: cross-mesh cases run every participant as a thread"},
+      {{"--store", "/tmp/nowhere"}, "--store: cross-mesh cases run on this host only"},
       {{"--algorithm", "graph"}, "--algorithm"},
       {{"--kill-rank", "7"}, "--kill-rank: rank 7 takes no part in the move"},
       {{"--kill-rank", "0", "--kill-at", "1"}, "--kill-at"},
