@@ -307,8 +307,8 @@ absl::StatusOr<PlanRequest> RequestFromFields(const RequestFields& r, FieldStyle
                         : !r.src_ranks.empty()                      ? "src_ranks"
                                                                     : "dst_ranks";
     return FieldError(field, style,
-                      "a cross-mesh move is planned by reshard plan and reshard batch only "
-                      "(not yet here)");
+                      "a cross-mesh move is planned by reshard plan and reshard batch and run "
+                      "by reshard verify only (not yet here)");
   }
   absl::StatusOr<DeviceMesh> mesh = DeviceMesh::Create(r.mesh);
   if (!mesh.ok()) return FieldError("mesh", style, mesh.status().message());

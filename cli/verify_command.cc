@@ -37,6 +37,7 @@
 #include "cli/flags.h"
 #include "cli/help.h"
 #include "cli/host_memory.h"
+#include "cli/verify_cross_mesh.h"
 #include "cli/verify_hosts.h"
 #include "collectives/gloo/gloo_communicator.h"
 #include "collectives/gloo/listen_address.h"
@@ -385,8 +386,19 @@ CommandResult RunOneCase(const FlagValues& flags, const VerifySettings& settings
 }
 
 CommandResult RunVerify(const FlagValues& flags, const std::vector<std::string>&) {
+  const bool cross_mesh = WantsCrossMesh(flags);
+  if (cross_mesh) {
+    if (absl::Status ok = CheckCrossMeshFlags(flags); !ok.ok()) {
+      return Fail(ok.message(), kExitBadInput);
+    }
+  }
   absl::StatusOr<VerifySettings> settings = ParseSettings(flags);
   if (!settings.ok()) return Fail(settings.status().message(), kExitBadInput);
+  if (cross_mesh) {
+    const VerifySettings& s = *settings;
+    return RunCrossMeshVerify(flags, CrossMeshVerifySettings{s.seed, s.mode, s.launch.gloo, s.fault,
+                                                             s.limits, s.mode_flags, s.processes});
+  }
   if (flags.Has("random")) return RunRandomCases(flags, *settings);
   return RunOneCase(flags, *settings);
 }
@@ -414,6 +426,11 @@ USAGE
     reshard verify --random 300 --seed 7 --max-ranks 8 --mode pytorch
   One process per rank instead of one thread per rank:
     reshard verify --random 20 --seed 7 --processes
+  A cross-mesh move (trainer 4x2 on ranks 0-7 to inference 2 on ranks 8,9),
+  and random ones (ranks as threads, or with --processes, not on hosts):
+    reshard verify --mesh 4,2 --shape 16,12 --src 'S(0)S(1)' --dst-mesh 2 \
+        --dst-ranks 8,9 --dst 'S(1)'
+    reshard verify --random 100 --seed 7 --cross-mesh
 
 )txt";
 
@@ -421,8 +438,9 @@ USAGE
 constexpr char kOutputAndExitCodes[] = R"txt(OUTPUT
   Each failing case as "FAIL reshard verify ..." (paste it back to rerun it
   alone) with the reason on the next line; on stderr, --random counts the
-  steps of passed cases by kind, and those over several mesh dims; then a
-  count of skipped cases
+  steps of passed cases by kind, and those over several mesh dims (with
+  --cross-mesh: the crossings by rank sets, their slices and bytes, and the
+  steps before and after them); then a count of skipped cases
   (no plan exists, or the plan needs R->P(prod), which has no exact split),
   and finally the line "N passed, M failed". Progress goes to stderr.
 
@@ -447,6 +465,20 @@ Command VerifyCommand() {
           {"dtype", "NAME", "f64 f32 f16 bf16 i64 i32 i16 i8 u8 (default f32)"},
           {"src", "LAYOUT", "the source layout in the notation below (one case)"},
           {"dst", "LAYOUT", "the destination layout (one case)"},
+          {"dst-mesh", "SIZES",
+           "a cross-mesh case (spec §14): the destination's mesh sizes (default --mesh); every "
+           "participant (both rank sets' union) runs as a thread (or a process) with "
+           "source-mesh, destination-mesh and union communicators"},
+          {"src-ranks", "LIST",
+           "a cross-mesh case: the global ranks of --mesh's ranks in row-major order (default "
+           "0,...,size-1)"},
+          {"dst-ranks", "LIST",
+           "a cross-mesh case: the global ranks of --dst-mesh's ranks (default 0,...,size-1), "
+           "e.g. 8,9; disjoint from, overlapping or equal to --src-ranks"},
+          {"cross-mesh", "",
+           "with --random: random cross-mesh cases (meshes of 1-3 dims of at most --max-ranks "
+           "ranks each, at most 1.5x that in both sets' union; disjoint, overlapping and equal "
+           "rank sets; uneven shapes; Partial sources and destinations)"},
           {"algorithm", "NAME", "auto, graph or greedy (default auto; greedy: pytorch mode only)"},
           {"mode", "MODE",
            "native (the default): plans with native steps (spec §4.2: collectives over several "
@@ -456,8 +488,9 @@ Command VerifyCommand() {
           {"seed", "N", "one case: the data seed; --random: the case generator's seed (default 0)"},
           {"random", "N", "run N random cases instead of one"},
           {"max-ranks", "N",
-           "--random: at most N ranks per mesh (default 8); one case: refuse meshes of more "
-           "than N ranks (default 64)"},
+           "--random: at most N ranks per mesh (default 8; --cross-mesh: per mesh, and 1.5 N "
+           "in both sets' union); one case: refuse meshes (cross-mesh: unions of both rank "
+           "sets) of more than N ranks (default 64)"},
           {"max-memory", "BYTES",
            "refuse a case whose host memory, counted from its plan before anything is "
            "allocated, exceeds this (bytes, or with K, M, G, T, e.g. 16G; default half of this "
@@ -478,7 +511,8 @@ Command VerifyCommand() {
            "mesh dim. A rank outside the mesh is refused"},
           {"kill-at", "K",
            "with --kill-rank: the collective call (0-based, default 0) before which the rank "
-           "dies; a K past the plan's last collective call is refused"},
+           "dies; a K past the plan's last collective call is refused. A cross-mesh case's "
+           "--kill-rank is a global rank, dying at its crossing (--kill-at 0 only)"},
           // A child rank of --processes or --store (harness/run_ranks.h).
           {"rank", "R", "", /*hidden=*/true},
           {"store-dir", "DIR", "", /*hidden=*/true},

@@ -13,8 +13,6 @@
 #include "planner/steps/step_bytes.h"
 
 namespace reshard {
-namespace {
-
 bool HasReduction(const Plan& plan) {
   for (const TransformInfo& info : plan.steps) {
     const StepKind k = info.step.kind;
@@ -22,6 +20,8 @@ bool HasReduction(const Plan& plan) {
   }
   return false;
 }
+
+namespace {
 
 std::string Steps(const Plan& plan) {
   std::vector<std::string> parts;

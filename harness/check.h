@@ -45,6 +45,10 @@ struct CaseReport {
 // Compares every rank's result (indexed by rank) with the ground truth.
 CaseReport Check(const PreparedCase& p, std::vector<absl::StatusOr<RankResult>>& results);
 
+// Whether `plan` reduces (all_reduce or reduce_scatter): floating-point
+// results are then compared to ReductionTolerance, not exactly.
+bool HasReduction(const Plan& plan);
+
 // The report of a case Prepare refused: skipped for IsSkip's errors (no plan,
 // R->P(prod)), failed as a bad case otherwise.
 CaseReport NotRun(const absl::Status& prepare_error);

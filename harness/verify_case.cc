@@ -20,16 +20,8 @@ std::string VerifyCase::Flags() const {
 
 std::string VerifyCase::CommandLine() const { return absl::StrCat("reshard verify ", Flags()); }
 
-namespace {
-
-constexpr DType kDTypes[] = {DType::kF64, DType::kF32, DType::kF16, DType::kBF16, DType::kI64,
-                             DType::kI32, DType::kI16, DType::kI8,  DType::kU8};
-
-// One random placement per mesh dim and random orders where a tensor dim is
-// sharded more than once.
-// `shards` of 8 placements are Shard, the rest Replicate or Partial.
 DistState RandomState(std::mt19937_64& rng, int mesh_ndim, int tensor_ndim,
-                      const std::vector<ReduceOp>& ops, int shards = 4) {
+                      const std::vector<ReduceOp>& ops, int shards) {
   std::vector<Placement> placements;
   for (int m = 0; m < mesh_ndim; ++m) {
     const int kind = static_cast<int>(rng() % 8);
@@ -54,6 +46,8 @@ DistState RandomState(std::mt19937_64& rng, int mesh_ndim, int tensor_ndim,
   absl::StatusOr<DistState> s = DistState::Create(placements, order);
   return s.ok() ? *s : DistState::WithDefaultOrder(placements);
 }
+
+namespace {
 
 // `state` with its Shard mesh dims rearranged, as a permute does: each
 // tensor dim's order reversed, or (for tensors of 2+ dims) tensor dims 0 and
@@ -140,7 +134,7 @@ VerifyCase RandomCase(uint64_t seed, int64_t max_ranks, PlanMode mode) {
     if (tensor_ndim == 4) e = std::min<int64_t>(e, 6);
     c.shape.push_back(e);
   }
-  c.dtype = kDTypes[rng() % 9];
+  c.dtype = kRandomDTypes[rng() % 9];
   static const std::vector<std::vector<ReduceOp>> kOpSets = {
       {ReduceOp::kSum}, {ReduceOp::kAvg},  {ReduceOp::kMax},
       {ReduceOp::kMin}, {ReduceOp::kProd}, {ReduceOp::kSum, ReduceOp::kAvg}};

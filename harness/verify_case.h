@@ -8,9 +8,11 @@
 #define RESHARD_HARNESS_VERIFY_CASE_H_
 
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "planner/layout/dist_state.h"
 #include "planner/planner.h"
 
 namespace reshard {
@@ -47,6 +49,18 @@ struct VerifyCase {
 // into one placement, which one collective over them does, and a quarter of
 // Shard and Replicate layouts without Partials, which exchanges move.
 VerifyCase RandomCase(uint64_t seed, int64_t max_ranks, PlanMode mode = PlanMode::kPyTorch);
+
+// The generator's pieces, shared with random cross-mesh cases
+// (harness/cross_mesh_case.h):
+// every dtype a random case may have;
+inline constexpr DType kRandomDTypes[] = {DType::kF64,  DType::kF32, DType::kF16,
+                                          DType::kBF16, DType::kI64, DType::kI32,
+                                          DType::kI16,  DType::kI8,  DType::kU8};
+// one random placement per mesh dim (`shards` of 8 Shard, the rest
+// Replicate or Partial with an op of `ops`) and random orders where a
+// tensor dim is sharded more than once.
+DistState RandomState(std::mt19937_64& rng, int mesh_ndim, int tensor_ndim,
+                      const std::vector<ReduceOp>& ops, int shards = 4);
 
 }  // namespace reshard
 

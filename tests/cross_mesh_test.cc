@@ -1,16 +1,15 @@
 // Cross-mesh moves (spec §14; planner/cross_mesh/cross_mesh_plan.h,
 // collectives/cross_mesh_executor.h): planned, then run on Gloo with every
 // participant a thread holding a source-mesh, a destination-mesh and a
-// union communicator; each destination rank's result is compared with its
-// shard of the same global tensor. Disjoint, overlapping and equal rank
+// union communicator (harness/cross_mesh_runner.h, what `reshard verify`
+// runs); each destination rank's result is compared with its shard of the
+// same global tensor. Disjoint, overlapping and equal rank
 // sets, uneven shapes, a Partial source, ranks that only send or receive.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <numeric>
-#include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -18,9 +17,10 @@
 #include "base/status_macros.h"
 #include "collectives/cross_mesh_executor.h"
 #include "collectives/gloo/gloo_communicator.h"
-#include "collectives/stores/in_process_store.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "harness/cross_mesh_case.h"
+#include "harness/cross_mesh_runner.h"
 #include "harness/ground_truth.h"
 #include "planner/costs/alpha_beta_cost_model.h"
 #include "planner/costs/cost_model_registry.h"
@@ -36,90 +36,20 @@ DistSpec Spec(std::vector<int64_t> mesh, const char* layout, std::vector<int64_t
   return *DistSpec::Parse(*DeviceMesh::Create(std::move(mesh)), layout, std::move(shape), dtype);
 }
 
-int64_t IndexOf(const std::vector<int64_t>& ranks, int64_t rank) {
-  for (size_t i = 0; i < ranks.size(); ++i) {
-    if (ranks[i] == rank) return static_cast<int64_t>(i);
-  }
-  return -1;
-}
-
-bool HasPartial(const DistSpec& spec) {
-  for (const Placement& p : spec.state().placements()) {
-    if (p.is_partial()) return true;
-  }
-  return false;
-}
-
-// One participant: connect what it takes part in, run, compare (a Partial
-// destination's local values are not unique: `*result` keeps them for
-// Reassemble instead).
-absl::Status RunParticipant(const CrossMeshRequest& r, const CrossMeshPlan& plan,
-                            const LocalTensor& global, int64_t index, std::shared_ptr<Store> store,
-                            CrossingStats* stats, LocalTensor* result) {
-  const int64_t rank = plan.participants[index];
-  GlooOptions options;
-  options.prefix = "union";
-  const DeviceMesh line = *DeviceMesh::Create({static_cast<int64_t>(plan.participants.size())});
-  RESHARD_ASSIGN_OR_RETURN(auto union_comm, GlooCommunicator::Connect(line, index, store, options));
-  std::unique_ptr<GlooCommunicator> src_comm, dst_comm;
-  const int64_t s = IndexOf(plan.src_ranks, rank), d = IndexOf(plan.dst_ranks, rank);
-  LocalTensor t = *LocalTensor::Zeros(r.src.dtype(), {0});
-  if (s >= 0) {
-    options.prefix = "src";
-    RESHARD_ASSIGN_OR_RETURN(src_comm, GlooCommunicator::Connect(r.src.mesh(), s, store, options));
-    RESHARD_ASSIGN_OR_RETURN(t, ShardOf(global, r.src, r.src.mesh().Coordinate(s), 5));
-  }
-  if (d >= 0) {
-    options.prefix = "dst";
-    RESHARD_ASSIGN_OR_RETURN(dst_comm, GlooCommunicator::Connect(r.dst.mesh(), d, store, options));
-  }
-  RESHARD_RETURN_IF_ERROR(
-      RedistributeAcross(t, r, plan, rank, src_comm.get(), dst_comm.get(), *union_comm, stats));
-  if (d < 0) return absl::OkStatus();
-  if (HasPartial(r.dst)) {
-    *result = std::move(t);
-    return absl::OkStatus();
-  }
-  RESHARD_ASSIGN_OR_RETURN(LocalTensor want, ShardOf(global, r.dst, r.dst.mesh().Coordinate(d), 5));
-  RESHARD_ASSIGN_OR_RETURN(int64_t bad, FirstMismatch(t, want, 0));
-  if (bad >= 0) return absl::InternalError(absl::StrCat("rank ", rank, ": element ", bad));
-  return absl::OkStatus();
-}
-
-// Plans and runs `r`; every participant's status and crossing counters.
+// Plans and runs `r` (harness/cross_mesh_runner.h), checks every
+// destination rank's result; every participant's crossing counters.
 std::vector<CrossingStats> RunAcross(const CrossMeshRequest& r) {
   absl::StatusOr<CrossMeshPlan> plan = PlanCrossMesh(r, PlanOptions{PlanMode::kNative});
   EXPECT_TRUE(plan.ok()) << plan.status();
   if (!plan.ok()) return {};
   const LocalTensor global =
       *TestTensor(r.src.dtype(), r.src.global_shape(), 5, r.src.mesh().num_ranks());
-  std::shared_ptr<Store> store = NewInProcessStore();
-  const size_t n = plan->participants.size();
-  std::vector<absl::Status> results(n);
-  std::vector<CrossingStats> stats(n);
-  std::vector<LocalTensor> tensors(n);
-  std::vector<std::thread> threads;
-  for (size_t i = 0; i < n; ++i) {
-    threads.emplace_back([&, i] {
-      results[i] =
-          RunParticipant(r, *plan, global, static_cast<int64_t>(i), store, &stats[i], &tensors[i]);
-    });
-  }
-  for (std::thread& t : threads) t.join();
-  for (size_t i = 0; i < n; ++i) EXPECT_TRUE(results[i].ok()) << results[i] << plan->Summary();
-  if (HasPartial(r.dst)) {
-    // The destination ranks' values, in their mesh's rank order, reduce to the tensor.
-    std::vector<LocalTensor> shards;
-    for (int64_t rank : plan->dst_ranks) {
-      const size_t i =
-          std::lower_bound(plan->participants.begin(), plan->participants.end(), rank) -
-          plan->participants.begin();
-      shards.push_back(std::move(tensors[i]));
-    }
-    absl::StatusOr<LocalTensor> back = Reassemble(shards, r.dst);
-    EXPECT_TRUE(back.ok()) << back.status();
-    if (back.ok()) EXPECT_EQ(*FirstMismatch(*back, global, 0), -1) << plan->Summary();
-  }
+  const std::vector<ParticipantResult> results =
+      RunAcrossOnThreads(r, *plan, global, 5, GlooOptions());
+  const CaseReport report = CheckAcross(r, *plan, global, 5, results);
+  EXPECT_EQ(report.outcome, Outcome::kPassed) << report.detail;
+  std::vector<CrossingStats> stats;
+  for (const ParticipantResult& p : results) stats.push_back(p.stats);
   return stats;
 }
 
@@ -210,55 +140,41 @@ TEST(CrossMeshTest, UnpricedCrossingsKeepThePlainLayouts) {
   EXPECT_TRUE(plan->after.steps.empty()) << plan->after.Trace();
 }
 
-// Random moves: meshes of 1-3 dims (sizes 1-3, at most 8 ranks), tensors of
-// 1-2 dims with extents 1-9 (uneven and empty shards), Shard, Replicate and
-// Partial(sum) on either side (i32: exact), and the destination's global
-// ranks a random ordered subset of the first src + dst ranks, so that rank
-// sets are disjoint, overlapping or equal and meshes land in any order.
-std::vector<int64_t> RandomMesh(std::mt19937_64& rng) {
-  std::vector<int64_t> mesh;
-  int64_t ranks = 1;
-  const int ndim = 1 + static_cast<int>(rng() % 3);
-  for (int m = 0; m < ndim; ++m) {
-    int64_t size = 1 + static_cast<int64_t>(rng() % 3);
-    while (ranks * size > 8) --size;
-    ranks *= size;
-    mesh.push_back(size);
-  }
-  return mesh;
-}
-
-std::string RandomLayout(std::mt19937_64& rng, size_t mesh_ndim, int tensor_ndim) {
-  std::string out;
-  for (size_t m = 0; m < mesh_ndim; ++m) {
-    const int kind = static_cast<int>(rng() % 6);
-    out += kind < 3 ? absl::StrCat("S(", rng() % tensor_ndim, ")") : kind < 5 ? "R" : "P";
-  }
-  return out;
-}
-
+// Random moves (harness/cross_mesh_case.h: meshes of 1-3 dims, uneven and
+// empty shards, every dtype, Partials on either side, disjoint, overlapping
+// and equal rank sets), run and checked as `reshard verify --cross-mesh`
+// does; a few may be skipped (no plan), none may fail.
 TEST(CrossMeshTest, RandomMovesOnThreads) {
-  std::mt19937_64 rng(16);
-  for (int i = 0; i < 40; ++i) {
-    const std::vector<int64_t> src_mesh = RandomMesh(rng), dst_mesh = RandomMesh(rng);
-    const int tensor_ndim = 1 + static_cast<int>(rng() % 2);
-    std::vector<int64_t> shape;
-    for (int d = 0; d < tensor_ndim; ++d) shape.push_back(1 + static_cast<int64_t>(rng() % 9));
-    CrossMeshRequest r{
-        Spec(src_mesh, RandomLayout(rng, src_mesh.size(), tensor_ndim).c_str(), shape, DType::kI32),
-        Spec(dst_mesh, RandomLayout(rng, dst_mesh.size(), tensor_ndim).c_str(), shape, DType::kI32),
-        {},
-        {}};
-    const int64_t n = r.src.mesh().num_ranks(), m = r.dst.mesh().num_ranks();
-    std::vector<int64_t> pool(n + m);
-    for (int64_t k = 0; k < n + m; ++k) pool[k] = k;
-    std::shuffle(pool.begin(), pool.end(), rng);
-    r.dst_ranks.assign(pool.begin(), pool.begin() + m);
-    SCOPED_TRACE(absl::StrCat("case ", i, ": ", r.src.state().ToString(), " on ",
-                              r.src.mesh().ToString(), " -> ", r.dst.state().ToString(), " on ",
-                              r.dst.mesh().ToString(), " ranks ", absl::StrJoin(r.dst_ranks, ",")));
-    RunAcross(r);
+  int passed = 0;
+  for (uint64_t i = 0; i < 40; ++i) {
+    const CrossMeshCase c = RandomCrossMeshCase(16 + i, 8, 12);
+    const CrossMeshReport r = VerifyCrossMeshOnThreads(c, GlooOptions());
+    EXPECT_NE(r.report.outcome, Outcome::kFailed) << c.CommandLine() << "\n" << r.report.detail;
+    passed += r.report.outcome == Outcome::kPassed;
   }
+  EXPECT_GE(passed, 30);
+}
+
+// A destination rank's corrupted result, or a crossing that moved other
+// bytes than the plan's, fails the check, naming the rank.
+TEST(CrossMeshTest, CheckFailsACorruptedResult) {
+  CrossMeshRequest r{Spec({4, 2}, "S(0)S(1)", {16, 12}, DType::kI32),
+                     Spec({2}, "S(1)", {16, 12}, DType::kI32),
+                     {},
+                     {8, 9}};
+  absl::StatusOr<CrossMeshPlan> plan = PlanCrossMesh(r, PlanOptions{PlanMode::kNative});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const LocalTensor global = *TestTensor(DType::kI32, {16, 12}, 5, 8);
+  std::vector<ParticipantResult> results = RunAcrossOnThreads(r, *plan, global, 5, GlooOptions());
+  ASSERT_EQ(CheckAcross(r, *plan, global, 5, results).outcome, Outcome::kPassed);
+  static_cast<int32_t*>(results[9].tensor.data())[7] += 1;  // global rank 9
+  CaseReport report = CheckAcross(r, *plan, global, 5, results);
+  EXPECT_EQ(report.outcome, Outcome::kFailed);
+  EXPECT_THAT(report.detail, HasSubstr("rank 9: element 7 of its shard"));
+  static_cast<int32_t*>(results[9].tensor.data())[7] -= 1;
+  results[3].stats.bytes_sent += 4;
+  report = CheckAcross(r, *plan, global, 5, results);
+  EXPECT_THAT(report.detail, HasSubstr("rank 3: the crossing sent/received 100/0 bytes"));
 }
 
 TEST(CrossMeshTest, RankListsMustFitTheirMeshes) {

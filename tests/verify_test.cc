@@ -1,8 +1,9 @@
 // `reshard verify` end to end (//cli:reshard, passed as argv[1]): a few
 // hundred random cases with ranks as threads, a smaller set with one process
 // per rank, a rank killed mid-plan (threads and processes), single cases and
-// bad input. The random cases cover every dtype, reduce op and transition;
-// the summary on stderr shows that every collective was exercised.
+// bad input; cross-mesh cases (spec §14) on threads, one and random, a rank
+// killed at the crossing, and their bad input. The random cases cover every dtype, reduce op and
+// transition; the summary on stderr shows that every collective was exercised.
 
 #include <cstdio>
 #include <string>
@@ -195,6 +196,96 @@ TEST(VerifyTest, BadInputAndHelp) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_TRUE(absl::StrContains(r.out, "--processes")) << r.out;
   EXPECT_TRUE(absl::StrContains(r.out, "N passed, M failed")) << r.out;
+}
+
+// Cross-mesh moves (spec §14), every participant a thread: the trainer to
+// inference case on disjoint ranks, and a Partial source reduced before an
+// overlapping crossing.
+TEST(VerifyTest, CrossMeshOneCase) {
+  Result r = Verify({"--mesh", "4,2", "--shape", "16,12", "--src", "S(0)S(1)", "--dst-mesh", "2",
+                     "--dst-ranks", "8,9", "--dst", "S(1)"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(LastLine(r.out), "1 passed, 0 failed");
+  r = Verify({"--mesh", "2,2", "--shape", "7,5", "--dtype", "bf16", "--src", "P(sum)S(1)",
+              "--dst-mesh", "3", "--src-ranks", "0,1,2,3", "--dst-ranks", "3,4,1", "--dst",
+              "S(0)"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(LastLine(r.out), "1 passed, 0 failed");
+}
+
+// Every participant a process: RunRanks connects the union communicator,
+// each child its meshes' on the same file store and hands back its block.
+TEST(VerifyTest, CrossMeshCasesInProcesses) {
+  Result r = Verify({"--mesh", "2,2", "--shape", "7,5", "--dtype", "i32", "--src", "P(sum)S(1)",
+                     "--dst-mesh", "3", "--src-ranks", "0,1,2,3", "--dst-ranks", "3,4,1", "--dst",
+                     "P(max)", "--processes"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(LastLine(r.out), "1 passed, 0 failed");
+  r = Verify({"--random", "10", "--seed", "4", "--cross-mesh", "--processes"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto [passed, failed] = Counts(LastLine(r.out));
+  EXPECT_EQ(failed, 0) << r.out;
+  EXPECT_GE(passed, 8) << r.out;
+}
+
+TEST(VerifyTest, RandomCrossMeshCasesOnThreads) {
+  Result r = Verify({"--random", "25", "--seed", "3", "--cross-mesh"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto [passed, failed] = Counts(LastLine(r.out));
+  EXPECT_EQ(failed, 0) << r.out;
+  EXPECT_GE(passed, 20) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.err, "verify: 25/25 cases")) << r.err;
+  EXPECT_TRUE(
+      absl::StrContains(r.err, absl::StrCat("verify: crossings in passed cases: ", passed, " (")))
+      << r.err;
+}
+
+// A destination rank killed at the crossing fails the case (exit 1); the
+// others name the crossing's all_to_all_v, and the FAIL line reruns it.
+TEST(VerifyTest, CrossMeshKilledRank) {
+  Result r = Verify({"--mesh", "4,2", "--shape", "16,12", "--src", "S(0)S(1)", "--dst-mesh", "2",
+                     "--dst-ranks", "8,9", "--dst", "S(1)", "--kill-rank", "8", "--timeout", "5"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(LastLine(r.out), "0 passed, 1 failed");
+  EXPECT_TRUE(absl::StrContains(r.out, "rank 8: UNAVAILABLE: all_to_all_v")) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, "rank 0: UNAVAILABLE: all_to_all_v")) << r.out;
+  std::string fail_line;
+  for (absl::string_view line : absl::StrSplit(r.out, '\n')) {
+    if (absl::ConsumePrefix(&line, "FAIL reshard ")) fail_line = std::string(line);
+  }
+  ASSERT_FALSE(fail_line.empty()) << r.out;
+  EXPECT_TRUE(absl::StrContains(fail_line, "--dst-mesh 2 --dst-ranks 8,9")) << fail_line;
+  EXPECT_TRUE(absl::StrContains(fail_line, "--kill-rank 8 --kill-at 0")) << fail_line;
+  Result again = RunShell(absl::StrCat(ShellQuote(g_binary), " ", fail_line));
+  EXPECT_EQ(again.exit_code, 1) << again.out << again.err;
+}
+
+// Bad input (exit 2) naming the flag, and what cross-mesh cases cannot do.
+TEST(VerifyTest, CrossMeshBadInput) {
+  const std::vector<std::string> one = {"--mesh", "2",     "--shape", "4",          "--src",
+                                        "S(0)",   "--dst", "R",       "--dst-mesh", "2"};
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--dst-ranks", "2,2"}, "--dst-ranks: rank 2 appears twice"},
+      {{"--src-ranks", "0"}, "--src-ranks"},
+      {{"--store", "/tmp/nowhere"}, "--store: cross-mesh cases run on this host only"},
+      {{"--algorithm", "graph"}, "--algorithm"},
+      {{"--kill-rank", "7"}, "--kill-rank: rank 7 takes no part in the move"},
+      {{"--kill-rank", "0", "--kill-at", "1"}, "--kill-at"},
+      {{"--max-ranks", "3", "--dst-ranks", "2,3"}, "--max-ranks: the case has 4 participants"},
+  };
+  for (const auto& [extra, message] : cases) {
+    std::vector<std::string> args = one;
+    args.insert(args.end(), extra.begin(), extra.end());
+    Result r = Verify(args);
+    EXPECT_EQ(r.exit_code, 2) << absl::StrJoin(extra, " ") << "\n" << r.out << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, message)) << r.err;
+  }
+  Result r = Verify({"--cross-mesh"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(r.err, "--cross-mesh goes with --random N")) << r.err;
+  r = Verify({"--random", "2", "--cross-mesh", "--dst-mesh", "2"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(r.err, "--dst-mesh describes one case")) << r.err;
 }
 
 }  // namespace

@@ -1,0 +1,282 @@
+#include "cli/verify_cross_mesh.h"
+
+#include <array>
+#include <iostream>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "base/status_macros.h"
+#include "base/utf8.h"
+#include "cli/case_json.h"
+#include "cli/cross_mesh_json.h"
+#include "harness/cross_mesh_runner.h"
+
+namespace reshard {
+namespace {
+
+constexpr const char* kCrossMeshFlags[] = {"dst-mesh", "src-ranks", "dst-ranks"};
+
+}  // namespace
+
+absl::Status CheckCrossMeshFlags(const FlagValues& flags) {
+  for (const char* flag : {"store", "ranks"}) {
+    if (flags.Has(flag)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag,
+                       ": cross-mesh cases run on this host only (threads, or --processes); "
+                       "several hosts are not there yet"));
+    }
+  }
+  if (flags.Has("algorithm")) {
+    return absl::InvalidArgumentError(
+        "--algorithm: cross-mesh cases plan their steps before and after the crossing with "
+        "the mode's default planner");
+  }
+  if (flags.Has("kill-at") && flags.Get("kill-at") != "0") {
+    return absl::InvalidArgumentError(
+        "--kill-at: a cross-mesh case's rank dies at its crossing, call 0 of the union "
+        "communicator (give 0 or leave it out)");
+  }
+  if (flags.Has("cross-mesh") && !flags.Has("random")) {
+    return absl::InvalidArgumentError(
+        "--cross-mesh goes with --random N (one cross-mesh case: give --dst-mesh, --src-ranks "
+        "or --dst-ranks)");
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+// The case the flags describe, validated as `reshard plan` validates a
+// cross-mesh move (messages name the flag); NotFound / ResourceExhausted
+// when it has no plan.
+absl::StatusOr<CrossMeshCase> CaseFromFlags(const FlagValues& flags,
+                                            const CrossMeshVerifySettings& s) {
+  for (const char* required : {"mesh", "shape", "src", "dst"}) {
+    if (!flags.Has(required)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--", required, " is required for one case (or give --random N; see --help)"));
+    }
+  }
+  RequestFields fields;
+  RESHARD_ASSIGN_OR_RETURN(fields.mesh, ParseIntList("mesh", flags.Get("mesh")));
+  RESHARD_ASSIGN_OR_RETURN(fields.shape, ParseIntList("shape", flags.Get("shape")));
+  fields.dst_mesh = fields.mesh;
+  if (flags.Has("dst-mesh")) {
+    RESHARD_ASSIGN_OR_RETURN(fields.dst_mesh, ParseIntList("dst-mesh", flags.Get("dst-mesh")));
+  }
+  if (flags.Has("src-ranks")) {
+    RESHARD_ASSIGN_OR_RETURN(fields.src_ranks, ParseRankList("src-ranks", flags.Get("src-ranks")));
+  }
+  if (flags.Has("dst-ranks")) {
+    RESHARD_ASSIGN_OR_RETURN(fields.dst_ranks, ParseRankList("dst-ranks", flags.Get("dst-ranks")));
+  }
+  fields.dtype = flags.Get("dtype", fields.dtype);
+  fields.src = flags.Get("src");
+  fields.dst = flags.Get("dst");
+  fields.mode = std::string(PlanModeName(s.mode));
+  RESHARD_RETURN_IF_ERROR(CrossMeshPlanFromFields(fields, FieldStyle::kFlag).status());
+  CrossMeshCase c;
+  c.mesh = fields.mesh;
+  c.dst_mesh = fields.dst_mesh;
+  c.src_ranks = fields.src_ranks;
+  c.dst_ranks = fields.dst_ranks;
+  c.shape = fields.shape;
+  c.dtype = *ParseDType(fields.dtype);
+  c.src = fields.src;
+  c.dst = fields.dst;
+  c.mode = s.mode;
+  c.data_seed = static_cast<uint64_t>(s.seed);
+  return c;
+}
+
+// What verify refuses before running a planned case: bad input naming the flag.
+absl::Status CheckLimits(const CrossMeshCase& c, const CrossMeshPlan& plan,
+                         const CrossMeshVerifySettings& s) {
+  const int64_t n = static_cast<int64_t>(plan.participants.size());
+  if (n > s.limits.max_ranks) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--max-ranks: the case has %d participants (both rank sets' union, each a thread), "
+        "more than --max-ranks %d",
+        n, s.limits.max_ranks));
+  }
+  // At most the global tensor, and per participant its source shard, the
+  // crossing's send and receive buffers and its result, each at most the
+  // whole tensor: a bound, not a measurement.
+  double bytes = ItemSize(c.dtype) * (1.0 + 4.0 * static_cast<double>(n));
+  for (int64_t e : c.shape) bytes *= static_cast<double>(e);
+  if (bytes > s.limits.max_bytes) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--max-memory: the case may take %.3g GiB (the global tensor and four copies of it per "
+        "participant at most), more than %.3g GiB",
+        bytes / (1 << 30), s.limits.max_bytes / (1 << 30)));
+  }
+  if (s.fault.rank >= 0 && std::find(plan.participants.begin(), plan.participants.end(),
+                                     s.fault.rank) == plan.participants.end()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--kill-rank: rank %d takes no part in the move (its ranks are %s)",
+                        s.fault.rank, absl::StrJoin(plan.participants, ",")));
+  }
+  return absl::OkStatus();
+}
+
+// The argv that runs one participant of `c` in a child process (RunRanks
+// adds --rank, --store-dir and --job).
+std::vector<std::string> ChildArgs(const CrossMeshCase& c, const CrossMeshVerifySettings& s) {
+  std::vector<std::string> args = {"reshard",    "verify",
+                                   "--mesh",     absl::StrJoin(c.mesh, ","),
+                                   "--dst-mesh", absl::StrJoin(c.dst_mesh, ",")};
+  if (!c.src_ranks.empty())
+    args.insert(args.end(), {"--src-ranks", absl::StrJoin(c.src_ranks, ",")});
+  if (!c.dst_ranks.empty())
+    args.insert(args.end(), {"--dst-ranks", absl::StrJoin(c.dst_ranks, ",")});
+  if (s.fault.rank >= 0) args.insert(args.end(), {"--kill-rank", absl::StrCat(s.fault.rank)});
+  args.insert(args.end(),
+              {"--shape", absl::StrJoin(c.shape, ","), "--dtype", std::string(DTypeName(c.dtype)),
+               "--src=" + c.src, "--dst=" + c.dst, "--mode", std::string(PlanModeName(c.mode)),
+               "--seed", absl::StrCat(c.data_seed), "--hostname", s.gloo.hostname, "--timeout",
+               absl::StrCat(absl::ToInt64Seconds(s.gloo.timeout))});
+  return args;
+}
+
+// Where `c`'s participants run: threads, or processes (`job` names the
+// case in their store).
+LaunchOptions LaunchFor(const CrossMeshCase& c, const CrossMeshVerifySettings& s,
+                        const std::string& job) {
+  LaunchOptions launch;
+  launch.gloo = s.gloo;
+  launch.on = s.processes ? RanksOn::kProcesses : RanksOn::kThreads;
+  launch.child_args = ChildArgs(c, s);
+  launch.job = job;
+  // Every participant gives up on its peers after the timeout; allow for start-up.
+  launch.wait = 2 * s.gloo.timeout + absl::Seconds(10);
+  return launch;
+}
+
+void PrintFailure(const std::string& command_line, const std::string& detail) {
+  std::cout << "FAIL " << command_line << "\n    " << detail << "\n" << std::flush;
+  std::cerr << "reshard verify: case failed: " << Utf8Valid(detail) << "\n";
+}
+
+CommandResult RunOneCase(const FlagValues& flags, const CrossMeshVerifySettings& s) {
+  absl::StatusOr<CrossMeshCase> c = CaseFromFlags(flags, s);
+  if (c.ok() && flags.Has("rank")) {  // hidden: a child of --processes
+    absl::StatusOr<int64_t> rank = ParseInt("rank", flags.Get("rank"));
+    if (!rank.ok()) return Fail(rank.status().message(), kExitBadInput);
+    if (!flags.Has("store-dir")) return Fail("--rank needs --store-dir", kExitBadInput);
+    LaunchOptions launch;
+    launch.gloo = s.gloo;
+    return RunCrossMeshChild(
+        *c, ChildRank{*rank, flags.Get("store-dir"), flags.Get("job", "case0")}, launch, s.fault);
+  }
+  absl::StatusOr<CrossMeshPlan> plan = c.ok() ? PlanCrossMeshCase(*c) : c.status();
+  if (!plan.ok() && IsSkip(plan.status())) {
+    std::cout << "skipped: " << plan.status().message() << "\n0 passed, 0 failed\n";
+    std::cerr << "reshard verify: skipped: " << Utf8Valid(plan.status().message()) << "\n";
+    return kExitNoPlan;
+  }
+  if (!plan.ok()) return Fail(plan.status().message(), kExitBadInput);
+  if (absl::Status ok = CheckLimits(*c, *plan, s); !ok.ok()) {
+    return Fail(ok.message(), kExitBadInput);
+  }
+  const CrossMeshReport r = VerifyCrossMesh(*c, LaunchFor(*c, s, "case0"), s.fault);
+  if (r.report.outcome == Outcome::kPassed) {
+    std::cout << "1 passed, 0 failed\n";
+    return kExitOk;
+  }
+  PrintFailure(c->CommandLine() + s.mode_flags, r.report.detail);
+  std::cout << "0 passed, 1 failed\n";
+  return kExitInternal;
+}
+
+// What the passed cases' crossings covered (the coverage lines on stderr).
+struct Coverage {
+  std::array<int64_t, 3> rank_sets{};  // by RankSets
+  int64_t remeshes = 0, slices = 0, bytes = 0, participants = 0;
+  std::array<int64_t, kNumStepKinds> steps{};
+
+  void Add(const CrossMeshReport& r) {
+    ++rank_sets[static_cast<int>(r.rank_sets)];
+    remeshes += r.remesh;
+    slices += r.slices;
+    bytes += r.bytes_sent;
+    participants = std::max(participants, r.participants);
+    for (int k = 0; k < kNumStepKinds; ++k) steps[k] += r.report.steps_by_kind[k];
+  }
+
+  void Print() const {
+    std::cerr << absl::StrFormat(
+        "verify: crossings in passed cases: %d (%d disjoint, %d overlapping, %d equal rank "
+        "sets, %d of them remeshes), %d slices, %d bytes sent, at most %d participants\n",
+        rank_sets[0] + rank_sets[1] + rank_sets[2], rank_sets[0], rank_sets[1], rank_sets[2],
+        remeshes, slices, bytes, participants);
+    std::vector<std::string> kinds;
+    for (StepKind kind : kAllStepKinds) {
+      kinds.push_back(absl::StrCat(StepKindName(kind), " ", steps[static_cast<int>(kind)]));
+    }
+    std::cerr << "verify: steps before and after them: " << absl::StrJoin(kinds, ", ") << "\n";
+  }
+};
+
+CommandResult RunRandomCases(const FlagValues& flags, const CrossMeshVerifySettings& s) {
+  for (const char* single :
+       {"mesh", "shape", "src", "dst", "dtype", "dst-mesh", "src-ranks", "dst-ranks"}) {
+    if (flags.Has(single)) {
+      return Fail(absl::StrCat("--", single, " describes one case; it cannot go with --random"),
+                  kExitBadInput);
+    }
+  }
+  absl::StatusOr<int64_t> count = ParseInt("random", flags.Get("random"));
+  if (!count.ok()) return Fail(count.status().message(), kExitBadInput);
+  if (*count < 0) return Fail("--random: the number of cases must be >= 0", kExitBadInput);
+  const int64_t max_union = s.limits.max_ranks + s.limits.max_ranks / 2;
+  int64_t passed = 0, failed = 0, skipped = 0, unsupported = 0;
+  Coverage coverage;
+  for (int64_t i = 0; i < *count; ++i) {
+    CrossMeshCase c = RandomCrossMeshCase(static_cast<uint64_t>(s.seed) * 1000003u + i,
+                                          s.limits.max_ranks, max_union);
+    c.mode = s.mode;
+    const CrossMeshReport r = VerifyCrossMesh(c, LaunchFor(c, s, absl::StrCat("case", i)));
+    if (r.report.outcome == Outcome::kPassed) {
+      ++passed;
+      coverage.Add(r);
+    } else if (r.report.outcome == Outcome::kSkipped) {
+      ++skipped;
+      unsupported += r.report.unsupported;
+    } else {
+      ++failed;
+      PrintFailure(c.CommandLine() + s.mode_flags, r.report.detail);
+    }
+    if ((i + 1) % 25 == 0 || i + 1 == *count) {
+      std::cerr << absl::StrFormat("verify: %d/%d cases (%d passed, %d failed, %d skipped)\n",
+                                   i + 1, *count, passed, failed, skipped);
+    }
+  }
+  coverage.Print();
+  if (skipped > 0) {
+    std::cout << skipped << " skipped: " << skipped - unsupported << " without a plan, "
+              << unsupported << " needing R->P(prod)\n";
+  }
+  std::cout << passed << " passed, " << failed << " failed\n";
+  return failed > 0 ? kExitInternal : kExitOk;
+}
+
+}  // namespace
+
+bool WantsCrossMesh(const FlagValues& flags) {
+  if (flags.Has("cross-mesh")) return true;
+  for (const char* flag : kCrossMeshFlags) {
+    if (flags.Has(flag)) return true;
+  }
+  return false;
+}
+
+CommandResult RunCrossMeshVerify(const FlagValues& flags, const CrossMeshVerifySettings& s) {
+  if (flags.Has("random")) return RunRandomCases(flags, s);
+  return RunOneCase(flags, s);
+}
+
+}  // namespace reshard

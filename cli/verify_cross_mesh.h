@@ -1,0 +1,45 @@
+// `reshard verify` for cross-mesh moves (spec §14): one case from --mesh,
+// --dst-mesh, --src-ranks, --dst-ranks ..., or --random N --cross-mesh;
+// every participant a Gloo thread (harness/cross_mesh_runner.h). Output and
+// exit codes as verify's one-mesh cases (verify_command.cc).
+#ifndef RESHARD_CLI_VERIFY_CROSS_MESH_H_
+#define RESHARD_CLI_VERIFY_CROSS_MESH_H_
+
+#include <cstdint>
+#include <string>
+
+#include "cli/commands.h"
+#include "cli/flags.h"
+#include "collectives/gloo/gloo_communicator.h"
+#include "harness/prepared_case.h"
+#include "planner/planner.h"
+
+namespace reshard {
+
+// What verify's common flags say (verify_command.cc parses them).
+struct CrossMeshVerifySettings {
+  int64_t seed = 0;
+  PlanMode mode = PlanMode::kNative;
+  GlooOptions gloo;
+  Fault fault;  // fault.rank: a global rank
+  VerifyLimits limits;
+  std::string mode_flags;
+  bool processes = false;  // every participant a child process  // appended to a FAIL line to rerun
+                           // it the same way
+};
+
+// Whether the flags ask for cross-mesh cases: --cross-mesh, --dst-mesh,
+// --src-ranks or --dst-ranks.
+bool WantsCrossMesh(const FlagValues& flags);
+
+// What cross-mesh cases cannot do (yet): InvalidArgument naming the flag
+// (--store, --ranks, --algorithm, a --kill-at other than 0,
+// --cross-mesh without --random). Checked before verify's other flags.
+absl::Status CheckCrossMeshFlags(const FlagValues& flags);
+
+// The case or the random cases; flags passed CheckCrossMeshFlags.
+CommandResult RunCrossMeshVerify(const FlagValues& flags, const CrossMeshVerifySettings& s);
+
+}  // namespace reshard
+
+#endif  // RESHARD_CLI_VERIFY_CROSS_MESH_H_

@@ -1,0 +1,365 @@
+#include "harness/cross_mesh_runner.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
+#include "base/status_macros.h"
+#include "collectives/stores/file_store.h"
+#include "collectives/stores/in_process_store.h"
+#include "collectives/tensor/host_math.h"
+#include "harness/faulty_communicator.h"
+#include "harness/ground_truth.h"
+
+namespace reshard {
+namespace {
+
+int64_t IndexOf(const std::vector<int64_t>& ranks, int64_t rank) {
+  auto it = std::find(ranks.begin(), ranks.end(), rank);
+  return it == ranks.end() ? -1 : it - ranks.begin();
+}
+
+bool HasPartial(const DistSpec& spec) {
+  for (const Placement& p : spec.state().placements()) {
+    if (p.is_partial()) return true;
+  }
+  return false;
+}
+
+// A participant's connections; they stay open until every participant is
+// done (a peer may still be reading what this one sent).
+struct Connections {
+  std::unique_ptr<GlooCommunicator> own_union, src_comm, dst_comm;
+  GlooCommunicator* union_comm = nullptr;  // own_union, or a child rank's (run_ranks.h)
+  std::function<void()> die;               // what a faulted participant does
+};
+
+// The source and destination connections this participant takes part in,
+// and the union's when `with_union`, at once (each is collective over its
+// own ranks, under prefix + "src", "dst", "union").
+absl::Status Connect(const CrossMeshRequest& r, const CrossMeshPlan& plan, int64_t index,
+                     std::shared_ptr<Store> store, const GlooOptions& options,
+                     const std::string& prefix, bool with_union, Connections& c) {
+  const int64_t rank = plan.participants[index];
+  const int64_t n = static_cast<int64_t>(plan.participants.size());
+  auto connect = [&](const DeviceMesh& mesh, int64_t mesh_rank, const char* name,
+                     std::unique_ptr<GlooCommunicator>& out, absl::Status& status) {
+    GlooOptions o = options;
+    o.prefix = absl::StrCat(prefix, name);
+    absl::StatusOr<std::unique_ptr<GlooCommunicator>> comm =
+        GlooCommunicator::Connect(mesh, mesh_rank, store, o);
+    if (comm.ok()) out = *std::move(comm);
+    status = comm.status();
+  };
+  std::array<absl::Status, 3> status;
+  std::vector<std::thread> threads;
+  if (const int64_t s = IndexOf(plan.src_ranks, rank); s >= 0) {
+    threads.emplace_back([&, s] { connect(r.src.mesh(), s, "src", c.src_comm, status[1]); });
+  }
+  if (const int64_t d = IndexOf(plan.dst_ranks, rank); d >= 0) {
+    threads.emplace_back([&, d] { connect(r.dst.mesh(), d, "dst", c.dst_comm, status[2]); });
+  }
+  if (with_union) {
+    connect(*DeviceMesh::Create({n}), index, "union", c.own_union, status[0]);
+    c.union_comm = c.own_union.get();
+  }
+  for (std::thread& t : threads) t.join();
+  for (const absl::Status& s : status) RESHARD_RETURN_IF_ERROR(s);
+  return absl::OkStatus();
+}
+
+// One connected participant: its source shard, run.
+absl::Status RunParticipant(const CrossMeshRequest& r, const CrossMeshPlan& plan,
+                            const LocalTensor& global, uint64_t seed, int64_t index,
+                            const Fault& fault, Connections& c, ParticipantResult& out) {
+  const int64_t rank = plan.participants[index];
+  out.tensor = *LocalTensor::Zeros(r.src.dtype(), {0});
+  if (const int64_t s = IndexOf(plan.src_ranks, rank); s >= 0) {
+    RESHARD_ASSIGN_OR_RETURN(out.tensor, ShardOf(global, r.src, r.src.mesh().Coordinate(s), seed));
+  }
+  Communicator* union_comm = c.union_comm;
+  std::unique_ptr<FaultyCommunicator> faulty;
+  if (rank == fault.rank) {
+    faulty = std::make_unique<FaultyCommunicator>(*c.union_comm, fault.at_call, c.die);
+    union_comm = faulty.get();
+  }
+  return RedistributeAcross(out.tensor, r, plan, rank, c.src_comm.get(), c.dst_comm.get(),
+                            *union_comm, &out.stats);
+}
+
+// A child participant's result as bytes: "<sent> <received>\n<tensor bytes>".
+std::string EncodeResult(const ParticipantResult& p) {
+  return absl::StrCat(p.stats.bytes_sent, " ", p.stats.bytes_received, "\n",
+                      absl::string_view(static_cast<const char*>(p.tensor.data()),
+                                        static_cast<size_t>(p.tensor.nbytes())));
+}
+
+// Participant `index`'s result back: a destination rank's tensor has its
+// dst block's shape, any other an empty one. DataLoss for malformed bytes.
+ParticipantResult DecodeResult(absl::string_view bytes, const CrossMeshRequest& r,
+                               const CrossMeshPlan& plan, int64_t index) {
+  ParticipantResult p;
+  const int64_t d = IndexOf(plan.dst_ranks, plan.participants[index]);
+  const std::vector<int64_t> shape =
+      d < 0 ? std::vector<int64_t>{0} : r.dst.LocalShape(r.dst.mesh().Coordinate(d));
+  const size_t newline = bytes.find('\n');
+  std::vector<std::string> counts =
+      absl::StrSplit(bytes.substr(0, std::min(newline, bytes.size())), ' ');
+  absl::StatusOr<LocalTensor> t = LocalTensor::Zeros(r.dst.dtype(), shape);
+  if (newline == absl::string_view::npos || counts.size() != 2 ||
+      !absl::SimpleAtoi(counts[0], &p.stats.bytes_sent) ||
+      !absl::SimpleAtoi(counts[1], &p.stats.bytes_received) || !t.ok() ||
+      bytes.size() - newline - 1 != static_cast<size_t>(t->nbytes())) {
+    p.status = absl::DataLossError("malformed result from its process");
+    return p;
+  }
+  if (t->nbytes() > 0) std::memcpy(t->data(), bytes.data() + newline + 1, t->nbytes());
+  p.tensor = *std::move(t);
+  p.status = absl::OkStatus();
+  return p;
+}
+
+// Every participant a child process (run_ranks.h), results decoded.
+std::vector<ParticipantResult> RunAcrossInProcesses(const CrossMeshRequest& r,
+                                                    const CrossMeshPlan& plan,
+                                                    const LaunchOptions& launch) {
+  const int64_t n = static_cast<int64_t>(plan.participants.size());
+  const std::vector<absl::StatusOr<std::string>> outputs = RunRanks(
+      *DeviceMesh::Create({n}), launch,
+      [](Rank&) -> absl::StatusOr<std::string> { return absl::InternalError("not a child"); });
+  std::vector<ParticipantResult> results(n);
+  for (int64_t i = 0; i < n; ++i) {
+    if (outputs[i].ok()) {
+      results[i] = DecodeResult(*outputs[i], r, plan, i);
+    } else {
+      results[i].status = outputs[i].status();
+    }
+  }
+  return results;
+}
+
+// The destination ranks' results against the ground truth; "" when they match.
+std::string CheckData(const CrossMeshRequest& r, const CrossMeshPlan& plan,
+                      const LocalTensor& global, uint64_t seed,
+                      const std::vector<ParticipantResult>& results) {
+  const bool reduced = HasReduction(plan.before) || HasReduction(plan.after);
+  const double tolerance = reduced ? ReductionTolerance(r.dst.dtype(), 64) : 0;
+  std::vector<LocalTensor> shards;  // in the destination mesh's rank order
+  for (size_t d = 0; d < plan.dst_ranks.size(); ++d) {
+    const int64_t rank = plan.dst_ranks[d];
+    const LocalTensor& got = results[IndexOf(plan.participants, rank)].tensor;
+    // A view for Reassemble, which only reads it.
+    shards.push_back(
+        LocalTensor::View(const_cast<void*>(got.data()), got.dtype(), got.shape(), got.space()));
+    if (HasPartial(r.dst)) continue;
+    const std::vector<int64_t> coord = r.dst.mesh().Coordinate(static_cast<int64_t>(d));
+    absl::StatusOr<LocalTensor> want = ShardOf(global, r.dst, coord, seed);
+    if (!want.ok()) return std::string(want.status().message());
+    absl::StatusOr<int64_t> bad = FirstMismatch(got, *want, tolerance);
+    if (!bad.ok()) return absl::StrCat("rank ", rank, ": ", bad.status().message());
+    if (*bad >= 0) {
+      return absl::StrFormat("rank %d: element %d of its shard is %g, expected %g", rank, *bad,
+                             LoadAsDouble(got.data(), *bad, got.dtype()),
+                             LoadAsDouble(want->data(), *bad, want->dtype()));
+    }
+  }
+  if (!HasPartial(r.dst)) return "";
+  absl::StatusOr<LocalTensor> back = Reassemble(shards, r.dst);
+  if (!back.ok()) return std::string(back.status().message());
+  absl::StatusOr<int64_t> bad = FirstMismatch(*back, global, tolerance);
+  if (!bad.ok()) return std::string(bad.status().message());
+  if (*bad < 0) return "";
+  return absl::StrFormat(
+      "the destination ranks' results reduce to %g at global element %d, "
+      "expected %g",
+      LoadAsDouble(back->data(), *bad, back->dtype()), *bad,
+      LoadAsDouble(global.data(), *bad, global.dtype()));
+}
+
+// Every participant's crossing counters against the plan; "" when they match.
+std::string CheckCounters(const CrossMeshPlan& plan,
+                          const std::vector<ParticipantResult>& results) {
+  const std::vector<int64_t> sent = plan.BytesSent();
+  const std::vector<int64_t> bound = plan.ReceiveLowerBoundBytes();
+  for (size_t i = 0; i < results.size(); ++i) {
+    const CrossingStats& s = results[i].stats;
+    if (s.bytes_sent != sent[i] || s.bytes_received != bound[i]) {
+      return absl::StrFormat(
+          "rank %d: the crossing sent/received %d/%d bytes, the plan says %d/%d (its receive "
+          "lower bound)",
+          plan.participants[i], s.bytes_sent, s.bytes_received, sent[i], bound[i]);
+    }
+  }
+  return "";
+}
+
+std::string Problem(const CrossMeshRequest& r, const CrossMeshPlan& plan, const LocalTensor& global,
+                    uint64_t seed, const std::vector<ParticipantResult>& results) {
+  if (results.size() != plan.participants.size()) {
+    return absl::StrFormat("%d results for %d participants", results.size(),
+                           plan.participants.size());
+  }
+  std::string errors;
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (!results[i].status.ok()) {
+      absl::StrAppend(&errors, "\n      rank ", plan.participants[i], ": ",
+                      results[i].status.ToString());
+    }
+  }
+  if (!errors.empty()) return absl::StrCat("ranks failed:", errors);
+  if (std::string p = CheckData(r, plan, global, seed, results); !p.empty()) return p;
+  return CheckCounters(plan, results);
+}
+
+}  // namespace
+
+std::vector<ParticipantResult> RunAcrossOnThreads(const CrossMeshRequest& r,
+                                                  const CrossMeshPlan& plan,
+                                                  const LocalTensor& global, uint64_t seed,
+                                                  const GlooOptions& options, const Fault& fault) {
+  const std::shared_ptr<Store> store = NewInProcessStore();
+  const size_t n = plan.participants.size();
+  std::vector<ParticipantResult> results(n);
+  std::vector<Connections> connections(n);
+  std::vector<std::thread> threads;
+  // Every participant closes its connections once all are done (a peer may
+  // still be reading what it sent), all at once: closing takes a while.
+  absl::Mutex mu;
+  size_t running = n;
+  for (size_t i = 0; i < n; ++i) {
+    threads.emplace_back([&, i] {
+      Connections& c = connections[i];
+      c.die = [&c] {
+        for (auto* comm : {c.own_union.get(), c.src_comm.get(), c.dst_comm.get()}) {
+          if (comm != nullptr) comm->Abort();
+        }
+      };
+      const int64_t index = static_cast<int64_t>(i);
+      results[i].status = Connect(r, plan, index, store, options, "", true, c);
+      if (results[i].status.ok()) {
+        results[i].status = RunParticipant(r, plan, global, seed, index, fault, c, results[i]);
+      }
+      {
+        absl::MutexLock lock(&mu);
+        --running;
+        mu.Await(absl::Condition(
+            +[](size_t* k) { return *k == 0; }, &running));
+      }
+      c = Connections();
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  return results;
+}
+
+CaseReport CheckAcross(const CrossMeshRequest& r, const CrossMeshPlan& plan,
+                       const LocalTensor& global, uint64_t seed,
+                       const std::vector<ParticipantResult>& results) {
+  CaseReport report;
+  if (std::string problem = Problem(r, plan, global, seed, results); !problem.empty()) {
+    report.outcome = Outcome::kFailed;
+    report.detail = absl::StrCat("plan ", plan.Summary(), ": ", std::move(problem));
+    return report;
+  }
+  for (const Plan* part : {&plan.before, &plan.after}) {
+    for (const TransformInfo& info : part->steps) {
+      ++report.steps_by_kind[static_cast<int>(info.step.kind)];
+      report.group_steps_by_kind[static_cast<int>(info.step.kind)] += info.step.group.size() > 1;
+    }
+  }
+  return report;
+}
+
+absl::StatusOr<CrossMeshPlan> PlanCrossMeshCase(const CrossMeshCase& c) {
+  RESHARD_ASSIGN_OR_RETURN(CrossMeshRequest r, RequestOf(c));
+  if (c.dtype == DType::kBool && (HasPartial(r.src) || HasPartial(r.dst))) {
+    return absl::InvalidArgumentError(
+        "dtype bool: Partial placements (pending reductions) are not defined on bool data; "
+        "use u8 or i32");
+  }
+  RESHARD_ASSIGN_OR_RETURN(CrossMeshPlan plan, PlanCrossMesh(r, PlanOptions{c.mode}));
+  RESHARD_RETURN_IF_ERROR(CheckRunnable(plan.before, c.dtype));
+  RESHARD_RETURN_IF_ERROR(CheckRunnable(plan.after, c.dtype));
+  return plan;
+}
+
+namespace {
+
+// A case parsed, planned and with its global tensor.
+struct PreparedAcross {
+  CrossMeshRequest request;
+  CrossMeshPlan plan;
+  LocalTensor global;
+};
+
+absl::StatusOr<PreparedAcross> PrepareAcross(const CrossMeshCase& c) {
+  RESHARD_ASSIGN_OR_RETURN(CrossMeshRequest r, RequestOf(c));
+  RESHARD_ASSIGN_OR_RETURN(CrossMeshPlan plan, PlanCrossMeshCase(c));
+  const int64_t ranks = std::max(r.src.mesh().num_ranks(), r.dst.mesh().num_ranks());
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor global, TestTensor(c.dtype, c.shape, c.data_seed, ranks));
+  return PreparedAcross{std::move(r), std::move(plan), std::move(global)};
+}
+
+}  // namespace
+
+CrossMeshReport VerifyCrossMesh(const CrossMeshCase& c, const LaunchOptions& launch,
+                                const Fault& fault) {
+  CrossMeshReport out;
+  absl::StatusOr<PreparedAcross> p = PrepareAcross(c);
+  if (!p.ok()) {
+    out.report = NotRun(p.status());
+    return out;
+  }
+  const std::vector<ParticipantResult> results =
+      launch.on == RanksOn::kThreads
+          ? RunAcrossOnThreads(p->request, p->plan, p->global, c.data_seed, launch.gloo, fault)
+          : RunAcrossInProcesses(p->request, p->plan, launch);
+  out.report = CheckAcross(p->request, p->plan, p->global, c.data_seed, results);
+  out.rank_sets = RankSetsOf(p->plan);
+  out.remesh = out.rank_sets == RankSets::kEqual && c.mesh != c.dst_mesh;
+  out.participants = static_cast<int64_t>(p->plan.participants.size());
+  out.slices = static_cast<int64_t>(p->plan.routes.size());
+  for (int64_t b : p->plan.BytesSent()) out.bytes_sent += b;
+  return out;
+}
+
+CrossMeshReport VerifyCrossMeshOnThreads(const CrossMeshCase& c, const GlooOptions& options,
+                                         const Fault& fault) {
+  LaunchOptions launch;
+  launch.gloo = options;
+  return VerifyCrossMesh(c, launch, fault);
+}
+
+int RunCrossMeshChild(const CrossMeshCase& c, const ChildRank& child, const LaunchOptions& launch,
+                      const Fault& fault) {
+  absl::StatusOr<PreparedAcross> p = PrepareAcross(c);
+  if (!p.ok()) return FailChildRank(child, p.status());
+  const std::shared_ptr<Store> store = NewFileStore(child.dir);
+  Connections conns;  // open until RunChildRank has waited for every participant
+  const int64_t n = static_cast<int64_t>(p->plan.participants.size());
+  return RunChildRank(
+      *DeviceMesh::Create({n}), child, launch, [&](Rank& rank) -> absl::StatusOr<std::string> {
+        conns.union_comm = &rank.comm;
+        conns.die = rank.die;
+        const int64_t index = rank.comm.rank();
+        RESHARD_RETURN_IF_ERROR(Connect(p->request, p->plan, index, store, launch.gloo,
+                                        absl::StrCat(child.job, "/"), false, conns));
+        ParticipantResult out;
+        RESHARD_RETURN_IF_ERROR(
+            RunParticipant(p->request, p->plan, p->global, c.data_seed, index, fault, conns, out));
+        return EncodeResult(out);
+      });
+}
+
+}  // namespace reshard
