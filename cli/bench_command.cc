@@ -213,6 +213,8 @@ struct ModeReport {
   std::string profile;      // its profile; empty for none
   int64_t peak_bytes_max = 0;
   ModeMeasurement measured;
+  // The most any rank must receive, whatever the plan (cli/receive_bound.h).
+  int64_t receive_lower_bound_max = 0;
 };
 
 double Min(std::vector<double> v) { return *std::min_element(v.begin(), v.end()); }
@@ -240,6 +242,7 @@ std::string JsonLine(const ModeReport& r) {
   line["cost_model"] = r.cost_model;
   line["profile"] = r.profile.empty() ? nlohmann::ordered_json(nullptr)
                                       : nlohmann::ordered_json(Utf8Valid(r.profile));
+  line["receive_lower_bound_max"] = r.receive_lower_bound_max;
   return line.dump();
 }
 
@@ -372,7 +375,8 @@ CommandResult RunBenchmark(const FlagValues& flags, const std::vector<std::strin
                        model,
                        profile,
                        m.plan.peak_bytes,
-                       {}});
+                       {},
+                       bound.max_bytes});
   }
   const bool child = flags.Has("rank");
   if (s->format == "text" && !child) {
@@ -454,7 +458,8 @@ Command BenchCommand() {
                "text (a table) or json (one object per mode per line: mode, trace, modeled_cost, "
                "native_model_cost (the same as predicted_us), bytes_sent_max, peak_bytes_max, "
                "measured_us {median, min, max}, verified, predicted_us, cost_model and profile "
-               "(what the mode planned with; profile null for none))"},
+               "(what the mode planned with; profile null for none), receive_lower_bound_max "
+               "(the most any rank must receive, whatever the plan))"},
               {"dry-run", "",
                "plan and check the flags, print the receive lower bound (text, or json "
                "{\"receive_bound_max\", \"receive_bound_total\"}) and each mode's trace, but run "

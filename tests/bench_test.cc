@@ -58,7 +58,7 @@ void ExpectBothModesVerified(const std::vector<std::string>& extra) {
   const std::set<std::string> promised = {
       "mode",           "trace",          "modeled_cost", "native_model_cost",
       "bytes_sent_max", "peak_bytes_max", "measured_us",  "verified",
-      "predicted_us",   "cost_model",     "profile"};
+      "predicted_us",   "cost_model",     "profile",      "receive_lower_bound_max"};
   const char* modes[] = {"pytorch", "native"};
   for (size_t i = 0; i < lines.size(); ++i) {
     const json& l = lines[i];
@@ -74,6 +74,8 @@ void ExpectBothModesVerified(const std::vector<std::string>& extra) {
     // all_gather over 4 ranks: each sends its padded chunk of ceil(13/4) = 4
     // rows of 5 f32 to the 3 others (planner/steps/step_bytes.h, BytesOfStep).
     EXPECT_EQ(l["bytes_sent_max"], 3 * 4 * 5 * 4) << l;
+    // Rank 3 holds 1 of the 13 rows (chunks 4, 4, 4, 1) and must receive 12.
+    EXPECT_EQ(l["receive_lower_bound_max"], 12 * 5 * 4) << l;
     EXPECT_GT(l["peak_bytes_max"].get<int64_t>(), 0) << l;
     const json& us = l["measured_us"];
     EXPECT_LE(us["min"].get<double>(), us["median"].get<double>()) << l;
