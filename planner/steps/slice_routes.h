@@ -45,6 +45,12 @@ struct SliceRoute {
 // (receiver, sender); no empty boxes.
 std::vector<SliceRoute> RouteSlices(absl::Span<const Box> held, absl::Span<const Box> wanted);
 
+// The routes of RouteSlices(held, wanted) that `participant` sends or
+// receives, in the same order (the senders are still chosen over all routes;
+// only these boxes are built).
+std::vector<SliceRoute> RouteSlicesOf(absl::Span<const Box> held, absl::Span<const Box> wanted,
+                                      int64_t participant);
+
 // What the routes ask of the busiest participants, in elements and messages
 // (a message: one route between two different participants).
 struct RouteLoad {
@@ -55,6 +61,9 @@ struct RouteLoad {
   int64_t total_sent = 0;
 };
 RouteLoad LoadOfRoutes(absl::Span<const SliceRoute> routes, int64_t participants);
+// LoadOfRoutes(RouteSlices(held, wanted), held.size()) without building the
+// routes' boxes: what pricing needs.
+RouteLoad LoadOfSliceRoutes(absl::Span<const Box> held, absl::Span<const Box> wanted);
 
 }  // namespace reshard
 
