@@ -228,21 +228,28 @@ int64_t ChooseSender(const Classes& c, int64_t k, int64_t receiver,
 }
 
 // Steps 2 and 3: every demand (a meeting that is not a local copy) gets its
-// sender; forced ones (one holder) first, then the rest, largest first, ties
-// in step 1's order (the meeting's index: a stable sort).
+// sender. Step 2's forced demands (one holder) go to it, in any order: step 3
+// reads the loads only after all of them. Step 3's demands: largest first,
+// ties in step 1's order (the meeting's index: a stable sort).
 void ChooseSenders(int64_t participants, Meetings* m) {
   const Classes& c = m->classes;
-  std::vector<int64_t> demands;
-  for (size_t i = 0; i < m->meetings.size(); ++i) {
-    if (m->meetings[i].sender < 0) demands.push_back(static_cast<int64_t>(i));
-  }
-  auto key = [&](int64_t i) {
-    const Meeting& d = m->meetings[i];
-    return std::make_tuple(c.holder_count(d.holder_class) != 1, -d.elements, i);
-  };
-  std::sort(demands.begin(), demands.end(), [&](int64_t a, int64_t b) { return key(a) < key(b); });
   std::vector<int64_t> load(participants, 0);
-  for (int64_t i : demands) {
+  std::vector<int64_t> choices;
+  for (size_t i = 0; i < m->meetings.size(); ++i) {
+    Meeting& d = m->meetings[i];
+    if (d.sender >= 0) continue;  // a local copy
+    if (c.holder_count(d.holder_class) == 1) {
+      d.sender = c.holders[c.start[d.holder_class]];
+      load[d.sender] += d.elements;
+    } else {
+      choices.push_back(static_cast<int64_t>(i));
+    }
+  }
+  std::sort(choices.begin(), choices.end(), [&](int64_t a, int64_t b) {
+    const int64_t ea = m->meetings[a].elements, eb = m->meetings[b].elements;
+    return ea != eb ? ea > eb : a < b;
+  });
+  for (int64_t i : choices) {
     Meeting& d = m->meetings[i];
     d.sender = ChooseSender(c, d.holder_class, d.receiver, load);
     load[d.sender] += d.elements;
