@@ -143,12 +143,6 @@ struct Meeting {
   int64_t sender;
 };
 
-// The classes, with every tensor dim indexed, and the meetings of step 1.
-struct Meetings {
-  Classes classes;
-  std::vector<Meeting> meetings;  // by receiver, then class: step 1's order
-};
-
 // The elements of `a` met with `b` (0: they do not meet).
 int64_t MeetElements(const Box& a, const Box& b) {
   int64_t n = 1;
@@ -193,10 +187,12 @@ void CandidatesFor(const Classes& c, const std::vector<DimIndex>& dims, const Bo
 }
 
 // Step 1: for each receiver ascending, each class ascending, the non-empty
-// pieces (a local copy when the receiver holds the class).
-Meetings MeetingsOf(absl::Span<const Box> held, absl::Span<const Box> wanted) {
-  Meetings m{ClassesOf(held), {}};
-  const Classes& c = m.classes;
+// pieces, passed to `visit` as a Meeting whose sender is the receiver for a
+// local copy (it holds the class), the holder for a forced demand (step 2:
+// the class has one holder), -1 for a demand step 3 chooses.
+template <typename Visit>
+void ForEachMeeting(const Classes& c, absl::Span<const Box> held, absl::Span<const Box> wanted,
+                    Visit visit) {
   std::vector<DimIndex> dims;
   const size_t ndim = c.count() == 0 ? 0 : held[c.first[0]].size();
   for (size_t d = 0; d < ndim; ++d) dims.push_back(IndexDim(c, held, d));
@@ -208,10 +204,12 @@ Meetings MeetingsOf(absl::Span<const Box> held, absl::Span<const Box> wanted) {
     for (int64_t k : candidates) {
       const int64_t elements = MeetElements(held[c.first[k]], wanted[j]);
       if (elements == 0) continue;
-      m.meetings.push_back({receiver, k, elements, c.of[j] == k ? receiver : -1});
+      const int64_t sender = c.of[j] == k             ? receiver
+                             : c.holder_count(k) == 1 ? c.holders[c.start[k]]
+                                                      : -1;
+      visit(Meeting{receiver, k, elements, sender});
     }
   }
-  return m;
 }
 
 // Spec §11.1 step 3: the least loaded holder; ties to the holder nearest the
@@ -227,92 +225,71 @@ int64_t ChooseSender(const Classes& c, int64_t k, int64_t receiver,
   return best;
 }
 
-// Steps 2 and 3: every demand (a meeting that is not a local copy) gets its
-// sender. Step 2's forced demands (one holder) go to it, in any order: step 3
-// reads the loads only after all of them. Step 3's demands: largest first,
-// ties in step 1's order (the meeting's index: a stable sort).
-void ChooseSenders(int64_t participants, Meetings* m) {
-  const Classes& c = m->classes;
-  std::vector<int64_t> load(participants, 0);
-  std::vector<int64_t> choices;
-  for (size_t i = 0; i < m->meetings.size(); ++i) {
-    Meeting& d = m->meetings[i];
-    if (d.sender >= 0) continue;  // a local copy
-    if (c.holder_count(d.holder_class) == 1) {
-      d.sender = c.holders[c.start[d.holder_class]];
-      load[d.sender] += d.elements;
-    } else {
-      choices.push_back(static_cast<int64_t>(i));
-    }
-  }
+// Step 3: the demands `choices` (indices into `meetings`, ascending: step
+// 1's order), largest first, ties in that order (a stable sort), each to
+// ChooseSender by `load` (the elements each holder sends so far, step 2's
+// forced demands included, in any order: none is read before step 3).
+void ChooseAmongReplicas(const Classes& c, std::vector<int64_t> choices,
+                         std::vector<Meeting>* meetings, std::vector<int64_t>* load) {
   std::sort(choices.begin(), choices.end(), [&](int64_t a, int64_t b) {
-    const int64_t ea = m->meetings[a].elements, eb = m->meetings[b].elements;
+    const int64_t ea = (*meetings)[a].elements, eb = (*meetings)[b].elements;
     return ea != eb ? ea > eb : a < b;
   });
   for (int64_t i : choices) {
-    Meeting& d = m->meetings[i];
-    d.sender = ChooseSender(c, d.holder_class, d.receiver, load);
-    load[d.sender] += d.elements;
+    Meeting& d = (*meetings)[i];
+    d.sender = ChooseSender(c, d.holder_class, d.receiver, *load);
+    (*load)[d.sender] += d.elements;
   }
 }
 
-Meetings RoutedMeetings(absl::Span<const Box> held, absl::Span<const Box> wanted) {
-  Meetings m = MeetingsOf(held, wanted);
-  ChooseSenders(static_cast<int64_t>(held.size()), &m);
-  return m;
+// Every meeting of step 1, in its order, with its sender.
+std::vector<Meeting> RoutedMeetings(const Classes& c, absl::Span<const Box> held,
+                                    absl::Span<const Box> wanted) {
+  std::vector<Meeting> meetings;
+  std::vector<int64_t> load(held.size(), 0), choices;
+  ForEachMeeting(c, held, wanted, [&](const Meeting& x) {
+    if (x.sender < 0) choices.push_back(static_cast<int64_t>(meetings.size()));
+    if (x.sender >= 0 && x.sender != x.receiver) load[x.sender] += x.elements;
+    meetings.push_back(x);
+  });
+  ChooseAmongReplicas(c, std::move(choices), &meetings, &load);
+  return meetings;
 }
 
-// The routes of `m` sorted by (receiver, sender), only those `participant`
+// The routes sorted by (receiver, sender), only those `participant`
 // sends or receives when it is not -1. The meetings are by receiver already
 // and a receiver meets each class (so each sender) once: sorting each
 // receiver's meetings by sender is the whole sort, and the keys are unique.
 std::vector<SliceRoute> RoutesOf(absl::Span<const Box> held, absl::Span<const Box> wanted,
-                                 const Meetings& m, int64_t participant) {
-  std::vector<int64_t> order(m.meetings.size());
+                                 int64_t participant) {
+  const Classes c = ClassesOf(held);
+  const std::vector<Meeting> meetings = RoutedMeetings(c, held, wanted);
+  std::vector<int64_t> order(meetings.size());
   std::iota(order.begin(), order.end(), 0);
   std::vector<SliceRoute> routes;
   for (size_t begin = 0, end = 0; begin < order.size(); begin = end) {
-    const int64_t receiver = m.meetings[order[begin]].receiver;
-    for (end = begin; end < order.size() && m.meetings[order[end]].receiver == receiver;) ++end;
+    const int64_t receiver = meetings[order[begin]].receiver;
+    for (end = begin; end < order.size() && meetings[order[end]].receiver == receiver;) ++end;
     std::sort(order.begin() + begin, order.begin() + end,
-              [&](int64_t a, int64_t b) { return m.meetings[a].sender < m.meetings[b].sender; });
+              [&](int64_t a, int64_t b) { return meetings[a].sender < meetings[b].sender; });
     for (size_t r = begin; r < end; ++r) {
-      const Meeting& x = m.meetings[order[r]];
+      const Meeting& x = meetings[order[r]];
       if (participant >= 0 && x.sender != participant && x.receiver != participant) continue;
       const Box zero(wanted[x.receiver].size());
-      routes.push_back(
-          {x.sender, x.receiver,
-           MeetBoxes(held[m.classes.first[x.holder_class]], wanted[x.receiver], zero)});
+      routes.push_back({x.sender, x.receiver,
+                        MeetBoxes(held[c.first[x.holder_class]], wanted[x.receiver], zero)});
     }
   }
   return routes;
 }
 
-}  // namespace
-
-std::vector<SliceRoute> RouteSlices(absl::Span<const Box> held, absl::Span<const Box> wanted) {
-  return RoutesOf(held, wanted, RoutedMeetings(held, wanted), -1);
-}
-
-std::vector<SliceRoute> RouteSlicesOf(absl::Span<const Box> held, absl::Span<const Box> wanted,
-                                      int64_t participant) {
-  return RoutesOf(held, wanted, RoutedMeetings(held, wanted), participant);
-}
-
-RouteLoad LoadOfSliceRoutes(absl::Span<const Box> held, absl::Span<const Box> wanted) {
-  const int64_t participants = static_cast<int64_t>(held.size());
-  std::vector<int64_t> sent(participants, 0), received(participants, 0);
-  std::vector<int64_t> sends(participants, 0), receives(participants, 0);
+// The busiest participants' load from what each sends and receives.
+RouteLoad Busiest(const std::vector<int64_t>& sent, const std::vector<int64_t>& received,
+                  const std::vector<int64_t>& sends, const std::vector<int64_t>& receives,
+                  int64_t total_sent) {
   RouteLoad load;
-  for (const Meeting& x : RoutedMeetings(held, wanted).meetings) {
-    if (x.sender == x.receiver) continue;
-    sent[x.sender] += x.elements;
-    received[x.receiver] += x.elements;
-    ++sends[x.sender];
-    ++receives[x.receiver];
-    load.total_sent += x.elements;
-  }
-  for (int64_t i = 0; i < participants; ++i) {
+  load.total_sent = total_sent;
+  for (size_t i = 0; i < sent.size(); ++i) {
     load.max_sent = std::max(load.max_sent, sent[i]);
     load.max_received = std::max(load.max_received, received[i]);
     load.max_sent_plus_received = std::max(load.max_sent_plus_received, sent[i] + received[i]);
@@ -321,10 +298,53 @@ RouteLoad LoadOfSliceRoutes(absl::Span<const Box> held, absl::Span<const Box> wa
   return load;
 }
 
+}  // namespace
+
+std::vector<SliceRoute> RouteSlices(absl::Span<const Box> held, absl::Span<const Box> wanted) {
+  return RoutesOf(held, wanted, -1);
+}
+
+std::vector<SliceRoute> RouteSlicesOf(absl::Span<const Box> held, absl::Span<const Box> wanted,
+                                      int64_t participant) {
+  return RoutesOf(held, wanted, participant);
+}
+
+// Streams step 1: local copies move nothing and forced demands count at
+// once; only step 3's demands are kept, to be chosen (`sent` is its `load`).
+RouteLoad LoadOfSliceRoutes(absl::Span<const Box> held, absl::Span<const Box> wanted) {
+  const int64_t participants = static_cast<int64_t>(held.size());
+  std::vector<int64_t> sent(participants, 0), received(participants, 0);
+  std::vector<int64_t> sends(participants, 0), receives(participants, 0);
+  int64_t total_sent = 0;
+  auto count = [&](const Meeting& x) {
+    sent[x.sender] += x.elements;
+    received[x.receiver] += x.elements;
+    ++sends[x.sender];
+    ++receives[x.receiver];
+    total_sent += x.elements;
+  };
+  const Classes c = ClassesOf(held);
+  std::vector<Meeting> choices;
+  ForEachMeeting(c, held, wanted, [&](const Meeting& x) {
+    if (x.sender < 0) choices.push_back(x);
+    if (x.sender >= 0 && x.sender != x.receiver) count(x);
+  });
+  std::vector<int64_t> all(choices.size());
+  std::iota(all.begin(), all.end(), 0);
+  ChooseAmongReplicas(c, std::move(all), &choices, &sent);
+  for (const Meeting& x : choices) {
+    received[x.receiver] += x.elements;
+    ++sends[x.sender];
+    ++receives[x.receiver];
+    total_sent += x.elements;
+  }
+  return Busiest(sent, received, sends, receives, total_sent);
+}
+
 RouteLoad LoadOfRoutes(absl::Span<const SliceRoute> routes, int64_t participants) {
   std::vector<int64_t> sent(participants, 0), received(participants, 0);
   std::vector<int64_t> sends(participants, 0), receives(participants, 0);
-  RouteLoad load;
+  int64_t total_sent = 0;
   for (const SliceRoute& r : routes) {
     if (r.sender == r.receiver) continue;
     const int64_t elements = BoxElements(r.box);
@@ -332,15 +352,9 @@ RouteLoad LoadOfRoutes(absl::Span<const SliceRoute> routes, int64_t participants
     received[r.receiver] += elements;
     ++sends[r.sender];
     ++receives[r.receiver];
-    load.total_sent += elements;
+    total_sent += elements;
   }
-  for (int64_t i = 0; i < participants; ++i) {
-    load.max_sent = std::max(load.max_sent, sent[i]);
-    load.max_received = std::max(load.max_received, received[i]);
-    load.max_sent_plus_received = std::max(load.max_sent_plus_received, sent[i] + received[i]);
-    load.max_messages = std::max({load.max_messages, sends[i], receives[i]});
-  }
-  return load;
+  return Busiest(sent, received, sends, receives, total_sent);
 }
 
 }  // namespace reshard
