@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <numeric>
 #include <tuple>
+#include <utility>
 
 namespace reshard {
 
@@ -118,10 +120,6 @@ DimIndex IndexDim(const Classes& c, absl::Span<const Box> held, size_t d) {
   return x;
 }
 
-bool Overlaps(const Slice& a, const Slice& b) {
-  return std::max(a.offset, b.offset) < std::min(a.offset + a.size, b.offset + b.size);
-}
-
 // The run of `x`'s extents that meet `w` (a non-empty slice), when they are
 // disjoint: the first extent ending after w begins to the last beginning
 // before w ends. Otherwise every extent (the caller tests each).
@@ -219,23 +217,51 @@ int64_t ChooseSender(const Classes& c, int64_t k, int64_t receiver,
                      const std::vector<int64_t>& load) {
   auto key = [&](int64_t i) { return std::make_tuple(load[i], std::llabs(i - receiver), i); };
   int64_t best = c.holders[c.start[k]];
+  auto best_key = key(best);
   for (int64_t h = c.start[k] + 1; h < c.start[k + 1]; ++h) {
-    if (key(c.holders[h]) < key(best)) best = c.holders[h];
+    const auto candidate = key(c.holders[h]);
+    if (candidate < best_key) {
+      best = c.holders[h];
+      best_key = candidate;
+    }
   }
   return best;
+}
+
+// `choices` (ascending indices into `meetings`) stably sorted by elements,
+// descending: a counting sort over the distinct sizes, which are few (the
+// blocks of a layout differ by at most one row per split), so this is linear
+// where a comparison sort of every demand was the hot spot of pricing.
+std::vector<int64_t> LargestFirst(const std::vector<int64_t>& choices,
+                                  const std::vector<Meeting>& meetings) {
+  std::vector<int64_t> sizes;  // distinct, descending
+  for (int64_t i : choices) {
+    if (sizes.empty() || sizes.back() != meetings[i].elements) {
+      sizes.push_back(meetings[i].elements);
+    }
+  }
+  std::sort(sizes.begin(), sizes.end(), std::greater<int64_t>());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  auto bucket = [&](int64_t i) {
+    return std::lower_bound(sizes.begin(), sizes.end(), meetings[i].elements,
+                            std::greater<int64_t>()) -
+           sizes.begin();
+  };
+  std::vector<int64_t> next(sizes.size() + 1, 0);
+  for (int64_t i : choices) ++next[bucket(i) + 1];
+  for (size_t b = 1; b < next.size(); ++b) next[b] += next[b - 1];
+  std::vector<int64_t> out(choices.size());
+  for (int64_t i : choices) out[next[bucket(i)]++] = i;
+  return out;
 }
 
 // Step 3: the demands `choices` (indices into `meetings`, ascending: step
 // 1's order), largest first, ties in that order (a stable sort), each to
 // ChooseSender by `load` (the elements each holder sends so far, step 2's
 // forced demands included, in any order: none is read before step 3).
-void ChooseAmongReplicas(const Classes& c, std::vector<int64_t> choices,
+void ChooseAmongReplicas(const Classes& c, const std::vector<int64_t>& choices,
                          std::vector<Meeting>* meetings, std::vector<int64_t>* load) {
-  std::sort(choices.begin(), choices.end(), [&](int64_t a, int64_t b) {
-    const int64_t ea = (*meetings)[a].elements, eb = (*meetings)[b].elements;
-    return ea != eb ? ea > eb : a < b;
-  });
-  for (int64_t i : choices) {
+  for (int64_t i : LargestFirst(choices, *meetings)) {
     Meeting& d = (*meetings)[i];
     d.sender = ChooseSender(c, d.holder_class, d.receiver, *load);
     (*load)[d.sender] += d.elements;
@@ -252,7 +278,7 @@ std::vector<Meeting> RoutedMeetings(const Classes& c, absl::Span<const Box> held
     if (x.sender >= 0 && x.sender != x.receiver) load[x.sender] += x.elements;
     meetings.push_back(x);
   });
-  ChooseAmongReplicas(c, std::move(choices), &meetings, &load);
+  ChooseAmongReplicas(c, choices, &meetings, &load);
   return meetings;
 }
 
@@ -331,7 +357,7 @@ RouteLoad LoadOfSliceRoutes(absl::Span<const Box> held, absl::Span<const Box> wa
   });
   std::vector<int64_t> all(choices.size());
   std::iota(all.begin(), all.end(), 0);
-  ChooseAmongReplicas(c, std::move(all), &choices, &sent);
+  ChooseAmongReplicas(c, all, &choices, &sent);
   for (const Meeting& x : choices) {
     received[x.receiver] += x.elements;
     ++sends[x.sender];

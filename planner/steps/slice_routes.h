@@ -12,6 +12,11 @@
 // hold the same box (replicas), the sender is chosen to balance the elements
 // each participant sends (spec §11.1 gives the rule). Deterministic: every
 // participant computes the same routes from the same boxes.
+//
+// Cost: the held boxes are indexed per tensor dim (sorted extents), so each
+// wanted box is tested only against the distinct held boxes of its shortest
+// run of extents, not against all of them; pricing (LoadOfSliceRoutes)
+// builds no box, and one participant's routes (RouteSlicesOf) only its own.
 #ifndef RESHARD_PLANNER_STEPS_SLICE_ROUTES_H_
 #define RESHARD_PLANNER_STEPS_SLICE_ROUTES_H_
 
