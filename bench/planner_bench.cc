@@ -235,6 +235,34 @@ void HardCasesLoop(benchmark::State& state, PlanMode mode) {
 void BM_Hard4dPyTorch(benchmark::State& state) { HardCasesLoop(state, PlanMode::kPyTorch); }
 void BM_Hard4dNative(benchmark::State& state) { HardCasesLoop(state, PlanMode::kNative); }
 
+// Native plans (default model) whose permutes and exchanges route over
+// large groups, the cases of issue 17: S(0) -> R on one mesh dim of 256 ranks
+// (its exchange meets 256 x 256 boxes, at the routing limit, spec §4.2), and
+// transposes and exchanges on a 16 x 16 mesh.
+void NativeLoop(benchmark::State& state, std::vector<int64_t> sizes, std::vector<int64_t> shape,
+                const char* src, const char* dst) {
+  const DeviceMesh mesh = *DeviceMesh::Create(sizes);
+  const DistSpec from = *DistSpec::Parse(mesh, src, shape, DType::kF32);
+  const DistSpec to = *DistSpec::Parse(mesh, dst, shape, DType::kF32);
+  PlanOptions options{PlanMode::kNative};
+  for (auto _ : state) {
+    absl::StatusOr<Plan> plan = PlanRedistribution(from, to, options);
+    if (!plan.ok()) {
+      state.SkipWithError(plan.status().ToString().c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(plan->cost);
+  }
+  state.SetLabel(absl::StrCat(src, " -> ", dst));
+}
+void BM_NativeGather256(benchmark::State& state) { NativeLoop(state, {256}, {256}, "S(0)", "R"); }
+void BM_NativeTranspose16x16(benchmark::State& state) {
+  NativeLoop(state, {16, 16}, {1024, 1024}, "S(0)S(1)", "S(1)S(0)");
+}
+void BM_NativeExchange16x16(benchmark::State& state) {
+  NativeLoop(state, {16, 16}, {1000, 1000}, "S(0)S(1)", "RS(0)");
+}
+
 BENCHMARK(BM_Greedy)->Apply(MeshByTensor);
 BENCHMARK(BM_GraphDefaultOrder)->Apply(MeshByTensor);
 BENCHMARK(BM_GraphShardOrder)->Apply(MeshByTensor);
@@ -244,6 +272,9 @@ BENCHMARK(BM_CostMatrixPairByPair)->Apply(MatrixSizes);
 BENCHMARK(BM_CostMatrixNative)->Apply(MatrixSizes);
 BENCHMARK(BM_Hard4dPyTorch)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Hard4dNative)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_NativeGather256)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_NativeTranspose16x16)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_NativeExchange16x16)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace reshard

@@ -16,14 +16,6 @@ std::vector<Box> Blocks(const DistState& state, const Step& step, const DeviceMe
   return blocks;
 }
 
-std::vector<SliceRoute> RoutesOf(const DistState& state, const Step& step, const DeviceMesh& mesh,
-                                 absl::Span<const int64_t> logical, std::vector<Box>* source,
-                                 std::vector<Box>* target) {
-  *source = Blocks(state, step, mesh, logical, /*after=*/false);
-  *target = Blocks(state, step, mesh, logical, /*after=*/true);
-  return RouteSlices(*source, *target);
-}
-
 std::vector<int64_t> Counts(const std::vector<Box>& boxes) {
   std::vector<int64_t> counts;
   for (const Box& b : boxes) counts.push_back(BoxElements(b));
@@ -44,10 +36,11 @@ std::vector<int64_t> PermuteExchange::RecvCounts() const { return Counts(recv); 
 PermuteExchange PermuteExchangeOf(const DistState& state, const Step& step, const DeviceMesh& mesh,
                                   absl::Span<const int64_t> logical,
                                   absl::Span<const int64_t> coordinate) {
-  std::vector<Box> source, target;
-  const std::vector<SliceRoute> routes = RoutesOf(state, step, mesh, logical, &source, &target);
+  const std::vector<Box> source = Blocks(state, step, mesh, logical, /*after=*/false);
+  const std::vector<Box> target = Blocks(state, step, mesh, logical, /*after=*/true);
   PermuteExchange x;
   x.me = mesh.IndexInGroup(step.group, mesh.Rank(coordinate));
+  const std::vector<SliceRoute> routes = RouteSlicesOf(source, target, x.me);
   x.source_shape = Sizes(source[x.me]);
   x.target_shape = Sizes(target[x.me]);
   x.send.assign(source.size(), Box(logical.size()));
@@ -62,9 +55,8 @@ PermuteExchange PermuteExchangeOf(const DistState& state, const Step& step, cons
 
 RouteLoad ExchangeLoadOf(const DistState& state, const Step& step, const DeviceMesh& mesh,
                          absl::Span<const int64_t> logical) {
-  std::vector<Box> source, target;
-  const std::vector<SliceRoute> routes = RoutesOf(state, step, mesh, logical, &source, &target);
-  return LoadOfRoutes(routes, static_cast<int64_t>(source.size()));
+  return LoadOfSliceRoutes(Blocks(state, step, mesh, logical, /*after=*/false),
+                           Blocks(state, step, mesh, logical, /*after=*/true));
 }
 
 }  // namespace reshard

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
+#include <numeric>
 #include <tuple>
+#include <utility>
 
 namespace reshard {
 
@@ -25,96 +28,349 @@ Box MeetBoxes(const Box& a, const Box& b, const Box& origin) {
 
 namespace {
 
-// One slice a receiver needs from a replica class (the participants holding
-// one box), before its sender is chosen.
-struct Demand {
-  int64_t receiver;
-  int64_t holder_class;  // index into Classes::holders
-  Box box;
-  int64_t elements;
-};
+// Lexicographic order of boxes by (offset, size) per dim: -1, 0 or 1.
+int CompareBoxes(const Box& a, const Box& b) {
+  for (size_t d = 0; d < a.size(); ++d) {
+    if (a[d].offset != b[d].offset) return a[d].offset < b[d].offset ? -1 : 1;
+    if (a[d].size != b[d].size) return a[d].size < b[d].size ? -1 : 1;
+  }
+  return 0;
+}
 
-// The distinct non-empty held boxes, each with its holders (ascending), and
-// every participant's class (-1: holds nothing).
+// The distinct non-empty held boxes (classes), numbered in order of their
+// first holder (spec §11.1's class order), each with its holders ascending:
+// class k's box is held[first[k]], its holders holders[start[k] ..
+// start[k + 1]); of[i] is participant i's class (-1: holds nothing).
 struct Classes {
-  std::vector<std::vector<int64_t>> holders;
+  std::vector<int64_t> first;
+  std::vector<int64_t> start;
+  std::vector<int64_t> holders;
   std::vector<int64_t> of;
+  int64_t count() const { return static_cast<int64_t>(first.size()); }
+  int64_t holder_count(int64_t k) const { return start[k + 1] - start[k]; }
 };
 
+// Sorting the participants by (box, index) puts each class's holders
+// together in ascending order; the classes are then renumbered by their
+// first holder, which is the numbering of a scan in participant order.
 Classes ClassesOf(absl::Span<const Box> held) {
+  std::vector<int64_t> order;
+  for (size_t i = 0; i < held.size(); ++i) {
+    if (BoxElements(held[i]) != 0) order.push_back(static_cast<int64_t>(i));
+  }
+  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    const int c = CompareBoxes(held[a], held[b]);
+    return c != 0 ? c < 0 : a < b;
+  });
+  std::vector<std::pair<size_t, size_t>> runs;  // [begin, end) in `order`, one per class
+  for (size_t r = 0; r < order.size(); ++r) {
+    if (r == 0 || CompareBoxes(held[order[r - 1]], held[order[r]]) != 0) runs.push_back({r, r});
+    runs.back().second = r + 1;
+  }
+  std::sort(runs.begin(), runs.end(),
+            [&](const auto& a, const auto& b) { return order[a.first] < order[b.first]; });
   Classes c;
   c.of.assign(held.size(), -1);
-  for (size_t i = 0; i < held.size(); ++i) {
-    if (BoxElements(held[i]) == 0) continue;
-    for (size_t k = 0; k < c.holders.size() && c.of[i] < 0; ++k) {
-      if (held[c.holders[k].front()] == held[i]) c.of[i] = static_cast<int64_t>(k);
+  c.start.push_back(0);
+  for (const auto& [begin, end] : runs) {
+    c.first.push_back(order[begin]);
+    for (size_t r = begin; r < end; ++r) {
+      c.of[order[r]] = c.count() - 1;
+      c.holders.push_back(order[r]);
     }
-    if (c.of[i] < 0) {
-      c.of[i] = static_cast<int64_t>(c.holders.size());
-      c.holders.emplace_back();
-    }
-    c.holders[c.of[i]].push_back(static_cast<int64_t>(i));
+    c.start.push_back(static_cast<int64_t>(c.holders.size()));
   }
   return c;
+}
+
+// One tensor dim of the classes' boxes: their distinct extents on it,
+// sorted by (offset, size), each with its classes ascending (extent e's
+// classes are classes[start[e] .. start[e + 1])).
+struct DimIndex {
+  std::vector<Slice> extents;
+  std::vector<int64_t> start;
+  std::vector<int64_t> classes;
+  // Whether the extents are pairwise disjoint (one layout's are: per tensor
+  // dim its blocks' slices partition the extent). Then, sorted by offset,
+  // their ends ascend too, and those meeting an interval are a contiguous run.
+  bool disjoint = true;
+};
+
+DimIndex IndexDim(const Classes& c, absl::Span<const Box> held, size_t d) {
+  std::vector<int64_t> order(c.count());
+  std::iota(order.begin(), order.end(), 0);
+  auto extent = [&](int64_t k) { return held[c.first[k]][d]; };
+  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    const Slice x = extent(a), y = extent(b);
+    return std::tie(x.offset, x.size, a) < std::tie(y.offset, y.size, b);
+  });
+  DimIndex x;
+  for (int64_t k : order) {
+    if (x.extents.empty() || !(x.extents.back() == extent(k))) {
+      if (!x.extents.empty() &&
+          x.extents.back().offset + x.extents.back().size > extent(k).offset) {
+        x.disjoint = false;
+      }
+      x.extents.push_back(extent(k));
+      x.start.push_back(static_cast<int64_t>(x.classes.size()));
+    }
+    x.classes.push_back(k);
+  }
+  x.start.push_back(static_cast<int64_t>(x.classes.size()));
+  return x;
+}
+
+// The run of `x`'s extents that meet `w` (a non-empty slice), when they are
+// disjoint: the first extent ending after w begins to the last beginning
+// before w ends. Otherwise every extent (the caller tests each).
+std::pair<int64_t, int64_t> Run(const DimIndex& x, const Slice& w) {
+  if (!x.disjoint) return {0, static_cast<int64_t>(x.extents.size())};
+  auto lo = std::partition_point(x.extents.begin(), x.extents.end(),
+                                 [&](const Slice& e) { return e.offset + e.size <= w.offset; });
+  auto hi = std::partition_point(lo, x.extents.end(),
+                                 [&](const Slice& e) { return e.offset < w.offset + w.size; });
+  return {lo - x.extents.begin(), hi - x.extents.begin()};
+}
+
+// Step 1's pieces without their boxes: the piece is the class's box met with
+// the receiver's wanted box; `sender` is chosen by steps 2 and 3.
+struct Meeting {
+  int64_t receiver;
+  int64_t holder_class;
+  int64_t elements;
+  int64_t sender;
+};
+
+// The elements of `a` met with `b` (0: they do not meet).
+int64_t MeetElements(const Box& a, const Box& b) {
+  int64_t n = 1;
+  for (size_t d = 0; d < a.size() && n != 0; ++d) {
+    const int64_t begin = std::max(a[d].offset, b[d].offset);
+    const int64_t end = std::min(a[d].offset + a[d].size, b[d].offset + b[d].size);
+    n = end <= begin ? 0 : n * (end - begin);
+  }
+  return n;
+}
+
+// The classes whose boxes may meet `w` (non-empty), ascending: those of the
+// tensor dim whose run of extents (Run) holds the fewest classes. Exactly
+// the old scan's set once each is tested (MeetElements): a box meets `w` iff
+// it meets it on every dim, so no class outside the run meets `w`; every
+// class has one extent per dim, so none is listed twice; and sorting puts
+// them back in class order, the order step 1 scans them. (That order cannot
+// change a sender: one receiver's demands are adjacent in step 3's order and
+// their classes' holders are disjoint. It is kept so step 1 reads as §11.1.)
+void CandidatesFor(const Classes& c, const std::vector<DimIndex>& dims, const Box& w,
+                   std::vector<int64_t>* out) {
+  out->clear();
+  if (dims.empty()) {  // rank-0 boxes: every class meets every wanted box
+    for (int64_t k = 0; k < c.count(); ++k) out->push_back(k);
+    return;
+  }
+  size_t best = 0;
+  std::pair<int64_t, int64_t> best_run = Run(dims[0], w[0]);
+  for (size_t d = 1; d < dims.size(); ++d) {
+    const std::pair<int64_t, int64_t> run = Run(dims[d], w[d]);
+    const std::vector<int64_t>& s = dims[d].start;
+    const std::vector<int64_t>& b = dims[best].start;
+    if (s[run.second] - s[run.first] < b[best_run.second] - b[best_run.first]) {
+      best = d;
+      best_run = run;
+    }
+  }
+  const DimIndex& x = dims[best];
+  out->assign(x.classes.begin() + x.start[best_run.first],
+              x.classes.begin() + x.start[best_run.second]);
+  std::sort(out->begin(), out->end());
+}
+
+// Step 1: for each receiver ascending, each class ascending, the non-empty
+// pieces, passed to `visit` as a Meeting whose sender is the receiver for a
+// local copy (it holds the class), the holder for a forced demand (step 2:
+// the class has one holder), -1 for a demand step 3 chooses.
+template <typename Visit>
+void ForEachMeeting(const Classes& c, absl::Span<const Box> held, absl::Span<const Box> wanted,
+                    Visit visit) {
+  std::vector<DimIndex> dims;
+  const size_t ndim = c.count() == 0 ? 0 : held[c.first[0]].size();
+  for (size_t d = 0; d < ndim; ++d) dims.push_back(IndexDim(c, held, d));
+  std::vector<int64_t> candidates;
+  for (size_t j = 0; j < wanted.size() && c.count() != 0; ++j) {
+    if (BoxElements(wanted[j]) == 0) continue;
+    CandidatesFor(c, dims, wanted[j], &candidates);
+    const int64_t receiver = static_cast<int64_t>(j);
+    for (int64_t k : candidates) {
+      const int64_t elements = MeetElements(held[c.first[k]], wanted[j]);
+      if (elements == 0) continue;
+      const int64_t sender = c.of[j] == k             ? receiver
+                             : c.holder_count(k) == 1 ? c.holders[c.start[k]]
+                                                      : -1;
+      visit(Meeting{receiver, k, elements, sender});
+    }
+  }
 }
 
 // Spec §11.1 step 3: the least loaded holder; ties to the holder nearest the
 // receiver by participant index (members of one host are neighbours), then
 // the lower index.
-int64_t ChooseSender(const std::vector<int64_t>& holders, int64_t receiver,
+int64_t ChooseSender(const Classes& c, int64_t k, int64_t receiver,
                      const std::vector<int64_t>& load) {
-  int64_t best = holders.front();
   auto key = [&](int64_t i) { return std::make_tuple(load[i], std::llabs(i - receiver), i); };
-  for (int64_t i : holders) {
-    if (key(i) < key(best)) best = i;
+  int64_t best = c.holders[c.start[k]];
+  auto best_key = key(best);
+  for (int64_t h = c.start[k] + 1; h < c.start[k + 1]; ++h) {
+    const auto candidate = key(c.holders[h]);
+    if (candidate < best_key) {
+      best = c.holders[h];
+      best_key = candidate;
+    }
   }
   return best;
+}
+
+// `choices` (ascending indices into `meetings`) stably sorted by elements,
+// descending: a counting sort over the distinct sizes, which are few (the
+// blocks of a layout differ by at most one row per split), so this is linear
+// where a comparison sort of every demand was the hot spot of pricing.
+std::vector<int64_t> LargestFirst(const std::vector<int64_t>& choices,
+                                  const std::vector<Meeting>& meetings) {
+  std::vector<int64_t> sizes;  // distinct, descending
+  for (int64_t i : choices) {
+    if (sizes.empty() || sizes.back() != meetings[i].elements) {
+      sizes.push_back(meetings[i].elements);
+    }
+  }
+  std::sort(sizes.begin(), sizes.end(), std::greater<int64_t>());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  auto bucket = [&](int64_t i) {
+    return std::lower_bound(sizes.begin(), sizes.end(), meetings[i].elements,
+                            std::greater<int64_t>()) -
+           sizes.begin();
+  };
+  std::vector<int64_t> next(sizes.size() + 1, 0);
+  for (int64_t i : choices) ++next[bucket(i) + 1];
+  for (size_t b = 1; b < next.size(); ++b) next[b] += next[b - 1];
+  std::vector<int64_t> out(choices.size());
+  for (int64_t i : choices) out[next[bucket(i)]++] = i;
+  return out;
+}
+
+// Step 3: the demands `choices` (indices into `meetings`, ascending: step
+// 1's order), largest first, ties in that order (a stable sort), each to
+// ChooseSender by `load` (the elements each holder sends so far, step 2's
+// forced demands included, in any order: none is read before step 3).
+void ChooseAmongReplicas(const Classes& c, const std::vector<int64_t>& choices,
+                         std::vector<Meeting>* meetings, std::vector<int64_t>* load) {
+  for (int64_t i : LargestFirst(choices, *meetings)) {
+    Meeting& d = (*meetings)[i];
+    d.sender = ChooseSender(c, d.holder_class, d.receiver, *load);
+    (*load)[d.sender] += d.elements;
+  }
+}
+
+// Every meeting of step 1, in its order, with its sender.
+std::vector<Meeting> RoutedMeetings(const Classes& c, absl::Span<const Box> held,
+                                    absl::Span<const Box> wanted) {
+  std::vector<Meeting> meetings;
+  std::vector<int64_t> load(held.size(), 0), choices;
+  ForEachMeeting(c, held, wanted, [&](const Meeting& x) {
+    if (x.sender < 0) choices.push_back(static_cast<int64_t>(meetings.size()));
+    if (x.sender >= 0 && x.sender != x.receiver) load[x.sender] += x.elements;
+    meetings.push_back(x);
+  });
+  ChooseAmongReplicas(c, choices, &meetings, &load);
+  return meetings;
+}
+
+// The routes sorted by (receiver, sender), only those `participant`
+// sends or receives when it is not -1. The meetings are by receiver already
+// and a receiver meets each class (so each sender) once: sorting each
+// receiver's meetings by sender is the whole sort, and the keys are unique.
+std::vector<SliceRoute> RoutesOf(absl::Span<const Box> held, absl::Span<const Box> wanted,
+                                 int64_t participant) {
+  const Classes c = ClassesOf(held);
+  const std::vector<Meeting> meetings = RoutedMeetings(c, held, wanted);
+  std::vector<int64_t> order(meetings.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<SliceRoute> routes;
+  for (size_t begin = 0, end = 0; begin < order.size(); begin = end) {
+    const int64_t receiver = meetings[order[begin]].receiver;
+    for (end = begin; end < order.size() && meetings[order[end]].receiver == receiver;) ++end;
+    std::sort(order.begin() + begin, order.begin() + end,
+              [&](int64_t a, int64_t b) { return meetings[a].sender < meetings[b].sender; });
+    for (size_t r = begin; r < end; ++r) {
+      const Meeting& x = meetings[order[r]];
+      if (participant >= 0 && x.sender != participant && x.receiver != participant) continue;
+      const Box zero(wanted[x.receiver].size());
+      routes.push_back({x.sender, x.receiver,
+                        MeetBoxes(held[c.first[x.holder_class]], wanted[x.receiver], zero)});
+    }
+  }
+  return routes;
+}
+
+// The busiest participants' load from what each sends and receives.
+RouteLoad Busiest(const std::vector<int64_t>& sent, const std::vector<int64_t>& received,
+                  const std::vector<int64_t>& sends, const std::vector<int64_t>& receives,
+                  int64_t total_sent) {
+  RouteLoad load;
+  load.total_sent = total_sent;
+  for (size_t i = 0; i < sent.size(); ++i) {
+    load.max_sent = std::max(load.max_sent, sent[i]);
+    load.max_received = std::max(load.max_received, received[i]);
+    load.max_sent_plus_received = std::max(load.max_sent_plus_received, sent[i] + received[i]);
+    load.max_messages = std::max({load.max_messages, sends[i], receives[i]});
+  }
+  return load;
 }
 
 }  // namespace
 
 std::vector<SliceRoute> RouteSlices(absl::Span<const Box> held, absl::Span<const Box> wanted) {
-  const Classes classes = ClassesOf(held);
-  std::vector<SliceRoute> routes;
-  std::vector<Demand> demands;
-  for (size_t j = 0; j < wanted.size(); ++j) {
-    if (BoxElements(wanted[j]) == 0) continue;
-    const Box zero(wanted[j].size());
-    for (size_t k = 0; k < classes.holders.size(); ++k) {
-      Box piece = MeetBoxes(held[classes.holders[k].front()], wanted[j], zero);
-      const int64_t elements = BoxElements(piece);
-      if (elements == 0) continue;
-      const int64_t receiver = static_cast<int64_t>(j);
-      if (classes.of[j] == static_cast<int64_t>(k)) {  // its own copy
-        routes.push_back({receiver, receiver, std::move(piece)});
-      } else {
-        demands.push_back({receiver, static_cast<int64_t>(k), std::move(piece), elements});
-      }
-    }
-  }
-  // Step 2: forced sends (one holder) first; step 3: the rest, largest first.
-  std::stable_sort(demands.begin(), demands.end(), [&](const Demand& a, const Demand& b) {
-    const bool forced_a = classes.holders[a.holder_class].size() == 1;
-    const bool forced_b = classes.holders[b.holder_class].size() == 1;
-    if (forced_a != forced_b) return forced_a;
-    return a.elements > b.elements;  // stable: then by receiver, then by class
+  return RoutesOf(held, wanted, -1);
+}
+
+std::vector<SliceRoute> RouteSlicesOf(absl::Span<const Box> held, absl::Span<const Box> wanted,
+                                      int64_t participant) {
+  return RoutesOf(held, wanted, participant);
+}
+
+// Streams step 1: local copies move nothing and forced demands count at
+// once; only step 3's demands are kept, to be chosen (`sent` is its `load`).
+RouteLoad LoadOfSliceRoutes(absl::Span<const Box> held, absl::Span<const Box> wanted) {
+  const int64_t participants = static_cast<int64_t>(held.size());
+  std::vector<int64_t> sent(participants, 0), received(participants, 0);
+  std::vector<int64_t> sends(participants, 0), receives(participants, 0);
+  int64_t total_sent = 0;
+  auto count = [&](const Meeting& x) {
+    sent[x.sender] += x.elements;
+    received[x.receiver] += x.elements;
+    ++sends[x.sender];
+    ++receives[x.receiver];
+    total_sent += x.elements;
+  };
+  const Classes c = ClassesOf(held);
+  std::vector<Meeting> choices;
+  ForEachMeeting(c, held, wanted, [&](const Meeting& x) {
+    if (x.sender < 0) choices.push_back(x);
+    if (x.sender >= 0 && x.sender != x.receiver) count(x);
   });
-  std::vector<int64_t> load(held.size(), 0);
-  for (Demand& d : demands) {
-    const int64_t sender = ChooseSender(classes.holders[d.holder_class], d.receiver, load);
-    load[sender] += d.elements;
-    routes.push_back({sender, d.receiver, std::move(d.box)});
+  std::vector<int64_t> all(choices.size());
+  std::iota(all.begin(), all.end(), 0);
+  ChooseAmongReplicas(c, all, &choices, &sent);
+  for (const Meeting& x : choices) {
+    received[x.receiver] += x.elements;
+    ++sends[x.sender];
+    ++receives[x.receiver];
+    total_sent += x.elements;
   }
-  std::sort(routes.begin(), routes.end(), [](const SliceRoute& a, const SliceRoute& b) {
-    return std::tie(a.receiver, a.sender) < std::tie(b.receiver, b.sender);
-  });
-  return routes;
+  return Busiest(sent, received, sends, receives, total_sent);
 }
 
 RouteLoad LoadOfRoutes(absl::Span<const SliceRoute> routes, int64_t participants) {
   std::vector<int64_t> sent(participants, 0), received(participants, 0);
   std::vector<int64_t> sends(participants, 0), receives(participants, 0);
-  RouteLoad load;
+  int64_t total_sent = 0;
   for (const SliceRoute& r : routes) {
     if (r.sender == r.receiver) continue;
     const int64_t elements = BoxElements(r.box);
@@ -122,15 +378,9 @@ RouteLoad LoadOfRoutes(absl::Span<const SliceRoute> routes, int64_t participants
     received[r.receiver] += elements;
     ++sends[r.sender];
     ++receives[r.receiver];
-    load.total_sent += elements;
+    total_sent += elements;
   }
-  for (int64_t i = 0; i < participants; ++i) {
-    load.max_sent = std::max(load.max_sent, sent[i]);
-    load.max_received = std::max(load.max_received, received[i]);
-    load.max_sent_plus_received = std::max(load.max_sent_plus_received, sent[i] + received[i]);
-    load.max_messages = std::max({load.max_messages, sends[i], receives[i]});
-  }
-  return load;
+  return Busiest(sent, received, sends, receives, total_sent);
 }
 
 }  // namespace reshard

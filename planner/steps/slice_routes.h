@@ -12,6 +12,11 @@
 // hold the same box (replicas), the sender is chosen to balance the elements
 // each participant sends (spec §11.1 gives the rule). Deterministic: every
 // participant computes the same routes from the same boxes.
+//
+// Cost: the held boxes are indexed per tensor dim (sorted extents), so each
+// wanted box is tested only against the distinct held boxes of its shortest
+// run of extents, not against all of them; pricing (LoadOfSliceRoutes)
+// builds no box, and one participant's routes (RouteSlicesOf) only its own.
 #ifndef RESHARD_PLANNER_STEPS_SLICE_ROUTES_H_
 #define RESHARD_PLANNER_STEPS_SLICE_ROUTES_H_
 
@@ -45,6 +50,12 @@ struct SliceRoute {
 // (receiver, sender); no empty boxes.
 std::vector<SliceRoute> RouteSlices(absl::Span<const Box> held, absl::Span<const Box> wanted);
 
+// The routes of RouteSlices(held, wanted) that `participant` sends or
+// receives, in the same order (the senders are still chosen over all routes;
+// only these boxes are built).
+std::vector<SliceRoute> RouteSlicesOf(absl::Span<const Box> held, absl::Span<const Box> wanted,
+                                      int64_t participant);
+
 // What the routes ask of the busiest participants, in elements and messages
 // (a message: one route between two different participants).
 struct RouteLoad {
@@ -55,6 +66,9 @@ struct RouteLoad {
   int64_t total_sent = 0;
 };
 RouteLoad LoadOfRoutes(absl::Span<const SliceRoute> routes, int64_t participants);
+// LoadOfRoutes(RouteSlices(held, wanted), held.size()) without building the
+// routes' boxes: what pricing needs.
+RouteLoad LoadOfSliceRoutes(absl::Span<const Box> held, absl::Span<const Box> wanted);
 
 }  // namespace reshard
 
