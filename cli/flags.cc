@@ -107,6 +107,17 @@ absl::StatusOr<int64_t> ParseByteSize(absl::string_view flag, absl::string_view 
   return v << shift;
 }
 
+absl::Status RequireOneCaseFlags(const FlagValues& flags,
+                                 std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    if (!flags.Has(name)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", name, " is required for one case (or give --random N; see --help)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<int64_t>> ParseIntList(absl::string_view flag, absl::string_view text) {
   std::vector<int64_t> out;
   for (absl::string_view item : absl::StrSplit(text, ',')) {

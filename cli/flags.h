@@ -9,10 +9,12 @@
 #define RESHARD_CLI_FLAGS_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
@@ -47,6 +49,11 @@ class FlagParser {
   std::string command_;
   std::vector<FlagDef> defs_;
 };
+
+// OK when every flag of `names` (without "--") is given; otherwise
+// InvalidArgument "--<name> is required for one case (or give --random N;
+// see --help)" for the first missing one (verify's one-case flags).
+absl::Status RequireOneCaseFlags(const FlagValues& flags, std::initializer_list<const char*> names);
 
 // "2,2,2" -> {2, 2, 2}. InvalidArgument `--<flag>: "2,x" is not a list of integers`
 // (also for empty items and values outside int64).

@@ -301,12 +301,7 @@ CommandResult RunRandomCases(const FlagValues& flags, const VerifySettings& sett
 // The case the flags describe, validated as `reshard plan` validates them,
 // so that every message names its flag.
 absl::StatusOr<VerifyCase> CaseFromFlags(const FlagValues& flags, int64_t seed, PlanMode mode) {
-  for (const char* required : {"mesh", "shape", "src", "dst"}) {
-    if (!flags.Has(required)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--", required, " is required for one case (or give --random N; see --help)"));
-    }
-  }
+  RESHARD_RETURN_IF_ERROR(RequireOneCaseFlags(flags, {"mesh", "shape", "src", "dst"}));
   RequestFields request;
   RESHARD_ASSIGN_OR_RETURN(request.mesh, ParseIntList("mesh", flags.Get("mesh")));
   RESHARD_ASSIGN_OR_RETURN(request.shape, ParseIntList("shape", flags.Get("shape")));

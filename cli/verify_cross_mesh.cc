@@ -55,12 +55,7 @@ namespace {
 // when it has no plan.
 absl::StatusOr<CrossMeshCase> CaseFromFlags(const FlagValues& flags,
                                             const CrossMeshVerifySettings& s) {
-  for (const char* required : {"mesh", "shape", "src", "dst"}) {
-    if (!flags.Has(required)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--", required, " is required for one case (or give --random N; see --help)"));
-    }
-  }
+  RESHARD_RETURN_IF_ERROR(RequireOneCaseFlags(flags, {"mesh", "shape", "src", "dst"}));
   RequestFields fields;
   RESHARD_ASSIGN_OR_RETURN(fields.mesh, ParseIntList("mesh", flags.Get("mesh")));
   RESHARD_ASSIGN_OR_RETURN(fields.shape, ParseIntList("shape", flags.Get("shape")));
