@@ -118,6 +118,21 @@ absl::Status RequireOneCaseFlags(const FlagValues& flags,
   return absl::OkStatus();
 }
 
+absl::StatusOr<int64_t> ParseRandomCount(const FlagValues& flags,
+                                         std::initializer_list<const char*> one_case) {
+  for (const char* name : one_case) {
+    if (flags.Has(name)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", name, " describes one case; it cannot go with --random"));
+    }
+  }
+  absl::StatusOr<int64_t> count = ParseInt("random", flags.Get("random"));
+  if (count.ok() && *count < 0) {
+    return absl::InvalidArgumentError("--random: the number of cases must be >= 0");
+  }
+  return count;
+}
+
 absl::StatusOr<std::vector<int64_t>> ParseIntList(absl::string_view flag, absl::string_view text) {
   std::vector<int64_t> out;
   for (absl::string_view item : absl::StrSplit(text, ',')) {

@@ -55,6 +55,12 @@ class FlagParser {
 // see --help)" for the first missing one (verify's one-case flags).
 absl::Status RequireOneCaseFlags(const FlagValues& flags, std::initializer_list<const char*> names);
 
+// The N of `--random N`, refusing any flag of `one_case` beside it:
+// InvalidArgument "--<name> describes one case; it cannot go with --random",
+// or for N not an integer >= 0.
+absl::StatusOr<int64_t> ParseRandomCount(const FlagValues& flags,
+                                         std::initializer_list<const char*> one_case);
+
 // "2,2,2" -> {2, 2, 2}. InvalidArgument `--<flag>: "2,x" is not a list of integers`
 // (also for empty items and values outside int64).
 absl::StatusOr<std::vector<int64_t>> ParseIntList(absl::string_view flag, absl::string_view text);

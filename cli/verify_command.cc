@@ -239,15 +239,9 @@ void PrintCoverage(const std::array<int64_t, kNumStepKinds>& steps,
 }
 
 CommandResult RunRandomCases(const FlagValues& flags, const VerifySettings& settings) {
-  for (const char* single : {"mesh", "shape", "src", "dst", "dtype", "algorithm", "rank"}) {
-    if (flags.Has(single)) {
-      return Fail(absl::StrCat("--", single, " describes one case; it cannot go with --random"),
-                  kExitBadInput);
-    }
-  }
-  absl::StatusOr<int64_t> count = ParseInt("random", flags.Get("random"));
+  absl::StatusOr<int64_t> count =
+      ParseRandomCount(flags, {"mesh", "shape", "src", "dst", "dtype", "algorithm", "rank"});
   if (!count.ok()) return Fail(count.status().message(), kExitBadInput);
-  if (*count < 0) return Fail("--random: the number of cases must be >= 0", kExitBadInput);
   VerifySettings s = settings;
   std::unique_ptr<JobMembership> job;
   if (absl::Status joined = JoinIfHosts({nullptr, *count, s.limits.max_ranks, s.seed, s.mode},

@@ -217,16 +217,9 @@ struct Coverage {
 };
 
 CommandResult RunRandomCases(const FlagValues& flags, const CrossMeshVerifySettings& s) {
-  for (const char* single :
-       {"mesh", "shape", "src", "dst", "dtype", "dst-mesh", "src-ranks", "dst-ranks"}) {
-    if (flags.Has(single)) {
-      return Fail(absl::StrCat("--", single, " describes one case; it cannot go with --random"),
-                  kExitBadInput);
-    }
-  }
-  absl::StatusOr<int64_t> count = ParseInt("random", flags.Get("random"));
+  absl::StatusOr<int64_t> count = ParseRandomCount(
+      flags, {"mesh", "shape", "src", "dst", "dtype", "dst-mesh", "src-ranks", "dst-ranks"});
   if (!count.ok()) return Fail(count.status().message(), kExitBadInput);
-  if (*count < 0) return Fail("--random: the number of cases must be >= 0", kExitBadInput);
   const int64_t max_union = s.limits.max_ranks + s.limits.max_ranks / 2;
   int64_t passed = 0, failed = 0, skipped = 0, unsupported = 0;
   Coverage coverage;
