@@ -21,9 +21,11 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "cli/case_json.h"
+#include "cli/cross_mesh_json.h"
 #include "cli/request_fields.h"
 #include "mesh/device_mesh.h"
 #include "planner/cost_matrix.h"
+#include "planner/cross_mesh/cross_mesh_plan.h"
 #include "planner/layout/chunk.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/plan_cache.h"
@@ -75,9 +77,9 @@ json ObjectFrom(const py::dict& request) {
   return object;
 }
 
-// Read (with the GIL) and validated (without it). Besides the batch keys,
+// The batch-line object's fields (with the GIL). Besides the batch keys,
 // "max_states" (the batch command's --max-states) bounds the graph search.
-PlanRequest Validate(json object) {
+RequestFields FieldsOf(json object) {
   RequestFields fields;
   if (object.contains("max_states")) {
     const json& n = object["max_states"];
@@ -88,23 +90,29 @@ PlanRequest Validate(json object) {
     fields.max_states = n.get<int64_t>();
     object.erase("max_states");
   }
-  // Cross-mesh moves (spec §14) are not planned here yet: refused rather
-  // than planned on one mesh.
-  for (const char* key : {"dst_mesh", "src_ranks", "dst_ranks"}) {
-    if (object.contains(key) && !object[key].is_null()) {
-      Raise(absl::InvalidArgumentError(absl::StrCat(
-          key,
-          ": cross-mesh moves are not in the Python API yet; plan them with reshard plan "
-          "(--dst-mesh, --src-ranks, --dst-ranks) or reshard batch")));
-    }
-  }
   if (absl::Status s = RequestFromJson(object, &fields); !s.ok()) Raise(s);
+  return fields;
+}
+
+// Validated without the GIL; a cross-mesh request is refused here, naming
+// its field (PlanAcross plans those).
+PlanRequest Validate(const RequestFields& fields) {
   absl::StatusOr<PlanRequest> valid;
   {
     py::gil_scoped_release release;
     valid = RequestFromFields(fields, FieldStyle::kJsonKey);
   }
   return ValueOrRaise(std::move(valid));
+}
+
+// A cross-mesh move (spec §14), planned without the GIL.
+CrossMeshPlan PlanAcross(const RequestFields& fields) {
+  absl::StatusOr<CrossMeshPlan> plan;
+  {
+    py::gil_scoped_release release;
+    plan = CrossMeshPlanFromFields(fields, FieldStyle::kJsonKey);
+  }
+  return ValueOrRaise(std::move(plan));
 }
 
 // The planner's errors name fields as the batch command prints them.
@@ -118,24 +126,43 @@ std::shared_ptr<const Plan> PlanOf(const PlanRequest& valid) {
   return *std::move(plan);
 }
 
-// (the batch result object as JSON text, the states the data goes through).
+// (the batch result object as JSON text, the states the data goes through;
+// none for a cross-mesh move, whose steps run on two meshes).
 std::tuple<std::string, std::vector<std::string>> PlanRequestDict(const py::dict& request) {
   const json object = ObjectFrom(request);
-  std::shared_ptr<const Plan> plan = PlanOf(Validate(object));
+  const json id = object.contains("id") ? object["id"] : json();
+  const RequestFields fields = FieldsOf(object);
   std::string text;
-  AppendResultJson(object.contains("id") ? object["id"] : json(), *plan, &text);
+  if (IsCrossMesh(fields)) {
+    AppendCrossMeshResultJson(id, PlanAcross(fields), &text);
+    return {std::move(text), {}};
+  }
+  std::shared_ptr<const Plan> plan = PlanOf(Validate(fields));
+  AppendResultJson(id, *plan, &text);
   std::vector<std::string> states;
   for (const DistState& s : plan->states) states.push_back(s.ToString());
   return {std::move(text), std::move(states)};
 }
 
-double CostOf(const py::dict& request) { return PlanOf(Validate(ObjectFrom(request)))->cost; }
+// A cross-mesh move's cost is its CrossMeshPlan's, which a model that prices
+// no exchange (the pytorch models) leaves unset: an error naming cost_model.
+double CostOf(const py::dict& request) {
+  const RequestFields fields = FieldsOf(ObjectFrom(request));
+  if (!IsCrossMesh(fields)) return PlanOf(Validate(fields))->cost;
+  const CrossMeshPlan plan = PlanAcross(fields);
+  if (!plan.cost) {
+    Raise(absl::InvalidArgumentError(
+        "cost_model: this model prices no cross-mesh crossing (spec §14); use alpha-beta or nccl "
+        "(native mode's default)"));
+  }
+  return *plan.cost;
+}
 
 // Graph-plan costs between every pair of `layouts` (planner/cost_matrix.h);
 // the request names one of them as src and dst for validation.
 std::vector<std::vector<std::optional<double>>> CostMatrixOf(
     const py::dict& request, const std::vector<std::string>& layouts) {
-  const PlanRequest valid = Validate(ObjectFrom(request));
+  const PlanRequest valid = Validate(FieldsOf(ObjectFrom(request)));
   const DistSpec& any = valid.src;
   std::vector<DistState> states;
   for (size_t i = 0; i < layouts.size(); ++i) {

@@ -100,6 +100,61 @@ TEST(MeasuredCostModelTest, PricesAStepAtTheBytesSpec62Counts) {
   EXPECT_NEAR(bound->StepCost(sharded, step), 2000, 1e-9);
 }
 
+// Gather4's samples as a table of `kind` on n ranks.
+MeasuredTable TableOf(StepKind kind, int64_t n) {
+  MeasuredTable t = Gather4();
+  t.kind = kind;
+  t.n = n;
+  return t;
+}
+
+// A permute table on 4 ranks with samples 10x Gather4's, and all_to_all on 4.
+MeasuredProfile ExchangeProfile() {
+  MeasuredProfile p = Profile();
+  MeasuredTable permute = TableOf(StepKind::kPermute, 4);
+  for (MeasuredSample& s : permute.samples) s.us *= 10;
+  p.tables.push_back(permute);
+  p.tables.push_back(TableOf(StepKind::kAllToAll, 4));
+  return p;
+}
+
+TEST(MeasuredPricesTest, AnExchangeOfOneMessagePerMemberIsPricedAsThePermute) {
+  const MeasuredPrices prices(ExchangeProfile());
+  EXPECT_EQ(prices.ExchangeUs(4, 1, 65536, {}), 40000);
+  EXPECT_EQ(prices.ExchangeUs(4, 0, 65536, {}), 40000);  // a member with nothing to move
+}
+
+TEST(MeasuredPricesTest, AnExchangeOfMMessagesIsTheAllToAllOnMPlusOneRanks) {
+  const MeasuredPrices prices(ExchangeProfile());
+  // 3 messages, 48 KiB in all: all_to_all on 4 ranks of a 64 KiB input block
+  // (3/4 of it sent), whatever the exchange's group size.
+  EXPECT_EQ(prices.ExchangeUs(8, 3, 49152, {}), 4000);
+  EXPECT_EQ(prices.ExchangeUs(4, 3, 49152, {}), 4000);
+}
+
+// S(0) -> R on a 1-D mesh of 4 as one exchange: every member receives the 3
+// other 32 x 32 f32 blocks (4 KiB each) in 3 messages, 12 KiB: the all_to_all
+// on 4 ranks of a 16 KiB block, 2000 us (halfway in log-log between 4 KiB and
+// 64 KiB). Before routes were priced, this was one message of 4 KiB.
+TEST(MeasuredCostModelTest, AnExchangeStepIsPricedByItsRoutes) {
+  const auto model = *MakeMeasuredCostModel(ExchangeProfile(), 8);
+  const DeviceMesh mesh = *DeviceMesh::Create({4});
+  const auto bound = model->Bind(CostProblem{mesh, {128, 32}, 4});
+  const DistState sharded = DistState::WithDefaultOrder({Placement::Shard(0)});
+  EXPECT_NEAR(bound->StepCost(sharded, MakeExchange(MeshDimSet::Single(0), {})), 2000, 1e-9);
+}
+
+// A crossing (spec §14) by the same rule: one message per participant.
+TEST(MeasuredCostModelTest, ACrossingIsPricedAsAnExchange) {
+  const auto model = *MakeMeasuredCostModel(ExchangeProfile(), 8);
+  RouteLoad load;
+  load.max_messages = 1;
+  load.max_sent = 16384;  // f32 elements: 64 KiB
+  load.max_received = 16384;
+  const std::vector<int64_t> ranks = {0, 1, 2, 3};
+  EXPECT_EQ(model->ExchangeAmongRanksUs(ranks, load, 4), 40000);
+}
+
 TEST(MeasuredCostModelTest, FingerprintChangesWithEverySample) {
   MeasuredProfile p = Profile();
   const std::string before = (*MakeMeasuredCostModel(p, 8))->fingerprint();

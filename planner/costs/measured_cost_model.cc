@@ -7,6 +7,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "planner/costs/block_bytes.h"
+#include "planner/costs/nccl_cost_model.h"
+#include "planner/steps/permute_exchange.h"
+#include "planner/steps/step_bytes.h"
 
 namespace reshard {
 namespace {
@@ -53,6 +56,9 @@ class MeasuredCosts : public BoundCostModel {
                 int64_t devices_per_host)
       : prices_(prices),
         block_bytes_(p),
+        mesh_(p.mesh),
+        global_shape_(p.global_shape),
+        itemsize_(p.itemsize),
         mesh_ndim_(p.mesh.ndim()),
         memory_bytes_per_us_(machine.memory_gbps * 1e3) {
     int64_t total = 1;
@@ -73,6 +79,7 @@ class MeasuredCosts : public BoundCostModel {
       link.alpha_us = std::max(link.alpha_us, link_[m].alpha_us);
       link.beta_gbps = std::min(link.beta_gbps, link_[m].beta_gbps);
     }
+    if (step.kind == StepKind::kExchange) return ExchangeCost(current, step, n, link);
     const double bytes = block_bytes_(current, step, n);
     if (!IsCommunicating(step.kind)) return bytes / memory_bytes_per_us_;
     if (n <= 1) return 0;
@@ -80,8 +87,23 @@ class MeasuredCosts : public BoundCostModel {
   }
 
  private:
+  // The busiest member of the group at coordinate 0, as alpha-beta's (§6.2).
+  double ExchangeCost(const DistState& current, const Step& step, int64_t n,
+                      const LinkProfile& link) const {
+    if (n <= 1) return 0;
+    const std::vector<int64_t> zeros(mesh_.ndim(), 0);
+    const RouteLoad load = ExchangeLoadOf(current, step, mesh_,
+                                          LogicalShape(current, step, mesh_, global_shape_, zeros));
+    return prices_.ExchangeUs(
+        n, load.max_messages,
+        itemsize_ * static_cast<double>(std::max(load.max_sent, load.max_received)), link);
+  }
+
   const MeasuredPrices& prices_;  // owned by the CostModel, which outlives its bindings
   BlockBytes block_bytes_;
+  DeviceMesh mesh_;
+  std::vector<int64_t> global_shape_;
+  double itemsize_;
   int mesh_ndim_;
   double memory_bytes_per_us_;
   int64_t size_[kMaxMeshDims] = {};
@@ -100,6 +122,16 @@ class MeasuredCostModel : public CostModel {
     return std::make_unique<MeasuredCosts>(problem, prices_, machine_, devices_per_host_);
   }
   bool prices_native_steps() const override { return true; }
+  // Spec §14: the crossing's link by §6's rule for a group, as alpha-beta's.
+  std::optional<double> ExchangeAmongRanksUs(absl::Span<const int64_t> ranks, const RouteLoad& load,
+                                             int itemsize) const override {
+    if (ranks.size() <= 1) return 0.0;
+    const HostSpan span = HostSpanOfRanks(ranks, devices_per_host_);
+    return prices_.ExchangeUs(
+        static_cast<int64_t>(ranks.size()), load.max_messages,
+        itemsize * static_cast<double>(std::max(load.max_sent, load.max_received)),
+        span.nodes > 1 ? machine_.inter_host : machine_.intra_host);
+  }
 
  private:
   CostProfile machine_;
@@ -155,6 +187,14 @@ double MeasuredPrices::PriceUs(StepKind kind, int64_t n, double bytes,
     }
   }
   return TimeOnLinkUs(CommunicationTerms(kind, static_cast<double>(n), bytes), link);
+}
+
+double MeasuredPrices::ExchangeUs(int64_t n, int64_t messages, double bytes,
+                                  const LinkProfile& link) const {
+  if (messages <= 1) return PriceUs(StepKind::kPermute, n, bytes, link);
+  // An all_to_all on M + 1 ranks sends M / (M + 1) of its input block, M messages.
+  const double m = static_cast<double>(messages);
+  return PriceUs(StepKind::kAllToAll, messages + 1, bytes * (m + 1) / m, link);
 }
 
 absl::StatusOr<std::shared_ptr<const CostModel>> MakeMeasuredCostModel(

@@ -9,7 +9,9 @@
 //     log-log interpolation over the group size of those two tables' prices;
 //   * otherwise (a kind not measured, a size outside the measured ones):
 //     alpha-beta's formula (§6.2) on the profile's machine links;
-//   * chunk and partition: bytes / memory_gbps, as alpha-beta.
+//   * chunk and partition: bytes / memory_gbps, as alpha-beta;
+//   * an exchange by its routes (ExchangeUs): the permute table for one
+//     message per member, else the all_to_all that sends as many.
 //
 //   absl::StatusOr<MeasuredProfile> profile = ReadMeasuredProfileFile(path);  // cli
 //   absl::StatusOr<std::shared_ptr<const CostModel>> model =
@@ -53,6 +55,11 @@ class MeasuredPrices {
  public:
   explicit MeasuredPrices(const MeasuredProfile& profile);
   double PriceUs(StepKind kind, int64_t n, double bytes, const LinkProfile& link) const;
+  // An exchange (or a cross-mesh crossing) whose busiest member sends or
+  // receives `messages` messages and `bytes` (the more of sent and received),
+  // on a group of n (spec §6.3): one message is the permute table's case;
+  // M >= 2 are priced as the all_to_all on M + 1 ranks that sends the same.
+  double ExchangeUs(int64_t n, int64_t messages, double bytes, const LinkProfile& link) const;
 
  private:
   // Tables of each kind (indexed by StepKind), by increasing n.

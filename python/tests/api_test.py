@@ -158,14 +158,53 @@ class Cost(unittest.TestCase):
 
 
 class CrossMesh(unittest.TestCase):
-    def test_cross_mesh_keys_are_refused_not_ignored(self):
-        # reshard plan and reshard batch plan them (spec §14); the Python API not yet.
-        for key, value in (("dst_mesh", [2]), ("src_ranks", [0, 1]), ("dst_ranks", [2, 3])):
-            for call in (reshard.plan, reshard.cost):
-                with self.assertRaises(ValueError) as e:
-                    call(mesh=[2], shape=[8], src="S(0)", dst="R", **{key: value})
-                self.assertIn(f"{key}: cross-mesh moves are not in the Python API yet",
-                              str(e.exception))
+    # Trainer to inference (spec §14): f32 [64, 32] as S(0)S(1) on 4x2 ranks
+    # 0-7 to S(1) on 2 ranks 8, 9. Each source rank holds a 16x16 block (1024
+    # bytes) that lies in exactly one destination rank's 64x16 column block
+    # (4096 bytes), so the crossing is 8 pairs of 1024 bytes and every
+    # destination rank receives its whole block.
+    MOVE = dict(mesh=[4, 2], shape=[64, 32], src="S(0)S(1)", dst_mesh=[2], dst_ranks=[8, 9],
+                dst="S(1)")
+
+    def test_plan_is_a_cross_mesh_plan_with_the_crossing(self):
+        p = reshard.plan(**self.MOVE)
+        self.assertIsInstance(p, reshard.CrossMeshPlan)
+        self.assertEqual((p.src_mesh, p.dst_mesh), ([4, 2], [2]))
+        self.assertEqual((p.src_ranks, p.dst_ranks), (list(range(8)), [8, 9]))
+        self.assertEqual(p.crossing["participants"], list(range(10)))
+        self.assertEqual(sorted((q["src"], q["dst"]) for q in p.crossing["pairs"]),
+                         [(r, 8 + r % 2) for r in range(8)])
+        self.assertEqual({q["bytes"] for q in p.crossing["pairs"]}, {1024})
+        self.assertEqual(p.crossing["max_bytes_sent"], 1024)
+        self.assertEqual(p.crossing["receive_lower_bound_max"], 4096)
+        self.assertEqual((p.before, p.after), ([], []))
+        self.assertEqual(p.to_dict()["cross_mesh"], True)
+        self.assertIn("S(0)S(1) on [4, 2]", repr(p))
+
+    def test_steps_after_the_crossing_are_steps(self):
+        # A Partial source is reduced on the source mesh before it crosses.
+        p = reshard.plan(**dict(self.MOVE, src="P(sum)S(1)"))
+        self.assertTrue(p.before, p)
+        self.assertTrue(all(isinstance(s, reshard.Step) for s in p.before + p.after))
+
+    def test_cost_is_the_plans_and_named_where_unpriced(self):
+        self.assertEqual(reshard.cost(**self.MOVE), reshard.plan(**self.MOVE).cost)
+        self.assertGreater(reshard.cost(**self.MOVE), 0)
+        self.assertIsNone(reshard.plan(**dict(self.MOVE, cost_model="pytorch")).cost)
+        with self.assertRaises(ValueError) as e:
+            reshard.cost(**dict(self.MOVE, cost_model="pytorch"))
+        self.assertIn("cost_model:", str(e.exception))
+
+    def test_bad_rank_lists_name_their_key(self):
+        for key, value in (("dst_ranks", [8]), ("src_ranks", [0, 0, 1, 2, 3, 4, 5, 6])):
+            with self.assertRaises(ValueError) as e:
+                reshard.plan(**dict(self.MOVE, **{key: value}))
+            self.assertIn(f"{key}:", str(e.exception))
+
+    def test_cost_matrix_refuses_cross_mesh_keys(self):
+        with self.assertRaises(ValueError) as e:
+            reshard.cost_matrix(["S(0)", "R"], mesh=[2], shape=[8], dst_mesh=[4])
+        self.assertIn("dst_mesh:", str(e.exception))
 
 
 class CostMatrix(unittest.TestCase):

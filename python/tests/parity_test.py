@@ -109,6 +109,26 @@ class PlanMatchesTheCli(unittest.TestCase):
         differ = [c["id"] for c, b in zip(cases, batch) if _answer(c) != b]
         self.assertEqual(differ, [], f"{len(differ)} of {len(cases)} cases differ from the CLI")
 
+    def test_cross_mesh_to_dict_is_the_batch_object(self):
+        # Spec §14: disjoint, overlapping and equal rank sets, a Partial
+        # source, uneven extents, a pytorch model (cost null).
+        cases = [
+            dict(id="tp", mesh=[4, 2], shape=[64, 32], src="S(0)S(1)", dst_mesh=[2],
+                 dst_ranks=[8, 9], dst="S(1)"),
+            dict(id="hsdp", mesh=[2, 4], shape=[30, 7], src="P(sum)S(0)", dst_mesh=[4],
+                 dst_ranks=[2, 3, 4, 5], dst="S(1)", dtype="bf16"),
+            dict(id="remesh", mesh=[2, 2, 2], shape=[16, 8], src="S(0)S(1)R", dst_mesh=[2, 4],
+                 dst="RS(0)"),
+            dict(id="priceless", mesh=[2], shape=[8], src="S(0)", dst_mesh=[2], dst_ranks=[2, 3],
+                 dst="R", cost_model="pytorch"),
+        ]
+        lines = "".join(json.dumps(c) + "\n" for c in cases)
+        out = subprocess.run([os.environ["RESHARD_CLI"], "batch"], input=lines, text=True,
+                             capture_output=True, check=True, timeout=600).stdout
+        batch = [json.loads(line) for line in out.splitlines()]
+        self.assertEqual([b["cross_mesh"] for b in batch], [True] * len(cases))
+        self.assertEqual([reshard.plan(**c).to_dict() for c in cases], batch)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -144,6 +144,14 @@ class TorchPlacements(unittest.TestCase):
         with self.assertRaises(ValueError):
             reshard.notation([reshard.Partial(dist.ReduceOp.BAND)])
 
+    def test_cross_mesh_keys_are_refused_before_any_communication(self):
+        import reshard.torch as rt
+        for key, value in (("dst_mesh", [4]), ("src_ranks", [0, 1]), ("dst_ranks", [2, 3])):
+            with self.assertRaises(ValueError) as e:
+                rt.redistribute(torch.zeros(4), mesh=[2], shape=[8], src="S(0)", dst="R",
+                                **{key: value})
+            self.assertIn(f"{key}: redistribute moves within one mesh", str(e.exception))
+
 
 @unittest.skipIf(torch is None, "torch is not importable")
 class RedistributeOnFourGlooProcesses(unittest.TestCase):

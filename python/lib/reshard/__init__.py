@@ -21,16 +21,26 @@ src, dst and layouts are the notation of docs/planner-semantics.md §3
 Errors: ValueError naming the field and value; NoPlanError when no plan
 exists or a limit (max_memory, the search bound) is hit, with the reason.
 The GIL is released while the C++ library validates and plans.
+
+A move between meshes (docs/planner-semantics.md §14) adds dst_mesh,
+src_ranks and dst_ranks (global ranks, row-major over each mesh): plan()
+then returns a CrossMeshPlan and cost() its cost:
+
+    reshard.plan(mesh=[4, 2], shape=[4096, 1024], src="S(0)S(1)",
+                 dst_mesh=[2], dst_ranks=[8, 9], dst="S(1)")
 """
+
+import json
 
 from reshard import _reshard
 from reshard._reshard import NoPlanError
 
 NoPlanError.__module__ = "reshard"
 from reshard.placements import Layout, Partial, Replicate, Shard, _StridedShard, notation
-from reshard.plan import Plan, Step
+from reshard.plan import CrossMeshPlan, Plan, Step
 
 __all__ = [
+    "CrossMeshPlan",
     "Layout",
     "NoPlanError",
     "Partial",
@@ -78,9 +88,13 @@ def _with_notation(request):
 
 
 def plan(**request):
-    """Plans one redistribution; a Plan (to_dict() is the `reshard batch` object)."""
+    """Plans one redistribution; a Plan, or a CrossMeshPlan for a move between
+    meshes (to_dict() is the `reshard batch` object either way)."""
     text, states = _reshard.plan(_with_notation(request))
-    return Plan._from_json(text, states)
+    fields = json.loads(text)
+    if fields.get("cross_mesh"):
+        return CrossMeshPlan._from_fields(fields)
+    return Plan._from_fields(fields, states)
 
 
 def cost(**request):

@@ -1,10 +1,11 @@
-"""Plan and Step: a `reshard batch` result object, read by attribute.
+"""Plan, CrossMeshPlan and Step: a `reshard batch` result object, read by attribute.
 
 Plan.to_dict() is exactly the object `reshard batch` prints for the same
 request (id, ok, algorithm, cost, trace, steps, mode, peak_bytes); each Step
 carries its JSON fields (mesh_dim, src, dst, collective, logical_shape, cost,
 and for native group steps mesh_dims and order, for permutes mesh_dims and
-moves; docs/planner-semantics.md §4.2, §10).
+moves; docs/planner-semantics.md §4.2, §10). CrossMeshPlan is the object batch
+prints for a move between meshes (§14: dst_mesh, src_ranks, dst_ranks).
 """
 
 import json
@@ -46,10 +47,10 @@ class Plan:
                  "states")
 
     @classmethod
-    def _from_json(cls, text, states):
+    def _from_fields(cls, fields, states):
         self = cls.__new__(cls)
-        self._fields = json.loads(text)
-        f = self._fields
+        self._fields = fields
+        f = fields
         self.id = f["id"]
         self.trace = f["trace"]
         self.cost = f["cost"]
@@ -70,4 +71,43 @@ class Plan:
         lines = ["Plan(%s, cost=%r, algorithm=%s, mode=%s, peak_bytes=%d, %d steps)" % (
             self.trace, self.cost, self.algorithm, self.mode, self.peak_bytes, len(self.steps))]
         lines += ["  %d. %r" % (i, s) for i, s in enumerate(self.steps)]
+        return "\n".join(lines)
+
+
+class CrossMeshPlan:
+    """A move between meshes (§14): steps before on the source mesh, the
+    crossing (one exchange over both rank sets), steps after on the
+    destination mesh. cost is None where the model prices no exchange."""
+
+    __slots__ = ("_fields", "id", "cost", "mode", "src_mesh", "dst_mesh", "src_ranks",
+                 "dst_ranks", "before", "crossing", "after")
+
+    @classmethod
+    def _from_fields(cls, fields):
+        self = cls.__new__(cls)
+        self._fields = fields
+        f = fields
+        for key in ("id", "cost", "mode", "src_mesh", "dst_mesh", "src_ranks", "dst_ranks"):
+            setattr(self, key, f[key])
+        self.before = [Step(s) for s in f["before"]]
+        self.after = [Step(s) for s in f["after"]]
+        # src and dst layouts, cost, participants, slices, pairs [{src, dst,
+        # bytes}] by global rank, bytes_sent, max_bytes_sent,
+        # receive_lower_bound_max.
+        self.crossing = f["crossing"]
+        return self
+
+    def to_dict(self):
+        """The `reshard batch` result object for this request (a fresh copy)."""
+        return json.loads(json.dumps(self._fields))
+
+    def __repr__(self):
+        c = self.crossing
+        lines = ["CrossMeshPlan(%s on %s ranks %s -> %s on %s ranks %s, cost=%r, mode=%s)" % (
+            c["src"], self.src_mesh, self.src_ranks, c["dst"], self.dst_mesh, self.dst_ranks,
+            self.cost, self.mode)]
+        lines += ["  before %d. %r" % (i, s) for i, s in enumerate(self.before)]
+        lines.append("  crossing: %d pairs, %d bytes sent, at most %d by one rank" % (
+            len(c["pairs"]), c["bytes_sent"], c["max_bytes_sent"]))
+        lines += ["  after %d. %r" % (i, s) for i, s in enumerate(self.after)]
         return "\n".join(lines)

@@ -324,6 +324,10 @@ def redistribute(local, mesh, shape, src, dst, group=None, **options):
     """
     if "coordinate" in options or "dtype" in options:
         raise ValueError("coordinate, dtype: taken from the process group and the tensor")
+    for key in ("dst_mesh", "src_ranks", "dst_ranks"):
+        if key in options:
+            raise ValueError(f"{key}: redistribute moves within one mesh; plan a move between "
+                             "meshes with reshard.plan (spec §14)")
     mesh = tuple(int(m) for m in mesh)
     shape = tuple(int(s) for s in shape)
     ranks = 1
