@@ -293,9 +293,10 @@ TwoHosts RunTwoHosts(const std::vector<std::string>& args, const std::string& ra
     return absl::StrJoin(words, " ");
   };
   const std::string d = ShellQuote(dir);
-  RunShell(absl::StrCat(host(args, ranks_a), " >", d, "/a.out 2>", d, "/a.err & a=$!; ",
+  // In a subshell: RunShell redirects the whole line's output.
+  RunShell(absl::StrCat("(", host(args, ranks_a), " >", d, "/a.out 2>", d, "/a.err & a=$!; ",
                         host(args_b.empty() ? args : args_b, ranks_b), " >", d, "/b.out 2>", d,
-                        "/b.err; echo $? >", d, "/b.rc; wait $a; echo $? >", d, "/a.rc"));
+                        "/b.err; echo $? >", d, "/b.rc; wait $a; echo $? >", d, "/a.rc)"));
   auto read = [&](const char* host) {
     Result r;
     using reshard::test_util::ReadFile;
