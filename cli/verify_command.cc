@@ -60,13 +60,6 @@ struct VerifySettings {
   std::string mode_flags;
 };
 
-// A refused join (another job in the store, a rank claimed twice, a reused
-// prefix) is bad input; ranks that never joined or a dead store fail.
-absl::Status JoinFailed(const absl::Status& s) {
-  return Fail(s.message(),
-              s.code() == absl::StatusCode::kInvalidArgument ? kExitBadInput : kExitInternal);
-}
-
 // A failed case: the line that reruns it and why on stdout (the result), why
 // on stderr too (the error).
 void PrintFailure(const std::string& command_line, const std::string& detail) {
@@ -85,15 +78,6 @@ absl::Status JoinIfHosts(const VerifyJobInputs& in, int64_t num_ranks, VerifySet
   *job = *std::move(joined);
   s->launch.job_membership = job->get();
   return absl::OkStatus();
-}
-
-// Several hosts: after each case, whether the job goes on; a failure (a
-// dead host or store) is recorded for the other hosts too.
-absl::Status JobGoesOn(JobMembership* job) {
-  if (job == nullptr) return absl::OkStatus();
-  absl::Status alive = job->Check();
-  if (!alive.ok()) job->Abort(alive);
-  return alive;
 }
 
 absl::StatusOr<int64_t> IntFlag(const FlagValues& flags, absl::string_view name,
@@ -385,7 +369,7 @@ CommandResult RunVerify(const FlagValues& flags, const std::vector<std::string>&
   if (!settings.ok()) return Fail(settings.status().message(), kExitBadInput);
   if (cross_mesh) {
     const VerifySettings& s = *settings;
-    return RunCrossMeshVerify(flags, CrossMeshVerifySettings{s.seed, s.mode, s.launch.gloo, s.fault,
+    return RunCrossMeshVerify(flags, CrossMeshVerifySettings{s.seed, s.mode, s.launch, s.fault,
                                                              s.limits, s.mode_flags, s.processes});
   }
   if (flags.Has("random")) return RunRandomCases(flags, *settings);
@@ -416,10 +400,16 @@ USAGE
   One process per rank instead of one thread per rank:
     reshard verify --random 20 --seed 7 --processes
   A cross-mesh move (trainer 4x2 on ranks 0-7 to inference 2 on ranks 8,9),
-  and random ones (ranks as threads, or with --processes, not on hosts):
+  and random ones (ranks as threads, or with --processes; not on hosts):
     reshard verify --mesh 4,2 --shape 16,12 --src 'S(0)S(1)' --dst-mesh 2 \
         --dst-ranks 8,9 --dst 'S(1)'
     reshard verify --random 100 --seed 7 --cross-mesh
+  The same move on two hosts meeting through Redis (--ranks: global ranks),
+  the trainer on one, inference on the other:
+    reshard verify --mesh 4,2 ... --dst-ranks 8,9 --dst 'S(1)' \
+        --store redis://HOST:6379/move1 --ranks 0-7      # host 1
+    reshard verify --mesh 4,2 ... --dst-ranks 8,9 --dst 'S(1)' \
+        --store redis://HOST:6379/move1 --ranks 8-9      # host 2
 
 )txt";
 
@@ -456,8 +446,8 @@ Command VerifyCommand() {
           {"dst", "LAYOUT", "the destination layout (one case)"},
           {"dst-mesh", "SIZES",
            "a cross-mesh case (spec §14): the destination's mesh sizes (default --mesh); every "
-           "participant (both rank sets' union) runs as a thread (or a process) with "
-           "source-mesh, destination-mesh and union communicators"},
+           "participant (both rank sets' union) runs as a thread (or a process, or on its host "
+           "with --store) with source-mesh, destination-mesh and union communicators"},
           {"src-ranks", "LIST",
            "a cross-mesh case: the global ranks of --mesh's ranks in row-major order (default "
            "0,...,size-1)"},
@@ -489,8 +479,12 @@ Command VerifyCommand() {
           {"store", "URL",
            "ranks on several hosts meet through redis://HOST:PORT/PREFIX (a fresh PREFIX per "
            "run) or a shared directory; each host runs its --ranks as processes, and every "
-           "host checks every rank's result (exchanged in the store)"},
-          {"ranks", "A-B", "the ranks this host runs (with --store; default all)"},
+           "host checks every rank's result (exchanged in the store). Cross-mesh: one case, "
+           "not --random"},
+          {"ranks", "A-B",
+           "the ranks this host runs (with --store; default all). A cross-mesh case's are global "
+           "ranks (as in --src-ranks, --dst-ranks): the host runs the participants among A-B, "
+           "and the hosts' ranges together cover 0 to the largest participant"},
           {"hostname", "ADDR", "the address this host's ranks listen on (default 127.0.0.1)"},
           {"interface", "NAME", "the network interface to listen on instead (e.g. eth1)"},
           {"kill-rank", "R",

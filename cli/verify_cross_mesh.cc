@@ -1,7 +1,9 @@
 #include "cli/verify_cross_mesh.h"
 
+#include <algorithm>
 #include <array>
 #include <iostream>
+#include <memory>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -12,7 +14,9 @@
 #include "base/utf8.h"
 #include "cli/case_json.h"
 #include "cli/cross_mesh_json.h"
+#include "cli/verify_hosts.h"
 #include "harness/cross_mesh_runner.h"
+#include "harness/job_membership.h"
 
 namespace reshard {
 namespace {
@@ -22,13 +26,10 @@ constexpr const char* kCrossMeshFlags[] = {"dst-mesh", "src-ranks", "dst-ranks"}
 }  // namespace
 
 absl::Status CheckCrossMeshFlags(const FlagValues& flags) {
-  for (const char* flag : {"store", "ranks"}) {
-    if (flags.Has(flag)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--", flag,
-                       ": cross-mesh cases run on this host only (threads, or --processes); "
-                       "several hosts are not there yet"));
-    }
+  if (flags.Has("store") && flags.Has("random")) {
+    return absl::InvalidArgumentError(
+        "--store: random cross-mesh cases run on this host only (threads, or --processes); "
+        "several hosts run one case (--mesh, --dst-mesh, --src-ranks, --dst-ranks ...)");
   }
   if (flags.Has("algorithm")) {
     return absl::InvalidArgumentError(
@@ -132,23 +133,76 @@ std::vector<std::string> ChildArgs(const CrossMeshCase& c, const CrossMeshVerify
   args.insert(args.end(),
               {"--shape", absl::StrJoin(c.shape, ","), "--dtype", std::string(DTypeName(c.dtype)),
                "--src=" + c.src, "--dst=" + c.dst, "--mode", std::string(PlanModeName(c.mode)),
-               "--seed", absl::StrCat(c.data_seed), "--hostname", s.gloo.hostname, "--timeout",
-               absl::StrCat(absl::ToInt64Seconds(s.gloo.timeout))});
+               "--seed", absl::StrCat(c.data_seed), "--hostname", s.launch.gloo.hostname,
+               "--timeout", absl::StrCat(absl::ToInt64Seconds(s.launch.gloo.timeout))});
+  const LaunchOptions& o = s.launch;
+  if (!o.store_url.empty()) args.insert(args.end(), {"--store", o.store_url});
+  if (!o.gloo.interface.empty()) args.insert(args.end(), {"--interface", o.gloo.interface});
   return args;
 }
 
-// Where `c`'s participants run: threads, or processes (`job` names the
-// case in their store).
+// Where `c`'s participants run: threads, processes, or hosts (`job` names
+// the case in their store; for hosts, HostParticipants sets this host's).
 LaunchOptions LaunchFor(const CrossMeshCase& c, const CrossMeshVerifySettings& s,
                         const std::string& job) {
-  LaunchOptions launch;
-  launch.gloo = s.gloo;
-  launch.on = s.processes ? RanksOn::kProcesses : RanksOn::kThreads;
+  LaunchOptions launch = s.launch;
+  launch.on = !launch.store_url.empty() ? RanksOn::kHosts
+              : s.processes             ? RanksOn::kProcesses
+                                        : RanksOn::kThreads;
   launch.child_args = ChildArgs(c, s);
   launch.job = job;
   // Every participant gives up on its peers after the timeout; allow for start-up.
-  launch.wait = 2 * s.gloo.timeout + absl::Seconds(10);
+  launch.wait = 2 * s.launch.gloo.timeout + absl::Seconds(10);
   return launch;
+}
+
+// Several hosts (spec §14): --ranks A-B names global ranks, the job's ranks
+// are 0 .. the largest participant (so the hosts' ranges cover the gaps
+// between participants too), and this host runs the participants whose
+// global rank is in A-B. Turns launch->first_rank..last_rank from those
+// global ranks into their participant indices (RunRanks runs a 1-D mesh of
+// the participants), none: n..n-1.
+absl::Status HostParticipants(const CrossMeshPlan& plan, LaunchOptions* launch) {
+  const std::vector<int64_t>& all = plan.participants;
+  const int64_t top = all.back();
+  if (launch->last_rank > top) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--ranks %d-%d: a cross-mesh case's --ranks are global ranks, and this move's are 0 to "
+        "%d (--src-ranks and --dst-ranks; participants %s)",
+        launch->first_rank, launch->last_rank, top, absl::StrJoin(all, ",")));
+  }
+  const int64_t last = launch->last_rank < 0 ? top : launch->last_rank;
+  const int64_t first = std::lower_bound(all.begin(), all.end(), launch->first_rank) - all.begin();
+  const int64_t end = std::upper_bound(all.begin(), all.end(), last) - all.begin();
+  const int64_t n = static_cast<int64_t>(all.size());
+  launch->first_rank = first < end ? first : n;
+  launch->last_rank = first < end ? end - 1 : n - 1;
+  return absl::OkStatus();
+}
+
+// Joins the hosts' job of case `c` (its rank lists spelled out) as the host
+// of global ranks s.launch.first_rank..last_rank, then points `launch` at
+// this host's participants and the job. Errors are verify's (Fail): bad
+// --ranks, and JoinFailed's.
+absl::Status JoinCrossMeshHosts(const CrossMeshCase& c, const CrossMeshPlan& plan,
+                                const CrossMeshVerifySettings& s, LaunchOptions* launch,
+                                std::unique_ptr<JobMembership>* job) {
+  if (absl::Status ok = HostParticipants(plan, launch); !ok.ok()) {
+    return Fail(ok.message(), kExitBadInput);
+  }
+  CrossMeshCase spelled = c;
+  spelled.src_ranks = plan.src_ranks;
+  spelled.dst_ranks = plan.dst_ranks;
+  VerifyJobInputs in;
+  in.cross = &spelled;
+  in.seed = s.seed;
+  in.mode = s.mode;
+  absl::StatusOr<std::unique_ptr<JobMembership>> joined =
+      JoinHosts(VerifyJob(in, s.launch, s.fault), plan.participants.back() + 1, s.launch);
+  if (!joined.ok()) return JoinFailed(joined.status());
+  *job = *std::move(joined);
+  launch->job_membership = job->get();
+  return absl::OkStatus();
 }
 
 void PrintFailure(const std::string& command_line, const std::string& detail) {
@@ -162,10 +216,8 @@ CommandResult RunOneCase(const FlagValues& flags, const CrossMeshVerifySettings&
     absl::StatusOr<int64_t> rank = ParseInt("rank", flags.Get("rank"));
     if (!rank.ok()) return Fail(rank.status().message(), kExitBadInput);
     if (!flags.Has("store-dir")) return Fail("--rank needs --store-dir", kExitBadInput);
-    LaunchOptions launch;
-    launch.gloo = s.gloo;
     return RunCrossMeshChild(
-        *c, ChildRank{*rank, flags.Get("store-dir"), flags.Get("job", "case0")}, launch, s.fault);
+        *c, ChildRank{*rank, flags.Get("store-dir"), flags.Get("job", "case0")}, s.launch, s.fault);
   }
   absl::StatusOr<CrossMeshPlan> plan = c.ok() ? PlanCrossMeshCase(*c) : c.status();
   if (!plan.ok() && IsSkip(plan.status())) {
@@ -177,14 +229,21 @@ CommandResult RunOneCase(const FlagValues& flags, const CrossMeshVerifySettings&
   if (absl::Status ok = CheckLimits(*c, *plan, s); !ok.ok()) {
     return Fail(ok.message(), kExitBadInput);
   }
-  const CrossMeshReport r = VerifyCrossMesh(*c, LaunchFor(*c, s, "case0"), s.fault);
-  if (r.report.outcome == Outcome::kPassed) {
-    std::cout << "1 passed, 0 failed\n";
-    return kExitOk;
+  LaunchOptions launch = LaunchFor(*c, s, "case0");
+  std::unique_ptr<JobMembership> job;
+  if (launch.on == RanksOn::kHosts) {
+    RESHARD_RETURN_IF_ERROR(JoinCrossMeshHosts(*c, *plan, s, &launch, &job));
   }
-  PrintFailure(c->CommandLine() + s.mode_flags, r.report.detail);
-  std::cout << "0 passed, 1 failed\n";
-  return kExitInternal;
+  const CrossMeshReport r = VerifyCrossMesh(*c, launch, s.fault);
+  const bool passed = r.report.outcome == Outcome::kPassed;
+  const absl::Status alive = JobGoesOn(job.get());
+  if (job != nullptr && alive.ok()) {
+    job->Finish(passed ? "1 passed, 0 failed" : "0 passed, 1 failed");
+  }
+  if (!passed) PrintFailure(c->CommandLine() + s.mode_flags, r.report.detail);
+  std::cout << (passed ? "1 passed, 0 failed\n" : "0 passed, 1 failed\n");
+  if (!alive.ok()) return Fail(absl::StrCat("the job stopped: ", alive.message()), kExitInternal);
+  return passed ? kExitOk : kExitInternal;
 }
 
 // What the passed cases' crossings covered (the coverage lines on stderr).

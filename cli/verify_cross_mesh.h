@@ -1,7 +1,9 @@
 // `reshard verify` for cross-mesh moves (spec §14): one case from --mesh,
 // --dst-mesh, --src-ranks, --dst-ranks ..., or --random N --cross-mesh;
-// every participant a Gloo thread (harness/cross_mesh_runner.h). Output and
-// exit codes as verify's one-mesh cases (verify_command.cc).
+// every participant a Gloo thread, a child process (--processes) or, for one
+// case, a process on one of several hosts (--store URL --ranks A-B, A-B
+// global ranks; harness/cross_mesh_runner.h). Output and exit codes as
+// verify's one-mesh cases (verify_command.cc).
 #ifndef RESHARD_CLI_VERIFY_CROSS_MESH_H_
 #define RESHARD_CLI_VERIFY_CROSS_MESH_H_
 
@@ -10,8 +12,8 @@
 
 #include "cli/commands.h"
 #include "cli/flags.h"
-#include "collectives/gloo/gloo_communicator.h"
 #include "harness/prepared_case.h"
+#include "harness/run_ranks.h"
 #include "planner/planner.h"
 
 namespace reshard {
@@ -20,12 +22,13 @@ namespace reshard {
 struct CrossMeshVerifySettings {
   int64_t seed = 0;
   PlanMode mode = PlanMode::kNative;
-  GlooOptions gloo;
+  // Gloo options; with --store, the hosts' store and this host's --ranks
+  // (first_rank..last_rank: global ranks, -1 for the last).
+  LaunchOptions launch;
   Fault fault;  // fault.rank: a global rank
   VerifyLimits limits;
-  std::string mode_flags;
-  bool processes = false;  // every participant a child process  // appended to a FAIL line to rerun
-                           // it the same way
+  std::string mode_flags;  // appended to a FAIL line to rerun it the same way
+  bool processes = false;  // every participant a child process
 };
 
 // Whether the flags ask for cross-mesh cases: --cross-mesh, --dst-mesh,
@@ -33,7 +36,7 @@ struct CrossMeshVerifySettings {
 bool WantsCrossMesh(const FlagValues& flags);
 
 // What cross-mesh cases cannot do (yet): InvalidArgument naming the flag
-// (--store, --ranks, --algorithm, a --kill-at other than 0,
+// (--store with --random, --algorithm, a --kill-at other than 0,
 // --cross-mesh without --random). Checked before verify's other flags.
 absl::Status CheckCrossMeshFlags(const FlagValues& flags);
 

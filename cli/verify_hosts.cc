@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "cli/commands.h"
 #include "collectives/stores/redis_store.h"
 
 namespace reshard {
@@ -31,6 +32,16 @@ JobFingerprint VerifyJob(const VerifyJobInputs& in, const LaunchOptions& o, cons
            {"--src", c.src},
            {"--dst", c.dst},
            {"--algorithm", std::string(AlgorithmName(c.algorithm))}};
+  } else if (in.cross != nullptr) {
+    const CrossMeshCase& c = *in.cross;
+    job = {{"--mesh", absl::StrJoin(c.mesh, ",")},
+           {"--dst-mesh", absl::StrJoin(c.dst_mesh, ",")},
+           {"--src-ranks", absl::StrJoin(c.src_ranks, ",")},
+           {"--dst-ranks", absl::StrJoin(c.dst_ranks, ",")},
+           {"--shape", absl::StrJoin(c.shape, ",")},
+           {"--dtype", std::string(DTypeName(c.dtype))},
+           {"--src", c.src},
+           {"--dst", c.dst}};
   } else {
     job = {{"--random", absl::StrCat(in.random_count)},
            {"--max-ranks", absl::StrCat(in.max_ranks)}};
@@ -55,6 +66,18 @@ absl::StatusOr<std::unique_ptr<JobMembership>> JoinHosts(const JobFingerprint& j
   m.timeout = o.gloo.timeout;
   m.host_name = ThisHost();
   return JobMembership::Join(*std::move(store), job, m);
+}
+
+absl::Status JoinFailed(const absl::Status& s) {
+  return Fail(s.message(),
+              s.code() == absl::StatusCode::kInvalidArgument ? kExitBadInput : kExitInternal);
+}
+
+absl::Status JobGoesOn(JobMembership* job) {
+  if (job == nullptr) return absl::OkStatus();
+  absl::Status alive = job->Check();
+  if (!alive.ok()) job->Abort(alive);
+  return alive;
 }
 
 }  // namespace reshard

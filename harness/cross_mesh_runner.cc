@@ -16,7 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "base/status_macros.h"
-#include "collectives/stores/file_store.h"
+#include "collectives/cross_mesh_communicators.h"
 #include "collectives/stores/in_process_store.h"
 #include "collectives/tensor/host_math.h"
 #include "harness/faulty_communicator.h"
@@ -45,36 +45,34 @@ struct Connections {
   std::function<void()> die;               // what a faulted participant does
 };
 
-// The source and destination connections this participant takes part in,
-// and the union's when `with_union`, at once (each is collective over its
-// own ranks, under prefix + "src", "dst", "union").
-absl::Status Connect(const CrossMeshRequest& r, const CrossMeshPlan& plan, int64_t index,
-                     std::shared_ptr<Store> store, const GlooOptions& options,
-                     const std::string& prefix, bool with_union, Connections& c) {
-  const int64_t rank = plan.participants[index];
-  const int64_t n = static_cast<int64_t>(plan.participants.size());
-  auto connect = [&](const DeviceMesh& mesh, int64_t mesh_rank, const char* name,
-                     std::unique_ptr<GlooCommunicator>& out, absl::Status& status) {
-    GlooOptions o = options;
-    o.prefix = absl::StrCat(prefix, name);
-    absl::StatusOr<std::unique_ptr<GlooCommunicator>> comm =
-        GlooCommunicator::Connect(mesh, mesh_rank, store, o);
-    if (comm.ok()) out = *std::move(comm);
-    status = comm.status();
-  };
-  std::array<absl::Status, 3> status;
+// The connections this participant takes part in (CrossMeshMemberships:
+// the source and destination meshes', and the union's when `with_union`),
+// at once: each is collective over its own ranks, under prefix + "src",
+// "dst", "union".
+absl::Status Connect(const CrossMeshPlan& plan, int64_t index, std::shared_ptr<Store> store,
+                     const GlooOptions& options, const std::string& prefix, bool with_union,
+                     Connections& c) {
+  RESHARD_ASSIGN_OR_RETURN(std::vector<CrossMeshMembership> members,
+                           CrossMeshMemberships(plan, plan.participants[index]));
+  std::vector<absl::Status> status(members.size());
   std::vector<std::thread> threads;
-  if (const int64_t s = IndexOf(plan.src_ranks, rank); s >= 0) {
-    threads.emplace_back([&, s] { connect(r.src.mesh(), s, "src", c.src_comm, status[1]); });
-  }
-  if (const int64_t d = IndexOf(plan.dst_ranks, rank); d >= 0) {
-    threads.emplace_back([&, d] { connect(r.dst.mesh(), d, "dst", c.dst_comm, status[2]); });
-  }
-  if (with_union) {
-    connect(*DeviceMesh::Create({n}), index, "union", c.own_union, status[0]);
-    c.union_comm = c.own_union.get();
+  for (size_t k = 0; k < members.size(); ++k) {
+    const CrossMeshMembership& m = members[k];
+    if (m.role == CrossMeshRole::kUnion && !with_union) continue;
+    std::unique_ptr<GlooCommunicator>* out = m.role == CrossMeshRole::kUnion    ? &c.own_union
+                                             : m.role == CrossMeshRole::kSource ? &c.src_comm
+                                                                                : &c.dst_comm;
+    threads.emplace_back([&, k, out] {
+      GlooOptions o = options;
+      o.prefix = absl::StrCat(prefix, CrossMeshRoleName(members[k].role));
+      absl::StatusOr<std::unique_ptr<GlooCommunicator>> comm =
+          GlooCommunicator::Connect(members[k].mesh, members[k].rank, store, o);
+      if (comm.ok()) *out = *std::move(comm);
+      status[k] = comm.status();
+    });
   }
   for (std::thread& t : threads) t.join();
+  if (c.own_union != nullptr) c.union_comm = c.own_union.get();
   for (const absl::Status& s : status) RESHARD_RETURN_IF_ERROR(s);
   return absl::OkStatus();
 }
@@ -246,7 +244,7 @@ std::vector<ParticipantResult> RunAcrossOnThreads(const CrossMeshRequest& r,
         }
       };
       const int64_t index = static_cast<int64_t>(i);
-      results[i].status = Connect(r, plan, index, store, options, "", true, c);
+      results[i].status = Connect(plan, index, store, options, "", true, c);
       if (results[i].status.ok()) {
         results[i].status = RunParticipant(r, plan, global, seed, index, fault, c, results[i]);
       }
@@ -345,7 +343,10 @@ int RunCrossMeshChild(const CrossMeshCase& c, const ChildRank& child, const Laun
                       const Fault& fault) {
   absl::StatusOr<PreparedAcross> p = PrepareAcross(c);
   if (!p.ok()) return FailChildRank(child, p.status());
-  const std::shared_ptr<Store> store = NewFileStore(child.dir);
+  // The meshes' communicators meet where the union's does (RunChildRank):
+  // the hosts' store, or this host's file store.
+  absl::StatusOr<std::shared_ptr<Store>> store = OpenRankStore(launch, child.dir);
+  if (!store.ok()) return FailChildRank(child, store.status());
   Connections conns;  // open until RunChildRank has waited for every participant
   const int64_t n = static_cast<int64_t>(p->plan.participants.size());
   return RunChildRank(
@@ -353,7 +354,7 @@ int RunCrossMeshChild(const CrossMeshCase& c, const ChildRank& child, const Laun
         conns.union_comm = &rank.comm;
         conns.die = rank.die;
         const int64_t index = rank.comm.rank();
-        RESHARD_RETURN_IF_ERROR(Connect(p->request, p->plan, index, store, launch.gloo,
+        RESHARD_RETURN_IF_ERROR(Connect(p->plan, index, *store, launch.gloo,
                                         absl::StrCat(child.job, "/"), false, conns));
         ParticipantResult out;
         RESHARD_RETURN_IF_ERROR(

@@ -12,7 +12,9 @@
 //
 // Participants are threads, or child processes (RunRanks, harness/run_ranks.h,
 // connects the union communicator; each child connects its meshes' on the
-// same file store). Not on several hosts yet.
+// same store): of this host (a file store), or of several hosts meeting
+// through a shared store (RanksOn::kHosts: each host runs the participant
+// indices launch.first_rank..last_rank and reads the others' results back).
 #ifndef RESHARD_HARNESS_CROSS_MESH_RUNNER_H_
 #define RESHARD_HARNESS_CROSS_MESH_RUNNER_H_
 
@@ -76,7 +78,9 @@ struct CrossMeshReport {
 // processes (launch.child_args: this binary again with the case's flags;
 // its children call RunCrossMeshChild): every participant a child process
 // meeting the others through a file store, handing back its tensor and
-// counters. Not hosts (RanksOn::kHosts runs as processes).
+// counters; or hosts (RanksOn::kHosts: this host's participants as
+// processes, the others' results read from the hosts' store, so every host
+// checks every destination block).
 CrossMeshReport VerifyCrossMesh(const CrossMeshCase& c, const LaunchOptions& launch,
                                 const Fault& fault = Fault());
 

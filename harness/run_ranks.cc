@@ -62,11 +62,6 @@ std::string LogPath(const std::string& dir, int64_t rank) {
   return absl::StrCat(dir, "/log.", rank);
 }
 
-absl::StatusOr<std::shared_ptr<Store>> OpenStore(const LaunchOptions& o, const std::string& dir) {
-  if (o.store_url.empty()) return NewFileStore(dir);
-  return NewStoreFromUrl(o.store_url, o.gloo.timeout);
-}
-
 // How a rank's process ended (WaitForRanks' exit code), for messages.
 std::string DescribeExit(int exit_code) {
   if (exit_code == 127) return "could not be started (exit code 127)";
@@ -104,7 +99,7 @@ absl::StatusOr<std::string> FromOutcome(absl::string_view outcome, int64_t rank)
 // The other hosts' ranks (those still unknown), as their hosts published them.
 void GatherOtherHosts(const LaunchOptions& o, const std::string& dir,
                       std::vector<absl::StatusOr<std::string>>& outputs) {
-  absl::StatusOr<std::shared_ptr<Store>> store = OpenStore(o, dir);
+  absl::StatusOr<std::shared_ptr<Store>> store = OpenRankStore(o, dir);
   // The other hosts' ranks may still run: wait as long as they may take,
   // unless a host or the store dies first (polled, never one long Get).
   const absl::Time deadline = absl::Now() + o.wait + absl::Seconds(20);
@@ -181,7 +176,7 @@ std::vector<absl::StatusOr<std::string>> InProcesses(const DeviceMesh& mesh,
     stopped = absl::StrCat("this host stopped it after ", absl::FormatDuration(o.wait));
   }
   absl::StatusOr<std::shared_ptr<Store>> store =
-      hosts ? OpenStore(o, dir) : absl::StatusOr<std::shared_ptr<Store>>(nullptr);
+      hosts ? OpenRankStore(o, dir) : absl::StatusOr<std::shared_ptr<Store>>(nullptr);
   for (int64_t rank = first; rank <= last; ++rank) {
     const std::string outcome = Outcome(dir, rank, exit_codes[rank - first], stopped);
     outputs[rank] = FromOutcome(outcome, rank);
@@ -209,7 +204,7 @@ std::vector<absl::StatusOr<std::string>> RunRanks(const DeviceMesh& mesh,
 
 int RunChildRank(const DeviceMesh& mesh, const ChildRank& child, const LaunchOptions& options,
                  const RankFunction& fn) {
-  absl::StatusOr<std::shared_ptr<Store>> store = OpenStore(options, child.dir);
+  absl::StatusOr<std::shared_ptr<Store>> store = OpenRankStore(options, child.dir);
   if (!store.ok()) return FailChildRank(child, store.status());
   // A failed rank is done too: its peers need not wait for it at the end.
   auto fail = [&](const absl::Status& s) {
@@ -238,6 +233,12 @@ int RunChildRank(const DeviceMesh& mesh, const ChildRank& child, const LaunchOpt
     }
   }
   return 0;
+}
+
+absl::StatusOr<std::shared_ptr<Store>> OpenRankStore(const LaunchOptions& options,
+                                                     const std::string& dir) {
+  if (options.store_url.empty()) return NewFileStore(dir);
+  return NewStoreFromUrl(options.store_url, options.gloo.timeout);
 }
 
 int FailChildRank(const ChildRank& child, const absl::Status& error) {

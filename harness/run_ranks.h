@@ -26,12 +26,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "collectives/gloo/gloo_communicator.h"
+#include "collectives/store.h"
 #include "harness/job_membership.h"
 #include "mesh/device_mesh.h"
 
@@ -95,6 +97,12 @@ int RunChildRank(const DeviceMesh& mesh, const ChildRank& child, const LaunchOpt
 // The child's side when it cannot even start its rank (e.g. the command's
 // own preparation failed): hands `error` to the parent. Returns 1.
 int FailChildRank(const ChildRank& child, const absl::Status& error);
+
+// The store a child rank meets its peers in: options.store_url's (several
+// hosts), else a file store in `dir` (--store-dir). Commands whose ranks
+// connect more communicators than RunChildRank's use it for those too.
+absl::StatusOr<std::shared_ptr<Store>> OpenRankStore(const LaunchOptions& options,
+                                                     const std::string& dir);
 
 // The first failed rank's error, with its rank ("rank 3: ..."), or OK.
 absl::Status FirstRankError(const std::vector<absl::StatusOr<std::string>>& outputs);

@@ -4,7 +4,8 @@
 // union communicator (harness/cross_mesh_runner.h, what `reshard verify`
 // runs); each destination rank's result is compared with its shard of the
 // same global tensor. Disjoint, overlapping and equal rank
-// sets, uneven shapes, a Partial source, ranks that only send or receive.
+// sets, uneven shapes, a Partial source, ranks that only send or receive;
+// which communicators each participant joins (cross_mesh_communicators.h).
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
+#include "collectives/cross_mesh_communicators.h"
 #include "collectives/cross_mesh_executor.h"
 #include "collectives/gloo/gloo_communicator.h"
 #include "gmock/gmock.h"
@@ -184,6 +186,71 @@ TEST(CrossMeshTest, RankListsMustFitTheirMeshes) {
   r.src_ranks = {0, 1, 2};
   EXPECT_THAT(PlanCrossMesh(r, PlanOptions()).status().message(),
               HasSubstr("src_ranks: 3 ranks for a mesh of 2"));
+}
+
+// Who joins which communicator (collectives/cross_mesh_communicators.h, what
+// the Gloo runner and ConnectNcclAcross connect): source mesh 2x2 on global
+// ranks 6,2,4,0 (row-major), destination mesh 3 on 4,9,1; participants
+// 0,1,2,4,6,9. Rank 6 only sends, 9 only receives, 4 is in both.
+TEST(CrossMeshTest, EachParticipantJoinsTheUnionThenTheMeshesItHasRanksIn) {
+  CrossMeshRequest r{
+      Spec({2, 2}, "S(0)S(1)", {8, 6}), Spec({3}, "S(1)", {8, 6}), {6, 2, 4, 0}, {4, 9, 1}};
+  absl::StatusOr<CrossMeshPlan> plan = PlanCrossMesh(r, PlanOptions{PlanMode::kNative});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  // "role:mesh sizes:rank", in joining order.
+  auto joins = [&](int64_t rank) {
+    absl::StatusOr<std::vector<CrossMeshMembership>> m = CrossMeshMemberships(*plan, rank);
+    if (!m.ok()) return std::string(m.status().message());
+    std::vector<std::string> out;
+    for (const CrossMeshMembership& c : *m) {
+      out.push_back(absl::StrCat(CrossMeshRoleName(c.role), ":", absl::StrJoin(c.mesh.sizes(), "x"),
+                                 ":", c.rank));
+    }
+    return absl::StrJoin(out, " ");
+  };
+  EXPECT_EQ(joins(6), "union:6:4 src:2x2:0");
+  EXPECT_EQ(joins(9), "union:6:5 dst:3:1");
+  EXPECT_EQ(joins(4), "union:6:3 src:2x2:2 dst:3:0");
+  EXPECT_EQ(joins(1), "union:6:1 dst:3:2");
+  EXPECT_EQ(joins(0), "union:6:0 src:2x2:3");
+  EXPECT_THAT(joins(7), HasSubstr("rank 7 takes no part in the move (its ranks are 0,1,2,4,6,9)"));
+}
+
+// Over random moves, every communicator's ranks are joined exactly once each,
+// by the participants its mesh's global ranks name, and the union first.
+TEST(CrossMeshTest, EveryCommunicatorRankIsJoinedOnceByItsGlobalRank) {
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    const CrossMeshCase c = RandomCrossMeshCase(seed, 8, 12);
+    absl::StatusOr<CrossMeshPlan> plan = PlanCrossMeshCase(c);
+    if (!plan.ok()) continue;  // no plan: nothing to join
+    std::vector<int64_t> union_joined, src_joined, dst_joined;
+    for (int64_t rank : plan->participants) {
+      absl::StatusOr<std::vector<CrossMeshMembership>> m = CrossMeshMemberships(*plan, rank);
+      ASSERT_TRUE(m.ok()) << m.status();
+      ASSERT_FALSE(m->empty());
+      EXPECT_EQ(m->front().role, CrossMeshRole::kUnion) << c.CommandLine();
+      for (const CrossMeshMembership& j : *m) {
+        if (j.role == CrossMeshRole::kUnion) union_joined.push_back(j.rank);
+        if (j.role == CrossMeshRole::kSource) {
+          EXPECT_EQ(plan->src_ranks[j.rank], rank) << c.CommandLine();
+          src_joined.push_back(j.rank);
+        }
+        if (j.role == CrossMeshRole::kDestination) {
+          EXPECT_EQ(plan->dst_ranks[j.rank], rank) << c.CommandLine();
+          dst_joined.push_back(j.rank);
+        }
+      }
+    }
+    auto all_of = [](std::vector<int64_t> joined, size_t n) {
+      std::sort(joined.begin(), joined.end());
+      std::vector<int64_t> want(n);
+      std::iota(want.begin(), want.end(), 0);
+      return joined == want;
+    };
+    EXPECT_TRUE(all_of(union_joined, plan->participants.size())) << c.CommandLine();
+    EXPECT_TRUE(all_of(src_joined, plan->src_ranks.size())) << c.CommandLine();
+    EXPECT_TRUE(all_of(dst_joined, plan->dst_ranks.size())) << c.CommandLine();
+  }
 }
 
 // Pricing (spec §14): the crossing is one grouped send/recv over the

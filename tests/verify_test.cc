@@ -2,13 +2,18 @@
 // hundred random cases with ranks as threads, a smaller set with one process
 // per rank, a rank killed mid-plan (threads and processes), single cases and
 // bad input; cross-mesh cases (spec §14) on threads, one and random, a rank
-// killed at the crossing, and their bad input. The random cases cover every dtype, reduce op and
-// transition; the summary on stderr shows that every collective was exercised.
+// killed at the crossing, one case on two "hosts" (processes meeting through
+// a directory store), and their bad input. The random cases cover every
+// dtype, reduce op and transition; the summary on stderr shows that every
+// collective was exercised.
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -30,6 +35,14 @@ Result Verify(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {g_binary, "verify"};
   argv.insert(argv.end(), args.begin(), args.end());
   return reshard::test_util::RunCommand(argv);
+}
+
+// A fresh directory under the test's temporary directory.
+std::string Scratch(const std::string& name) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/", name);
+  std::filesystem::create_directories(dir);
+  return dir;
 }
 
 std::string LastLine(const std::string& text) {
@@ -260,6 +273,87 @@ TEST(VerifyTest, CrossMeshKilledRank) {
   EXPECT_EQ(again.exit_code, 1) << again.out << again.err;
 }
 
+// Two "hosts" of one cross-mesh case (spec §14), each a `reshard verify
+// --store DIR --ranks RANKS` of its own meeting the other through a shared
+// directory store (scripts/multihost_test does the same through Redis across
+// network namespaces).
+struct TwoHosts {
+  Result a, b;
+};
+
+TwoHosts RunTwoHosts(const std::vector<std::string>& args, const std::string& ranks_a,
+                     const std::string& ranks_b, const std::vector<std::string>& args_b = {}) {
+  static int runs = 0;
+  const std::string dir = Scratch(absl::StrCat("hosts", ++runs));
+  const std::string store = Scratch(absl::StrCat("hosts", runs, "/store"));
+  auto host = [&](const std::vector<std::string>& host_args, const std::string& ranks) {
+    std::vector<std::string> words = {ShellQuote(g_binary), "verify"};
+    for (const std::string& a : host_args) words.push_back(ShellQuote(a));
+    words.insert(words.end(), {"--store", ShellQuote(store), "--ranks", ranks, "--timeout", "20"});
+    return absl::StrJoin(words, " ");
+  };
+  const std::string d = ShellQuote(dir);
+  // In a subshell: RunShell redirects the whole line's output.
+  RunShell(absl::StrCat("(", host(args, ranks_a), " >", d, "/a.out 2>", d, "/a.err & a=$!; ",
+                        host(args_b.empty() ? args : args_b, ranks_b), " >", d, "/b.out 2>", d,
+                        "/b.err; echo $? >", d, "/b.rc; wait $a; echo $? >", d, "/a.rc)"));
+  auto read = [&](const char* host) {
+    Result r;
+    using reshard::test_util::ReadFile;
+    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadFile(absl::StrCat(dir, "/", host, ".rc"))),
+                          &r.exit_code)) {
+      r.exit_code = -1;
+    }
+    r.out = ReadFile(absl::StrCat(dir, "/", host, ".out"));
+    r.err = ReadFile(absl::StrCat(dir, "/", host, ".err"));
+    return r;
+  };
+  return {read("a"), read("b")};
+}
+
+// Sources on one host, destinations on the other: ranks that only send and
+// ranks that only receive, each host checking every destination block.
+TEST(VerifyTest, CrossMeshOnTwoHostsSourcesOnOneDestinationsOnTheOther) {
+  const TwoHosts h = RunTwoHosts({"--mesh", "2,2", "--shape", "9,6", "--src", "S(0)S(1)",
+                                  "--dst-mesh", "4", "--dst-ranks", "4,5,6,7", "--dst", "S(1)"},
+                                 "0-3", "4-7");
+  EXPECT_EQ(h.a.exit_code, 0) << h.a.out << h.a.err;
+  EXPECT_EQ(h.b.exit_code, 0) << h.b.out << h.b.err;
+  EXPECT_EQ(LastLine(h.a.out), "1 passed, 0 failed");
+  EXPECT_EQ(LastLine(h.b.out), "1 passed, 0 failed");
+}
+
+// Overlapping sets split across the hosts: ranks 1 and 3 are sources and
+// destinations, 0 and 2 only sources, 4 only a destination; a Partial source
+// reduced before the crossing.
+TEST(VerifyTest, CrossMeshOnTwoHostsOverlappingRankSets) {
+  const TwoHosts h = RunTwoHosts(
+      {"--mesh", "2,2", "--shape", "7,5", "--dtype", "i32", "--src", "P(sum)S(1)", "--dst-mesh",
+       "3", "--src-ranks", "0,1,2,3", "--dst-ranks", "3,4,1", "--dst", "S(0)"},
+      "0-2", "3-4");
+  EXPECT_EQ(h.a.exit_code, 0) << h.a.out << h.a.err;
+  EXPECT_EQ(h.b.exit_code, 0) << h.b.out << h.b.err;
+  EXPECT_EQ(LastLine(h.a.out), "1 passed, 0 failed");
+  EXPECT_EQ(LastLine(h.b.out), "1 passed, 0 failed");
+}
+
+// Hosts that disagree on the move's rank lists: both refuse (exit 2), naming
+// --dst-ranks, long before the timeout.
+TEST(VerifyTest, CrossMeshHostsDisagreeingOnTheMoveAreRefused) {
+  const std::vector<std::string> move = {"--mesh", "2",          "--shape", "6",     "--src",
+                                         "S(0)",   "--dst-mesh", "2",       "--dst", "R"};
+  std::vector<std::string> a = move, b = move;
+  a.insert(a.end(), {"--dst-ranks", "2,3"});
+  b.insert(b.end(), {"--dst-ranks", "3,2"});
+  const TwoHosts h = RunTwoHosts(a, "0-1", "2-3", b);
+  EXPECT_EQ(h.a.exit_code, 2) << h.a.out << h.a.err;
+  EXPECT_EQ(h.b.exit_code, 2) << h.b.out << h.b.err;
+  for (const Result* r : {&h.a, &h.b}) {
+    EXPECT_TRUE(absl::StrContains(r->err, "the hosts disagree on the job: --dst-ranks is '"))
+        << r->err;
+  }
+}
+
 // Bad input (exit 2) naming the flag, and what cross-mesh cases cannot do.
 TEST(VerifyTest, CrossMeshBadInput) {
   const std::vector<std::string> one = {"--mesh", "2",     "--shape", "4",          "--src",
@@ -267,7 +361,8 @@ TEST(VerifyTest, CrossMeshBadInput) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--dst-ranks", "2,2"}, "--dst-ranks: rank 2 appears twice"},
       {{"--src-ranks", "0"}, "--src-ranks"},
-      {{"--store", "/tmp/nowhere"}, "--store: cross-mesh cases run on this host only"},
+      {{"--store", Scratch("bad-input-store"), "--ranks", "0-5"},
+       "--ranks 0-5: a cross-mesh case's --ranks are global ranks, and this move's are 0 to 1"},
       {{"--algorithm", "graph"}, "--algorithm"},
       {{"--kill-rank", "7"}, "--kill-rank: rank 7 takes no part in the move"},
       {{"--kill-rank", "0", "--kill-at", "1"}, "--kill-at"},
@@ -283,6 +378,10 @@ TEST(VerifyTest, CrossMeshBadInput) {
   Result r = Verify({"--cross-mesh"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(absl::StrContains(r.err, "--cross-mesh goes with --random N")) << r.err;
+  r = Verify({"--random", "2", "--cross-mesh", "--store", Scratch("random-store")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(r.err, "--store: random cross-mesh cases run on this host only"))
+      << r.err;
   r = Verify({"--random", "2", "--cross-mesh", "--dst-mesh", "2"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(absl::StrContains(r.err, "--dst-mesh describes one case")) << r.err;

@@ -1,7 +1,7 @@
 // Proves that the NCCL backend links against libnccl and libcudart: it takes
-// the address of every entry point of nccl_communicator.h and
-// cuda_copy_engine.h, so the linker must resolve all of their NCCL and CUDA
-// symbols. It is built by `bazel build --config=cuda //...` and never run (no
+// the address of every entry point of nccl_communicator.h, cuda_copy_engine.h
+// and nccl_cross_mesh.h, so the linker must resolve all of their NCCL and
+// CUDA symbols. It is built by `bazel build --config=cuda //...` and never run (no
 // GPU here); if run, it only prints the NCCL versions. Without --config=cuda
 // (RESHARD_CUDA unset) it is a stub that says so.
 #include <cstdio>
@@ -11,12 +11,14 @@
 
 #include "collectives/nccl/cuda_copy_engine.h"
 #include "collectives/nccl/nccl_communicator.h"
+#include "collectives/nccl/nccl_cross_mesh.h"
 
 int main() {
   // volatile: the references must survive optimisation.
   volatile const void* entry_points[] = {
       reinterpret_cast<const void*>(&reshard::NcclCommunicator::Connect),
       reinterpret_cast<const void*>(&reshard::CudaCopyEngine::Create),
+      reinterpret_cast<const void*>(&reshard::ConnectNcclAcross),
   };
   // Every virtual function is referenced through the vtables, which Connect
   // and Create pull in.
