@@ -100,9 +100,10 @@ TEST(NaivePlanTest, PricedLikeTheCrossingAndDearerThanNative) {
   ASSERT_TRUE(naive.ok() && native.ok());
   ASSERT_TRUE(naive->cost.has_value() && native->cost.has_value());
   EXPECT_GT(*naive->cost, *native->cost);
+  options.mode = PlanMode::kPyTorch;
   options.cost_model = *MakeCostModel("pytorch", 8);
   naive = PlanNaiveCrossMesh(r, options);
-  ASSERT_TRUE(naive.ok());
+  ASSERT_TRUE(naive.ok()) << naive.status();
   EXPECT_FALSE(naive->cost.has_value());
 }
 

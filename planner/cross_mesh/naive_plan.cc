@@ -64,8 +64,8 @@ void NaiveHopBoxes(const NaiveCrossMeshPlan& plan, int hop, std::vector<Box>* he
 
 absl::StatusOr<NaiveCrossMeshPlan> PlanNaiveCrossMesh(const CrossMeshRequest& request,
                                                       const PlanOptions& options) {
-  NaiveCrossMeshPlan naive;
-  RESHARD_ASSIGN_OR_RETURN(naive.plain, PlanPlainCrossMesh(request, options));
+  RESHARD_ASSIGN_OR_RETURN(CrossMeshPlan plain, PlanPlainCrossMesh(request, options));
+  NaiveCrossMeshPlan naive{std::move(plain)};
   const CrossMeshPlan& p = naive.plain;
   naive.src_root = IndexOf(p.participants, p.src_ranks.front());
   naive.dst_root = IndexOf(p.participants, p.dst_ranks.front());
