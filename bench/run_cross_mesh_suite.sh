@@ -9,7 +9,8 @@
 #
 # Columns: participants (threads), each mode's measured median
 # (microseconds, the slowest participant's call, interleaved rounds),
-# naive/native (> 1: native is faster), the most bytes a participant sent in
+# naive/native (> 1: native is faster), each mode's predicted time ("-"
+# where the model prices no exchange: the built-in measured profile), the most bytes a participant sent in
 # each mode against the most any must receive (cli/receive_bound.h), native's
 # ratio of the two, and whether both results were verified. A measurement
 # on whatever machine runs it, not a test.
@@ -46,8 +47,8 @@ done <"$suite"
 python3 - "$tmp" "$n" <<'PY'
 import json, sys
 tmp, n = sys.argv[1], int(sys.argv[2])
-print("| case | participants | native median us | naive median us | naive/native | bytes sent max native / naive / lower bound | native sent / bound | verified native / naive |")
-print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+print("| case | participants | native median us | naive median us | naive/native | predicted us native / naive | bytes sent max native / naive / lower bound | native sent / bound | verified native / naive |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 for i in range(1, n + 1):
     name = open(f"{tmp}/name.{i}").read().strip()
     modes = {}
@@ -66,7 +67,8 @@ for i in range(1, n + 1):
     own = f"{nat['bytes_sent_max'] / bound:.3f}" if nat and bound else "-"
     ver = f"{'yes' if nat.get('verified') else 'NO'} / {'yes' if nai.get('verified') else 'NO'}"
     parts = nat.get("participants", nai.get("participants", "-"))
-    print(f"| {name} | {parts} | {cell(a)} | {cell(b)} | {ratio} | {sent} | {own} | {ver} |")
+    pred = f"{cell(nat.get('predicted_us'))} / {cell(nai.get('predicted_us'))}"
+    print(f"| {name} | {parts} | {cell(a)} | {cell(b)} | {ratio} | {pred} | {sent} | {own} | {ver} |")
     err = open(f"{tmp}/err.{i}").read().strip()
     if err:
         print(f"<!-- {name}: {err.splitlines()[0][:200]} -->")
