@@ -509,8 +509,8 @@ Command BenchCommand() {
               {"dst-mesh", "SIZES",
                "a cross-mesh move (spec §14): dst's mesh (default --mesh), as for reshard plan"},
               {"src-ranks", "LIST",
-               "global ranks of --mesh's ranks, row-major (default 0..size-1); with --dst-ranks "
-               "or --dst-mesh differing from their defaults the move is cross-mesh"},
+               "global ranks of --mesh's ranks, row-major (default 0..size-1); the move is "
+               "cross-mesh when this, --dst-mesh or --dst-ranks differs from its default"},
               {"dst-ranks", "LIST", "global ranks of --dst-mesh's ranks (default 0..size-1)"},
               {"dtype", "NAME", "f32; f64 f32 f16 bf16 i64 i32 i16 i8 u8 (bool without Partial)"},
               {"modes", "LIST",
