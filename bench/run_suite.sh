@@ -32,16 +32,7 @@ n=0
 while IFS= read -r line; do
   [ -z "${line// }" ] && continue
   n=$((n + 1))
-  # name, then the bench flags of the case, one per line.
-  python3 - "$line" >"$tmp/case" <<'PY'
-import json, sys
-c = json.loads(sys.argv[1])
-print(c["name"])
-for flag in ("mesh", "shape"):
-    print(f"--{flag}"); print(",".join(str(x) for x in c[flag]))
-for flag in ("dtype", "src", "dst"):
-    print(f"--{flag}"); print(c[flag])
-PY
+  python3 bench/case_flags.py "$line" >"$tmp/case"  # name, then the flags, one per line
   name=$(head -1 "$tmp/case")
   mapfile -t flags < <(tail -n +2 "$tmp/case")
   "$reshard" bench "${flags[@]}" "${extra[@]}" --dry-run --format json >"$tmp/bound.$n"

@@ -16,13 +16,16 @@
 #include "base/status_macros.h"
 #include "base/utf8.h"
 #include "cli/backend_command_summaries.h"
+#include "cli/bench_cross_mesh.h"
 #include "cli/bench_pricing.h"
+#include "cli/bench_settings.h"
 #include "cli/case_json.h"
 #include "cli/collective_timing.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/help.h"
 #include "cli/host_memory.h"
+#include "cli/planned_bytes.h"
 #include "cli/receive_bound.h"
 #include "harness/bench_run.h"
 #include "harness/ground_truth.h"
@@ -31,20 +34,6 @@
 
 namespace reshard {
 namespace {
-
-struct BenchSettings {
-  RequestFields request;  // mesh, shape, dtype, src, dst, cost_model, profile, devices_per_host
-  std::vector<std::string> modes;
-  int64_t repeat = 5;
-  int64_t seed = 0;
-  std::string format = "text";
-  bool dry_run = false;
-  bool processes = false;
-  GlooOptions gloo;
-  int64_t max_ranks = 64;
-  double max_bytes = 0;
-  BenchPricing pricing;  // native mode's model and every mode's prediction (bench_pricing.h)
-};
 
 absl::StatusOr<int64_t> IntIn(const FlagValues& flags, const char* name, int64_t fallback,
                               int64_t lo, int64_t hi) {
@@ -57,17 +46,58 @@ absl::StatusOr<int64_t> IntIn(const FlagValues& flags, const char* name, int64_t
   return v;
 }
 
+// Same-mesh modes: native, pytorch; cross-mesh: native, naive (spec §14).
 absl::Status ParseModes(const FlagValues& flags, BenchSettings* s) {
-  s->modes = absl::StrSplit(flags.Get("modes", "native,pytorch"), ',');
+  s->modes =
+      absl::StrSplit(flags.Get("modes", s->cross_mesh ? "native,naive" : "native,pytorch"), ',');
   for (size_t i = 0; i < s->modes.size(); ++i) {
     const std::string& m = s->modes[i];
-    if (m != "native" && m != "pytorch") {
+    if (s->cross_mesh && m == "pytorch") {
+      return absl::InvalidArgumentError(
+          "--modes: pytorch mode plans on one mesh only; a cross-mesh bench (--dst-mesh, "
+          "--src-ranks, --dst-ranks) runs native and naive (the gather-send-scatter baseline)");
+    }
+    if (!s->cross_mesh && m == "naive") {
+      return absl::InvalidArgumentError(
+          "--modes: naive is the cross-mesh baseline; give --dst-mesh, --src-ranks or "
+          "--dst-ranks for a cross-mesh move, or use native, pytorch");
+    }
+    if (m != "native" && m != "pytorch" && m != "naive") {
       return absl::InvalidArgumentError(absl::StrCat("--modes: unknown mode \"", Abbreviate(m, 64),
-                                                     "\" (known: native, pytorch)"));
+                                                     "\" (known: native, ",
+                                                     s->cross_mesh ? "naive" : "pytorch", ")"));
     }
     if (std::find(s->modes.begin(), s->modes.begin() + i, m) != s->modes.begin() + i) {
       return absl::InvalidArgumentError(absl::StrCat("--modes: \"", m, "\" is given twice"));
     }
+  }
+  return absl::OkStatus();
+}
+
+// --dst-mesh, --src-ranks, --dst-ranks (as reshard plan's), and what a
+// cross-mesh bench does not take.
+absl::Status ParseCrossMeshFields(const FlagValues& flags, BenchSettings* s) {
+  RequestFields& r = s->request;
+  if (flags.Has("dst-mesh")) {
+    RESHARD_ASSIGN_OR_RETURN(r.dst_mesh, ParseIntList("dst-mesh", flags.Get("dst-mesh")));
+  }
+  if (flags.Has("src-ranks")) {
+    RESHARD_ASSIGN_OR_RETURN(r.src_ranks, ParseRankList("src-ranks", flags.Get("src-ranks")));
+  }
+  if (flags.Has("dst-ranks")) {
+    RESHARD_ASSIGN_OR_RETURN(r.dst_ranks, ParseRankList("dst-ranks", flags.Get("dst-ranks")));
+  }
+  s->cross_mesh = IsCrossMesh(r);
+  if (!s->cross_mesh) return absl::OkStatus();
+  if (flags.Has("processes")) {
+    return absl::InvalidArgumentError(
+        "--processes: a cross-mesh bench runs every participant as a thread of this process "
+        "(processes are not there yet); leave --processes out");
+  }
+  if (flags.Has("cost-model")) {
+    return absl::InvalidArgumentError(
+        "--cost-model: names pytorch mode's model, and a cross-mesh bench has no pytorch mode "
+        "(native and naive plan with this machine's model, --profile)");
   }
   return absl::OkStatus();
 }
@@ -89,6 +119,7 @@ absl::StatusOr<BenchSettings> ParseSettings(const FlagValues& flags) {
   r.cost_model = flags.Get("cost-model", "pytorch");
   r.profile = flags.Get("profile");
   RESHARD_ASSIGN_OR_RETURN(r.devices_per_host, IntIn(flags, "devices-per-host", 8, 1, 1 << 20));
+  RESHARD_RETURN_IF_ERROR(ParseCrossMeshFields(flags, &s));
   RESHARD_RETURN_IF_ERROR(ParseModes(flags, &s));
   RESHARD_ASSIGN_OR_RETURN(s.repeat, IntIn(flags, "repeat", 5, 1, 1000));
   RESHARD_ASSIGN_OR_RETURN(s.seed, IntIn(flags, "seed", 0, 0, int64_t{1} << 62));
@@ -217,14 +248,35 @@ struct ModeReport {
   int64_t receive_lower_bound_max = 0;
 };
 
-double Min(std::vector<double> v) { return *std::min_element(v.begin(), v.end()); }
-double Max(std::vector<double> v) { return *std::max_element(v.begin(), v.end()); }
+}  // namespace
 
-// Microseconds to 0.1 us (finer digits are noise); null without a run.
-nlohmann::ordered_json Us(const std::vector<double>& us, double (*pick)(std::vector<double>)) {
-  if (us.empty()) return nullptr;
-  return std::round(pick(us) * 10) / 10;
+double MinOf(std::vector<double> v) { return *std::min_element(v.begin(), v.end()); }
+double MaxOf(std::vector<double> v) { return *std::max_element(v.begin(), v.end()); }
+
+nlohmann::ordered_json MeasuredUsJson(const std::vector<double>& us) {
+  auto pick = [&](double (*f)(std::vector<double>)) -> nlohmann::ordered_json {
+    if (us.empty()) return nullptr;
+    return std::round(f(us) * 10) / 10;
+  };
+  return {{"median", pick(Median)}, {"min", pick(MinOf)}, {"max", pick(MaxOf)}};
 }
+
+std::string UsCell(const std::vector<double>& us, double (*pick)(std::vector<double>)) {
+  return us.empty() ? std::string("-") : absl::StrFormat("%.1f", pick(us));
+}
+
+std::string DryRunJson(const ReceiveBound& bound, const std::vector<std::string>& modes,
+                       const std::vector<int64_t>& bytes_sent_max) {
+  nlohmann::ordered_json line;
+  line["receive_bound_max"] = bound.max_bytes;
+  line["receive_bound_total"] = bound.total_bytes;
+  nlohmann::ordered_json sent = nlohmann::ordered_json::object();
+  for (size_t m = 0; m < modes.size(); ++m) sent[modes[m]] = bytes_sent_max[m];
+  line["bytes_sent_max"] = sent;
+  return line.dump();
+}
+
+namespace {
 
 // The promised keys, in this order (reshard bench --help).
 std::string JsonLine(const ModeReport& r) {
@@ -235,8 +287,7 @@ std::string JsonLine(const ModeReport& r) {
   line["native_model_cost"] = r.predicted_us;
   line["bytes_sent_max"] = r.measured.bytes_sent_max;
   line["peak_bytes_max"] = r.peak_bytes_max;
-  const std::vector<double>& us = r.measured.run_us;
-  line["measured_us"] = {{"median", Us(us, Median)}, {"min", Us(us, Min)}, {"max", Us(us, Max)}};
+  line["measured_us"] = MeasuredUsJson(r.measured.run_us);
   line["verified"] = r.measured.verified;
   line["predicted_us"] = std::round(r.predicted_us * 10) / 10;
   line["cost_model"] = r.cost_model;
@@ -273,14 +324,11 @@ std::string TextTable(const std::vector<ModeReport>& reports) {
                                     "bytes sent max", "peak bytes", "modeled cost", "verified");
   for (const ModeReport& r : reports) {
     const std::vector<double>& us = r.measured.run_us;
-    auto cell = [&](double (*pick)(std::vector<double>)) {
-      return us.empty() ? std::string("-") : absl::StrFormat("%.1f", pick(us));
-    };
-    absl::StrAppend(
-        &out,
-        absl::StrFormat("%-8s %11s %11s %11s %13.1f %16d %12d %14.6g  %s\n", r.mode, cell(Median),
-                        cell(Min), cell(Max), r.predicted_us, r.measured.bytes_sent_max,
-                        r.peak_bytes_max, r.modeled_cost, r.measured.verified ? "yes" : "NO"));
+    absl::StrAppend(&out,
+                    absl::StrFormat("%-8s %11s %11s %11s %13.1f %16d %12d %14.6g  %s\n", r.mode,
+                                    UsCell(us, Median), UsCell(us, MinOf), UsCell(us, MaxOf),
+                                    r.predicted_us, r.measured.bytes_sent_max, r.peak_bytes_max,
+                                    r.modeled_cost, r.measured.verified ? "yes" : "NO"));
   }
   absl::StrAppend(&out, "\n");
   for (const ModeReport& r : reports) {
@@ -361,6 +409,7 @@ CommandResult RunBenchmark(const FlagValues& flags, const std::vector<std::strin
       ResolveBenchPricing(s->request.profile, s->request.devices_per_host);
   if (!pricing.ok()) return Fail(pricing.status().message(), kExitBadInput);
   s->pricing = *std::move(pricing);
+  if (s->cross_mesh) return RunCrossMeshBench(*s);
   absl::StatusOr<std::vector<PlannedMode>> planned = PlanModes(*s);
   if (!planned.ok()) return Fail(planned.status().message(), ExitCodeFor(planned.status()));
   const ReceiveBound bound =
@@ -384,8 +433,12 @@ CommandResult RunBenchmark(const FlagValues& flags, const std::vector<std::strin
   }
   if (s->dry_run) {
     if (s->format == "json") {
-      std::cout << absl::StrFormat("{\"receive_bound_max\":%d,\"receive_bound_total\":%d}\n",
-                                   bound.max_bytes, bound.total_bytes);
+      std::vector<int64_t> sent;
+      for (const PlannedMode& m : *planned) {
+        const std::vector<int64_t> per_rank = PlannedBytesSent(m.request.src, m.plan);
+        sent.push_back(*std::max_element(per_rank.begin(), per_rank.end()));
+      }
+      std::cout << DryRunJson(bound, s->modes, sent) << "\n";
     } else {
       for (const ModeReport& r : reports) std::cout << r.mode << " trace: " << r.trace << "\n";
     }
@@ -426,10 +479,19 @@ is its slowest rank's Redistribute call, and median, min and max are over
 the rounds. Also printed (text): the least bytes a rank must receive, the part
 of its destination block it does not already hold (cli/receive_bound.h).
 
+A cross-mesh move (--dst-mesh, --src-ranks, --dst-ranks; spec §14) runs
+with every participant a Gloo thread: native mode's plan against the naive
+baseline (Partials reduced as in the plain plan, the whole tensor gathered
+on the first source rank, sent to the first destination rank and scattered
+there), both priced and planned with the machine model, checked as reshard
+verify checks cross-mesh moves.
+
 USAGE
   reshard bench --mesh 2,4 --shape 1024,1024 --src 'S(0)S(1)' --dst 'S(1)S(0)'
   reshard bench --mesh 8 --shape 4096,1024 --src 'S(0)' --dst 'R' --repeat 20 --format json
   reshard bench ... --processes       (one process per rank)
+  reshard bench --mesh 4,2 --dst-mesh 2 --dst-ranks 8,9 --shape 1024,1024 \
+      --src 'S(0)S(1)' --dst 'S(1)'     (cross-mesh: native vs naive)
 
 )txt";
 
@@ -444,8 +506,17 @@ Command BenchCommand() {
               {"shape", "SIZES", "required, as for reshard plan"},
               {"src", "LAYOUT", "required, as for reshard plan"},
               {"dst", "LAYOUT", "required, as for reshard plan"},
+              {"dst-mesh", "SIZES",
+               "a cross-mesh move (spec §14): dst's mesh (default --mesh), as for reshard plan"},
+              {"src-ranks", "LIST",
+               "global ranks of --mesh's ranks, row-major (default 0..size-1); the move is "
+               "cross-mesh when this, --dst-mesh or --dst-ranks differs from its default"},
+              {"dst-ranks", "LIST", "global ranks of --dst-mesh's ranks (default 0..size-1)"},
               {"dtype", "NAME", "f32; f64 f32 f16 bf16 i64 i32 i16 i8 u8 (bool without Partial)"},
-              {"modes", "LIST", "native,pytorch; the modes to run, in this order"},
+              {"modes", "LIST",
+               "native,pytorch; the modes to run, in this order. Cross-mesh: native,naive "
+               "(naive: gather on the first source rank, send to the first destination rank, "
+               "scatter; pytorch is refused)"},
               {"repeat", "N", "5; timed rounds (1 to 1000)"},
               {"cost-model", "NAME",
                "pytorch; pytorch mode's cost model (pytorch, pytorch-const or alpha-beta)"},
@@ -459,12 +530,16 @@ Command BenchCommand() {
                "native_model_cost (the same as predicted_us), bytes_sent_max, peak_bytes_max, "
                "measured_us {median, min, max}, verified, predicted_us, cost_model and profile "
                "(what the mode planned with; profile null for none), receive_lower_bound_max "
-               "(the most any rank must receive, whatever the plan))"},
+               "(the most any rank must receive, whatever the plan)). Cross-mesh: the same keys "
+               "but peak_bytes_max, the prices null where the model prices no exchange, then "
+               "cross_mesh (true), participants, crossing_bytes_sent_max"},
               {"dry-run", "",
-               "plan and check the flags, print the receive lower bound (text, or json "
-               "{\"receive_bound_max\", \"receive_bound_total\"}) and each mode's trace, but run "
-               "nothing"},
-              {"processes", "", "one process per rank (a file store in a temporary directory)"},
+               "plan and check the flags, print the receive lower bound and each mode's trace "
+               "(text), or json {\"receive_bound_max\", \"receive_bound_total\", "
+               "\"bytes_sent_max\": {MODE: the busiest rank's bytes, counted from the plan}}, "
+               "but run nothing"},
+              {"processes", "",
+               "one process per rank (a file store in a temporary directory); not cross-mesh"},
               {"timeout", "S", "30; seconds a rank waits for its peers"},
               {"max-ranks", "N",
                "64; refuse meshes with more ranks (each is a thread or process with sockets to its "

@@ -34,20 +34,30 @@ int64_t Overlap(const ShardRegion& a, const ShardRegion& b) {
 
 }  // namespace
 
-ReceiveBound ReceiveLowerBound(const DistSpec& src, const DistSpec& dst) {
+ReceiveBound ReceiveLowerBoundAcross(const DistSpec& src, const DistSpec& dst,
+                                     const std::vector<int64_t>& src_ranks,
+                                     const std::vector<int64_t>& dst_ranks) {
   ReceiveBound bound;
   if (HasPartial(dst)) return bound;
   const bool src_partial = HasPartial(src);
-  const DeviceMesh& mesh = src.mesh();
-  for (int64_t rank = 0; rank < mesh.num_ranks(); ++rank) {
-    const std::vector<int64_t> coord = mesh.Coordinate(rank);
-    const ShardRegion want = RegionOf(dst, coord);
-    const int64_t held = src_partial ? 0 : Overlap(want, RegionOf(src, coord));
+  for (size_t d = 0; d < dst_ranks.size(); ++d) {
+    const ShardRegion want = RegionOf(dst, dst.mesh().Coordinate(static_cast<int64_t>(d)));
+    const auto s = std::find(src_ranks.begin(), src_ranks.end(), dst_ranks[d]);
+    const int64_t held =
+        src_partial || s == src_ranks.end()
+            ? 0
+            : Overlap(want, RegionOf(src, src.mesh().Coordinate(s - src_ranks.begin())));
     const int64_t bytes = (Elements(want.shape) - held) * ItemSize(dst.dtype());
     bound.max_bytes = std::max(bound.max_bytes, bytes);
     bound.total_bytes += bytes;
   }
   return bound;
+}
+
+ReceiveBound ReceiveLowerBound(const DistSpec& src, const DistSpec& dst) {
+  std::vector<int64_t> ranks(src.mesh().num_ranks());
+  for (size_t r = 0; r < ranks.size(); ++r) ranks[r] = static_cast<int64_t>(r);
+  return ReceiveLowerBoundAcross(src, dst, ranks, ranks);
 }
 
 }  // namespace reshard

@@ -15,10 +15,12 @@
 //   0               when dst has a Partial mesh dim (any values that reduce
 //                   right will do, e.g. the rank's own data and zeros).
 // A lower bound for every plan: data a rank does not hold has to arrive.
+// Also for cross-mesh moves (ReceiveLowerBoundAcross).
 #ifndef RESHARD_CLI_RECEIVE_BOUND_H_
 #define RESHARD_CLI_RECEIVE_BOUND_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "planner/layout/dist_spec.h"
 
@@ -31,6 +33,15 @@ struct ReceiveBound {
 
 // src and dst must share mesh, shape and dtype.
 ReceiveBound ReceiveLowerBound(const DistSpec& src, const DistSpec& dst);
+
+// The same rule for a cross-mesh move (spec §14): src on its mesh placed on
+// global ranks `src_ranks`, dst on `dst_ranks` (full lists, row-major); a
+// destination rank holds S only when it is also a source rank, a rank that
+// is only a source must receive nothing. ReceiveLowerBound is this with
+// both lists 0 .. n - 1.
+ReceiveBound ReceiveLowerBoundAcross(const DistSpec& src, const DistSpec& dst,
+                                     const std::vector<int64_t>& src_ranks,
+                                     const std::vector<int64_t>& dst_ranks);
 
 }  // namespace reshard
 

@@ -25,21 +25,24 @@
 #include "absl/status/status.h"
 #include "collectives/communicator.h"
 #include "collectives/executor.h"
+#include "collectives/slice_exchange.h"
 #include "collectives/tensor/local_tensor.h"
 #include "planner/cross_mesh/cross_mesh_plan.h"
 
 namespace reshard {
 
-// Bytes this participant sent and received in the crossing.
-struct CrossingStats {
-  int64_t bytes_sent = 0;
-  int64_t bytes_received = 0;
-};
-
+// stats (may be null): the crossing's bytes and the steps' (slice_exchange.h).
 absl::Status RedistributeAcross(LocalTensor& t, const CrossMeshRequest& request,
                                 const CrossMeshPlan& plan, int64_t global_rank,
                                 Communicator* src_comm, Communicator* dst_comm,
                                 Communicator& union_comm, CrossingStats* stats = nullptr);
+
+// This participant's index in plan.participants when the communicators fit
+// it (above), else InvalidArgument naming the rank. For executors of other
+// crossings over the same participants (naive_cross_mesh_executor.h).
+absl::StatusOr<int64_t> CheckAcrossComms(const CrossMeshPlan& plan, int64_t global_rank,
+                                         Communicator* src_comm, Communicator* dst_comm,
+                                         Communicator& union_comm);
 
 }  // namespace reshard
 

@@ -77,10 +77,15 @@ absl::Status Connect(const CrossMeshPlan& plan, int64_t index, std::shared_ptr<S
   return absl::OkStatus();
 }
 
+// What a body sees of a participant's connections.
+ParticipantComms CommsOf(Connections& c) {
+  return ParticipantComms{c.src_comm.get(), c.dst_comm.get(), c.union_comm, c.die};
+}
+
 // One connected participant: its source shard, run.
 absl::Status RunParticipant(const CrossMeshRequest& r, const CrossMeshPlan& plan,
                             const LocalTensor& global, uint64_t seed, int64_t index,
-                            const Fault& fault, Connections& c, ParticipantResult& out) {
+                            const Fault& fault, const ParticipantComms& c, ParticipantResult& out) {
   const int64_t rank = plan.participants[index];
   out.tensor = *LocalTensor::Zeros(r.src.dtype(), {0});
   if (const int64_t s = IndexOf(plan.src_ranks, rank); s >= 0) {
@@ -92,8 +97,7 @@ absl::Status RunParticipant(const CrossMeshRequest& r, const CrossMeshPlan& plan
     faulty = std::make_unique<FaultyCommunicator>(*c.union_comm, fault.at_call, c.die);
     union_comm = faulty.get();
   }
-  return RedistributeAcross(out.tensor, r, plan, rank, c.src_comm.get(), c.dst_comm.get(),
-                            *union_comm, &out.stats);
+  return RedistributeAcross(out.tensor, r, plan, rank, c.src, c.dst, *union_comm, &out.stats);
 }
 
 // A child participant's result as bytes: "<sent> <received>\n<tensor bytes>".
@@ -185,11 +189,10 @@ std::string CheckData(const CrossMeshRequest& r, const CrossMeshPlan& plan,
       LoadAsDouble(global.data(), *bad, global.dtype()));
 }
 
-// Every participant's crossing counters against the plan; "" when they match.
-std::string CheckCounters(const CrossMeshPlan& plan,
-                          const std::vector<ParticipantResult>& results) {
-  const std::vector<int64_t> sent = plan.BytesSent();
-  const std::vector<int64_t> bound = plan.ReceiveLowerBoundBytes();
+// Every participant's crossing counters against what its plan says; "" when
+// they match.
+std::string CheckCounters(const CrossMeshPlan& plan, const std::vector<ParticipantResult>& results,
+                          const std::vector<int64_t>& sent, const std::vector<int64_t>& bound) {
   for (size_t i = 0; i < results.size(); ++i) {
     const CrossingStats& s = results[i].stats;
     if (s.bytes_sent != sent[i] || s.bytes_received != bound[i]) {
@@ -203,7 +206,8 @@ std::string CheckCounters(const CrossMeshPlan& plan,
 }
 
 std::string Problem(const CrossMeshRequest& r, const CrossMeshPlan& plan, const LocalTensor& global,
-                    uint64_t seed, const std::vector<ParticipantResult>& results) {
+                    uint64_t seed, const std::vector<ParticipantResult>& results,
+                    const std::vector<int64_t>& sent, const std::vector<int64_t>& received) {
   if (results.size() != plan.participants.size()) {
     return absl::StrFormat("%d results for %d participants", results.size(),
                            plan.participants.size());
@@ -217,18 +221,17 @@ std::string Problem(const CrossMeshRequest& r, const CrossMeshPlan& plan, const 
   }
   if (!errors.empty()) return absl::StrCat("ranks failed:", errors);
   if (std::string p = CheckData(r, plan, global, seed, results); !p.empty()) return p;
-  return CheckCounters(plan, results);
+  return CheckCounters(plan, results, sent, received);
 }
 
 }  // namespace
 
-std::vector<ParticipantResult> RunAcrossOnThreads(const CrossMeshRequest& r,
-                                                  const CrossMeshPlan& plan,
-                                                  const LocalTensor& global, uint64_t seed,
-                                                  const GlooOptions& options, const Fault& fault) {
+std::vector<absl::Status> OnParticipantThreads(const CrossMeshRequest& r, const CrossMeshPlan& plan,
+                                               const GlooOptions& options,
+                                               const ParticipantBody& body) {
   const std::shared_ptr<Store> store = NewInProcessStore();
   const size_t n = plan.participants.size();
-  std::vector<ParticipantResult> results(n);
+  std::vector<absl::Status> status(n);
   std::vector<Connections> connections(n);
   std::vector<std::thread> threads;
   // Every participant closes its connections once all are done (a peer may
@@ -244,10 +247,8 @@ std::vector<ParticipantResult> RunAcrossOnThreads(const CrossMeshRequest& r,
         }
       };
       const int64_t index = static_cast<int64_t>(i);
-      results[i].status = Connect(plan, index, store, options, "", true, c);
-      if (results[i].status.ok()) {
-        results[i].status = RunParticipant(r, plan, global, seed, index, fault, c, results[i]);
-      }
+      status[i] = Connect(plan, index, store, options, "", true, c);
+      if (status[i].ok()) status[i] = body(index, CommsOf(c));
       {
         absl::MutexLock lock(&mu);
         --running;
@@ -258,14 +259,36 @@ std::vector<ParticipantResult> RunAcrossOnThreads(const CrossMeshRequest& r,
     });
   }
   for (std::thread& t : threads) t.join();
+  return status;
+}
+
+std::vector<ParticipantResult> RunAcrossOnThreads(const CrossMeshRequest& r,
+                                                  const CrossMeshPlan& plan,
+                                                  const LocalTensor& global, uint64_t seed,
+                                                  const GlooOptions& options, const Fault& fault) {
+  std::vector<ParticipantResult> results(plan.participants.size());
+  const std::vector<absl::Status> status =
+      OnParticipantThreads(r, plan, options, [&](int64_t index, const ParticipantComms& c) {
+        return RunParticipant(r, plan, global, seed, index, fault, c, results[index]);
+      });
+  for (size_t i = 0; i < results.size(); ++i) results[i].status = status[i];
   return results;
 }
 
 CaseReport CheckAcross(const CrossMeshRequest& r, const CrossMeshPlan& plan,
                        const LocalTensor& global, uint64_t seed,
                        const std::vector<ParticipantResult>& results) {
+  return CheckAcross(r, plan, global, seed, results, plan.BytesSent(),
+                     plan.ReceiveLowerBoundBytes());
+}
+
+CaseReport CheckAcross(const CrossMeshRequest& r, const CrossMeshPlan& plan,
+                       const LocalTensor& global, uint64_t seed,
+                       const std::vector<ParticipantResult>& results,
+                       const std::vector<int64_t>& sent, const std::vector<int64_t>& received) {
   CaseReport report;
-  if (std::string problem = Problem(r, plan, global, seed, results); !problem.empty()) {
+  if (std::string problem = Problem(r, plan, global, seed, results, sent, received);
+      !problem.empty()) {
     report.outcome = Outcome::kFailed;
     report.detail = absl::StrCat("plan ", plan.Summary(), ": ", std::move(problem));
     return report;
@@ -357,8 +380,8 @@ int RunCrossMeshChild(const CrossMeshCase& c, const ChildRank& child, const Laun
         RESHARD_RETURN_IF_ERROR(Connect(p->plan, index, *store, launch.gloo,
                                         absl::StrCat(child.job, "/"), false, conns));
         ParticipantResult out;
-        RESHARD_RETURN_IF_ERROR(
-            RunParticipant(p->request, p->plan, p->global, c.data_seed, index, fault, conns, out));
+        RESHARD_RETURN_IF_ERROR(RunParticipant(p->request, p->plan, p->global, c.data_seed, index,
+                                               fault, CommsOf(conns), out));
         return EncodeResult(out);
       });
 }

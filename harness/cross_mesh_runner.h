@@ -19,6 +19,7 @@
 #define RESHARD_HARNESS_CROSS_MESH_RUNNER_H_
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -42,6 +43,27 @@ struct ParticipantResult {
   CrossingStats stats;
 };
 
+// A participant's communicators: on the source and destination meshes
+// (null where it is not on that mesh) and over the participants; `die`
+// aborts them all (fault injection).
+struct ParticipantComms {
+  Communicator* src = nullptr;
+  Communicator* dst = nullptr;
+  Communicator* union_comm = nullptr;
+  std::function<void()> die;
+};
+// What a participant thread runs once connected (`index` in plan.participants).
+using ParticipantBody = std::function<absl::Status(int64_t index, const ParticipantComms& comms)>;
+
+// Every participant of `plan` a thread of this process, connected on one
+// in-process store, running `body`; the statuses (a failed connection's, or
+// body's), indexed as plan.participants. Connections stay open until every
+// participant is done. What RunAcrossOnThreads and the cross-mesh bench
+// (cross_mesh_bench.h) run on.
+std::vector<absl::Status> OnParticipantThreads(const CrossMeshRequest& r, const CrossMeshPlan& plan,
+                                               const GlooOptions& options,
+                                               const ParticipantBody& body);
+
 // Runs `plan` with every participant a thread (indexed as
 // plan.participants), source ranks starting from ShardOf(global, r.src, ...,
 // seed). `fault.rank` is a global rank: that participant dies (closes its
@@ -61,6 +83,13 @@ std::vector<ParticipantResult> RunAcrossOnThreads(const CrossMeshRequest& r,
 CaseReport CheckAcross(const CrossMeshRequest& r, const CrossMeshPlan& plan,
                        const LocalTensor& global, uint64_t seed,
                        const std::vector<ParticipantResult>& results);
+// The same with the crossing's expected counters per participant given, for
+// a run whose crossing is not plan.routes (the naive baseline's hops,
+// planner/cross_mesh/naive_plan.h, over plan's participants).
+CaseReport CheckAcross(const CrossMeshRequest& r, const CrossMeshPlan& plan,
+                       const LocalTensor& global, uint64_t seed,
+                       const std::vector<ParticipantResult>& results,
+                       const std::vector<int64_t>& sent, const std::vector<int64_t>& received);
 
 // A verified case, with what its crossing moved (for coverage).
 struct CrossMeshReport {

@@ -159,6 +159,113 @@ TEST(BenchTest, BadInputIsRefusedUpFrontNamingTheFlag) {
   EXPECT_TRUE(absl::StrContains(missing.err, "--shape is required")) << missing.err;
 }
 
+// Trainer 4x2 (ranks 0-7) to inference 2 (ranks 8, 9), f32 16 x 12: each
+// trainer rank holds a 4 x 6 block (96 bytes), each inference rank wants 16
+// x 6 (384 bytes). Native sends each block once; naive's source root sends
+// the whole tensor (768 bytes) to rank 8.
+const std::vector<std::string> kCrossMesh = {
+    "--mesh", "4,2",   "--dst-mesh", "2",     "--dst-ranks", "8,9",      "--shape",
+    "16,12",  "--src", "S(0)S(1)",   "--dst", "S(1)",        "--format", "json"};
+
+std::vector<std::string> With(std::vector<std::string> args, const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+TEST(BenchTest, CrossMeshNativeAndNaiveRunAndVerifyWithThePromisedKeys) {
+  Result r = Bench(With(kCrossMesh, {"--repeat", "2"}));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::vector<json> lines = JsonLines(r);
+  ASSERT_EQ(lines.size(), 2u) << r.out;
+  const std::set<std::string> promised = {"mode",
+                                          "trace",
+                                          "modeled_cost",
+                                          "native_model_cost",
+                                          "bytes_sent_max",
+                                          "measured_us",
+                                          "verified",
+                                          "predicted_us",
+                                          "cost_model",
+                                          "profile",
+                                          "receive_lower_bound_max",
+                                          "cross_mesh",
+                                          "participants",
+                                          "crossing_bytes_sent_max"};
+  for (const json& l : lines) {
+    EXPECT_EQ(Keys(l), promised) << l;
+    EXPECT_EQ(l["verified"], true) << l;
+    EXPECT_EQ(l["participants"], 10) << l;
+    EXPECT_EQ(l["receive_lower_bound_max"], 16 * 6 * 4) << l;
+    EXPECT_EQ(l["measured_us"]["median"].is_number(), true) << l;
+    // The built-in measured model prices the crossing as an exchange (§6.3, §14).
+    EXPECT_GT(l["predicted_us"].get<double>(), 0) << l;
+  }
+  EXPECT_EQ(lines[0]["mode"], "native");
+  EXPECT_EQ(lines[1]["mode"], "naive");
+  EXPECT_EQ(lines[0]["bytes_sent_max"], 4 * 6 * 4) << lines[0];
+  EXPECT_EQ(lines[1]["bytes_sent_max"], 16 * 12 * 4) << lines[1];
+}
+
+// --dry-run --format json counts each mode's busiest sender from its plan:
+// what the run's counters measure.
+TEST(BenchTest, CrossMeshDryRunCountsWhatTheRunSends) {
+  Result dry = Bench(With(kCrossMesh, {"--dry-run"}));
+  EXPECT_EQ(dry.exit_code, 0) << dry.err;
+  std::vector<json> planned = JsonLines(dry);
+  ASSERT_EQ(planned.size(), 1u) << dry.out;
+  EXPECT_EQ(planned[0]["receive_bound_max"], 16 * 6 * 4) << planned[0];
+  Result run = Bench(With(kCrossMesh, {"--repeat", "1"}));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  for (const json& l : JsonLines(run)) {
+    EXPECT_EQ(planned[0]["bytes_sent_max"][l["mode"].get<std::string>()], l["bytes_sent_max"])
+        << planned[0] << l;
+  }
+}
+
+// With an alpha-beta profile every mode is priced, and the baseline, which
+// sends the whole tensor through two ranks, is predicted slower.
+TEST(BenchTest, CrossMeshModesArePricedByAnAlphaBetaProfile) {
+  Result r = Bench(With(kCrossMesh, {"--repeat", "1", "--profile", g_formula_profile}));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<json> lines = JsonLines(r);
+  ASSERT_EQ(lines.size(), 2u) << r.out;
+  for (const json& l : lines) EXPECT_EQ(l["cost_model"], "alpha-beta") << l;
+  EXPECT_LT(lines[0]["predicted_us"].get<double>(), lines[1]["predicted_us"].get<double>());
+}
+
+TEST(BenchTest, CrossMeshBadInputIsRefusedNamingTheFlag) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--modes", "native,pytorch"}, "--modes: pytorch mode plans on one mesh only"},
+      {{"--processes"}, "--processes"},
+      {{"--cost-model", "pytorch"}, "--cost-model"},
+      {{"--max-ranks", "9"}, "--max-ranks"},
+      {{"--dst-ranks", "8,8"}, "--dst-ranks"},
+      {{"--src-ranks", "0,1"}, "--src-ranks"},
+  };
+  for (const auto& [extra, message] : cases) {
+    Result r = Bench(With(kCrossMesh, extra));
+    EXPECT_EQ(r.exit_code, 2) << extra[0] << ": " << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, message)) << extra[0] << ": " << r.err;
+  }
+  Result naive = Bench(
+      {"--mesh", "2", "--shape", "4", "--src", "S(0)", "--dst", "R", "--modes", "native,naive"});
+  EXPECT_EQ(naive.exit_code, 2) << naive.err;
+  EXPECT_TRUE(absl::StrContains(naive.err, "--modes: naive is the cross-mesh baseline"))
+      << naive.err;
+}
+
+// One mesh: --dry-run --format json counts each mode's busiest sender too.
+TEST(BenchTest, DryRunJsonCountsEachModesBusiestSender) {
+  Result r = Bench({"--mesh", "4", "--shape", "13,5", "--src", "S(0)", "--dst", "R", "--dry-run",
+                    "--format", "json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<json> lines = JsonLines(r);
+  ASSERT_EQ(lines.size(), 1u) << r.out;
+  // all_gather of padded 4 x 5 f32 chunks to 3 others (ExpectBothModesVerified).
+  EXPECT_EQ(lines[0]["bytes_sent_max"]["native"], 3 * 4 * 5 * 4) << lines[0];
+  EXPECT_EQ(lines[0]["bytes_sent_max"]["pytorch"], 3 * 4 * 5 * 4) << lines[0];
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {

@@ -52,5 +52,22 @@ TEST(ReceiveBoundTest, PartialSourcesHoldNothingPartialTargetsNeedNothing) {
   EXPECT_EQ(Bound({2}, {8}, "S(0)", "P(sum)").max_bytes, 0);
 }
 
+// Cross-mesh (ReceiveLowerBoundAcross): a destination rank that is also a
+// source rank keeps what its source block holds of its new one. S(0) of 8
+// rows on ranks {0, 1} to S(0) on ranks {0, 5}: rank 0 keeps rows 0-3,
+// rank 5 holds nothing and needs rows 4-7; rank 1 only sends.
+TEST(ReceiveBoundTest, AcrossMeshesOnlySharedRanksKeepTheirOverlap) {
+  DeviceMesh two = *DeviceMesh::Create({2});
+  const DistSpec src = *DistSpec::Parse(two, "S(0)", {8}, DType::kF32);
+  ReceiveBound b = ReceiveLowerBoundAcross(src, src, {0, 1}, {0, 5});
+  EXPECT_EQ(b.max_bytes, 4 * 4);
+  EXPECT_EQ(b.total_bytes, 4 * 4);
+  // On disjoint ranks every destination rank receives its whole block.
+  b = ReceiveLowerBoundAcross(src, src, {0, 1}, {2, 3});
+  EXPECT_EQ(b.total_bytes, 8 * 4);
+  // With both lists 0 .. n - 1 it is the one-mesh bound.
+  EXPECT_EQ(ReceiveLowerBoundAcross(src, src, {0, 1}, {0, 1}).total_bytes, 0);
+}
+
 }  // namespace
 }  // namespace reshard

@@ -227,8 +227,8 @@ absl::StatusOr<Ranks> RanksOfRequest(const CrossMeshRequest& request) {
 
 }  // namespace
 
-absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
-                                            const PlanOptions& options) {
+absl::StatusOr<CrossMeshPlan> PlanPlainCrossMesh(const CrossMeshRequest& request,
+                                                 const PlanOptions& options) {
   if (request.src.global_shape() != request.dst.global_shape() ||
       request.src.dtype() != request.dst.dtype()) {
     return absl::InvalidArgumentError(
@@ -237,9 +237,17 @@ absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
   RESHARD_ASSIGN_OR_RETURN(const Ranks ranks, RanksOfRequest(request));
   RESHARD_ASSIGN_OR_RETURN(DistSpec plain_src, WithoutPartials(request.src));
   RESHARD_ASSIGN_OR_RETURN(DistSpec plain_dst, WithoutPartials(request.dst));
-  RESHARD_ASSIGN_OR_RETURN(CrossMeshPlan best, PlanThrough(request, ranks, plain_src, plain_dst,
-                                                           options, kMaxCrossingSlices));
+  return PlanThrough(request, ranks, std::move(plain_src), std::move(plain_dst), options,
+                     kMaxCrossingSlices);
+}
+
+absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
+                                            const PlanOptions& options) {
+  RESHARD_ASSIGN_OR_RETURN(CrossMeshPlan best, PlanPlainCrossMesh(request, options));
   if (!best.cost.has_value()) return best;  // unpriced: nothing to choose by
+  const Ranks ranks{best.src_ranks, best.dst_ranks, best.participants};
+  const DistSpec plain_src = best.crossing_src;
+  const DistSpec plain_dst = best.crossing_dst;
   // Every candidate's routes count against one budget of kMaxCrossingSlices.
   int64_t slices_left = kMaxCrossingSlices - static_cast<int64_t>(best.routes.size());
   const std::vector<DistSpec> srcs =

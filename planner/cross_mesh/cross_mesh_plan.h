@@ -97,6 +97,13 @@ inline constexpr int64_t kMaxCrossingCandidates = 64;
 absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
                                             const PlanOptions& options);
 
+// The plain candidate alone (spec §14 items 1-3: crossing_src and
+// crossing_dst are src and dst with every Partial Replicate), priced but not
+// compared with others; PlanCrossMesh's errors. The naive baseline
+// (naive_plan.h) replaces its crossing.
+absl::StatusOr<CrossMeshPlan> PlanPlainCrossMesh(const CrossMeshRequest& request,
+                                                 const PlanOptions& options);
+
 // The box of the global tensor held by the rank at `coordinate` of spec's
 // mesh: per tensor dim, its nested chunk over the shard order (spec §2).
 Box BlockOf(const DistSpec& spec, absl::Span<const int64_t> coordinate);

@@ -1,0 +1,44 @@
+// One exchange of exact slices among participants (spec §11.1 routes, spec
+// §14): each holds one box of a tensor and wants another, and one AllToAllV
+// moves every route's box (participants that only send or only receive pass
+// zero counts; a route to itself is a local copy). What a cross-mesh
+// crossing runs, and each hop of the naive baseline (naive_plan.h).
+//
+//   // Every participant, with the same routes (RouteSlices(held, wanted)):
+//   absl::StatusOr<LocalTensor> out =
+//       ExchangeSlices(in, held[me], wanted[me], routes, me, dtype, comm, &stats);
+#ifndef RESHARD_COLLECTIVES_SLICE_EXCHANGE_H_
+#define RESHARD_COLLECTIVES_SLICE_EXCHANGE_H_
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "collectives/communicator.h"
+#include "collectives/tensor/local_tensor.h"
+#include "planner/layout/dtype.h"
+#include "planner/steps/slice_routes.h"
+
+namespace reshard {
+
+// Bytes a participant sent to and received from the others in its
+// exchanges (local copies not counted), and what the steps before and after
+// a crossing sent on their meshes (ExecutionStats::bytes_sent).
+struct CrossingStats {
+  int64_t bytes_sent = 0;
+  int64_t bytes_received = 0;
+  int64_t steps_bytes_sent = 0;
+};
+
+// `in` holds box `held` (its shape); the result holds `wanted`. `routes`
+// are all participants' (participant indices = comm's ranks on a 1-D mesh);
+// `me` is comm.rank(). Adds this participant's bytes to *stats (may be
+// null). Collective over comm.
+absl::StatusOr<LocalTensor> ExchangeSlices(const LocalTensor& in, const Box& held,
+                                           const Box& wanted, absl::Span<const SliceRoute> routes,
+                                           int64_t me, DType dtype, Communicator& comm,
+                                           CrossingStats* stats);
+
+}  // namespace reshard
+
+#endif  // RESHARD_COLLECTIVES_SLICE_EXCHANGE_H_
