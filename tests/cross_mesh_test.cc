@@ -304,7 +304,7 @@ TEST(CrossMeshTest, CrossingsOfTooManySlicesAreRefusedUpFront) {
 // destination rank still receives its 32 bytes and matches the tensor.
 TEST(CrossMeshTest, RoundsUnderAMemoryLimitRunAndMatchTheGroundTruth) {
   CrossMeshRequest r{Spec({2}, "S(0)", {8}), Spec({2}, "R", {8}), {0, 1}, {2, 3}};
-  PlanOptions options{PlanMode::kPytorch};
+  PlanOptions options{PlanMode::kPyTorch};
   options.max_memory = 40;
   int64_t rounds = 0;
   const std::vector<CrossingStats> stats = RunAcross(r, options, &rounds);

@@ -138,7 +138,7 @@ CrossMeshRequest ScatterToReplicas() {
 }
 PlanOptions Pytorch(int64_t bytes = std::numeric_limits<int64_t>::max()) {
   PlanOptions options = Limit(bytes);
-  options.mode = PlanMode::kPytorch;
+  options.mode = PlanMode::kPyTorch;
   options.cost_model = nullptr;
   return options;
 }
