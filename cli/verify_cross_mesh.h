@@ -12,6 +12,7 @@
 #include "cli/flags.h"
 #include "collectives/gloo/gloo_communicator.h"
 #include "harness/prepared_case.h"
+#include "planner/cross_mesh/cross_mesh_plan.h"
 #include "planner/planner.h"
 
 namespace reshard {
