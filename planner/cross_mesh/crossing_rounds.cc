@@ -167,12 +167,13 @@ absl::StatusOr<CrossingRounds> SplitIntoRounds(absl::Span<const Box> held,
   const int64_t least = LeastCrossingMemory(held, wanted, routes, itemsize);
   if (least > max_memory) {
     const size_t i = std::max_element(resident.begin(), resident.end()) - resident.begin();
-    return PlanLimitError(PlanLimit::kMaxMemory,
-                          absl::StrCat("the crossing's blocks alone take ", resident[i],
-                                       " bytes on rank ", participants[i],
-                                       " (its source and destination blocks), so no split into "
-                                       "rounds keeps every rank under ",
-                                       max_memory, " bytes; the crossing needs at least ", least));
+    return PlanLimitError(
+        PlanLimit::kMaxMemory,
+        absl::StrCat("the crossing's blocks alone take ", resident[i], " bytes on rank ",
+                     participants[i],
+                     " (the blocks it holds through the crossing), so no split into "
+                     "rounds keeps every rank under ",
+                     max_memory, " bytes; the crossing needs at least ", least));
   }
   if (RoundsLowerBound(held, wanted, routes, itemsize, max_memory) > kMaxCrossingRounds) {
     return PlanLimitError(
