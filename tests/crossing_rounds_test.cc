@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "harness/cross_mesh_case.h"
 #include "planner/cross_mesh/cross_mesh_plan.h"
+#include "planner/layout/dtype.h"
 #include "planner/steps/plan_limit.h"
 
 namespace reshard {
@@ -63,6 +64,32 @@ void ForEachElement(const Box& box, const std::vector<int64_t>& shape, F f) {
   }
 }
 
+// Per participant, its crossing_src block (held) and crossing_dst block
+// (wanted), empty where it has none (spec §14).
+void CrossingBlocks(const CrossMeshPlan& plan, std::vector<Box>* held, std::vector<Box>* wanted) {
+  const size_t n = plan.participants.size(), ndim = plan.crossing_src.global_shape().size();
+  held->assign(n, Box(ndim));
+  wanted->assign(n, Box(ndim));
+  auto index = [&](int64_t rank) {
+    return std::find(plan.participants.begin(), plan.participants.end(), rank) -
+           plan.participants.begin();
+  };
+  for (size_t r = 0; r < plan.src_ranks.size(); ++r) {
+    (*held)[index(plan.src_ranks[r])] =
+        BlockOf(plan.crossing_src, plan.crossing_src.mesh().Coordinate(static_cast<int64_t>(r)));
+  }
+  for (size_t r = 0; r < plan.dst_ranks.size(); ++r) {
+    (*wanted)[index(plan.dst_ranks[r])] =
+        BlockOf(plan.crossing_dst, plan.crossing_dst.mesh().Coordinate(static_cast<int64_t>(r)));
+  }
+}
+
+int64_t LowerBound(const CrossMeshPlan& plan, int64_t limit) {
+  std::vector<Box> held, wanted;
+  CrossingBlocks(plan, &held, &wanted);
+  return RoundsLowerBound(held, wanted, plan.routes, ItemSize(plan.crossing_src.dtype()), limit);
+}
+
 // "" when every participant receives (or copies) each element of its
 // crossing_dst block exactly once and nothing else, each from a participant
 // whose crossing_src block holds it; else what is wrong.
@@ -71,19 +98,8 @@ std::string EverySliceOnce(const CrossMeshPlan& plan) {
   int64_t numel = 1;
   for (int64_t e : shape) numel *= e;
   const size_t n = plan.participants.size();
-  std::vector<Box> held(n, Box(shape.size())), wanted(n, Box(shape.size()));
-  auto index = [&](int64_t rank) {
-    return std::find(plan.participants.begin(), plan.participants.end(), rank) -
-           plan.participants.begin();
-  };
-  for (size_t r = 0; r < plan.src_ranks.size(); ++r) {
-    held[index(plan.src_ranks[r])] =
-        BlockOf(plan.crossing_src, plan.crossing_src.mesh().Coordinate(static_cast<int64_t>(r)));
-  }
-  for (size_t r = 0; r < plan.dst_ranks.size(); ++r) {
-    wanted[index(plan.dst_ranks[r])] =
-        BlockOf(plan.crossing_dst, plan.crossing_dst.mesh().Coordinate(static_cast<int64_t>(r)));
-  }
+  std::vector<Box> held, wanted;
+  CrossingBlocks(plan, &held, &wanted);
   for (size_t j = 0; j < n; ++j) {
     std::vector<int> count(numel, 0), want(numel, 0), has(numel, 0);
     ForEachElement(wanted[j], shape, [&](int64_t i) { want[i] = 1; });
@@ -161,6 +177,7 @@ TEST(CrossingRoundsTest, RoundsDerivedByHand) {
     absl::StatusOr<CrossMeshPlan> plan = PlanCrossMesh(ScatterToReplicas(), Pytorch(limit));
     ASSERT_TRUE(plan.ok()) << plan.status();
     EXPECT_EQ(plan->rounds, rounds) << limit;
+    EXPECT_EQ(plan->rounds, LowerBound(*plan, limit)) << limit;  // first fit is optimal here
     EXPECT_EQ(plan->routes.size(), slices) << limit;
     EXPECT_LE(Largest(plan->CrossingPeakBytes()), limit);
     EXPECT_EQ(plan->peak_bytes, limit);
@@ -205,7 +222,7 @@ TEST(CrossingRoundsTest, AnotherCrossingLayoutFitsWhereThePlainOneDoesNot) {
 // every participant's peak is within the limit, no schedule has fewer
 // rounds than RoundsLowerBound, every slice moves once.
 TEST(CrossingRoundsTest, RandomMovesStayWithinTheirLimits) {
-  int split = 0;
+  int split = 0, at_bound = 0;
   for (uint64_t seed = 0; seed < 150; ++seed) {
     const CrossMeshCase c = RandomCrossMeshCase(seed, 8, 12);
     absl::StatusOr<CrossMeshRequest> r = RequestOf(c);
@@ -224,9 +241,14 @@ TEST(CrossingRoundsTest, RandomMovesStayWithinTheirLimits) {
     EXPECT_LE(Largest(plan->CrossingPeakBytes()), limit) << c.CommandLine();
     EXPECT_EQ(EverySliceOnce(*plan), "") << c.CommandLine();
     EXPECT_EQ(plan->route_rounds.size(), plan->routes.size());
+    const int64_t bound = LowerBound(*plan, limit);
+    EXPECT_GE(plan->rounds, bound) << c.CommandLine();
     split += plan->rounds > 1;
+    at_bound += plan->rounds > 1 && plan->rounds == bound;
   }
   EXPECT_GT(split, 20);  // the limits did split crossings
+  RecordProperty("split", split);
+  RecordProperty("split_at_the_lower_bound", at_bound);
 }
 
 }  // namespace

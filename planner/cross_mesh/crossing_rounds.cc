@@ -51,6 +51,8 @@ Cut CutOf(const Box& box, int64_t max_elements) {
   return {d, std::max<int64_t>(1, max_elements / inner)};
 }
 
+absl::Status TooManyRounds(int64_t max_memory);
+
 // First fit, largest first (spec §14 "Memory"): each piece goes to
 // the earliest round where both its ends have room; ResourceExhausted past
 // kMaxCrossingRounds.
@@ -74,10 +76,7 @@ absl::StatusOr<std::vector<int64_t>> FirstFit(absl::Span<const SliceRoute> piece
     }
     if (r == used.size()) {
       if (static_cast<int64_t>(used.size()) == kMaxCrossingRounds) {
-        return PlanLimitError(
-            PlanLimit::kMaxMemory,
-            absl::StrCat("the crossing would take more than ", kMaxCrossingRounds, " rounds under ",
-                         max_memory, " bytes per rank; raise the limit"));
+        return TooManyRounds(max_memory);
       }
       used.emplace_back(room.size(), 0);
     }
@@ -86,6 +85,71 @@ absl::StatusOr<std::vector<int64_t>> FirstFit(absl::Span<const SliceRoute> piece
     round_of[k] = static_cast<int64_t>(r);
   }
   return round_of;
+}
+
+absl::Status TooManyRounds(int64_t max_memory) {
+  return PlanLimitError(
+      PlanLimit::kMaxMemory,
+      absl::StrCat("the crossing would take more than ", kMaxCrossingRounds, " rounds under ",
+                   max_memory, " bytes per rank; raise the limit"));
+}
+
+// `rounds` sorted by round, then receiver, then sender; pieces of one route
+// keep their order (the executor packs and unpacks them alike).
+CrossingRounds SortedByRound(CrossingRounds rounds) {
+  std::vector<size_t> order(rounds.routes.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const SliceRoute &x = rounds.routes[a], &y = rounds.routes[b];
+    return std::tie(rounds.round_of[a], x.receiver, x.sender) <
+           std::tie(rounds.round_of[b], y.receiver, y.sender);
+  });
+  CrossingRounds sorted;
+  sorted.rounds = rounds.rounds;
+  for (size_t k : order) {
+    sorted.routes.push_back(std::move(rounds.routes[k]));
+    sorted.round_of.push_back(rounds.round_of[k]);
+  }
+  return sorted;
+}
+
+// Spec §14 "Memory" steps 3-4: every route between two participants cut
+// into pieces of at most 1/divisor of what fits both its ends, placed first
+// fit; ResourceExhausted past `max_pieces` pieces or kMaxCrossingRounds.
+absl::StatusOr<CrossingRounds> Schedule(absl::Span<const SliceRoute> routes,
+                                        absl::Span<const int64_t> room, int64_t itemsize,
+                                        int64_t max_memory, int64_t max_pieces, int64_t divisor) {
+  auto fit = [&](const SliceRoute& r) {
+    return std::max<int64_t>(1, std::min(room[r.sender], room[r.receiver]) / itemsize / divisor);
+  };
+  int64_t pieces = 0;
+  for (const SliceRoute& r : routes) {
+    pieces += r.sender == r.receiver ? 1 : SplitBoxCount(r.box, fit(r));
+    if (pieces > max_pieces) {
+      return PlanLimitError(
+          PlanLimit::kMaxMemory,
+          absl::StrCat("the crossing under ", max_memory, " bytes per rank would move more than ",
+                       max_pieces, " slices; raise the limit"));
+    }
+  }
+  CrossingRounds out;
+  std::vector<SliceRoute> moving;
+  for (const SliceRoute& r : routes) {
+    if (r.sender == r.receiver) {
+      out.routes.push_back(r);  // a local copy: no buffers, round 0
+      continue;
+    }
+    for (Box& piece : SplitBox(r.box, fit(r))) moving.push_back({r.sender, r.receiver, piece});
+  }
+  RESHARD_ASSIGN_OR_RETURN(std::vector<int64_t> round_of,
+                           FirstFit(moving, room, itemsize, max_memory));
+  out.round_of.assign(out.routes.size(), 0);
+  for (size_t k = 0; k < moving.size(); ++k) {
+    out.routes.push_back(std::move(moving[k]));
+    out.round_of.push_back(round_of[k]);
+    out.rounds = std::max(out.rounds, round_of[k] + 1);
+  }
+  return SortedByRound(std::move(out));
 }
 
 }  // namespace
@@ -175,57 +239,19 @@ absl::StatusOr<CrossingRounds> SplitIntoRounds(absl::Span<const Box> held,
                      "rounds keeps every rank under ",
                      max_memory, " bytes; the crossing needs at least ", least));
   }
-  if (RoundsLowerBound(held, wanted, routes, itemsize, max_memory) > kMaxCrossingRounds) {
-    return PlanLimitError(
-        PlanLimit::kMaxMemory,
-        absl::StrCat("the crossing would take more than ", kMaxCrossingRounds, " rounds under ",
-                     max_memory, " bytes per rank; raise the limit"));
+  const int64_t bound = RoundsLowerBound(held, wanted, routes, itemsize, max_memory);
+  if (bound > kMaxCrossingRounds) return TooManyRounds(max_memory);
+  // Pieces of the most that fits first; smaller ones (a half, a third, a
+  // quarter of it) may pack into fewer rounds. The fewest rounds win, the
+  // larger pieces on ties; the first try's errors are the crossing's.
+  absl::StatusOr<CrossingRounds> best =
+      Schedule(routes, room, itemsize, max_memory, max_pieces, /*divisor=*/1);
+  for (int64_t divisor = 2; best.ok() && best->rounds > bound && divisor <= 4; ++divisor) {
+    absl::StatusOr<CrossingRounds> finer =
+        Schedule(routes, room, itemsize, max_memory, max_pieces, divisor);
+    if (finer.ok() && finer->rounds < best->rounds) best = *std::move(finer);
   }
-  CrossingRounds out;
-  int64_t pieces = 0;
-  for (const SliceRoute& r : routes) {
-    const int64_t fit = std::min(room[r.sender], room[r.receiver]) / itemsize;
-    pieces += r.sender == r.receiver ? 1 : SplitBoxCount(r.box, fit);
-    if (pieces > max_pieces) {
-      return PlanLimitError(
-          PlanLimit::kMaxMemory,
-          absl::StrCat("the crossing under ", max_memory, " bytes per rank would move more than ",
-                       max_pieces, " slices; raise the limit"));
-    }
-  }
-  std::vector<SliceRoute> moving;
-  for (SliceRoute& r : routes) {
-    if (r.sender == r.receiver) {
-      out.routes.push_back(std::move(r));  // a local copy: no buffers, round 0
-      continue;
-    }
-    const int64_t fit = std::min(room[r.sender], room[r.receiver]) / itemsize;
-    for (Box& piece : SplitBox(r.box, fit)) moving.push_back({r.sender, r.receiver, piece});
-  }
-  RESHARD_ASSIGN_OR_RETURN(std::vector<int64_t> round_of,
-                           FirstFit(moving, room, itemsize, max_memory));
-  out.round_of.assign(out.routes.size(), 0);
-  for (size_t k = 0; k < moving.size(); ++k) {
-    out.routes.push_back(std::move(moving[k]));
-    out.round_of.push_back(round_of[k]);
-    out.rounds = std::max(out.rounds, round_of[k] + 1);
-  }
-  // Sorted by round, then receiver, then sender; pieces of one route keep
-  // their order (the executor packs and unpacks them alike).
-  std::vector<size_t> order(out.routes.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const SliceRoute &x = out.routes[a], &y = out.routes[b];
-    return std::tie(out.round_of[a], x.receiver, x.sender) <
-           std::tie(out.round_of[b], y.receiver, y.sender);
-  });
-  CrossingRounds sorted;
-  sorted.rounds = out.rounds;
-  for (size_t k : order) {
-    sorted.routes.push_back(std::move(out.routes[k]));
-    sorted.round_of.push_back(out.round_of[k]);
-  }
-  return sorted;
+  return best;
 }
 
 std::vector<Box> SplitBox(const Box& box, int64_t max_elements) {

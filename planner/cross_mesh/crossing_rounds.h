@@ -64,7 +64,9 @@ int64_t RoundsLowerBound(absl::Span<const Box> held, absl::Span<const Box> wante
 // Spec §14 "Memory": `routes` (RouteSlices(held, wanted)) in one round when
 // every participant's peak fits `max_memory`; otherwise every route cut into
 // pieces that fit both its ends (SplitBox) and the pieces placed first-fit,
-// largest first, in the earliest round where both ends still have room.
+// largest first, in the earliest round where both ends still have room,
+// tried again with smaller pieces (down to a quarter) while the rounds are
+// over RoundsLowerBound, the fewest rounds kept.
 // ResourceExhausted carrying PlanLimit::kMaxMemory ("max_memory: ...",
 // naming the participant's global rank from `participants` and the least
 // limit) when max_memory < LeastCrossingMemory, when the pieces would be
