@@ -203,6 +203,19 @@ TEST(CrossingRoundsTest, ALimitUnderTheResidentBlocksNamesTheLeastThatWorks) {
   EXPECT_EQ(plan->peak_bytes, 20);
 }
 
+// The steps after the crossing are planned under the limit too: S(1) on 2
+// ranks of a 16 x 12 f32 tensor is 384 bytes per rank, over 100, and the
+// error says which part of the move it comes from.
+TEST(CrossingRoundsTest, MemoryErrorsOfTheStepsAfterNameThatPart) {
+  CrossMeshRequest r{Spec({4, 2}, "S(0)S(1)", {16, 12}), Spec({2}, "S(1)", {16, 12}), {}, {8, 9}};
+  absl::StatusOr<CrossMeshPlan> plan = PlanCrossMesh(r, Limit(100));
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(PlanLimitOf(plan.status()), PlanLimit::kMaxMemory);
+  EXPECT_THAT(plan.status().message(),
+              HasSubstr("max_memory: the steps after the crossing (destination mesh): the source "
+                        "shard alone takes 384 bytes"));
+}
+
 // R on ranks 2-5 (2 x 2) wants the whole 32-byte tensor on every rank: 36
 // bytes at least. Under 35 the plain layout is refused, but the destination
 // can receive S(0) blocks and all_gather after (in place under the default

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "base/status_macros.h"
 #include "planner/cross_mesh/crossing_rounds.h"
 #include "planner/layout/chunk.h"
@@ -209,24 +210,35 @@ struct Ranks {
   std::vector<int64_t> src, dst, participants;
 };
 
+// A memory-limit error of the steps before or after, saying which part of
+// the move it comes from (spec §14 "Memory"); other errors as they are.
+absl::Status InPart(const absl::Status& status, absl::string_view part) {
+  if (PlanLimitOf(status) != PlanLimit::kMaxMemory) return status;
+  absl::string_view detail = status.message();
+  absl::ConsumePrefix(&detail, "max_memory: ");
+  return PlanLimitError(PlanLimit::kMaxMemory, absl::StrCat(part, ": ", detail));
+}
+
 // One candidate of spec §14: the plan through `crossing_src` and
 // `crossing_dst`, routed and priced; ResourceExhausted past `max_slices`.
 absl::StatusOr<CrossMeshPlan> PlanThrough(const CrossMeshRequest& request, const Ranks& ranks,
                                           DistSpec crossing_src, DistSpec crossing_dst,
                                           const PlanOptions& options, int64_t max_slices) {
-  RESHARD_ASSIGN_OR_RETURN(Plan before, PlanRedistribution(request.src, crossing_src, options));
-  RESHARD_ASSIGN_OR_RETURN(Plan after, PlanRedistribution(crossing_dst, request.dst, options));
+  absl::StatusOr<Plan> before = PlanRedistribution(request.src, crossing_src, options);
+  if (!before.ok()) return InPart(before.status(), "the steps before the crossing (source mesh)");
+  absl::StatusOr<Plan> after = PlanRedistribution(crossing_dst, request.dst, options);
+  if (!after.ok()) return InPart(after.status(), "the steps after the crossing (destination mesh)");
   CrossMeshPlan plan{ranks.src,
                      ranks.dst,
                      ranks.participants,
-                     std::move(before),
+                     *std::move(before),
                      std::move(crossing_src),
                      std::move(crossing_dst),
                      {},
                      {},
                      1,
                      {},
-                     std::move(after)};
+                     *std::move(after)};
   if (const int64_t slices = CrossingSlices(plan); slices > max_slices) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "dst_ranks: the crossing would move ", slices, " slices, more than ", max_slices,
