@@ -61,10 +61,10 @@ struct CrossMeshPlan {
   int64_t rounds = 1;                 // each one AllToAllV over the participants
   RouteLoad load;                     // of the whole crossing, in elements
   Plan after;                         // on the destination mesh: crossing_dst -> dst
-  // The crossing's price by the request's cost model: one grouped
+  // The crossing's price by the request's cost model: per round one grouped
   // send/recv over the participants (CostModel::ExchangeAmongRanksUs, the
-  // rule of the model's exchange steps); none when the model cannot price
-  // an exchange (the pytorch models).
+  // rule of the model's exchange steps), summed; none when the model cannot
+  // price an exchange (the pytorch models).
   std::optional<double> crossing_cost;
   // before.cost + crossing_cost + after.cost; none when crossing_cost is.
   std::optional<double> cost;
