@@ -1,6 +1,8 @@
 #include "planner/costs/remaining_cost_bound.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 namespace reshard {
@@ -95,13 +97,13 @@ RemainingCostBound::Leaving RemainingCostBound::LeavingOf(const DistState& state
   // First position of each tensor dim's order that differs from dst's: the
   // lowest position holding a mesh dim that dst does not hold there (a cell
   // differs). The last slot takes what is not a Shard.
-  unsigned diverge[kMaxTensorDims + 1];
-  for (unsigned& d : diverge) d = kMaxMeshDims;
+  uint8_t diverge[kMaxTensorDims + 1];
+  std::memset(diverge, kMaxMeshDims, sizeof(diverge));  // bytes: two stores, not a loop
   for (int m = 0; m < leaving.ndim; ++m) {
     const unsigned c = state.cell(m);
     const bool moved = (c & 3u) == kShard && c != dst_cell_[m];
     const unsigned slot = moved ? (c >> 2) & 7u : kMaxTensorDims;
-    diverge[slot] = std::min(diverge[slot], c >> 5);
+    diverge[slot] = std::min<unsigned>(diverge[slot], c >> 5);
   }
   for (int m = 0; m < leaving.ndim; ++m) {
     const unsigned c = state.cell(m);

@@ -51,6 +51,7 @@
 #ifndef RESHARD_PLANNER_COSTS_REMAINING_COST_BOUND_H_
 #define RESHARD_PLANNER_COSTS_REMAINING_COST_BOUND_H_
 
+#include <cstdint>
 #include <vector>
 
 #include "mesh/device_mesh.h"
@@ -77,11 +78,11 @@ class RemainingCostBound {
   void FillLeaves(const DistState& dst, LowerBoundFn lower_bound, double (*table)[3]);
   // What leaving costs at least, by a mesh dim's case: 0 when it need not
   // leave, kShardLeaves or kPartialLeaves (what it holds now).
-  enum Case { kStays = 0, kShardLeaves = 1, kPartialLeaves = 2 };
+  enum Case : uint8_t { kStays = 0, kShardLeaves = 1, kPartialLeaves = 2 };
   // A state's mesh dims by case, and its shard set (the bytes bound's key).
   struct Leaving {
     int ndim = 0;
-    Case of[kMaxMeshDims] = {};
+    Case of[kMaxMeshDims];  // of[0, ndim) set by LeavingOf
     unsigned shard_set = 0;
   };
   Leaving LeavingOf(const DistState& state) const;
