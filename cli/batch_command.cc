@@ -89,7 +89,7 @@ CommandResult RunBatch(const FlagValues& flags, const std::vector<std::string>&)
   if (timings) {
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::cerr << absl::StrFormat("reshard batch: %d lines in %.3f s (%.1f us/line)\n", lines,
+    std::cerr << absl::StrFormat("reshard batch: %d lines in %.4f s (%.1f us/line)\n", lines,
                                  seconds, lines ? seconds * 1e6 / lines : 0.0);
   }
   return kExitOk;
