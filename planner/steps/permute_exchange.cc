@@ -1,5 +1,7 @@
 #include "planner/steps/permute_exchange.h"
 
+#include <algorithm>
+
 namespace reshard {
 namespace {
 
@@ -28,7 +30,34 @@ std::vector<int64_t> Sizes(const Box& box) {
   return out;
 }
 
+// The first member's slice of tensor dim d (length `length`) before or
+// after the step: NestedChunk at index 0 of every split (Blocks' member 0).
+Slice FirstMemberSlice(const DistState& state, const Step& step, const DeviceMesh& mesh, int d,
+                       int64_t length, bool after) {
+  const MeshDimList splits = GroupSplitsOf(state, step, d, after);
+  int64_t sizes[kMaxMeshDims];
+  const int64_t zeros[kMaxMeshDims] = {};
+  for (size_t i = 0; i < splits.size(); ++i) sizes[i] = mesh.size(splits[i]);
+  return NestedChunk(length, absl::MakeConstSpan(sizes, splits.size()),
+                     absl::MakeConstSpan(zeros, splits.size()));
+}
+
 }  // namespace
+
+int64_t FirstMemberReceives(const DistState& state, const Step& step, const DeviceMesh& mesh,
+                            absl::Span<const int64_t> logical) {
+  int64_t wanted = 1, kept = 1;
+  for (size_t d = 0; d < logical.size(); ++d) {
+    const int dim = static_cast<int>(d);
+    const Slice held = FirstMemberSlice(state, step, mesh, dim, logical[d], /*after=*/false);
+    const Slice want = FirstMemberSlice(state, step, mesh, dim, logical[d], /*after=*/true);
+    const int64_t lo = std::max(held.offset, want.offset);
+    const int64_t hi = std::min(held.offset + held.size, want.offset + want.size);
+    wanted *= want.size;
+    kept *= std::max<int64_t>(0, hi - lo);
+  }
+  return wanted - kept;
+}
 
 std::vector<int64_t> PermuteExchange::SendCounts() const { return Counts(send); }
 std::vector<int64_t> PermuteExchange::RecvCounts() const { return Counts(recv); }

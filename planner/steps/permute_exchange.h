@@ -64,6 +64,14 @@ PermuteExchange PermuteExchangeOf(const DistState& state, const Step& step, cons
 RouteLoad ExchangeLoadOf(const DistState& state, const Step& step, const DeviceMesh& mesh,
                          absl::Span<const int64_t> logical);
 
+// The elements the group's first member (coordinate 0 on every group mesh
+// dim) receives in the step at `logical`: the part of its target block it
+// does not hold (spec §11.1), so at most ExchangeLoadOf's max_received.
+// Computed from two blocks, without routing: what deferred pricing bounds an
+// exchange's bytes by (spec §5.2 item 7).
+int64_t FirstMemberReceives(const DistState& state, const Step& step, const DeviceMesh& mesh,
+                            absl::Span<const int64_t> logical);
+
 }  // namespace reshard
 
 #endif  // RESHARD_PLANNER_STEPS_PERMUTE_EXCHANGE_H_
