@@ -60,7 +60,9 @@
 #include "planner/search/graph_planner.h"
 #include "planner/search/native_transitions.h"
 #include "planner/search/transitions.h"
+#include "planner/steps/permute_exchange.h"
 #include "planner/steps/plan.h"
+#include "planner/steps/step_bytes.h"
 #include "planner/steps/step_memory.h"
 #include "tests/collective_count_cost_model.h"
 
@@ -772,6 +774,29 @@ TEST(PropertyTest, NativeRemainingCostBoundIsConsistentUnderNccl) {
   });
 }
 
+// FirstMemberReceiptOf, the deferred bound's input, against the first
+// member's routes (spec §11.1): exactly the elements it receives from
+// others, at most as many senders.
+void ExpectFirstMemberReceiptMatchesItsRoutes(const Case& c, const DistState& u, const Step& b) {
+  const std::vector<int64_t> zeros(c.src.mesh().ndim(), 0);
+  const std::vector<int64_t> logical =
+      LogicalShape(u, b, c.src.mesh(), c.src.global_shape(), zeros);
+  const FirstMemberReceipt receipt = FirstMemberReceiptOf(u, b, c.src.mesh(), logical);
+  const PermuteExchange x = PermuteExchangeOf(u, b, c.src.mesh(), logical, zeros);
+  const std::vector<int64_t> counts = x.RecvCounts();
+  int64_t received = 0, senders = 0;
+  for (size_t j = 0; j < counts.size(); ++j) {
+    if (static_cast<int64_t>(j) == x.me) continue;
+    received += counts[j];
+    senders += counts[j] > 0;
+  }
+  EXPECT_EQ(x.me, 0);
+  EXPECT_EQ(receipt.elements, received)
+      << c.description << " at " << u.ToString() << " via " << b.ToString();
+  EXPECT_LE(receipt.senders, senders)
+      << c.description << " at " << u.ToString() << " via " << b.ToString();
+}
+
 // Spec §5.2 item 7: nccl's deferred bound on an exchange (its first
 // member's received bytes, one round's latency) never exceeds the
 // exchange's price, on every edge of a two-step walk from random sources.
@@ -792,6 +817,7 @@ TEST(PropertyTest, DeferredExchangeBoundNeverExceedsItsPrice) {
         const std::optional<double> bound = model->DeferredCostBound(u, b);
         if (!bound.has_value()) continue;
         EXPECT_EQ(b.kind, StepKind::kExchange) << b.ToString();
+        ExpectFirstMemberReceiptMatchesItsRoutes(c, u, b);
         ASSERT_LE(*bound, model->StepCost(u, b))
             << c.description << " at " << u.ToString() << " via " << b.ToString();
         ++bounded;

@@ -45,23 +45,19 @@ double ExchangeTimeUs(const NcclP2pLinks& links, const HostSpan& s, const RouteL
 }
 
 // A lower bound on ExchangeTimeUs over `s` when the busiest member moves at
-// least `bytes`, in any number m >= 1 of messages (spec §5.2 item 7):
-// NcclP2pTimeUs pays at least one round's latency, and Messages sends at
-// least m * remote / peers of the messages, so that share of the bytes, over
-// the network (all of them on NVLink within one host); whatever the split,
-// the slower share takes at least the bytes over the two bandwidths' sum.
-// Shrunk by a millionth for rounding.
-double ExchangeTimeLowerBoundUs(const NcclP2pLinks& links, const HostSpan& s, double bytes) {
+// least `bytes` in at least `messages` >= 1 messages (spec §5.2 item 7):
+// NcclP2pTimeUs's latency grows with the messages (more rounds, more of
+// them over the network, which costs at least NVLink's round: nccl_tuning.cc);
+// Messages sends at least messages * remote / peers of them to other hosts,
+// so that share of the bytes goes over the network (all of them on NVLink
+// within one host), and whatever the split the slower share takes at least
+// the bytes over the two bandwidths' sum. Shrunk by a millionth for rounding.
+double ExchangeTimeLowerBoundUs(const NcclP2pLinks& links, const HostSpan& s, int64_t messages,
+                                double bytes) {
   if (s.ranks <= 1) return 0;
   const int64_t peers = s.ranks - 1;
   const int64_t remote = s.ranks - s.local;
-  NcclP2pCall intra, inter;
-  intra.intra_peers = 1;
-  inter.inter_peers = 1;
-  const double lat = remote == 0 ? NcclP2pTimeUs(links, intra)
-                     : remote == peers
-                         ? NcclP2pTimeUs(links, inter)
-                         : std::min(NcclP2pTimeUs(links, intra), NcclP2pTimeUs(links, inter));
+  const double lat = NcclP2pTimeUs(links, Messages(s, std::max<int64_t>(1, messages), 0.0));
   const double kb = bytes / 1000;
   const double transfer = remote == 0 ? kb / links.nvlink_gbps
                                       : std::max(kb / (links.nvlink_gbps + links.net_gbps),
@@ -133,16 +129,17 @@ class NcclCosts : public BoundCostModel {
   }
 
   // An exchange's routes are most of native planning's time (spec §5.2
-  // item 7): bound it by its first member's received bytes instead.
+  // item 7): bound it by its first member's received bytes and senders instead.
   std::optional<double> DeferredCostBound(const DistState& current,
                                           const Step& step) const override {
     if (step.kind != StepKind::kExchange) return std::nullopt;
     const int bits = step.group.bits();
     if (span_[bits].ranks <= 1) return 0.0;
     const std::vector<int64_t> zeros(mesh_.ndim(), 0);
-    const int64_t received = FirstMemberReceives(
+    const FirstMemberReceipt receipt = FirstMemberReceiptOf(
         current, step, mesh_, LogicalShape(current, step, mesh_, global_shape_, zeros));
-    return ExchangeTimeLowerBoundUs(links_, span_[bits], itemsize_ * static_cast<double>(received));
+    return ExchangeTimeLowerBoundUs(links_, span_[bits], receipt.senders,
+                                    itemsize_ * static_cast<double>(receipt.elements));
   }
 
   // NCCL runs all_gather and reduce_scatter in place (spec §12).
