@@ -89,7 +89,7 @@ CommandResult RunBatch(const FlagValues& flags, const std::vector<std::string>&)
   if (timings) {
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::cerr << absl::StrFormat("reshard batch: %d lines in %.3f s (%.1f us/line)\n", lines,
+    std::cerr << absl::StrFormat("reshard batch: %d lines in %.4f s (%.1f us/line)\n", lines,
                                  seconds, lines ? seconds * 1e6 / lines : 0.0);
   }
   return kExitOk;
@@ -137,7 +137,8 @@ Command BatchCommand() {
   src_ranks         [0, ..., size - 1]; the global ranks of mesh's ranks
   dst_ranks         [0, ..., size - 1]; the global ranks of dst_mesh's ranks.
                     Any of the three not its default: a cross-mesh move
-                    (spec §14; no coordinate or max_memory)
+                    (spec §14; no coordinate; under max_memory the
+                    crossing runs in rounds)
   expected          ignored (so test-data files can be fed as they are)
   Any other key is an error naming it. null means the default.
 
@@ -153,10 +154,10 @@ OUTPUT KEYS
   hit adds "limit": the library field that was hit ("max_expanded_states",
   "max_search_edges" or "max_memory").
   A cross-mesh move's result: id, ok, cross_mesh (true), cost (null when
-  the model prices no exchange: the pytorch models), src_mesh, dst_mesh,
-  src_ranks, dst_ranks, before and after (steps on each mesh), crossing
-  {src, dst, cost, participants, slices, pairs [{src, dst, bytes}],
-  bytes_sent, max_bytes_sent, receive_lower_bound_max}, mode.
+  the model prices no exchange: the pytorch models), peak_bytes, src_mesh,
+  dst_mesh, src_ranks, dst_ranks, before and after (steps on each mesh),
+  crossing {src, dst, cost, participants, slices, rounds, pairs [{src, dst,
+  bytes}], bytes_sent, max_bytes_sent, receive_lower_bound_max}, mode.
   Example:
     in:  {"id": "a", "mesh": [2], "shape": [8], "src": "S(0)", "dst": "R", "cost_model": "pytorch-const"}
     out: {"id":"a","ok":true,"algorithm":"greedy","cost":2.0,"trace":"S(0)->R","steps":[...],"mode":"pytorch","peak_bytes":96}

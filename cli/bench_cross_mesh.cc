@@ -110,7 +110,7 @@ absl::Status CheckLimits(const BenchSettings& s, const CrossMeshRequest& r,
 }
 
 // The mode's price under this machine's model: none when it prices no
-// exchange (the measured model, spec §14 "Price").
+// exchange (spec §14 "Price"; bench's models all do).
 std::optional<double> PriceOf(const AcrossMode& m) {
   return m.naive.has_value() ? m.naive->cost : m.plan.cost;
 }
@@ -132,7 +132,8 @@ nlohmann::ordered_json Rounded(std::optional<double> us) {
 }
 
 // One mode's line: the one-mesh bench's keys where they apply (no
-// peak_bytes_max: cross-mesh plans model no memory yet), then the crossing's.
+// peak_bytes_max: the naive baseline's hops model no memory), then the
+// crossing's.
 std::string JsonLine(const BenchSettings& s, const AcrossMode& m, const AcrossMeasurement& got,
                      const ReceiveBound& bound) {
   nlohmann::ordered_json line;

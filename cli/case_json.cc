@@ -30,12 +30,13 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr const char* kKeys[] = {"id",        "mesh",       "shape",
-                                 "dtype",     "src",        "dst",
-                                 "algorithm", "cost_model", "devices_per_host",
-                                 "profile",   "coordinate", "expected",
-                                 "mode",      "max_memory", "max_edges",
-                                 "dst_mesh",  "src_ranks",  "dst_ranks"};
+// string_views: a key is compared with each of these, length first.
+constexpr absl::string_view kKeys[] = {"id",        "mesh",       "shape",
+                                       "dtype",     "src",        "dst",
+                                       "algorithm", "cost_model", "devices_per_host",
+                                       "profile",   "coordinate", "expected",
+                                       "mode",      "max_memory", "max_edges",
+                                       "dst_mesh",  "src_ranks",  "dst_ranks"};
 // Deeper JSON than this is not a case; refusing it early keeps a hostile line
 // from exhausting the stack in the recursive parts of the JSON library.
 constexpr int kMaxJsonDepth = 16;
@@ -346,7 +347,7 @@ absl::Status RequestFromJson(const json& object, RequestFields* r) {
   }
   for (const auto& [key, value] : object.items()) {
     bool known = false;
-    for (const char* k : kKeys) known = known || key == k;
+    for (absl::string_view k : kKeys) known = known || key == k;
     if (!known) {
       return absl::InvalidArgumentError(absl::StrCat(
           "unknown key \"", Abbreviate(key, 64),

@@ -25,16 +25,11 @@ absl::StatusOr<DeviceMesh> MeshOf(const std::vector<int64_t>& sizes, absl::strin
   return FieldError(field, style, message);
 }
 
-// What a cross-mesh request cannot have yet.
+// What a cross-mesh request cannot have.
 absl::Status CheckUnsupported(const RequestFields& r, FieldStyle style) {
   if (!r.coordinate.empty()) {
     return FieldError("coordinate", style,
                       "not supported for cross-mesh moves (their steps are on two meshes)");
-  }
-  if (r.max_memory.has_value()) {
-    return FieldError("max_memory", style,
-                      "not supported for cross-mesh moves yet (the crossing's buffers are not "
-                      "bounded)");
   }
   return absl::OkStatus();
 }
@@ -49,7 +44,7 @@ void AppendCrossingJson(const CrossMeshPlan& plan, std::string* out) {
                   plan.crossing_dst.state().ToString(), "\",\"cost\":");
   AppendPlanCost(plan.crossing_cost, out);
   absl::StrAppend(out, ",\"participants\":[", absl::StrJoin(plan.participants, ","),
-                  "],\"slices\":", plan.routes.size(), ",\"pairs\":[");
+                  "],\"slices\":", plan.routes.size(), ",\"rounds\":", plan.rounds, ",\"pairs\":[");
   const std::vector<CrossingPair> pairs = CrossingPairs(plan);
   for (size_t i = 0; i < pairs.size(); ++i) {
     absl::StrAppend(out, i > 0 ? "," : "", "{\"src\":", pairs[i].src, ",\"dst\":", pairs[i].dst,
@@ -94,7 +89,8 @@ absl::StatusOr<CrossMeshPlan> CrossMeshPlanFromFields(const RequestFields& r, Fi
 std::vector<CrossingPair> CrossingPairs(const CrossMeshPlan& plan) {
   std::map<std::pair<int64_t, int64_t>, CrossingPair> pairs;
   const int64_t itemsize = ItemSize(plan.crossing_src.dtype());
-  for (const SliceRoute& route : plan.routes) {
+  for (size_t k = 0; k < plan.routes.size(); ++k) {
+    const SliceRoute& route = plan.routes[k];
     if (route.sender == route.receiver) continue;
     const int64_t src = plan.participants[route.sender], dst = plan.participants[route.receiver];
     CrossingPair& pair = pairs[{src, dst}];
@@ -102,6 +98,7 @@ std::vector<CrossingPair> CrossingPairs(const CrossMeshPlan& plan) {
     pair.dst = dst;
     pair.bytes += itemsize * BoxElements(route.box);
     pair.boxes.push_back(route.box);
+    pair.rounds.push_back(plan.route_rounds[k]);
   }
   std::vector<CrossingPair> out;
   for (auto& [key, pair] : pairs) out.push_back(std::move(pair));
@@ -121,9 +118,10 @@ void AppendCrossMeshResultJson(const nlohmann::json& id, const absl::StatusOr<Cr
   if (!plan.ok()) return AppendResultJson(id, plan.status(), out);
   absl::StrAppend(out, "{\"id\":", id.dump(), ",\"ok\":true,\"cross_mesh\":true,\"cost\":");
   AppendPlanCost(plan->cost, out);
-  absl::StrAppend(out, ",\"src_mesh\":[", absl::StrJoin(plan->crossing_src.mesh().sizes(), ","),
-                  "],\"dst_mesh\":[", absl::StrJoin(plan->crossing_dst.mesh().sizes(), ","),
-                  "],\"src_ranks\":[", absl::StrJoin(plan->src_ranks, ","), "],\"dst_ranks\":[",
+  absl::StrAppend(out, ",\"peak_bytes\":", plan->peak_bytes, ",\"src_mesh\":[",
+                  absl::StrJoin(plan->crossing_src.mesh().sizes(), ","), "],\"dst_mesh\":[",
+                  absl::StrJoin(plan->crossing_dst.mesh().sizes(), ","), "],\"src_ranks\":[",
+                  absl::StrJoin(plan->src_ranks, ","), "],\"dst_ranks\":[",
                   absl::StrJoin(plan->dst_ranks, ","), "],\"before\":");
   AppendStepsJson(plan->before, out);
   absl::StrAppend(out, ",\"after\":");

@@ -25,8 +25,9 @@ namespace reshard {
 
 // The CrossMeshPlan of `fields` (src on mesh, dst on dst_mesh), planned
 // with the request's mode and cost model. Errors name the field in `style`
-// (--src-ranks, dst_ranks, ...). coordinate and max_memory are refused: a
-// cross-mesh plan reports no logical shapes and bounds no memory yet.
+// (--src-ranks, dst_ranks, ...). coordinate is refused: a cross-mesh plan
+// reports no logical shapes. max_memory bounds every participant's peak
+// (spec §14 "Memory": the crossing in rounds).
 absl::StatusOr<CrossMeshPlan> CrossMeshPlanFromFields(const RequestFields& fields, FieldStyle style,
                                                       ProfileCache* profiles = nullptr);
 
@@ -37,17 +38,17 @@ struct CrossingPair {
   int64_t dst = 0;
   int64_t bytes = 0;
   std::vector<Box> boxes;
+  std::vector<int64_t> rounds;  // the round of each of `boxes`
 };
 // Every pair of the plan's crossing, by sending rank, then receiving rank.
 std::vector<CrossingPair> CrossingPairs(const CrossMeshPlan& plan);
 
 // Appends the result as one line of JSON text without the newline: id,
 // ok=true, cross_mesh=true, cost (null when the model cannot price the
-// crossing), src_mesh, dst_mesh, src_ranks, dst_ranks, before and after
-// (steps as AppendResultJson writes them), crossing {src, dst (layouts),
-// cost, participants, slices, pairs [{src, dst, bytes}], bytes_sent (all
-// ranks), max_bytes_sent, receive_lower_bound_max}, mode; or the error
-// object AppendResultJson writes.
+// crossing), peak_bytes (CrossMeshPlan::peak_bytes), src_mesh, dst_mesh, src_ranks, dst_ranks,
+// before and after (steps as AppendResultJson writes them), crossing {src, dst (layouts), cost,
+// participants, slices, rounds, pairs [{src, dst, bytes}], bytes_sent (all ranks), max_bytes_sent,
+// receive_lower_bound_max}, mode; or the error object AppendResultJson writes.
 void AppendCrossMeshResultJson(const nlohmann::json& id, const absl::StatusOr<CrossMeshPlan>& plan,
                                std::string* out);
 

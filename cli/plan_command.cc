@@ -184,13 +184,14 @@ Command PlanCommand() {
           {"dst-ranks", "LIST",
            "0,...,size-1; the global ranks of --dst-mesh's ranks, e.g. 8,9. With --dst-mesh or "
            "--src-ranks, a move between two rank sets (disjoint, overlapping or the same): "
-           "steps on the source mesh, one exchange across, steps on the destination mesh. Not "
-           "with --format dot, --coordinate or --max-memory"},
+           "steps on the source mesh, one exchange across (in rounds under --max-memory), steps "
+           "on the destination mesh. Not with --format dot or --coordinate"},
           {"coordinate", "C", "0,...; the rank whose logical shapes are reported"},
           {"max-memory", "BYTES",
            "no limit; bytes any rank may hold at once (an integer, optionally with K, M, G or "
-           "T). Native mode plans only steps under it; pytorch mode fails if its plan is over. "
-           "No plan under it: exit code 3"},
+           "T). Native mode plans only steps under it; pytorch mode fails if its plan is over; a "
+           "cross-mesh move splits its crossing into rounds that fit (spec §14). No plan under "
+           "it: exit code 3"},
           {"format", "FORMAT",
            "text; text (a table), json (one object, as reshard batch prints) or dot (Graphviz: "
            "| dot -Tpng > plan.png). Every format names the mode and the plan's peak bytes per "

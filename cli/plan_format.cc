@@ -115,12 +115,19 @@ void AppendPart(absl::string_view title, const Plan& plan, std::string* out) {
 constexpr size_t kMaxPairLines = 32;
 void AppendCrossing(const CrossMeshPlan& plan, absl::string_view cost_model, std::string* out) {
   absl::StrAppend(out, "crossing: ", plan.crossing_src.state().ToString(), " -> ",
-                  plan.crossing_dst.state().ToString(), ", one exchange over ",
-                  plan.participants.size(), " ranks (", RanksText(plan.participants), ")\n");
+                  plan.crossing_dst.state().ToString(), ", ",
+                  plan.rounds == 1 ? "one exchange" : absl::StrCat(plan.rounds, " rounds"),
+                  " over ", plan.participants.size(), " ranks (", RanksText(plan.participants),
+                  ")\n");
   const std::vector<CrossingPair> pairs = CrossingPairs(plan);
   for (size_t i = 0; i < pairs.size() && i < kMaxPairLines; ++i) {
     std::vector<std::string> boxes;
-    for (const Box& box : pairs[i].boxes) boxes.push_back(BoxText(box));
+    for (size_t k = 0; k < pairs[i].boxes.size(); ++k) {
+      // Spec §14 "Memory": with rounds, which exchange moves each slice.
+      boxes.push_back(
+          absl::StrCat(BoxText(pairs[i].boxes[k]),
+                       plan.rounds == 1 ? "" : absl::StrCat(" (round ", pairs[i].rounds[k], ")")));
+    }
     absl::StrAppend(out, "  rank ", pairs[i].src, " -> rank ", pairs[i].dst, ": ", pairs[i].bytes,
                     " bytes ", absl::StrJoin(boxes, " "), "\n");
   }
@@ -135,8 +142,12 @@ void AppendCrossing(const CrossMeshPlan& plan, absl::string_view cost_model, std
                   " slices (local copies included); ", total, " bytes sent, at most ",
                   sent.empty() ? 0 : *std::max_element(sent.begin(), sent.end()),
                   " by one rank; the most any rank must receive: ",
-                  bound.empty() ? 0 : *std::max_element(bound.begin(), bound.end()), " bytes\n",
-                  "  cost: ", PriceText(plan.crossing_cost, cost_model), "\n");
+                  bound.empty() ? 0 : *std::max_element(bound.begin(), bound.end()), " bytes\n");
+  if (plan.rounds > 1) {
+    absl::StrAppend(out, "  ", plan.rounds,
+                    " rounds, each one exchange, to keep every rank under the memory limit\n");
+  }
+  absl::StrAppend(out, "  cost: ", PriceText(plan.crossing_cost, cost_model), "\n");
 }
 
 // A DOT double-quoted string's contents.
@@ -211,7 +222,9 @@ std::string FormatCrossMeshText(const CrossMeshPlan& plan, absl::string_view cos
   AppendPart("after, on the destination mesh", plan.after, &out);
   absl::StrAppend(&out, "\ntotal cost: ", PriceText(plan.cost, cost_model));
   if (plan.cost.has_value()) absl::StrAppend(&out, " (cost model ", cost_model, ")");
-  absl::StrAppend(&out, "\nmode:       ", PlanModeName(plan.before.mode), "\n");
+  absl::StrAppend(&out, "\nmode:       ", PlanModeName(plan.before.mode),
+                  "\npeak bytes: ", plan.peak_bytes,
+                  " per rank (the most any rank holds at once, spec §14)\n");
   return out;
 }
 

@@ -360,10 +360,9 @@ CommandResult RunOneCase(const FlagValues& flags, const VerifySettings& settings
 
 CommandResult RunVerify(const FlagValues& flags, const std::vector<std::string>&) {
   const bool cross_mesh = WantsCrossMesh(flags);
-  if (cross_mesh) {
-    if (absl::Status ok = CheckCrossMeshFlags(flags); !ok.ok()) {
-      return Fail(ok.message(), kExitBadInput);
-    }
+  if (absl::Status ok = cross_mesh ? CheckCrossMeshFlags(flags) : CheckNoCrossMeshOnlyFlags(flags);
+      !ok.ok()) {
+    return Fail(ok.message(), kExitBadInput);
   }
   absl::StatusOr<VerifySettings> settings = ParseSettings(flags);
   if (!settings.ok()) return Fail(settings.status().message(), kExitBadInput);
@@ -410,6 +409,8 @@ USAGE
         --store redis://HOST:6379/move1 --ranks 0-7      # host 1
     reshard verify --mesh 4,2 ... --dst-ranks 8,9 --dst 'S(1)' \
         --store redis://HOST:6379/move1 --ranks 8-9      # host 2
+  The same under memory limits that split crossings into rounds:
+    reshard verify --random 100 --seed 7 --cross-mesh --memory-rounds
 
 )txt";
 
@@ -458,6 +459,13 @@ Command VerifyCommand() {
            "with --random: random cross-mesh cases (meshes of 1-3 dims of at most --max-ranks "
            "ranks each, at most 1.5x that in both sets' union; disjoint, overlapping and equal "
            "rank sets; uneven shapes; Partial sources and destinations)"},
+          {"plan-max-memory", "BYTES",
+           "a cross-mesh case: plan it under this many bytes per rank (plan's --max-memory; "
+           "the crossing runs in rounds, spec §14); too little: skipped (exit code 3)"},
+          {"memory-rounds", "",
+           "with --random N --cross-mesh: plan each case under a limit halfway between the "
+           "least its crossing needs and its peak without one (and at least the steps' peaks), "
+           "so crossings run in rounds; a failing case's line gives it as --plan-max-memory"},
           {"algorithm", "NAME", "auto, graph or greedy (default auto; greedy: pytorch mode only)"},
           {"mode", "MODE",
            "native (the default): plans with native steps (spec §4.2: collectives over several "

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "absl/time/time.h"
 #include "base/status_macros.h"
 #include "base/utf8.h"
@@ -46,7 +47,36 @@ absl::Status CheckCrossMeshFlags(const FlagValues& flags) {
         "--cross-mesh goes with --random N (one cross-mesh case: give --dst-mesh, --src-ranks "
         "or --dst-ranks)");
   }
+  if (flags.Has("plan-max-memory") && flags.Has("random")) {
+    return absl::InvalidArgumentError(
+        "--plan-max-memory: one case's limit; random cases take --memory-rounds (each its own "
+        "limit)");
+  }
+  if (flags.Has("memory-rounds") && !flags.Has("random")) {
+    return absl::InvalidArgumentError(
+        "--memory-rounds goes with --random N --cross-mesh (one case: give --plan-max-memory)");
+  }
   return absl::OkStatus();
+}
+
+absl::Status CheckNoCrossMeshOnlyFlags(const FlagValues& flags) {
+  for (const char* flag : {"plan-max-memory", "memory-rounds"}) {
+    if (flags.Has(flag)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--", flag,
+          ": bounds a cross-mesh crossing; give --dst-mesh, --src-ranks or --dst-ranks, or "
+          "--random N --cross-mesh"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+int64_t MemoryForRounds(const CrossMeshPlan& unlimited) {
+  const std::vector<int64_t> peaks = unlimited.CrossingPeakBytes();
+  const int64_t crossing = peaks.empty() ? 0 : *std::max_element(peaks.begin(), peaks.end());
+  const int64_t least = unlimited.LeastCrossingBytes();
+  return std::max({unlimited.before.peak_bytes, unlimited.after.peak_bytes,
+                   least + (crossing - least) / 2, int64_t{1}});
 }
 
 namespace {
@@ -74,7 +104,16 @@ absl::StatusOr<CrossMeshCase> CaseFromFlags(const FlagValues& flags,
   fields.src = flags.Get("src");
   fields.dst = flags.Get("dst");
   fields.mode = std::string(PlanModeName(s.mode));
-  RESHARD_RETURN_IF_ERROR(CrossMeshPlanFromFields(fields, FieldStyle::kFlag).status());
+  if (s.plan_max_memory > 0) fields.max_memory = s.plan_max_memory;
+  if (absl::Status planned = CrossMeshPlanFromFields(fields, FieldStyle::kFlag).status();
+      !planned.ok()) {
+    // verify's --max-memory bounds the host; the planning limit is --plan-max-memory.
+    absl::string_view message = planned.message();
+    if (absl::ConsumePrefix(&message, "--max-memory:")) {
+      return absl::Status(planned.code(), absl::StrCat("--plan-max-memory:", message));
+    }
+    return planned;
+  }
   CrossMeshCase c;
   c.mesh = fields.mesh;
   c.dst_mesh = fields.dst_mesh;
@@ -86,6 +125,7 @@ absl::StatusOr<CrossMeshCase> CaseFromFlags(const FlagValues& flags,
   c.dst = fields.dst;
   c.mode = s.mode;
   c.data_seed = static_cast<uint64_t>(s.seed);
+  c.max_memory = s.plan_max_memory;
   return c;
 }
 
@@ -130,6 +170,9 @@ std::vector<std::string> ChildArgs(const CrossMeshCase& c, const CrossMeshVerify
   if (!c.dst_ranks.empty())
     args.insert(args.end(), {"--dst-ranks", absl::StrJoin(c.dst_ranks, ",")});
   if (s.fault.rank >= 0) args.insert(args.end(), {"--kill-rank", absl::StrCat(s.fault.rank)});
+  if (c.max_memory > 0) {
+    args.insert(args.end(), {"--plan-max-memory", absl::StrCat(c.max_memory)});
+  }
   args.insert(args.end(),
               {"--shape", absl::StrJoin(c.shape, ","), "--dtype", std::string(DTypeName(c.dtype)),
                "--src=" + c.src, "--dst=" + c.dst, "--mode", std::string(PlanModeName(c.mode)),
@@ -250,6 +293,7 @@ CommandResult RunOneCase(const FlagValues& flags, const CrossMeshVerifySettings&
 struct Coverage {
   std::array<int64_t, 3> rank_sets{};  // by RankSets
   int64_t remeshes = 0, slices = 0, bytes = 0, participants = 0;
+  int64_t in_rounds = 0, rounds = 0, most_rounds = 0;  // crossings of several rounds
   std::array<int64_t, kNumStepKinds> steps{};
 
   void Add(const CrossMeshReport& r) {
@@ -258,6 +302,11 @@ struct Coverage {
     slices += r.slices;
     bytes += r.bytes_sent;
     participants = std::max(participants, r.participants);
+    if (r.rounds > 1) {
+      ++in_rounds;
+      rounds += r.rounds;
+      most_rounds = std::max(most_rounds, r.rounds);
+    }
     for (int k = 0; k < kNumStepKinds; ++k) steps[k] += r.report.steps_by_kind[k];
   }
 
@@ -272,6 +321,11 @@ struct Coverage {
       kinds.push_back(absl::StrCat(StepKindName(kind), " ", steps[static_cast<int>(kind)]));
     }
     std::cerr << "verify: steps before and after them: " << absl::StrJoin(kinds, ", ") << "\n";
+    if (in_rounds > 0) {
+      std::cerr << absl::StrFormat(
+          "verify: crossings in rounds (under a memory limit): %d, %d rounds, at most %d in one\n",
+          in_rounds, rounds, most_rounds);
+    }
   }
 };
 
@@ -286,6 +340,12 @@ CommandResult RunRandomCases(const FlagValues& flags, const CrossMeshVerifySetti
     CrossMeshCase c = RandomCrossMeshCase(static_cast<uint64_t>(s.seed) * 1000003u + i,
                                           s.limits.max_ranks, max_union);
     c.mode = s.mode;
+    if (s.memory_rounds) {
+      // Spec §14 "Memory": a limit under the crossing's peak, from its plan without one.
+      if (absl::StatusOr<CrossMeshPlan> unlimited = PlanCrossMeshCase(c); unlimited.ok()) {
+        c.max_memory = MemoryForRounds(*unlimited);
+      }
+    }
     const CrossMeshReport r = VerifyCrossMesh(c, LaunchFor(c, s, absl::StrCat("case", i)));
     if (r.report.outcome == Outcome::kPassed) {
       ++passed;
@@ -321,7 +381,15 @@ bool WantsCrossMesh(const FlagValues& flags) {
   return false;
 }
 
-CommandResult RunCrossMeshVerify(const FlagValues& flags, const CrossMeshVerifySettings& s) {
+CommandResult RunCrossMeshVerify(const FlagValues& flags, const CrossMeshVerifySettings& settings) {
+  CrossMeshVerifySettings s = settings;
+  if (flags.Has("plan-max-memory")) {
+    absl::StatusOr<int64_t> bytes = ParseByteSize("plan-max-memory", flags.Get("plan-max-memory"));
+    if (!bytes.ok()) return Fail(bytes.status().message(), kExitBadInput);
+    if (*bytes < 1) return Fail("--plan-max-memory: must be at least 1 byte", kExitBadInput);
+    s.plan_max_memory = *bytes;
+  }
+  s.memory_rounds = flags.Has("memory-rounds");
   if (flags.Has("random")) return RunRandomCases(flags, s);
   return RunOneCase(flags, s);
 }

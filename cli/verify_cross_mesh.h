@@ -14,6 +14,7 @@
 #include "cli/flags.h"
 #include "harness/prepared_case.h"
 #include "harness/run_ranks.h"
+#include "planner/cross_mesh/cross_mesh_plan.h"
 #include "planner/planner.h"
 
 namespace reshard {
@@ -29,15 +30,31 @@ struct CrossMeshVerifySettings {
   VerifyLimits limits;
   std::string mode_flags;  // appended to a FAIL line to rerun it the same way
   bool processes = false;  // every participant a child process
+  // Spec §14 "Memory" (RunCrossMeshVerify parses them): --plan-max-memory,
+  // one case's planning limit (0: none); --memory-rounds, random cases each
+  // under MemoryForRounds.
+  int64_t plan_max_memory = 0;
+  bool memory_rounds = false;
 };
+
+// What --memory-rounds plans a random case under, from its plan without a
+// limit: halfway between the least limit its crossing splits under
+// (LeastCrossingBytes) and its crossing's peak, and at least the peaks of
+// the steps before and after, so the crossing usually runs in rounds.
+int64_t MemoryForRounds(const CrossMeshPlan& unlimited);
 
 // Whether the flags ask for cross-mesh cases: --cross-mesh, --dst-mesh,
 // --src-ranks or --dst-ranks.
 bool WantsCrossMesh(const FlagValues& flags);
 
+// InvalidArgument naming --plan-max-memory or --memory-rounds when given
+// without a cross-mesh case (they bound a crossing).
+absl::Status CheckNoCrossMeshOnlyFlags(const FlagValues& flags);
+
 // What cross-mesh cases cannot do (yet): InvalidArgument naming the flag
 // (--store with --random, --algorithm, a --kill-at other than 0,
-// --cross-mesh without --random). Checked before verify's other flags.
+// --cross-mesh without --random, --plan-max-memory with --random,
+// --memory-rounds without it). Checked before verify's other flags.
 absl::Status CheckCrossMeshFlags(const FlagValues& flags);
 
 // The case or the random cases; flags passed CheckCrossMeshFlags.

@@ -27,6 +27,15 @@ Box BlockAt(const DistSpec& spec, int64_t index) {
 absl::StatusOr<int64_t> CheckAcrossComms(const CrossMeshPlan& plan, int64_t global_rank,
                                          Communicator* src_comm, Communicator* dst_comm,
                                          Communicator& union_comm) {
+  const bool rounds_fit = plan.rounds >= 1 && plan.route_rounds.size() == plan.routes.size() &&
+                          std::all_of(plan.route_rounds.begin(), plan.route_rounds.end(),
+                                      [&](int64_t r) { return r >= 0 && r < plan.rounds; });
+  if (!rounds_fit) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("rank ", global_rank,
+                     ": the plan's route_rounds do not fit its routes and rounds (plan it "
+                     "with PlanCrossMesh)"));
+  }
   const int64_t me = IndexOf(plan.participants, global_rank);
   const bool is_src = IndexOf(plan.src_ranks, global_rank) >= 0;
   const bool is_dst = IndexOf(plan.dst_ranks, global_rank) >= 0;
@@ -55,9 +64,10 @@ absl::Status RedistributeAcross(LocalTensor& t, const CrossMeshRequest& request,
   }
   const Box held = BlockAt(plan.crossing_src, IndexOf(plan.src_ranks, global_rank));
   const Box wanted = BlockAt(plan.crossing_dst, IndexOf(plan.dst_ranks, global_rank));
-  RESHARD_ASSIGN_OR_RETURN(LocalTensor crossed,
-                           ExchangeSlices(t, held, wanted, plan.routes, me,
-                                          plan.crossing_src.dtype(), union_comm, &counted));
+  RESHARD_ASSIGN_OR_RETURN(
+      LocalTensor crossed,
+      ExchangeSlices(t, held, wanted, plan.routes, plan.route_rounds, plan.rounds, me,
+                     plan.crossing_src.dtype(), union_comm, &counted));
   t = std::move(crossed);
   if (dst_comm != nullptr) {
     ExecutionStats after;

@@ -1,9 +1,11 @@
 // Running a cross-mesh move (planner/cross_mesh/cross_mesh_plan.h, spec
 // §14) on one participant: the steps before on the source mesh, the crossing
-// (one AllToAllV over the union of both rank sets, exact slices), the steps
-// after on the destination mesh. A participant may be a source rank, a
-// destination rank or both; one that is only a source sends and ends with
-// an empty tensor, one that is only a destination starts from nothing.
+// (one AllToAllV over the union of both rank sets per round of the plan,
+// exact slices), the steps after on the destination mesh. A participant may
+// be a source rank, a destination rank or both; one that is only a source
+// sends and ends with an empty tensor, one that is only a destination
+// starts from nothing. Under a memory limit the rounds (spec §14 "Memory")
+// bound what each participant holds at once.
 //
 //   // Every participant, with the same request and plan:
 //   LocalTensor t = ...;  // a source rank: its shard of request.src; else anything

@@ -21,50 +21,66 @@ std::vector<int64_t> Sizes(const Box& box) {
   return out;
 }
 
-// One participant's routes: to others by receiver, from others by sender,
-// and its local copy (AllToAllV's buffers are in peer order).
+// One participant's routes, per round: to others by receiver, from others
+// by sender (AllToAllV's buffers are in peer order; pieces between the same
+// two participants keep the plan's order, so both ends pack them alike), and
+// its local copy.
 struct MyRoutes {
-  std::vector<const SliceRoute*> sends, receives;
+  std::vector<std::vector<const SliceRoute*>> sends, receives;
   const SliceRoute* local = nullptr;
 };
 
-MyRoutes RoutesOf(absl::Span<const SliceRoute> routes, int64_t me) {
+MyRoutes RoutesOf(absl::Span<const SliceRoute> routes, absl::Span<const int64_t> route_rounds,
+                  int64_t rounds, int64_t me) {
   MyRoutes m;
-  for (const SliceRoute& r : routes) {
+  m.sends.resize(rounds);
+  m.receives.resize(rounds);
+  for (size_t k = 0; k < routes.size(); ++k) {
+    const SliceRoute& r = routes[k];
+    const int64_t round = route_rounds.empty() ? 0 : route_rounds[k];
     if (r.sender == me && r.receiver == me) {
       m.local = &r;
     } else if (r.sender == me) {
-      m.sends.push_back(&r);
+      m.sends[round].push_back(&r);
     } else if (r.receiver == me) {
-      m.receives.push_back(&r);
+      m.receives[round].push_back(&r);
     }
   }
-  std::sort(m.sends.begin(), m.sends.end(),
-            [](const SliceRoute* a, const SliceRoute* b) { return a->receiver < b->receiver; });
-  std::sort(m.receives.begin(), m.receives.end(),
-            [](const SliceRoute* a, const SliceRoute* b) { return a->sender < b->sender; });
+  for (auto& round : m.sends) {
+    std::stable_sort(round.begin(), round.end(), [](const SliceRoute* a, const SliceRoute* b) {
+      return a->receiver < b->receiver;
+    });
+  }
+  for (auto& round : m.receives) {
+    std::stable_sort(round.begin(), round.end(), [](const SliceRoute* a, const SliceRoute* b) {
+      return a->sender < b->sender;
+    });
+  }
   return m;
 }
 
-}  // namespace
-
-absl::StatusOr<LocalTensor> ExchangeSlices(const LocalTensor& in, const Box& held,
-                                           const Box& wanted, absl::Span<const SliceRoute> routes,
-                                           int64_t me, DType dtype, Communicator& comm,
-                                           CrossingStats* stats) {
-  const MyRoutes m = RoutesOf(routes, me);
+// One AllToAllV: `sends` packed into one buffer, the received pieces copied
+// into `out`; both buffers freed on return (spec §14 "Memory").
+absl::Status ExchangeRound(const LocalTensor& in, const Box& held, const Box& wanted,
+                           const std::vector<const SliceRoute*>& sends,
+                           const std::vector<const SliceRoute*>& receives, DType dtype,
+                           Communicator& comm, LocalTensor& out, CrossingStats* stats) {
   const int item = ItemSize(dtype);
   CopyEngine& engine = comm.copy_engine();
   const int64_t n = comm.mesh().num_ranks();
   std::vector<int64_t> send_counts(n, 0), recv_counts(n, 0);
-  for (const SliceRoute* r : m.sends) send_counts[r->receiver] = BoxElements(r->box);
-  for (const SliceRoute* r : m.receives) recv_counts[r->sender] = BoxElements(r->box);
   int64_t sent = 0, received = 0;
-  for (int64_t c : send_counts) sent += c;
-  for (int64_t c : recv_counts) received += c;
+  for (const SliceRoute* r : sends) {
+    send_counts[r->receiver] += BoxElements(r->box);
+    sent += BoxElements(r->box);
+  }
+  for (const SliceRoute* r : receives) {
+    recv_counts[r->sender] += BoxElements(r->box);
+    received += BoxElements(r->box);
+  }
   RESHARD_ASSIGN_OR_RETURN(LocalTensor send, engine.Allocate(dtype, {sent}));
   char* at = static_cast<char*>(send.data());
-  for (const SliceRoute* r : m.sends) {
+  for (const SliceRoute* r : sends) {
     const std::vector<int64_t> sizes = Sizes(r->box);
     RESHARD_RETURN_IF_ERROR(CopyBox(engine, in.data(), in.shape(), Begins(r->box, held), at, sizes,
                                     std::vector<int64_t>(sizes.size(), 0), sizes, item));
@@ -73,14 +89,8 @@ absl::StatusOr<LocalTensor> ExchangeSlices(const LocalTensor& in, const Box& hel
   RESHARD_ASSIGN_OR_RETURN(LocalTensor recv, engine.Allocate(dtype, {received}));
   RESHARD_RETURN_IF_ERROR(comm.AllToAllV(MeshDimSet::Single(0), send.data(), send_counts,
                                          recv.data(), recv_counts, dtype));
-  RESHARD_ASSIGN_OR_RETURN(LocalTensor out, engine.Allocate(dtype, Sizes(wanted)));
-  if (m.local != nullptr) {
-    RESHARD_RETURN_IF_ERROR(CopyBox(engine, in.data(), in.shape(), Begins(m.local->box, held),
-                                    out.data(), out.shape(), Begins(m.local->box, wanted),
-                                    Sizes(m.local->box), item));
-  }
   const char* from = static_cast<const char*>(recv.data());
-  for (const SliceRoute* r : m.receives) {
+  for (const SliceRoute* r : receives) {
     const std::vector<int64_t> sizes = Sizes(r->box);
     RESHARD_RETURN_IF_ERROR(CopyBox(engine, from, sizes, std::vector<int64_t>(sizes.size(), 0),
                                     out.data(), out.shape(), Begins(r->box, wanted), sizes, item));
@@ -90,7 +100,36 @@ absl::StatusOr<LocalTensor> ExchangeSlices(const LocalTensor& in, const Box& hel
     stats->bytes_sent += sent * item;
     stats->bytes_received += received * item;
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<LocalTensor> ExchangeSlices(const LocalTensor& in, const Box& held,
+                                           const Box& wanted, absl::Span<const SliceRoute> routes,
+                                           absl::Span<const int64_t> route_rounds, int64_t rounds,
+                                           int64_t me, DType dtype, Communicator& comm,
+                                           CrossingStats* stats) {
+  const MyRoutes m = RoutesOf(routes, route_rounds, rounds, me);
+  CopyEngine& engine = comm.copy_engine();
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor out, engine.Allocate(dtype, Sizes(wanted)));
+  if (m.local != nullptr) {
+    RESHARD_RETURN_IF_ERROR(CopyBox(engine, in.data(), in.shape(), Begins(m.local->box, held),
+                                    out.data(), out.shape(), Begins(m.local->box, wanted),
+                                    Sizes(m.local->box), ItemSize(dtype)));
+  }
+  for (int64_t round = 0; round < rounds; ++round) {
+    RESHARD_RETURN_IF_ERROR(ExchangeRound(in, held, wanted, m.sends[round], m.receives[round],
+                                          dtype, comm, out, stats));
+  }
   return out;
+}
+
+absl::StatusOr<LocalTensor> ExchangeSlices(const LocalTensor& in, const Box& held,
+                                           const Box& wanted, absl::Span<const SliceRoute> routes,
+                                           int64_t me, DType dtype, Communicator& comm,
+                                           CrossingStats* stats) {
+  return ExchangeSlices(in, held, wanted, routes, {}, 1, me, dtype, comm, stats);
 }
 
 }  // namespace reshard

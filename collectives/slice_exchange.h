@@ -39,6 +39,16 @@ absl::StatusOr<LocalTensor> ExchangeSlices(const LocalTensor& in, const Box& hel
                                            int64_t me, DType dtype, Communicator& comm,
                                            CrossingStats* stats);
 
+// The same in `rounds` AllToAllVs (spec §14 "Memory"): route k in round
+// route_rounds[k] (0 <= it < rounds; empty: every route in round 0), the
+// local copy first; each round's send and receive buffers are freed before
+// the next.
+absl::StatusOr<LocalTensor> ExchangeSlices(const LocalTensor& in, const Box& held,
+                                           const Box& wanted, absl::Span<const SliceRoute> routes,
+                                           absl::Span<const int64_t> route_rounds, int64_t rounds,
+                                           int64_t me, DType dtype, Communicator& comm,
+                                           CrossingStats* stats);
+
 }  // namespace reshard
 
 #endif  // RESHARD_COLLECTIVES_SLICE_EXCHANGE_H_

@@ -19,9 +19,11 @@ std::string CrossMeshCase::Flags() const {
   if (!src_ranks.empty()) absl::StrAppend(&ranks, " --src-ranks ", absl::StrJoin(src_ranks, ","));
   if (!dst_ranks.empty()) absl::StrAppend(&ranks, " --dst-ranks ", absl::StrJoin(dst_ranks, ","));
   return absl::StrFormat(
-      "--mesh %s --dst-mesh %s%s --shape %s --dtype %s --src '%s' --dst '%s' --mode %s --seed %d",
-      absl::StrJoin(mesh, ","), absl::StrJoin(dst_mesh, ","), ranks, absl::StrJoin(shape, ","),
-      DTypeName(dtype), src, dst, PlanModeName(mode), data_seed);
+             "--mesh %s --dst-mesh %s%s --shape %s --dtype %s --src '%s' --dst '%s' --mode %s "
+             "--seed %d",
+             absl::StrJoin(mesh, ","), absl::StrJoin(dst_mesh, ","), ranks,
+             absl::StrJoin(shape, ","), DTypeName(dtype), src, dst, PlanModeName(mode), data_seed) +
+         (max_memory > 0 ? absl::StrCat(" --plan-max-memory ", max_memory) : "");
 }
 
 std::string CrossMeshCase::CommandLine() const { return absl::StrCat("reshard verify ", Flags()); }

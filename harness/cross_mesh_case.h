@@ -30,9 +30,13 @@ struct CrossMeshCase {
   std::string dst;
   PlanMode mode = PlanMode::kNative;
   uint64_t data_seed = 0;
+  // PlanOptions::max_memory, bytes per rank (spec §14 "Memory": the
+  // crossing in rounds); 0: no limit.
+  int64_t max_memory = 0;
 
   // "--mesh 2,2 --dst-mesh 3 --src-ranks 0,1,2,3 --dst-ranks 4,1,5 --shape
-  // 7,5 --dtype i32 --src 'S(0)R' --dst 'S(1)' --mode native --seed 5".
+  // 7,5 --dtype i32 --src 'S(0)R' --dst 'S(1)' --mode native --seed 5", and
+  // " --plan-max-memory B" with a limit.
   std::string Flags() const;
   // "reshard verify " + Flags(): a line to paste back into a shell.
   std::string CommandLine() const;

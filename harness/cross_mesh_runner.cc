@@ -309,7 +309,9 @@ absl::StatusOr<CrossMeshPlan> PlanCrossMeshCase(const CrossMeshCase& c) {
         "dtype bool: Partial placements (pending reductions) are not defined on bool data; "
         "use u8 or i32");
   }
-  RESHARD_ASSIGN_OR_RETURN(CrossMeshPlan plan, PlanCrossMesh(r, PlanOptions{c.mode}));
+  PlanOptions options{c.mode};
+  if (c.max_memory > 0) options.max_memory = c.max_memory;
+  RESHARD_ASSIGN_OR_RETURN(CrossMeshPlan plan, PlanCrossMesh(r, options));
   RESHARD_RETURN_IF_ERROR(CheckRunnable(plan.before, c.dtype));
   RESHARD_RETURN_IF_ERROR(CheckRunnable(plan.after, c.dtype));
   return plan;
@@ -351,6 +353,7 @@ CrossMeshReport VerifyCrossMesh(const CrossMeshCase& c, const LaunchOptions& lau
   out.remesh = out.rank_sets == RankSets::kEqual && c.mesh != c.dst_mesh;
   out.participants = static_cast<int64_t>(p->plan.participants.size());
   out.slices = static_cast<int64_t>(p->plan.routes.size());
+  out.rounds = p->plan.rounds;
   for (int64_t b : p->plan.BytesSent()) out.bytes_sent += b;
   return out;
 }

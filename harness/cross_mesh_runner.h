@@ -99,6 +99,7 @@ struct CrossMeshReport {
   int64_t participants = 0;
   int64_t slices = 0;      // the crossing's routes, local copies included
   int64_t bytes_sent = 0;  // between participants
+  int64_t rounds = 1;      // the crossing's exchanges (spec §14 "Memory")
 };
 
 // Plans the case (skipped, as Prepare's IsSkip errors, when no plan exists
@@ -124,7 +125,7 @@ int RunCrossMeshChild(const CrossMeshCase& c, const ChildRank& child, const Laun
                       const Fault& fault = Fault());
 
 // The case's plan, as VerifyCrossMeshOnThreads makes it (native mode: the
-// native default cost model).
+// native default cost model; under c.max_memory when set).
 absl::StatusOr<CrossMeshPlan> PlanCrossMeshCase(const CrossMeshCase& c);
 
 }  // namespace reshard

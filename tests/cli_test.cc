@@ -898,10 +898,10 @@ TEST(CliTest, CrossMeshJsonHasTheCrossingAndItsBytes) {
   Result r = RunReshard(With(kTrainerToInference, {"--format", "json"}));
   const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(r.out);
   EXPECT_EQ(keys(ordered),
-            "id,ok,cross_mesh,cost,src_mesh,dst_mesh,src_ranks,dst_ranks,before,after,crossing,"
-            "mode");
+            "id,ok,cross_mesh,cost,peak_bytes,src_mesh,dst_mesh,src_ranks,dst_ranks,before,"
+            "after,crossing,mode");
   EXPECT_EQ(keys(ordered["crossing"]),
-            "src,dst,cost,participants,slices,pairs,bytes_sent,max_bytes_sent,"
+            "src,dst,cost,participants,slices,rounds,pairs,bytes_sent,max_bytes_sent,"
             "receive_lower_bound_max");
   EXPECT_EQ(got["cross_mesh"], true);
   EXPECT_EQ(got["src_ranks"], json::parse("[0,1,2,3,4,5,6,7]"));
@@ -943,6 +943,33 @@ TEST(CliTest, CrossMeshTextCapsThePairsItLists) {
   EXPECT_TRUE(absl::StrContains(r.out, "  ... 32 more\n  64 pairs")) << r.out;
 }
 
+// Spec §14 "Memory": S(0) to S(0) on two other ranks, f32 8: every rank
+// holds a 16-byte block, so 20 bytes (one f32 in flight) is the least limit;
+// under it each block crosses one element per round.
+TEST(CliTest, CrossMeshMaxMemorySplitsTheCrossingIntoRounds) {
+  const std::vector<std::string> base = {"plan", "--mesh", "2",    "--shape",     "8",  "--src",
+                                         "S(0)", "--dst",  "S(0)", "--dst-ranks", "2,3"};
+  Result r = RunReshard(With(base, {"--max-memory", "19"}));
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "--max-memory")) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "needs at least 20")) << r.err;
+  json got = PlanJson(
+      With(std::vector<std::string>(base.begin() + 1, base.end()), {"--max-memory", "20"}));
+  EXPECT_EQ(got["crossing"]["rounds"], 4) << got;
+  EXPECT_EQ(got["crossing"]["slices"], 8) << got;
+  EXPECT_EQ(got["peak_bytes"], 20) << got;
+  EXPECT_EQ(got["crossing"]["bytes_sent"], 32) << got;
+  r = RunReshard(With(base, {"--max-memory", "20"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.out, "4 rounds over 4 ranks")) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, "[0:1] (round 0)")) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, "peak bytes: 20 per rank")) << r.out;
+  // Without a limit: one round, 32 bytes (a block and its buffer).
+  got = PlanJson(std::vector<std::string>(base.begin() + 1, base.end()));
+  EXPECT_EQ(got["crossing"]["rounds"], 1) << got;
+  EXPECT_EQ(got["peak_bytes"], 32) << got;
+}
+
 TEST(CliTest, CrossMeshRefusesDotAndBadRankLists) {
   const std::vector<std::string> base = {"plan",  "--mesh", "2",     "--shape", "8",
                                          "--src", "S(0)",   "--dst", "R"};
@@ -960,7 +987,6 @@ TEST(CliTest, CrossMeshRefusesDotAndBadRankLists) {
       {{"--dst-mesh", "3", "--dst-ranks", "2,3"}, "--dst-ranks: 2 ranks for a mesh of 3"},
       {{"--dst-mesh", "0"}, "--dst-mesh: dim 0 has size 0"},
       {{"--dst-ranks", "2,3", "--coordinate", "0"}, "--coordinate: not supported for cross-mesh"},
-      {{"--dst-ranks", "2,3", "--max-memory", "1M"}, "--max-memory: not supported for cross-mesh"},
   };
   for (const Bad& b : bad) {
     Result r = RunReshard(With(base, b.more));

@@ -27,7 +27,7 @@ class PyTorchCosts : public BoundCostModel {
   }
 
   double StepCost(const DistState& current, const Step& step) const override {
-    const double b = bytes_ / static_cast<double>(current.NumShards(mesh_)) / 1073741824.0;
+    const double b = bytes_ / Shards(current) / 1073741824.0;
     const int m = step.mesh_dim();
     const double n = GroupSize(step.group);
     switch (step.kind) {
@@ -116,6 +116,16 @@ class PyTorchCosts : public BoundCostModel {
   }
   double AllReduce(double x, int m, double n) const {
     return 6.6 + 2 * (n - 1) * latency_[m] + (x * 2 * (n - 1) / n) / bandwidth_[m] * 1e6;
+  }
+
+  // current.NumShards(mesh_), from size_: this runs once per edge. The same
+  // value (a mesh has at most 2^24 ranks: exact as a double).
+  double Shards(const DistState& current) const {
+    double shards = 1;
+    for (int d = 0; d < mesh_.ndim(); ++d) {
+      if (current.placement(d).is_shard()) shards *= size_[d];
+    }
+    return shards;
   }
 
   // mesh_.GroupSize without allocating: this runs once per edge.

@@ -1,6 +1,8 @@
 #include "planner/costs/remaining_cost_bound.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 namespace reshard {
@@ -87,56 +89,71 @@ void RemainingCostBound::FillLeaves(const DistState& dst, LowerBoundFn lower_bou
 // Reads the state's cells (dist_state.h) directly, with as few branches on
 // the kinds as the compiler allows: the search bounds every state it reaches,
 // and to a branch predictor their placements are as good as random.
-double RemainingCostBound::MustLeaveSum(const DistState& state, const double (*table)[3],
-                                        double* exchange_bound) const {
+RemainingCostBound::Leaving RemainingCostBound::LeavingOf(const DistState& state) const {
   constexpr auto kShard = static_cast<unsigned>(Placement::Kind::kShard);
   constexpr auto kPartial = static_cast<unsigned>(Placement::Kind::kPartial);
-  const int ndim = state.ndim();
+  Leaving leaving;
+  leaving.ndim = state.ndim();
   // First position of each tensor dim's order that differs from dst's: the
   // lowest position holding a mesh dim that dst does not hold there (a cell
   // differs). The last slot takes what is not a Shard.
-  unsigned diverge[kMaxTensorDims + 1];
-  for (unsigned& d : diverge) d = kMaxMeshDims;
-  for (int m = 0; m < ndim; ++m) {
+  uint8_t diverge[kMaxTensorDims + 1];
+  std::memset(diverge, kMaxMeshDims, sizeof(diverge));  // bytes: two stores, not a loop
+  for (int m = 0; m < leaving.ndim; ++m) {
     const unsigned c = state.cell(m);
     const bool moved = (c & 3u) == kShard && c != dst_cell_[m];
     const unsigned slot = moved ? (c >> 2) & 7u : kMaxTensorDims;
-    diverge[slot] = std::min(diverge[slot], c >> 5);
+    diverge[slot] = std::min<unsigned>(diverge[slot], c >> 5);
   }
+  for (int m = 0; m < leaving.ndim; ++m) {
+    const unsigned c = state.cell(m);
+    const bool shard = (c & 3u) == kShard;
+    leaving.shard_set |= static_cast<unsigned>(shard) << m;
+    const bool shard_leaves = shard && (c >> 5) >= diverge[(c >> 2) & 7u];
+    const bool partial_leaves = (c & 3u) == kPartial && c != dst_cell_[m];
+    leaving.of[m] = shard_leaves ? kShardLeaves : partial_leaves ? kPartialLeaves : kStays;
+  }
+  return leaving;
+}
+
+double RemainingCostBound::MustLeaveSum(const Leaving& leaving, const double (*table)[3]) const {
+  constexpr auto kShard = static_cast<unsigned>(Placement::Kind::kShard);
   // Summed in mesh dim order, so that adding a mesh dim never lowers the sum.
-  // Native: one permute may move every Shard bound for a Shard, and one
-  // exchange every Shard once no Partial must leave (header).
+  // Native: one permute may move every Shard bound for a Shard (header).
   double sum = 0;
   double largest_permuted = 0;
-  double partials = 0;
-  double largest_exchanged = 0;
-  for (int m = 0; m < ndim; ++m) {
-    const unsigned c = state.cell(m);
-    const bool shard_leaves = (c & 3u) == kShard && (c >> 5) >= diverge[(c >> 2) & 7u];
-    const bool partial_leaves = (c & 3u) == kPartial && c != dst_cell_[m];
-    if (shard_leaves) largest_exchanged = std::max(largest_exchanged, exchanged_[m]);
-    if (partial_leaves) partials += reduced_[m];
-    if (shard_leaves && native_ && (dst_cell_[m] & 3u) == kShard) {
+  for (int m = 0; m < leaving.ndim; ++m) {
+    if (native_ && leaving.of[m] == kShardLeaves && (dst_cell_[m] & 3u) == kShard) {
       largest_permuted = std::max(largest_permuted, table[m][kShardLeaves]);
       continue;
     }
-    sum += table[m][shard_leaves ? kShardLeaves : partial_leaves ? kPartialLeaves : kStays];
+    sum += table[m][leaving.of[m]];
   }
-  if (exchange_bound != nullptr) *exchange_bound = partials + largest_exchanged;
   return sum + largest_permuted;
 }
 
+// Native: one exchange may move every Shard once no Partial must leave (header).
+double RemainingCostBound::ExchangeBound(const Leaving& leaving) const {
+  double partials = 0;
+  double largest_exchanged = 0;
+  for (int m = 0; m < leaving.ndim; ++m) {
+    if (leaving.of[m] == kShardLeaves)
+      largest_exchanged = std::max(largest_exchanged, exchanged_[m]);
+    if (leaving.of[m] == kPartialLeaves) partials += reduced_[m];
+  }
+  return partials + largest_exchanged;
+}
+
 double RemainingCostBound::operator()(const DistState& state) const {
-  double exchange_bound = 0;
-  double bound = MustLeaveSum(state, leaves_, &exchange_bound);
+  // Which mesh dims must leave is the same for every table: found once.
+  const Leaving leaving = LeavingOf(state);
+  double bound = MustLeaveSum(leaving, leaves_);
   if (!bytes_to_go_.empty()) {
-    constexpr auto kShard = static_cast<unsigned>(Placement::Kind::kShard);
-    unsigned set = 0;
-    for (int m = 0; m < state.ndim(); ++m) set |= ((state.cell(m) & 3u) == kShard) << m;
-    bound = std::max(bound, MustLeaveSum(state, potential_leaves_) + bytes_to_go_[set]);
+    bound =
+        std::max(bound, MustLeaveSum(leaving, potential_leaves_) + bytes_to_go_[leaving.shard_set]);
   }
   // Native: an exchange may do in one step what the bounds above sum (header).
-  if (native_) bound = std::min(bound, exchange_bound);
+  if (native_) bound = std::min(bound, ExchangeBound(leaving));
   return bound * kShrink;
 }
 

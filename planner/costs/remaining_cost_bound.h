@@ -51,6 +51,7 @@
 #ifndef RESHARD_PLANNER_COSTS_REMAINING_COST_BOUND_H_
 #define RESHARD_PLANNER_COSTS_REMAINING_COST_BOUND_H_
 
+#include <cstdint>
 #include <vector>
 
 #include "mesh/device_mesh.h"
@@ -75,13 +76,20 @@ class RemainingCostBound {
   // Fills table[m] from `lower_bound` (kind, mesh dim), as the header says.
   template <typename LowerBoundFn>
   void FillLeaves(const DistState& dst, LowerBoundFn lower_bound, double (*table)[3]);
-  // The must-leave sum of `table` at `state`.
-  double MustLeaveSum(const DistState& state, const double (*table)[3],
-                      double* exchange_bound = nullptr) const;
-
   // What leaving costs at least, by a mesh dim's case: 0 when it need not
   // leave, kShardLeaves or kPartialLeaves (what it holds now).
-  enum Case { kStays = 0, kShardLeaves = 1, kPartialLeaves = 2 };
+  enum Case : uint8_t { kStays = 0, kShardLeaves = 1, kPartialLeaves = 2 };
+  // A state's mesh dims by case, and its shard set (the bytes bound's key).
+  struct Leaving {
+    int ndim = 0;
+    Case of[kMaxMeshDims];  // of[0, ndim) set by LeavingOf
+    unsigned shard_set = 0;
+  };
+  Leaving LeavingOf(const DistState& state) const;
+  // The must-leave sum of `table` (native: with one permute's share, header).
+  double MustLeaveSum(const Leaving& leaving, const double (*table)[3]) const;
+  // Native: the exchange bound (header), over the must-leave Partials and Shards.
+  double ExchangeBound(const Leaving& leaving) const;
   // dst's cell (dist_state.h) per mesh dim: its placement and order position.
   unsigned dst_cell_[kMaxMeshDims] = {};
   double leaves_[kMaxMeshDims][3] = {};

@@ -6,9 +6,12 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "base/status_macros.h"
+#include "planner/cross_mesh/crossing_rounds.h"
 #include "planner/layout/chunk.h"
 #include "planner/layout/dtype.h"
+#include "planner/steps/plan_limit.h"
 
 namespace reshard {
 namespace {
@@ -145,20 +148,45 @@ int64_t CrossingSlices(const CrossMeshPlan& p) {
   return total;
 }
 
-std::vector<SliceRoute> CrossingRoutes(const CrossMeshPlan& p) {
-  std::vector<Box> held, wanted;
-  CrossingBoxes(p, &held, &wanted);
-  return RouteSlices(held, wanted);
+// Whether the request's cost model prices an exchange (spec §14 "Price").
+bool PricesExchanges(const PlanOptions& options) {
+  return ResolvedCostModel(options)->ExchangeAmongRanksUs({0, 1}, RouteLoad{}, 1).has_value();
 }
 
-// The total of the plan's parts, or none when the crossing is not priced.
+// Spec §14 "Memory": §11.1's routes, in rounds under options.max_memory
+// (at most `max_slices` of them), with their load and the plan's peak.
+absl::Status RouteCrossing(const PlanOptions& options, int64_t max_slices, CrossMeshPlan* p) {
+  std::vector<Box> held, wanted;
+  CrossingBoxes(*p, &held, &wanted);
+  const int64_t itemsize = ItemSize(p->crossing_src.dtype());
+  RESHARD_ASSIGN_OR_RETURN(CrossingRounds rounds,
+                           SplitIntoRounds(held, wanted, RouteSlices(held, wanted), p->participants,
+                                           itemsize, options.max_memory, max_slices));
+  p->routes = std::move(rounds.routes);
+  p->route_rounds = std::move(rounds.round_of);
+  p->rounds = rounds.rounds;
+  p->load = LoadOfRoutes(p->routes, static_cast<int64_t>(p->participants.size()));
+  int64_t crossing = 0;
+  for (int64_t peak : p->CrossingPeakBytes()) crossing = std::max(crossing, peak);
+  p->peak_bytes = std::max({p->before.peak_bytes, crossing, p->after.peak_bytes});
+  return absl::OkStatus();
+}
+
+// The total of the plan's parts, or none when the crossing is not priced:
+// each round is one exchange, priced by the model's rule (spec §14 "Price").
 void PriceCrossing(const PlanOptions& options, CrossMeshPlan* plan) {
   const std::shared_ptr<const CostModel>& model = ResolvedCostModel(options);
-  plan->crossing_cost = model->ExchangeAmongRanksUs(plan->participants, plan->load,
-                                                    ItemSize(plan->crossing_src.dtype()));
-  if (plan->crossing_cost.has_value()) {
-    plan->cost = plan->before.cost + *plan->crossing_cost + plan->after.cost;
+  const int64_t n = static_cast<int64_t>(plan->participants.size());
+  double total = 0;
+  for (int64_t r = 0; r < plan->rounds; ++r) {
+    const RouteLoad load = LoadOfRoutes(RoutesOfRound(plan->routes, plan->route_rounds, r), n);
+    const std::optional<double> price =
+        model->ExchangeAmongRanksUs(plan->participants, load, ItemSize(plan->crossing_src.dtype()));
+    if (!price.has_value()) return;  // the model prices no exchange
+    total += *price;
   }
+  plan->crossing_cost = total;
+  plan->cost = plan->before.cost + total + plan->after.cost;
 }
 
 }  // namespace
@@ -182,30 +210,42 @@ struct Ranks {
   std::vector<int64_t> src, dst, participants;
 };
 
+// A memory-limit error of the steps before or after, saying which part of
+// the move it comes from (spec §14 "Memory"); other errors as they are.
+absl::Status InPart(const absl::Status& status, absl::string_view part) {
+  if (PlanLimitOf(status) != PlanLimit::kMaxMemory) return status;
+  absl::string_view detail = status.message();
+  absl::ConsumePrefix(&detail, "max_memory: ");
+  return PlanLimitError(PlanLimit::kMaxMemory, absl::StrCat(part, ": ", detail));
+}
+
 // One candidate of spec §14: the plan through `crossing_src` and
 // `crossing_dst`, routed and priced; ResourceExhausted past `max_slices`.
 absl::StatusOr<CrossMeshPlan> PlanThrough(const CrossMeshRequest& request, const Ranks& ranks,
                                           DistSpec crossing_src, DistSpec crossing_dst,
                                           const PlanOptions& options, int64_t max_slices) {
-  RESHARD_ASSIGN_OR_RETURN(Plan before, PlanRedistribution(request.src, crossing_src, options));
-  RESHARD_ASSIGN_OR_RETURN(Plan after, PlanRedistribution(crossing_dst, request.dst, options));
+  absl::StatusOr<Plan> before = PlanRedistribution(request.src, crossing_src, options);
+  if (!before.ok()) return InPart(before.status(), "the steps before the crossing (source mesh)");
+  absl::StatusOr<Plan> after = PlanRedistribution(crossing_dst, request.dst, options);
+  if (!after.ok()) return InPart(after.status(), "the steps after the crossing (destination mesh)");
   CrossMeshPlan plan{ranks.src,
                      ranks.dst,
                      ranks.participants,
-                     std::move(before),
+                     *std::move(before),
                      std::move(crossing_src),
                      std::move(crossing_dst),
                      {},
                      {},
-                     std::move(after)};
+                     1,
+                     {},
+                     *std::move(after)};
   if (const int64_t slices = CrossingSlices(plan); slices > max_slices) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "dst_ranks: the crossing would move ", slices, " slices, more than ", max_slices,
         " (its routes take time and memory in proportion); move fewer "
         "ranks at once or coarser blocks"));
   }
-  plan.routes = CrossingRoutes(plan);
-  plan.load = LoadOfRoutes(plan.routes, static_cast<int64_t>(plan.participants.size()));
+  RESHARD_RETURN_IF_ERROR(RouteCrossing(options, max_slices, &plan));
   PriceCrossing(options, &plan);
   return plan;
 }
@@ -243,13 +283,21 @@ absl::StatusOr<CrossMeshPlan> PlanPlainCrossMesh(const CrossMeshRequest& request
 
 absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
                                             const PlanOptions& options) {
-  RESHARD_ASSIGN_OR_RETURN(CrossMeshPlan best, PlanPlainCrossMesh(request, options));
-  if (!best.cost.has_value()) return best;  // unpriced: nothing to choose by
-  const Ranks ranks{best.src_ranks, best.dst_ranks, best.participants};
-  const DistSpec plain_src = best.crossing_src;
-  const DistSpec plain_dst = best.crossing_dst;
+  absl::StatusOr<CrossMeshPlan> plain = PlanPlainCrossMesh(request, options);
+  // Under a memory limit the other candidates may fit where the plain one
+  // does not (spec §14 "Memory"); its error stands when none does.
+  const bool over_memory = PlanLimitOf(plain.status()) == PlanLimit::kMaxMemory;
+  if (!plain.ok() && !over_memory) return plain.status();
+  if (plain.ok() && !plain->cost.has_value()) return plain;  // unpriced: nothing to choose by
+  if (!plain.ok() && !PricesExchanges(options)) return plain.status();
+  RESHARD_ASSIGN_OR_RETURN(const Ranks ranks, RanksOfRequest(request));
+  RESHARD_ASSIGN_OR_RETURN(const DistSpec plain_src, WithoutPartials(request.src));
+  RESHARD_ASSIGN_OR_RETURN(const DistSpec plain_dst, WithoutPartials(request.dst));
+  std::optional<CrossMeshPlan> best;
+  if (plain.ok()) best = *std::move(plain);
   // Every candidate's routes count against one budget of kMaxCrossingSlices.
-  int64_t slices_left = kMaxCrossingSlices - static_cast<int64_t>(best.routes.size());
+  int64_t slices_left =
+      kMaxCrossingSlices - (best.has_value() ? static_cast<int64_t>(best->routes.size()) : 0);
   const std::vector<DistSpec> srcs =
       LayoutsAround(plain_src, FreeMeshDims(request.src, false), kMaxCrossingCandidates);
   const std::vector<DistSpec> dsts =
@@ -262,10 +310,11 @@ absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
       // A candidate past a limit or without a plan is not taken.
       if (!plan.ok()) continue;
       slices_left -= static_cast<int64_t>(plan->routes.size());
-      if (*plan->cost < *best.cost) best = *std::move(plan);
+      if (!best.has_value() || *plan->cost < *best->cost) best = *std::move(plan);
     }
   }
-  return best;
+  if (!best.has_value()) return plain.status();
+  return *std::move(best);
 }
 
 std::vector<int64_t> CrossMeshPlan::BytesSent() const {
@@ -289,11 +338,25 @@ std::vector<int64_t> CrossMeshPlan::ReceiveLowerBoundBytes() const {
   return bound;
 }
 
+std::vector<int64_t> CrossMeshPlan::CrossingPeakBytes() const {
+  std::vector<Box> held, wanted;
+  CrossingBoxes(*this, &held, &wanted);
+  return ::reshard::CrossingPeakBytes(held, wanted, routes, route_rounds, rounds,
+                                      ItemSize(crossing_src.dtype()));
+}
+
+int64_t CrossMeshPlan::LeastCrossingBytes() const {
+  std::vector<Box> held, wanted;
+  CrossingBoxes(*this, &held, &wanted);
+  return LeastCrossingMemory(held, wanted, routes, ItemSize(crossing_src.dtype()));
+}
+
 std::string CrossMeshPlan::Summary() const {
   return absl::StrCat(before.Trace(), " on ", crossing_src.mesh().ToString(), " ranks [",
-                      absl::StrJoin(src_ranks, ","), "] -> exchange (", routes.size(),
-                      " slices) -> ", after.Trace(), " on ", crossing_dst.mesh().ToString(),
-                      " ranks [", absl::StrJoin(dst_ranks, ","), "]");
+                      absl::StrJoin(src_ranks, ","), "] -> exchange (", routes.size(), " slices",
+                      rounds > 1 ? absl::StrCat(" in ", rounds, " rounds") : "", ") -> ",
+                      after.Trace(), " on ", crossing_dst.mesh().ToString(), " ranks [",
+                      absl::StrJoin(dst_ranks, ","), "]");
 }
 
 }  // namespace reshard

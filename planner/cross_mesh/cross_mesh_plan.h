@@ -17,7 +17,9 @@
 // and the cheapest plan taken (spec §14): a Partial source mesh dim may
 // reduce_scatter instead of all_reduce before, and a destination mesh dim
 // that replicates may receive a shard and all_gather among its replicas
-// after (Alpa's choice). Not yet: memory limits.
+// after (Alpa's choice). Under PlanOptions::max_memory the steps before and
+// after are planned under the limit and the crossing is split into rounds
+// (crossing_rounds.h, spec §14 "Memory").
 #ifndef RESHARD_PLANNER_CROSS_MESH_CROSS_MESH_PLAN_H_
 #define RESHARD_PLANNER_CROSS_MESH_CROSS_MESH_PLAN_H_
 
@@ -52,17 +54,30 @@ struct CrossMeshPlan {
   DistSpec crossing_src;
   DistSpec crossing_dst;
   // Participant indices; boxes in global tensor coordinates (a participant's
-  // own box is a local copy).
+  // own box is a local copy). Under a memory limit, pieces of §11.1's routes;
+  // sorted by round, then receiver, then sender.
   std::vector<SliceRoute> routes;
-  RouteLoad load;  // of the crossing, in elements
-  Plan after;      // on the destination mesh: crossing_dst -> dst
-  // The crossing's price by the request's cost model: one grouped
+  std::vector<int64_t> route_rounds;  // the round of each of `routes`
+  int64_t rounds = 1;                 // each one AllToAllV over the participants
+  RouteLoad load;                     // of the whole crossing, in elements
+  Plan after;                         // on the destination mesh: crossing_dst -> dst
+  // The crossing's price by the request's cost model: per round one grouped
   // send/recv over the participants (CostModel::ExchangeAmongRanksUs, the
-  // rule of the model's exchange steps); none when the model cannot price
-  // an exchange (the pytorch models).
+  // rule of the model's exchange steps), summed; none when the model cannot
+  // price an exchange (the pytorch models).
   std::optional<double> crossing_cost;
   // before.cost + crossing_cost + after.cost; none when crossing_cost is.
   std::optional<double> cost;
+  // The most any participant holds at once (spec §14 "Memory"): the largest
+  // of before.peak_bytes, CrossingPeakBytes() and after.peak_bytes.
+  int64_t peak_bytes = 0;
+
+  // Per participant, its peak in the crossing: its source and destination
+  // blocks and, in its busiest round, what it sends plus receives.
+  std::vector<int64_t> CrossingPeakBytes() const;
+  // The least max_memory under which this crossing (these layouts) splits
+  // into rounds (LeastCrossingMemory, crossing_rounds.h).
+  int64_t LeastCrossingBytes() const;
 
   // Per participant, the bytes it sends to other participants in the
   // crossing (local copies not counted).
@@ -90,10 +105,13 @@ inline constexpr int64_t kMaxCrossingCandidates = 64;
 // lists of the wrong size, repeated ranks or negative ranks, or specs of
 // different shapes or dtypes; ResourceExhausted "dst_ranks: ..." for a
 // crossing of more than kMaxCrossingSlices slices; the planner's errors for
-// the steps before and after. `options` plans those steps and prices the
-// crossing; of the candidate layouts (kMaxCrossingCandidates) the cheapest
-// plan wins, the plain one (Partials as Replicate) on ties and when the
-// model prices no exchange.
+// the steps before and after; ResourceExhausted carrying PlanLimit::kMaxMemory
+// when no candidate's steps and rounds fit options.max_memory (the plain
+// candidate's error, with the least limit its crossing needs). `options`
+// plans those steps, bounds the crossing's rounds and prices them; of the
+// candidate layouts (kMaxCrossingCandidates) the cheapest plan wins, the
+// plain one (Partials as Replicate) on ties and when the model prices no
+// exchange.
 absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
                                             const PlanOptions& options);
 

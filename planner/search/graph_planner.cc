@@ -19,6 +19,7 @@ namespace {
 Step EdgeBetween(const DistState& a, const DistState& b, const EdgeSource& edges,
                  const BoundCostModel& model) {
   std::vector<Step> steps;
+  steps.reserve(64);  // one allocation for the few dozen edges of a state, not five
   edges.Append(a, &steps);
   const Step* best = nullptr;
   double best_cost = 0;

@@ -87,11 +87,13 @@ int64_t StepPeakBytes(const DistState& state, const Step& step, const DeviceMesh
       // The source and target blocks, and buffers for what crosses: the
       // busiest member of this (the largest) group's sends plus receives.
       const RouteLoad load = ExchangeLoadOf(state, step, mesh, logical);
-      return in + out + load.max_sent_plus_received * ItemSize(dtype);
+      return ExchangePeakBytes(in, out, load.max_sent_plus_received * ItemSize(dtype));
     }
   }
   return in;
 }
+
+int64_t ExchangePeakBytes(int64_t in, int64_t out, int64_t moved) { return in + out + moved; }
 
 int64_t PlanPeakBytes(const Plan& plan, const DeviceMesh& mesh,
                       absl::Span<const int64_t> global_shape, DType dtype, MemoryBackend backend) {

@@ -52,6 +52,11 @@ int64_t StepPeakBytes(const DistState& state, const Step& step, const DeviceMesh
                       absl::Span<const int64_t> global_shape, DType dtype,
                       MemoryBackend backend = MemoryBackend::kGloo);
 
+// The exchange rule (spec §12), shared by exchange steps and cross-mesh
+// crossings (spec §14): a rank holds its source block (`in`), its target
+// block (`out`) and buffers for what it sends plus receives (`moved`) at once.
+int64_t ExchangePeakBytes(int64_t in, int64_t out, int64_t moved);
+
 // The largest of the source shard and every step's StepPeakBytes.
 int64_t PlanPeakBytes(const Plan& plan, const DeviceMesh& mesh,
                       absl::Span<const int64_t> global_shape, DType dtype,

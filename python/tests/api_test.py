@@ -187,6 +187,17 @@ class CrossMesh(unittest.TestCase):
         self.assertTrue(p.before, p)
         self.assertTrue(all(isinstance(s, reshard.Step) for s in p.before + p.after))
 
+    def test_max_memory_splits_the_crossing_into_rounds(self):
+        # Unlimited, a destination rank holds its 4096-byte block and receives
+        # 4096 bytes: peak 8192 (spec §14 "Memory"). At 6 KiB it must take
+        # its 4 slices of 1024 bytes in two rounds of 2048.
+        free = reshard.plan(**self.MOVE)
+        limited = reshard.plan(max_memory=6144, **self.MOVE)
+        self.assertEqual((free.crossing["rounds"], free.peak_bytes), (1, 8192))
+        self.assertEqual((limited.crossing["rounds"], limited.peak_bytes), (2, 6144))
+        with self.assertRaises(reshard.NoPlanError):
+            reshard.plan(max_memory=4096, **self.MOVE)
+
     def test_cost_is_the_plans_and_named_where_unpriced(self):
         self.assertEqual(reshard.cost(**self.MOVE), reshard.plan(**self.MOVE).cost)
         self.assertGreater(reshard.cost(**self.MOVE), 0)

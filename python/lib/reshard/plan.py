@@ -79,21 +79,22 @@ class CrossMeshPlan:
     crossing (one exchange over both rank sets), steps after on the
     destination mesh. cost is None where the model prices no exchange."""
 
-    __slots__ = ("_fields", "id", "cost", "mode", "src_mesh", "dst_mesh", "src_ranks",
-                 "dst_ranks", "before", "crossing", "after")
+    __slots__ = ("_fields", "id", "cost", "mode", "peak_bytes", "src_mesh", "dst_mesh",
+                 "src_ranks", "dst_ranks", "before", "crossing", "after")
 
     @classmethod
     def _from_fields(cls, fields):
         self = cls.__new__(cls)
         self._fields = fields
         f = fields
-        for key in ("id", "cost", "mode", "src_mesh", "dst_mesh", "src_ranks", "dst_ranks"):
+        for key in ("id", "cost", "mode", "peak_bytes", "src_mesh", "dst_mesh", "src_ranks",
+                    "dst_ranks"):
             setattr(self, key, f[key])
         self.before = [Step(s) for s in f["before"]]
         self.after = [Step(s) for s in f["after"]]
-        # src and dst layouts, cost, participants, slices, pairs [{src, dst,
-        # bytes}] by global rank, bytes_sent, max_bytes_sent,
-        # receive_lower_bound_max.
+        # src and dst layouts, cost, participants, slices, rounds (more than
+        # one under max_memory, §14 "Memory"), pairs [{src, dst, bytes}] by
+        # global rank, bytes_sent, max_bytes_sent, receive_lower_bound_max.
         self.crossing = f["crossing"]
         return self
 
@@ -107,7 +108,7 @@ class CrossMeshPlan:
             c["src"], self.src_mesh, self.src_ranks, c["dst"], self.dst_mesh, self.dst_ranks,
             self.cost, self.mode)]
         lines += ["  before %d. %r" % (i, s) for i, s in enumerate(self.before)]
-        lines.append("  crossing: %d pairs, %d bytes sent, at most %d by one rank" % (
-            len(c["pairs"]), c["bytes_sent"], c["max_bytes_sent"]))
+        lines.append("  crossing: %d pairs in %d round(s), %d bytes sent, at most %d by one rank" % (
+            len(c["pairs"]), c["rounds"], c["bytes_sent"], c["max_bytes_sent"]))
         lines += ["  after %d. %r" % (i, s) for i, s in enumerate(self.after)]
         return "\n".join(lines)
