@@ -33,9 +33,11 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -58,7 +60,9 @@
 #include "planner/search/graph_planner.h"
 #include "planner/search/native_transitions.h"
 #include "planner/search/transitions.h"
+#include "planner/steps/permute_exchange.h"
 #include "planner/steps/plan.h"
+#include "planner/steps/step_bytes.h"
 #include "planner/steps/step_memory.h"
 #include "tests/collective_count_cost_model.h"
 
@@ -127,6 +131,17 @@ class CaseGenerator {
       default:
         SetModelAndCoordinate(&c, *MakeNcclCostModel(RandomNcclProfile(), per_host));
     }
+    return c;
+  }
+
+  // Native mode under nccl on cases too large for an exhaustive search, where
+  // exchanges carry real bytes: 2-4 mesh dims of size 1-4, 1-3 tensor dims.
+  Case NextLargeNative(int64_t devices_per_host) {
+    std::vector<int64_t> sizes;
+    for (int i = Uniform(2, 4); i > 0; --i) sizes.push_back(Uniform(1, 4));
+    Case c = Make(sizes, Uniform(1, 3), /*default_order=*/false);
+    c.options.mode = PlanMode::kNative;
+    SetModelAndCoordinate(&c, *MakeNcclCostModel(RandomNcclProfile(), devices_per_host));
     return c;
   }
 
@@ -757,6 +772,131 @@ TEST(PropertyTest, NativeRemainingCostBoundIsConsistentUnderNccl) {
   CheckNativeBoundConsistent(0x5eed000c, [](CaseGenerator& gen, int i) {
     return *MakeNcclCostModel(gen.RandomNcclProfile(), 1 + i % 8);
   });
+}
+
+// FirstMemberReceiptOf, the deferred bound's input, against the first
+// member's routes (spec §11.1): exactly the elements it receives from
+// others, at most as many senders.
+void ExpectFirstMemberReceiptMatchesItsRoutes(const Case& c, const DistState& u, const Step& b) {
+  const std::vector<int64_t> zeros(c.src.mesh().ndim(), 0);
+  const std::vector<int64_t> logical =
+      LogicalShape(u, b, c.src.mesh(), c.src.global_shape(), zeros);
+  const FirstMemberReceipt receipt = FirstMemberReceiptOf(u, b, c.src.mesh(), logical);
+  const PermuteExchange x = PermuteExchangeOf(u, b, c.src.mesh(), logical, zeros);
+  const std::vector<int64_t> counts = x.RecvCounts();
+  int64_t received = 0, senders = 0;
+  for (size_t j = 0; j < counts.size(); ++j) {
+    if (static_cast<int64_t>(j) == x.me) continue;
+    received += counts[j];
+    senders += counts[j] > 0;
+  }
+  EXPECT_EQ(x.me, 0);
+  EXPECT_EQ(receipt.elements, received)
+      << c.description << " at " << u.ToString() << " via " << b.ToString();
+  EXPECT_LE(receipt.senders, senders)
+      << c.description << " at " << u.ToString() << " via " << b.ToString();
+}
+
+// Spec §5.2 item 7: nccl's deferred bound on an exchange (its first
+// member's received bytes, one round's latency) never exceeds the
+// exchange's price, on every edge of a two-step walk from random sources.
+TEST(PropertyTest, DeferredExchangeBoundNeverExceedsItsPrice) {
+  CaseGenerator gen(0x5eed0010);
+  int bounded = 0, positive = 0;
+  for (int i = 0; i < kCases; ++i) {
+    const Case c = gen.NextLargeNative(1 + i % 8);
+    std::unique_ptr<const BoundCostModel> model = ModelFor(c);
+    const EdgeFn native = NativeEdgesOf(c);
+    std::vector<Step> first, second;
+    native(c.src.state(), &first);
+    for (const Step& a : first) {
+      const DistState u = ApplyStep(c.src.state(), a);
+      second.clear();
+      native(u, &second);
+      for (const Step& b : second) {
+        const std::optional<double> bound = model->DeferredCostBound(u, b);
+        if (!bound.has_value()) continue;
+        EXPECT_EQ(b.kind, StepKind::kExchange) << b.ToString();
+        ExpectFirstMemberReceiptMatchesItsRoutes(c, u, b);
+        ASSERT_LE(*bound, model->StepCost(u, b))
+            << c.description << " at " << u.ToString() << " via " << b.ToString();
+        ++bounded;
+        positive += *bound > 0;
+      }
+    }
+  }
+  EXPECT_GT(bounded, 200);  // goal exchanges are rare: 339 of this seed's edges
+  EXPECT_GT(positive, bounded / 2);
+}
+
+// A model that prices as `inner` but may hide its deferred bounds (the
+// search then prices every exchange when generating it), counting the
+// exchanges it prices.
+class ExchangeCountingModel : public CostModel {
+ public:
+  ExchangeCountingModel(std::shared_ptr<const CostModel> inner, bool defer, int64_t* priced)
+      : CostModel(absl::StrCat(defer ? "deferred " : "eager ", inner->fingerprint())),
+        inner_(std::move(inner)),
+        defer_(defer),
+        priced_(priced) {}
+  std::unique_ptr<const BoundCostModel> Bind(const CostProblem& problem) const override {
+    return std::make_unique<Bound>(inner_->Bind(problem), defer_, priced_);
+  }
+  bool prices_native_steps() const override { return true; }
+
+ private:
+  class Bound : public BoundCostModel {
+   public:
+    Bound(std::unique_ptr<const BoundCostModel> inner, bool defer, int64_t* priced)
+        : inner_(std::move(inner)), defer_(defer), priced_(priced) {}
+    double StepCost(const DistState& current, const Step& step) const override {
+      *priced_ += step.kind == StepKind::kExchange;
+      return inner_->StepCost(current, step);
+    }
+    double LowerBound(StepKind kind, int mesh_dim) const override {
+      return inner_->LowerBound(kind, mesh_dim);
+    }
+    MemoryBackend memory_backend() const override { return inner_->memory_backend(); }
+    bool has_potential() const override { return inner_->has_potential(); }
+    double GatherBytes(unsigned shard_set, int mesh_dim) const override {
+      return inner_->GatherBytes(shard_set, mesh_dim);
+    }
+    double PotentialLowerBound(StepKind kind, int mesh_dim) const override {
+      return inner_->PotentialLowerBound(kind, mesh_dim);
+    }
+    std::optional<double> DeferredCostBound(const DistState& current,
+                                            const Step& step) const override {
+      return defer_ ? inner_->DeferredCostBound(current, step) : std::nullopt;
+    }
+
+   private:
+    std::unique_ptr<const BoundCostModel> inner_;
+    bool defer_;
+    int64_t* priced_;
+  };
+  std::shared_ptr<const CostModel> inner_;
+  bool defer_;
+  int64_t* priced_;
+};
+
+// Spec §5.2 item 7: deferring the exchanges' pricing changes no plan's cost
+// (bit for bit: the priced edge gives its target exactly g + StepCost), and
+// prices fewer exchanges than pricing each when generated.
+TEST(PropertyTest, DeferredPricingKeepsTheCheapestCost) {
+  CaseGenerator gen(0x5eed0011);
+  int64_t eager_priced = 0, deferred_priced = 0;
+  for (int i = 0; i < kCases; ++i) {
+    Case c = gen.NextLargeNative(1 + i % 8);
+    const std::shared_ptr<const CostModel> nccl = c.options.cost_model;
+    c.options.cost_model = std::make_shared<ExchangeCountingModel>(nccl, false, &eager_priced);
+    absl::StatusOr<Plan> eager = PlanRedistribution(c.src, c.dst, c.options);
+    c.options.cost_model = std::make_shared<ExchangeCountingModel>(nccl, true, &deferred_priced);
+    absl::StatusOr<Plan> deferred = PlanRedistribution(c.src, c.dst, c.options);
+    ASSERT_TRUE(eager.ok() && deferred.ok()) << c.description;
+    EXPECT_EQ(deferred->cost, eager->cost)
+        << c.description << ": " << deferred->Trace() << " vs " << eager->Trace();
+  }
+  EXPECT_LT(deferred_priced, eager_priced);
 }
 
 // (f) Spec §5.2: a native plan is a chain of legal native edges whose cost is

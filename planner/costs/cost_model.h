@@ -54,6 +54,16 @@ class BoundCostModel {
   // bound: with 0 for every kind the search is plain Dijkstra.
   virtual double LowerBound(StepKind /*kind*/, int /*mesh_dim*/) const { return 0; }
 
+  // Deferred pricing (spec §5.2 item 7): for a step whose StepCost is
+  // expensive (an exchange priced by its routes, §11.1), a much cheaper
+  // lower bound on it, bit for bit like LowerBound; the search then prices
+  // the step only if a cheapest path could still take it. std::nullopt (the
+  // default): the search prices the step when it generates it.
+  virtual std::optional<double> DeferredCostBound(const DistState& /*current*/,
+                                                  const Step& /*step*/) const {
+    return std::nullopt;
+  }
+
   // Whose buffers the plan's memory is counted for (step_memory.h, spec
   // §12): the backend the model describes. Gloo unless a model says so.
   virtual MemoryBackend memory_backend() const { return MemoryBackend::kGloo; }

@@ -44,6 +44,28 @@ double ExchangeTimeUs(const NcclP2pLinks& links, const HostSpan& s, const RouteL
   return NcclP2pTimeUs(links, Messages(s, std::max<int64_t>(1, load.max_messages), bytes));
 }
 
+// A lower bound on ExchangeTimeUs over `s` when the busiest member moves at
+// least `bytes` in at least `messages` >= 1 messages (spec §5.2 item 7):
+// NcclP2pTimeUs's latency grows with the messages (more rounds, more of
+// them over the network, which costs at least NVLink's round: nccl_tuning.cc);
+// Messages sends at least messages * remote / peers of them to other hosts,
+// so that share of the bytes goes over the network (all of them on NVLink
+// within one host), and whatever the split the slower share takes at least
+// the bytes over the two bandwidths' sum. Shrunk by a millionth for rounding.
+double ExchangeTimeLowerBoundUs(const NcclP2pLinks& links, const HostSpan& s, int64_t messages,
+                                double bytes) {
+  if (s.ranks <= 1) return 0;
+  const int64_t peers = s.ranks - 1;
+  const int64_t remote = s.ranks - s.local;
+  const double lat = NcclP2pTimeUs(links, Messages(s, std::max<int64_t>(1, messages), 0.0));
+  const double kb = bytes / 1000;
+  const double transfer = remote == 0 ? kb / links.nvlink_gbps
+                                      : std::max(kb / (links.nvlink_gbps + links.net_gbps),
+                                                 kb * static_cast<double>(remote) /
+                                                     static_cast<double>(peers) / links.net_gbps);
+  return (lat + transfer) * (1 - 1e-6);
+}
+
 // Spec §6.4, bound to one problem: one NCCL table per set of mesh dims
 // (at most 2^8), so that StepCost only looks up and compares.
 class NcclCosts : public BoundCostModel {
@@ -104,6 +126,20 @@ class NcclCosts : public BoundCostModel {
 
   double LowerBound(StepKind kind, int mesh_dim) const override {
     return bound_[mesh_dim][static_cast<int>(kind)];
+  }
+
+  // An exchange's routes are most of native planning's time (spec §5.2
+  // item 7): bound it by its first member's received bytes and senders instead.
+  std::optional<double> DeferredCostBound(const DistState& current,
+                                          const Step& step) const override {
+    if (step.kind != StepKind::kExchange) return std::nullopt;
+    const int bits = step.group.bits();
+    if (span_[bits].ranks <= 1) return 0.0;
+    const std::vector<int64_t> zeros(mesh_.ndim(), 0);
+    const FirstMemberReceipt receipt = FirstMemberReceiptOf(
+        current, step, mesh_, LogicalShape(current, step, mesh_, global_shape_, zeros));
+    return ExchangeTimeLowerBoundUs(links_, span_[bits], receipt.senders,
+                                    itemsize_ * static_cast<double>(receipt.elements));
   }
 
   // NCCL runs all_gather and reduce_scatter in place (spec §12).

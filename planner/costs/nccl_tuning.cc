@@ -319,6 +319,14 @@ NcclP2pLinks NcclP2pLinksFor(const NcclProfile& profile) {
   return {g.channels * g.bw_intra, speed * profile.nics_per_host / profile.gpus_per_host};
 }
 
+// nccl's deferred exchange bound (nccl_cost_model.cc, spec §5.2 item 7)
+// takes the latency to grow with the peers: a round over the network must
+// cost at least one over NVLink.
+static_assert(
+    kNetLat[static_cast<int>(NcclAlgo::kRing)][static_cast<int>(NcclProto::kSimple)] >=
+        kNvlinkLat[static_cast<int>(NcclAlgo::kRing)][static_cast<int>(NcclProto::kSimple)],
+    "a network round must cost at least an NVLink round");
+
 double NcclP2pTimeUs(const NcclP2pLinks& links, const NcclP2pCall& call) {
   const int64_t peers = call.intra_peers + call.inter_peers;
   if (peers == 0) return 0;

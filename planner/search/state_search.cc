@@ -5,6 +5,7 @@
 #include <boost/graph/graph_traits.hpp>
 #include <boost/property_map/property_map.hpp>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 namespace reshard {
@@ -63,6 +64,10 @@ struct StateSearch::Graph {
 
   std::pair<const Edge*, const Edge*> OutEdges(VertexId u) const {
     const Vertex& v = search->vertices_[u];
+    if (v.deferred != kNone) {
+      const Deferred& d = search->deferred_[v.deferred];
+      return {&d.edge, &d.edge + (d.priced ? 1 : 0)};
+    }
     const Edge* first = search->edges_.data() + v.first_edge;
     return {first, first + v.num_edges};
   }
@@ -140,7 +145,7 @@ StateSearch::VertexId StateSearch::Intern(const DistState& s) {
   auto [it, inserted] = ids_.try_emplace(s.bits(), static_cast<VertexId>(vertices_.size()));
   if (inserted) {
     vertices_.push_back({s, bound_ != nullptr ? (*bound_)(s) : 0.0, bound_version_, Key(), kNone,
-                         /*popped=*/false, /*has_edges=*/false, 0, 0});
+                         /*popped=*/false, /*has_edges=*/false, 0, 0, kNone});
   }
   return it->second;
 }
@@ -180,7 +185,13 @@ bool StateSearch::GenerateEdges(VertexId u, int64_t max_edges) {
   if (edges() + static_cast<int64_t>(steps_.size()) > max_edges) return false;
   const auto first = static_cast<uint32_t>(edges_.size());
   for (const Step& step : steps_) {
-    edges_.push_back({u, Intern(ApplyStep(from, step)), model_.StepCost(from, step)});
+    const VertexId to = Intern(ApplyStep(from, step));
+    const std::optional<double> bound = model_.DeferredCostBound(from, step);
+    if (bound.has_value()) {
+      edges_.push_back({u, AddDeferred(u, to, step, *bound), *bound});
+    } else {
+      edges_.push_back({u, to, model_.StepCost(from, step)});
+    }
   }
   Vertex& vertex = vertices_[u];
   vertex.has_edges = true;
@@ -189,9 +200,34 @@ bool StateSearch::GenerateEdges(VertexId u, int64_t max_edges) {
   return true;
 }
 
+StateSearch::VertexId StateSearch::AddDeferred(VertexId u, VertexId to, const Step& step,
+                                               double bound) {
+  const auto p = static_cast<VertexId>(vertices_.size());
+  const auto index = static_cast<uint32_t>(deferred_.size());
+  deferred_.push_back({step, Edge{p, to, bound}, /*priced=*/false});
+  // A copy: pushing below may move the vertices. The stand-in prices the
+  // step from u's state.
+  const DistState from = vertices_[u].state;
+  vertices_.push_back({from, 0.0, bound_version_, Key(), kNone, /*popped=*/false,
+                       /*has_edges=*/true, 0, 0, index});
+  return p;
+}
+
+void StateSearch::PriceDeferred(VertexId p) {
+  Deferred& d = deferred_[vertices_[p].deferred];
+  // A popped target takes no edge this pass; a later pass prices it then.
+  if (d.priced || vertices_[d.edge.to].popped) return;
+  d.edge.cost = model_.StepCost(vertices_[p].state, d.step);
+  d.priced = true;
+}
+
 void StateSearch::Pop(VertexId u, const std::vector<VertexId>& goals, size_t* goals_left,
                       int64_t max_expanded, int64_t max_edges) {
   vertices_[u].popped = true;
+  if (vertices_[u].deferred != kNone) {  // a stand-in: no state, not an expansion
+    PriceDeferred(u);
+    return;
+  }
   if (std::binary_search(goals.begin(), goals.end(), u) && --*goals_left == 0) {
     outcome_ = Outcome::kReached;
   } else if (expanded_ >= max_expanded) {
@@ -213,13 +249,21 @@ void StateSearch::Pop(VertexId u, const std::vector<VertexId>& goals, size_t* go
 
 void StateSearch::Price(const Edge& e, const Pass& pass) {
   candidate_ = Key();  // infinite: Boost does not relax the edge
-  if (vertices_[e.to].popped) return;
-  const double g = vertices_[e.from].key.g + e.cost;
-  const double h = H(e.to);
+  const Vertex& to = vertices_[e.to];
+  if (to.popped) return;
+  const double g_from = vertices_[e.from].key.g;
+  // Towards a stand-in, e.cost is its step's bound and the priority is
+  // g + bound + h(real target); the stand-in keeps its source's g, so that
+  // the priced edge gives the target exactly g + StepCost.
+  const bool stand_in = to.deferred != kNone;
+  const VertexId target = stand_in ? deferred_[to.deferred].edge.to : e.to;
+  if (stand_in && vertices_[target].popped) return;
+  const double g = g_from + e.cost;
+  const double h = H(target);
   // It cannot lie on a path of cost C* (spec §5.1): not relaxed.
   if (g + h > pass.budget) return;
-  ++seq_;  // spec §5: every edge to a not-yet-expanded state
-  candidate_ = Key{pass.astar ? g + h : g, seq_, g};
+  ++seq_;  // spec §5: every edge to a not-yet-expanded state (stand-ins too)
+  candidate_ = Key{pass.astar ? g + h : g, seq_, stand_in ? g_from : g};
 }
 
 StateSearch::Outcome StateSearch::Run(const DistState& src, absl::Span<const DistState> goals,
@@ -256,7 +300,7 @@ double StateSearch::CostTo(const DistState& s) const { return vertices_[Find(s)]
 std::vector<DistState> StateSearch::PathTo(const DistState& s) const {
   std::vector<DistState> path;
   for (VertexId v = Find(s); v != kNone; v = vertices_[v].parent) {
-    path.push_back(vertices_[v].state);
+    if (vertices_[v].deferred == kNone) path.push_back(vertices_[v].state);
   }
   std::reverse(path.begin(), path.end());
   return path;

@@ -15,6 +15,15 @@
 // first parent (the optimal cost it finds is the same up to that rounding,
 // which §5.1's slack absorbs).
 //
+// Deferred pricing (spec §5.2 item 7): an edge whose model offers a cheap
+// lower bound (BoundCostModel::DeferredCostBound) is not priced when its
+// source is expanded. It leads instead to a stand-in vertex keyed by that
+// bound, as if the edge were split in two (bound, then the rest of the
+// price); only when the stand-in is popped, before any state keyed beyond
+// the bound, is the step priced, and the edge relaxes its real target at
+// exactly g + StepCost. Stand-ins are no states: not expanded, counted, nor
+// on a path.
+//
 //   StateSearch search(CompatEdges(tensor_ndim, partial_ops), model, &bound);
 //   search.Run(src, {dst}, StateSearch::Pass::Astar(), max_expanded);   // C*
 //   search.Run(src, {dst}, StateSearch::Pass::Pruned(c_star), ...);     // PyTorch's path
@@ -106,11 +115,19 @@ class StateSearch {
     bool has_edges;
     uint32_t first_edge;
     uint32_t num_edges;
+    uint32_t deferred;  // a stand-in's index in deferred_; kNone for a state
   };
   struct Edge {
     VertexId from;
     VertexId to;
     double cost;
+  };
+  // A deferred edge (class comment): its stand-in's one out-edge, priced
+  // when the stand-in is first popped.
+  struct Deferred {
+    Step step;
+    Edge edge;  // stand-in -> real target; cost valid once priced
+    bool priced;
   };
   // The Boost.Graph adaptors (state_search.cc).
   struct Graph;
@@ -128,6 +145,10 @@ class StateSearch {
   // False, generating nothing, when u's edges would take the search past
   // `max_edges`.
   bool GenerateEdges(VertexId u, int64_t max_edges);
+  // The stand-in for the step from u to `to` priced later, at least `bound`.
+  VertexId AddDeferred(VertexId u, VertexId to, const Step& step, double bound);
+  // Prices a popped stand-in's edge, unless its target is already popped.
+  void PriceDeferred(VertexId p);
   // The visitor's halves of one pass: a state popped (expanded, or the pass
   // ends), an edge examined (priced into candidate_, or left unrelaxed).
   void Pop(VertexId u, const std::vector<VertexId>& goals, size_t* goals_left, int64_t max_expanded,
@@ -143,6 +164,7 @@ class StateSearch {
   absl::flat_hash_map<uint64_t, VertexId> ids_;
   std::vector<Vertex> vertices_;
   std::vector<Edge> edges_;
+  std::vector<Deferred> deferred_;
   std::vector<Step> steps_;  // scratch for GenerateEdges
   uint64_t seq_ = 0;
   Key candidate_;  // the key the edge being examined would give its target

@@ -1,5 +1,7 @@
 #include "planner/steps/permute_exchange.h"
 
+#include <algorithm>
+
 namespace reshard {
 namespace {
 
@@ -28,7 +30,61 @@ std::vector<int64_t> Sizes(const Box& box) {
   return out;
 }
 
+int64_t Overlap(const Slice& a, const Slice& b) {
+  return std::max<int64_t>(
+      0, std::min(a.offset + a.size, b.offset + b.size) - std::max(a.offset, b.offset));
+}
+
+// Tensor dim d's nested chunks of `length` over `splits` (spec §2): the
+// member at `indices` on the splits holds NestedChunk(length, sizes,
+// indices). Calls visit(slice) for each combination of indices, first the
+// first member's (all 0).
+template <typename Visit>
+void ForEachChunk(const DeviceMesh& mesh, const MeshDimList& splits, int64_t length, Visit visit) {
+  int64_t sizes[kMaxMeshDims];
+  int64_t indices[kMaxMeshDims] = {};
+  const size_t n = splits.size();
+  for (size_t i = 0; i < n; ++i) sizes[i] = mesh.size(splits[i]);
+  while (true) {
+    visit(NestedChunk(length, absl::MakeConstSpan(sizes, n), absl::MakeConstSpan(indices, n)));
+    size_t i = n;  // the next combination, the last split fastest
+    while (i > 0 && ++indices[i - 1] == sizes[i - 1]) indices[--i] = 0;
+    if (i == 0) return;
+  }
+}
+
 }  // namespace
+
+FirstMemberReceipt FirstMemberReceiptOf(const DistState& state, const Step& step,
+                                        const DeviceMesh& mesh, absl::Span<const int64_t> logical) {
+  int64_t wanted = 1, kept = 1, meeting = 1;
+  for (size_t d = 0; d < logical.size(); ++d) {
+    const int dim = static_cast<int>(d);
+    const MeshDimList after = GroupSplitsOf(state, step, dim, /*after=*/true);
+    int64_t sizes[kMaxMeshDims];
+    const int64_t zeros[kMaxMeshDims] = {};
+    for (size_t i = 0; i < after.size(); ++i) sizes[i] = mesh.size(after[i]);
+    const Slice want = NestedChunk(logical[d], absl::MakeConstSpan(sizes, after.size()),
+                                   absl::MakeConstSpan(zeros, after.size()));
+    // One layout's non-empty source chunks are disjoint: count those meeting
+    // `want`; the first member's own is the first visited.
+    bool first = true;
+    int64_t own = 0, meets = 0;
+    ForEachChunk(mesh, GroupSplitsOf(state, step, dim, /*after=*/false), logical[d],
+                 [&](const Slice& s) {
+                   const int64_t overlap = s.size > 0 ? Overlap(s, want) : 0;
+                   if (first) own = overlap;
+                   first = false;
+                   meets += overlap > 0;
+                 });
+    wanted *= want.size;
+    kept *= own;
+    meeting *= meets;
+  }
+  // Distinct source blocks are products of each dim's chunks (the dims
+  // split by disjoint mesh dims); its own meets the target iff kept > 0.
+  return {wanted - kept, meeting - (kept > 0 ? 1 : 0)};
+}
 
 std::vector<int64_t> PermuteExchange::SendCounts() const { return Counts(send); }
 std::vector<int64_t> PermuteExchange::RecvCounts() const { return Counts(recv); }

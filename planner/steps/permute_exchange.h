@@ -64,6 +64,22 @@ PermuteExchange PermuteExchangeOf(const DistState& state, const Step& step, cons
 RouteLoad ExchangeLoadOf(const DistState& state, const Step& step, const DeviceMesh& mesh,
                          absl::Span<const int64_t> logical);
 
+// What the group's first member (coordinate 0 on every group mesh dim)
+// receives in the step at `logical`, found from its own blocks and the
+// source slices alone, without routing: what deferred pricing bounds an
+// exchange by (spec §5.2 item 7).
+struct FirstMemberReceipt {
+  // The part of its target block it does not hold (spec §11.1): at most
+  // ExchangeLoadOf's max_received.
+  int64_t elements = 0;
+  // The distinct source blocks, other than its own, that meet its target
+  // block: each is held by other members than it, one of which must send
+  // it a message, so at most ExchangeLoadOf's max_messages.
+  int64_t senders = 0;
+};
+FirstMemberReceipt FirstMemberReceiptOf(const DistState& state, const Step& step,
+                                        const DeviceMesh& mesh, absl::Span<const int64_t> logical);
+
 }  // namespace reshard
 
 #endif  // RESHARD_PLANNER_STEPS_PERMUTE_EXCHANGE_H_
