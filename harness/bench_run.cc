@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "collectives/executor.h"
+#include "collectives/tensor/local_tensor.h"
 #include "harness/check.h"
 #include "harness/ground_truth.h"
 #include "harness/mesh_barrier.h"
@@ -26,15 +27,17 @@ RankRuns FailedRuns(size_t modes, const absl::Status& status) {
   return runs;
 }
 
-// One run of `p` on this rank: a copy of `source`, its source shard, into a
-// buffer of the communicator's copy engine (untimed), a barrier, then
+// One run of `p` on this rank: a barrier, a copy of `source` (its source
+// shard) into a buffer of the communicator's copy engine, a barrier, then
 // Redistribute, timed. The copy is the step's input as a training loop holds
-// it, a buffer of its caching allocator that Redistribute consumes (back to
-// the engine's cache); ShardOf once per mode, not per round, since
-// recomputing the shard cost about 5 ms of CPU per round on 2x4 1024x1024
-// right before the barrier (bench/README.md, issue 15).
+// it, a buffer of its caching allocator, which Redistribute consumes (back to
+// the engine's cache). The first barrier keeps that untimed work off the
+// cores while a slower rank is still in its timed call, as calibrate's
+// back-to-back probes are: recomputing the shard there (ShardOf, now once
+// per mode) inflated the medians up to 2.9x (bench/README.md, issue 15).
 absl::Status RunOnce(const PreparedCase& p, const LocalTensor& source, Communicator& comm,
                      RankResult* out, double* us) {
+  if (absl::Status s = MeshBarrier(comm); !s.ok()) return s;
   absl::StatusOr<LocalTensor> t = CopyOf(comm.copy_engine(), source);
   if (!t.ok()) return t.status();
   ExecutionStats stats;
