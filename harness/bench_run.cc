@@ -34,7 +34,8 @@ RankRuns FailedRuns(size_t modes, const absl::Status& status) {
 // the engine's cache). The first barrier keeps that untimed work off the
 // cores while a slower rank is still in its timed call, as calibrate's
 // back-to-back probes are: recomputing the shard there (ShardOf, now once
-// per mode) inflated the medians up to 2.9x (bench/README.md, issue 15).
+// per mode) inflated Partial sources' medians about 2x (bench/README.md,
+// issue 15).
 absl::Status RunOnce(const PreparedCase& p, const LocalTensor& source, Communicator& comm,
                      RankResult* out, double* us) {
   if (absl::Status s = MeshBarrier(comm); !s.ok()) return s;
