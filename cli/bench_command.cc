@@ -476,8 +476,11 @@ groups), then --repeat rounds of every mode in turn (interleaved, so load
 drift hits all modes alike; odd rounds in reverse order, so that no mode
 always goes first), each after a barrier over the mesh; a run's time
 is its slowest rank's Redistribute call, and median, min and max are over
-the rounds. Also printed (text): the least bytes a rank must receive, the part
-of its destination block it does not already hold (cli/receive_bound.h).
+the rounds. Each rank computes its source shard once; a run's input is an
+untimed copy of it into the executor's buffer cache, made between two
+barriers so that no rank's untimed work overlaps another's timed call. Also
+printed (text): the least bytes a rank must receive, the part of its
+destination block it does not already hold (cli/receive_bound.h).
 
 A cross-mesh move (--dst-mesh, --src-ranks, --dst-ranks; spec §14) runs
 with every participant a Gloo thread: native mode's plan against the naive

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "collectives/executor.h"
+#include "collectives/tensor/local_tensor.h"
 #include "harness/check.h"
 #include "harness/ground_truth.h"
 #include "harness/mesh_barrier.h"
@@ -26,11 +27,19 @@ RankRuns FailedRuns(size_t modes, const absl::Status& status) {
   return runs;
 }
 
-// One run of `p` on this rank: its source shard (untimed), a barrier, then
-// Redistribute, timed.
-absl::Status RunOnce(const PreparedCase& p, Communicator& comm, RankResult* out, double* us) {
-  absl::StatusOr<LocalTensor> t =
-      ShardOf(p.global, p.src, comm.coordinate(), p.spec_case.data_seed);
+// One run of `p` on this rank: a barrier, a copy of `source` (its source
+// shard) into a buffer of the communicator's copy engine, a barrier, then
+// Redistribute, timed. The copy is the step's input as a training loop holds
+// it, a buffer of its caching allocator, which Redistribute consumes (back to
+// the engine's cache). The first barrier keeps that untimed work off the
+// cores while a slower rank is still in its timed call, as calibrate's
+// back-to-back probes are: recomputing the shard there (ShardOf, now once
+// per mode) inflated Partial sources' medians about 2x (bench/README.md,
+// issue 15).
+absl::Status RunOnce(const PreparedCase& p, const LocalTensor& source, Communicator& comm,
+                     RankResult* out, double* us) {
+  if (absl::Status s = MeshBarrier(comm); !s.ok()) return s;
+  absl::StatusOr<LocalTensor> t = CopyOf(comm.copy_engine(), source);
   if (!t.ok()) return t.status();
   ExecutionStats stats;
   if (absl::Status s = MeshBarrier(comm); !s.ok()) return s;
@@ -46,10 +55,18 @@ absl::Status RunOnce(const PreparedCase& p, Communicator& comm, RankResult* out,
 RankRuns RunBenchRank(const std::vector<PreparedCase>& modes, int64_t repeat, Communicator& comm) {
   RankRuns runs;
   runs.us.resize(modes.size());
+  std::vector<LocalTensor> sources(modes.size());
   for (size_t m = 0; m < modes.size(); ++m) {
+    const PreparedCase& p = modes[m];
+    absl::StatusOr<LocalTensor> source =
+        ShardOf(p.global, p.src, comm.coordinate(), p.spec_case.data_seed);
     RankResult warm;
     double us = 0;
-    absl::Status s = RunOnce(modes[m], comm, &warm, &us);  // connects the plan's groups
+    absl::Status s = source.status();
+    if (s.ok()) {
+      sources[m] = *std::move(source);
+      s = RunOnce(p, sources[m], comm, &warm, &us);  // connects the plan's groups
+    }
     runs.last.push_back(s.ok() ? absl::StatusOr<RankResult>(std::move(warm))
                                : absl::StatusOr<RankResult>(s));
   }
@@ -61,7 +78,7 @@ RankRuns RunBenchRank(const std::vector<PreparedCase>& modes, int64_t repeat, Co
       if (!runs.last[m].ok()) continue;
       RankResult result;
       double us = 0;
-      if (absl::Status s = RunOnce(modes[m], comm, &result, &us); !s.ok()) {
+      if (absl::Status s = RunOnce(modes[m], sources[m], comm, &result, &us); !s.ok()) {
         runs.last[m] = s;
         continue;
       }

@@ -145,6 +145,40 @@ TEST(LocalTensorTest, ResizePadsWithZerosAndTrims) {
   EXPECT_EQ(Resize(engine, t, 0, -1).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+TEST(LocalTensorTest, CopyOfIsADistinctTensorFromTheEngineCache) {
+  HostCopyEngine engine;
+  const LocalTensor t = Iota3(2, 3, 5);
+  absl::StatusOr<LocalTensor> copy = CopyOf(engine, t);
+  ASSERT_TRUE(copy.ok());
+  EXPECT_EQ(copy->shape(), t.shape());
+  EXPECT_EQ(copy->dtype(), t.dtype());
+  EXPECT_NE(copy->data(), t.data());
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 3; ++j)
+      for (int64_t k = 0; k < 5; ++k) EXPECT_EQ(At(*copy, i, j, k), At(t, i, j, k));
+  // A buffer of a cached size comes back for the next copy (reshard bench's
+  // rounds rely on it: no fresh memory per round).
+  absl::StatusOr<LocalTensor> big =
+      LocalTensor::Zeros(DType::kF32, {int64_t{HostCopyEngine::kMinCachedBytes / 4}});
+  ASSERT_TRUE(big.ok());
+  const void* first = nullptr;
+  {
+    absl::StatusOr<LocalTensor> a = CopyOf(engine, *big);
+    ASSERT_TRUE(a.ok());
+    first = a->data();
+  }
+  EXPECT_EQ(engine.cached_bytes(), HostCopyEngine::kMinCachedBytes);
+  absl::StatusOr<LocalTensor> b = CopyOf(engine, *big);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->data(), first);
+  EXPECT_EQ(engine.cached_bytes(), 0u);
+  absl::StatusOr<LocalTensor> empty = LocalTensor::Zeros(DType::kF32, {0, 4});
+  ASSERT_TRUE(empty.ok());
+  absl::StatusOr<LocalTensor> empty_copy = CopyOf(engine, *empty);
+  ASSERT_TRUE(empty_copy.ok());
+  EXPECT_EQ(empty_copy->shape(), (std::vector<int64_t>{0, 4}));
+}
+
 TEST(LocalTensorTest, PlaceSlabsReassembleChunks) {
   // Split dim 1 (extent 7) torch.chunk-style into 3, 3, 1 and place them back.
   HostCopyEngine engine;

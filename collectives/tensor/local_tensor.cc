@@ -295,6 +295,16 @@ absl::StatusOr<LocalTensor> Resize(CopyEngine& engine, const LocalTensor& src, i
   return out;
 }
 
+absl::StatusOr<LocalTensor> CopyOf(CopyEngine& engine, const LocalTensor& src) {
+  RESHARD_RETURN_IF_ERROR(CheckSpace(engine, src));
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor out, engine.Allocate(src.dtype(), src.shape()));
+  Copy2D all;
+  all.rows = 1;
+  all.row_bytes = all.src_pitch = all.dst_pitch = src.nbytes();
+  RESHARD_RETURN_IF_ERROR(engine.Copy(all, out.data(), src.data()));
+  return out;
+}
+
 absl::Status ZeroSlab(CopyEngine& engine, LocalTensor& t, int dim, int64_t begin, int64_t length) {
   RESHARD_RETURN_IF_ERROR(CheckSpace(engine, t));
   absl::StatusOr<Fill2D> fill = SlabFill(t.shape(), dim, begin, length, ItemSize(t.dtype()));

@@ -195,6 +195,8 @@ absl::Status PlaceSlab(CopyEngine& engine, const LocalTensor& src, LocalTensor& 
 // shrinking).
 absl::StatusOr<LocalTensor> Resize(CopyEngine& engine, const LocalTensor& src, int dim,
                                    int64_t new_length);
+// A new tensor with src's dtype, shape and data (one contiguous copy).
+absl::StatusOr<LocalTensor> CopyOf(CopyEngine& engine, const LocalTensor& src);
 // Zero-fills slab [begin, begin + length) of `dim` in place.
 absl::Status ZeroSlab(CopyEngine& engine, LocalTensor& t, int dim, int64_t begin, int64_t length);
 
