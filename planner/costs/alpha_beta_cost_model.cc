@@ -134,9 +134,7 @@ class AlphaBetaCosts : public BoundCostModel {
   double ExchangeCost(const DistState& current, const Step& step, int64_t n,
                       const LinkProfile& link) const {
     if (n <= 1) return 0;
-    const std::vector<int64_t> zeros(mesh_.ndim(), 0);
-    const RouteLoad load = ExchangeLoadOf(current, step, mesh_,
-                                          LogicalShape(current, step, mesh_, global_shape_, zeros));
+    const RouteLoad load = ExchangeLoadAtOrigin(current, step, mesh_, global_shape_);
     return ExchangeTimeUs(load, itemsize_, link, call_us_);
   }
 

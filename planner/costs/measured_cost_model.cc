@@ -91,9 +91,7 @@ class MeasuredCosts : public BoundCostModel {
   double ExchangeCost(const DistState& current, const Step& step, int64_t n,
                       const LinkProfile& link) const {
     if (n <= 1) return 0;
-    const std::vector<int64_t> zeros(mesh_.ndim(), 0);
-    const RouteLoad load = ExchangeLoadOf(current, step, mesh_,
-                                          LogicalShape(current, step, mesh_, global_shape_, zeros));
+    const RouteLoad load = ExchangeLoadAtOrigin(current, step, mesh_, global_shape_);
     return prices_.ExchangeUs(
         n, load.max_messages,
         itemsize_ * static_cast<double>(std::max(load.max_sent, load.max_received)), link);

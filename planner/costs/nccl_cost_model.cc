@@ -194,9 +194,7 @@ class NcclCosts : public BoundCostModel {
   // edge only, so the routes (which allocate) are computed here.
   double ExchangeCost(const DistState& current, const Step& step, int bits) const {
     if (span_[bits].ranks <= 1) return 0;
-    const std::vector<int64_t> zeros(mesh_.ndim(), 0);
-    const RouteLoad load = ExchangeLoadOf(current, step, mesh_,
-                                          LogicalShape(current, step, mesh_, global_shape_, zeros));
+    const RouteLoad load = ExchangeLoadAtOrigin(current, step, mesh_, global_shape_);
     return ExchangeTimeUs(links_, span_[bits], load, itemsize_);
   }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "planner/steps/step_bytes.h"
+
 namespace reshard {
 namespace {
 
@@ -113,6 +115,12 @@ RouteLoad ExchangeLoadOf(const DistState& state, const Step& step, const DeviceM
                          absl::Span<const int64_t> logical) {
   return LoadOfSliceRoutes(Blocks(state, step, mesh, logical, /*after=*/false),
                            Blocks(state, step, mesh, logical, /*after=*/true));
+}
+
+RouteLoad ExchangeLoadAtOrigin(const DistState& state, const Step& step, const DeviceMesh& mesh,
+                               absl::Span<const int64_t> global_shape) {
+  const std::vector<int64_t> zeros(mesh.ndim(), 0);
+  return ExchangeLoadOf(state, step, mesh, LogicalShape(state, step, mesh, global_shape, zeros));
 }
 
 }  // namespace reshard

@@ -64,6 +64,12 @@ PermuteExchange PermuteExchangeOf(const DistState& state, const Step& step, cons
 RouteLoad ExchangeLoadOf(const DistState& state, const Step& step, const DeviceMesh& mesh,
                          absl::Span<const int64_t> logical);
 
+// ExchangeLoadOf at the logical shape of the rank at coordinate 0, the
+// largest (chunks are ceil-first, spec §2): the load every cost model
+// prices an exchange by (spec §6.2).
+RouteLoad ExchangeLoadAtOrigin(const DistState& state, const Step& step, const DeviceMesh& mesh,
+                               absl::Span<const int64_t> global_shape);
+
 // What the group's first member (coordinate 0 on every group mesh dim)
 // receives in the step at `logical`, found from its own blocks and the
 // source slices alone, without routing: what deferred pricing bounds an
