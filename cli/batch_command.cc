@@ -144,8 +144,9 @@ Command BatchCommand() {
 
 OUTPUT KEYS
   id, ok, algorithm (the planner actually used), cost, trace, steps, mode (the
-  mode used) and peak_bytes (per rank: input + output + scratch of the largest
-  step). Each step is {mesh_dim, src, dst, collective, logical_shape, cost};
+  mode used), peak_bytes (per rank: input + output + scratch of the largest
+  step) and cost_model (the model the plan was priced with: its name, profile
+  and parameters, e.g. "pytorch devices_per_host=8"). Each step is {mesh_dim, src, dst, collective, logical_shape, cost};
   a step over several mesh dims adds mesh_dims (mesh_dim is their lowest) and,
   entering Shard, order (the order they join it); a permute or an exchange
   adds its moves, [{mesh_dim, dst}, ...] (dst "S(d)" or, exchange, "R"). id,
@@ -157,10 +158,11 @@ OUTPUT KEYS
   the model prices no exchange: the pytorch models), peak_bytes, src_mesh,
   dst_mesh, src_ranks, dst_ranks, before and after (steps on each mesh),
   crossing {src, dst, cost, participants, slices, rounds, pairs [{src, dst,
-  bytes}], bytes_sent, max_bytes_sent, receive_lower_bound_max}, mode.
+  bytes}], bytes_sent, max_bytes_sent, receive_lower_bound_max}, mode,
+  cost_model.
   Example:
     in:  {"id": "a", "mesh": [2], "shape": [8], "src": "S(0)", "dst": "R", "cost_model": "pytorch-const"}
-    out: {"id":"a","ok":true,"algorithm":"greedy","cost":2.0,"trace":"S(0)->R","steps":[...],"mode":"pytorch","peak_bytes":96}
+    out: {"id":"a","ok":true,"algorithm":"greedy","cost":2.0,"trace":"S(0)->R","steps":[...],"mode":"pytorch","peak_bytes":96,"cost_model":"pytorch-const"}
 
 )txt",
                        ModesHelp(), "\n", NotationHelp(), R"txt(

@@ -475,7 +475,9 @@ void AppendResultJson(const json& id, const absl::StatusOr<Plan>& plan, std::str
   absl::StrAppend(out, ",\"steps\":");
   AppendStepsJson(*plan, out);
   absl::StrAppend(out, ",\"mode\":\"", PlanModeName(plan->mode),
-                  "\",\"peak_bytes\":", plan->peak_bytes, "}");
+                  "\",\"peak_bytes\":", plan->peak_bytes, ",\"cost_model\":");
+  AppendJsonString(plan->cost_model, out);
+  out->push_back('}');
 }
 
 void AppendCaseResult(const json& object, int64_t max_states, std::string* out,

@@ -128,7 +128,10 @@ void AppendCrossMeshResultJson(const nlohmann::json& id, const absl::StatusOr<Cr
   AppendStepsJson(plan->after, out);
   absl::StrAppend(out, ",\"crossing\":");
   AppendCrossingJson(*plan, out);
-  absl::StrAppend(out, ",\"mode\":\"", PlanModeName(plan->before.mode), "\"}");
+  absl::StrAppend(out, ",\"mode\":\"", PlanModeName(plan->before.mode), "\",\"cost_model\":");
+  // The steps before and after and the crossing are priced by one model.
+  AppendJsonString(plan->before.cost_model, out);
+  out->push_back('}');
 }
 
 }  // namespace reshard

@@ -48,7 +48,8 @@ std::vector<CrossingPair> CrossingPairs(const CrossMeshPlan& plan);
 // crossing), peak_bytes (CrossMeshPlan::peak_bytes), src_mesh, dst_mesh, src_ranks, dst_ranks,
 // before and after (steps as AppendResultJson writes them), crossing {src, dst (layouts), cost,
 // participants, slices, rounds, pairs [{src, dst, bytes}], bytes_sent (all ranks), max_bytes_sent,
-// receive_lower_bound_max}, mode; or the error object AppendResultJson writes.
+// receive_lower_bound_max}, mode, cost_model; or the error object
+// AppendResultJson writes.
 void AppendCrossMeshResultJson(const nlohmann::json& id, const absl::StatusOr<CrossMeshPlan>& plan,
                                std::string* out);
 

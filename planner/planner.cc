@@ -161,6 +161,7 @@ absl::StatusOr<Plan> PlanRedistribution(const PlanRequest& request) {
                                                    " under \"", options.cost_model->fingerprint(),
                                                    "\"; its parameters make prices overflow"));
   }
+  plan->cost_model = options.cost_model->fingerprint();
   plan->peak_bytes =
       PlanPeakBytes(*plan, src.mesh(), src.global_shape(), src.dtype(), model->memory_backend());
   if (plan->peak_bytes > options.max_memory) {

@@ -758,8 +758,26 @@ TEST(CliTest, EveryFormatReportsModeAndPeakBytes) {
       {"batch"},
       R"j({"mesh": [2], "shape": [8], "src": "S(0)", "dst": "R", "cost_model": "pytorch"})j"
       "\n");
-  EXPECT_TRUE(absl::StrContains(batch.out, ",\"mode\":\"pytorch\",\"peak_bytes\":96}"))
+  EXPECT_TRUE(absl::StrContains(
+      batch.out,
+      ",\"mode\":\"pytorch\",\"peak_bytes\":96,\"cost_model\":\"pytorch devices_per_host=8\"}"))
       << batch.out;
+}
+
+// Issue 15: every output names the model a plan was priced with: its
+// fingerprint (cost_model.h), name and profile, last in the JSON object.
+TEST(CliTest, JsonNamesTheCostModelAndProfile) {
+  json got = PlanJson({"--mesh", "2", "--shape", "8", "--src", "S(0)", "--dst", "R"});
+  EXPECT_TRUE(absl::StartsWith(got["cost_model"].get<std::string>(), "nccl profile=h100-8x400g "))
+      << got;
+  got = PlanJson(
+      {"--mesh", "2", "--shape", "8", "--src", "S(0)", "--dst", "R", "--cost-model", "alpha-beta"});
+  EXPECT_TRUE(
+      absl::StartsWith(got["cost_model"].get<std::string>(), "alpha-beta profile=nvlink-ib-8gpu "))
+      << got;
+  got = PlanJson({"--mesh", "2", "--shape", "8", "--src", "S(0)", "--dst", "R", "--dst-ranks",
+                  "2,3", "--cost-model", "pytorch"});
+  EXPECT_EQ(got["cost_model"], "pytorch devices_per_host=8") << got;
 }
 
 // Swapping a tensor dim's two splits for another dim's is one native step
@@ -899,7 +917,7 @@ TEST(CliTest, CrossMeshJsonHasTheCrossingAndItsBytes) {
   const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(r.out);
   EXPECT_EQ(keys(ordered),
             "id,ok,cross_mesh,cost,peak_bytes,src_mesh,dst_mesh,src_ranks,dst_ranks,before,"
-            "after,crossing,mode");
+            "after,crossing,mode,cost_model");
   EXPECT_EQ(keys(ordered["crossing"]),
             "src,dst,cost,participants,slices,rounds,pairs,bytes_sent,max_bytes_sent,"
             "receive_lower_bound_max");

@@ -50,6 +50,10 @@ struct Plan {
   int64_t expanded_states = 0;
   // The most bytes any rank holds at once while the plan runs (step_memory.h).
   int64_t peak_bytes = 0;
+  // The fingerprint of the cost model that priced it (cost_model.h: its name
+  // and profile, e.g. "pytorch devices_per_host=8"); empty until
+  // PlanRedistribution sets it.
+  std::string cost_model;
 
   // The states in notation (spec §3), as PyTorch prints them. For greedy
   // plans that is not always states[i].ToString(): PyTorch replays a greedy

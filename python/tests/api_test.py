@@ -27,7 +27,8 @@ class PlanObject(unittest.TestCase):
             "mesh_dim": 0, "src": "S(0)", "dst": "R", "collective": "all_gather",
             "logical_shape": [4, 8, 8], "cost": 7.205437139774265})
         self.assertEqual(list(p.to_dict()), ["id", "ok", "algorithm", "cost", "trace", "steps",
-                                             "mode", "peak_bytes"])
+                                             "mode", "peak_bytes", "cost_model"])
+        self.assertEqual(p.cost_model, "pytorch devices_per_host=8")
         self.assertEqual(len(p.states), len(p.steps) + 1)
 
     def test_repr_shows_trace_and_steps(self):

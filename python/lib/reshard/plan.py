@@ -1,7 +1,7 @@
 """Plan, CrossMeshPlan and Step: a `reshard batch` result object, read by attribute.
 
 Plan.to_dict() is exactly the object `reshard batch` prints for the same
-request (id, ok, algorithm, cost, trace, steps, mode, peak_bytes); each Step
+request (id, ok, algorithm, cost, trace, steps, mode, peak_bytes, cost_model); each Step
 carries its JSON fields (mesh_dim, src, dst, collective, logical_shape, cost,
 and for native group steps mesh_dims and order, for permutes mesh_dims and
 moves; docs/planner-semantics.md §4.2, §10). CrossMeshPlan is the object batch
@@ -41,10 +41,10 @@ class Step:
 
 
 class Plan:
-    """A plan: trace, cost, algorithm, mode, peak_bytes, steps, states."""
+    """A plan: trace, cost, algorithm, mode, peak_bytes, cost_model, steps, states."""
 
-    __slots__ = ("_fields", "id", "trace", "cost", "algorithm", "mode", "peak_bytes", "steps",
-                 "states")
+    __slots__ = ("_fields", "id", "trace", "cost", "algorithm", "mode", "peak_bytes",
+                 "cost_model", "steps", "states")
 
     @classmethod
     def _from_fields(cls, fields, states):
@@ -57,6 +57,8 @@ class Plan:
         self.algorithm = f["algorithm"]
         self.mode = f["mode"]
         self.peak_bytes = f["peak_bytes"]
+        # The model that priced it: its fingerprint (name, profile, parameters).
+        self.cost_model = f["cost_model"]
         self.steps = [Step(s) for s in f["steps"]]
         # The states the data goes through (§10): states[i] -> steps[i] -> states[i + 1].
         # For greedy plans the trace may print other shard orders (§8); these are real.
@@ -79,16 +81,16 @@ class CrossMeshPlan:
     crossing (one exchange over both rank sets), steps after on the
     destination mesh. cost is None where the model prices no exchange."""
 
-    __slots__ = ("_fields", "id", "cost", "mode", "peak_bytes", "src_mesh", "dst_mesh",
-                 "src_ranks", "dst_ranks", "before", "crossing", "after")
+    __slots__ = ("_fields", "id", "cost", "mode", "peak_bytes", "cost_model", "src_mesh",
+                 "dst_mesh", "src_ranks", "dst_ranks", "before", "crossing", "after")
 
     @classmethod
     def _from_fields(cls, fields):
         self = cls.__new__(cls)
         self._fields = fields
         f = fields
-        for key in ("id", "cost", "mode", "peak_bytes", "src_mesh", "dst_mesh", "src_ranks",
-                    "dst_ranks"):
+        for key in ("id", "cost", "mode", "peak_bytes", "cost_model", "src_mesh", "dst_mesh",
+                    "src_ranks", "dst_ranks"):
             setattr(self, key, f[key])
         self.before = [Step(s) for s in f["before"]]
         self.after = [Step(s) for s in f["after"]]
