@@ -194,8 +194,9 @@ Command PlanCommand() {
            "it: exit code 3"},
           {"format", "FORMAT",
            "text; text (a table), json (one object, as reshard batch prints) or dot (Graphviz: "
-           "| dot -Tpng > plan.png). Every format names the mode and the plan's peak bytes per "
-           "rank (input + output + scratch of its largest step)"},
+           "| dot -Tpng > plan.png). Every format names the mode, the plan's peak bytes per "
+           "rank (input + output + scratch of its largest step) and the cost model it was "
+           "priced with (json: cost_model, the model's name, profile and parameters)"},
           {"max-states", "N", "1000000; bound on the states the graph search expands"},
           {"max-edges", "N",
            "1000000; bound on the edges the graph search generates, which bounds its time and "

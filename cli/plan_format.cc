@@ -186,7 +186,8 @@ std::string FormatPlanDot(const Plan& plan, absl::string_view cost_model) {
   absl::StrAppend(&out, "  label=\"", PlanModeName(plan.mode), " mode, ",
                   AlgorithmName(plan.algorithm), " plan, cost ", FormatCost(plan.cost),
                   Unit(cost_model), " (", DotEscape(cost_model), "), peak ", plan.peak_bytes,
-                  " bytes per rank\";\n  labelloc=t;\n");
+                  " bytes per rank\\npriced by ", DotEscape(plan.cost_model),
+                  "\";\n  labelloc=t;\n");
   absl::StrAppend(&out, "  node [shape=box, fontname=\"Courier\"];\n");
   // One node per position: a plan never needs to revisit a state, but node
   // identity by position keeps the picture a chain even if one did.

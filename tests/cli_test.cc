@@ -754,6 +754,7 @@ TEST(CliTest, EveryFormatReportsModeAndPeakBytes) {
   Result graph = RunReshard(dot);
   EXPECT_TRUE(absl::StrContains(graph.out, "pytorch mode")) << graph.out;
   EXPECT_TRUE(absl::StrContains(graph.out, "peak 96 bytes per rank")) << graph.out;
+  EXPECT_TRUE(absl::StrContains(graph.out, "priced by pytorch devices_per_host=8")) << graph.out;
   Result batch = RunReshard(
       {"batch"},
       R"j({"mesh": [2], "shape": [8], "src": "S(0)", "dst": "R", "cost_model": "pytorch"})j"
