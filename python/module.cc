@@ -152,8 +152,8 @@ double CostOf(const py::dict& request) {
   const CrossMeshPlan plan = PlanAcross(fields);
   if (!plan.cost) {
     Raise(absl::InvalidArgumentError(
-        "cost_model: this model prices no cross-mesh crossing (spec §14); use alpha-beta or nccl "
-        "(native mode's default)"));
+        "cost_model: this model prices no cross-mesh crossing (spec §14); use a native mode "
+        "model: nccl (the default), alpha-beta or measured"));
   }
   return *plan.cost;
 }
