@@ -16,6 +16,7 @@
 #include "cli/cross_mesh_json.h"
 #include "cli/planned_bytes.h"
 #include "cli/receive_bound.h"
+#include "cli/verify_cross_mesh.h"
 #include "harness/cross_mesh_bench.h"
 #include "harness/cross_mesh_case.h"
 #include "harness/ground_truth.h"
@@ -33,16 +34,7 @@ absl::StatusOr<CrossMeshRequest> RequestFromSettings(const BenchSettings& s) {
   fields.cost_model.clear();
   fields.profile.clear();
   RESHARD_RETURN_IF_ERROR(CrossMeshPlanFromFields(fields, FieldStyle::kFlag).status());
-  CrossMeshCase c;
-  c.mesh = fields.mesh;
-  c.dst_mesh = fields.dst_mesh.empty() ? fields.mesh : fields.dst_mesh;
-  c.src_ranks = fields.src_ranks;
-  c.dst_ranks = fields.dst_ranks;
-  c.shape = fields.shape;
-  c.dtype = *ParseDType(fields.dtype);
-  c.src = fields.src;
-  c.dst = fields.dst;
-  return RequestOf(c);
+  return RequestOf(CrossMeshCaseOf(fields));
 }
 
 bool HasPartial(const DistSpec& spec) {

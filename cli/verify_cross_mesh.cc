@@ -114,15 +114,7 @@ absl::StatusOr<CrossMeshCase> CaseFromFlags(const FlagValues& flags,
     }
     return planned;
   }
-  CrossMeshCase c;
-  c.mesh = fields.mesh;
-  c.dst_mesh = fields.dst_mesh;
-  c.src_ranks = fields.src_ranks;
-  c.dst_ranks = fields.dst_ranks;
-  c.shape = fields.shape;
-  c.dtype = *ParseDType(fields.dtype);
-  c.src = fields.src;
-  c.dst = fields.dst;
+  CrossMeshCase c = CrossMeshCaseOf(fields);
   c.mode = s.mode;
   c.data_seed = static_cast<uint64_t>(s.seed);
   c.max_memory = s.plan_max_memory;
@@ -372,6 +364,19 @@ CommandResult RunRandomCases(const FlagValues& flags, const CrossMeshVerifySetti
 }
 
 }  // namespace
+
+CrossMeshCase CrossMeshCaseOf(const RequestFields& fields) {
+  CrossMeshCase c;
+  c.mesh = fields.mesh;
+  c.dst_mesh = fields.dst_mesh.empty() ? fields.mesh : fields.dst_mesh;
+  c.src_ranks = fields.src_ranks;
+  c.dst_ranks = fields.dst_ranks;
+  c.shape = fields.shape;
+  c.dtype = *ParseDType(fields.dtype);
+  c.src = fields.src;
+  c.dst = fields.dst;
+  return c;
+}
 
 bool WantsCrossMesh(const FlagValues& flags) {
   if (flags.Has("cross-mesh")) return true;

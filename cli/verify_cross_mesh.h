@@ -10,8 +10,10 @@
 #include <cstdint>
 #include <string>
 
+#include "cli/case_json.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
+#include "harness/cross_mesh_case.h"
 #include "harness/prepared_case.h"
 #include "harness/run_ranks.h"
 #include "planner/cross_mesh/cross_mesh_plan.h"
@@ -42,6 +44,11 @@ struct CrossMeshVerifySettings {
 // (LeastCrossingBytes) and its crossing's peak, and at least the peaks of
 // the steps before and after, so the crossing usually runs in rounds.
 int64_t MemoryForRounds(const CrossMeshPlan& unlimited);
+
+// The case of a cross-mesh request's fields (validated by
+// CrossMeshPlanFromFields: dtype parses), dst_mesh defaulting to mesh; mode,
+// data seed and planning limit at their defaults. What verify and bench run.
+CrossMeshCase CrossMeshCaseOf(const RequestFields& fields);
 
 // Whether the flags ask for cross-mesh cases: --cross-mesh, --dst-mesh,
 // --src-ranks or --dst-ranks.

@@ -22,8 +22,8 @@ Box BlockAt(const DistSpec& spec, int64_t index) {
   return BlockOf(spec, spec.mesh().Coordinate(index));
 }
 
-}  // namespace
-
+// This participant's index in plan.participants when the communicators fit
+// it (cross_mesh_executor.h), else InvalidArgument naming the rank.
 absl::StatusOr<int64_t> CheckAcrossComms(const CrossMeshPlan& plan, int64_t global_rank,
                                          Communicator* src_comm, Communicator* dst_comm,
                                          Communicator& union_comm) {
@@ -50,10 +50,13 @@ absl::StatusOr<int64_t> CheckAcrossComms(const CrossMeshPlan& plan, int64_t glob
   return me;
 }
 
-absl::Status RedistributeAcross(LocalTensor& t, const CrossMeshRequest& request,
-                                const CrossMeshPlan& plan, int64_t global_rank,
-                                Communicator* src_comm, Communicator* dst_comm,
-                                Communicator& union_comm, CrossingStats* stats) {
+}  // namespace
+
+absl::Status RunAroundCrossing(LocalTensor& t, const CrossMeshRequest& request,
+                               const CrossMeshPlan& plan, int64_t global_rank,
+                               Communicator* src_comm, Communicator* dst_comm,
+                               Communicator& union_comm, const Crossing& cross,
+                               CrossingStats* stats) {
   RESHARD_ASSIGN_OR_RETURN(const int64_t me,
                            CheckAcrossComms(plan, global_rank, src_comm, dst_comm, union_comm));
   CrossingStats counted;
@@ -62,12 +65,7 @@ absl::Status RedistributeAcross(LocalTensor& t, const CrossMeshRequest& request,
     RESHARD_RETURN_IF_ERROR(
         Redistribute(t, request.src, plan.crossing_src, plan.before, *src_comm, &steps));
   }
-  const Box held = BlockAt(plan.crossing_src, IndexOf(plan.src_ranks, global_rank));
-  const Box wanted = BlockAt(plan.crossing_dst, IndexOf(plan.dst_ranks, global_rank));
-  RESHARD_ASSIGN_OR_RETURN(
-      LocalTensor crossed,
-      ExchangeSlices(t, held, wanted, plan.routes, plan.route_rounds, plan.rounds, me,
-                     plan.crossing_src.dtype(), union_comm, &counted));
+  RESHARD_ASSIGN_OR_RETURN(LocalTensor crossed, cross(t, me, &counted));
   t = std::move(crossed);
   if (dst_comm != nullptr) {
     ExecutionStats after;
@@ -78,6 +76,20 @@ absl::Status RedistributeAcross(LocalTensor& t, const CrossMeshRequest& request,
   counted.steps_bytes_sent = steps.bytes_sent();
   if (stats != nullptr) *stats = counted;
   return absl::OkStatus();
+}
+
+absl::Status RedistributeAcross(LocalTensor& t, const CrossMeshRequest& request,
+                                const CrossMeshPlan& plan, int64_t global_rank,
+                                Communicator* src_comm, Communicator* dst_comm,
+                                Communicator& union_comm, CrossingStats* stats) {
+  const Box held = BlockAt(plan.crossing_src, IndexOf(plan.src_ranks, global_rank));
+  const Box wanted = BlockAt(plan.crossing_dst, IndexOf(plan.dst_ranks, global_rank));
+  auto cross = [&](const LocalTensor& in, int64_t me, CrossingStats* counted) {
+    return ExchangeSlices(in, held, wanted, plan.routes, plan.route_rounds, plan.rounds, me,
+                          plan.crossing_src.dtype(), union_comm, counted);
+  };
+  return RunAroundCrossing(t, request, plan, global_rank, src_comm, dst_comm, union_comm, cross,
+                           stats);
 }
 
 }  // namespace reshard

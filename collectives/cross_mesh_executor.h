@@ -23,8 +23,10 @@
 #define RESHARD_COLLECTIVES_CROSS_MESH_EXECUTOR_H_
 
 #include <cstdint>
+#include <functional>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "collectives/communicator.h"
 #include "collectives/executor.h"
 #include "collectives/slice_exchange.h"
@@ -39,12 +41,23 @@ absl::Status RedistributeAcross(LocalTensor& t, const CrossMeshRequest& request,
                                 Communicator* src_comm, Communicator* dst_comm,
                                 Communicator& union_comm, CrossingStats* stats = nullptr);
 
-// This participant's index in plan.participants when the communicators fit
-// it (above), else InvalidArgument naming the rank. For executors of other
-// crossings over the same participants (naive_cross_mesh_executor.h).
-absl::StatusOr<int64_t> CheckAcrossComms(const CrossMeshPlan& plan, int64_t global_rank,
-                                         Communicator* src_comm, Communicator* dst_comm,
-                                         Communicator& union_comm);
+// One participant's crossing over the union communicator: `in` holds its
+// crossing_src block (empty when it has none), the result its crossing_dst
+// block; `me` is its index in plan.participants; adds the bytes it moves to
+// *stats.
+using Crossing = std::function<absl::StatusOr<LocalTensor>(const LocalTensor& in, int64_t me,
+                                                           CrossingStats* stats)>;
+
+// RedistributeAcross's frame around any crossing of plan.participants: the
+// communicators checked against the plan (InvalidArgument naming the rank),
+// plan.before on the source mesh, `cross`, plan.after on the destination
+// mesh, the counters. For other crossings of the same participants
+// (naive_cross_mesh_executor.h).
+absl::Status RunAroundCrossing(LocalTensor& t, const CrossMeshRequest& request,
+                               const CrossMeshPlan& plan, int64_t global_rank,
+                               Communicator* src_comm, Communicator* dst_comm,
+                               Communicator& union_comm, const Crossing& cross,
+                               CrossingStats* stats);
 
 }  // namespace reshard
 
