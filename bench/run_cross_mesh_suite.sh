@@ -10,7 +10,7 @@
 # Columns: participants (threads), each mode's measured median
 # (microseconds, the slowest participant's call, interleaved rounds),
 # naive/native (> 1: native is faster), each mode's predicted time ("-"
-# where the model prices no exchange: the built-in measured profile), the most bytes a participant sent in
+# where the model prices no exchange), the most bytes a participant sent in
 # each mode against the most any must receive (cli/receive_bound.h), native's
 # ratio of the two, and whether both results were verified. A measurement
 # on whatever machine runs it, not a test.
