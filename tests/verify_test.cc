@@ -311,16 +311,21 @@ TwoHosts RunTwoHosts(const std::vector<std::string>& args, const std::string& ra
   return {read("a"), read("b")};
 }
 
+// Each host exits 0 and prints the one case passed.
+void ExpectBothHostsPassTheCase(const TwoHosts& h) {
+  EXPECT_EQ(h.a.exit_code, 0) << h.a.out << h.a.err;
+  EXPECT_EQ(h.b.exit_code, 0) << h.b.out << h.b.err;
+  EXPECT_EQ(LastLine(h.a.out), "1 passed, 0 failed");
+  EXPECT_EQ(LastLine(h.b.out), "1 passed, 0 failed");
+}
+
 // Sources on one host, destinations on the other: ranks that only send and
 // ranks that only receive, each host checking every destination block.
 TEST(VerifyTest, CrossMeshOnTwoHostsSourcesOnOneDestinationsOnTheOther) {
   const TwoHosts h = RunTwoHosts({"--mesh", "2,2", "--shape", "9,6", "--src", "S(0)S(1)",
                                   "--dst-mesh", "4", "--dst-ranks", "4,5,6,7", "--dst", "S(1)"},
                                  "0-3", "4-7");
-  EXPECT_EQ(h.a.exit_code, 0) << h.a.out << h.a.err;
-  EXPECT_EQ(h.b.exit_code, 0) << h.b.out << h.b.err;
-  EXPECT_EQ(LastLine(h.a.out), "1 passed, 0 failed");
-  EXPECT_EQ(LastLine(h.b.out), "1 passed, 0 failed");
+  ExpectBothHostsPassTheCase(h);
 }
 
 // Overlapping sets split across the hosts: ranks 1 and 3 are sources and
@@ -331,10 +336,7 @@ TEST(VerifyTest, CrossMeshOnTwoHostsOverlappingRankSets) {
       {"--mesh", "2,2", "--shape", "7,5", "--dtype", "i32", "--src", "P(sum)S(1)", "--dst-mesh",
        "3", "--src-ranks", "0,1,2,3", "--dst-ranks", "3,4,1", "--dst", "S(0)"},
       "0-2", "3-4");
-  EXPECT_EQ(h.a.exit_code, 0) << h.a.out << h.a.err;
-  EXPECT_EQ(h.b.exit_code, 0) << h.b.out << h.b.err;
-  EXPECT_EQ(LastLine(h.a.out), "1 passed, 0 failed");
-  EXPECT_EQ(LastLine(h.b.out), "1 passed, 0 failed");
+  ExpectBothHostsPassTheCase(h);
 }
 
 // Hosts that disagree on the move's rank lists: both refuse (exit 2), naming
