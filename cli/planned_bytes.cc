@@ -7,10 +7,6 @@
 namespace reshard {
 namespace {
 
-int64_t IndexOf(const std::vector<int64_t>& ranks, int64_t rank) {
-  return std::lower_bound(ranks.begin(), ranks.end(), rank) - ranks.begin();
-}
-
 // The steps' bytes added to `crossing` (per participant): before at the
 // source ranks, after at the destination ranks.
 std::vector<int64_t> WithSteps(const CrossMeshRequest& request, const CrossMeshPlan& plan,
@@ -18,10 +14,10 @@ std::vector<int64_t> WithSteps(const CrossMeshRequest& request, const CrossMeshP
   const std::vector<int64_t> before = PlannedBytesSent(request.src, plan.before);
   const std::vector<int64_t> after = PlannedBytesSent(plan.crossing_dst, plan.after);
   for (size_t r = 0; r < plan.src_ranks.size(); ++r) {
-    crossing[IndexOf(plan.participants, plan.src_ranks[r])] += before[r];
+    crossing[plan.ParticipantIndex(plan.src_ranks[r])] += before[r];
   }
   for (size_t r = 0; r < plan.dst_ranks.size(); ++r) {
-    crossing[IndexOf(plan.participants, plan.dst_ranks[r])] += after[r];
+    crossing[plan.ParticipantIndex(plan.dst_ranks[r])] += after[r];
   }
   return crossing;
 }

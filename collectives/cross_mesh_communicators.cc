@@ -7,14 +7,6 @@
 #include "absl/strings/str_join.h"
 
 namespace reshard {
-namespace {
-
-int64_t IndexOf(const std::vector<int64_t>& ranks, int64_t rank) {
-  auto it = std::find(ranks.begin(), ranks.end(), rank);
-  return it == ranks.end() ? -1 : it - ranks.begin();
-}
-
-}  // namespace
 
 absl::string_view CrossMeshRoleName(CrossMeshRole role) {
   switch (role) {
@@ -30,7 +22,7 @@ absl::string_view CrossMeshRoleName(CrossMeshRole role) {
 
 absl::StatusOr<std::vector<CrossMeshMembership>> CrossMeshMemberships(const CrossMeshPlan& plan,
                                                                       int64_t global_rank) {
-  const int64_t index = IndexOf(plan.participants, global_rank);
+  const int64_t index = plan.ParticipantIndex(global_rank);
   if (index < 0) {
     return absl::InvalidArgumentError(absl::StrCat("rank ", global_rank,
                                                    " takes no part in the move (its ranks are ",
@@ -40,10 +32,10 @@ absl::StatusOr<std::vector<CrossMeshMembership>> CrossMeshMemberships(const Cros
       DeviceMesh::Create({static_cast<int64_t>(plan.participants.size())});
   if (!line.ok()) return line.status();
   std::vector<CrossMeshMembership> out = {{CrossMeshRole::kUnion, *std::move(line), index}};
-  if (const int64_t s = IndexOf(plan.src_ranks, global_rank); s >= 0) {
+  if (const int64_t s = plan.SrcIndex(global_rank); s >= 0) {
     out.push_back({CrossMeshRole::kSource, plan.crossing_src.mesh(), s});
   }
-  if (const int64_t d = IndexOf(plan.dst_ranks, global_rank); d >= 0) {
+  if (const int64_t d = plan.DstIndex(global_rank); d >= 0) {
     out.push_back({CrossMeshRole::kDestination, plan.crossing_dst.mesh(), d});
   }
   return out;

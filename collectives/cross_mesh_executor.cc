@@ -10,12 +10,6 @@
 namespace reshard {
 namespace {
 
-// Position of `rank` in `ranks`, or -1.
-int64_t IndexOf(const std::vector<int64_t>& ranks, int64_t rank) {
-  auto it = std::find(ranks.begin(), ranks.end(), rank);
-  return it == ranks.end() ? -1 : it - ranks.begin();
-}
-
 // The participant's block of `spec` (mesh rank `index`), or an empty box.
 Box BlockAt(const DistSpec& spec, int64_t index) {
   if (index < 0) return Box(spec.global_shape().size());
@@ -36,9 +30,9 @@ absl::StatusOr<int64_t> CheckAcrossComms(const CrossMeshPlan& plan, int64_t glob
                      ": the plan's route_rounds do not fit its routes and rounds (plan it "
                      "with PlanCrossMesh)"));
   }
-  const int64_t me = IndexOf(plan.participants, global_rank);
-  const bool is_src = IndexOf(plan.src_ranks, global_rank) >= 0;
-  const bool is_dst = IndexOf(plan.dst_ranks, global_rank) >= 0;
+  const int64_t me = plan.ParticipantIndex(global_rank);
+  const bool is_src = plan.SrcIndex(global_rank) >= 0;
+  const bool is_dst = plan.DstIndex(global_rank) >= 0;
   if (me < 0 || union_comm.rank() != me ||
       union_comm.mesh().num_ranks() != static_cast<int64_t>(plan.participants.size()) ||
       is_src != (src_comm != nullptr) || is_dst != (dst_comm != nullptr)) {
@@ -82,8 +76,8 @@ absl::Status RedistributeAcross(LocalTensor& t, const CrossMeshRequest& request,
                                 const CrossMeshPlan& plan, int64_t global_rank,
                                 Communicator* src_comm, Communicator* dst_comm,
                                 Communicator& union_comm, CrossingStats* stats) {
-  const Box held = BlockAt(plan.crossing_src, IndexOf(plan.src_ranks, global_rank));
-  const Box wanted = BlockAt(plan.crossing_dst, IndexOf(plan.dst_ranks, global_rank));
+  const Box held = BlockAt(plan.crossing_src, plan.SrcIndex(global_rank));
+  const Box wanted = BlockAt(plan.crossing_dst, plan.DstIndex(global_rank));
   auto cross = [&](const LocalTensor& in, int64_t me, CrossingStats* counted) {
     return ExchangeSlices(in, held, wanted, plan.routes, plan.route_rounds, plan.rounds, me,
                           plan.crossing_src.dtype(), union_comm, counted);

@@ -25,11 +25,6 @@
 namespace reshard {
 namespace {
 
-int64_t IndexOf(const std::vector<int64_t>& ranks, int64_t rank) {
-  auto it = std::find(ranks.begin(), ranks.end(), rank);
-  return it == ranks.end() ? -1 : it - ranks.begin();
-}
-
 bool HasPartial(const DistSpec& spec) {
   for (const Placement& p : spec.state().placements()) {
     if (p.is_partial()) return true;
@@ -88,7 +83,7 @@ absl::Status RunParticipant(const CrossMeshRequest& r, const CrossMeshPlan& plan
                             const Fault& fault, const ParticipantComms& c, ParticipantResult& out) {
   const int64_t rank = plan.participants[index];
   out.tensor = *LocalTensor::Zeros(r.src.dtype(), {0});
-  if (const int64_t s = IndexOf(plan.src_ranks, rank); s >= 0) {
+  if (const int64_t s = plan.SrcIndex(rank); s >= 0) {
     RESHARD_ASSIGN_OR_RETURN(out.tensor, ShardOf(global, r.src, r.src.mesh().Coordinate(s), seed));
   }
   Communicator* union_comm = c.union_comm;
@@ -112,7 +107,7 @@ std::string EncodeResult(const ParticipantResult& p) {
 ParticipantResult DecodeResult(absl::string_view bytes, const CrossMeshRequest& r,
                                const CrossMeshPlan& plan, int64_t index) {
   ParticipantResult p;
-  const int64_t d = IndexOf(plan.dst_ranks, plan.participants[index]);
+  const int64_t d = plan.DstIndex(plan.participants[index]);
   const std::vector<int64_t> shape =
       d < 0 ? std::vector<int64_t>{0} : r.dst.LocalShape(r.dst.mesh().Coordinate(d));
   const size_t newline = bytes.find('\n');
@@ -160,7 +155,7 @@ std::string CheckData(const CrossMeshRequest& r, const CrossMeshPlan& plan,
   std::vector<LocalTensor> shards;  // in the destination mesh's rank order
   for (size_t d = 0; d < plan.dst_ranks.size(); ++d) {
     const int64_t rank = plan.dst_ranks[d];
-    const LocalTensor& got = results[IndexOf(plan.participants, rank)].tensor;
+    const LocalTensor& got = results[plan.ParticipantIndex(rank)].tensor;
     // A view for Reassemble, which only reads it.
     shards.push_back(
         LocalTensor::View(const_cast<void*>(got.data()), got.dtype(), got.shape(), got.space()));

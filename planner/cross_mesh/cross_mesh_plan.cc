@@ -317,6 +317,25 @@ absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
   return *std::move(best);
 }
 
+namespace {
+
+// The position of `rank` in the unordered `ranks`, or -1.
+int64_t PositionIn(const std::vector<int64_t>& ranks, int64_t rank) {
+  auto it = std::find(ranks.begin(), ranks.end(), rank);
+  return it == ranks.end() ? -1 : it - ranks.begin();
+}
+
+}  // namespace
+
+int64_t CrossMeshPlan::ParticipantIndex(int64_t rank) const {
+  auto it = std::lower_bound(participants.begin(), participants.end(), rank);
+  return it == participants.end() || *it != rank ? -1 : it - participants.begin();
+}
+
+int64_t CrossMeshPlan::SrcIndex(int64_t rank) const { return PositionIn(src_ranks, rank); }
+
+int64_t CrossMeshPlan::DstIndex(int64_t rank) const { return PositionIn(dst_ranks, rank); }
+
 std::vector<int64_t> CrossMeshPlan::BytesSent() const {
   std::vector<int64_t> sent(participants.size(), 0);
   const int64_t itemsize = ItemSize(crossing_src.dtype());

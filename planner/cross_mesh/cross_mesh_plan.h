@@ -79,6 +79,12 @@ struct CrossMeshPlan {
   // into rounds (LeastCrossingMemory, crossing_rounds.h).
   int64_t LeastCrossingBytes() const;
 
+  // Where global rank `rank` stands: its index in participants (ascending:
+  // a binary search), src_ranks or dst_ranks; -1 where it is not.
+  int64_t ParticipantIndex(int64_t rank) const;
+  int64_t SrcIndex(int64_t rank) const;
+  int64_t DstIndex(int64_t rank) const;
+
   // Per participant, the bytes it sends to other participants in the
   // crossing (local copies not counted).
   std::vector<int64_t> BytesSent() const;

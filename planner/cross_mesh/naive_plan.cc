@@ -11,10 +11,6 @@
 namespace reshard {
 namespace {
 
-int64_t IndexOf(const std::vector<int64_t>& ranks, int64_t rank) {
-  return std::lower_bound(ranks.begin(), ranks.end(), rank) - ranks.begin();
-}
-
 Box WholeTensor(const DistSpec& spec) {
   Box box;
   for (int64_t extent : spec.global_shape()) box.push_back(Slice{0, extent});
@@ -46,7 +42,7 @@ void NaiveHopBoxes(const NaiveCrossMeshPlan& plan, int hop, std::vector<Box>* he
   wanted->assign(p.participants.size(), nothing);
   if (hop == 0) {  // gather: the source blocks to the source root
     for (size_t r = 0; r < p.src_ranks.size(); ++r) {
-      (*held)[IndexOf(p.participants, p.src_ranks[r])] =
+      (*held)[p.ParticipantIndex(p.src_ranks[r])] =
           BlockOf(p.crossing_src, p.crossing_src.mesh().Coordinate(static_cast<int64_t>(r)));
     }
     (*wanted)[plan.src_root] = whole;
@@ -56,7 +52,7 @@ void NaiveHopBoxes(const NaiveCrossMeshPlan& plan, int hop, std::vector<Box>* he
   } else {  // scatter: the destination root to every destination block
     (*held)[plan.dst_root] = whole;
     for (size_t r = 0; r < p.dst_ranks.size(); ++r) {
-      (*wanted)[IndexOf(p.participants, p.dst_ranks[r])] =
+      (*wanted)[p.ParticipantIndex(p.dst_ranks[r])] =
           BlockOf(p.crossing_dst, p.crossing_dst.mesh().Coordinate(static_cast<int64_t>(r)));
     }
   }
@@ -67,8 +63,8 @@ absl::StatusOr<NaiveCrossMeshPlan> PlanNaiveCrossMesh(const CrossMeshRequest& re
   RESHARD_ASSIGN_OR_RETURN(CrossMeshPlan plain, PlanPlainCrossMesh(request, options));
   NaiveCrossMeshPlan naive{std::move(plain)};
   const CrossMeshPlan& p = naive.plain;
-  naive.src_root = IndexOf(p.participants, p.src_ranks.front());
-  naive.dst_root = IndexOf(p.participants, p.dst_ranks.front());
+  naive.src_root = p.ParticipantIndex(p.src_ranks.front());
+  naive.dst_root = p.ParticipantIndex(p.dst_ranks.front());
   const std::shared_ptr<const CostModel>& model = ResolvedCostModel(options);
   std::optional<double> cost = p.before.cost + p.after.cost;
   for (int hop = 0; hop < kNaiveHops; ++hop) {
