@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Hard 4-D graph-planner cases (4-D meshes, 4-D tensors, random shard orders and Partials)
-for bench/compare_oracle.sh. Usage: gen_hard_cases.py COUNT [SEED] [large] > cases.jsonl
+for bench/compare_oracle.sh. Usage: gen_hard_cases.py COUNT [SEED] [large|harder] > cases.jsonl
 
 Default: meshes 2x2x2x2 up to 2x4x2x4, tensors of up to 64 per dim (bench/data/hard4d.jsonl).
 `large` (issue 17): every mesh dim 2, 4 or 8 (up to 8x8x8x8 = 4096 ranks) and tensors of
 8 to 4096 per dim, up to about 512 MB, where the bytes term of the cost dominates
-(bench/data/hard4d_large.jsonl)."""
+(bench/data/hard4d_large.jsonl).
+`harder` (a check on cases nothing was tuned on): mesh dims 2, 3, 4, 6, 8 or 16 (at most
+8192 ranks), uneven extents 3 to 8191, tensors up to 2 GB."""
 import json, random, sys
 rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 1)
 n = int(sys.argv[1])
@@ -31,8 +33,18 @@ def state(mesh, nd, ops):
         elif t[0] == 'R': out += 'R'
         else: out += f"P({t[1]})"
     return out
-large = len(sys.argv) > 3 and sys.argv[3] == 'large'
+variant = sys.argv[3] if len(sys.argv) > 3 else ''
+large = variant in ('large', 'harder')
 ITEMSIZE = dict(f32=4, bf16=2, f64=8)
+def harder_case():
+    while True:  # redraw until at most 8192 ranks
+        mesh = [rng.choice([2,3,4,6,8,16]) for _ in range(4)]
+        if mesh[0] * mesh[1] * mesh[2] * mesh[3] <= 8192: break
+    dtype = rng.choice(['f32','bf16','f64'])
+    while True:  # redraw until the tensor is at most 2 GB
+        shape = [rng.choice([3,17,96,255,999,1536,2047,4097,8191]) for _ in range(4)]
+        numel = shape[0] * shape[1] * shape[2] * shape[3]
+        if numel * ITEMSIZE[dtype] <= 2 << 30: return mesh, shape, dtype
 def large_case():
     mesh = [rng.choice([2,4,8]) for _ in range(4)]
     dtype = rng.choice(['f32','bf16','f64'])
@@ -41,7 +53,9 @@ def large_case():
         numel = shape[0] * shape[1] * shape[2] * shape[3]
         if numel * ITEMSIZE[dtype] <= 512 << 20: return mesh, shape, dtype
 for i in range(n):
-    if large:
+    if variant == 'harder':
+        mesh, shape, dtype = harder_case()
+    elif large:
         mesh, shape, dtype = large_case()
     else:
         mesh = rng.choice([[2,2,2,2],[2,2,2,4],[4,2,2,2],[2,4,2,4],[3,2,2,2]])
