@@ -7,7 +7,9 @@
 #
 # Columns: each mode's measured median (microseconds, the slowest rank's
 # Redistribute per round, interleaved rounds), pytorch/native ratio (> 1:
-# native is faster), the most bytes a rank sent in each mode against the least
+# native is faster), the same round by round (the median of the rounds'
+# ratios, how many rounds native won, and a two-sided sign test: "measurably
+# slower" below means native lost most rounds with p < 0.05), the most bytes a rank sent in each mode against the least
 # it must receive (`reshard bench --dry-run`, cli/receive_bound.h), each
 # mode's peak bytes per rank, and whether both results were verified. A mode
 # that did not run (e.g. the executor refused a step) shows "-". This is a
@@ -44,11 +46,28 @@ while IFS= read -r line; do
 done <"$suite"
 
 python3 - "$tmp" "$n" <<'PY'
-import json, os, sys
+import json, math, os, sys
 tmp, n = sys.argv[1], int(sys.argv[2])
-print("| case | native median us | pytorch median us | pytorch/native | native predicted us | pytorch predicted us | bytes sent max native / pytorch / lower bound | peak bytes native / pytorch | verified native / pytorch |")
-print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
-errors, rankings, priced = [], [], set()
+# Round by round (the modes ran in the same interleaved rounds): the median of
+# pytorch/native per round, and a two-sided sign test over the rounds (as
+# reshard bench's text output, cli/paired_rounds.h).
+def paired(nat, pyt):
+    a = nat.get("measured_us", {}).get("rounds") or []
+    b = pyt.get("measured_us", {}).get("rounds") or []
+    n = min(len(a), len(b))
+    if n == 0 or not (nat.get("verified") and pyt.get("verified")):
+        return None
+    ratios = sorted(b[r] / a[r] for r in range(n) if a[r] > 0)
+    faster = sum(1 for r in range(n) if a[r] < b[r])
+    untied = sum(1 for r in range(n) if a[r] != b[r])
+    tail = sum(math.comb(untied, k) for k in range(min(faster, untied - faster) + 1))
+    p = min(1.0, 2 * tail / 2 ** untied) if untied else 1.0
+    mid = (ratios[(len(ratios) - 1) // 2] + ratios[len(ratios) // 2]) / 2
+    return mid, faster, n, p
+
+print("| case | native median us | pytorch median us | pytorch/native | per round: pytorch/native, native faster (sign test p) | native predicted us | pytorch predicted us | bytes sent max native / pytorch / lower bound | peak bytes native / pytorch | verified native / pytorch |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+errors, rankings, priced, slower = [], [], set(), []
 for i in range(1, n + 1):
     name = open(f"{tmp}/name.{i}").read().strip()
     bound = json.loads(open(f"{tmp}/bound.{i}").read())["receive_bound_max"]
@@ -78,7 +97,12 @@ for i in range(1, n + 1):
     # Plans that differ, measured more than 1.3x apart: does the model rank them alike?
     if a and b and pa and pb and nat.get("trace") != pyt.get("trace") and max(a, b) / min(a, b) > 1.3:
         rankings.append((name, (a < b) == (pa < pb)))
-    print(f"| {name} | {cell(a)} | {cell(b)} | {ratio} | {cell(pa)} | {cell(pb)} | {sent} | {peak} | {ver} |")
+    pr = paired(nat, pyt)
+    per_round = "-" if pr is None else f"{pr[0]:.2f}x, {pr[1]} of {pr[2]} (p = {pr[3]:.2g})"
+    # Measurably slower: native lost most rounds, and the sign test says it is no coin flip.
+    if pr and nat.get("trace") != pyt.get("trace") and 2 * pr[1] < pr[2] and pr[3] < 0.05:
+        slower.append(f"{name} ({per_round})")
+    print(f"| {name} | {cell(a)} | {cell(b)} | {ratio} | {per_round} | {cell(pa)} | {cell(pb)} | {sent} | {peak} | {ver} |")
     err = open(f"{tmp}/err.{i}").read().strip()
     if err:
         print(f"<!-- {name}: {err.splitlines()[0][:200]} -->")
@@ -92,6 +116,8 @@ if errors:
           f"25th {100 * q(0.25):.0f}%, 75th {100 * q(0.75):.0f}%, 90th {100 * q(0.9):.0f}%, "
           f"max {100 * e[-1]:.0f}%")
     print("per plan: " + ", ".join(f"{n} {100 * x:.0f}%" for x, n in errors))
+print("plans that differ where native is measurably slower (lost most rounds, sign test p < 0.05): "
+      + (", ".join(slower) if slower else "none"))
 ok = sum(1 for _, same in rankings if same)
 print(f"plans that differ and measure > 1.3x apart: {len(rankings)}; the model ranks {ok} the same way"
       + ("" if ok == len(rankings) else

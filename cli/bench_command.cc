@@ -25,6 +25,7 @@
 #include "cli/flags.h"
 #include "cli/help.h"
 #include "cli/host_memory.h"
+#include "cli/paired_rounds.h"
 #include "cli/planned_bytes.h"
 #include "cli/receive_bound.h"
 #include "harness/bench_run.h"
@@ -258,7 +259,9 @@ nlohmann::ordered_json MeasuredUsJson(const std::vector<double>& us) {
     if (us.empty()) return nullptr;
     return std::round(f(us) * 10) / 10;
   };
-  return {{"median", pick(Median)}, {"min", pick(MinOf)}, {"max", pick(MaxOf)}};
+  nlohmann::ordered_json rounds = nlohmann::ordered_json::array();
+  for (double u : us) rounds.push_back(std::round(u * 10) / 10);
+  return {{"median", pick(Median)}, {"min", pick(MinOf)}, {"max", pick(MaxOf)}, {"rounds", rounds}};
 }
 
 std::string UsCell(const std::vector<double>& us, double (*pick)(std::vector<double>)) {
@@ -337,12 +340,9 @@ std::string TextTable(const std::vector<ModeReport>& reports) {
                     "\n");
   }
   for (const ModeReport& r : reports) absl::StrAppend(&out, r.mode, " trace: ", r.trace, "\n");
-  if (reports.size() == 2 && !reports[0].measured.run_us.empty() &&
-      !reports[1].measured.run_us.empty()) {
-    absl::StrAppend(
-        &out,
-        absl::StrFormat("%s median / %s median: %.3f\n", reports[1].mode, reports[0].mode,
-                        Median(reports[1].measured.run_us) / Median(reports[0].measured.run_us)));
+  if (reports.size() == 2) {
+    absl::StrAppend(&out, PairedSummary(reports[1].mode, reports[1].measured.run_us,
+                                        reports[0].mode, reports[0].measured.run_us));
   }
   return out;
 }
@@ -476,9 +476,13 @@ groups), then --repeat rounds of every mode in turn (interleaved, so load
 drift hits all modes alike; odd rounds in reverse order, so that no mode
 always goes first), each after a barrier over the mesh; a run's time
 is its slowest rank's Redistribute call, and median, min and max are over
-the rounds. Each rank computes its source shard once; a run's input is an
-untimed copy of it into the executor's buffer cache, made between two
-barriers so that no rank's untimed work overlaps another's timed call. Also
+the rounds. With two modes the text ends with the ratio of their medians
+and the same round by round: the median of the rounds' ratios, how many
+rounds the second mode won, and a two-sided sign test (a small p: the
+difference is no coin flip of the machine's load). Each rank computes its
+source shard once; a run's input is an untimed copy of it into the
+executor's buffer cache, made between two barriers so that no rank's
+untimed work overlaps another's timed call. Also
 printed (text): the least bytes a rank must receive, the part of its
 destination block it does not already hold (cli/receive_bound.h).
 
@@ -531,7 +535,8 @@ Command BenchCommand() {
               {"format", "FORMAT",
                "text (a table) or json (one object per mode per line: mode, trace, modeled_cost, "
                "native_model_cost (the same as predicted_us), bytes_sent_max, peak_bytes_max, "
-               "measured_us {median, min, max}, verified, predicted_us, cost_model and profile "
+               "measured_us {median, min, max, rounds (each round's time, in round order)}, "
+               "verified, predicted_us, cost_model and profile "
                "(what the mode planned with; profile null for none), receive_lower_bound_max "
                "(the most any rank must receive, whatever the plan)). Cross-mesh: the same keys "
                "but peak_bytes_max, the prices null where the model prices no exchange, then "

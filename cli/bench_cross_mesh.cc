@@ -14,6 +14,7 @@
 #include "base/utf8.h"
 #include "cli/collective_timing.h"
 #include "cli/cross_mesh_json.h"
+#include "cli/paired_rounds.h"
 #include "cli/planned_bytes.h"
 #include "cli/receive_bound.h"
 #include "cli/verify_cross_mesh.h"
@@ -175,10 +176,9 @@ std::string TextTable(const std::vector<AcrossMode>& modes,
   }
   absl::StrAppend(&out, "\n");
   for (const AcrossMode& m : modes) absl::StrAppend(&out, m.mode, " trace: ", TraceOf(m), "\n");
-  if (modes.size() == 2 && !got[0].run_us.empty() && !got[1].run_us.empty()) {
+  if (modes.size() == 2) {
     absl::StrAppend(&out,
-                    absl::StrFormat("%s median / %s median: %.3f\n", modes[1].mode, modes[0].mode,
-                                    Median(got[1].run_us) / Median(got[0].run_us)));
+                    PairedSummary(modes[1].mode, got[1].run_us, modes[0].mode, got[0].run_us));
   }
   return out;
 }

@@ -65,7 +65,8 @@ void ExpectBothModesVerified(const std::vector<std::string>& extra) {
   for (size_t i = 0; i < lines.size(); ++i) {
     const json& l = lines[i];
     EXPECT_EQ(Keys(l), promised) << l;
-    EXPECT_EQ(Keys(l["measured_us"]), (std::set<std::string>{"median", "min", "max"})) << l;
+    EXPECT_EQ(Keys(l["measured_us"]), (std::set<std::string>{"median", "min", "max", "rounds"}))
+        << l;
     EXPECT_EQ(l["mode"], modes[i]) << l;
     EXPECT_EQ(l["trace"], "S(0)->R") << l;
     EXPECT_EQ(l["verified"], true) << l;
@@ -82,6 +83,12 @@ void ExpectBothModesVerified(const std::vector<std::string>& extra) {
     const json& us = l["measured_us"];
     EXPECT_LE(us["min"].get<double>(), us["median"].get<double>()) << l;
     EXPECT_LE(us["median"].get<double>(), us["max"].get<double>()) << l;
+    // One time per timed round (--repeat), in round order, within min..max.
+    ASSERT_EQ(us["rounds"].size(), 2u) << l;
+    for (const json& t : us["rounds"]) {
+      EXPECT_GE(t.get<double>(), us["min"].get<double>()) << l;
+      EXPECT_LE(t.get<double>(), us["max"].get<double>()) << l;
+    }
   }
 }
 
