@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "planner/costs/block_bytes.h"
 #include "planner/costs/nccl_tuning.h"
+#include "planner/layout/chunk.h"
 #include "planner/steps/permute_exchange.h"
 #include "planner/steps/step_bytes.h"
 
@@ -135,9 +136,17 @@ class NcclCosts : public BoundCostModel {
     if (step.kind != StepKind::kExchange) return std::nullopt;
     const int bits = step.group.bits();
     if (span_[bits].ranks <= 1) return 0.0;
-    const std::vector<int64_t> zeros(mesh_.ndim(), 0);
-    const FirstMemberReceipt receipt = FirstMemberReceiptOf(
-        current, step, mesh_, LogicalShape(current, step, mesh_, global_shape_, zeros));
+    // LogicalShape at coordinate 0, without allocating (once per exchange edge).
+    int64_t logical[kMaxTensorDims];
+    const int ndim = static_cast<int>(global_shape_.size());
+    for (int d = 0; d < ndim; ++d) {
+      logical[d] = global_shape_[d];
+      for (int m : current.OrderOf(d)) {
+        if (!step.group.Contains(m)) logical[d] = PaddedChunkSize(logical[d], mesh_.size(m));
+      }
+    }
+    const FirstMemberReceipt receipt =
+        FirstMemberReceiptOf(current, step, mesh_, absl::MakeConstSpan(logical, ndim));
     return ExchangeTimeLowerBoundUs(links_, span_[bits], receipt.senders,
                                     itemsize_ * static_cast<double>(receipt.elements));
   }
