@@ -15,9 +15,19 @@ struct Orders {
   MeshDimList of[kMaxTensorDims];
 };
 
+// One pass over the mesh dims (DistState::OrderOf per tensor dim would be
+// one pass each), twice per expanded state.
 Orders OrdersOf(const DistState& state, int tensor_ndim) {
+  int slots[kMaxTensorDims][kMaxMeshDims];
+  int count[kMaxTensorDims] = {};
+  for (int m = 0; m < state.ndim(); ++m) {
+    const Placement p = state.placement(m);
+    if (!p.is_shard() || p.dim() >= tensor_ndim) continue;
+    slots[p.dim()][state.OrderPosition(m)] = m;
+    ++count[p.dim()];
+  }
   Orders orders;
-  for (int d = 0; d < tensor_ndim; ++d) orders.of[d] = state.OrderOf(d);
+  for (int d = 0; d < tensor_ndim; ++d) orders.of[d].assign(slots[d], slots[d] + count[d]);
   return orders;
 }
 
