@@ -114,18 +114,39 @@ void AppendPermuteTo(const Orders& old, const Orders& orders, int tensor_ndim,
   out->push_back(MakePermute(absl::MakeConstSpan(entries, n)));
 }
 
-// 11. Swap two Shard mesh dims' places (tensor dim and position).
-void AppendSwaps(const DistState& state, const Orders& old, int tensor_ndim,
-                 std::vector<Step>* out) {
+// 11. Swap two Shard mesh dims' places (tensor dim and position): the
+// permute to those orders, as AppendPermuteTo would emit it, without copying
+// the orders per pair. Only the swapped mesh dims' tensor dims change, each
+// from the first position holding one of them to its end.
+void AppendSwaps(const DistState& state, const Orders& old, std::vector<Step>* out) {
   for (int m1 = 0; m1 < state.ndim(); ++m1) {
     if (!state.placement(m1).is_shard()) continue;
     for (int m2 = m1 + 1; m2 < state.ndim(); ++m2) {
       if (!state.placement(m2).is_shard()) continue;
-      Orders orders = old;
-      for (int d = 0; d < tensor_ndim; ++d) {
-        for (int& m : orders.of[d]) m = m == m1 ? m2 : m == m2 ? m1 : m;
+      const int d1 = state.placement(m1).dim();
+      const int d2 = state.placement(m2).dim();
+      const int p1 = state.OrderPosition(m1);
+      const int p2 = state.OrderPosition(m2);
+      // Per changed tensor dim, ascending: (tensor dim, first changed position).
+      std::pair<int, int> changed[2] = {{d1, p1}, {d2, p2}};
+      int num_changed = 2;
+      if (d1 == d2) {
+        changed[0].second = std::min(p1, p2);
+        num_changed = 1;
+      } else if (d2 < d1) {
+        std::swap(changed[0], changed[1]);
       }
-      AppendPermuteTo(old, orders, tensor_ndim, out);
+      std::pair<int, int> entries[kMaxMeshDims];  // (mesh dim, tensor dim)
+      int n = 0;
+      for (int c = 0; c < num_changed; ++c) {
+        const auto [d, first] = changed[c];
+        const MeshDimList& order = old.of[d];
+        for (size_t i = static_cast<size_t>(first); i < order.size(); ++i) {
+          const int m = order[i];
+          entries[n++] = {m == m1 ? m2 : m == m2 ? m1 : m, d};
+        }
+      }
+      out->push_back(MakePermute(absl::MakeConstSpan(entries, n)));
     }
   }
 }
@@ -197,7 +218,7 @@ void AppendNativeTransitions(const DistState& state, const DistState& goal, int 
   const Orders goal_orders = OrdersOf(goal, tensor_ndim);
   AppendShardGroups(orders, tensor_ndim, out);
   AppendPartialGroups(state, goal, goal_orders, tensor_ndim, out);
-  AppendSwaps(state, orders, tensor_ndim, out);
+  AppendSwaps(state, orders, out);
   AppendGoalPermute(orders, goal_orders, goal, tensor_ndim, out);
   AppendGoalExchange(state, orders, goal_orders, goal, tensor_ndim, out);
 }
