@@ -51,19 +51,18 @@ void AppendShardGroups(const Orders& orders, int tensor_ndim, std::vector<Step>*
 // stay at the bottom of b's order), then those that shard another tensor dim
 // c, by c and the goal's order of c (a group all_to_all moves them on in
 // that order), then the rest, which must leave again (spec §4.2, 10).
-std::pair<int, int> GoalRank(int m, int b, const Orders& goal_orders, const DistState& goal) {
+std::pair<int, int> GoalRank(int m, int b, const DistState& goal) {
   const Placement p = goal.placement(m);
   if (!p.is_shard()) return {kMaxTensorDims + 1, m};
-  const MeshDimList& order = goal_orders.of[p.dim()];
-  const int position = static_cast<int>(std::find(order.begin(), order.end(), m) - order.begin());
-  return {p.dim() == b ? 0 : 1 + p.dim(), position};
+  // Its position in goal's order of p.dim(), as goal's cell holds it.
+  return {p.dim() == b ? 0 : 1 + p.dim(), goal.OrderPosition(m)};
 }
 
 // 9, 10. Every set of >= 2 Partial mesh dims of one op: all_reduce, then
 // reduce_scatter onto each tensor dim in two orders of the set, ascending and
 // the goal's (GoalRank), not in every order: a set of 8 has 40,320.
-void AppendPartialGroups(const DistState& state, const DistState& goal, const Orders& goal_orders,
-                         int tensor_ndim, std::vector<Step>* out) {
+void AppendPartialGroups(const DistState& state, const DistState& goal, int tensor_ndim,
+                         std::vector<Step>* out) {
   for (int op = 0; op < kNumReduceOps; ++op) {
     const Placement p = Placement::Partial(static_cast<ReduceOp>(op));
     unsigned all = 0;
@@ -83,9 +82,8 @@ void AppendPartialGroups(const DistState& state, const DistState& goal, const Or
         out->push_back(MakeGroupStep(group, p, Placement::Shard(b)));
         int to_goal[kMaxMeshDims];
         std::copy(dims, dims + n, to_goal);
-        std::stable_sort(to_goal, to_goal + n, [&](int x, int y) {
-          return GoalRank(x, b, goal_orders, goal) < GoalRank(y, b, goal_orders, goal);
-        });
+        std::stable_sort(to_goal, to_goal + n,
+                         [&](int x, int y) { return GoalRank(x, b, goal) < GoalRank(y, b, goal); });
         if (!std::equal(dims, dims + n, to_goal)) {
           out->push_back(MakeGroupStep(absl::MakeConstSpan(to_goal, n), p, Placement::Shard(b)));
         }
@@ -217,7 +215,7 @@ void AppendNativeTransitions(const DistState& state, const DistState& goal, int 
   const Orders orders = OrdersOf(state, tensor_ndim);
   const Orders goal_orders = OrdersOf(goal, tensor_ndim);
   AppendShardGroups(orders, tensor_ndim, out);
-  AppendPartialGroups(state, goal, goal_orders, tensor_ndim, out);
+  AppendPartialGroups(state, goal, tensor_ndim, out);
   AppendSwaps(state, orders, out);
   AppendGoalPermute(orders, goal_orders, goal, tensor_ndim, out);
   AppendGoalExchange(state, orders, goal_orders, goal, tensor_ndim, out);
