@@ -298,7 +298,8 @@ NcclChoice NcclTuning::Time(NcclFunc f, double bytes) const {
   NcclChoice best;
   if (ranks_ <= 1) return best;
   best.time_us = -1;
-  const int log_size = Log2i(std::floor(bytes / 64));
+  // Only all_reduce reads it (AlgoTime's tree correction).
+  const int log_size = f == NcclFunc::kAllReduce ? Log2i(std::floor(bytes / 64)) : -1;
   const Enabled& enabled = enabled_[I(f)];
   for (int i = 0; i < enabled.count; ++i) {
     const int a = enabled.pairs[i] / kNumNcclProtos;

@@ -22,10 +22,13 @@ DistState ApplyGroupStep(const DistState& state, const Step& step) {
 }
 
 MeshDimList GroupSplitsOf(const DistState& state, const Step& step, int tensor_dim, bool after) {
-  const DistState in = after ? ApplyStep(state, step) : state;
+  return GroupSplitsIn(after ? ApplyStep(state, step) : state, step.group, tensor_dim);
+}
+
+MeshDimList GroupSplitsIn(const DistState& state, MeshDimSet group, int tensor_dim) {
   MeshDimList out;
-  for (int m : in.OrderOf(tensor_dim)) {
-    if (step.group.Contains(m)) out.push_back(m);
+  for (int m : state.OrderOf(tensor_dim)) {
+    if (group.Contains(m)) out.push_back(m);
   }
   return out;
 }
