@@ -136,13 +136,16 @@ class NcclCosts : public BoundCostModel {
     if (step.kind != StepKind::kExchange) return std::nullopt;
     const int bits = step.group.bits();
     if (span_[bits].ranks <= 1) return 0.0;
-    // LogicalShape at coordinate 0, without allocating (once per exchange edge).
+    // LogicalShape at coordinate 0, without allocating (once per exchange
+    // edge): the nested chunks at 0 in one pass over the mesh dims, since
+    // ceil(ceil(L / a) / b) == ceil(ceil(L / b) / a) (block_bytes.cc).
     int64_t logical[kMaxTensorDims];
     const int ndim = static_cast<int>(global_shape_.size());
-    for (int d = 0; d < ndim; ++d) {
-      logical[d] = global_shape_[d];
-      for (int m : current.OrderOf(d)) {
-        if (!step.group.Contains(m)) logical[d] = PaddedChunkSize(logical[d], mesh_.size(m));
+    std::copy(global_shape_.begin(), global_shape_.end(), logical);
+    for (int m = 0; m < mesh_.ndim(); ++m) {
+      const Placement p = current.placement(m);
+      if (p.is_shard() && p.dim() < ndim && !step.group.Contains(m)) {
+        logical[p.dim()] = PaddedChunkSize(logical[p.dim()], mesh_.size(m));
       }
     }
     const FirstMemberReceipt receipt =
