@@ -303,6 +303,37 @@ TEST(NativeEdgesTest, SwapsArePermutesToTheSwappedOrdersOnRandomStates) {
   }
 }
 
+// ApplyStep replays a group step in one pass (DistState::WithGroupReplaced);
+// on every native edge of random states it must give what WithPlacement
+// gives one mesh dim at a time: the group leaves (to R before entries join,
+// else to dst), then the entries join in sequence.
+TEST(NativeApplyStepTest, GroupStepsReplayAsOneMeshDimAtATimeOnRandomStates) {
+  std::mt19937 rng(23);
+  int group_steps = 0;
+  for (int trial = 0; trial < 500; ++trial) {
+    const int mesh_ndim = 2 + trial % 4;
+    const DistState s = RandomState(mesh_ndim, &rng);
+    const DistState goal = RandomState(mesh_ndim, &rng);
+    std::vector<Step> steps;
+    AppendNativeTransitions(s, goal, 3, s.PartialOps() | goal.PartialOps(), &steps);
+    for (const Step& step : steps) {
+      if (step.group.size() < 2 && !MovesSlices(step.kind)) continue;
+      ++group_steps;
+      const bool joins = MovesSlices(step.kind) || !step.entries.empty();
+      DistState expected = s;
+      for (int m : step.group.ToVector()) {
+        expected = expected.WithPlacement(m, joins ? Placement::Replicate() : step.dst);
+      }
+      for (int i = 0; joins && i < step.entries.size(); ++i) {
+        expected = expected.WithPlacement(step.entries.mesh_dim(i),
+                                          Placement::Shard(step.entries.tensor_dim(i)));
+      }
+      EXPECT_EQ(ApplyStep(s, step), expected) << s.ToString() << ": " << step.ToString();
+    }
+  }
+  EXPECT_GT(group_steps, 1000);  // the random states do reach group steps
+}
+
 // Edge 13, the goal exchange: from the first position where an order differs
 // from the goal's, every mesh dim leaves and the goal's tails join; here
 // dim 0's orders [0] and [1] differ at once, so the group is {0, 1} and
