@@ -2,8 +2,10 @@
 // nested slice of a group (GroupSlices), what a permute sends and receives
 // (PermuteExchangeOf, BytesOfStep), and the box copies and nested packing the
 // executor builds from them. Expected values are derived in the comments.
+#include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <random>
 #include <vector>
 
 #include "collectives/tensor/box_copy.h"
@@ -37,6 +39,45 @@ TEST(GroupSlicesTest, NestedChunksInMemberOrder) {
   // Not split by the group: everyone holds all of it.
   EXPECT_THAT(GroupSlices(mesh, group, {}, 5),
               ElementsAre(Slice{0, 5}, Slice{0, 5}, Slice{0, 5}, Slice{0, 5}));
+}
+
+// GroupSlices computes each distinct slice once and walks the members by an
+// odometer; it must still give member j (row-major over the group's
+// ascending mesh dims) NestedChunk at its coordinates on the splits (0 on a
+// split outside the group), on random meshes, groups, splits and lengths.
+TEST(GroupSlicesTest, EveryMemberHoldsItsNestedChunkOnRandomGroups) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::vector<int64_t> sizes(1 + rng() % 4);
+    for (int64_t& s : sizes) s = 1 + static_cast<int64_t>(rng() % 4);
+    const DeviceMesh mesh = Mesh(sizes);
+    const int ndim = mesh.ndim();
+    const auto group = MeshDimSet::FromBits(static_cast<uint8_t>(rng() % (1u << ndim)));
+    std::vector<int> splits;
+    for (int m = 0; m < ndim; ++m) {
+      if (rng() % 2) splits.push_back(m);
+    }
+    std::shuffle(splits.begin(), splits.end(), rng);
+    const int64_t length = static_cast<int64_t>(rng() % 30);
+    const std::vector<Slice> slices = GroupSlices(mesh, group, splits, length);
+    const std::vector<int> dims = group.ToVector();
+    ASSERT_EQ(static_cast<int64_t>(slices.size()), mesh.GroupSize(group));
+    for (int64_t j = 0; j < mesh.GroupSize(group); ++j) {
+      std::vector<int64_t> coord(ndim, 0);
+      int64_t rest = j;
+      for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
+        coord[*it] = rest % mesh.size(*it);
+        rest /= mesh.size(*it);
+      }
+      std::vector<int64_t> split_sizes, indices;
+      for (int m : splits) {
+        split_sizes.push_back(mesh.size(m));
+        indices.push_back(coord[m]);
+      }
+      EXPECT_EQ(slices[j], NestedChunk(length, split_sizes, indices))
+          << "trial " << trial << ", member " << j << ", group " << group.ToString();
+    }
+  }
 }
 
 TEST(GroupSlicesTest, OneMeshDimIsTorchChunk) {

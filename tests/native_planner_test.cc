@@ -3,7 +3,9 @@
 // (CheckStep), their replay (ApplyStep), GroupSplitsOf, and the bytes and
 // peak memory of group steps. Every expected value is derived by hand in the
 // comment above it; tests/property_test.cc checks the same rules at scale.
+#include <algorithm>
 #include <memory>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -233,6 +235,103 @@ TEST(NativeEdgesTest, PermutesAreSwapsThenTheGoalPermute) {
                           "permute on mesh dims {1,2}: 2->S(0) 1->S(1)",
                           "permute on mesh dims {0,1}: 1->S(0) 0->S(1)"));
   EXPECT_EQ(ApplyStep(s, MakePermute({{1, 0}, {0, 1}})), goal);
+}
+
+// A random state of `mesh_ndim` mesh dims over 3 tensor dims: each mesh dim
+// Replicate, P(sum) or a Shard, each order shuffled.
+DistState RandomState(int mesh_ndim, std::mt19937* rng) {
+  std::vector<Placement> placements;
+  ShardOrder order;
+  for (int d = 0; d < 3; ++d) order.push_back({d, {}});
+  for (int m = 0; m < mesh_ndim; ++m) {
+    const int pick = static_cast<int>((*rng)() % 5);  // 0: R, 1: P(sum), 2..4: S(0..2)
+    placements.push_back(pick == 0   ? Placement::Replicate()
+                         : pick == 1 ? Placement::Partial(ReduceOp::kSum)
+                                     : Placement::Shard(pick - 2));
+    if (pick >= 2) order[pick - 2].mesh_dims.push_back(m);
+  }
+  for (ShardOrderEntry& e : order) std::shuffle(e.mesh_dims.begin(), e.mesh_dims.end(), *rng);
+  order.erase(std::remove_if(order.begin(), order.end(),
+                             [](const ShardOrderEntry& e) { return e.mesh_dims.empty(); }),
+              order.end());
+  return *DistState::Create(placements, order);
+}
+
+// Edge 11 by its definition: swap m1 and m2 in the orders, then the permute
+// to those orders (every tensor dim from its first changed position on).
+Step SwapByDefinition(const DistState& s, int m1, int m2) {
+  std::vector<std::pair<int, int>> entries;
+  for (int d = 0; d < 3; ++d) {
+    const MeshDimList old = s.OrderOf(d);
+    MeshDimList swapped = old;
+    for (int& m : swapped) m = m == m1 ? m2 : m == m2 ? m1 : m;
+    size_t first = 0;
+    while (first < old.size() && old[first] == swapped[first]) ++first;
+    for (size_t i = first; i < swapped.size(); ++i) entries.emplace_back(swapped[i], d);
+  }
+  return MakePermute(entries);
+}
+
+// The swaps are generated without copying the orders per pair
+// (native_transitions.cc); they must still be edge 11's permutes, first
+// among the permutes, pair by pair.
+TEST(NativeEdgesTest, SwapsArePermutesToTheSwappedOrdersOnRandomStates) {
+  std::mt19937 rng(17);
+  for (int trial = 0; trial < 500; ++trial) {
+    const int mesh_ndim = 2 + trial % 4;
+    const DistState s = RandomState(mesh_ndim, &rng);
+    const DistState goal = RandomState(mesh_ndim, &rng);
+    std::vector<Step> expected;
+    for (int m1 = 0; m1 < mesh_ndim; ++m1) {
+      for (int m2 = m1 + 1; m2 < mesh_ndim; ++m2) {
+        if (s.placement(m1).is_shard() && s.placement(m2).is_shard()) {
+          expected.push_back(SwapByDefinition(s, m1, m2));
+        }
+      }
+    }
+    std::vector<Step> steps;
+    AppendNativeTransitions(s, goal, 3, s.PartialOps() | goal.PartialOps(), &steps);
+    std::vector<Step> permutes;
+    for (const Step& step : steps) {
+      if (step.kind == StepKind::kPermute) permutes.push_back(step);
+    }
+    ASSERT_GE(permutes.size(), expected.size()) << s.ToString();
+    for (size_t i = 0; i < expected.size(); ++i) {
+      EXPECT_EQ(permutes[i], expected[i])
+          << s.ToString() << ": " << permutes[i].ToString() << " vs " << expected[i].ToString();
+    }
+  }
+}
+
+// ApplyStep replays a group step in one pass (DistState::WithGroupReplaced);
+// on every native edge of random states it must give what WithPlacement
+// gives one mesh dim at a time: the group leaves (to R before entries join,
+// else to dst), then the entries join in sequence.
+TEST(NativeApplyStepTest, GroupStepsReplayAsOneMeshDimAtATimeOnRandomStates) {
+  std::mt19937 rng(23);
+  int group_steps = 0;
+  for (int trial = 0; trial < 500; ++trial) {
+    const int mesh_ndim = 2 + trial % 4;
+    const DistState s = RandomState(mesh_ndim, &rng);
+    const DistState goal = RandomState(mesh_ndim, &rng);
+    std::vector<Step> steps;
+    AppendNativeTransitions(s, goal, 3, s.PartialOps() | goal.PartialOps(), &steps);
+    for (const Step& step : steps) {
+      if (step.group.size() < 2 && !MovesSlices(step.kind)) continue;
+      ++group_steps;
+      const bool joins = MovesSlices(step.kind) || !step.entries.empty();
+      DistState expected = s;
+      for (int m : step.group.ToVector()) {
+        expected = expected.WithPlacement(m, joins ? Placement::Replicate() : step.dst);
+      }
+      for (int i = 0; joins && i < step.entries.size(); ++i) {
+        expected = expected.WithPlacement(step.entries.mesh_dim(i),
+                                          Placement::Shard(step.entries.tensor_dim(i)));
+      }
+      EXPECT_EQ(ApplyStep(s, step), expected) << s.ToString() << ": " << step.ToString();
+    }
+  }
+  EXPECT_GT(group_steps, 1000);  // the random states do reach group steps
 }
 
 // Edge 13, the goal exchange: from the first position where an order differs

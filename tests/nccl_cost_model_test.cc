@@ -13,6 +13,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "planner/costs/block_bytes.h"
 #include "planner/costs/cost_model.h"
 #include "planner/costs/cost_model_registry.h"
 #include "planner/costs/nccl_profile.h"
@@ -168,6 +169,68 @@ TEST(NcclTuningTest, P2pPerPeerMessage) {
   EXPECT_NEAR(NcclP2pTimeUs(links, call), 25.8 + 8 * kMiB / 48000, 1e-9);
   // 7 local peers only: one round over NVLink.
   EXPECT_NEAR(NcclP2pTimeUs(links, NcclP2pCall{7, 0, 0, 0}), 8.4 + 3.4, 1e-12);
+}
+
+// NcclTuning::Time lists its enabled pairs once and takes the log2 of
+// nBytes once; it must still pick, over every (algorithm, protocol) in
+// tuning.cc's order, the first with the smallest AlgoTimeUs, bit for bit.
+TEST(NcclTuningTest, TimeIsTheFirstCheapestPairOfAlgoTimeUs) {
+  const int64_t shapes[][2] = {{2, 1}, {8, 1}, {4, 4}, {16, 2}, {64, 8}, {64, 64}, {512, 64}};
+  const double sizes[] = {0, 1, 63, 64, 4096, 1e5, 1 << 20, 3.3e7, 1e9, 7.5e10};
+  for (const NcclProfile& profile : {DefaultNcclProfile(), *BuiltinNcclProfile("a100-8x200g"),
+                                     *BuiltinNcclProfile("b200-8x400g")}) {
+    for (const auto& [ranks, nodes] : shapes) {
+      const NcclTuning t(profile, ranks, nodes);
+      for (NcclFunc f : {NcclFunc::kAllGather, NcclFunc::kReduceScatter, NcclFunc::kAllReduce}) {
+        for (double bytes : sizes) {
+          NcclChoice best;
+          best.time_us = -1;
+          for (int a = 0; a < kNumNcclAlgos; ++a) {
+            for (int p = 0; p < kNumNcclProtos; ++p) {
+              const double x =
+                  t.AlgoTimeUs(f, static_cast<NcclAlgo>(a), static_cast<NcclProto>(p), bytes);
+              if (x >= 0 && (best.time_us < 0 || x < best.time_us)) {
+                best = {x, static_cast<NcclAlgo>(a), static_cast<NcclProto>(p)};
+              }
+            }
+          }
+          const NcclChoice got = t.Time(f, bytes);
+          EXPECT_EQ(got.time_us, best.time_us) << profile.name << " " << ranks << "/" << nodes;
+          EXPECT_EQ(got.algo, best.algo) << profile.name << " " << ranks << "/" << nodes;
+          EXPECT_EQ(got.proto, best.proto) << profile.name << " " << ranks << "/" << nodes;
+        }
+      }
+    }
+  }
+}
+
+// BlockBytes keeps the last state's block per thread; two problems priced
+// in turn, on states in turn, must each price as a fresh BlockBytes does.
+TEST(BlockBytesTest, InterleavedProblemsAndStatesPriceAsFresh) {
+  const DeviceMesh mesh = *DeviceMesh::Create({2, 3});
+  const CostProblem a{mesh, {7, 5}, 4};
+  const CostProblem b{mesh, {30, 2, 9}, 2};
+  const BlockBytes bytes_a(a);
+  const BlockBytes bytes_b(b);
+  const DistState s1 = DistState::WithDefaultOrder({Placement::Shard(0), Placement::Shard(1)});
+  const DistState s2 = DistState::WithDefaultOrder({Placement::Shard(1), Placement::Shard(0)});
+  const Step gather = MakeStep(MeshDimSet::Single(1), Placement::Shard(1), Placement::Replicate());
+  const Step to_all = MakeStep(MeshDimSet::Single(0), Placement::Shard(1), Placement::Shard(0));
+  const Step gather0 = MakeStep(MeshDimSet::Single(0), Placement::Shard(0), Placement::Replicate());
+  const struct {
+    const BlockBytes* bytes;
+    const CostProblem* problem;
+    const DistState* state;
+    const Step* step;
+  } calls[] = {{&bytes_a, &a, &s1, &gather}, {&bytes_b, &b, &s1, &gather},
+               {&bytes_a, &a, &s2, &to_all}, {&bytes_a, &a, &s1, &gather0},
+               {&bytes_b, &b, &s2, &to_all}, {&bytes_b, &b, &s2, &to_all},
+               {&bytes_a, &a, &s2, &to_all}};
+  for (const auto& c : calls) {
+    const int64_t n = mesh.size(c.step->mesh_dim());
+    EXPECT_EQ((*c.bytes)(*c.state, *c.step, n), BlockBytes(*c.problem)(*c.state, *c.step, n))
+        << c.state->ToString() << " " << c.step->ToString();
+  }
 }
 
 TEST(NcclCostModelTest, HostSpanOfGroups) {

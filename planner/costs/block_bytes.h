@@ -9,7 +9,9 @@
 //   BlockBytes bytes(problem);
 //   bytes(current, step, n)   // n: the step's group size
 //
-// Built once per problem; the call does not allocate (it runs per edge).
+// Built once per problem; the call does not allocate (it runs per edge). The
+// search prices a state's edges one after another, so the state's padded
+// block is kept (per thread) for the next call on the same state.
 #ifndef RESHARD_PLANNER_COSTS_BLOCK_BYTES_H_
 #define RESHARD_PLANNER_COSTS_BLOCK_BYTES_H_
 
@@ -27,6 +29,10 @@ class BlockBytes {
   double operator()(const DistState& current, const Step& step, int64_t n) const;
 
  private:
+  // The padded block of rank 0 in `state`, per tensor dim.
+  void BlockOf(const DistState& state, int64_t* block) const;
+
+  uint64_t id_;  // tells this object's cached block from another's
   int ndim_;
   int mesh_ndim_;
   double itemsize_;

@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "planner/costs/block_bytes.h"
 #include "planner/costs/nccl_tuning.h"
+#include "planner/layout/chunk.h"
 #include "planner/steps/permute_exchange.h"
 #include "planner/steps/step_bytes.h"
 
@@ -135,9 +136,20 @@ class NcclCosts : public BoundCostModel {
     if (step.kind != StepKind::kExchange) return std::nullopt;
     const int bits = step.group.bits();
     if (span_[bits].ranks <= 1) return 0.0;
-    const std::vector<int64_t> zeros(mesh_.ndim(), 0);
-    const FirstMemberReceipt receipt = FirstMemberReceiptOf(
-        current, step, mesh_, LogicalShape(current, step, mesh_, global_shape_, zeros));
+    // LogicalShape at coordinate 0, without allocating (once per exchange
+    // edge): the nested chunks at 0 in one pass over the mesh dims, since
+    // ceil(ceil(L / a) / b) == ceil(ceil(L / b) / a) (block_bytes.cc).
+    int64_t logical[kMaxTensorDims];
+    const int ndim = static_cast<int>(global_shape_.size());
+    std::copy(global_shape_.begin(), global_shape_.end(), logical);
+    for (int m = 0; m < mesh_.ndim(); ++m) {
+      const Placement p = current.placement(m);
+      if (p.is_shard() && p.dim() < ndim && !step.group.Contains(m)) {
+        logical[p.dim()] = PaddedChunkSize(logical[p.dim()], mesh_.size(m));
+      }
+    }
+    const FirstMemberReceipt receipt =
+        FirstMemberReceiptOf(current, step, mesh_, absl::MakeConstSpan(logical, ndim));
     return ExchangeTimeLowerBoundUs(links_, span_[bits], receipt.senders,
                                     itemsize_ * static_cast<double>(receipt.elements));
   }

@@ -168,6 +168,10 @@ NcclTuning::NcclTuning(const NcclProfile& profile, int64_t ranks, int64_t nodes)
       for (int p = 0; p < kNumNcclProtos; ++p) {
         Tune(profile, static_cast<NcclFunc>(f), static_cast<NcclAlgo>(a),
              static_cast<NcclProto>(p));
+        if (bw_[f][a][p] != 0) {
+          Enabled& enabled = enabled_[f];
+          enabled.pairs[enabled.count++] = static_cast<uint8_t>(a * kNumNcclProtos + p);
+        }
       }
     }
   }
@@ -265,36 +269,44 @@ double NcclTuning::Latency(const NcclProfile& profile, NcclFunc f, NcclAlgo a, N
 }
 
 double NcclTuning::AlgoTimeUs(NcclFunc f, NcclAlgo a, NcclProto p, double bytes) const {
-  double bw = bandwidth(f, a, p);
-  double lat = latency(f, a, p);
-  if (bw == 0) return -1;
-  const int log_size = Log2i(std::floor(bytes / 64));  // log2i(nBytes >> 6)
-  const bool all_reduce = f == NcclFunc::kAllReduce;
-  if (a == NcclAlgo::kTree && all_reduce && log_size >= 0 && log_size < 23) {
-    bw *= kTreeCorrection[I(p)][log_size];
+  if (bandwidth(f, a, p) == 0) return -1;
+  return AlgoTime(I(f), I(a), I(p), bytes, Log2i(std::floor(bytes / 64)));  // log2i(nBytes >> 6)
+}
+
+double NcclTuning::AlgoTime(int f, int a, int p, double bytes, int log_size) const {
+  double bw = bw_[f][a][p];
+  double lat = lat_[f][a][p];
+  const bool all_reduce = f == I(NcclFunc::kAllReduce);
+  if (a == I(NcclAlgo::kTree) && all_reduce && log_size >= 0 && log_size < 23) {
+    bw *= kTreeCorrection[p][log_size];
   }
-  if (a == NcclAlgo::kNvlsTree && all_reduce && log_size >= 0 && log_size < 24 &&
+  if (a == I(NcclAlgo::kNvlsTree) && all_reduce && log_size >= 0 && log_size < 24 &&
       arch_ >= I(GpuArch::kBlackwell)) {
-    bw *= kTreeCorrection[I(p)][log_size];
+    bw *= kTreeCorrection[p][log_size];
   }
   // The ring's plateau effect (sm80 and later: 1.4, before: 1.9).
-  if (a == NcclAlgo::kRing && p == NcclProto::kSimple && nodes_ > 1 && all_reduce &&
+  if (a == I(NcclAlgo::kRing) && p == I(NcclProto::kSimple) && nodes_ > 1 && all_reduce &&
       bytes / (static_cast<double>(ring_.channels) * static_cast<double>(ranks_)) >= 64) {
     lat *= arch_ < I(GpuArch::kAmpere) ? 1.9 : 1.4;
   }
   return lat + bytes / (1000 * bw);
 }
 
+// The search prices every edge here (spec §5.2): the enabled pairs are
+// listed once (enabled_) and nBytes's log2 is taken once, not per pair.
 NcclChoice NcclTuning::Time(NcclFunc f, double bytes) const {
   NcclChoice best;
   if (ranks_ <= 1) return best;
   best.time_us = -1;
-  for (int a = 0; a < kNumNcclAlgos; ++a) {
-    for (int p = 0; p < kNumNcclProtos; ++p) {
-      const double t = AlgoTimeUs(f, static_cast<NcclAlgo>(a), static_cast<NcclProto>(p), bytes);
-      if (t >= 0 && (best.time_us < 0 || t < best.time_us)) {
-        best = {t, static_cast<NcclAlgo>(a), static_cast<NcclProto>(p)};
-      }
+  // Only all_reduce reads it (AlgoTime's tree correction).
+  const int log_size = f == NcclFunc::kAllReduce ? Log2i(std::floor(bytes / 64)) : -1;
+  const Enabled& enabled = enabled_[I(f)];
+  for (int i = 0; i < enabled.count; ++i) {
+    const int a = enabled.pairs[i] / kNumNcclProtos;
+    const int p = enabled.pairs[i] % kNumNcclProtos;
+    const double t = AlgoTime(I(f), a, p, bytes, log_size);
+    if (best.time_us < 0 || t < best.time_us) {
+      best = {t, static_cast<NcclAlgo>(a), static_cast<NcclProto>(p)};
     }
   }
   return best;

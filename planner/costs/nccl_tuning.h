@@ -83,6 +83,8 @@ class NcclTuning {
     return static_cast<int>(e);
   }
   void Tune(const NcclProfile& profile, NcclFunc f, NcclAlgo a, NcclProto p);
+  // AlgoTimeUs of an enabled pair, with nBytes's log2i(nBytes >> 6) given.
+  double AlgoTime(int f, int a, int p, double bytes, int log_size) const;
   double Latency(const NcclProfile& profile, NcclFunc f, NcclAlgo a, NcclProto p) const;
 
   int64_t ranks_;
@@ -93,6 +95,13 @@ class NcclTuning {
   NcclGraph nvls_;
   double lat_[kNumNcclFuncs][kNumNcclAlgos][kNumNcclProtos] = {};
   double bw_[kNumNcclFuncs][kNumNcclAlgos][kNumNcclProtos] = {};
+  // Per func, the pairs with a bandwidth (a * kNumNcclProtos + p), in
+  // tuning.cc's order: Time's candidates, ties to the first as NCCL's.
+  struct Enabled {
+    int count = 0;
+    uint8_t pairs[kNumNcclAlgos * kNumNcclProtos] = {};
+  };
+  Enabled enabled_[kNumNcclFuncs];
 };
 
 // Grouped send/recv (all_to_all, permute), priced per peer message (§6.4):

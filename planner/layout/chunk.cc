@@ -30,25 +30,59 @@ Slice NestedChunk(int64_t length, absl::Span<const int64_t> sizes,
   return slice;
 }
 
+// Members sharing their coordinates on `splits` share a slice, so each
+// distinct slice is computed once (prod of the splits' sizes NestedChunks,
+// not one per member: exchanges are priced by these, spec §6.4), and the
+// members are walked by an odometer instead of dividing their index.
 std::vector<Slice> GroupSlices(const DeviceMesh& mesh, MeshDimSet group,
                                absl::Span<const int> splits, int64_t length) {
-  const std::vector<int> dims = group.ToVector();
-  std::vector<int64_t> sizes;
-  for (int m : splits) sizes.push_back(mesh.size(m));
+  int dims[kMaxMeshDims];
+  int k = 0;
+  for (int m = 0; m < mesh.ndim(); ++m) {
+    if (group.Contains(m)) dims[k++] = m;
+  }
+  // The distinct slices, row-major over the splits (a split outside the
+  // group is at coordinate 0 for every member).
+  int64_t sizes[kMaxMeshDims];
+  int64_t span[kMaxMeshDims];  // how many ways each split varies over the group
+  int64_t stride[kMaxMeshDims];
+  const size_t num_splits = splits.size();
+  int64_t distinct = 1;
+  for (size_t i = num_splits; i-- > 0;) {
+    sizes[i] = mesh.size(splits[i]);
+    span[i] = group.Contains(splits[i]) ? sizes[i] : 1;
+    stride[i] = distinct;
+    distinct *= span[i];
+  }
+  std::vector<Slice> table;
+  table.reserve(distinct);
+  int64_t indices[kMaxMeshDims] = {};
+  for (int64_t t = 0; t < distinct; ++t) {
+    table.push_back(NestedChunk(length, absl::MakeConstSpan(sizes, num_splits),
+                                absl::MakeConstSpan(indices, num_splits)));
+    size_t i = num_splits;  // the next tuple, the last split fastest
+    while (i > 0 && ++indices[i - 1] == span[i - 1]) indices[--i] = 0;
+  }
+  // Each group dim's weight in a member's table index.
+  int64_t weight[kMaxMeshDims] = {};
+  for (size_t i = 0; i < num_splits; ++i) {
+    for (int j = 0; j < k; ++j) {
+      if (dims[j] == splits[i]) weight[j] = stride[i];
+    }
+  }
   const int64_t n = mesh.GroupSize(group);
   std::vector<Slice> out;
   out.reserve(n);
-  std::vector<int64_t> coord(kMaxMeshDims, 0);
-  std::vector<int64_t> indices(splits.size());
+  int64_t coord[kMaxMeshDims] = {};  // per group dim, row-major: the last fastest
+  int64_t at = 0;
   for (int64_t j = 0; j < n; ++j) {
-    // Member j's coordinates: j row-major over the ascending mesh dims.
-    int64_t rest = j;
-    for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
-      coord[*it] = rest % mesh.size(*it);
-      rest /= mesh.size(*it);
+    out.push_back(table[at]);
+    int i = k;
+    while (i > 0 && ++coord[i - 1] == mesh.size(dims[i - 1])) {
+      at -= (coord[i - 1] - 1) * weight[i - 1];
+      coord[--i] = 0;
     }
-    for (size_t i = 0; i < splits.size(); ++i) indices[i] = coord[splits[i]];
-    out.push_back(NestedChunk(length, sizes, indices));
+    if (i > 0) at += weight[i - 1];
   }
   return out;
 }

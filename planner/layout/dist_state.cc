@@ -130,6 +130,19 @@ DistState DistState::WithPlacement(int mesh_dim, Placement p) const {
   return s;
 }
 
+DistState DistState::WithGroupReplaced(MeshDimSet group, Placement rest,
+                                       absl::Span<const std::pair<int, int>> entries) const {
+  DistState s = *this;
+  for (unsigned bits = group.bits(); bits != 0; bits &= bits - 1) {
+    s.set_cell(__builtin_ctz(bits), Encode(rest, 0));
+  }
+  for (const auto& [m, d] : entries) {
+    const Placement p = Placement::Shard(d);
+    s.set_cell(m, Encode(p, CountMatching(s.bits_, Encode(p, 0))));
+  }
+  return s;
+}
+
 std::string DistState::ToString() const {
   std::string out;
   int count[kMaxTensorDims] = {};

@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "mesh/device_mesh.h"
+#include "mesh/mesh_dim_set.h"
 #include "planner/layout/placement.h"
 
 namespace reshard {
@@ -83,6 +84,13 @@ class DistState {
   // Legal steps leave only the last mesh dim (stack discipline, spec §4);
   // step.h (ApplyStep) is the one place plans replay orders with this.
   DistState WithPlacement(int mesh_dim, Placement p) const;
+  // A group step's replay in one pass (step.h, ApplyGroupStep): every mesh
+  // dim of `group` set to `rest`, then each (mesh dim, tensor dim) of
+  // `entries` appended to that tensor dim's order, in sequence. The same as
+  // WithPlacement per mesh dim when the group ends every order it leaves,
+  // as CheckStep requires of group steps (spec §4.2 replay).
+  DistState WithGroupReplaced(MeshDimSet group, Placement rest,
+                              absl::Span<const std::pair<int, int>> entries) const;
 
   // Spec §3 notation: "S(0)[1]S(0)[0]R".
   std::string ToString() const;

@@ -26,8 +26,9 @@ NativeEdges::NativeEdges(const DeviceMesh& mesh, std::vector<int64_t> global_sha
 
 bool ExceedsRoutingLimit(const DistState& state, const Step& step, const DeviceMesh& mesh) {
   if (!MovesSlices(step.kind)) return false;
-  int64_t members = 1, blocks = 1;  // blocks <= members <= 2^16 below: no overflow
-  for (int m : step.group.ToVector()) {
+  int64_t members = 1, blocks = 1;         // blocks <= members <= 2^16 below: no overflow
+  for (int m = 0; m < mesh.ndim(); ++m) {  // ascending, as ToVector, without allocating
+    if (!step.group.Contains(m)) continue;
     members *= mesh.size(m);
     if (!state.placement(m).is_replicate()) blocks *= mesh.size(m);
     if (members > kMaxRoutingMeetings) return true;

@@ -15,9 +15,19 @@ struct Orders {
   MeshDimList of[kMaxTensorDims];
 };
 
+// One pass over the mesh dims (DistState::OrderOf per tensor dim would be
+// one pass each), twice per expanded state.
 Orders OrdersOf(const DistState& state, int tensor_ndim) {
+  int slots[kMaxTensorDims][kMaxMeshDims];
+  int count[kMaxTensorDims] = {};
+  for (int m = 0; m < state.ndim(); ++m) {
+    const Placement p = state.placement(m);
+    if (!p.is_shard() || p.dim() >= tensor_ndim) continue;
+    slots[p.dim()][state.OrderPosition(m)] = m;
+    ++count[p.dim()];
+  }
   Orders orders;
-  for (int d = 0; d < tensor_ndim; ++d) orders.of[d] = state.OrderOf(d);
+  for (int d = 0; d < tensor_ndim; ++d) orders.of[d].assign(slots[d], slots[d] + count[d]);
   return orders;
 }
 
@@ -41,19 +51,18 @@ void AppendShardGroups(const Orders& orders, int tensor_ndim, std::vector<Step>*
 // stay at the bottom of b's order), then those that shard another tensor dim
 // c, by c and the goal's order of c (a group all_to_all moves them on in
 // that order), then the rest, which must leave again (spec §4.2, 10).
-std::pair<int, int> GoalRank(int m, int b, const Orders& goal_orders, const DistState& goal) {
+std::pair<int, int> GoalRank(int m, int b, const DistState& goal) {
   const Placement p = goal.placement(m);
   if (!p.is_shard()) return {kMaxTensorDims + 1, m};
-  const MeshDimList& order = goal_orders.of[p.dim()];
-  const int position = static_cast<int>(std::find(order.begin(), order.end(), m) - order.begin());
-  return {p.dim() == b ? 0 : 1 + p.dim(), position};
+  // Its position in goal's order of p.dim(), as goal's cell holds it.
+  return {p.dim() == b ? 0 : 1 + p.dim(), goal.OrderPosition(m)};
 }
 
 // 9, 10. Every set of >= 2 Partial mesh dims of one op: all_reduce, then
 // reduce_scatter onto each tensor dim in two orders of the set, ascending and
 // the goal's (GoalRank), not in every order: a set of 8 has 40,320.
-void AppendPartialGroups(const DistState& state, const DistState& goal, const Orders& goal_orders,
-                         int tensor_ndim, std::vector<Step>* out) {
+void AppendPartialGroups(const DistState& state, const DistState& goal, int tensor_ndim,
+                         std::vector<Step>* out) {
   for (int op = 0; op < kNumReduceOps; ++op) {
     const Placement p = Placement::Partial(static_cast<ReduceOp>(op));
     unsigned all = 0;
@@ -73,9 +82,8 @@ void AppendPartialGroups(const DistState& state, const DistState& goal, const Or
         out->push_back(MakeGroupStep(group, p, Placement::Shard(b)));
         int to_goal[kMaxMeshDims];
         std::copy(dims, dims + n, to_goal);
-        std::stable_sort(to_goal, to_goal + n, [&](int x, int y) {
-          return GoalRank(x, b, goal_orders, goal) < GoalRank(y, b, goal_orders, goal);
-        });
+        std::stable_sort(to_goal, to_goal + n,
+                         [&](int x, int y) { return GoalRank(x, b, goal) < GoalRank(y, b, goal); });
         if (!std::equal(dims, dims + n, to_goal)) {
           out->push_back(MakeGroupStep(absl::MakeConstSpan(to_goal, n), p, Placement::Shard(b)));
         }
@@ -104,18 +112,39 @@ void AppendPermuteTo(const Orders& old, const Orders& orders, int tensor_ndim,
   out->push_back(MakePermute(absl::MakeConstSpan(entries, n)));
 }
 
-// 11. Swap two Shard mesh dims' places (tensor dim and position).
-void AppendSwaps(const DistState& state, const Orders& old, int tensor_ndim,
-                 std::vector<Step>* out) {
+// 11. Swap two Shard mesh dims' places (tensor dim and position): the
+// permute to those orders, as AppendPermuteTo would emit it, without copying
+// the orders per pair. Only the swapped mesh dims' tensor dims change, each
+// from the first position holding one of them to its end.
+void AppendSwaps(const DistState& state, const Orders& old, std::vector<Step>* out) {
   for (int m1 = 0; m1 < state.ndim(); ++m1) {
     if (!state.placement(m1).is_shard()) continue;
     for (int m2 = m1 + 1; m2 < state.ndim(); ++m2) {
       if (!state.placement(m2).is_shard()) continue;
-      Orders orders = old;
-      for (int d = 0; d < tensor_ndim; ++d) {
-        for (int& m : orders.of[d]) m = m == m1 ? m2 : m == m2 ? m1 : m;
+      const int d1 = state.placement(m1).dim();
+      const int d2 = state.placement(m2).dim();
+      const int p1 = state.OrderPosition(m1);
+      const int p2 = state.OrderPosition(m2);
+      // Per changed tensor dim, ascending: (tensor dim, first changed position).
+      std::pair<int, int> changed[2] = {{d1, p1}, {d2, p2}};
+      int num_changed = 2;
+      if (d1 == d2) {
+        changed[0].second = std::min(p1, p2);
+        num_changed = 1;
+      } else if (d2 < d1) {
+        std::swap(changed[0], changed[1]);
       }
-      AppendPermuteTo(old, orders, tensor_ndim, out);
+      std::pair<int, int> entries[kMaxMeshDims];  // (mesh dim, tensor dim)
+      int n = 0;
+      for (int c = 0; c < num_changed; ++c) {
+        const auto [d, first] = changed[c];
+        const MeshDimList& order = old.of[d];
+        for (size_t i = static_cast<size_t>(first); i < order.size(); ++i) {
+          const int m = order[i];
+          entries[n++] = {m == m1 ? m2 : m == m2 ? m1 : m, d};
+        }
+      }
+      out->push_back(MakePermute(absl::MakeConstSpan(entries, n)));
     }
   }
 }
@@ -186,8 +215,8 @@ void AppendNativeTransitions(const DistState& state, const DistState& goal, int 
   const Orders orders = OrdersOf(state, tensor_ndim);
   const Orders goal_orders = OrdersOf(goal, tensor_ndim);
   AppendShardGroups(orders, tensor_ndim, out);
-  AppendPartialGroups(state, goal, goal_orders, tensor_ndim, out);
-  AppendSwaps(state, orders, tensor_ndim, out);
+  AppendPartialGroups(state, goal, tensor_ndim, out);
+  AppendSwaps(state, orders, out);
   AppendGoalPermute(orders, goal_orders, goal, tensor_ndim, out);
   AppendGoalExchange(state, orders, goal_orders, goal, tensor_ndim, out);
 }

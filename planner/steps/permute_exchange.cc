@@ -12,8 +12,9 @@ namespace {
 std::vector<Box> Blocks(const DistState& state, const Step& step, const DeviceMesh& mesh,
                         absl::Span<const int64_t> logical, bool after) {
   std::vector<Box> blocks(mesh.GroupSize(step.group), Box(logical.size()));
+  const DistState in = after ? ApplyStep(state, step) : state;  // once, not per tensor dim
   for (size_t d = 0; d < logical.size(); ++d) {
-    const MeshDimList splits = GroupSplitsOf(state, step, static_cast<int>(d), after);
+    const MeshDimList splits = GroupSplitsIn(in, step.group, static_cast<int>(d));
     const std::vector<Slice> slices = GroupSlices(mesh, step.group, splits, logical[d]);
     for (size_t j = 0; j < slices.size(); ++j) blocks[j][d] = slices[j];
   }
@@ -60,9 +61,12 @@ void ForEachChunk(const DeviceMesh& mesh, const MeshDimList& splits, int64_t len
 FirstMemberReceipt FirstMemberReceiptOf(const DistState& state, const Step& step,
                                         const DeviceMesh& mesh, absl::Span<const int64_t> logical) {
   int64_t wanted = 1, kept = 1, meeting = 1;
+  // GroupSplitsOf's states, the step applied once rather than per tensor dim
+  // (the search bounds every exchange edge by this, spec §5.2 item 7).
+  const DistState next = ApplyStep(state, step);
   for (size_t d = 0; d < logical.size(); ++d) {
     const int dim = static_cast<int>(d);
-    const MeshDimList after = GroupSplitsOf(state, step, dim, /*after=*/true);
+    const MeshDimList after = GroupSplitsIn(next, step.group, dim);
     int64_t sizes[kMaxMeshDims];
     const int64_t zeros[kMaxMeshDims] = {};
     for (size_t i = 0; i < after.size(); ++i) sizes[i] = mesh.size(after[i]);
@@ -72,13 +76,12 @@ FirstMemberReceipt FirstMemberReceiptOf(const DistState& state, const Step& step
     // `want`; the first member's own is the first visited.
     bool first = true;
     int64_t own = 0, meets = 0;
-    ForEachChunk(mesh, GroupSplitsOf(state, step, dim, /*after=*/false), logical[d],
-                 [&](const Slice& s) {
-                   const int64_t overlap = s.size > 0 ? Overlap(s, want) : 0;
-                   if (first) own = overlap;
-                   first = false;
-                   meets += overlap > 0;
-                 });
+    ForEachChunk(mesh, GroupSplitsIn(state, step.group, dim), logical[d], [&](const Slice& s) {
+      const int64_t overlap = s.size > 0 ? Overlap(s, want) : 0;
+      if (first) own = overlap;
+      first = false;
+      meets += overlap > 0;
+    });
     wanted *= want.size;
     kept *= own;
     meeting *= meets;

@@ -197,6 +197,9 @@ inline DistState ApplyStep(const DistState& state, const Step& step) {
 // of the group holds NestedChunk (chunk.h) of the logical extent over them
 // (spec §11); the member with coordinate 0 on all of them the largest.
 MeshDimList GroupSplitsOf(const DistState& state, const Step& step, int tensor_dim, bool after);
+// The same on a state at hand (`state`, or the step already applied to it):
+// the mesh dims of `group` in its order of `tensor_dim`.
+MeshDimList GroupSplitsIn(const DistState& state, MeshDimSet group, int tensor_dim);
 
 }  // namespace reshard
 

@@ -9,23 +9,22 @@ DistState ApplyGroupStep(const DistState& state, const Step& step) {
   // removals commute; entering Shard, the mesh dims join in entries' order.
   // Permutes and exchanges: every group mesh dim leaves, then entries join.
   const bool joins = MovesSlices(step.kind) || !step.entries.empty();
-  DistState next = state;
-  for (unsigned bits = step.group.bits(); bits != 0; bits &= bits - 1) {
-    next = next.WithPlacement(__builtin_ctz(bits), joins ? Placement::Replicate() : step.dst);
-  }
-  if (!joins) return next;
+  std::pair<int, int> entries[ShardEntries::kMax];
   for (int i = 0; i < step.entries.size(); ++i) {
-    next =
-        next.WithPlacement(step.entries.mesh_dim(i), Placement::Shard(step.entries.tensor_dim(i)));
+    entries[i] = {step.entries.mesh_dim(i), step.entries.tensor_dim(i)};
   }
-  return next;
+  return state.WithGroupReplaced(step.group, joins ? Placement::Replicate() : step.dst,
+                                 absl::MakeConstSpan(entries, joins ? step.entries.size() : 0));
 }
 
 MeshDimList GroupSplitsOf(const DistState& state, const Step& step, int tensor_dim, bool after) {
-  const DistState in = after ? ApplyStep(state, step) : state;
+  return GroupSplitsIn(after ? ApplyStep(state, step) : state, step.group, tensor_dim);
+}
+
+MeshDimList GroupSplitsIn(const DistState& state, MeshDimSet group, int tensor_dim) {
   MeshDimList out;
-  for (int m : in.OrderOf(tensor_dim)) {
-    if (step.group.Contains(m)) out.push_back(m);
+  for (int m : state.OrderOf(tensor_dim)) {
+    if (group.Contains(m)) out.push_back(m);
   }
   return out;
 }
