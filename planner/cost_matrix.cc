@@ -17,6 +17,7 @@
 #include "planner/plan_request.h"
 #include "planner/search/edge_source.h"
 #include "planner/search/graph_planner.h"
+#include "planner/search/native_graph_costs.h"
 #include "planner/search/state_search.h"
 #include "planner/steps/plan_limit.h"
 
@@ -116,20 +117,16 @@ absl::Status FillRow(const DistState& src, absl::Span<const DistState> targets,
   return absl::OkStatus();
 }
 
-// The native graphs of one worker (spec §4.2): the edges depend on the
-// Partial ops and, through the goal permute, on the goal's shard orders only
-// (which mesh dims shard which tensor dim, in which order), so targets alike
-// in those share one search, its states and edges kept across rows.
+// The native searches of one worker for pairs whose graph passes a limit
+// (NativeGraphCosts::AddReachable), one per Partial ops and goal (the goal
+// exchange depends on the whole goal, spec §4.2 edge 13), each keeping its
+// states and edges across rows.
 class NativeSearches {
  public:
   NativeSearches(const CostProblem& problem, DType dtype, const BoundCostModel& model)
       : problem_(problem), dtype_(dtype), model_(model) {}
   StateSearch& For(unsigned partial_ops, const DistState& goal) {
-    DistState shards = goal;  // goal with every non-Shard as Replicate
-    for (int m = 0; m < goal.ndim(); ++m) {
-      if (!goal.placement(m).is_shard()) shards = shards.WithPlacement(m, Placement::Replicate());
-    }
-    Entry& entry = by_graph_[{partial_ops, shards.bits()}];
+    Entry& entry = by_graph_[{partial_ops, goal.bits()}];
     if (entry.search == nullptr) {
       entry.edges = std::make_unique<NativeEdges>(problem_.mesh, problem_.global_shape, dtype_,
                                                   goal, partial_ops);
@@ -149,23 +146,66 @@ class NativeSearches {
   absl::flat_hash_map<std::pair<unsigned, uint64_t>, Entry> by_graph_;
 };
 
-// Spec §5.2: a native row, one pass per target, each the pass
-// PlanRedistribution runs for that pair (SearchToward with its bound), so
-// the same cost bits.
+// The native graphs of one worker (spec §5.2 item 6): one per Partial ops and
+// shard orders of the goal, shared by every row and every target alike.
+class NativeGraphs {
+ public:
+  NativeGraphs(const CostProblem& problem, DType dtype, const BoundCostModel& model,
+               const SearchLimits& limits)
+      : problem_(problem), dtype_(dtype), model_(model), limits_(limits) {}
+  NativeGraphCosts& For(unsigned partial_ops, const DistState& goal) {
+    Entry& entry = by_graph_[{partial_ops, NativeGraphCosts::ShardKey(goal)}];
+    if (entry.graph == nullptr) {
+      entry.edges = std::make_unique<NativeEdges>(problem_.mesh, problem_.global_shape, dtype_,
+                                                  goal, partial_ops);
+      entry.graph = std::make_unique<NativeGraphCosts>(
+          *entry.edges, problem_.mesh, static_cast<int>(problem_.global_shape.size()), model_,
+          limits_);
+    }
+    return *entry.graph;
+  }
+
+ private:
+  struct Entry {
+    std::unique_ptr<NativeEdges> edges;
+    std::unique_ptr<NativeGraphCosts> graph;
+  };
+  const CostProblem& problem_;
+  DType dtype_;
+  const BoundCostModel& model_;
+  SearchLimits limits_;
+  absl::flat_hash_map<std::pair<unsigned, uint64_t>, Entry> by_graph_;
+};
+
+// One pair the way PlanRedistribution searches it (SearchToward with its
+// bound): for graphs past a limit, which may then end the matrix.
+absl::Status SearchNativePair(const DistState& src, const DistState& dst,
+                              const BoundCostModel& model, const SearchLimits& limits,
+                              NativeSearches* searches, std::optional<double>* cost) {
+  StateSearch& search = searches->For(src.PartialOps() | dst.PartialOps(), dst);
+  const RemainingCostBound bound(dst, model, RemainingCostBound::Graph::kNative);
+  const StateSearch::Outcome found = SearchToward(&search, src, dst, &bound, limits);
+  search.SetBound(nullptr);  // `bound` goes out of scope
+  if (found == StateSearch::Outcome::kBound) return SearchFailure(search, found, src, dst, limits);
+  if (found == StateSearch::Outcome::kReached) *cost = search.CostTo(dst);
+  return absl::OkStatus();
+}
+
+// Spec §5.2 item 6: a native row, each pair's exact cheapest cost on its
+// graph, the cost PlanRedistribution's search returns for it.
 absl::Status FillNativeRow(const DistState& src, absl::Span<const DistState> targets,
                            const BoundCostModel& model, const SearchLimits& limits,
-                           NativeSearches* searches, std::vector<std::optional<double>>* row) {
+                           NativeGraphs* graphs, NativeSearches* searches,
+                           std::vector<std::optional<double>>* row) {
   row->assign(targets.size(), std::nullopt);
   for (size_t j = 0; j < targets.size(); ++j) {
     const DistState& dst = targets[j];
-    StateSearch& search = searches->For(src.PartialOps() | dst.PartialOps(), dst);
-    const RemainingCostBound bound(dst, model, RemainingCostBound::Graph::kNative);
-    const StateSearch::Outcome found = SearchToward(&search, src, dst, &bound, limits);
-    search.SetBound(nullptr);  // `bound` goes out of scope
-    if (found == StateSearch::Outcome::kBound) {
-      return SearchFailure(search, found, src, dst, limits);
+    NativeGraphCosts& graph = graphs->For(src.PartialOps() | dst.PartialOps(), dst);
+    if (graph.AddReachable(src) && graph.AddReachable(dst)) {
+      (*row)[j] = graph.Cost(src, dst);
+    } else {
+      RESHARD_RETURN_IF_ERROR(SearchNativePair(src, dst, model, limits, searches, &(*row)[j]));
     }
-    if (found == StateSearch::Outcome::kReached) (*row)[j] = search.CostTo(dst);
   }
   return absl::OkStatus();
 }
@@ -201,11 +241,12 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh, absl::Span<c
   // Each worker takes the next source until none is left.
   auto work = [&] {
     Searches searches(tensor_ndim, *model);
+    NativeGraphs native_graphs(problem, dtype, *model, limits);
     NativeSearches native_searches(problem, dtype, *model);
     for (size_t i = next++; i < sources.size(); i = next++) {
-      absl::Status s =
-          native ? FillNativeRow(sources[i], targets, *model, limits, &native_searches, &result[i])
-                 : FillRow(sources[i], targets, limits, &searches, &result[i]);
+      absl::Status s = native ? FillNativeRow(sources[i], targets, *model, limits, &native_graphs,
+                                              &native_searches, &result[i])
+                              : FillRow(sources[i], targets, limits, &searches, &result[i]);
       absl::MutexLock lock(&mu);
       if (!s.ok() && failure.ok()) failure = s;
       if (options.on_row) options.on_row(++rows_done);

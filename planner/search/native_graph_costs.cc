@@ -1,0 +1,208 @@
+#include "planner/search/native_graph_costs.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <utility>
+
+#include "planner/search/native_transitions.h"
+
+namespace reshard {
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+// The margin of spec §5.1 item 2: a distance table so scaled is a bound
+// whose every decrease along an edge is below the edge's price by far more
+// than rounding, which the exactness argument of spec §5.2 item 6 needs.
+constexpr double kBoundScale = 1 - 1e-6;
+
+}  // namespace
+
+NativeGraphCosts::NativeGraphCosts(const EdgeSource& edges, const DeviceMesh& mesh, int tensor_ndim,
+                                   const BoundCostModel& model, const SearchLimits& limits)
+    : edge_source_(edges),
+      mesh_(mesh),
+      tensor_ndim_(tensor_ndim),
+      model_(model),
+      limits_(limits),
+      first_edge_{0} {}
+
+uint64_t NativeGraphCosts::ShardKey(const DistState& goal) {
+  DistState shards = goal;
+  for (int m = 0; m < goal.ndim(); ++m) {
+    if (!goal.placement(m).is_shard()) shards = shards.WithPlacement(m, Placement::Replicate());
+  }
+  return shards.bits();
+}
+
+NativeGraphCosts::VertexId NativeGraphCosts::Intern(const DistState& s) {
+  auto [it, inserted] = ids_.try_emplace(s.bits(), static_cast<VertexId>(states_.size()));
+  if (inserted) states_.push_back(s);
+  return it->second;
+}
+
+// Generates u's out-edges (u is the next state to expand): every native edge
+// but the goal exchange, priced now (the graph serves many pairs, so the
+// deferred pricing of spec §5.2 item 7 would save little).
+bool NativeGraphCosts::Expand(VertexId u) {
+  const DistState from = states_[u];  // a copy: interning may move states_
+  steps_.clear();
+  edge_source_.Append(from, &steps_);
+  for (const Step& step : steps_) {
+    if (step.kind == StepKind::kExchange) continue;  // per target (FillExchanges)
+    edges_.push_back({Intern(ApplyStep(from, step)), model_.StepCost(from, step)});
+  }
+  first_edge_.push_back(static_cast<uint32_t>(edges_.size()));
+  // A search of one pair expands at most every state but its goal and holds
+  // at most these edges plus one goal exchange per state (spec §5.2 item 4).
+  return static_cast<int64_t>(states_.size()) <= limits_.max_expanded_states &&
+         static_cast<int64_t>(edges_.size() + states_.size()) <= limits_.max_search_edges;
+}
+
+bool NativeGraphCosts::AddReachable(const DistState& src) {
+  if (ids_.contains(src.bits())) return true;  // every state here is expanded
+  const size_t old_states = states_.size();
+  const size_t old_edges = edges_.size();
+  Intern(src);
+  for (size_t u = old_states; u < states_.size(); ++u) {
+    if (!Expand(static_cast<VertexId>(u))) {
+      for (size_t v = old_states; v < states_.size(); ++v) ids_.erase(states_[v].bits());
+      states_.resize(old_states);
+      edges_.resize(old_edges);
+      first_edge_.resize(old_states + 1);
+      return false;
+    }
+  }
+  return true;
+}
+
+void NativeGraphCosts::BuildReverse() {
+  if (reverse_for_ == states_.size()) return;
+  const size_t n = states_.size();
+  first_in_.assign(n + 1, 0);
+  for (const Edge& e : edges_) ++first_in_[e.to + 1];
+  for (size_t v = 0; v < n; ++v) first_in_[v + 1] += first_in_[v];
+  in_edges_.resize(edges_.size());
+  std::vector<uint32_t> next(first_in_.begin(), first_in_.end() - 1);
+  for (VertexId u = 0; u < n; ++u) {
+    for (uint32_t i = first_edge_[u]; i < first_edge_[u + 1]; ++i) {
+      in_edges_[next[edges_[i].to]++] = {u, edges_[i].cost};
+    }
+  }
+  reverse_for_ = n;
+}
+
+// The goal exchange into t from each state (spec §4.2 edge 13, with
+// NativeEdges' routing limit; the matrix has no memory limit).
+void NativeGraphCosts::FillExchanges(VertexId t, Target* target) {
+  const DistState& goal = states_[t];
+  target->exchange.assign(states_.size(), kInfinity);
+  for (VertexId u = 0; u < states_.size(); ++u) {
+    steps_.clear();
+    AppendGoalExchangeStep(states_[u], goal, tensor_ndim_, &steps_);
+    for (const Step& step : steps_) {
+      if (ExceedsRoutingLimit(states_[u], step, mesh_)) continue;
+      target->exchange[u] = model_.StepCost(states_[u], step);
+    }
+  }
+}
+
+// A Dijkstra towards t over the reverse edges: h(u) <= cost + h(v) on every
+// edge, exchanges included, so the scaled table is a consistent bound.
+void NativeGraphCosts::FillDistances(VertexId t, Target* target) {
+  std::vector<double>& dist = target->h;
+  dist = target->exchange;  // an exchange leads to t, at distance 0
+  dist[t] = 0;
+  using Item = std::pair<double, VertexId>;
+  std::vector<Item> heap;
+  for (VertexId v = 0; v < dist.size(); ++v) {
+    if (dist[v] != kInfinity) heap.push_back({dist[v], v});
+  }
+  std::make_heap(heap.begin(), heap.end(), std::greater<Item>());
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), std::greater<Item>());
+    const auto [d, v] = heap.back();
+    heap.pop_back();
+    if (d > dist[v]) continue;  // stale
+    for (uint32_t i = first_in_[v]; i < first_in_[v + 1]; ++i) {
+      const double c = in_edges_[i].cost + d;
+      if (c < dist[in_edges_[i].to]) {
+        dist[in_edges_[i].to] = c;
+        heap.push_back({c, in_edges_[i].to});
+        std::push_heap(heap.begin(), heap.end(), std::greater<Item>());
+      }
+    }
+  }
+  for (double& h : dist) h *= kBoundScale;  // infinity stays
+}
+
+const NativeGraphCosts::Target& NativeGraphCosts::TargetTable(VertexId t) {
+  Target& target = targets_[t];
+  if (target.num_vertices != states_.size()) {
+    BuildReverse();
+    FillExchanges(t, &target);
+    FillDistances(t, &target);
+    target.num_vertices = states_.size();
+  }
+  return target;
+}
+
+// Spec §5.2 item 2's A* from s to t, with the target's table as the bound:
+// it pops t at the exact minimum g (item 6), having popped little else.
+double NativeGraphCosts::Search(VertexId s, VertexId t, const Target& target) {
+  if (++pass_ == 0x80000000u) {  // the stamps ran out: clear them
+    std::fill(stamp_.begin(), stamp_.end(), 0);
+    pass_ = 1;
+  }
+  const size_t n = states_.size();
+  stamp_.resize(n, 0);
+  g_.resize(n);
+  // stamp_ == pass_: reached this pass (g_ valid); pass_ + 2^31: popped.
+  const uint32_t popped = pass_ | 0x80000000u;
+  auto reached = [&](VertexId v) { return (stamp_[v] & 0x7fffffffu) == pass_; };
+  // Popped by (priority, g), as spec §5.2 item 2's A* pops (the vertex only
+  // makes the order total).
+  auto later = [](const Entry& a, const Entry& b) {
+    if (a.priority != b.priority) return a.priority > b.priority;
+    if (a.g != b.g) return a.g > b.g;
+    return a.vertex > b.vertex;
+  };
+  std::vector<Entry>& heap = heap_;
+  heap.clear();
+  if (target.h[s] == kInfinity) return kInfinity;
+  stamp_[s] = pass_;
+  g_[s] = 0;
+  heap.push_back({target.h[s], 0.0, s});
+  auto relax = [&](VertexId w, double g) {
+    if (stamp_[w] == popped || target.h[w] == kInfinity) return;
+    if (reached(w) && !(g < g_[w])) return;
+    stamp_[w] = pass_;
+    g_[w] = g;
+    heap.push_back({g + target.h[w], g, w});
+    std::push_heap(heap.begin(), heap.end(), later);
+  };
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    const Entry e = heap.back();
+    heap.pop_back();
+    if (stamp_[e.vertex] == popped || e.g > g_[e.vertex]) continue;  // stale
+    if (e.vertex == t) return e.g;
+    stamp_[e.vertex] = popped;
+    for (uint32_t i = first_edge_[e.vertex]; i < first_edge_[e.vertex + 1]; ++i) {
+      relax(edges_[i].to, e.g + edges_[i].cost);
+    }
+    if (target.exchange[e.vertex] != kInfinity) relax(t, e.g + target.exchange[e.vertex]);
+  }
+  return kInfinity;
+}
+
+std::optional<double> NativeGraphCosts::Cost(const DistState& src, const DistState& dst) {
+  const auto s = ids_.find(src.bits());
+  const auto t = ids_.find(dst.bits());
+  if (s == ids_.end() || t == ids_.end()) return std::nullopt;
+  const double cost = Search(s->second, t->second, TargetTable(t->second));
+  if (cost == kInfinity) return std::nullopt;
+  return cost;
+}
+
+}  // namespace reshard
