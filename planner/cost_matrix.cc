@@ -152,14 +152,14 @@ class NativeGraphs {
  public:
   NativeGraphs(const CostProblem& problem, DType dtype, const BoundCostModel& model,
                const SearchLimits& limits)
-      : problem_(problem), dtype_(dtype), model_(model), limits_(limits) {}
+      : problem_(problem), dtype_(dtype), prices_(model), limits_(limits) {}
   NativeGraphCosts& For(unsigned partial_ops, const DistState& goal) {
     Entry& entry = by_graph_[{partial_ops, NativeGraphCosts::ShardKey(goal)}];
     if (entry.graph == nullptr) {
       entry.edges = std::make_unique<NativeEdges>(problem_.mesh, problem_.global_shape, dtype_,
                                                   goal, partial_ops);
       entry.graph = std::make_unique<NativeGraphCosts>(
-          *entry.edges, problem_.mesh, static_cast<int>(problem_.global_shape.size()), model_,
+          *entry.edges, problem_.mesh, static_cast<int>(problem_.global_shape.size()), &prices_,
           limits_);
     }
     return *entry.graph;
@@ -172,7 +172,7 @@ class NativeGraphs {
   };
   const CostProblem& problem_;
   DType dtype_;
-  const BoundCostModel& model_;
+  StepPrices prices_;  // most steps recur on every graph
   SearchLimits limits_;
   absl::flat_hash_map<std::pair<unsigned, uint64_t>, Entry> by_graph_;
 };

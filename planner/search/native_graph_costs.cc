@@ -19,11 +19,11 @@ constexpr double kBoundScale = 1 - 1e-6;
 }  // namespace
 
 NativeGraphCosts::NativeGraphCosts(const EdgeSource& edges, const DeviceMesh& mesh, int tensor_ndim,
-                                   const BoundCostModel& model, const SearchLimits& limits)
+                                   StepPrices* prices, const SearchLimits& limits)
     : edge_source_(edges),
       mesh_(mesh),
       tensor_ndim_(tensor_ndim),
-      model_(model),
+      prices_(prices),
       limits_(limits),
       first_edge_{0} {}
 
@@ -41,16 +41,30 @@ NativeGraphCosts::VertexId NativeGraphCosts::Intern(const DistState& s) {
   return it->second;
 }
 
+NativeGraphCosts::Edge NativeGraphCosts::MakeEdge(const DistState& from, const Step& step,
+                                                  VertexId to) {
+  const StepPrices::Price price = prices_->Of(from, step, states_[to]);
+  if (price.priced) return {to, price.cost, kPriced};
+  steps_of_.push_back(step);
+  return {to, price.cost, static_cast<uint32_t>(steps_of_.size() - 1)};
+}
+
+void NativeGraphCosts::Price(VertexId from, Edge* e) {
+  if (e->step == kPriced) return;
+  e->cost = prices_->PriceOf(states_[from], steps_of_[e->step], states_[e->to]);
+  e->step = kPriced;
+}
+
 // Generates u's out-edges (u is the next state to expand): every native edge
-// but the goal exchange, priced now (the graph serves many pairs, so the
-// deferred pricing of spec §5.2 item 7 would save little).
+// but the goal exchange.
 bool NativeGraphCosts::Expand(VertexId u) {
   const DistState from = states_[u];  // a copy: interning may move states_
   steps_.clear();
   edge_source_.Append(from, &steps_);
   for (const Step& step : steps_) {
     if (step.kind == StepKind::kExchange) continue;  // per target (FillExchanges)
-    edges_.push_back({Intern(ApplyStep(from, step)), model_.StepCost(from, step)});
+    const VertexId to = Intern(ApplyStep(from, step));
+    edges_.push_back(MakeEdge(from, step, to));
   }
   first_edge_.push_back(static_cast<uint32_t>(edges_.size()));
   // A search of one pair expands at most every state but its goal and holds
@@ -68,7 +82,7 @@ bool NativeGraphCosts::AddReachable(const DistState& src) {
     if (!Expand(static_cast<VertexId>(u))) {
       for (size_t v = old_states; v < states_.size(); ++v) ids_.erase(states_[v].bits());
       states_.resize(old_states);
-      edges_.resize(old_edges);
+      edges_.resize(old_edges);  // their steps_of_ entries stay, unused
       first_edge_.resize(old_states + 1);
       return false;
     }
@@ -86,7 +100,7 @@ void NativeGraphCosts::BuildReverse() {
   std::vector<uint32_t> next(first_in_.begin(), first_in_.end() - 1);
   for (VertexId u = 0; u < n; ++u) {
     for (uint32_t i = first_edge_[u]; i < first_edge_[u + 1]; ++i) {
-      in_edges_[next[edges_[i].to]++] = {u, edges_[i].cost};
+      in_edges_[next[edges_[i].to]++] = {u, edges_[i].cost, kPriced};
     }
   }
   reverse_for_ = n;
@@ -95,14 +109,14 @@ void NativeGraphCosts::BuildReverse() {
 // The goal exchange into t from each state (spec §4.2 edge 13, with
 // NativeEdges' routing limit; the matrix has no memory limit).
 void NativeGraphCosts::FillExchanges(VertexId t, Target* target) {
-  const DistState& goal = states_[t];
-  target->exchange.assign(states_.size(), kInfinity);
+  const DistState goal = states_[t];
+  target->exchange.assign(states_.size(), Edge{t, kInfinity, kPriced});
   for (VertexId u = 0; u < states_.size(); ++u) {
     steps_.clear();
     AppendGoalExchangeStep(states_[u], goal, tensor_ndim_, &steps_);
     for (const Step& step : steps_) {
       if (ExceedsRoutingLimit(states_[u], step, mesh_)) continue;
-      target->exchange[u] = model_.StepCost(states_[u], step);
+      target->exchange[u] = MakeEdge(states_[u], step, t);
     }
   }
 }
@@ -111,7 +125,10 @@ void NativeGraphCosts::FillExchanges(VertexId t, Target* target) {
 // edge, exchanges included, so the scaled table is a consistent bound.
 void NativeGraphCosts::FillDistances(VertexId t, Target* target) {
   std::vector<double>& dist = target->h;
-  dist = target->exchange;  // an exchange leads to t, at distance 0
+  dist.resize(states_.size());
+  for (VertexId u = 0; u < dist.size(); ++u) {
+    dist[u] = target->exchange[u].cost;  // an exchange leads to t, at distance 0
+  }
   dist[t] = 0;
   using Item = std::pair<double, VertexId>;
   std::vector<Item> heap;
@@ -136,7 +153,7 @@ void NativeGraphCosts::FillDistances(VertexId t, Target* target) {
   for (double& h : dist) h *= kBoundScale;  // infinity stays
 }
 
-const NativeGraphCosts::Target& NativeGraphCosts::TargetTable(VertexId t) {
+NativeGraphCosts::Target& NativeGraphCosts::TargetTable(VertexId t) {
   Target& target = targets_[t];
   if (target.num_vertices != states_.size()) {
     BuildReverse();
@@ -149,7 +166,8 @@ const NativeGraphCosts::Target& NativeGraphCosts::TargetTable(VertexId t) {
 
 // Spec §5.2 item 2's A* from s to t, with the target's table as the bound:
 // it pops t at the exact minimum g (item 6), having popped little else.
-double NativeGraphCosts::Search(VertexId s, VertexId t, const Target& target) {
+double NativeGraphCosts::Search(VertexId s, VertexId t, Target* target) {
+  const std::vector<double>& h = target->h;
   if (++pass_ == 0x80000000u) {  // the stamps ran out: clear them
     std::fill(stamp_.begin(), stamp_.end(), 0);
     pass_ = 1;
@@ -169,16 +187,19 @@ double NativeGraphCosts::Search(VertexId s, VertexId t, const Target& target) {
   };
   std::vector<Entry>& heap = heap_;
   heap.clear();
-  if (target.h[s] == kInfinity) return kInfinity;
+  if (h[s] == kInfinity) return kInfinity;
   stamp_[s] = pass_;
   g_[s] = 0;
-  heap.push_back({target.h[s], 0.0, s});
+  heap.push_back({h[s], 0.0, s});
   auto relax = [&](VertexId w, double g) {
-    if (stamp_[w] == popped || target.h[w] == kInfinity) return;
+    if (stamp_[w] == popped || h[w] == kInfinity) return;
     if (reached(w) && !(g < g_[w])) return;
+    const double priority = g + h[w];
+    // t's key (g, g) only drops: an entry above it would pop after t.
+    if (reached(t) && priority > g_[t]) return;
     stamp_[w] = pass_;
     g_[w] = g;
-    heap.push_back({g + target.h[w], g, w});
+    heap.push_back({priority, g, w});
     std::push_heap(heap.begin(), heap.end(), later);
   };
   while (!heap.empty()) {
@@ -189,9 +210,14 @@ double NativeGraphCosts::Search(VertexId s, VertexId t, const Target& target) {
     if (e.vertex == t) return e.g;
     stamp_[e.vertex] = popped;
     for (uint32_t i = first_edge_[e.vertex]; i < first_edge_[e.vertex + 1]; ++i) {
+      Price(e.vertex, &edges_[i]);
       relax(edges_[i].to, e.g + edges_[i].cost);
     }
-    if (target.exchange[e.vertex] != kInfinity) relax(t, e.g + target.exchange[e.vertex]);
+    Edge& exchange = target->exchange[e.vertex];
+    if (exchange.cost != kInfinity) {
+      Price(e.vertex, &exchange);
+      relax(t, e.g + exchange.cost);
+    }
   }
   return kInfinity;
 }
@@ -200,7 +226,7 @@ std::optional<double> NativeGraphCosts::Cost(const DistState& src, const DistSta
   const auto s = ids_.find(src.bits());
   const auto t = ids_.find(dst.bits());
   if (s == ids_.end() || t == ids_.end()) return std::nullopt;
-  const double cost = Search(s->second, t->second, TargetTable(t->second));
+  const double cost = Search(s->second, t->second, &TargetTable(t->second));
   if (cost == kInfinity) return std::nullopt;
   return cost;
 }

@@ -9,33 +9,36 @@
 // cheapest paths. The cost is the exact minimum over paths of the forward sum
 // g, the value every search of spec §5.2 item 2 returns.
 //
-//   NativeGraphCosts graph(NativeEdges(mesh, shape, dtype, goal, ops), mesh, ndim, model, limits);
-//   if (!graph.AddReachable(src)) ...             // a limit: search each pair instead
+//   StepPrices prices(model);
+//   NativeGraphCosts graph(NativeEdges(mesh, shape, dtype, goal, ops), mesh, ndim, &prices,
+//   limits); if (!graph.AddReachable(src)) ...             // a limit: search each pair instead
 //   std::optional<double> c = graph.Cost(src, dst);  // dst alike goal (Alike)
 #ifndef RESHARD_PLANNER_SEARCH_NATIVE_GRAPH_COSTS_H_
 #define RESHARD_PLANNER_SEARCH_NATIVE_GRAPH_COSTS_H_
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "mesh/device_mesh.h"
-#include "planner/costs/cost_model.h"
 #include "planner/layout/dist_state.h"
 #include "planner/search/edge_source.h"
 #include "planner/search/search_limits.h"
+#include "planner/search/step_prices.h"
 #include "planner/steps/step.h"
 
 namespace reshard {
 
 class NativeGraphCosts {
  public:
-  // `edges` towards any goal of the graph (its goal exchanges are dropped);
-  // edges, mesh and model must outlive this. `limits` bound the graph: its
-  // states by max_expanded_states, its edges by max_search_edges.
+  // `edges` towards any goal of the graph (its goal exchanges are dropped),
+  // priced by `prices` (which graphs of one model may share); edges, mesh
+  // and prices must outlive this. `limits` bound the graph: its states by
+  // max_expanded_states, its edges by max_search_edges.
   NativeGraphCosts(const EdgeSource& edges, const DeviceMesh& mesh, int tensor_ndim,
-                   const BoundCostModel& model, const SearchLimits& limits);
+                   StepPrices* prices, const SearchLimits& limits);
 
   // The shard orders of a goal with every non-Shard mesh dim Replicate: goals
   // with the same Partial ops and this key share one graph.
@@ -59,37 +62,48 @@ class NativeGraphCosts {
     double g;
     VertexId vertex;
   };
+  static constexpr uint32_t kPriced = std::numeric_limits<uint32_t>::max();
+  // An edge's cost is its price, or while `step` is not kPriced, the model's
+  // lower bound on it (spec §5.2 item 7): priced when its source is first
+  // popped by a forward search (Price), since most edges never are.
   struct Edge {
     VertexId to;
     double cost;
+    uint32_t step;  // into steps_of_, or kPriced
   };
-  // Towards one target: its exact distances, times 1 - 1e-6 (the margin
-  // spec §5.1 item 2 gives every bound), and the price of its goal exchange
-  // from each state (infinite where there is none).
+  // Towards one target: its distances over the edges' costs (prices or lower
+  // bounds), times 1 - 1e-6 (the margin spec §5.1 item 2 gives every bound),
+  // and the cost of its goal exchange from each state, an Edge into the
+  // target (`to` unused; cost infinite where there is none).
   struct Target {
     size_t num_vertices = 0;  // the graph's size when computed
     std::vector<double> h;
-    std::vector<double> exchange;
+    std::vector<Edge> exchange;
   };
   VertexId Intern(const DistState& s);
+  // The edge's cost from `from` to be its step's price, or its lower bound.
+  Edge MakeEdge(const DistState& from, const Step& step, VertexId to);
+  void Price(VertexId from, Edge* e);
   bool Expand(VertexId u);
   void BuildReverse();
-  const Target& TargetTable(VertexId t);
+  Target& TargetTable(VertexId t);
   void FillExchanges(VertexId t, Target* target);
   void FillDistances(VertexId t, Target* target);
-  double Search(VertexId s, VertexId t, const Target& target);
+  double Search(VertexId s, VertexId t, Target* target);
 
   const EdgeSource& edge_source_;
   const DeviceMesh& mesh_;
   int tensor_ndim_;
-  const BoundCostModel& model_;
+  StepPrices* prices_;
   SearchLimits limits_;
 
   absl::flat_hash_map<uint64_t, VertexId> ids_;
   std::vector<DistState> states_;
   std::vector<uint32_t> first_edge_;  // per expanded state; states_ past it are not expanded
   std::vector<Edge> edges_;
-  // Reverse adjacency (in-edges by target), rebuilt when the graph grew.
+  std::vector<Step> steps_of_;  // the steps of edges not yet priced
+  // Reverse adjacency (in-edges by target, costs as when built), rebuilt
+  // when the graph grew.
   size_t reverse_for_ = 0;
   std::vector<uint32_t> first_in_;
   std::vector<Edge> in_edges_;  // Edge::to is the edge's source here
