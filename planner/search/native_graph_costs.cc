@@ -16,6 +16,17 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // than rounding, which the exactness argument of spec §5.2 item 6 needs.
 constexpr double kBoundScale = 1 - 1e-6;
 
+// An exchange moves no Partial (spec §4.2 edge 13): where either state holds
+// one, both hold the same.
+bool PartialsAlike(const DistState& a, const DistState& b) {
+  for (int m = 0; m < a.ndim(); ++m) {
+    const Placement p = a.placement(m);
+    const Placement q = b.placement(m);
+    if ((p.is_partial() || q.is_partial()) && p != q) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 NativeGraphCosts::NativeGraphCosts(const EdgeSource& edges, const DeviceMesh& mesh, int tensor_ndim,
@@ -112,6 +123,7 @@ void NativeGraphCosts::FillExchanges(VertexId t, Target* target) {
   const DistState goal = states_[t];
   target->exchange.assign(states_.size(), Edge{t, kInfinity, kPriced});
   for (VertexId u = 0; u < states_.size(); ++u) {
+    if (!PartialsAlike(states_[u], goal)) continue;  // a cheap test first
     steps_.clear();
     AppendGoalExchangeStep(states_[u], goal, tensor_ndim_, &steps_);
     for (const Step& step : steps_) {
@@ -164,59 +176,69 @@ NativeGraphCosts::Target& NativeGraphCosts::TargetTable(VertexId t) {
   return target;
 }
 
+bool NativeGraphCosts::Later(const Entry& a, const Entry& b) {
+  if (a.priority != b.priority) return a.priority > b.priority;
+  if (a.g != b.g) return a.g > b.g;
+  if (a.vertex != b.vertex) return a.vertex > b.vertex;
+  return a.from > b.from;
+}
+
+void NativeGraphCosts::Push(const Entry& entry) {
+  // t's key (g, g) only drops: an entry above it would pop after t.
+  if (Reached(t_) && entry.priority > g_[t_]) return;
+  heap_.push_back(entry);
+  std::push_heap(heap_.begin(), heap_.end(), Later);
+}
+
+void NativeGraphCosts::Relax(VertexId w, double g) {
+  if (Popped(w) || (*h_)[w] == kInfinity || (Reached(w) && !(g < g_[w]))) return;
+  const double priority = g + (*h_)[w];
+  if (Reached(t_) && priority > g_[t_]) return;
+  stamp_[w] = pass_;
+  g_[w] = g;
+  Push({priority, g, w, nullptr, 0});
+}
+
+// An edge out of u, popped at g: relaxed, or while not priced, a stand-in
+// keyed by its bound as StateSearch makes one (spec §5.2 item 7).
+void NativeGraphCosts::Visit(VertexId u, double g, Edge* edge) {
+  if (edge->step == kPriced) return Relax(edge->to, g + edge->cost);
+  const VertexId w = edge->to;
+  if (Popped(w) || (*h_)[w] == kInfinity) return;
+  Push({g + edge->cost + (*h_)[w], g, w, edge, u});
+}
+
 // Spec §5.2 item 2's A* from s to t, with the target's table as the bound:
 // it pops t at the exact minimum g (item 6), having popped little else.
 double NativeGraphCosts::Search(VertexId s, VertexId t, Target* target) {
-  const std::vector<double>& h = target->h;
-  if (++pass_ == 0x80000000u) {  // the stamps ran out: clear them
+  if (++pass_ == kPoppedBit) {  // the stamps ran out: clear them
     std::fill(stamp_.begin(), stamp_.end(), 0);
     pass_ = 1;
   }
-  const size_t n = states_.size();
-  stamp_.resize(n, 0);
-  g_.resize(n);
-  // stamp_ == pass_: reached this pass (g_ valid); pass_ + 2^31: popped.
-  const uint32_t popped = pass_ | 0x80000000u;
-  auto reached = [&](VertexId v) { return (stamp_[v] & 0x7fffffffu) == pass_; };
-  // Popped by (priority, g), as spec §5.2 item 2's A* pops (the vertex only
-  // makes the order total).
-  auto later = [](const Entry& a, const Entry& b) {
-    if (a.priority != b.priority) return a.priority > b.priority;
-    if (a.g != b.g) return a.g > b.g;
-    return a.vertex > b.vertex;
-  };
-  std::vector<Entry>& heap = heap_;
-  heap.clear();
-  if (h[s] == kInfinity) return kInfinity;
-  stamp_[s] = pass_;
-  g_[s] = 0;
-  heap.push_back({h[s], 0.0, s});
-  auto relax = [&](VertexId w, double g) {
-    if (stamp_[w] == popped || h[w] == kInfinity) return;
-    if (reached(w) && !(g < g_[w])) return;
-    const double priority = g + h[w];
-    // t's key (g, g) only drops: an entry above it would pop after t.
-    if (reached(t) && priority > g_[t]) return;
-    stamp_[w] = pass_;
-    g_[w] = g;
-    heap.push_back({priority, g, w});
-    std::push_heap(heap.begin(), heap.end(), later);
-  };
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), later);
-    const Entry e = heap.back();
-    heap.pop_back();
-    if (stamp_[e.vertex] == popped || e.g > g_[e.vertex]) continue;  // stale
-    if (e.vertex == t) return e.g;
-    stamp_[e.vertex] = popped;
-    for (uint32_t i = first_edge_[e.vertex]; i < first_edge_[e.vertex + 1]; ++i) {
-      Price(e.vertex, &edges_[i]);
-      relax(edges_[i].to, e.g + edges_[i].cost);
+  stamp_.resize(states_.size(), 0);
+  g_.resize(states_.size());
+  h_ = &target->h;
+  t_ = t;
+  heap_.clear();
+  Relax(s, 0.0);
+  while (!heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), Later);
+    const Entry e = heap_.back();
+    heap_.pop_back();
+    if (Popped(e.vertex)) continue;
+    if (e.edge != nullptr) {  // a stand-in: price its edge, then relax it
+      Price(e.from, e.edge);
+      Relax(e.vertex, e.g + e.edge->cost);
+      continue;
     }
-    Edge& exchange = target->exchange[e.vertex];
-    if (exchange.cost != kInfinity) {
-      Price(e.vertex, &exchange);
-      relax(t, e.g + exchange.cost);
+    if (e.g > g_[e.vertex]) continue;  // stale
+    if (e.vertex == t) return e.g;
+    stamp_[e.vertex] = pass_ | kPoppedBit;
+    for (uint32_t i = first_edge_[e.vertex]; i < first_edge_[e.vertex + 1]; ++i) {
+      Visit(e.vertex, e.g, &edges_[i]);
+    }
+    if (target->exchange[e.vertex].cost != kInfinity) {
+      Visit(e.vertex, e.g, &target->exchange[e.vertex]);
     }
   }
   return kInfinity;

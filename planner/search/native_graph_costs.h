@@ -57,10 +57,16 @@ class NativeGraphCosts {
  private:
   using VertexId = uint32_t;
   // A heap entry of the forward search.
+  struct Edge;
+  // A heap entry of the forward search: a state reached at g, or a stand-in
+  // for an edge not yet priced (`edge`, out of `from` popped at g, into
+  // `vertex`).
   struct Entry {
     double priority;
     double g;
     VertexId vertex;
+    Edge* edge;
+    VertexId from;
   };
   static constexpr uint32_t kPriced = std::numeric_limits<uint32_t>::max();
   // An edge's cost is its price, or while `step` is not kPriced, the model's
@@ -90,6 +96,13 @@ class NativeGraphCosts {
   void FillExchanges(VertexId t, Target* target);
   void FillDistances(VertexId t, Target* target);
   double Search(VertexId s, VertexId t, Target* target);
+  // The forward search's steps (Search).
+  static bool Later(const Entry& a, const Entry& b);  // pops by (priority, g)
+  void Push(const Entry& entry);
+  void Relax(VertexId w, double g);
+  void Visit(VertexId u, double g, Edge* edge);
+  bool Reached(VertexId v) const { return (stamp_[v] & ~kPoppedBit) == pass_; }
+  bool Popped(VertexId v) const { return stamp_[v] == (pass_ | kPoppedBit); }
 
   const EdgeSource& edge_source_;
   const DeviceMesh& mesh_;
@@ -108,11 +121,15 @@ class NativeGraphCosts {
   std::vector<uint32_t> first_in_;
   std::vector<Edge> in_edges_;  // Edge::to is the edge's source here
   absl::flat_hash_map<VertexId, Target> targets_;
-  // The forward search's scratch, stamped per pass.
+  // The forward search's pass: stamp_[v] is pass_ once v is reached (g_[v]
+  // valid), with kPoppedBit once popped.
+  static constexpr uint32_t kPoppedBit = 0x80000000u;
   std::vector<Entry> heap_;
   std::vector<uint32_t> stamp_;
   std::vector<double> g_;
   uint32_t pass_ = 0;
+  const std::vector<double>* h_ = nullptr;
+  VertexId t_ = 0;
   std::vector<Step> steps_;
 };
 
