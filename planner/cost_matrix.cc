@@ -146,21 +146,59 @@ class NativeSearches {
   absl::flat_hash_map<std::pair<unsigned, uint64_t>, Entry> by_graph_;
 };
 
+// A pair's native graph (spec §5.2 item 6): its Partial ops and its target's
+// shard orders.
+using GraphKey = std::pair<unsigned, uint64_t>;
+GraphKey GraphKeyOf(const DistState& src, const DistState& dst) {
+  return {src.PartialOps() | dst.PartialOps(), NativeGraphCosts::ShardKey(dst)};
+}
+
+// How many pairs each graph serves.
+absl::flat_hash_map<GraphKey, int64_t> PairsPerGraph(absl::Span<const DistState> sources,
+                                                     absl::Span<const DistState> targets) {
+  std::vector<uint64_t> shard_keys;
+  for (const DistState& t : targets) shard_keys.push_back(NativeGraphCosts::ShardKey(t));
+  absl::flat_hash_map<GraphKey, int64_t> pairs;
+  for (const DistState& s : sources) {
+    for (size_t j = 0; j < targets.size(); ++j) {
+      ++pairs[{s.PartialOps() | targets[j].PartialOps(), shard_keys[j]}];
+    }
+  }
+  return pairs;
+}
+
+// A graph is worth building when its pairs would expand more states alone
+// (on 2x2x2x2, about 215 each of its 536): at most kStatesPerPair states per
+// pair it serves and kMaxStates in all, bounding time and memory where the
+// graphs are large and serve few pairs (e.g. a few layouts on 4x4x4x4).
+SearchLimits GraphLimits(const SearchLimits& limits, int64_t pairs) {
+  constexpr int64_t kStatesPerPair = 32;
+  constexpr int64_t kMaxStates = int64_t{1} << 14;
+  constexpr int64_t kEdgesPerState = 128;
+  SearchLimits graph;
+  graph.max_expanded_states =
+      std::min({limits.max_expanded_states, kMaxStates, kStatesPerPair * pairs});
+  graph.max_search_edges =
+      std::min(limits.max_search_edges, kEdgesPerState * graph.max_expanded_states);
+  return graph;
+}
+
 // The native graphs of one worker (spec §5.2 item 6): one per Partial ops and
 // shard orders of the goal, shared by every row and every target alike.
 class NativeGraphs {
  public:
   NativeGraphs(const CostProblem& problem, DType dtype, const BoundCostModel& model,
-               const SearchLimits& limits)
-      : problem_(problem), dtype_(dtype), prices_(model), limits_(limits) {}
-  NativeGraphCosts& For(unsigned partial_ops, const DistState& goal) {
-    Entry& entry = by_graph_[{partial_ops, NativeGraphCosts::ShardKey(goal)}];
+               const SearchLimits& limits, const absl::flat_hash_map<GraphKey, int64_t>& pairs)
+      : problem_(problem), dtype_(dtype), prices_(model), limits_(limits), pairs_(pairs) {}
+  NativeGraphCosts& For(const DistState& src, const DistState& goal) {
+    const GraphKey key = GraphKeyOf(src, goal);
+    Entry& entry = by_graph_[key];
     if (entry.graph == nullptr) {
       entry.edges = std::make_unique<NativeEdges>(problem_.mesh, problem_.global_shape, dtype_,
-                                                  goal, partial_ops);
+                                                  goal, key.first);
       entry.graph = std::make_unique<NativeGraphCosts>(
           *entry.edges, problem_.mesh, static_cast<int>(problem_.global_shape.size()), &prices_,
-          limits_);
+          GraphLimits(limits_, pairs_.at(key)));
     }
     return *entry.graph;
   }
@@ -174,7 +212,8 @@ class NativeGraphs {
   DType dtype_;
   StepPrices prices_;  // most steps recur on every graph
   SearchLimits limits_;
-  absl::flat_hash_map<std::pair<unsigned, uint64_t>, Entry> by_graph_;
+  const absl::flat_hash_map<GraphKey, int64_t>& pairs_;
+  absl::flat_hash_map<GraphKey, Entry> by_graph_;
 };
 
 // One pair the way PlanRedistribution searches it (SearchToward with its
@@ -200,7 +239,7 @@ absl::Status FillNativeRow(const DistState& src, absl::Span<const DistState> tar
   row->assign(targets.size(), std::nullopt);
   for (size_t j = 0; j < targets.size(); ++j) {
     const DistState& dst = targets[j];
-    NativeGraphCosts& graph = graphs->For(src.PartialOps() | dst.PartialOps(), dst);
+    NativeGraphCosts& graph = graphs->For(src, dst);
     if (graph.AddReachable(src) && graph.AddReachable(dst)) {
       (*row)[j] = graph.Cost(src, dst);
     } else {
@@ -233,6 +272,8 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh, absl::Span<c
   const bool native = ResolvedMode(PairOptions(options)) == PlanMode::kNative;
 
   const SearchLimits limits{options.max_expanded_states, options.max_search_edges};
+  const absl::flat_hash_map<GraphKey, int64_t> pairs_per_graph =
+      native ? PairsPerGraph(sources, targets) : absl::flat_hash_map<GraphKey, int64_t>();
   CostMatrixResult result(sources.size());
   std::atomic<size_t> next{0};
   absl::Mutex mu;
@@ -241,7 +282,7 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh, absl::Span<c
   // Each worker takes the next source until none is left.
   auto work = [&] {
     Searches searches(tensor_ndim, *model);
-    NativeGraphs native_graphs(problem, dtype, *model, limits);
+    NativeGraphs native_graphs(problem, dtype, *model, limits, pairs_per_graph);
     NativeSearches native_searches(problem, dtype, *model);
     for (size_t i = next++; i < sources.size(); i = next++) {
       absl::Status s = native ? FillNativeRow(sources[i], targets, *model, limits, &native_graphs,

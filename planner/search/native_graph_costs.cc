@@ -85,20 +85,31 @@ bool NativeGraphCosts::Expand(VertexId u) {
 }
 
 bool NativeGraphCosts::AddReachable(const DistState& src) {
+  if (too_big_) return false;
   if (ids_.contains(src.bits())) return true;  // every state here is expanded
   const size_t old_states = states_.size();
-  const size_t old_edges = edges_.size();
   Intern(src);
   for (size_t u = old_states; u < states_.size(); ++u) {
     if (!Expand(static_cast<VertexId>(u))) {
-      for (size_t v = old_states; v < states_.size(); ++v) ids_.erase(states_[v].bits());
-      states_.resize(old_states);
-      edges_.resize(old_edges);  // their steps_of_ entries stay, unused
-      first_edge_.resize(old_states + 1);
+      Drop();
       return false;
     }
   }
   return true;
+}
+
+// Its pairs are searched alone from now on: free what it held.
+void NativeGraphCosts::Drop() {
+  too_big_ = true;
+  ids_ = {};
+  states_ = {};
+  first_edge_ = {0};
+  edges_ = {};
+  steps_of_ = {};
+  reverse_for_ = 0;
+  first_in_ = {};
+  in_edges_ = {};
+  targets_ = {};
 }
 
 void NativeGraphCosts::BuildReverse() {

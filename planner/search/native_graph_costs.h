@@ -45,8 +45,9 @@ class NativeGraphCosts {
   static uint64_t ShardKey(const DistState& goal);
 
   // Adds every state reachable from `src`. False when the graph would pass a
-  // limit: it then stays as it was, and its pairs must be searched alone (a
-  // search of one pair may stay within the limits where the graph does not).
+  // limit: it is then dropped, this and every later call return false, and
+  // its pairs must be searched alone (a search of one pair may stay within
+  // the limits where the graph does not).
   bool AddReachable(const DistState& src);
 
   // The cheapest cost from `src` (AddReachable(src) returned true) to `dst`
@@ -91,6 +92,7 @@ class NativeGraphCosts {
   Edge MakeEdge(const DistState& from, const Step& step, VertexId to);
   void Price(VertexId from, Edge* e);
   bool Expand(VertexId u);
+  void Drop();
   void BuildReverse();
   Target& TargetTable(VertexId t);
   void FillExchanges(VertexId t, Target* target);
@@ -109,6 +111,7 @@ class NativeGraphCosts {
   int tensor_ndim_;
   StepPrices* prices_;
   SearchLimits limits_;
+  bool too_big_ = false;
 
   absl::flat_hash_map<uint64_t, VertexId> ids_;
   std::vector<DistState> states_;
