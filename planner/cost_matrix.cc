@@ -53,6 +53,10 @@ absl::Status CheckOptions(const CostMatrixOptions& options, const DeviceMesh& me
         "cost_model: null; pass a model (e.g. MakeCostModel(\"pytorch\"))");
   }
   RESHARD_RETURN_IF_ERROR(ValidatePlanOptions(PairOptions(options), mesh));
+  if (options.graph_states_per_pair < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("graph_states_per_pair: ", options.graph_states_per_pair, "; must be >= 0"));
+  }
   if (options.threads < 1) {
     return absl::InvalidArgumentError(absl::StrCat("threads: ", options.threads, "; must be >= 1"));
   }
@@ -168,16 +172,16 @@ absl::flat_hash_map<GraphKey, int64_t> PairsPerGraph(absl::Span<const DistState>
 }
 
 // A graph is worth building when its pairs would expand more states alone
-// (on 2x2x2x2, about 215 each of its 536): at most kStatesPerPair states per
-// pair it serves and kMaxStates in all, bounding time and memory where the
-// graphs are large and serve few pairs (e.g. a few layouts on 4x4x4x4).
-SearchLimits GraphLimits(const SearchLimits& limits, int64_t pairs) {
-  constexpr int64_t kStatesPerPair = 32;
+// (on 2x2x2x2, about 215 each of its 536): at most `states_per_pair` states
+// per pair it serves and kMaxStates in all, bounding time and memory where
+// the graphs are large and serve few pairs (e.g. a few layouts on 4x4x4x4).
+SearchLimits GraphLimits(const SearchLimits& limits, int64_t states_per_pair, int64_t pairs) {
   constexpr int64_t kMaxStates = int64_t{1} << 14;
   constexpr int64_t kEdgesPerState = 128;
   SearchLimits graph;
-  graph.max_expanded_states =
-      std::min({limits.max_expanded_states, kMaxStates, kStatesPerPair * pairs});
+  const int64_t budget =
+      pairs > 0 && states_per_pair > kMaxStates / pairs ? kMaxStates : states_per_pair * pairs;
+  graph.max_expanded_states = std::min({limits.max_expanded_states, kMaxStates, budget});
   graph.max_search_edges =
       std::min(limits.max_search_edges, kEdgesPerState * graph.max_expanded_states);
   return graph;
@@ -188,8 +192,14 @@ SearchLimits GraphLimits(const SearchLimits& limits, int64_t pairs) {
 class NativeGraphs {
  public:
   NativeGraphs(const CostProblem& problem, DType dtype, const BoundCostModel& model,
-               const SearchLimits& limits, const absl::flat_hash_map<GraphKey, int64_t>& pairs)
-      : problem_(problem), dtype_(dtype), prices_(model), limits_(limits), pairs_(pairs) {}
+               const SearchLimits& limits, int64_t states_per_pair,
+               const absl::flat_hash_map<GraphKey, int64_t>& pairs)
+      : problem_(problem),
+        dtype_(dtype),
+        prices_(model),
+        limits_(limits),
+        states_per_pair_(states_per_pair),
+        pairs_(pairs) {}
   NativeGraphCosts& For(const DistState& src, const DistState& goal) {
     const GraphKey key = GraphKeyOf(src, goal);
     Entry& entry = by_graph_[key];
@@ -198,7 +208,7 @@ class NativeGraphs {
                                                   goal, key.first);
       entry.graph = std::make_unique<NativeGraphCosts>(
           *entry.edges, problem_.mesh, static_cast<int>(problem_.global_shape.size()), &prices_,
-          GraphLimits(limits_, pairs_.at(key)));
+          GraphLimits(limits_, states_per_pair_, pairs_.at(key)));
     }
     return *entry.graph;
   }
@@ -212,6 +222,7 @@ class NativeGraphs {
   DType dtype_;
   StepPrices prices_;  // most steps recur on every graph
   SearchLimits limits_;
+  int64_t states_per_pair_;
   const absl::flat_hash_map<GraphKey, int64_t>& pairs_;
   absl::flat_hash_map<GraphKey, Entry> by_graph_;
 };
@@ -282,7 +293,8 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh, absl::Span<c
   // Each worker takes the next source until none is left.
   auto work = [&] {
     Searches searches(tensor_ndim, *model);
-    NativeGraphs native_graphs(problem, dtype, *model, limits, pairs_per_graph);
+    NativeGraphs native_graphs(problem, dtype, *model, limits, options.graph_states_per_pair,
+                               pairs_per_graph);
     NativeSearches native_searches(problem, dtype, *model);
     for (size_t i = next++; i < sources.size(); i = next++) {
       absl::Status s = native ? FillNativeRow(sources[i], targets, *model, limits, &native_graphs,

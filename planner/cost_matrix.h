@@ -48,6 +48,11 @@ struct CostMatrixOptions {
   int64_t max_expanded_states = 1000000;
   // Bound on the edges each pass generates (PlanOptions::max_search_edges).
   int64_t max_search_edges = kDefaultMaxSearchEdges;
+  // Native mode: a shared graph is built only while it holds at most this
+  // many states per pair it serves (spec §5.2 item 6); the pairs of a graph
+  // past it are searched one by one. 0: every pair alone. The costs are the
+  // same either way; only the time differs.
+  int64_t graph_states_per_pair = 32;
   // Sources are searched on this many threads (>= 1).
   int threads = 1;
   // If set, called after each row with the number of rows done so far, from

@@ -213,10 +213,38 @@ struct RandomCase {
   }
 };
 
-// Every entry against PlanRedistribution of its pair under the same model
-// and limits: bit-identical costs, and ResourceExhausted exactly when some
-// pair's plan hits a limit.
-// Returns how many cases hit a limit.
+// `matrix` against the plans of its pairs (row-major; an error where the
+// plan hit a limit): bit-identical costs, and ResourceExhausted exactly when
+// some pair's plan hit a limit. Returns the entries compared.
+int ExpectMatrixEqualsPlans(const RandomCase& r, const absl::StatusOr<CostMatrixResult>& matrix,
+                            const std::vector<absl::StatusOr<Plan>>& plans,
+                            const std::string& label) {
+  bool plans_ok = true;
+  int compared = 0;
+  for (size_t i = 0; i < r.states.size(); ++i) {
+    for (size_t j = 0; j < r.states.size(); ++j) {
+      const absl::StatusOr<Plan>& plan = plans[i * r.states.size() + j];
+      const std::string pair = absl::StrCat(label, " mesh ", r.mesh.ToString(), " ",
+                                            r.states[i].ToString(), " -> ", r.states[j].ToString());
+      if (!plan.ok()) {
+        EXPECT_TRUE(absl::IsResourceExhausted(plan.status())) << pair << ": " << plan.status();
+        plans_ok = false;
+      } else if (matrix.ok() && !(*matrix)[i][j].has_value()) {
+        ADD_FAILURE() << pair << ": no cost, plan " << plan->cost;
+      } else if (matrix.ok()) {
+        EXPECT_EQ(*(*matrix)[i][j], plan->cost) << pair;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(matrix.ok(), plans_ok) << label << ": " << matrix.status();
+  return compared;
+}
+
+// Random cases, each matrix against PlanRedistribution of its pairs under
+// the same model and limits, with graphs built as by default, always (a
+// budget past any graph) and never (every pair alone). Returns how many cases
+// hit a limit.
 int ExpectRandomNativeCasesEqualPlans(const std::string& model_name, int64_t max_states, int cases,
                                       uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -232,44 +260,32 @@ int ExpectRandomNativeCasesEqualPlans(const std::string& model_name, int64_t max
     plan_options.algorithm = Algorithm::kGraph;
     plan_options.cost_model = options.cost_model;
     plan_options.max_expanded_states = max_states;
-    absl::StatusOr<CostMatrixResult> matrix =
-        CostMatrix(r.mesh, r.shape, DType::kF32, r.states, r.states, options);
-    bool plans_ok = true;
-    for (size_t i = 0; i < r.specs.size(); ++i) {
-      for (size_t j = 0; j < r.specs.size(); ++j) {
-        absl::StatusOr<Plan> plan = PlanRedistribution(r.specs[i], r.specs[j], plan_options);
-        const std::string pair =
-            absl::StrCat("case ", c, " mesh ", r.mesh.ToString(), " ", r.states[i].ToString(),
-                         " -> ", r.states[j].ToString());
-        if (!plan.ok()) {
-          EXPECT_TRUE(absl::IsResourceExhausted(plan.status())) << pair << ": " << plan.status();
-          plans_ok = false;
-          continue;
-        }
-        if (!matrix.ok()) continue;
-        if (!(*matrix)[i][j].has_value()) {
-          ADD_FAILURE() << pair << ": no cost, plan " << plan->cost;
-          continue;
-        }
-        EXPECT_EQ(*(*matrix)[i][j], plan->cost) << pair;
-        ++compared;
-      }
+    std::vector<absl::StatusOr<Plan>> plans;
+    for (const DistSpec& src : r.specs) {
+      for (const DistSpec& dst : r.specs)
+        plans.push_back(PlanRedistribution(src, dst, plan_options));
     }
-    EXPECT_EQ(matrix.ok(), plans_ok) << "case " << c << ": " << matrix.status();
-    if (!matrix.ok()) ++exhausted;
+    for (int64_t budget : {int64_t{32}, int64_t{1} << 30, int64_t{0}}) {
+      options.graph_states_per_pair = budget;
+      absl::StatusOr<CostMatrixResult> matrix =
+          CostMatrix(r.mesh, r.shape, DType::kF32, r.states, r.states, options);
+      compared +=
+          ExpectMatrixEqualsPlans(r, matrix, plans, absl::StrCat("case ", c, " budget ", budget));
+      if (!matrix.ok() && budget == 0) ++exhausted;
+    }
   }
-  EXPECT_GT(compared, (cases - exhausted) * 36 / 2);
+  EXPECT_GT(compared, (cases - exhausted) * 36 * 3 / 2);
   return exhausted;
 }
 
 // Spec §5.2 item 6: each pair's exact cheapest cost on its own graph, shared
 // graphs and distance tables notwithstanding.
 TEST(CostMatrixTest, RandomNativeMatricesEqualPlanningEachPairWithNcclCosts) {
-  EXPECT_EQ(ExpectRandomNativeCasesEqualPlans("nccl", 1000000, 24, 17), 0);
+  EXPECT_EQ(ExpectRandomNativeCasesEqualPlans("nccl", 1000000, 16, 17), 0);
 }
 
 TEST(CostMatrixTest, RandomNativeMatricesEqualPlanningEachPairWithAlphaBetaCosts) {
-  EXPECT_EQ(ExpectRandomNativeCasesEqualPlans("alpha-beta", 1000000, 24, 18), 0);
+  EXPECT_EQ(ExpectRandomNativeCasesEqualPlans("alpha-beta", 1000000, 16, 18), 0);
 }
 
 // Graphs past the limit are searched pair by pair: the same costs, and the
@@ -293,15 +309,18 @@ TEST(CostMatrixTest, TargetsAlikeInShardOrdersKeepTheirOwnGoalExchanges) {
   }
   CostMatrixOptions options;
   options.cost_model = *MakeCostModel("nccl", 8);
-  absl::StatusOr<CostMatrixResult> m =
-      CostMatrix(mesh, shape, DType::kF32, {states[0]}, states, options);
-  ASSERT_TRUE(m.ok()) << m.status();
   PlanOptions plan_options{PlanMode::kNative};
   plan_options.cost_model = options.cost_model;
-  for (size_t j = 1; j < states.size(); ++j) {
-    absl::StatusOr<Plan> plan = PlanRedistribution(specs[0], specs[j], plan_options);
-    ASSERT_TRUE(plan.ok()) << plan.status();
-    EXPECT_EQ((*m)[0][j], plan->cost) << states[j].ToString();
+  for (int64_t budget : {int64_t{1} << 30, int64_t{0}}) {  // a shared graph, or none
+    options.graph_states_per_pair = budget;
+    absl::StatusOr<CostMatrixResult> m =
+        CostMatrix(mesh, shape, DType::kF32, {states[0]}, states, options);
+    ASSERT_TRUE(m.ok()) << m.status();
+    for (size_t j = 1; j < states.size(); ++j) {
+      absl::StatusOr<Plan> plan = PlanRedistribution(specs[0], specs[j], plan_options);
+      ASSERT_TRUE(plan.ok()) << plan.status();
+      EXPECT_EQ((*m)[0][j], plan->cost) << states[j].ToString() << " budget " << budget;
+    }
   }
 }
 
@@ -316,6 +335,10 @@ TEST(CostMatrixTest, ErrorsNameTheBadInput) {
   EXPECT_TRUE(absl::StrContains(m.status().message(), "targets[14]")) << m.status();
 
   CostMatrixOptions bad;
+  bad.graph_states_per_pair = -1;
+  m = CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, bad);
+  EXPECT_TRUE(absl::StrContains(m.status().message(), "graph_states_per_pair")) << m.status();
+  bad = CostMatrixOptions();
   bad.threads = 0;
   m = CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, bad);
   EXPECT_TRUE(absl::StrContains(m.status().message(), "threads")) << m.status();
