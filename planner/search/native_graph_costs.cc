@@ -52,9 +52,9 @@ NativeGraphCosts::VertexId NativeGraphCosts::Intern(const DistState& s) {
   return it->second;
 }
 
-NativeGraphCosts::Edge NativeGraphCosts::MakeEdge(const DistState& from, const Step& step,
-                                                  VertexId to) {
-  const StepPrices::Price price = prices_->Of(from, step, states_[to]);
+NativeGraphCosts::Edge NativeGraphCosts::MakeEdge(const DistState& from, const Step& step) {
+  const StepPrices::Price& price = prices_->Of(from, step);
+  const VertexId to = Intern(price.to);
   if (price.priced) return {to, price.cost, kPriced};
   steps_of_.push_back(step);
   return {to, price.cost, static_cast<uint32_t>(steps_of_.size() - 1)};
@@ -62,7 +62,7 @@ NativeGraphCosts::Edge NativeGraphCosts::MakeEdge(const DistState& from, const S
 
 void NativeGraphCosts::Price(VertexId from, Edge* e) {
   if (e->step == kPriced) return;
-  e->cost = prices_->PriceOf(states_[from], steps_of_[e->step], states_[e->to]);
+  e->cost = prices_->PriceOf(states_[from], steps_of_[e->step]);
   e->step = kPriced;
 }
 
@@ -74,8 +74,7 @@ bool NativeGraphCosts::Expand(VertexId u) {
   edge_source_.Append(from, &steps_);
   for (const Step& step : steps_) {
     if (step.kind == StepKind::kExchange) continue;  // per target (FillExchanges)
-    const VertexId to = Intern(ApplyStep(from, step));
-    edges_.push_back(MakeEdge(from, step, to));
+    edges_.push_back(MakeEdge(from, step));
   }
   first_edge_.push_back(static_cast<uint32_t>(edges_.size()));
   // A search of one pair expands at most every state but its goal and holds
@@ -134,12 +133,13 @@ void NativeGraphCosts::FillExchanges(VertexId t, Target* target) {
   const DistState goal = states_[t];
   target->exchange.assign(states_.size(), Edge{t, kInfinity, kPriced});
   for (VertexId u = 0; u < states_.size(); ++u) {
-    if (!PartialsAlike(states_[u], goal)) continue;  // a cheap test first
+    const DistState from = states_[u];         // a copy: MakeEdge interns
+    if (!PartialsAlike(from, goal)) continue;  // a cheap test first
     steps_.clear();
-    AppendGoalExchangeStep(states_[u], goal, tensor_ndim_, &steps_);
+    AppendGoalExchangeStep(from, goal, tensor_ndim_, &steps_);
     for (const Step& step : steps_) {
-      if (ExceedsRoutingLimit(states_[u], step, mesh_)) continue;
-      target->exchange[u] = MakeEdge(states_[u], step, t);
+      if (ExceedsRoutingLimit(from, step, mesh_)) continue;
+      target->exchange[u] = MakeEdge(from, step);  // into t: edge 13 leads to the goal
     }
   }
 }

@@ -88,8 +88,9 @@ class NativeGraphCosts {
     std::vector<Edge> exchange;
   };
   VertexId Intern(const DistState& s);
-  // The edge's cost from `from` to be its step's price, or its lower bound.
-  Edge MakeEdge(const DistState& from, const Step& step, VertexId to);
+  // The edge of `step` from `from`: to the state it leads to (interned), at
+  // its step's price or, deferred, its lower bound.
+  Edge MakeEdge(const DistState& from, const Step& step);
   void Price(VertexId from, Edge* e);
   bool Expand(VertexId u);
   void Drop();

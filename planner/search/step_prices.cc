@@ -3,9 +3,18 @@
 #include <optional>
 
 namespace reshard {
+namespace {
 
-StepPrices::Key StepPrices::KeyOf(const DistState& from, const Step& step, const DistState& to) {
-  Key key{from.bits(), to.bits(), step.group.bits(), static_cast<uint8_t>(step.kind), {}};
+uint8_t ByteOf(Placement p) {
+  const unsigned arg = p.is_shard() ? p.dim() : p.is_partial() ? static_cast<unsigned>(p.op()) : 0u;
+  return static_cast<uint8_t>(static_cast<unsigned>(p.kind()) | (arg << 2));
+}
+
+}  // namespace
+
+StepPrices::Key StepPrices::KeyOf(const DistState& from, const Step& step) {
+  Key key{from.bits(),      step.group.bits(), static_cast<uint8_t>(step.kind),
+          ByteOf(step.src), ByteOf(step.dst),  {}};
   key.entries[0] = static_cast<uint8_t>(step.entries.size());
   for (int i = 0; i < step.entries.size(); ++i) {
     key.entries[i + 1] =
@@ -14,19 +23,28 @@ StepPrices::Key StepPrices::KeyOf(const DistState& from, const Step& step, const
   return key;
 }
 
-StepPrices::Price StepPrices::Of(const DistState& from, const Step& step, const DistState& to) {
-  auto [it, inserted] = prices_.try_emplace(KeyOf(from, step, to), Price{0, true});
+StepPrices::Price& StepPrices::Find(const DistState& from, const Step& step) {
+  auto [it, inserted] = prices_.try_emplace(KeyOf(from, step));
   if (inserted) {
+    Price& price = it->second;
+    price.to = ApplyStep(from, step);
     const std::optional<double> bound = model_.DeferredCostBound(from, step);
-    it->second =
-        bound.has_value() ? Price{*bound, false} : Price{model_.StepCost(from, step), true};
+    price.priced = !bound.has_value();
+    price.cost = price.priced ? model_.StepCost(from, step) : *bound;
   }
   return it->second;
 }
 
-double StepPrices::PriceOf(const DistState& from, const Step& step, const DistState& to) {
-  Price& price = prices_[KeyOf(from, step, to)];
-  if (!price.priced) price = {model_.StepCost(from, step), true};
+const StepPrices::Price& StepPrices::Of(const DistState& from, const Step& step) {
+  return Find(from, step);
+}
+
+double StepPrices::PriceOf(const DistState& from, const Step& step) {
+  Price& price = Find(from, step);
+  if (!price.priced) {
+    price.cost = model_.StepCost(from, step);
+    price.priced = true;
+  }
   return price.cost;
 }
 
