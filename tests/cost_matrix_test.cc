@@ -324,6 +324,28 @@ TEST(CostMatrixTest, TargetsAlikeInShardOrdersKeepTheirOwnGoalExchanges) {
   }
 }
 
+// Spec §5.2 item 2: two paths here sum to 22.570659383931403 and one ulp
+// more, and g + h rounds alike on both; A* takes the smaller g, so the plan
+// costs the exact minimum, as the matrix (computed otherwise) does. Breaking
+// that tie by sequence alone planned the ulp-dearer path.
+TEST(CostMatrixTest, PlansAndMatrixAgreeWhereTwoSumsRoundOneUlpApart) {
+  const DeviceMesh mesh = *DeviceMesh::Create({2, 2, 2});
+  const std::vector<int64_t> shape = {24, 13, 48};
+  const DistSpec src = *DistSpec::Parse(mesh, "S(1)S(0)P(sum)", shape, DType::kF32);
+  const DistSpec dst = *DistSpec::Parse(mesh, "P(sum)S(2)R", shape, DType::kF32);
+  CostMatrixOptions options;
+  options.cost_model = *MakeCostModel("nccl", 8);
+  options.graph_states_per_pair = int64_t{1} << 30;  // the shared graph, not the pair's A*
+  absl::StatusOr<CostMatrixResult> m =
+      CostMatrix(mesh, shape, DType::kF32, {src.state()}, {dst.state()}, options);
+  ASSERT_TRUE(m.ok()) << m.status();
+  PlanOptions plan_options{PlanMode::kNative};
+  plan_options.cost_model = options.cost_model;
+  absl::StatusOr<Plan> plan = PlanRedistribution(src, dst, plan_options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ((*m)[0][0], plan->cost);
+}
+
 TEST(CostMatrixTest, ErrorsNameTheBadInput) {
   Layouts l;
   std::vector<DistState> targets = l.states;
