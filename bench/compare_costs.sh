@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Cost matrix, `reshard costs` vs planning every pair through `reshard batch`
 # (graph planner), side by side on the same layouts and the same machine, in
-# one run. Checks that every entry agrees bit for bit, then prints both wall
-# times, pairs per second and their ratio.
+# one run, in pytorch mode and in native mode (the default, model nccl).
+# Checks that every entry agrees bit for bit, then prints both wall times,
+# pairs per second and their ratio, and native `costs` as a share of pytorch
+# `costs`' pairs per second (issue 17's bars: 20x batch, a quarter of pytorch).
 #
 #   bench/compare_costs.sh [repeats]
 #
@@ -30,11 +32,13 @@ best() {
   echo "$best"
 }
 
+
 for mesh_ndim in 3 4; do
   mesh=$(python3 -c "print(','.join(['2'] * $mesh_ndim))")
-  python3 - "$mesh_ndim" "$tmp/layouts.txt" "$tmp/pairs.jsonl" <<'PY'
-import itertools, json, sys
-ndim, layouts_path, pairs_path = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+  for mode in pytorch native; do
+    python3 - "$mesh_ndim" "$mode" "$tmp/layouts.txt" "$tmp/pairs.jsonl" <<'PY'
+import json, sys
+ndim, mode, layouts_path, pairs_path = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 tokens = ["R", "S(0)", "S(1)", "P(sum)"]
 # Mesh dim 0 varies fastest, as in planner_bench.
 every = ["".join(tokens[(i // 4 ** m) % 4] for m in range(ndim)) for i in range(4 ** ndim)]
@@ -43,14 +47,18 @@ open(layouts_path, "w").write("\n".join(layouts) + "\n")
 with open(pairs_path, "w") as f:
     for i, a in enumerate(layouts):
         for j, b in enumerate(layouts):
-            f.write(json.dumps({"id": [i, j], "mesh": [2] * ndim, "shape": [1024, 4096], "src": a,
-                                "dst": b, "algorithm": "graph", "mode": "pytorch"}) + "\n")
+            line = {"id": [i, j], "mesh": [2] * ndim, "shape": [1024, 4096], "src": a, "dst": b,
+                    "algorithm": "graph"}
+            if mode == "pytorch":
+                line["mode"] = "pytorch"
+            f.write(json.dumps(line) + "\n")
 PY
-  n=$(grep -c . "$tmp/layouts.txt")
-  t_costs=$(best /dev/null "$reshard" costs --mesh "$mesh" --shape 1024,4096 --layouts "$tmp/layouts.txt")
-  cp "$tmp/out" "$tmp/costs.jsonl"
-  t_batch=$(best "$tmp/pairs.jsonl" "$reshard" batch); cp "$tmp/out" "$tmp/batch.jsonl"
-  python3 - "$tmp/costs.jsonl" "$tmp/batch.jsonl" <<'PY'
+    n=$(grep -c . "$tmp/layouts.txt")
+    t_costs=$(best /dev/null "$reshard" costs --mesh "$mesh" --shape 1024,4096 \
+      --layouts "$tmp/layouts.txt" --mode "$mode")
+    cp "$tmp/out" "$tmp/costs.jsonl"
+    t_batch=$(best "$tmp/pairs.jsonl" "$reshard" batch); cp "$tmp/out" "$tmp/batch.jsonl"
+    python3 - "$tmp/costs.jsonl" "$tmp/batch.jsonl" <<'PY'
 import json, sys
 rows = [json.loads(l)["costs"] for l in open(sys.argv[1])]
 for l in open(sys.argv[2]):
@@ -61,9 +69,16 @@ for l in open(sys.argv[2]):
         sys.exit(f"compare_costs: entry {i},{j} differs: {rows[i][j]} vs batch {want}")
 print(f"entries agree on {len(rows) ** 2} pairs")
 PY
-  pairs=$((n * n))
-  echo "mesh $mesh, $n layouts, $pairs pairs, best of $repeats"
-  printf 'reshard costs : %8.3f s  %10.0f pairs/s\n' "$t_costs" "$(echo "$pairs / $t_costs" | bc -l)"
-  printf 'reshard batch : %8.3f s  %10.0f pairs/s\n' "$t_batch" "$(echo "$pairs / $t_batch" | bc -l)"
-  printf 'speed-up      : %8.1fx\n' "$(echo "$t_batch / $t_costs" | bc -l)"
+    pairs=$((n * n))
+    echo "mesh $mesh, $n layouts, $pairs pairs, $mode mode, best of $repeats"
+    printf 'reshard costs : %8.3f s  %10.0f pairs/s\n' "$t_costs" "$(echo "$pairs / $t_costs" | bc -l)"
+    printf 'reshard batch : %8.3f s  %10.0f pairs/s\n' "$t_batch" "$(echo "$pairs / $t_batch" | bc -l)"
+    printf 'speed-up      : %8.1fx\n' "$(echo "$t_batch / $t_costs" | bc -l)"
+    if [ "$mode" = pytorch ]; then
+      t_pytorch=$t_costs
+    else
+      printf "native costs  : %8.1f%% of pytorch costs' pairs/s\n" \
+        "$(echo "100 * $t_pytorch / $t_costs" | bc -l)"
+    fi
+  done
 done

@@ -129,7 +129,8 @@ void CostMatrixLoop(benchmark::State& state, PlanMode mode) {
   LayoutSet set = MakeLayouts(state.range(0), state.range(1));
   CostMatrixOptions options;
   options.mode = mode;
-  if (mode == PlanMode::kNative) options.cost_model = *MakeCostModel("alpha-beta");
+  // Native: nccl, as `reshard costs` (pytorch mode: pytorch, the default).
+  if (mode == PlanMode::kNative) options.cost_model = DefaultNativeCostModel();
   for (auto _ : state) {
     absl::StatusOr<CostMatrixResult> m =
         CostMatrix(set.mesh, set.shape, DType::kF32, set.states, set.states, options);
@@ -145,13 +146,15 @@ void CostMatrixLoop(benchmark::State& state, PlanMode mode) {
 }
 
 void BM_CostMatrix(benchmark::State& state) { CostMatrixLoop(state, PlanMode::kPyTorch); }
-// Native mode (alpha-beta): one search per pair (spec §5.2).
+// Native mode (nccl): one graph per Partial ops and target shard orders, a
+// distance table per target, a short A* per pair (spec §5.2 item 6).
 void BM_CostMatrixNative(benchmark::State& state) { CostMatrixLoop(state, PlanMode::kNative); }
 
 // The same pairs planned one by one (graph planner), as `reshard batch` would.
-void BM_CostMatrixPairByPair(benchmark::State& state) {
+void PairByPairLoop(benchmark::State& state, PlanMode mode) {
   LayoutSet set = MakeLayouts(state.range(0), state.range(1));
-  PlanOptions options{PlanMode::kPyTorch};
+  PlanOptions options{mode};
+  if (mode == PlanMode::kNative) options.cost_model = DefaultNativeCostModel();
   options.algorithm = Algorithm::kGraph;
   for (auto _ : state) {
     double sum = 0;
@@ -166,6 +169,10 @@ void BM_CostMatrixPairByPair(benchmark::State& state) {
   const double pairs = static_cast<double>(set.specs.size() * set.specs.size());
   state.counters["pairs_per_second"] =
       benchmark::Counter(pairs, benchmark::Counter::kIsIterationInvariantRate);
+}
+void BM_CostMatrixPairByPair(benchmark::State& state) { PairByPairLoop(state, PlanMode::kPyTorch); }
+void BM_CostMatrixNativePairByPair(benchmark::State& state) {
+  PairByPairLoop(state, PlanMode::kNative);
 }
 
 void MatrixSizes(benchmark::internal::Benchmark* b) {
@@ -270,6 +277,7 @@ BENCHMARK(BM_CachedLookup)->Apply(MeshByTensor);
 BENCHMARK(BM_CostMatrix)->Apply(MatrixSizes);
 BENCHMARK(BM_CostMatrixPairByPair)->Apply(MatrixSizes);
 BENCHMARK(BM_CostMatrixNative)->Apply(MatrixSizes);
+BENCHMARK(BM_CostMatrixNativePairByPair)->Apply(MatrixSizes);
 BENCHMARK(BM_Hard4dPyTorch)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Hard4dNative)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_NativeGather256)->Unit(benchmark::kMillisecond);

@@ -243,15 +243,18 @@ For auto-parallel solvers that price many (source, target) layout pairs of one
 tensor: reads N layouts and prints the N x N matrix of graph-plan costs, one
 JSON line per source. Entry j of line i is exactly the cost `reshard plan
 --algorithm graph` reports for layout i -> layout j (null where no plan
-exists), but each row comes from one search instead of N.
+exists), with work shared across pairs: in pytorch mode each row is one
+search instead of N; in native mode each target gets a table of distances
+over a graph shared by targets alike in shard orders, and each pair a short
+search guided by it.
 
 USAGE
   printf 'S(0)RR\nRS(1)R\nP(sum)RS(0)\n' > layouts.txt
   reshard costs --mesh 2,2,2 --shape 1024,4096 --layouts layouts.txt
   out (native mode, the default; one line per layout, in file order):
-    {"src":0,"costs":[0.0,14.440018846308995,30.73206873739411]}
-    {"src":1,"costs":[14.440018846308995,0.0,16.944080935861233]}
-    {"src":2,"costs":[33.24395398144412,26.97597560306575,0.0]}
+    {"src":0,"costs":[0.0,23.450844444444446,45.11793724709784]}
+    {"src":1,"costs":[23.450844444444446,0.0,28.458968623548923]}
+    {"src":2,"costs":[55.23117320066335,49.405750978441134,0.0]}
   reshard costs --mesh 2,2,2 --shape 1024,4096 --layouts layouts.txt --mode pytorch
 )txt";
 

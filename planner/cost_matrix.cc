@@ -17,6 +17,7 @@
 #include "planner/plan_request.h"
 #include "planner/search/edge_source.h"
 #include "planner/search/graph_planner.h"
+#include "planner/search/native_graph_costs.h"
 #include "planner/search/state_search.h"
 #include "planner/steps/plan_limit.h"
 
@@ -52,6 +53,10 @@ absl::Status CheckOptions(const CostMatrixOptions& options, const DeviceMesh& me
         "cost_model: null; pass a model (e.g. MakeCostModel(\"pytorch\"))");
   }
   RESHARD_RETURN_IF_ERROR(ValidatePlanOptions(PairOptions(options), mesh));
+  if (options.graph_states_per_pair < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("graph_states_per_pair: ", options.graph_states_per_pair, "; must be >= 0"));
+  }
   if (options.threads < 1) {
     return absl::InvalidArgumentError(absl::StrCat("threads: ", options.threads, "; must be >= 1"));
   }
@@ -116,20 +121,16 @@ absl::Status FillRow(const DistState& src, absl::Span<const DistState> targets,
   return absl::OkStatus();
 }
 
-// The native graphs of one worker (spec §4.2): the edges depend on the
-// Partial ops and, through the goal permute, on the goal's shard orders only
-// (which mesh dims shard which tensor dim, in which order), so targets alike
-// in those share one search, its states and edges kept across rows.
+// The native searches of one worker for pairs whose graph passes a limit
+// (NativeGraphCosts::AddReachable), one per Partial ops and goal (the goal
+// exchange depends on the whole goal, spec §4.2 edge 13), each keeping its
+// states and edges across rows.
 class NativeSearches {
  public:
   NativeSearches(const CostProblem& problem, DType dtype, const BoundCostModel& model)
       : problem_(problem), dtype_(dtype), model_(model) {}
   StateSearch& For(unsigned partial_ops, const DistState& goal) {
-    DistState shards = goal;  // goal with every non-Shard as Replicate
-    for (int m = 0; m < goal.ndim(); ++m) {
-      if (!goal.placement(m).is_shard()) shards = shards.WithPlacement(m, Placement::Replicate());
-    }
-    Entry& entry = by_graph_[{partial_ops, shards.bits()}];
+    Entry& entry = by_graph_[{partial_ops, goal.bits()}];
     if (entry.search == nullptr) {
       entry.edges = std::make_unique<NativeEdges>(problem_.mesh, problem_.global_shape, dtype_,
                                                   goal, partial_ops);
@@ -149,23 +150,112 @@ class NativeSearches {
   absl::flat_hash_map<std::pair<unsigned, uint64_t>, Entry> by_graph_;
 };
 
-// Spec §5.2: a native row, one pass per target, each the pass
-// PlanRedistribution runs for that pair (SearchToward with its bound), so
-// the same cost bits.
+// A pair's native graph (spec §5.2 item 6): its Partial ops and its target's
+// shard orders.
+using GraphKey = std::pair<unsigned, uint64_t>;
+GraphKey GraphKeyOf(const DistState& src, const DistState& dst) {
+  return {src.PartialOps() | dst.PartialOps(), NativeGraphCosts::ShardKey(dst)};
+}
+
+// How many pairs each graph serves.
+absl::flat_hash_map<GraphKey, int64_t> PairsPerGraph(absl::Span<const DistState> sources,
+                                                     absl::Span<const DistState> targets) {
+  std::vector<uint64_t> shard_keys;
+  for (const DistState& t : targets) shard_keys.push_back(NativeGraphCosts::ShardKey(t));
+  absl::flat_hash_map<GraphKey, int64_t> pairs;
+  for (const DistState& s : sources) {
+    for (size_t j = 0; j < targets.size(); ++j) {
+      ++pairs[{s.PartialOps() | targets[j].PartialOps(), shard_keys[j]}];
+    }
+  }
+  return pairs;
+}
+
+// A graph is worth building when its pairs would expand more states alone
+// (on 2x2x2x2, about 215 each of its 536): at most `states_per_pair` states
+// per pair it serves and kMaxStates in all, bounding time and memory where
+// the graphs are large and serve few pairs (e.g. a few layouts on 4x4x4x4).
+SearchLimits GraphLimits(const SearchLimits& limits, int64_t states_per_pair, int64_t pairs) {
+  constexpr int64_t kMaxStates = int64_t{1} << 14;
+  constexpr int64_t kEdgesPerState = 128;
+  SearchLimits graph;
+  const int64_t budget =
+      pairs > 0 && states_per_pair > kMaxStates / pairs ? kMaxStates : states_per_pair * pairs;
+  graph.max_expanded_states = std::min({limits.max_expanded_states, kMaxStates, budget});
+  graph.max_search_edges =
+      std::min(limits.max_search_edges, kEdgesPerState * graph.max_expanded_states);
+  return graph;
+}
+
+// The native graphs of one worker (spec §5.2 item 6): one per Partial ops and
+// shard orders of the goal, shared by every row and every target alike.
+class NativeGraphs {
+ public:
+  NativeGraphs(const CostProblem& problem, DType dtype, const BoundCostModel& model,
+               const SearchLimits& limits, int64_t states_per_pair,
+               const absl::flat_hash_map<GraphKey, int64_t>& pairs)
+      : problem_(problem),
+        dtype_(dtype),
+        prices_(model),
+        limits_(limits),
+        states_per_pair_(states_per_pair),
+        pairs_(pairs) {}
+  NativeGraphCosts& For(const DistState& src, const DistState& goal) {
+    const GraphKey key = GraphKeyOf(src, goal);
+    Entry& entry = by_graph_[key];
+    if (entry.graph == nullptr) {
+      entry.edges = std::make_unique<NativeEdges>(problem_.mesh, problem_.global_shape, dtype_,
+                                                  goal, key.first);
+      entry.graph = std::make_unique<NativeGraphCosts>(
+          *entry.edges, problem_.mesh, static_cast<int>(problem_.global_shape.size()), &prices_,
+          GraphLimits(limits_, states_per_pair_, pairs_.at(key)));
+    }
+    return *entry.graph;
+  }
+
+ private:
+  struct Entry {
+    std::unique_ptr<NativeEdges> edges;
+    std::unique_ptr<NativeGraphCosts> graph;
+  };
+  const CostProblem& problem_;
+  DType dtype_;
+  StepPrices prices_;  // most steps recur on every graph
+  SearchLimits limits_;
+  int64_t states_per_pair_;
+  const absl::flat_hash_map<GraphKey, int64_t>& pairs_;
+  absl::flat_hash_map<GraphKey, Entry> by_graph_;
+};
+
+// One pair the way PlanRedistribution searches it (SearchToward with its
+// bound): for graphs past a limit, which may then end the matrix.
+absl::Status SearchNativePair(const DistState& src, const DistState& dst,
+                              const BoundCostModel& model, const SearchLimits& limits,
+                              NativeSearches* searches, std::optional<double>* cost) {
+  StateSearch& search = searches->For(src.PartialOps() | dst.PartialOps(), dst);
+  const RemainingCostBound bound(dst, model, RemainingCostBound::Graph::kNative);
+  const StateSearch::Outcome found = SearchToward(&search, src, dst, &bound, limits);
+  search.SetBound(nullptr);  // `bound` goes out of scope
+  if (found == StateSearch::Outcome::kBound) return SearchFailure(search, found, src, dst, limits);
+  if (found == StateSearch::Outcome::kReached) *cost = search.CostTo(dst);
+  return absl::OkStatus();
+}
+
+// Spec §5.2 item 6: a native row, each pair's exact cheapest cost on its
+// graph, the cost PlanRedistribution's search returns for it.
 absl::Status FillNativeRow(const DistState& src, absl::Span<const DistState> targets,
                            const BoundCostModel& model, const SearchLimits& limits,
-                           NativeSearches* searches, std::vector<std::optional<double>>* row) {
+                           NativeGraphs* graphs, NativeSearches* searches,
+                           std::vector<std::optional<double>>* row) {
   row->assign(targets.size(), std::nullopt);
   for (size_t j = 0; j < targets.size(); ++j) {
     const DistState& dst = targets[j];
-    StateSearch& search = searches->For(src.PartialOps() | dst.PartialOps(), dst);
-    const RemainingCostBound bound(dst, model, RemainingCostBound::Graph::kNative);
-    const StateSearch::Outcome found = SearchToward(&search, src, dst, &bound, limits);
-    search.SetBound(nullptr);  // `bound` goes out of scope
-    if (found == StateSearch::Outcome::kBound) {
-      return SearchFailure(search, found, src, dst, limits);
+    NativeGraphCosts& graph = graphs->For(src, dst);
+    if (graph.AddReachable(src) && graph.AddReachable(dst)) {
+      (*row)[j] = graph.Cost(src, dst);
+    } else {
+      RESHARD_RETURN_IF_ERROR(SearchNativePair(src, dst, model, limits, searches, &(*row)[j]));
     }
-    if (found == StateSearch::Outcome::kReached) (*row)[j] = search.CostTo(dst);
   }
   return absl::OkStatus();
 }
@@ -193,6 +283,8 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh, absl::Span<c
   const bool native = ResolvedMode(PairOptions(options)) == PlanMode::kNative;
 
   const SearchLimits limits{options.max_expanded_states, options.max_search_edges};
+  const absl::flat_hash_map<GraphKey, int64_t> pairs_per_graph =
+      native ? PairsPerGraph(sources, targets) : absl::flat_hash_map<GraphKey, int64_t>();
   CostMatrixResult result(sources.size());
   std::atomic<size_t> next{0};
   absl::Mutex mu;
@@ -201,11 +293,13 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh, absl::Span<c
   // Each worker takes the next source until none is left.
   auto work = [&] {
     Searches searches(tensor_ndim, *model);
+    NativeGraphs native_graphs(problem, dtype, *model, limits, options.graph_states_per_pair,
+                               pairs_per_graph);
     NativeSearches native_searches(problem, dtype, *model);
     for (size_t i = next++; i < sources.size(); i = next++) {
-      absl::Status s =
-          native ? FillNativeRow(sources[i], targets, *model, limits, &native_searches, &result[i])
-                 : FillRow(sources[i], targets, limits, &searches, &result[i]);
+      absl::Status s = native ? FillNativeRow(sources[i], targets, *model, limits, &native_graphs,
+                                              &native_searches, &result[i])
+                              : FillRow(sources[i], targets, limits, &searches, &result[i]);
       absl::MutexLock lock(&mu);
       if (!s.ok() && failure.ok()) failure = s;
       if (options.on_row) options.on_row(++rows_done);

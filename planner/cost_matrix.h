@@ -11,10 +11,12 @@
 // Dijkstra per source (per set of Partial ops the targets bring, which change
 // the graph, spec §4 case 6) pops the targets in the order and at the costs a
 // search for each pair would (spec §5.1); the states and edges generated are
-// shared by all rows. Native mode: the graph depends on the target's shard
-// orders (the goal permute, spec §4.2), so each pair gets its own pass, the
-// A* pass PlanRedistribution runs for it (spec §5.2); the states and edges of
-// one graph are kept for every row and every target with those orders.
+// shared by all rows. Native mode: every search of a pair returns the exact
+// minimum sum on the pair's graph (spec §5.2 item 2), so the matrix computes
+// that with work shared by all pairs (spec §5.2 item 6): one graph per
+// Partial ops and target shard orders, a table of distances per target, and a
+// short A* per pair guided by it; graphs past a limit fall back to the A* pass
+// PlanRedistribution runs for each of their pairs.
 #ifndef RESHARD_PLANNER_COST_MATRIX_H_
 #define RESHARD_PLANNER_COST_MATRIX_H_
 
@@ -42,10 +44,15 @@ struct CostMatrixOptions {
   PlanMode mode = PlanMode::kAuto;
   // As PlanOptions::cost_model; must not be null.
   std::shared_ptr<const CostModel> cost_model = DefaultCostModel();
-  // Bound on the states each source's search expands.
+  // Bound on the states each source's search expands (native: each pair's).
   int64_t max_expanded_states = 1000000;
   // Bound on the edges each pass generates (PlanOptions::max_search_edges).
   int64_t max_search_edges = kDefaultMaxSearchEdges;
+  // Native mode: a shared graph is built only while it holds at most this
+  // many states per pair it serves (spec §5.2 item 6); the pairs of a graph
+  // past it are searched one by one. 0: every pair alone. The costs are the
+  // same either way; only the time differs.
+  int64_t graph_states_per_pair = 32;
   // Sources are searched on this many threads (>= 1).
   int threads = 1;
   // If set, called after each row with the number of rows done so far, from

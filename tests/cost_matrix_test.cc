@@ -1,13 +1,17 @@
 // CostMatrix (planner/cost_matrix.h) against planning each pair alone.
 #include "planner/cost_matrix.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "planner/costs/cost_model.h"
 #include "planner/costs/cost_model_registry.h"
@@ -160,6 +164,188 @@ TEST(CostMatrixTest, RectangularMatrixHasARowPerSource) {
   EXPECT_EQ((*m)[0][0], 0.0);  // a layout to itself: the empty plan
 }
 
+// A random valid state: placements R, S or P (one op, or sum and avg
+// together), shuffled shard orders.
+DistState RandomState(std::mt19937_64& rng, int mesh_ndim, int tensor_ndim) {
+  static constexpr ReduceOp kOps[][2] = {{ReduceOp::kSum, ReduceOp::kSum},
+                                         {ReduceOp::kMax, ReduceOp::kMax},
+                                         {ReduceOp::kSum, ReduceOp::kAvg}};
+  const ReduceOp* ops = kOps[rng() % 3];
+  std::vector<Placement> placements;
+  for (int m = 0; m < mesh_ndim; ++m) {
+    switch (rng() % 4) {
+      case 0:
+        placements.push_back(Placement::Replicate());
+        break;
+      case 1:
+        placements.push_back(Placement::Partial(ops[rng() % 2]));
+        break;
+      default:
+        placements.push_back(Placement::Shard(static_cast<int>(rng() % tensor_ndim)));
+    }
+  }
+  ShardOrder order = DistState::WithDefaultOrder(placements).shard_order();
+  for (ShardOrderEntry& e : order) std::shuffle(e.mesh_dims.begin(), e.mesh_dims.end(), rng);
+  return *DistState::Create(placements, order);
+}
+
+// A random native matrix case: 2-D to 4-D meshes (size-1 dims included),
+// 1-3 tensor dims of uneven sizes, layouts as RandomState makes them.
+struct RandomCase {
+  DeviceMesh mesh = *DeviceMesh::Create({1});
+  std::vector<int64_t> shape;
+  std::vector<DistSpec> specs;
+  std::vector<DistState> states;
+  RandomCase(std::mt19937_64& rng, int num_layouts) {
+    const int mesh_ndim = 2 + static_cast<int>(rng() % 3);
+    std::vector<int64_t> sizes;
+    for (int m = 0; m < mesh_ndim; ++m) sizes.push_back(1 + rng() % (mesh_ndim == 4 ? 2 : 3));
+    mesh = *DeviceMesh::Create(sizes);
+    const int tensor_ndim = 1 + static_cast<int>(rng() % 3);
+    for (int d = 0; d < tensor_ndim; ++d) shape.push_back(5 + rng() % 60);
+    while (static_cast<int>(states.size()) < num_layouts) {
+      const DistState s = RandomState(rng, mesh_ndim, tensor_ndim);
+      absl::StatusOr<DistSpec> spec = DistSpec::Create(mesh, s, shape, DType::kF32);
+      if (!spec.ok()) continue;  // e.g. more shards than elements
+      specs.push_back(*spec);
+      states.push_back(s);
+    }
+  }
+};
+
+// `matrix` against the plans of its pairs (row-major; an error where the
+// plan hit a limit): bit-identical costs, and ResourceExhausted exactly when
+// some pair's plan hit a limit. Returns the entries compared.
+int ExpectMatrixEqualsPlans(const RandomCase& r, const absl::StatusOr<CostMatrixResult>& matrix,
+                            const std::vector<absl::StatusOr<Plan>>& plans,
+                            const std::string& label) {
+  bool plans_ok = true;
+  int compared = 0;
+  for (size_t i = 0; i < r.states.size(); ++i) {
+    for (size_t j = 0; j < r.states.size(); ++j) {
+      const absl::StatusOr<Plan>& plan = plans[i * r.states.size() + j];
+      const std::string pair = absl::StrCat(label, " mesh ", r.mesh.ToString(), " ",
+                                            r.states[i].ToString(), " -> ", r.states[j].ToString());
+      if (!plan.ok()) {
+        EXPECT_TRUE(absl::IsResourceExhausted(plan.status())) << pair << ": " << plan.status();
+        plans_ok = false;
+      } else if (matrix.ok() && !(*matrix)[i][j].has_value()) {
+        ADD_FAILURE() << pair << ": no cost, plan " << plan->cost;
+      } else if (matrix.ok()) {
+        EXPECT_EQ(*(*matrix)[i][j], plan->cost) << pair;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(matrix.ok(), plans_ok) << label << ": " << matrix.status();
+  return compared;
+}
+
+// Random cases, each matrix against PlanRedistribution of its pairs under
+// the same model and limits, with graphs built as by default, always (a
+// budget past any graph) and never (every pair alone). Returns how many cases
+// hit a limit.
+int ExpectRandomNativeCasesEqualPlans(const std::string& model_name, int64_t max_states, int cases,
+                                      uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  int compared = 0;
+  int exhausted = 0;
+  for (int c = 0; c < cases; ++c) {
+    RandomCase r(rng, 6);
+    CostMatrixOptions options;
+    options.mode = PlanMode::kNative;
+    options.cost_model = *MakeCostModel(model_name, 1 + static_cast<int>(rng() % 4));
+    options.max_expanded_states = max_states;
+    PlanOptions plan_options{PlanMode::kNative};
+    plan_options.algorithm = Algorithm::kGraph;
+    plan_options.cost_model = options.cost_model;
+    plan_options.max_expanded_states = max_states;
+    std::vector<absl::StatusOr<Plan>> plans;
+    for (const DistSpec& src : r.specs) {
+      for (const DistSpec& dst : r.specs)
+        plans.push_back(PlanRedistribution(src, dst, plan_options));
+    }
+    for (int64_t budget : {int64_t{32}, int64_t{1} << 30, int64_t{0}}) {
+      options.graph_states_per_pair = budget;
+      absl::StatusOr<CostMatrixResult> matrix =
+          CostMatrix(r.mesh, r.shape, DType::kF32, r.states, r.states, options);
+      compared +=
+          ExpectMatrixEqualsPlans(r, matrix, plans, absl::StrCat("case ", c, " budget ", budget));
+      if (!matrix.ok() && budget == 0) ++exhausted;
+    }
+  }
+  EXPECT_GT(compared, (cases - exhausted) * 36 * 3 / 2);
+  return exhausted;
+}
+
+// Spec §5.2 item 6: each pair's exact cheapest cost on its own graph, shared
+// graphs and distance tables notwithstanding.
+TEST(CostMatrixTest, RandomNativeMatricesEqualPlanningEachPairWithNcclCosts) {
+  EXPECT_EQ(ExpectRandomNativeCasesEqualPlans("nccl", 1000000, 16, 17), 0);
+}
+
+TEST(CostMatrixTest, RandomNativeMatricesEqualPlanningEachPairWithAlphaBetaCosts) {
+  EXPECT_EQ(ExpectRandomNativeCasesEqualPlans("alpha-beta", 1000000, 16, 18), 0);
+}
+
+// Graphs past the limit are searched pair by pair: the same costs, and the
+// same pairs fail as when planned alone.
+TEST(CostMatrixTest, RandomNativeMatricesObeyTheStateLimitAsPlansDo) {
+  const int exhausted = ExpectRandomNativeCasesEqualPlans("nccl", 40, 16, 19);
+  EXPECT_GT(exhausted, 0);
+  EXPECT_LT(exhausted, 16);
+}
+
+// Targets alike in shard orders share a graph but not their goal exchanges
+// (spec §4.2 edge 13 leads to the whole goal): RRP(sum)R after RP(sum)RR.
+TEST(CostMatrixTest, TargetsAlikeInShardOrdersKeepTheirOwnGoalExchanges) {
+  const DeviceMesh mesh = *DeviceMesh::Create({2, 2, 2, 2});
+  const std::vector<int64_t> shape = {1024, 4096};
+  std::vector<DistSpec> specs;
+  std::vector<DistState> states;
+  for (const char* text : {"S(1)RRR", "RP(sum)RR", "RRP(sum)R", "RRRP(sum)"}) {
+    specs.push_back(*DistSpec::Parse(mesh, text, shape, DType::kF32));
+    states.push_back(specs.back().state());
+  }
+  CostMatrixOptions options;
+  options.cost_model = *MakeCostModel("nccl", 8);
+  PlanOptions plan_options{PlanMode::kNative};
+  plan_options.cost_model = options.cost_model;
+  for (int64_t budget : {int64_t{1} << 30, int64_t{0}}) {  // a shared graph, or none
+    options.graph_states_per_pair = budget;
+    absl::StatusOr<CostMatrixResult> m =
+        CostMatrix(mesh, shape, DType::kF32, {states[0]}, states, options);
+    ASSERT_TRUE(m.ok()) << m.status();
+    for (size_t j = 1; j < states.size(); ++j) {
+      absl::StatusOr<Plan> plan = PlanRedistribution(specs[0], specs[j], plan_options);
+      ASSERT_TRUE(plan.ok()) << plan.status();
+      EXPECT_EQ((*m)[0][j], plan->cost) << states[j].ToString() << " budget " << budget;
+    }
+  }
+}
+
+// Spec §5.2 item 2: two paths here sum to 22.570659383931403 and one ulp
+// more, and g + h rounds alike on both; A* takes the smaller g, so the plan
+// costs the exact minimum, as the matrix (computed otherwise) does. Breaking
+// that tie by sequence alone planned the ulp-dearer path.
+TEST(CostMatrixTest, PlansAndMatrixAgreeWhereTwoSumsRoundOneUlpApart) {
+  const DeviceMesh mesh = *DeviceMesh::Create({2, 2, 2});
+  const std::vector<int64_t> shape = {24, 13, 48};
+  const DistSpec src = *DistSpec::Parse(mesh, "S(1)S(0)P(sum)", shape, DType::kF32);
+  const DistSpec dst = *DistSpec::Parse(mesh, "P(sum)S(2)R", shape, DType::kF32);
+  CostMatrixOptions options;
+  options.cost_model = *MakeCostModel("nccl", 8);
+  options.graph_states_per_pair = int64_t{1} << 30;  // the shared graph, not the pair's A*
+  absl::StatusOr<CostMatrixResult> m =
+      CostMatrix(mesh, shape, DType::kF32, {src.state()}, {dst.state()}, options);
+  ASSERT_TRUE(m.ok()) << m.status();
+  PlanOptions plan_options{PlanMode::kNative};
+  plan_options.cost_model = options.cost_model;
+  absl::StatusOr<Plan> plan = PlanRedistribution(src, dst, plan_options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ((*m)[0][0], plan->cost);
+}
+
 TEST(CostMatrixTest, ErrorsNameTheBadInput) {
   Layouts l;
   std::vector<DistState> targets = l.states;
@@ -171,6 +357,10 @@ TEST(CostMatrixTest, ErrorsNameTheBadInput) {
   EXPECT_TRUE(absl::StrContains(m.status().message(), "targets[14]")) << m.status();
 
   CostMatrixOptions bad;
+  bad.graph_states_per_pair = -1;
+  m = CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, bad);
+  EXPECT_TRUE(absl::StrContains(m.status().message(), "graph_states_per_pair")) << m.status();
+  bad = CostMatrixOptions();
   bad.threads = 0;
   m = CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, bad);
   EXPECT_TRUE(absl::StrContains(m.status().message(), "threads")) << m.status();

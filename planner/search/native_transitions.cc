@@ -221,4 +221,10 @@ void AppendNativeTransitions(const DistState& state, const DistState& goal, int 
   AppendGoalExchange(state, orders, goal_orders, goal, tensor_ndim, out);
 }
 
+void AppendGoalExchangeStep(const DistState& state, const DistState& goal, int tensor_ndim,
+                            std::vector<Step>* out) {
+  AppendGoalExchange(state, OrdersOf(state, tensor_ndim), OrdersOf(goal, tensor_ndim), goal,
+                     tensor_ndim, out);
+}
+
 }  // namespace reshard

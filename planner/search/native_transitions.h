@@ -17,6 +17,13 @@ namespace reshard {
 void AppendNativeTransitions(const DistState& state, const DistState& goal, int tensor_ndim,
                              unsigned partial_ops, std::vector<Step>* out);
 
+// Appends to *out the goal exchange (spec §4.2 edge 13) out of `state`
+// towards `goal`, if there is one: the only native edge that depends on
+// goal's Replicate and Partial mesh dims, so a search shared by goals alike in
+// their shard orders adds it per goal (planner/search/native_graph_costs.h).
+void AppendGoalExchangeStep(const DistState& state, const DistState& goal, int tensor_ndim,
+                            std::vector<Step>* out);
+
 }  // namespace reshard
 
 #endif  // RESHARD_PLANNER_SEARCH_NATIVE_TRANSITIONS_H_

@@ -129,11 +129,18 @@ class StateSearch::Visitor : public boost::default_dijkstra_visitor {
 };
 
 // Pops the smallest (priority, seq): g (Dijkstra) or g + bound (A*), then
-// the sequence number of the edge that set it.
+// the sequence number of the edge that set it. A*: (priority, g, seq), so
+// that a cheaper g wins a rounding tie of g + bound: then a pass pops every
+// state at its exact minimum sum, whatever the bound (spec §5.2 item 2).
+// Popped keys are infinite (Pop): seq alone orders them, as Boost's stop
+// test needs.
 struct StateSearch::KeyLess {
   bool operator()(const Key& a, const Key& b) const {
-    return a.priority < b.priority || (a.priority == b.priority && a.seq < b.seq);
+    if (a.priority != b.priority) return a.priority < b.priority;
+    if (by_g && a.g != b.g && a.priority < Key().priority) return a.g < b.g;
+    return a.seq < b.seq;
   }
+  bool by_g;
 };
 
 StateSearch::VertexId StateSearch::Find(const DistState& s) const {
@@ -285,8 +292,8 @@ StateSearch::Outcome StateSearch::Run(const DistState& src, absl::Span<const Dis
   boost::dijkstra_shortest_paths_no_color_map_no_init(
       Graph{this}, s, FieldMap<VertexId, decltype(parent_of)>{this, parent_of},
       FieldMap<Key, decltype(key_of)>{this, key_of}, boost::static_property_map<Key, Edge>(zero),
-      boost::typed_identity_property_map<VertexId>(), KeyLess(), Combine{this}, Key(), zero,
-      visitor);
+      boost::typed_identity_property_map<VertexId>(), KeyLess{pass.astar}, Combine{this}, Key(),
+      zero, visitor);
   return outcome_ == Outcome::kExhausted && goals_left == 0 ? Outcome::kReached : outcome_;
 }
 

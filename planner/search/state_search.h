@@ -9,11 +9,10 @@
 // the source (Dijkstra, spec §5), or g + bound (A*); every edge relaxed
 // towards a not-yet-expanded state takes the next sequence number, so
 // Dijkstra breaks ties exactly as PyTorch's heap does. With a budget, a pass
-// never relaxes an edge whose g + bound exceeds it (spec §5.1). Boost's heap
-// only decreases keys, so an A* pass relaxes an edge when g + bound drops,
-// not merely g: where g drops by less than g + bound's rounding, A* keeps the
-// first parent (the optimal cost it finds is the same up to that rounding,
-// which §5.1's slack absorbs).
+// never relaxes an edge whose g + bound exceeds it (spec §5.1). An A* pass
+// pops by (g + bound, g, seq): where g drops by less than g + bound's
+// rounding, the smaller g still wins, so every state pops at its exact
+// minimum sum whatever the bound (spec §5.2 item 2, "Exact sums").
 //
 // Deferred pricing (spec §5.2 item 7): an edge whose model offers a cheap
 // lower bound (BoundCostModel::DeferredCostBound) is not priced when its

@@ -1,0 +1,267 @@
+#include "planner/search/native_graph_costs.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <utility>
+
+#include "planner/search/native_transitions.h"
+
+namespace reshard {
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+// The margin of spec §5.1 item 2: a distance table so scaled is a bound
+// whose every decrease along an edge is below the edge's price by far more
+// than rounding, which the exactness argument of spec §5.2 item 6 needs.
+constexpr double kBoundScale = 1 - 1e-6;
+
+// An exchange moves no Partial (spec §4.2 edge 13): where either state holds
+// one, both hold the same.
+bool PartialsAlike(const DistState& a, const DistState& b) {
+  for (int m = 0; m < a.ndim(); ++m) {
+    const Placement p = a.placement(m);
+    const Placement q = b.placement(m);
+    if ((p.is_partial() || q.is_partial()) && p != q) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+NativeGraphCosts::NativeGraphCosts(const EdgeSource& edges, const DeviceMesh& mesh, int tensor_ndim,
+                                   StepPrices* prices, const SearchLimits& limits)
+    : edge_source_(edges),
+      mesh_(mesh),
+      tensor_ndim_(tensor_ndim),
+      prices_(prices),
+      limits_(limits),
+      first_edge_{0} {}
+
+uint64_t NativeGraphCosts::ShardKey(const DistState& goal) {
+  DistState shards = goal;
+  for (int m = 0; m < goal.ndim(); ++m) {
+    if (!goal.placement(m).is_shard()) shards = shards.WithPlacement(m, Placement::Replicate());
+  }
+  return shards.bits();
+}
+
+NativeGraphCosts::VertexId NativeGraphCosts::Intern(const DistState& s) {
+  auto [it, inserted] = ids_.try_emplace(s.bits(), static_cast<VertexId>(states_.size()));
+  if (inserted) states_.push_back(s);
+  return it->second;
+}
+
+NativeGraphCosts::Edge NativeGraphCosts::MakeEdge(const DistState& from, const Step& step) {
+  const StepPrices::Price& price = prices_->Of(from, step);
+  const VertexId to = Intern(price.to);
+  if (price.priced) return {to, price.cost, kPriced};
+  steps_of_.push_back(step);
+  return {to, price.cost, static_cast<uint32_t>(steps_of_.size() - 1)};
+}
+
+void NativeGraphCosts::Price(VertexId from, Edge* e) {
+  if (e->step == kPriced) return;
+  e->cost = prices_->PriceOf(states_[from], steps_of_[e->step]);
+  e->step = kPriced;
+}
+
+// Generates u's out-edges (u is the next state to expand): every native edge
+// but the goal exchange.
+bool NativeGraphCosts::Expand(VertexId u) {
+  const DistState from = states_[u];  // a copy: interning may move states_
+  steps_.clear();
+  edge_source_.Append(from, &steps_);
+  for (const Step& step : steps_) {
+    if (step.kind == StepKind::kExchange) continue;  // per target (FillExchanges)
+    edges_.push_back(MakeEdge(from, step));
+  }
+  first_edge_.push_back(static_cast<uint32_t>(edges_.size()));
+  // A search of one pair expands at most every state but its goal and holds
+  // at most these edges plus one goal exchange per state (spec §5.2 item 4).
+  return static_cast<int64_t>(states_.size()) <= limits_.max_expanded_states &&
+         static_cast<int64_t>(edges_.size() + states_.size()) <= limits_.max_search_edges;
+}
+
+bool NativeGraphCosts::AddReachable(const DistState& src) {
+  if (too_big_) return false;
+  if (ids_.contains(src.bits())) return true;  // every state here is expanded
+  const size_t old_states = states_.size();
+  Intern(src);
+  for (size_t u = old_states; u < states_.size(); ++u) {
+    if (!Expand(static_cast<VertexId>(u))) {
+      Drop();
+      return false;
+    }
+  }
+  return true;
+}
+
+// Its pairs are searched alone from now on: free what it held.
+void NativeGraphCosts::Drop() {
+  too_big_ = true;
+  ids_ = {};
+  states_ = {};
+  first_edge_ = {0};
+  edges_ = {};
+  steps_of_ = {};
+  reverse_for_ = 0;
+  first_in_ = {};
+  in_edges_ = {};
+  targets_ = {};
+}
+
+void NativeGraphCosts::BuildReverse() {
+  if (reverse_for_ == states_.size()) return;
+  const size_t n = states_.size();
+  first_in_.assign(n + 1, 0);
+  for (const Edge& e : edges_) ++first_in_[e.to + 1];
+  for (size_t v = 0; v < n; ++v) first_in_[v + 1] += first_in_[v];
+  in_edges_.resize(edges_.size());
+  std::vector<uint32_t> next(first_in_.begin(), first_in_.end() - 1);
+  for (VertexId u = 0; u < n; ++u) {
+    for (uint32_t i = first_edge_[u]; i < first_edge_[u + 1]; ++i) {
+      in_edges_[next[edges_[i].to]++] = {u, edges_[i].cost, kPriced};
+    }
+  }
+  reverse_for_ = n;
+}
+
+// The goal exchange into t from each state (spec §4.2 edge 13, with
+// NativeEdges' routing limit; the matrix has no memory limit).
+void NativeGraphCosts::FillExchanges(VertexId t, Target* target) {
+  const DistState goal = states_[t];
+  target->exchange.assign(states_.size(), Edge{t, kInfinity, kPriced});
+  for (VertexId u = 0; u < states_.size(); ++u) {
+    const DistState from = states_[u];         // a copy: MakeEdge interns
+    if (!PartialsAlike(from, goal)) continue;  // a cheap test first
+    steps_.clear();
+    AppendGoalExchangeStep(from, goal, tensor_ndim_, &steps_);
+    for (const Step& step : steps_) {
+      if (ExceedsRoutingLimit(from, step, mesh_)) continue;
+      target->exchange[u] = MakeEdge(from, step);  // into t: edge 13 leads to the goal
+    }
+  }
+}
+
+// A Dijkstra towards t over the reverse edges: h(u) <= cost + h(v) on every
+// edge, exchanges included, so the scaled table is a consistent bound.
+void NativeGraphCosts::FillDistances(VertexId t, Target* target) {
+  std::vector<double>& dist = target->h;
+  dist.resize(states_.size());
+  for (VertexId u = 0; u < dist.size(); ++u) {
+    dist[u] = target->exchange[u].cost;  // an exchange leads to t, at distance 0
+  }
+  dist[t] = 0;
+  using Item = std::pair<double, VertexId>;
+  std::vector<Item> heap;
+  for (VertexId v = 0; v < dist.size(); ++v) {
+    if (dist[v] != kInfinity) heap.push_back({dist[v], v});
+  }
+  std::make_heap(heap.begin(), heap.end(), std::greater<Item>());
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), std::greater<Item>());
+    const auto [d, v] = heap.back();
+    heap.pop_back();
+    if (d > dist[v]) continue;  // stale
+    for (uint32_t i = first_in_[v]; i < first_in_[v + 1]; ++i) {
+      const double c = in_edges_[i].cost + d;
+      if (c < dist[in_edges_[i].to]) {
+        dist[in_edges_[i].to] = c;
+        heap.push_back({c, in_edges_[i].to});
+        std::push_heap(heap.begin(), heap.end(), std::greater<Item>());
+      }
+    }
+  }
+  for (double& h : dist) h *= kBoundScale;  // infinity stays
+}
+
+NativeGraphCosts::Target& NativeGraphCosts::TargetTable(VertexId t) {
+  Target& target = targets_[t];
+  if (target.num_vertices != states_.size()) {
+    BuildReverse();
+    FillExchanges(t, &target);
+    FillDistances(t, &target);
+    target.num_vertices = states_.size();
+  }
+  return target;
+}
+
+bool NativeGraphCosts::Later(const Entry& a, const Entry& b) {
+  if (a.priority != b.priority) return a.priority > b.priority;
+  if (a.g != b.g) return a.g > b.g;
+  if (a.vertex != b.vertex) return a.vertex > b.vertex;
+  return a.from > b.from;
+}
+
+void NativeGraphCosts::Push(const Entry& entry) {
+  // t's key (g, g) only drops: an entry above it would pop after t.
+  if (Reached(t_) && entry.priority > g_[t_]) return;
+  heap_.push_back(entry);
+  std::push_heap(heap_.begin(), heap_.end(), Later);
+}
+
+void NativeGraphCosts::Relax(VertexId w, double g) {
+  if (Popped(w) || (*h_)[w] == kInfinity || (Reached(w) && !(g < g_[w]))) return;
+  const double priority = g + (*h_)[w];
+  if (Reached(t_) && priority > g_[t_]) return;
+  stamp_[w] = pass_;
+  g_[w] = g;
+  Push({priority, g, w, nullptr, 0});
+}
+
+// An edge out of u, popped at g: relaxed, or while not priced, a stand-in
+// keyed by its bound as StateSearch makes one (spec §5.2 item 7).
+void NativeGraphCosts::Visit(VertexId u, double g, Edge* edge) {
+  if (edge->step == kPriced) return Relax(edge->to, g + edge->cost);
+  const VertexId w = edge->to;
+  if (Popped(w) || (*h_)[w] == kInfinity) return;
+  Push({g + edge->cost + (*h_)[w], g, w, edge, u});
+}
+
+// Spec §5.2 item 2's A* from s to t, with the target's table as the bound:
+// it pops t at the exact minimum g (item 6), having popped little else.
+double NativeGraphCosts::Search(VertexId s, VertexId t, Target* target) {
+  if (++pass_ == kPoppedBit) {  // the stamps ran out: clear them
+    std::fill(stamp_.begin(), stamp_.end(), 0);
+    pass_ = 1;
+  }
+  stamp_.resize(states_.size(), 0);
+  g_.resize(states_.size());
+  h_ = &target->h;
+  t_ = t;
+  heap_.clear();
+  Relax(s, 0.0);
+  while (!heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), Later);
+    const Entry e = heap_.back();
+    heap_.pop_back();
+    if (Popped(e.vertex)) continue;
+    if (e.edge != nullptr) {  // a stand-in: price its edge, then relax it
+      Price(e.from, e.edge);
+      Relax(e.vertex, e.g + e.edge->cost);
+      continue;
+    }
+    if (e.g > g_[e.vertex]) continue;  // stale
+    if (e.vertex == t) return e.g;
+    stamp_[e.vertex] = pass_ | kPoppedBit;
+    for (uint32_t i = first_edge_[e.vertex]; i < first_edge_[e.vertex + 1]; ++i) {
+      Visit(e.vertex, e.g, &edges_[i]);
+    }
+    if (target->exchange[e.vertex].cost != kInfinity) {
+      Visit(e.vertex, e.g, &target->exchange[e.vertex]);
+    }
+  }
+  return kInfinity;
+}
+
+std::optional<double> NativeGraphCosts::Cost(const DistState& src, const DistState& dst) {
+  const auto s = ids_.find(src.bits());
+  const auto t = ids_.find(dst.bits());
+  if (s == ids_.end() || t == ids_.end()) return std::nullopt;
+  const double cost = Search(s->second, t->second, &TargetTable(t->second));
+  if (cost == kInfinity) return std::nullopt;
+  return cost;
+}
+
+}  // namespace reshard
