@@ -28,24 +28,17 @@ class PyTorchCosts : public BoundCostModel {
 
   double StepCost(const DistState& current, const Step& step) const override {
     const double b = bytes_ / Shards(current) / 1073741824.0;
-    const int m = step.mesh_dim();
-    const double n = GroupSize(step.group);
-    switch (step.kind) {
-      case StepKind::kAllGather:
-        return AllGather(b * n, m, n);
-      case StepKind::kAllToAll:
-      case StepKind::kPermute:
-      case StepKind::kExchange:
-        return AllGather(b, m, n) + 1.0;  // native only
-      case StepKind::kAllReduce:
-        return AllReduce(b, m, n);
-      case StepKind::kReduceScatter:
-        return AllGather(b, m, n);  // same formula
-      case StepKind::kChunk:
-      case StepKind::kPartition:
-        return 0.0;
+    return Price(b, step.kind, step.mesh_dim(), GroupSize(step.group));
+  }
+
+  // StepCost itself: b depends on the shard set alone, and it is computed
+  // from the set the same way (the same product of the same doubles).
+  double LowerBoundAt(unsigned shard_set, StepKind kind, int mesh_dim) const override {
+    double shards = 1;
+    for (int d = 0; d < mesh_.ndim(); ++d) {
+      if (shard_set & (1u << d)) shards *= size_[d];
     }
-    return 0.0;
+    return Price(bytes_ / shards / 1073741824.0, kind, mesh_dim, size_[mesh_dim]);
   }
 
   // StepCost grows with b, which is smallest when every mesh dim shards (but
@@ -111,6 +104,26 @@ class PyTorchCosts : public BoundCostModel {
   }
 
  private:
+  // Spec §6: the price of a `kind` step on mesh dim m among n ranks when each
+  // holds b GiB.
+  double Price(double b, StepKind kind, int m, double n) const {
+    switch (kind) {
+      case StepKind::kAllGather:
+        return AllGather(b * n, m, n);
+      case StepKind::kAllToAll:
+      case StepKind::kPermute:
+      case StepKind::kExchange:
+        return AllGather(b, m, n) + 1.0;  // native only
+      case StepKind::kAllReduce:
+        return AllReduce(b, m, n);
+      case StepKind::kReduceScatter:
+        return AllGather(b, m, n);  // same formula
+      case StepKind::kChunk:
+      case StepKind::kPartition:
+        return 0.0;
+    }
+    return 0.0;
+  }
   double AllGather(double x, int m, double n) const {
     return 6.6 + (n - 1) * latency_[m] + (x * (n - 1) / n) / bandwidth_[m] * 1e6;
   }

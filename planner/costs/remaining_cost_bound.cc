@@ -21,7 +21,10 @@ RemainingCostBound::RemainingCostBound(const DistState& dst, const BoundCostMode
   for (int m = 0; m < dst.ndim(); ++m) dst_cell_[m] = dst.cell(m);
   FillLeaves(
       dst, [&model](StepKind kind, int m) { return model.LowerBound(kind, m); }, leaves_);
-  if (model.has_potential()) {
+  if (!native_ && dst.ndim() <= LeaveSetGraph::kMaxDims) {
+    leave_set_graph_.emplace(dst, model);
+    useful_ = useful_ || model.has_potential();
+  } else if (model.has_potential()) {
     FillBytesToGo(dst, model);
     FillLeaves(
         dst, [&model](StepKind kind, int m) { return model.PotentialLowerBound(kind, m); },
@@ -112,6 +115,7 @@ RemainingCostBound::Leaving RemainingCostBound::LeavingOf(const DistState& state
     const bool shard_leaves = shard && (c >> 5) >= diverge[(c >> 2) & 7u];
     const bool partial_leaves = (c & 3u) == kPartial && c != dst_cell_[m];
     leaving.of[m] = shard_leaves ? kShardLeaves : partial_leaves ? kPartialLeaves : kStays;
+    leaving.leave_set |= static_cast<unsigned>(shard_leaves || partial_leaves) << m;
   }
   return leaving;
 }
@@ -147,6 +151,9 @@ double RemainingCostBound::ExchangeBound(const Leaving& leaving) const {
 double RemainingCostBound::operator()(const DistState& state) const {
   // Which mesh dims must leave is the same for every table: found once.
   const Leaving leaving = LeavingOf(state);
+  if (leave_set_graph_.has_value()) {
+    return leave_set_graph_->ToGo(leaving.shard_set, leaving.leave_set) * kShrink;
+  }
   double bound = MustLeaveSum(leaving, leaves_);
   if (!bytes_to_go_.empty()) {
     bound =

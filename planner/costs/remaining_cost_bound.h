@@ -48,14 +48,22 @@
 // two, which operator() takes before the exchange bound's minimum. It is what makes the bound see
 // bytes: on large meshes LowerBound's smallest b is tiny, while a plan that
 // must gather a tensor pays for every byte of it (spec §5.1).
+//
+// On the compat graph of a mesh of up to LeaveSetGraph::kMaxDims dims, both
+// sums give way to one abstract graph over (shard set, must-leave set)
+// (leave_set_graph.h), priced by LowerBoundAt: it bounds every step as the
+// sums do and more tightly (each must-leave mesh dim's step at the bytes of
+// the shard set it runs on), and a state's bound is one table entry.
 #ifndef RESHARD_PLANNER_COSTS_REMAINING_COST_BOUND_H_
 #define RESHARD_PLANNER_COSTS_REMAINING_COST_BOUND_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "mesh/device_mesh.h"
 #include "planner/costs/cost_model.h"
+#include "planner/costs/leave_set_graph.h"
 #include "planner/layout/dist_state.h"
 
 namespace reshard {
@@ -84,6 +92,7 @@ class RemainingCostBound {
     int ndim = 0;
     Case of[kMaxMeshDims];  // of[0, ndim) set by LeavingOf
     unsigned shard_set = 0;
+    unsigned leave_set = 0;  // the mesh dims that must leave
   };
   Leaving LeavingOf(const DistState& state) const;
   // The must-leave sum of `table` (native: with one permute's share, header).
@@ -101,6 +110,8 @@ class RemainingCostBound {
   // dst's; empty without a bytes bound.
   double potential_leaves_[kMaxMeshDims][3] = {};
   std::vector<double> bytes_to_go_;
+  // Compat, ndim <= LeaveSetGraph::kMaxDims: what operator() reads instead.
+  std::optional<LeaveSetGraph> leave_set_graph_;
   bool native_;
   bool useful_ = false;
 };
