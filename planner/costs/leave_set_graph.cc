@@ -110,34 +110,38 @@ void LeaveSetGraph::FillPrices(const BoundCostModel& model) {
 
 // The compat steps on mesh dim m (spec §4) and what they do to m's bits
 // (s: in the shard set, l: in the leave set). An R is never in the leave
-// set; a Shard or a Partial lands in it unless dst holds one there too
-// (a landing Shard may still be out of order: both are edges). Edges into
-// y, from x, priced on x's shard set:
-//   s = 1 in y: all_to_all from x = y with l either way; chunk from R,
-//     reduce_scatter from a Partial (x: s = 0);
+// set; a Shard or a Partial lands in it unless dst holds one there too, and
+// a Shard always does where dst holds none (x below: s = 1, l = 0 exists
+// only where dst holds a Shard). Edges into y, from x, priced on x's shard
+// set:
+//   s = 1 in y: chunk from R, reduce_scatter from a Partial (x: s = 0); and
+//     where l = 0, all_to_all from x = y with l = 1 (an all_to_all into the
+//     leave set is left out: it must be undone, and from x the gather it
+//     leads to is an edge of its own);
 //   s = 0, l = 0 (an R, or a Partial dst holds): all_gather from a Shard,
 //     all_reduce from a Partial that must leave;
 //   s = 0, l = 1 (a Partial that must leave): partition from R.
-// A Shard or Partial landing where dst holds neither is in the leave set,
-// so those edges lead only to l = 1. Abstract states no real state maps to
-// get edges too; they only lower distances.
+// Abstract states no real state maps to (a Partial dst holds where no step
+// can make one) get edges too; they only lower distances.
 template <typename Relax>
 void LeaveSetGraph::ForEachEdgeInto(unsigned y, Relax relax) const {
   const unsigned shard_set = y & ((1u << ndim_) - 1);
   for (int m = 0; m < ndim_; ++m) {
     const unsigned s = 1u << m;
     const unsigned l = s << ndim_;
+    const bool dst_shard = (dst_shard_ & s) != 0;
     if (y & s) {
-      if (!(dst_shard_ & s) && !(y & l)) continue;  // no step lands there
-      relax(y ^ l, prices_[shard_set * ndim_ + m].all_to_all);
+      if (!dst_shard && !(y & l)) continue;  // no state maps to y
+      if (!(y & l)) relax(y | l, prices_[shard_set * ndim_ + m].all_to_all);
       const unsigned x = (y ^ s) & ~l;
       const Prices& from = prices_[(shard_set ^ s) * ndim_ + m];
       relax(x, from.chunk);
       relax(x | l, from.reduce_scatter);
       if (dst_partial_ & s) relax(x, from.reduce_scatter);
     } else if (!(y & l)) {
-      relax(y | s, prices_[(shard_set | s) * ndim_ + m].all_gather);
-      relax(y | s | l, prices_[(shard_set | s) * ndim_ + m].all_gather);
+      const double all_gather = prices_[(shard_set | s) * ndim_ + m].all_gather;
+      if (dst_shard) relax(y | s, all_gather);
+      relax(y | s | l, all_gather);
       relax(y | l, prices_[shard_set * ndim_ + m].all_reduce);
     } else {
       relax(y ^ l, prices_[shard_set * ndim_ + m].partition);
