@@ -56,10 +56,10 @@ class BoundCostModel {
 
   // A lower bound on StepCost of every `kind` step on the single mesh dim
   // `mesh_dim` from any state whose shard set (the mask of its Shard mesh
-  // dims) is `shard_set`, bit for bit like LowerBound. The compat bound's
-  // abstract graph prices its edges with it (leave_set_graph.h, spec §5.1).
-  // The default, LowerBound, holds for every shard set; a model whose prices
-  // depend on the bytes a rank holds (pytorch's) can do better.
+  // dims) is `shard_set`, bit for bit like LowerBound. For a model with a
+  // bytes bound (has_potential, below) the compat bound's abstract graph
+  // prices its edges with it (leave_set_graph.h, spec §5.1). The default,
+  // LowerBound, holds for every shard set.
   virtual double LowerBoundAt(unsigned /*shard_set*/, StepKind kind, int mesh_dim) const {
     return LowerBound(kind, mesh_dim);
   }

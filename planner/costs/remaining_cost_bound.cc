@@ -21,9 +21,9 @@ RemainingCostBound::RemainingCostBound(const DistState& dst, const BoundCostMode
   for (int m = 0; m < dst.ndim(); ++m) dst_cell_[m] = dst.cell(m);
   FillLeaves(
       dst, [&model](StepKind kind, int m) { return model.LowerBound(kind, m); }, leaves_);
-  if (!native_ && dst.ndim() <= LeaveSetGraph::kMaxDims) {
+  if (model.has_potential() && !native_ && dst.ndim() <= LeaveSetGraph::kMaxDims) {
     leave_set_graph_.emplace(dst, model);
-    useful_ = useful_ || model.has_potential();
+    useful_ = true;
   } else if (model.has_potential()) {
     FillBytesToGo(dst, model);
     FillLeaves(

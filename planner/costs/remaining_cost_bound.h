@@ -49,11 +49,14 @@
 // bytes: on large meshes LowerBound's smallest b is tiny, while a plan that
 // must gather a tensor pays for every byte of it (spec §5.1).
 //
-// On the compat graph of a mesh of up to LeaveSetGraph::kMaxDims dims, both
-// sums give way to one abstract graph over (shard set, must-leave set)
-// (leave_set_graph.h), priced by LowerBoundAt: it bounds every step as the
-// sums do and more tightly (each must-leave mesh dim's step at the bytes of
-// the shard set it runs on), and a state's bound is one table entry.
+// On the compat graph of a mesh of up to LeaveSetGraph::kMaxDims dims, a
+// model with a bytes bound gets one abstract graph over (shard set,
+// must-leave set) instead of both sums (leave_set_graph.h), priced by
+// LowerBoundAt: it bounds every step as the sums do and more tightly (each
+// must-leave mesh dim's step at the bytes of the shard set it runs on), and
+// a state's bound is one table entry. Where prices do not depend on the
+// shard set the graph's mesh dims are independent and its distance is the
+// must-leave sum itself, so the other models keep the sum (no graph to build).
 #ifndef RESHARD_PLANNER_COSTS_REMAINING_COST_BOUND_H_
 #define RESHARD_PLANNER_COSTS_REMAINING_COST_BOUND_H_
 
