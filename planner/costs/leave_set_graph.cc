@@ -51,13 +51,22 @@ void LeaveSetGraph::FillToGo() {
   }
 }
 
+// Only the kinds that can leave a mesh dim in that set: Shard steps where m
+// is in it, the others where it is not (ForEachEdgeInto reads no other).
 void LeaveSetGraph::FillPrices(const BoundCostModel& model) {
   for (unsigned set = 0; set < (1u << ndim_); ++set) {
     for (int m = 0; m < ndim_; ++m) {
       auto at = [&](StepKind kind) { return model.LowerBoundAt(set, kind, m); };
-      prices_[set * ndim_ + m] = {at(StepKind::kAllToAll),  at(StepKind::kAllGather),
-                                  at(StepKind::kAllReduce), at(StepKind::kReduceScatter),
-                                  at(StepKind::kChunk),     at(StepKind::kPartition)};
+      Prices& prices = prices_[set * ndim_ + m];
+      if (set & (1u << m)) {
+        prices.all_to_all = at(StepKind::kAllToAll);
+        prices.all_gather = at(StepKind::kAllGather);
+      } else {
+        prices.all_reduce = at(StepKind::kAllReduce);
+        prices.reduce_scatter = at(StepKind::kReduceScatter);
+        prices.chunk = at(StepKind::kChunk);
+        prices.partition = at(StepKind::kPartition);
+      }
     }
   }
 }
