@@ -19,6 +19,7 @@ RemainingCostBound::RemainingCostBound(const DistState& dst, const BoundCostMode
                                        Graph graph)
     : native_(graph == Graph::kNative) {
   for (int m = 0; m < dst.ndim(); ++m) dst_cell_[m] = dst.cell(m);
+  dst_bits_ = dst.bits();
   FillLeaves(
       dst, [&model](StepKind kind, int m) { return model.LowerBound(kind, m); }, leaves_);
   if (model.has_potential() && !native_ && dst.ndim() <= LeaveSetGraph::kMaxDims) {
@@ -89,33 +90,59 @@ void RemainingCostBound::FillLeaves(const DistState& dst, LowerBoundFn lower_bou
   }
 }
 
-// Reads the state's cells (dist_state.h) directly, with as few branches on
-// the kinds as the compiler allows: the search bounds every state it reaches,
-// and to a branch predictor their placements are as good as random.
+namespace {
+
+constexpr uint64_t kEveryByte = 0x0101010101010101;
+
+// Bit 0 of each byte of the result: whether that byte of x is nonzero.
+uint64_t NonzeroBytes(uint64_t x) {
+  x |= x >> 4;  // bit 0 of a byte ends up the OR of its own 8 bits only
+  x |= x >> 2;
+  x |= x >> 1;
+  return x & kEveryByte;
+}
+
+// Bit 0 of byte m of x -> bit m of the result.
+unsigned GatherBytes(uint64_t x) { return static_cast<unsigned>((x * 0x0102040810204080) >> 56); }
+
+}  // namespace
+
+// Reads the state's cells (dist_state.h) all at once, one byte each, as
+// 64-bit words: the search bounds every state it reaches, and to a branch
+// predictor their placements are as good as random. A Shard must leave when
+// a Shard of its tensor dim at or below its position differs from dst's
+// cell (the header's first differing position); unused cells are 0 (R) in
+// both words.
+RemainingCostBound::Masks RemainingCostBound::MasksOf(const DistState& state) const {
+  constexpr uint64_t kShard = static_cast<unsigned>(Placement::Kind::kShard) * kEveryByte;
+  constexpr uint64_t kPartial = static_cast<unsigned>(Placement::Kind::kPartial) * kEveryByte;
+  const uint64_t bits = state.bits();
+  const uint64_t differs = NonzeroBytes(bits ^ dst_bits_);
+  const uint64_t shard = ~NonzeroBytes((bits & (3 * kEveryByte)) ^ kShard) & kEveryByte;
+  const uint64_t partial = ~NonzeroBytes((bits & (3 * kEveryByte)) ^ kPartial) & kEveryByte;
+  const uint64_t position = (bits >> 5) & (7 * kEveryByte);
+  uint64_t shard_leaves = 0;
+  for (uint64_t moved = shard & differs; moved != 0; moved &= moved - 1) {
+    const unsigned c = (bits >> __builtin_ctzll(moved)) & 0xffu;
+    // The Shards of c's tensor dim (kind and dim bits equal) at or above c.
+    const uint64_t same_dim =
+        ~NonzeroBytes((bits & (0x1f * kEveryByte)) ^ ((c & 0x1f) * kEveryByte));
+    const uint64_t at_or_above = (position + (8 - (c >> 5)) * kEveryByte) >> 3;  // no carries
+    shard_leaves |= same_dim & at_or_above & kEveryByte;
+  }
+  return {GatherBytes(shard), GatherBytes(shard_leaves), GatherBytes(partial & differs)};
+}
+
 RemainingCostBound::Leaving RemainingCostBound::LeavingOf(const DistState& state) const {
-  constexpr auto kShard = static_cast<unsigned>(Placement::Kind::kShard);
-  constexpr auto kPartial = static_cast<unsigned>(Placement::Kind::kPartial);
+  const Masks masks = MasksOf(state);
   Leaving leaving;
   leaving.ndim = state.ndim();
-  // First position of each tensor dim's order that differs from dst's: the
-  // lowest position holding a mesh dim that dst does not hold there (a cell
-  // differs). The last slot takes what is not a Shard.
-  uint8_t diverge[kMaxTensorDims + 1];
-  std::memset(diverge, kMaxMeshDims, sizeof(diverge));  // bytes: two stores, not a loop
+  leaving.shard_set = masks.shard_set;
+  leaving.leave_set = masks.shard_leaves | masks.partial_leaves;
   for (int m = 0; m < leaving.ndim; ++m) {
-    const unsigned c = state.cell(m);
-    const bool moved = (c & 3u) == kShard && c != dst_cell_[m];
-    const unsigned slot = moved ? (c >> 2) & 7u : kMaxTensorDims;
-    diverge[slot] = std::min<unsigned>(diverge[slot], c >> 5);
-  }
-  for (int m = 0; m < leaving.ndim; ++m) {
-    const unsigned c = state.cell(m);
-    const bool shard = (c & 3u) == kShard;
-    leaving.shard_set |= static_cast<unsigned>(shard) << m;
-    const bool shard_leaves = shard && (c >> 5) >= diverge[(c >> 2) & 7u];
-    const bool partial_leaves = (c & 3u) == kPartial && c != dst_cell_[m];
-    leaving.of[m] = shard_leaves ? kShardLeaves : partial_leaves ? kPartialLeaves : kStays;
-    leaving.leave_set |= static_cast<unsigned>(shard_leaves || partial_leaves) << m;
+    leaving.of[m] = (masks.shard_leaves >> m) & 1u     ? kShardLeaves
+                    : (masks.partial_leaves >> m) & 1u ? kPartialLeaves
+                                                       : kStays;
   }
   return leaving;
 }
@@ -150,10 +177,12 @@ double RemainingCostBound::ExchangeBound(const Leaving& leaving) const {
 
 double RemainingCostBound::operator()(const DistState& state) const {
   // Which mesh dims must leave is the same for every table: found once.
-  const Leaving leaving = LeavingOf(state);
   if (leave_set_graph_.has_value()) {
-    return leave_set_graph_->ToGo(leaving.shard_set, leaving.leave_set) * kShrink;
+    const Masks masks = MasksOf(state);
+    return leave_set_graph_->ToGo(masks.shard_set, masks.shard_leaves | masks.partial_leaves) *
+           kShrink;
   }
+  const Leaving leaving = LeavingOf(state);
   double bound = MustLeaveSum(leaving, leaves_);
   if (!bytes_to_go_.empty()) {
     bound =

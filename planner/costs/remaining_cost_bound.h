@@ -98,12 +98,21 @@ class RemainingCostBound {
     unsigned leave_set = 0;  // the mesh dims that must leave
   };
   Leaving LeavingOf(const DistState& state) const;
+  // The must-leave rule itself, on every cell at once: bit m of each mask is
+  // mesh dim m's.
+  struct Masks {
+    unsigned shard_set;
+    unsigned shard_leaves;
+    unsigned partial_leaves;
+  };
+  Masks MasksOf(const DistState& state) const;
   // The must-leave sum of `table` (native: with one permute's share, header).
   double MustLeaveSum(const Leaving& leaving, const double (*table)[3]) const;
   // Native: the exchange bound (header), over the must-leave Partials and Shards.
   double ExchangeBound(const Leaving& leaving) const;
   // dst's cell (dist_state.h) per mesh dim: its placement and order position.
   unsigned dst_cell_[kMaxMeshDims] = {};
+  uint64_t dst_bits_ = 0;  // dst's cells, packed (DistState::bits)
   double leaves_[kMaxMeshDims][3] = {};
   double reduced_[kMaxMeshDims] = {};    // min(reduce_scatter, all_reduce) bounds
   double exchanged_[kMaxMeshDims] = {};  // LowerBound(kExchange, m), native only
