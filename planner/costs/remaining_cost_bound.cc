@@ -63,7 +63,7 @@ void RemainingCostBound::FillBytesToGo(const DistState& dst, const BoundCostMode
 
 template <typename LowerBoundFn>
 void RemainingCostBound::FillLeaves(const DistState& dst, LowerBoundFn lower_bound,
-                                    double (*table)[3]) {
+                                    double (*table)[kCases]) {
   for (int m = 0; m < dst.ndim(); ++m) {
     const double all_to_all = lower_bound(StepKind::kAllToAll, m);
     const double all_gather = lower_bound(StepKind::kAllGather, m);
@@ -76,9 +76,14 @@ void RemainingCostBound::FillLeaves(const DistState& dst, LowerBoundFn lower_bou
         leaves[kShardLeaves] = std::min(leaves[kShardLeaves], lower_bound(StepKind::kPermute, m));
       }
       leaves[kPartialLeaves] = std::min(reduce_scatter, all_reduce);
+      // Compat: it must come back to that tensor dim, by a second all_to_all
+      // or, gathered, by a chunk (spec §5.1 item 1).
+      leaves[kShardReturns] =
+          native_ ? leaves[kShardLeaves] : std::min(all_to_all + all_to_all, all_gather);
     } else {
       leaves[kShardLeaves] = all_gather;
       leaves[kPartialLeaves] = std::min(all_reduce, reduce_scatter + all_gather);
+      leaves[kShardReturns] = all_gather;  // never the case: dst holds no Shard
     }
     if (table == leaves_) {
       // The exchange bound (header): a Partial leaves by a reduce_scatter or
@@ -140,14 +145,17 @@ RemainingCostBound::Leaving RemainingCostBound::LeavingOf(const DistState& state
   leaving.shard_set = masks.shard_set;
   leaving.leave_set = masks.shard_leaves | masks.partial_leaves;
   for (int m = 0; m < leaving.ndim; ++m) {
-    leaving.of[m] = (masks.shard_leaves >> m) & 1u     ? kShardLeaves
+    // Kind and tensor dim as dst's, the position not.
+    const bool returns = !native_ && ((state.cell(m) ^ dst_cell_[m]) & 0x1fu) == 0;
+    leaving.of[m] = (masks.shard_leaves >> m) & 1u     ? (returns ? kShardReturns : kShardLeaves)
                     : (masks.partial_leaves >> m) & 1u ? kPartialLeaves
                                                        : kStays;
   }
   return leaving;
 }
 
-double RemainingCostBound::MustLeaveSum(const Leaving& leaving, const double (*table)[3]) const {
+double RemainingCostBound::MustLeaveSum(const Leaving& leaving,
+                                        const double (*table)[kCases]) const {
   constexpr auto kShard = static_cast<unsigned>(Placement::Kind::kShard);
   // Summed in mesh dim order, so that adding a mesh dim never lowers the sum.
   // Native: one permute may move every Shard bound for a Shard (header).

@@ -84,12 +84,14 @@ class RemainingCostBound {
   double operator()(const DistState& state) const;
 
  private:
+  // What leaving costs at least, by a mesh dim's case: 0 when it need not
+  // leave, kShardLeaves or kPartialLeaves (what it holds now); compat only,
+  // kShardReturns: a Shard that must leave the tensor dim dst shards it on.
+  enum Case : uint8_t { kStays = 0, kShardLeaves = 1, kPartialLeaves = 2, kShardReturns = 3 };
+  static constexpr int kCases = 4;
   // Fills table[m] from `lower_bound` (kind, mesh dim), as the header says.
   template <typename LowerBoundFn>
-  void FillLeaves(const DistState& dst, LowerBoundFn lower_bound, double (*table)[3]);
-  // What leaving costs at least, by a mesh dim's case: 0 when it need not
-  // leave, kShardLeaves or kPartialLeaves (what it holds now).
-  enum Case : uint8_t { kStays = 0, kShardLeaves = 1, kPartialLeaves = 2 };
+  void FillLeaves(const DistState& dst, LowerBoundFn lower_bound, double (*table)[kCases]);
   // A state's mesh dims by case, and its shard set (the bytes bound's key).
   struct Leaving {
     int ndim = 0;
@@ -107,20 +109,20 @@ class RemainingCostBound {
   };
   Masks MasksOf(const DistState& state) const;
   // The must-leave sum of `table` (native: with one permute's share, header).
-  double MustLeaveSum(const Leaving& leaving, const double (*table)[3]) const;
+  double MustLeaveSum(const Leaving& leaving, const double (*table)[kCases]) const;
   // Native: the exchange bound (header), over the must-leave Partials and Shards.
   double ExchangeBound(const Leaving& leaving) const;
   // dst's cell (dist_state.h) per mesh dim: its placement and order position.
   unsigned dst_cell_[kMaxMeshDims] = {};
   uint64_t dst_bits_ = 0;  // dst's cells, packed (DistState::bits)
-  double leaves_[kMaxMeshDims][3] = {};
+  double leaves_[kMaxMeshDims][kCases] = {};
   double reduced_[kMaxMeshDims] = {};    // min(reduce_scatter, all_reduce) bounds
   double exchanged_[kMaxMeshDims] = {};  // LowerBound(kExchange, m), native only
   // Fills bytes_to_go_ (the header's abstract graph, a Dijkstra towards dst).
   void FillBytesToGo(const DistState& dst, const BoundCostModel& model);
   // The bytes bound's table, and per shard set its cheapest abstract path to
   // dst's; empty without a bytes bound.
-  double potential_leaves_[kMaxMeshDims][3] = {};
+  double potential_leaves_[kMaxMeshDims][kCases] = {};
   std::vector<double> bytes_to_go_;
   // Compat, ndim <= LeaveSetGraph::kMaxDims: what operator() reads instead.
   std::optional<LeaveSetGraph> leave_set_graph_;
