@@ -51,12 +51,15 @@ std::vector<Placement> DistState::placements() const {
   return out;
 }
 
+// From the cells (kind and tensor dim in the low 5 bits, the position above):
+// plan reports call this for every step.
 MeshDimList DistState::OrderOf(int tensor_dim) const {
+  const unsigned shard = Encode(Placement::Shard(tensor_dim), 0);
   int slots[kMaxMeshDims];
   int n = 0;
   for (int m = 0; m < ndim_; ++m) {
-    Placement p = placement(m);
-    if (p.is_shard() && p.dim() == tensor_dim) slots[OrderPosition(m)] = m, ++n;
+    const unsigned c = cell(m);
+    if ((c & 0x1fu) == shard) slots[c >> 5] = m, ++n;
   }
   return MeshDimList(slots, slots + n);
 }
@@ -70,10 +73,14 @@ ShardOrder DistState::shard_order() const {
   return order;
 }
 
+// Ascending orders: the i-th Shard of a tensor dim, by mesh dim, is at
+// position i (positions are 0..n-1, one each).
 bool DistState::HasDefaultOrder() const {
-  for (int d = 0; d < kMaxTensorDims; ++d) {
-    MeshDimList dims = OrderOf(d);
-    if (!std::is_sorted(dims.begin(), dims.end())) return false;
+  int seen[kMaxTensorDims] = {};
+  for (int m = 0; m < ndim_; ++m) {
+    const unsigned c = cell(m);
+    if ((c & 3u) != static_cast<unsigned>(Placement::Kind::kShard)) continue;
+    if (static_cast<int>(c >> 5) != seen[(c >> 2) & 7u]++) return false;
   }
   return true;
 }
