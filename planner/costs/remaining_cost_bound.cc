@@ -119,12 +119,13 @@ unsigned GatherBytes(uint64_t x) { return static_cast<unsigned>((x * 0x010204081
 // cell (the header's first differing position); unused cells are 0 (R) in
 // both words.
 RemainingCostBound::Masks RemainingCostBound::MasksOf(const DistState& state) const {
-  constexpr uint64_t kShard = static_cast<unsigned>(Placement::Kind::kShard) * kEveryByte;
-  constexpr uint64_t kPartial = static_cast<unsigned>(Placement::Kind::kPartial) * kEveryByte;
+  static_assert(static_cast<unsigned>(Placement::Kind::kShard) == 1 &&
+                    static_cast<unsigned>(Placement::Kind::kPartial) == 2,
+                "the kind bits below");
   const uint64_t bits = state.bits();
   const uint64_t differs = NonzeroBytes(bits ^ dst_bits_);
-  const uint64_t shard = ~NonzeroBytes((bits & (3 * kEveryByte)) ^ kShard) & kEveryByte;
-  const uint64_t partial = ~NonzeroBytes((bits & (3 * kEveryByte)) ^ kPartial) & kEveryByte;
+  const uint64_t shard = bits & ~(bits >> 1) & kEveryByte;    // kind bits 01
+  const uint64_t partial = (bits >> 1) & ~bits & kEveryByte;  // kind bits 10
   const uint64_t position = (bits >> 5) & (7 * kEveryByte);
   uint64_t shard_leaves = 0;
   for (uint64_t moved = shard & differs; moved != 0; moved &= moved - 1) {
