@@ -124,7 +124,7 @@ RemainingCostBound::Masks RemainingCostBound::MasksOf(const DistState& state) co
                 "the kind bits below");
   const uint64_t bits = state.bits();
   const uint64_t differs = NonzeroBytes(bits ^ dst_bits_);
-  const uint64_t shard = bits & ~(bits >> 1) & kEveryByte;    // kind bits 01
+  const uint64_t shard = bits & ~(bits >> 1) & kEveryByte;    // kind bits 01, as ShardSet
   const uint64_t partial = (bits >> 1) & ~bits & kEveryByte;  // kind bits 10
   const uint64_t position = (bits >> 5) & (7 * kEveryByte);
   uint64_t shard_leaves = 0;
@@ -136,7 +136,7 @@ RemainingCostBound::Masks RemainingCostBound::MasksOf(const DistState& state) co
     const uint64_t at_or_above = (position + (8 - (c >> 5)) * kEveryByte) >> 3;  // no carries
     shard_leaves |= same_dim & at_or_above & kEveryByte;
   }
-  return {GatherBytes(shard), GatherBytes(shard_leaves), GatherBytes(partial & differs)};
+  return {state.ShardSet(), GatherBytes(shard_leaves), GatherBytes(partial & differs)};
 }
 
 RemainingCostBound::Leaving RemainingCostBound::LeavingOf(const DistState& state) const {
