@@ -137,8 +137,11 @@ DistState DistState::WithPlacement(int mesh_dim, Placement p) const {
   return s;
 }
 
+// Appended in place (positions are single digits, placements short
+// strings): every plan's trace prints each of its states.
 std::string DistState::ToString() const {
   std::string out;
+  out.reserve(8 * ndim_);
   int count[kMaxTensorDims] = {};
   for (int m = 0; m < ndim_; ++m) {
     Placement p = placement(m);
@@ -146,8 +149,13 @@ std::string DistState::ToString() const {
   }
   for (int m = 0; m < ndim_; ++m) {
     Placement p = placement(m);
-    absl::StrAppend(&out, p.ToString());
-    if (p.is_shard() && count[p.dim()] > 1) absl::StrAppend(&out, "[", OrderPosition(m), "]");
+    out += p.ToString();
+    if (p.is_shard() && count[p.dim()] > 1) {
+      static_assert(kMaxMeshDims <= 10, "an order position is one digit");
+      out += '[';
+      out += static_cast<char>('0' + OrderPosition(m));
+      out += ']';
+    }
   }
   return out;
 }
