@@ -186,12 +186,15 @@ double RemainingCostBound::ExchangeBound(const Leaving& leaving) const {
 
 double RemainingCostBound::operator()(const DistState& state) const {
   // Which mesh dims must leave is the same for every table: found once.
+  const Leaving leaving = LeavingOf(state);
   if (leave_set_graph_.has_value()) {
-    const Masks masks = MasksOf(state);
-    return leave_set_graph_->ToGo(masks.shard_set, masks.shard_leaves | masks.partial_leaves) *
+    // The graph does not see a Shard's way back to its tensor dim (its
+    // kShardReturns); the sum does, at LowerBound's prices: the larger of
+    // two consistent bounds.
+    return std::max(leave_set_graph_->ToGo(leaving.shard_set, leaving.leave_set),
+                    MustLeaveSum(leaving, leaves_)) *
            kShrink;
   }
-  const Leaving leaving = LeavingOf(state);
   double bound = MustLeaveSum(leaving, leaves_);
   if (!bytes_to_go_.empty()) {
     bound =

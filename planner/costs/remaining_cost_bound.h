@@ -54,7 +54,9 @@
 // must-leave set) instead of both sums (leave_set_graph.h), priced by
 // LowerBoundAt: it bounds every step as the sums do and more tightly (each
 // must-leave mesh dim's step at the bytes of the shard set it runs on), and
-// a state's bound is one table entry. Where prices do not depend on the
+// a state's bound is one table entry, or the must-leave sum where that is
+// larger (a Shard that must come back to its tensor dim, which the graph
+// does not tell apart). Where prices do not depend on the
 // shard set the graph's mesh dims are independent and its distance is the
 // must-leave sum itself, so the other models keep the sum (no graph to build).
 #ifndef RESHARD_PLANNER_COSTS_REMAINING_COST_BOUND_H_
