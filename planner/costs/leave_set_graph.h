@@ -49,10 +49,10 @@ class LeaveSetGraph {
     double all_to_all, all_gather, all_reduce, reduce_scatter, chunk, partition;
   };
   void FillPrices(const BoundCostModel& model);
-  // Relaxes every abstract edge into state `y` (a reversed Dijkstra step).
+  // Relaxes every abstract edge into state `y` (a step of the reversed search).
   template <typename Relax>
   void ForEachEdgeInto(unsigned y, Relax relax) const;
-  // Dijkstra from dst's masks on the reversed edges: to_go_ of every state.
+  // A label-correcting search from dst's masks on the reversed edges: to_go_ of every state.
   void FillToGo();
 
   int ndim_;

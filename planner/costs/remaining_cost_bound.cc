@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 
 namespace reshard {
@@ -107,8 +106,10 @@ uint64_t NonzeroBytes(uint64_t x) {
   return x & kEveryByte;
 }
 
-// Bit 0 of byte m of x -> bit m of the result.
-unsigned GatherBytes(uint64_t x) { return static_cast<unsigned>((x * 0x0102040810204080) >> 56); }
+// Bit 0 of byte m of x -> bit m of the result (as DistState::ShardSet).
+unsigned ByteFlagsToMask(uint64_t x) {
+  return static_cast<unsigned>((x * 0x0102040810204080) >> 56);
+}
 
 }  // namespace
 
@@ -136,7 +137,7 @@ RemainingCostBound::Masks RemainingCostBound::MasksOf(const DistState& state) co
     const uint64_t at_or_above = (position + (8 - (c >> 5)) * kEveryByte) >> 3;  // no carries
     shard_leaves |= same_dim & at_or_above & kEveryByte;
   }
-  return {state.ShardSet(), GatherBytes(shard_leaves), GatherBytes(partial & differs)};
+  return {state.ShardSet(), ByteFlagsToMask(shard_leaves), ByteFlagsToMask(partial & differs)};
 }
 
 RemainingCostBound::Leaving RemainingCostBound::LeavingOf(const DistState& state) const {

@@ -12,6 +12,9 @@
 //   Shard, destination R or P: an all_gather (the only way out of Shard)
 //   Partial, destination S: reduce_scatter or all_reduce (then a chunk)
 //   Partial, destination R or P: all_reduce, or reduce_scatter + all_gather
+//   compat, a Shard whose destination is a Shard of the same tensor dim (only
+//   its position differs; kShardReturns): it leaves and comes back, by two
+//   all_to_alls or an all_gather (then a chunk)
 // priced by BoundCostModel::LowerBound. The bound is their sum, shrunk by a
 // millionth so that rounding cannot break its consistency.
 //
@@ -56,9 +59,9 @@
 // must-leave mesh dim's step at the bytes of the shard set it runs on), and
 // a state's bound is one table entry, or the must-leave sum where that is
 // larger (a Shard that must come back to its tensor dim, which the graph
-// does not tell apart). Where prices do not depend on the
-// shard set the graph's mesh dims are independent and its distance is the
-// must-leave sum itself, so the other models keep the sum (no graph to build).
+// does not tell apart). Where prices do not depend on the shard set the
+// graph's mesh dims are independent and its distance is the must-leave sum
+// itself, so the other models keep the sum (no graph to build).
 #ifndef RESHARD_PLANNER_COSTS_REMAINING_COST_BOUND_H_
 #define RESHARD_PLANNER_COSTS_REMAINING_COST_BOUND_H_
 
