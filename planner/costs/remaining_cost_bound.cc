@@ -137,7 +137,11 @@ RemainingCostBound::Masks RemainingCostBound::MasksOf(const DistState& state) co
     const uint64_t at_or_above = (position + (8 - (c >> 5)) * kEveryByte) >> 3;  // no carries
     shard_leaves |= same_dim & at_or_above & kEveryByte;
   }
-  return {state.ShardSet(), ByteFlagsToMask(shard_leaves), ByteFlagsToMask(partial & differs)};
+  // Compat: kind and tensor dim as dst's, only the position differs.
+  const uint64_t returns =
+      native_ ? 0 : shard_leaves & ~NonzeroBytes((bits ^ dst_bits_) & (0x1f * kEveryByte));
+  return {state.ShardSet(), ByteFlagsToMask(shard_leaves), ByteFlagsToMask(partial & differs),
+          ByteFlagsToMask(returns)};
 }
 
 RemainingCostBound::Leaving RemainingCostBound::LeavingOf(const DistState& state) const {
@@ -146,12 +150,13 @@ RemainingCostBound::Leaving RemainingCostBound::LeavingOf(const DistState& state
   leaving.ndim = state.ndim();
   leaving.shard_set = masks.shard_set;
   leaving.leave_set = masks.shard_leaves | masks.partial_leaves;
+  // Without branches (the cases are as good as random): shard_leaves and
+  // partial_leaves are disjoint, shard_returns within shard_leaves.
+  static_assert(kShardLeaves == 1 && kPartialLeaves == 2 && kShardReturns == 3, "sums below");
   for (int m = 0; m < leaving.ndim; ++m) {
-    // Kind and tensor dim as dst's, the position not.
-    const bool returns = !native_ && ((state.cell(m) ^ dst_cell_[m]) & 0x1fu) == 0;
-    leaving.of[m] = (masks.shard_leaves >> m) & 1u     ? (returns ? kShardReturns : kShardLeaves)
-                    : (masks.partial_leaves >> m) & 1u ? kPartialLeaves
-                                                       : kStays;
+    leaving.of[m] = static_cast<Case>(((masks.shard_leaves >> m) & 1u) +
+                                      2 * ((masks.partial_leaves >> m) & 1u) +
+                                      2 * ((masks.shard_returns >> m) & 1u));
   }
   return leaving;
 }

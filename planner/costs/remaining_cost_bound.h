@@ -111,6 +111,7 @@ class RemainingCostBound {
     unsigned shard_set;
     unsigned shard_leaves;
     unsigned partial_leaves;
+    unsigned shard_returns;  // compat: the kShardReturns among shard_leaves
   };
   Masks MasksOf(const DistState& state) const;
   // The must-leave sum of `table` (native: with one permute's share, header).
