@@ -191,16 +191,19 @@ double RemainingCostBound::ExchangeBound(const Leaving& leaving) const {
 }
 
 double RemainingCostBound::operator()(const DistState& state) const {
+  if (leave_set_graph_.has_value()) {
+    const Masks masks = MasksOf(state);
+    const double to_go =
+        leave_set_graph_->ToGo(masks.shard_set, masks.shard_leaves | masks.partial_leaves);
+    // The graph does not see a Shard's way back to its tensor dim (its
+    // kShardReturns); the sum does, at LowerBound's prices, and the larger of
+    // two consistent bounds is one. Without such a Shard the sum is at most
+    // the graph's distance (spec §5.1), so it is summed only with one.
+    if (masks.shard_returns == 0) return to_go * kShrink;
+    return std::max(to_go, MustLeaveSum(LeavingOf(state), leaves_)) * kShrink;
+  }
   // Which mesh dims must leave is the same for every table: found once.
   const Leaving leaving = LeavingOf(state);
-  if (leave_set_graph_.has_value()) {
-    // The graph does not see a Shard's way back to its tensor dim (its
-    // kShardReturns); the sum does, at LowerBound's prices: the larger of
-    // two consistent bounds.
-    return std::max(leave_set_graph_->ToGo(leaving.shard_set, leaving.leave_set),
-                    MustLeaveSum(leaving, leaves_)) *
-           kShrink;
-  }
   double bound = MustLeaveSum(leaving, leaves_);
   if (!bytes_to_go_.empty()) {
     bound =
