@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -67,17 +68,35 @@ absl::StatusOr<std::string> ReadBoundedFile(const std::string& path, int64_t max
   return text;
 }
 
+bool LineReader::Fill() {
+  std::streambuf* buf = in_.rdbuf();
+  std::streamsize available = buf->in_avail();
+  if (available <= 0) {
+    if (buf->sgetc() == std::char_traits<char>::eof()) return false;  // one read, as before
+    available = std::max<std::streamsize>(buf->in_avail(), 1);
+  }
+  const std::streamsize n =
+      buf->sgetn(buffer_, std::min<std::streamsize>(available, sizeof(buffer_)));
+  begin_ = 0;
+  end_ = static_cast<size_t>(std::max<std::streamsize>(n, 0));
+  return end_ > 0;
+}
+
 LineReader::Result LineReader::Next(std::string* line) {
   line->clear();
-  std::streambuf* buf = in_.rdbuf();
   bool any = false, too_long = false;
-  for (int c = buf->sbumpc(); c != std::char_traits<char>::eof(); c = buf->sbumpc()) {
+  while (begin_ < end_ || Fill()) {
     any = true;
-    if (c == '\n') break;
-    if (line->size() < max_bytes_) {
-      line->push_back(static_cast<char>(c));
-    } else {
-      too_long = true;  // keep consuming, keep nothing
+    const char* start = buffer_ + begin_;
+    const char* newline = static_cast<const char*>(std::memchr(start, '\n', end_ - begin_));
+    const size_t n = static_cast<size_t>((newline != nullptr ? newline : buffer_ + end_) - start);
+    const size_t room = max_bytes_ - std::min(max_bytes_, line->size());
+    line->append(start, std::min(n, room));  // past max_bytes: keep consuming, keep nothing
+    too_long = too_long || n > room;
+    begin_ += n;
+    if (newline != nullptr) {
+      ++begin_;
+      break;
     }
   }
   if (!any) return kEnd;

@@ -41,9 +41,19 @@ class LineReader {
   int64_t number() const { return number_; }
 
  private:
+  // The stream's next bytes into buffer_, waiting for no more than one read
+  // (a caller streaming lines gets each answer before sending the next);
+  // false at the end of the stream.
+  bool Fill();
+
   std::istream& in_;
   size_t max_bytes_;
   int64_t number_ = 0;
+  // Read but not yet returned: [begin_, end_). Lines are found with memchr,
+  // not a byte at a time.
+  char buffer_[1 << 14];
+  size_t begin_ = 0;
+  size_t end_ = 0;
 };
 
 // The deepest nesting of [ and { outside JSON strings, counted no further

@@ -54,6 +54,25 @@ TEST(BoundedInputTest, LongLinesAreSkippedWithoutBeingKept) {
   EXPECT_EQ(lines.Next(&line), LineReader::kEnd);
 }
 
+// Lines longer than the reader's buffer (16 KiB) are read across refills:
+// kept whole under the limit, cut at it above, and the next line intact.
+TEST(BoundedInputTest, LinesLongerThanTheReadBufferStayWholeOrAreCutAtTheLimit) {
+  const std::string kept(40000, 'k'), cut(70000, 'c');
+  std::istringstream in(absl::StrCat(kept, "\n", cut, "\n\nlast"));
+  LineReader lines(in, 50000);
+  std::string line;
+  EXPECT_EQ(lines.Next(&line), LineReader::kLine);
+  EXPECT_EQ(line, kept);
+  EXPECT_EQ(lines.Next(&line), LineReader::kTooLong);
+  EXPECT_EQ(line, cut.substr(0, 50000));
+  EXPECT_EQ(lines.Next(&line), LineReader::kLine);
+  EXPECT_EQ(line, "");
+  EXPECT_EQ(lines.Next(&line), LineReader::kLine);
+  EXPECT_EQ(line, "last");
+  EXPECT_EQ(lines.Next(&line), LineReader::kEnd);
+  EXPECT_EQ(lines.number(), 4);
+}
+
 TEST(BoundedInputTest, NestingIsCountedOutsideStringsAndStopsEarly) {
   EXPECT_EQ(JsonNestingDepth(R"({"a": [1, {"b": "[[[["}]})", 100), 3);
   EXPECT_EQ(JsonNestingDepth(std::string(100000, '['), 32), 33);

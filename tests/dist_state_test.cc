@@ -124,6 +124,21 @@ TEST(DistStateTest, NumShardsAndPartialOps) {
   EXPECT_EQ(DistState(4).PartialOps(), 0u);
 }
 
+// The mask every price is keyed by: each Shard mesh dim, whatever its
+// tensor dim, order position or neighbours (Partials share no bit with it).
+TEST(DistStateTest, ShardSetHoldsExactlyTheShardMeshDims) {
+  EXPECT_EQ(DistState(4).ShardSet(), 0u);
+  EXPECT_EQ(DistState::WithDefaultOrder({S(0), kR, P(ReduceOp::kMax), S(0)}).ShardSet(), 0b1001u);
+  EXPECT_EQ(DistState::WithDefaultOrder({P(), S(7), P(ReduceOp::kAvg), kR, S(3), kR, kR, S(7)})
+                .ShardSet(),
+            0b10010010u);
+  for (int m = 0; m < kMaxMeshDims; ++m) {
+    std::vector<Placement> placements(kMaxMeshDims, P(ReduceOp::kMin));
+    placements[m] = S(m % kMaxTensorDims);
+    EXPECT_EQ(DistState::WithDefaultOrder(placements).ShardSet(), 1u << m) << m;
+  }
+}
+
 TEST(DistStateTest, EqualityNeedsSameMeshDims) {
   // The same bits on different numbers of mesh dims are different states.
   EXPECT_NE(DistState(2), DistState(3));

@@ -54,6 +54,16 @@ class BoundCostModel {
   // bound: with 0 for every kind the search is plain Dijkstra.
   virtual double LowerBound(StepKind /*kind*/, int /*mesh_dim*/) const { return 0; }
 
+  // A lower bound on StepCost of every `kind` step on the single mesh dim
+  // `mesh_dim` from any state whose shard set (the mask of its Shard mesh
+  // dims) is `shard_set`, bit for bit like LowerBound. For a model with a
+  // bytes bound (has_potential, below) the compat bound's abstract graph
+  // prices its edges with it (leave_set_graph.h, spec §5.1). The default,
+  // LowerBound, holds for every shard set.
+  virtual double LowerBoundAt(unsigned /*shard_set*/, StepKind kind, int mesh_dim) const {
+    return LowerBound(kind, mesh_dim);
+  }
+
   // Deferred pricing (spec §5.2 item 7): for a step whose StepCost is
   // expensive (an exchange priced by its routes, §11.1), a much cheaper
   // lower bound on it, bit for bit like LowerBound; the search then prices

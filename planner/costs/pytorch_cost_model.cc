@@ -24,28 +24,23 @@ class PyTorchCosts : public BoundCostModel {
       bandwidth_[d] = inter_host ? 87.7 * 0.22 : 87.7;
       latency_[d] = inter_host ? 2.7 : 0.6;
     }
+    // Each set's product in ascending mesh dims, its highest mesh dim last.
+    shards_[0] = 1;
+    for (unsigned set = 1; set < (1u << mesh_.ndim()); ++set) {
+      const int highest = 31 - __builtin_clz(set);
+      shards_[set] = shards_[set & ~(1u << highest)] * size_[highest];
+    }
   }
 
   double StepCost(const DistState& current, const Step& step) const override {
     const double b = bytes_ / Shards(current) / 1073741824.0;
-    const int m = step.mesh_dim();
-    const double n = GroupSize(step.group);
-    switch (step.kind) {
-      case StepKind::kAllGather:
-        return AllGather(b * n, m, n);
-      case StepKind::kAllToAll:
-      case StepKind::kPermute:
-      case StepKind::kExchange:
-        return AllGather(b, m, n) + 1.0;  // native only
-      case StepKind::kAllReduce:
-        return AllReduce(b, m, n);
-      case StepKind::kReduceScatter:
-        return AllGather(b, m, n);  // same formula
-      case StepKind::kChunk:
-      case StepKind::kPartition:
-        return 0.0;
-    }
-    return 0.0;
+    return Price(b, step.kind, step.mesh_dim(), GroupSize(step.group));
+  }
+
+  // StepCost itself: b depends on the shard set alone, and it is computed
+  // from the set the same way (the same product of the same doubles).
+  double LowerBoundAt(unsigned shard_set, StepKind kind, int mesh_dim) const override {
+    return Price(bytes_ / shards_[shard_set] / 1073741824.0, kind, mesh_dim, size_[mesh_dim]);
   }
 
   // StepCost grows with b, which is smallest when every mesh dim shards (but
@@ -111,6 +106,26 @@ class PyTorchCosts : public BoundCostModel {
   }
 
  private:
+  // Spec §6: the price of a `kind` step on mesh dim m among n ranks when each
+  // holds b GiB.
+  double Price(double b, StepKind kind, int m, double n) const {
+    switch (kind) {
+      case StepKind::kAllGather:
+        return AllGather(b * n, m, n);
+      case StepKind::kAllToAll:
+      case StepKind::kPermute:
+      case StepKind::kExchange:
+        return AllGather(b, m, n) + 1.0;  // native only
+      case StepKind::kAllReduce:
+        return AllReduce(b, m, n);
+      case StepKind::kReduceScatter:
+        return AllGather(b, m, n);  // same formula
+      case StepKind::kChunk:
+      case StepKind::kPartition:
+        return 0.0;
+    }
+    return 0.0;
+  }
   double AllGather(double x, int m, double n) const {
     return 6.6 + (n - 1) * latency_[m] + (x * (n - 1) / n) / bandwidth_[m] * 1e6;
   }
@@ -118,15 +133,9 @@ class PyTorchCosts : public BoundCostModel {
     return 6.6 + 2 * (n - 1) * latency_[m] + (x * 2 * (n - 1) / n) / bandwidth_[m] * 1e6;
   }
 
-  // current.NumShards(mesh_), from size_: this runs once per edge. The same
+  // current.NumShards(mesh_), by shard set: this runs once per edge. The same
   // value (a mesh has at most 2^24 ranks: exact as a double).
-  double Shards(const DistState& current) const {
-    double shards = 1;
-    for (int d = 0; d < mesh_.ndim(); ++d) {
-      if (current.placement(d).is_shard()) shards *= size_[d];
-    }
-    return shards;
-  }
+  double Shards(const DistState& current) const { return shards_[current.ShardSet()]; }
 
   // mesh_.GroupSize without allocating: this runs once per edge.
   double GroupSize(MeshDimSet group) const {
@@ -141,7 +150,8 @@ class PyTorchCosts : public BoundCostModel {
 
   DeviceMesh mesh_;
   double bytes_;
-  double max_shards_ = 1;  // the number of devices
+  double max_shards_ = 1;             // the number of devices
+  double shards_[1 << kMaxMeshDims];  // by shard set: the product of its mesh dims' sizes
   double size_[kMaxMeshDims];
   double bandwidth_[kMaxMeshDims];  // GB/s
   double latency_[kMaxMeshDims];    // us

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 
 namespace reshard {
@@ -19,9 +18,13 @@ RemainingCostBound::RemainingCostBound(const DistState& dst, const BoundCostMode
                                        Graph graph)
     : native_(graph == Graph::kNative) {
   for (int m = 0; m < dst.ndim(); ++m) dst_cell_[m] = dst.cell(m);
+  dst_bits_ = dst.bits();
   FillLeaves(
       dst, [&model](StepKind kind, int m) { return model.LowerBound(kind, m); }, leaves_);
-  if (model.has_potential()) {
+  if (model.has_potential() && !native_ && dst.ndim() <= LeaveSetGraph::kMaxDims) {
+    leave_set_graph_.emplace(dst, model);
+    useful_ = true;
+  } else if (model.has_potential()) {
     FillBytesToGo(dst, model);
     FillLeaves(
         dst, [&model](StepKind kind, int m) { return model.PotentialLowerBound(kind, m); },
@@ -59,7 +62,7 @@ void RemainingCostBound::FillBytesToGo(const DistState& dst, const BoundCostMode
 
 template <typename LowerBoundFn>
 void RemainingCostBound::FillLeaves(const DistState& dst, LowerBoundFn lower_bound,
-                                    double (*table)[3]) {
+                                    double (*table)[kCases]) {
   for (int m = 0; m < dst.ndim(); ++m) {
     const double all_to_all = lower_bound(StepKind::kAllToAll, m);
     const double all_gather = lower_bound(StepKind::kAllGather, m);
@@ -72,9 +75,14 @@ void RemainingCostBound::FillLeaves(const DistState& dst, LowerBoundFn lower_bou
         leaves[kShardLeaves] = std::min(leaves[kShardLeaves], lower_bound(StepKind::kPermute, m));
       }
       leaves[kPartialLeaves] = std::min(reduce_scatter, all_reduce);
+      // Compat: it must come back to that tensor dim, by a second all_to_all
+      // or, gathered, by a chunk (spec §5.1 item 1).
+      leaves[kShardReturns] =
+          native_ ? leaves[kShardLeaves] : std::min(all_to_all + all_to_all, all_gather);
     } else {
       leaves[kShardLeaves] = all_gather;
       leaves[kPartialLeaves] = std::min(all_reduce, reduce_scatter + all_gather);
+      leaves[kShardReturns] = all_gather;  // never the case: dst holds no Shard
     }
     if (table == leaves_) {
       // The exchange bound (header): a Partial leaves by a reduce_scatter or
@@ -86,37 +94,75 @@ void RemainingCostBound::FillLeaves(const DistState& dst, LowerBoundFn lower_bou
   }
 }
 
-// Reads the state's cells (dist_state.h) directly, with as few branches on
-// the kinds as the compiler allows: the search bounds every state it reaches,
-// and to a branch predictor their placements are as good as random.
+namespace {
+
+constexpr uint64_t kEveryByte = 0x0101010101010101;
+
+// Bit 0 of each byte of the result: whether that byte of x is nonzero.
+uint64_t NonzeroBytes(uint64_t x) {
+  x |= x >> 4;  // bit 0 of a byte ends up the OR of its own 8 bits only
+  x |= x >> 2;
+  x |= x >> 1;
+  return x & kEveryByte;
+}
+
+// Bit 0 of byte m of x -> bit m of the result (as DistState::ShardSet).
+unsigned ByteFlagsToMask(uint64_t x) {
+  return static_cast<unsigned>((x * 0x0102040810204080) >> 56);
+}
+
+}  // namespace
+
+// Reads the state's cells (dist_state.h) all at once, one byte each, as
+// 64-bit words: the search bounds every state it reaches, and to a branch
+// predictor their placements are as good as random. A Shard must leave when
+// a Shard of its tensor dim at or below its position differs from dst's
+// cell (the header's first differing position); unused cells are 0 (R) in
+// both words.
+RemainingCostBound::Masks RemainingCostBound::MasksOf(const DistState& state) const {
+  static_assert(static_cast<unsigned>(Placement::Kind::kShard) == 1 &&
+                    static_cast<unsigned>(Placement::Kind::kPartial) == 2,
+                "the kind bits below");
+  const uint64_t bits = state.bits();
+  const uint64_t differs = NonzeroBytes(bits ^ dst_bits_);
+  const uint64_t shard = bits & ~(bits >> 1) & kEveryByte;    // kind bits 01, as ShardSet
+  const uint64_t partial = (bits >> 1) & ~bits & kEveryByte;  // kind bits 10
+  const uint64_t position = (bits >> 5) & (7 * kEveryByte);
+  uint64_t shard_leaves = 0;
+  for (uint64_t moved = shard & differs; moved != 0; moved &= moved - 1) {
+    const unsigned c = (bits >> __builtin_ctzll(moved)) & 0xffu;
+    // The Shards of c's tensor dim (kind and dim bits equal) at or above c.
+    const uint64_t same_dim =
+        ~NonzeroBytes((bits & (0x1f * kEveryByte)) ^ ((c & 0x1f) * kEveryByte));
+    const uint64_t at_or_above = (position + (8 - (c >> 5)) * kEveryByte) >> 3;  // no carries
+    shard_leaves |= same_dim & at_or_above & kEveryByte;
+  }
+  // Compat: kind and tensor dim as dst's, only the position differs.
+  const uint64_t returns =
+      native_ ? 0 : shard_leaves & ~NonzeroBytes((bits ^ dst_bits_) & (0x1f * kEveryByte));
+  return {state.ShardSet(), ByteFlagsToMask(shard_leaves), ByteFlagsToMask(partial & differs),
+          ByteFlagsToMask(returns)};
+}
+
 RemainingCostBound::Leaving RemainingCostBound::LeavingOf(const DistState& state) const {
-  constexpr auto kShard = static_cast<unsigned>(Placement::Kind::kShard);
-  constexpr auto kPartial = static_cast<unsigned>(Placement::Kind::kPartial);
+  const Masks masks = MasksOf(state);
   Leaving leaving;
   leaving.ndim = state.ndim();
-  // First position of each tensor dim's order that differs from dst's: the
-  // lowest position holding a mesh dim that dst does not hold there (a cell
-  // differs). The last slot takes what is not a Shard.
-  uint8_t diverge[kMaxTensorDims + 1];
-  std::memset(diverge, kMaxMeshDims, sizeof(diverge));  // bytes: two stores, not a loop
+  leaving.shard_set = masks.shard_set;
+  leaving.leave_set = masks.shard_leaves | masks.partial_leaves;
+  // Without branches (the cases are as good as random): shard_leaves and
+  // partial_leaves are disjoint, shard_returns within shard_leaves.
+  static_assert(kShardLeaves == 1 && kPartialLeaves == 2 && kShardReturns == 3, "sums below");
   for (int m = 0; m < leaving.ndim; ++m) {
-    const unsigned c = state.cell(m);
-    const bool moved = (c & 3u) == kShard && c != dst_cell_[m];
-    const unsigned slot = moved ? (c >> 2) & 7u : kMaxTensorDims;
-    diverge[slot] = std::min<unsigned>(diverge[slot], c >> 5);
-  }
-  for (int m = 0; m < leaving.ndim; ++m) {
-    const unsigned c = state.cell(m);
-    const bool shard = (c & 3u) == kShard;
-    leaving.shard_set |= static_cast<unsigned>(shard) << m;
-    const bool shard_leaves = shard && (c >> 5) >= diverge[(c >> 2) & 7u];
-    const bool partial_leaves = (c & 3u) == kPartial && c != dst_cell_[m];
-    leaving.of[m] = shard_leaves ? kShardLeaves : partial_leaves ? kPartialLeaves : kStays;
+    leaving.of[m] = static_cast<Case>(((masks.shard_leaves >> m) & 1u) +
+                                      2 * ((masks.partial_leaves >> m) & 1u) +
+                                      2 * ((masks.shard_returns >> m) & 1u));
   }
   return leaving;
 }
 
-double RemainingCostBound::MustLeaveSum(const Leaving& leaving, const double (*table)[3]) const {
+double RemainingCostBound::MustLeaveSum(const Leaving& leaving,
+                                        const double (*table)[kCases]) const {
   constexpr auto kShard = static_cast<unsigned>(Placement::Kind::kShard);
   // Summed in mesh dim order, so that adding a mesh dim never lowers the sum.
   // Native: one permute may move every Shard bound for a Shard (header).
@@ -145,6 +191,17 @@ double RemainingCostBound::ExchangeBound(const Leaving& leaving) const {
 }
 
 double RemainingCostBound::operator()(const DistState& state) const {
+  if (leave_set_graph_.has_value()) {
+    const Masks masks = MasksOf(state);
+    const double to_go =
+        leave_set_graph_->ToGo(masks.shard_set, masks.shard_leaves | masks.partial_leaves);
+    // The graph does not see a Shard's way back to its tensor dim (its
+    // kShardReturns); the sum does, at LowerBound's prices, and the larger of
+    // two consistent bounds is one. Without such a Shard the sum is at most
+    // the graph's distance (spec §5.1), so it is summed only with one.
+    if (masks.shard_returns == 0) return to_go * kShrink;
+    return std::max(to_go, MustLeaveSum(LeavingOf(state), leaves_)) * kShrink;
+  }
   // Which mesh dims must leave is the same for every table: found once.
   const Leaving leaving = LeavingOf(state);
   double bound = MustLeaveSum(leaving, leaves_);

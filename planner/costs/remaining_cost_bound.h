@@ -12,6 +12,9 @@
 //   Shard, destination R or P: an all_gather (the only way out of Shard)
 //   Partial, destination S: reduce_scatter or all_reduce (then a chunk)
 //   Partial, destination R or P: all_reduce, or reduce_scatter + all_gather
+//   compat, a Shard whose destination is a Shard of the same tensor dim (only
+//   its position differs; kShardReturns): it leaves and comes back, by two
+//   all_to_alls or an all_gather (then a chunk)
 // priced by BoundCostModel::LowerBound. The bound is their sum, shrunk by a
 // millionth so that rounding cannot break its consistency.
 //
@@ -48,14 +51,27 @@
 // two, which operator() takes before the exchange bound's minimum. It is what makes the bound see
 // bytes: on large meshes LowerBound's smallest b is tiny, while a plan that
 // must gather a tensor pays for every byte of it (spec §5.1).
+//
+// On the compat graph of a mesh of up to LeaveSetGraph::kMaxDims dims, a
+// model with a bytes bound gets one abstract graph over (shard set,
+// must-leave set) instead of both sums (leave_set_graph.h), priced by
+// LowerBoundAt: it bounds every step as the sums do and more tightly (each
+// must-leave mesh dim's step at the bytes of the shard set it runs on), and
+// a state's bound is one table entry, or the must-leave sum where that is
+// larger (a Shard that must come back to its tensor dim, which the graph
+// does not tell apart). Where prices do not depend on the shard set the
+// graph's mesh dims are independent and its distance is the must-leave sum
+// itself, so the other models keep the sum (no graph to build).
 #ifndef RESHARD_PLANNER_COSTS_REMAINING_COST_BOUND_H_
 #define RESHARD_PLANNER_COSTS_REMAINING_COST_BOUND_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "mesh/device_mesh.h"
 #include "planner/costs/cost_model.h"
+#include "planner/costs/leave_set_graph.h"
 #include "planner/layout/dist_state.h"
 
 namespace reshard {
@@ -73,34 +89,49 @@ class RemainingCostBound {
   double operator()(const DistState& state) const;
 
  private:
+  // What leaving costs at least, by a mesh dim's case: 0 when it need not
+  // leave, kShardLeaves or kPartialLeaves (what it holds now); compat only,
+  // kShardReturns: a Shard that must leave the tensor dim dst shards it on.
+  enum Case : uint8_t { kStays = 0, kShardLeaves = 1, kPartialLeaves = 2, kShardReturns = 3 };
+  static constexpr int kCases = 4;
   // Fills table[m] from `lower_bound` (kind, mesh dim), as the header says.
   template <typename LowerBoundFn>
-  void FillLeaves(const DistState& dst, LowerBoundFn lower_bound, double (*table)[3]);
-  // What leaving costs at least, by a mesh dim's case: 0 when it need not
-  // leave, kShardLeaves or kPartialLeaves (what it holds now).
-  enum Case : uint8_t { kStays = 0, kShardLeaves = 1, kPartialLeaves = 2 };
+  void FillLeaves(const DistState& dst, LowerBoundFn lower_bound, double (*table)[kCases]);
   // A state's mesh dims by case, and its shard set (the bytes bound's key).
   struct Leaving {
     int ndim = 0;
     Case of[kMaxMeshDims];  // of[0, ndim) set by LeavingOf
     unsigned shard_set = 0;
+    unsigned leave_set = 0;  // the mesh dims that must leave
   };
   Leaving LeavingOf(const DistState& state) const;
+  // The must-leave rule itself, on every cell at once: bit m of each mask is
+  // mesh dim m's.
+  struct Masks {
+    unsigned shard_set;
+    unsigned shard_leaves;
+    unsigned partial_leaves;
+    unsigned shard_returns;  // compat: the kShardReturns among shard_leaves
+  };
+  Masks MasksOf(const DistState& state) const;
   // The must-leave sum of `table` (native: with one permute's share, header).
-  double MustLeaveSum(const Leaving& leaving, const double (*table)[3]) const;
+  double MustLeaveSum(const Leaving& leaving, const double (*table)[kCases]) const;
   // Native: the exchange bound (header), over the must-leave Partials and Shards.
   double ExchangeBound(const Leaving& leaving) const;
   // dst's cell (dist_state.h) per mesh dim: its placement and order position.
   unsigned dst_cell_[kMaxMeshDims] = {};
-  double leaves_[kMaxMeshDims][3] = {};
+  uint64_t dst_bits_ = 0;  // dst's cells, packed (DistState::bits)
+  double leaves_[kMaxMeshDims][kCases] = {};
   double reduced_[kMaxMeshDims] = {};    // min(reduce_scatter, all_reduce) bounds
   double exchanged_[kMaxMeshDims] = {};  // LowerBound(kExchange, m), native only
   // Fills bytes_to_go_ (the header's abstract graph, a Dijkstra towards dst).
   void FillBytesToGo(const DistState& dst, const BoundCostModel& model);
   // The bytes bound's table, and per shard set its cheapest abstract path to
   // dst's; empty without a bytes bound.
-  double potential_leaves_[kMaxMeshDims][3] = {};
+  double potential_leaves_[kMaxMeshDims][kCases] = {};
   std::vector<double> bytes_to_go_;
+  // Compat, ndim <= LeaveSetGraph::kMaxDims: what operator() reads instead.
+  std::optional<LeaveSetGraph> leave_set_graph_;
   bool native_;
   bool useful_ = false;
 };

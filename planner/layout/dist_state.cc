@@ -51,12 +51,15 @@ std::vector<Placement> DistState::placements() const {
   return out;
 }
 
+// From the cells (kind and tensor dim in the low 5 bits, the position above):
+// plan reports call this for every step.
 MeshDimList DistState::OrderOf(int tensor_dim) const {
+  const unsigned shard = Encode(Placement::Shard(tensor_dim), 0);
   int slots[kMaxMeshDims];
   int n = 0;
   for (int m = 0; m < ndim_; ++m) {
-    Placement p = placement(m);
-    if (p.is_shard() && p.dim() == tensor_dim) slots[OrderPosition(m)] = m, ++n;
+    const unsigned c = cell(m);
+    if ((c & 0x1fu) == shard) slots[c >> 5] = m, ++n;
   }
   return MeshDimList(slots, slots + n);
 }
@@ -70,10 +73,14 @@ ShardOrder DistState::shard_order() const {
   return order;
 }
 
+// Ascending orders: the i-th Shard of a tensor dim, by mesh dim, is at
+// position i (positions are 0..n-1, one each).
 bool DistState::HasDefaultOrder() const {
-  for (int d = 0; d < kMaxTensorDims; ++d) {
-    MeshDimList dims = OrderOf(d);
-    if (!std::is_sorted(dims.begin(), dims.end())) return false;
+  int seen[kMaxTensorDims] = {};
+  for (int m = 0; m < ndim_; ++m) {
+    const unsigned c = cell(m);
+    if ((c & 3u) != static_cast<unsigned>(Placement::Kind::kShard)) continue;
+    if (static_cast<int>(c >> 5) != seen[(c >> 2) & 7u]++) return false;
   }
   return true;
 }
@@ -143,8 +150,11 @@ DistState DistState::WithGroupReplaced(MeshDimSet group, Placement rest,
   return s;
 }
 
+// Appended in place (positions are single digits, placements short
+// strings): every plan's trace prints each of its states.
 std::string DistState::ToString() const {
   std::string out;
+  out.reserve(8 * ndim_);
   int count[kMaxTensorDims] = {};
   for (int m = 0; m < ndim_; ++m) {
     Placement p = placement(m);
@@ -152,8 +162,13 @@ std::string DistState::ToString() const {
   }
   for (int m = 0; m < ndim_; ++m) {
     Placement p = placement(m);
-    absl::StrAppend(&out, p.ToString());
-    if (p.is_shard() && count[p.dim()] > 1) absl::StrAppend(&out, "[", OrderPosition(m), "]");
+    out += p.ToString();
+    if (p.is_shard() && count[p.dim()] > 1) {
+      static_assert(kMaxMeshDims <= 10, "an order position is one digit");
+      out += '[';
+      out += static_cast<char>('0' + OrderPosition(m));
+      out += ']';
+    }
   }
   return out;
 }

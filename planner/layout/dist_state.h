@@ -76,6 +76,13 @@ class DistState {
 
   // Product of the sizes of the mesh dims holding a Shard.
   int64_t NumShards(const DeviceMesh& mesh) const;
+  // The mask of the Shard mesh dims (bit m: mesh dim m), from every cell at
+  // once: cost models and bounds key prices by it on every edge.
+  unsigned ShardSet() const {
+    constexpr uint64_t kEveryByte = 0x0101010101010101;
+    const uint64_t shard = bits_ & ~(bits_ >> 1) & kEveryByte;         // kind bits 01 (kShard)
+    return static_cast<unsigned>((shard * 0x0102040810204080) >> 56);  // bit 8m -> bit m
+  }
   // The set of reduce ops held by Partial mesh dims, as a bit mask (1 << op).
   unsigned PartialOps() const;
 

@@ -32,7 +32,8 @@ std::string Placement::ToString() const {
   switch (kind_) {
     case Kind::kReplicate:
       return "R";
-    case Kind::kShard:
+    case Kind::kShard:  // every trace prints many, nearly all one digit
+      if (dim() < 10) return std::string{'S', '(', static_cast<char>('0' + dim()), ')'};
       return absl::StrCat("S(", dim(), ")");
     case Kind::kPartial:
       return absl::StrCat("P(", ReduceOpName(op()), ")");

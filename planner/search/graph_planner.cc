@@ -34,14 +34,25 @@ Step EdgeBetween(const DistState& a, const DistState& b, const EdgeSource& edges
   return best != nullptr ? *best : steps.front();  // never null: b was reached from a
 }
 
-GraphPath PathOf(const StateSearch& search, const DistState& dst, const EdgeSource& edges,
-                 const BoundCostModel& model, int64_t expanded) {
+// The compat graph's one edge from `a` to `b` (spec §4): it changes one mesh
+// dim's placement, and nothing else but that mesh dim's order position.
+// EdgeBetween's answer, without generating a's edges again.
+Step CompatEdgeBetween(const DistState& a, const DistState& b) {
+  int m = 0;
+  while (a.placement(m) == b.placement(m)) ++m;
+  return MakeStep(MeshDimSet::Single(m), a.placement(m), b.placement(m));
+}
+
+// `edge_between(a, b)`: the step from a to b on the searched graph.
+template <typename EdgeBetweenFn>
+GraphPath PathOf(const StateSearch& search, const DistState& dst, const BoundCostModel& model,
+                 int64_t expanded, EdgeBetweenFn edge_between) {
   GraphPath path;
   path.cost = search.CostTo(dst);
   path.expanded = expanded;
   path.states = search.PathTo(dst);
   for (size_t i = 0; i + 1 < path.states.size(); ++i) {
-    path.steps.push_back(EdgeBetween(path.states[i], path.states[i + 1], edges, model));
+    path.steps.push_back(edge_between(path.states[i], path.states[i + 1]));
     path.costs.push_back(model.StepCost(path.states[i], path.steps.back()));
   }
   return path;
@@ -95,7 +106,7 @@ absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& d
   if (found != StateSearch::Outcome::kReached) {
     return SearchFailure(search, found, src, dst, limits);
   }
-  return PathOf(search, dst, edges, model, expanded);
+  return PathOf(search, dst, model, expanded, CompatEdgeBetween);
 }
 
 StateSearch::Outcome SearchToward(StateSearch* search, const DistState& src, const DistState& dst,
@@ -115,7 +126,9 @@ absl::StatusOr<GraphPath> FindPathOn(const EdgeSource& edges, const DistState& s
   if (found != StateSearch::Outcome::kReached) {
     return SearchFailure(search, found, src, dst, limits);
   }
-  return PathOf(search, dst, edges, model, search.expanded());
+  return PathOf(search, dst, model, search.expanded(), [&](const DistState& a, const DistState& b) {
+    return EdgeBetween(a, b, edges, model);
+  });
 }
 
 absl::StatusOr<GraphPath> FindNativePath(const DeviceMesh& mesh,

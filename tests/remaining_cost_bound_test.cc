@@ -1,0 +1,79 @@
+// The compat bound's strength (spec §5.1 item 1), on plans whose cost it can
+// know exactly: where a state's abstract path is the plan itself, h(src) is
+// C* shrunk by its millionth, bit for bit up to rounding. A bound that lost
+// a step's bytes or a Shard's way back would fall short here while staying
+// consistent (tests/property_test checks consistency).
+#include "planner/costs/remaining_cost_bound.h"
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "mesh/device_mesh.h"
+#include "planner/costs/cost_model.h"
+#include "planner/costs/cost_model_registry.h"
+#include "planner/layout/dist_state.h"
+#include "planner/layout/notation.h"
+#include "planner/search/graph_planner.h"
+#include "planner/search/search_limits.h"
+
+namespace reshard {
+namespace {
+
+struct Problem {
+  std::vector<int64_t> mesh;
+  std::vector<int64_t> shape;
+  std::string src, dst;
+};
+
+// h(src) and C* (the pruned search's cost) for `problem` under `model_name`.
+void BoundAndCost(const Problem& problem, const std::string& model_name, double* h,
+                  double* c_star) {
+  const DeviceMesh mesh = *DeviceMesh::Create(problem.mesh);
+  const int ndim = static_cast<int>(problem.shape.size());
+  const DistState src = ParseDistState(problem.src, mesh, ndim)->state;
+  const DistState dst = ParseDistState(problem.dst, mesh, ndim)->state;
+  std::unique_ptr<const BoundCostModel> model =
+      (*MakeCostModel(model_name, /*devices_per_host=*/8))
+          ->Bind(CostProblem{mesh, problem.shape, /*itemsize=*/2});
+  const RemainingCostBound bound(dst, *model);
+  *h = bound(src);
+  *c_star = FindGraphPath(src, dst, ndim, *model, SearchLimits{})->cost;
+}
+
+void ExpectTight(const Problem& problem, const std::string& model_name) {
+  double h = 0, c_star = 0;
+  BoundAndCost(problem, model_name, &h, &c_star);
+  EXPECT_NEAR(h, c_star * (1 - 1e-6), 1e-12 * c_star)
+      << model_name << " " << problem.src << " -> " << problem.dst;
+}
+
+// pytorch prices each collective by the bytes a rank holds when it runs:
+// the abstract graph (leave_set_graph.h) prices it at that shard set, where
+// a bound from the smallest possible bytes (LowerBound) or from gathered
+// bytes alone would fall short on the all_to_all, all_reduce and
+// reduce_scatter.
+TEST(RemainingCostBoundTest, PyTorchBoundIsExactWhenOneCollectiveIsThePlan) {
+  const std::vector<Problem> problems = {
+      {{4, 8}, {1024, 512, 64}, "S(0)R", "S(1)R"},              // all_to_all, 4 of 32 shards
+      {{4, 8}, {1024, 512, 64}, "P(sum)S(2)", "RS(2)"},         // all_reduce
+      {{4, 8}, {1024, 512, 64}, "P(sum)S(2)", "S(0)S(2)"},      // reduce_scatter
+      {{2, 4, 8}, {4096, 64, 8}, "S(0)S(1)S(2)", "S(0)S(1)R"},  // all_gather
+  };
+  for (const Problem& problem : problems) ExpectTight(problem, "pytorch");
+}
+
+// A Shard in the wrong place in its tensor dim's order, bound for that same
+// tensor dim, leaves and comes back: two all_to_alls or an all_gather and a
+// chunk, not one all_to_all.
+TEST(RemainingCostBoundTest, ShardThatMustComeBackPaysForBothWays) {
+  // Mesh dim 0 holds S(0) first; dst wants mesh dim 1 first. C* = 2: gather
+  // mesh dim 0, chunk mesh dim 1, chunk mesh dim 0.
+  ExpectTight({{2, 2}, {8, 8}, "S(0)R", "S(0)[1]S(0)[0]"}, "pytorch-const");
+  ExpectTight({{4, 2, 2}, {8, 8, 8}, "S(1)S(0)R", "S(1)S(0)[1]S(0)[0]"}, "pytorch-const");
+}
+
+}  // namespace
+}  // namespace reshard
