@@ -150,23 +150,13 @@ class NativeSearches {
   absl::flat_hash_map<std::pair<unsigned, uint64_t>, Entry> by_graph_;
 };
 
-// A pair's native graph (spec §5.2 item 6): its Partial ops and its target's
-// shard orders.
-using GraphKey = std::pair<unsigned, uint64_t>;
-GraphKey GraphKeyOf(const DistState& src, const DistState& dst) {
-  return {src.PartialOps() | dst.PartialOps(), NativeGraphCosts::ShardKey(dst)};
-}
-
-// How many pairs each graph serves.
-absl::flat_hash_map<GraphKey, int64_t> PairsPerGraph(absl::Span<const DistState> sources,
+// How many pairs each native graph serves: one graph per Partial ops of the
+// pair (spec §5.2 item 6).
+absl::flat_hash_map<unsigned, int64_t> PairsPerGraph(absl::Span<const DistState> sources,
                                                      absl::Span<const DistState> targets) {
-  std::vector<uint64_t> shard_keys;
-  for (const DistState& t : targets) shard_keys.push_back(NativeGraphCosts::ShardKey(t));
-  absl::flat_hash_map<GraphKey, int64_t> pairs;
+  absl::flat_hash_map<unsigned, int64_t> pairs;
   for (const DistState& s : sources) {
-    for (size_t j = 0; j < targets.size(); ++j) {
-      ++pairs[{s.PartialOps() | targets[j].PartialOps(), shard_keys[j]}];
-    }
+    for (const DistState& t : targets) ++pairs[s.PartialOps() | t.PartialOps()];
   }
   return pairs;
 }
@@ -187,44 +177,35 @@ SearchLimits GraphLimits(const SearchLimits& limits, int64_t states_per_pair, in
   return graph;
 }
 
-// The native graphs of one worker (spec §5.2 item 6): one per Partial ops and
-// shard orders of the goal, shared by every row and every target alike.
+// The native graphs of one worker (spec §5.2 item 6): one per Partial ops,
+// shared by every row and every target.
 class NativeGraphs {
  public:
-  NativeGraphs(const CostProblem& problem, DType dtype, const BoundCostModel& model,
-               const SearchLimits& limits, int64_t states_per_pair,
-               const absl::flat_hash_map<GraphKey, int64_t>& pairs)
+  NativeGraphs(const CostProblem& problem, const BoundCostModel& model, const SearchLimits& limits,
+               int64_t states_per_pair, const absl::flat_hash_map<unsigned, int64_t>& pairs)
       : problem_(problem),
-        dtype_(dtype),
         prices_(model),
         limits_(limits),
         states_per_pair_(states_per_pair),
         pairs_(pairs) {}
   NativeGraphCosts& For(const DistState& src, const DistState& goal) {
-    const GraphKey key = GraphKeyOf(src, goal);
-    Entry& entry = by_graph_[key];
-    if (entry.graph == nullptr) {
-      entry.edges = std::make_unique<NativeEdges>(problem_.mesh, problem_.global_shape, dtype_,
-                                                  goal, key.first);
-      entry.graph = std::make_unique<NativeGraphCosts>(
-          *entry.edges, problem_.mesh, static_cast<int>(problem_.global_shape.size()), &prices_,
-          GraphLimits(limits_, states_per_pair_, pairs_.at(key)));
+    const unsigned ops = src.PartialOps() | goal.PartialOps();
+    std::unique_ptr<NativeGraphCosts>& graph = by_ops_[ops];
+    if (graph == nullptr) {
+      graph = std::make_unique<NativeGraphCosts>(
+          problem_.mesh, static_cast<int>(problem_.global_shape.size()), ops, &prices_,
+          GraphLimits(limits_, states_per_pair_, pairs_.at(ops)));
     }
-    return *entry.graph;
+    return *graph;
   }
 
  private:
-  struct Entry {
-    std::unique_ptr<NativeEdges> edges;
-    std::unique_ptr<NativeGraphCosts> graph;
-  };
   const CostProblem& problem_;
-  DType dtype_;
   StepPrices prices_;  // most steps recur on every graph
   SearchLimits limits_;
   int64_t states_per_pair_;
-  const absl::flat_hash_map<GraphKey, int64_t>& pairs_;
-  absl::flat_hash_map<GraphKey, Entry> by_graph_;
+  const absl::flat_hash_map<unsigned, int64_t>& pairs_;
+  absl::flat_hash_map<unsigned, std::unique_ptr<NativeGraphCosts>> by_ops_;
 };
 
 // One pair the way PlanRedistribution searches it (SearchToward with its
@@ -251,7 +232,7 @@ absl::Status FillNativeRow(const DistState& src, absl::Span<const DistState> tar
   for (size_t j = 0; j < targets.size(); ++j) {
     const DistState& dst = targets[j];
     NativeGraphCosts& graph = graphs->For(src, dst);
-    if (graph.AddReachable(src) && graph.AddReachable(dst)) {
+    if (graph.AddReachable(src) && graph.AddGoal(dst)) {
       (*row)[j] = graph.Cost(src, dst);
     } else {
       RESHARD_RETURN_IF_ERROR(SearchNativePair(src, dst, model, limits, searches, &(*row)[j]));
@@ -283,8 +264,8 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh, absl::Span<c
   const bool native = ResolvedMode(PairOptions(options)) == PlanMode::kNative;
 
   const SearchLimits limits{options.max_expanded_states, options.max_search_edges};
-  const absl::flat_hash_map<GraphKey, int64_t> pairs_per_graph =
-      native ? PairsPerGraph(sources, targets) : absl::flat_hash_map<GraphKey, int64_t>();
+  const absl::flat_hash_map<unsigned, int64_t> pairs_per_graph =
+      native ? PairsPerGraph(sources, targets) : absl::flat_hash_map<unsigned, int64_t>();
   CostMatrixResult result(sources.size());
   std::atomic<size_t> next{0};
   absl::Mutex mu;
@@ -293,7 +274,7 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh, absl::Span<c
   // Each worker takes the next source until none is left.
   auto work = [&] {
     Searches searches(tensor_ndim, *model);
-    NativeGraphs native_graphs(problem, dtype, *model, limits, options.graph_states_per_pair,
+    NativeGraphs native_graphs(problem, *model, limits, options.graph_states_per_pair,
                                pairs_per_graph);
     NativeSearches native_searches(problem, dtype, *model);
     for (size_t i = next++; i < sources.size(); i = next++) {

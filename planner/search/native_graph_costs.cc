@@ -5,6 +5,7 @@
 #include <limits>
 #include <utility>
 
+#include "planner/search/edge_source.h"
 #include "planner/search/native_transitions.h"
 
 namespace reshard {
@@ -16,35 +17,16 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // than rounding, which the exactness argument of spec §5.2 item 6 needs.
 constexpr double kBoundScale = 1 - 1e-6;
 
-// An exchange moves no Partial (spec §4.2 edge 13): where either state holds
-// one, both hold the same.
-bool PartialsAlike(const DistState& a, const DistState& b) {
-  for (int m = 0; m < a.ndim(); ++m) {
-    const Placement p = a.placement(m);
-    const Placement q = b.placement(m);
-    if ((p.is_partial() || q.is_partial()) && p != q) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
-NativeGraphCosts::NativeGraphCosts(const EdgeSource& edges, const DeviceMesh& mesh, int tensor_ndim,
+NativeGraphCosts::NativeGraphCosts(const DeviceMesh& mesh, int tensor_ndim, unsigned partial_ops,
                                    StepPrices* prices, const SearchLimits& limits)
-    : edge_source_(edges),
-      mesh_(mesh),
+    : mesh_(mesh),
       tensor_ndim_(tensor_ndim),
+      partial_ops_(partial_ops),
       prices_(prices),
       limits_(limits),
       first_edge_{0} {}
-
-uint64_t NativeGraphCosts::ShardKey(const DistState& goal) {
-  DistState shards = goal;
-  for (int m = 0; m < goal.ndim(); ++m) {
-    if (!goal.placement(m).is_shard()) shards = shards.WithPlacement(m, Placement::Replicate());
-  }
-  return shards.bits();
-}
 
 NativeGraphCosts::VertexId NativeGraphCosts::Intern(const DistState& s) {
   auto [it, inserted] = ids_.try_emplace(s.bits(), static_cast<VertexId>(states_.size()));
@@ -66,21 +48,32 @@ void NativeGraphCosts::Price(VertexId from, Edge* e) {
   e->step = kPriced;
 }
 
-// Generates u's out-edges (u is the next state to expand): every native edge
-// but the goal exchange.
+// Generates u's goal-free out-edges (u is the next state to expand), as
+// NativeEdges without a memory limit would.
 bool NativeGraphCosts::Expand(VertexId u) {
   const DistState from = states_[u];  // a copy: interning may move states_
   steps_.clear();
-  edge_source_.Append(from, &steps_);
+  AppendGoalFreeTransitions(from, tensor_ndim_, partial_ops_, &steps_);
   for (const Step& step : steps_) {
-    if (step.kind == StepKind::kExchange) continue;  // per target (FillExchanges)
+    if (ExceedsRoutingLimit(from, step, mesh_)) continue;
     edges_.push_back(MakeEdge(from, step));
   }
   first_edge_.push_back(static_cast<uint32_t>(edges_.size()));
   // A search of one pair expands at most every state but its goal and holds
-  // at most these edges plus one goal exchange per state (spec §5.2 item 4).
+  // at most these edges plus its goal's (AddGoal; spec §5.2 item 4).
   return static_cast<int64_t>(states_.size()) <= limits_.max_expanded_states &&
-         static_cast<int64_t>(edges_.size() + states_.size()) <= limits_.max_search_edges;
+         static_cast<int64_t>(edges_.size()) <= limits_.max_search_edges;
+}
+
+// Expands every state from `first_state` on, and the states they reach.
+bool NativeGraphCosts::ExpandFrom(size_t first_state) {
+  for (size_t u = first_state; u < states_.size(); ++u) {
+    if (!Expand(static_cast<VertexId>(u))) {
+      Drop();
+      return false;
+    }
+  }
+  return true;
 }
 
 bool NativeGraphCosts::AddReachable(const DistState& src) {
@@ -88,13 +81,22 @@ bool NativeGraphCosts::AddReachable(const DistState& src) {
   if (ids_.contains(src.bits())) return true;  // every state here is expanded
   const size_t old_states = states_.size();
   Intern(src);
-  for (size_t u = old_states; u < states_.size(); ++u) {
-    if (!Expand(static_cast<VertexId>(u))) {
-      Drop();
-      return false;
-    }
+  return ExpandFrom(old_states);
+}
+
+bool NativeGraphCosts::AddGoal(const DistState& goal) {
+  if (!AddReachable(goal)) return false;
+  const VertexId t = ids_.find(goal.bits())->second;
+  Target& target = targets_[t];
+  // Goal edges may reach new states, whose goal edges are then wanted too.
+  while (target.num_vertices != states_.size()) {
+    const size_t old_states = states_.size();
+    FillGoalEdges(t, &target);
+    if (!ExpandFrom(old_states)) return false;  // targets_ is gone
   }
-  return true;
+  target.too_big = target.too_big || static_cast<int64_t>(edges_.size() + target.edges.size()) >
+                                         limits_.max_search_edges;
+  return !target.too_big;
 }
 
 // Its pairs are searched alone from now on: free what it held.
@@ -127,64 +129,65 @@ void NativeGraphCosts::BuildReverse() {
   reverse_for_ = n;
 }
 
-// The goal exchange into t from each state (spec §4.2 edge 13, with
-// NativeEdges' routing limit; the matrix has no memory limit).
-void NativeGraphCosts::FillExchanges(VertexId t, Target* target) {
+// t's goal edges out of each state (spec §4.2 items 10's goal orders, 12
+// and 13), with NativeEdges' routing limit; the matrix has no memory limit.
+void NativeGraphCosts::FillGoalEdges(VertexId t, Target* target) {
   const DistState goal = states_[t];
-  target->exchange.assign(states_.size(), Edge{t, kInfinity, kPriced});
-  for (VertexId u = 0; u < states_.size(); ++u) {
-    const DistState from = states_[u];         // a copy: MakeEdge interns
-    if (!PartialsAlike(from, goal)) continue;  // a cheap test first
+  const size_t n = states_.size();  // MakeEdge may intern more
+  target->first.assign(1, 0);
+  target->edges.clear();
+  for (VertexId u = 0; u < n; ++u) {
+    const DistState from = states_[u];  // a copy: MakeEdge interns
     steps_.clear();
-    AppendGoalExchangeStep(from, goal, tensor_ndim_, &steps_);
+    AppendGoalTransitions(from, goal, tensor_ndim_, &steps_);
     for (const Step& step : steps_) {
-      if (ExceedsRoutingLimit(from, step, mesh_)) continue;
-      target->exchange[u] = MakeEdge(from, step);  // into t: edge 13 leads to the goal
+      if (!ExceedsRoutingLimit(from, step, mesh_)) target->edges.push_back(MakeEdge(from, step));
     }
+    target->first.push_back(static_cast<uint32_t>(target->edges.size()));
   }
+  target->num_vertices = n;
 }
 
-// A Dijkstra towards t over the reverse edges: h(u) <= cost + h(v) on every
-// edge, exchanges included, so the scaled table is a consistent bound.
+// A Dijkstra towards t over the reverse edges, goal-free and t's: h(u) <=
+// cost + h(v) on every edge, so the scaled table is a consistent bound.
 void NativeGraphCosts::FillDistances(VertexId t, Target* target) {
-  std::vector<double>& dist = target->h;
-  dist.resize(states_.size());
-  for (VertexId u = 0; u < dist.size(); ++u) {
-    dist[u] = target->exchange[u].cost;  // an exchange leads to t, at distance 0
+  BuildReverse();
+  const size_t n = states_.size();
+  goal_first_in_.assign(n + 1, 0);
+  for (const Edge& e : target->edges) ++goal_first_in_[e.to + 1];
+  for (size_t v = 0; v < n; ++v) goal_first_in_[v + 1] += goal_first_in_[v];
+  goal_in_edges_.resize(target->edges.size());
+  std::vector<uint32_t> next(goal_first_in_.begin(), goal_first_in_.end() - 1);
+  for (VertexId u = 0; u < n; ++u) {
+    for (uint32_t i = target->first[u]; i < target->first[u + 1]; ++i) {
+      goal_in_edges_[next[target->edges[i].to]++] = {u, target->edges[i].cost, kPriced};
+    }
   }
+  std::vector<double>& dist = target->h;
+  dist.assign(n, kInfinity);
   dist[t] = 0;
   using Item = std::pair<double, VertexId>;
-  std::vector<Item> heap;
-  for (VertexId v = 0; v < dist.size(); ++v) {
-    if (dist[v] != kInfinity) heap.push_back({dist[v], v});
-  }
-  std::make_heap(heap.begin(), heap.end(), std::greater<Item>());
+  std::vector<Item> heap = {{0.0, t}};
+  auto relax = [&](const Edge& in, double d) {
+    const double c = in.cost + d;
+    if (c < dist[in.to]) {
+      dist[in.to] = c;
+      heap.push_back({c, in.to});
+      std::push_heap(heap.begin(), heap.end(), std::greater<Item>());
+    }
+  };
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), std::greater<Item>());
     const auto [d, v] = heap.back();
     heap.pop_back();
     if (d > dist[v]) continue;  // stale
-    for (uint32_t i = first_in_[v]; i < first_in_[v + 1]; ++i) {
-      const double c = in_edges_[i].cost + d;
-      if (c < dist[in_edges_[i].to]) {
-        dist[in_edges_[i].to] = c;
-        heap.push_back({c, in_edges_[i].to});
-        std::push_heap(heap.begin(), heap.end(), std::greater<Item>());
-      }
+    for (uint32_t i = first_in_[v]; i < first_in_[v + 1]; ++i) relax(in_edges_[i], d);
+    for (uint32_t i = goal_first_in_[v]; i < goal_first_in_[v + 1]; ++i) {
+      relax(goal_in_edges_[i], d);
     }
   }
   for (double& h : dist) h *= kBoundScale;  // infinity stays
-}
-
-NativeGraphCosts::Target& NativeGraphCosts::TargetTable(VertexId t) {
-  Target& target = targets_[t];
-  if (target.num_vertices != states_.size()) {
-    BuildReverse();
-    FillExchanges(t, &target);
-    FillDistances(t, &target);
-    target.num_vertices = states_.size();
-  }
-  return target;
+  target->h_for = n;
 }
 
 bool NativeGraphCosts::Later(const Entry& a, const Entry& b) {
@@ -248,8 +251,8 @@ double NativeGraphCosts::Search(VertexId s, VertexId t, Target* target) {
     for (uint32_t i = first_edge_[e.vertex]; i < first_edge_[e.vertex + 1]; ++i) {
       Visit(e.vertex, e.g, &edges_[i]);
     }
-    if (target->exchange[e.vertex].cost != kInfinity) {
-      Visit(e.vertex, e.g, &target->exchange[e.vertex]);
+    for (uint32_t i = target->first[e.vertex]; i < target->first[e.vertex + 1]; ++i) {
+      Visit(e.vertex, e.g, &target->edges[i]);
     }
   }
   return kInfinity;
@@ -259,7 +262,9 @@ std::optional<double> NativeGraphCosts::Cost(const DistState& src, const DistSta
   const auto s = ids_.find(src.bits());
   const auto t = ids_.find(dst.bits());
   if (s == ids_.end() || t == ids_.end()) return std::nullopt;
-  const double cost = Search(s->second, t->second, &TargetTable(t->second));
+  Target& target = targets_[t->second];
+  if (target.h_for != states_.size()) FillDistances(t->second, &target);
+  const double cost = Search(s->second, t->second, &target);
   if (cost == kInfinity) return std::nullopt;
   return cost;
 }

@@ -1,18 +1,18 @@
 // NativeGraphCosts: the cheapest-path costs of many (source, target) pairs on
 // one native graph (spec §4.2), for CostMatrix in native mode (spec §5.2
-// item 6). The graph of a target depends on it only through its shard orders
-// and the Partial ops, except for the goal exchange (edge 13); so one graph
-// without goal exchanges serves every target alike in those, and each target
-// adds its exchanges (they all lead to it). The graph is generated once, each
-// target gets a table of exact distances to it (a backward Dijkstra), and each
-// pair a forward A* guided by that table, which pops little besides the
-// cheapest paths. The cost is the exact minimum over paths of the forward sum
-// g, the value every search of spec §5.2 item 2 returns.
+// item 6). Most native edges do not depend on the goal; those that do (items
+// 10's goal orders, 12 and 13) are few per state. So one graph of the
+// goal-free edges serves every pair with the same Partial ops, and each
+// target adds its goal edges. The graph is generated once, each target gets
+// its goal edges and a table of exact distances to it (a backward Dijkstra),
+// and each pair a forward A* guided by that table, which pops little besides
+// the cheapest paths. The cost is the exact minimum over paths of the forward
+// sum g, the value every search of spec §5.2 item 2 returns.
 //
 //   StepPrices prices(model);
-//   NativeGraphCosts graph(NativeEdges(mesh, shape, dtype, goal, ops), mesh, ndim, &prices,
-//   limits); if (!graph.AddReachable(src)) ...             // a limit: search each pair instead
-//   std::optional<double> c = graph.Cost(src, dst);  // dst alike goal (Alike)
+//   NativeGraphCosts graph(mesh, ndim, partial_ops, &prices, limits);
+//   if (!graph.AddReachable(src) || !graph.AddGoal(dst)) ...  // a limit: search the pair alone
+//   std::optional<double> c = graph.Cost(src, dst);
 #ifndef RESHARD_PLANNER_SEARCH_NATIVE_GRAPH_COSTS_H_
 #define RESHARD_PLANNER_SEARCH_NATIVE_GRAPH_COSTS_H_
 
@@ -24,7 +24,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "mesh/device_mesh.h"
 #include "planner/layout/dist_state.h"
-#include "planner/search/edge_source.h"
 #include "planner/search/search_limits.h"
 #include "planner/search/step_prices.h"
 #include "planner/steps/step.h"
@@ -33,26 +32,27 @@ namespace reshard {
 
 class NativeGraphCosts {
  public:
-  // `edges` towards any goal of the graph (its goal exchanges are dropped),
-  // priced by `prices` (which graphs of one model may share); edges, mesh
-  // and prices must outlive this. `limits` bound the graph: its states by
-  // max_expanded_states, its edges by max_search_edges.
-  NativeGraphCosts(const EdgeSource& edges, const DeviceMesh& mesh, int tensor_ndim,
+  // The graph of the native edges with `partial_ops` (as NativeEdges') on
+  // `mesh` for a tensor of `tensor_ndim` dims, without a memory limit,
+  // priced by `prices` (which graphs of one model may share); mesh and prices
+  // must outlive this. `limits` bound the graph: its states by
+  // max_expanded_states, its edges with one goal's by max_search_edges.
+  NativeGraphCosts(const DeviceMesh& mesh, int tensor_ndim, unsigned partial_ops,
                    StepPrices* prices, const SearchLimits& limits);
 
-  // The shard orders of a goal with every non-Shard mesh dim Replicate: goals
-  // with the same Partial ops and this key share one graph.
-  static uint64_t ShardKey(const DistState& goal);
-
-  // Adds every state reachable from `src`. False when the graph would pass a
-  // limit: it is then dropped, this and every later call return false, and
-  // its pairs must be searched alone (a search of one pair may stay within
-  // the limits where the graph does not).
+  // Adds every state reachable from `src` over goal-free edges. False when
+  // the graph would pass a limit: it is then dropped, this and every later
+  // call return false, and its pairs must be searched alone (a search of one
+  // pair may stay within the limits where the graph does not).
   bool AddReachable(const DistState& src);
 
-  // The cheapest cost from `src` (AddReachable(src) returned true) to `dst`
-  // (ShardKey of this graph's goal; AddReachable(dst) returned true too);
-  // nullopt when no path exists.
+  // Adds `goal` (as AddReachable) and its goal edges out of every state, and
+  // the states they reach. False when the graph would pass a limit, with
+  // them or with the goal's edges alone: pairs to it must be searched alone.
+  bool AddGoal(const DistState& goal);
+
+  // The cheapest cost from `src` to `dst`, right after AddReachable(src) and
+  // AddGoal(dst) returned true; nullopt when no path exists.
   std::optional<double> Cost(const DistState& src, const DistState& dst);
 
  private:
@@ -78,14 +78,16 @@ class NativeGraphCosts {
     double cost;
     uint32_t step;  // into steps_of_, or kPriced
   };
-  // Towards one target: its distances over the edges' costs (prices or lower
-  // bounds), times 1 - 1e-6 (the margin spec §5.1 item 2 gives every bound),
-  // and the cost of its goal exchange from each state, an Edge into the
-  // target (`to` unused; cost infinite where there is none).
+  // Towards one target: its goal edges out of each state (CSR by source),
+  // and its distances over every edge's cost (prices or lower bounds), times
+  // 1 - 1e-6 (the margin spec §5.1 item 2 gives every bound).
   struct Target {
-    size_t num_vertices = 0;  // the graph's size when computed
+    size_t num_vertices = 0;  // the graph's size when its goal edges were made
+    bool too_big = false;
+    std::vector<uint32_t> first;
+    std::vector<Edge> edges;
+    size_t h_for = 0;  // the graph's size when h was computed
     std::vector<double> h;
-    std::vector<Edge> exchange;
   };
   VertexId Intern(const DistState& s);
   // The edge of `step` from `from`: to the state it leads to (interned), at
@@ -93,10 +95,10 @@ class NativeGraphCosts {
   Edge MakeEdge(const DistState& from, const Step& step);
   void Price(VertexId from, Edge* e);
   bool Expand(VertexId u);
+  bool ExpandFrom(size_t first_state);
   void Drop();
   void BuildReverse();
-  Target& TargetTable(VertexId t);
-  void FillExchanges(VertexId t, Target* target);
+  void FillGoalEdges(VertexId t, Target* target);
   void FillDistances(VertexId t, Target* target);
   double Search(VertexId s, VertexId t, Target* target);
   // The forward search's steps (Search).
@@ -107,9 +109,9 @@ class NativeGraphCosts {
   bool Reached(VertexId v) const { return (stamp_[v] & ~kPoppedBit) == pass_; }
   bool Popped(VertexId v) const { return stamp_[v] == (pass_ | kPoppedBit); }
 
-  const EdgeSource& edge_source_;
   const DeviceMesh& mesh_;
   int tensor_ndim_;
+  unsigned partial_ops_;
   StepPrices* prices_;
   SearchLimits limits_;
   bool too_big_ = false;
@@ -124,6 +126,9 @@ class NativeGraphCosts {
   size_t reverse_for_ = 0;
   std::vector<uint32_t> first_in_;
   std::vector<Edge> in_edges_;  // Edge::to is the edge's source here
+  // The same of one target's goal edges (FillDistances).
+  std::vector<uint32_t> goal_first_in_;
+  std::vector<Edge> goal_in_edges_;
   absl::flat_hash_map<VertexId, Target> targets_;
   // The forward search's pass: stamp_[v] is pass_ once v is reached (g_[v]
   // valid), with kPoppedBit once popped.

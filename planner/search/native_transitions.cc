@@ -58,11 +58,17 @@ std::pair<int, int> GoalRank(int m, int b, const DistState& goal) {
   return {p.dim() == b ? 0 : 1 + p.dim(), goal.OrderPosition(m)};
 }
 
+// Which of a Partial group's steps AppendPartialGroups emits: the goal's
+// orders depend on the goal, the others do not.
+enum class PartialSteps { kAll, kGoalFree, kGoalOrders };
+
 // 9, 10. Every set of >= 2 Partial mesh dims of one op: all_reduce, then
 // reduce_scatter onto each tensor dim in two orders of the set, ascending and
 // the goal's (GoalRank), not in every order: a set of 8 has 40,320.
 void AppendPartialGroups(const DistState& state, const DistState& goal, int tensor_ndim,
-                         std::vector<Step>* out) {
+                         PartialSteps which, std::vector<Step>* out) {
+  const bool goal_free = which != PartialSteps::kGoalOrders;
+  const bool goal_orders = which != PartialSteps::kGoalFree;
   for (int op = 0; op < kNumReduceOps; ++op) {
     const Placement p = Placement::Partial(static_cast<ReduceOp>(op));
     unsigned all = 0;
@@ -77,9 +83,10 @@ void AppendPartialGroups(const DistState& state, const DistState& goal, int tens
         if (mask & (1u << m)) dims[n++] = m;
       }
       const absl::Span<const int> group(dims, n);
-      out->push_back(MakeGroupStep(group, p, Placement::Replicate()));
+      if (goal_free) out->push_back(MakeGroupStep(group, p, Placement::Replicate()));
       for (int b = 0; b < tensor_ndim; ++b) {
-        out->push_back(MakeGroupStep(group, p, Placement::Shard(b)));
+        if (goal_free) out->push_back(MakeGroupStep(group, p, Placement::Shard(b)));
+        if (!goal_orders) continue;
         int to_goal[kMaxMeshDims];
         std::copy(dims, dims + n, to_goal);
         std::stable_sort(to_goal, to_goal + n,
@@ -215,16 +222,28 @@ void AppendNativeTransitions(const DistState& state, const DistState& goal, int 
   const Orders orders = OrdersOf(state, tensor_ndim);
   const Orders goal_orders = OrdersOf(goal, tensor_ndim);
   AppendShardGroups(orders, tensor_ndim, out);
-  AppendPartialGroups(state, goal, tensor_ndim, out);
+  AppendPartialGroups(state, goal, tensor_ndim, PartialSteps::kAll, out);
   AppendSwaps(state, orders, out);
   AppendGoalPermute(orders, goal_orders, goal, tensor_ndim, out);
   AppendGoalExchange(state, orders, goal_orders, goal, tensor_ndim, out);
 }
 
-void AppendGoalExchangeStep(const DistState& state, const DistState& goal, int tensor_ndim,
-                            std::vector<Step>* out) {
-  AppendGoalExchange(state, OrdersOf(state, tensor_ndim), OrdersOf(goal, tensor_ndim), goal,
-                     tensor_ndim, out);
+void AppendGoalFreeTransitions(const DistState& state, int tensor_ndim, unsigned partial_ops,
+                               std::vector<Step>* out) {
+  AppendTransitions(state, tensor_ndim, partial_ops, out);
+  const Orders orders = OrdersOf(state, tensor_ndim);
+  AppendShardGroups(orders, tensor_ndim, out);
+  AppendPartialGroups(state, state, tensor_ndim, PartialSteps::kGoalFree, out);
+  AppendSwaps(state, orders, out);
+}
+
+void AppendGoalTransitions(const DistState& state, const DistState& goal, int tensor_ndim,
+                           std::vector<Step>* out) {
+  const Orders orders = OrdersOf(state, tensor_ndim);
+  const Orders goal_orders = OrdersOf(goal, tensor_ndim);
+  AppendPartialGroups(state, goal, tensor_ndim, PartialSteps::kGoalOrders, out);
+  AppendGoalPermute(orders, goal_orders, goal, tensor_ndim, out);
+  AppendGoalExchange(state, orders, goal_orders, goal, tensor_ndim, out);
 }
 
 }  // namespace reshard

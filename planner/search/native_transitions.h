@@ -17,12 +17,14 @@ namespace reshard {
 void AppendNativeTransitions(const DistState& state, const DistState& goal, int tensor_ndim,
                              unsigned partial_ops, std::vector<Step>* out);
 
-// Appends to *out the goal exchange (spec §4.2 edge 13) out of `state`
-// towards `goal`, if there is one: the only native edge that depends on
-// goal's Replicate and Partial mesh dims, so a search shared by goals alike in
-// their shard orders adds it per goal (planner/search/native_graph_costs.h).
-void AppendGoalExchangeStep(const DistState& state, const DistState& goal, int tensor_ndim,
-                            std::vector<Step>* out);
+// The same steps in two parts, for searches that share a graph among goals
+// (planner/search/native_graph_costs.h): those that do not depend on the
+// goal, and those that do (spec §4.2 items 10's goal orders, 12 and 13). In
+// generation order only together, as AppendNativeTransitions emits them.
+void AppendGoalFreeTransitions(const DistState& state, int tensor_ndim, unsigned partial_ops,
+                               std::vector<Step>* out);
+void AppendGoalTransitions(const DistState& state, const DistState& goal, int tensor_ndim,
+                           std::vector<Step>* out);
 
 }  // namespace reshard
 
