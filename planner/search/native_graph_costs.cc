@@ -129,14 +129,14 @@ void NativeGraphCosts::BuildReverse() {
   reverse_for_ = n;
 }
 
-// t's goal edges out of each state (spec §4.2 items 10's goal orders, 12
-// and 13), with NativeEdges' routing limit; the matrix has no memory limit.
+// t's goal edges out of each state not yet given them (spec §4.2 items 10's
+// goal orders, 12 and 13), with NativeEdges' routing limit; the matrix has
+// no memory limit. States only join the graph, so the CSR only grows.
 void NativeGraphCosts::FillGoalEdges(VertexId t, Target* target) {
   const DistState goal = states_[t];
   const size_t n = states_.size();  // MakeEdge may intern more
-  target->first.assign(1, 0);
-  target->edges.clear();
-  for (VertexId u = 0; u < n; ++u) {
+  if (target->first.empty()) target->first.push_back(0);
+  for (VertexId u = static_cast<VertexId>(target->num_vertices); u < n; ++u) {
     const DistState from = states_[u];  // a copy: MakeEdge interns
     steps_.clear();
     AppendGoalTransitions(from, goal, tensor_ndim_, &steps_);
@@ -198,8 +198,9 @@ bool NativeGraphCosts::Later(const Entry& a, const Entry& b) {
 }
 
 void NativeGraphCosts::Push(const Entry& entry) {
-  // t's key (g, g) only drops: an entry above it would pop after t.
-  if (Reached(t_) && entry.priority > g_[t_]) return;
+  // t's key (g, g) only drops, from upper_ on: an entry above it would pop
+  // after t.
+  if (entry.priority > upper_ || (Reached(t_) && entry.priority > g_[t_])) return;
   heap_.push_back(entry);
   std::push_heap(heap_.begin(), heap_.end(), Later);
 }
@@ -207,10 +208,37 @@ void NativeGraphCosts::Push(const Entry& entry) {
 void NativeGraphCosts::Relax(VertexId w, double g) {
   if (Popped(w) || (*h_)[w] == kInfinity || (Reached(w) && !(g < g_[w]))) return;
   const double priority = g + (*h_)[w];
-  if (Reached(t_) && priority > g_[t_]) return;
+  if (priority > upper_ || (Reached(t_) && priority > g_[t_])) return;
   stamp_[w] = pass_;
   g_[w] = g;
   Push({priority, g, w, nullptr, 0});
+}
+
+// The forward sum of one path from s to t (infinite if none is found): at
+// each state the edge least in cost plus h, priced. A* returns the least
+// such sum over paths (spec §5.2 item 6), so t pops at most at this key and
+// entries above it never pop first: Search drops them unpushed. With h the
+// exact distance over bounds, the path is mostly a cheapest one.
+double NativeGraphCosts::UpperBound(VertexId s, VertexId t, Target* target) {
+  const std::vector<double>& h = target->h;
+  double g = 0;
+  VertexId u = s;
+  for (size_t steps = 0; u != t; ++steps) {
+    if (steps == kMaxUpperBoundSteps) return kInfinity;  // bounds may tie around a cycle
+    Edge* best = nullptr;
+    double best_f = kInfinity;
+    auto consider = [&](Edge* e) {
+      const double f = e->cost + h[e->to];
+      if (f < best_f) best_f = f, best = e;
+    };
+    for (uint32_t i = first_edge_[u]; i < first_edge_[u + 1]; ++i) consider(&edges_[i]);
+    for (uint32_t i = target->first[u]; i < target->first[u + 1]; ++i) consider(&target->edges[i]);
+    if (best == nullptr) return kInfinity;
+    Price(u, best);
+    g += best->cost;
+    u = best->to;
+  }
+  return g;
 }
 
 // An edge out of u, popped at g: relaxed, or while not priced, a stand-in
@@ -234,6 +262,8 @@ double NativeGraphCosts::Search(VertexId s, VertexId t, Target* target) {
   h_ = &target->h;
   t_ = t;
   heap_.clear();
+  upper_ = kInfinity;
+  if (target->h[s] != kInfinity) upper_ = UpperBound(s, t, target);
   Relax(s, 0.0);
   while (!heap_.empty()) {
     std::pop_heap(heap_.begin(), heap_.end(), Later);

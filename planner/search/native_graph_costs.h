@@ -101,6 +101,8 @@ class NativeGraphCosts {
   void FillGoalEdges(VertexId t, Target* target);
   void FillDistances(VertexId t, Target* target);
   double Search(VertexId s, VertexId t, Target* target);
+  static constexpr size_t kMaxUpperBoundSteps = 64;
+  double UpperBound(VertexId s, VertexId t, Target* target);
   // The forward search's steps (Search).
   static bool Later(const Entry& a, const Entry& b);  // pops by (priority, g)
   void Push(const Entry& entry);
@@ -139,6 +141,7 @@ class NativeGraphCosts {
   uint32_t pass_ = 0;
   const std::vector<double>* h_ = nullptr;
   VertexId t_ = 0;
+  double upper_ = 0;  // Search's key above which nothing pops before t
   std::vector<Step> steps_;
 };
 
