@@ -7,6 +7,8 @@
 // random shard orders, alpha-beta with random profiles and the
 // fewest-collectives model): the cheapest plan over the two-order graph
 // costs the same as the cheapest over the every-order graph of the old rule.
+// And they pin the split the cost matrix's shared graphs rely on (spec §5.2
+// item 6): the goal-free edges and a goal's edges are the native edges.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -214,6 +216,35 @@ TEST(NativeOrdersTest, EightPartialsHaveBoundedEdges) {
   // 247 sets of >= 2 mesh dims, each an all_reduce and <= 2 orders onto each
   // of 8 tensor dims; plus the 8 single all_reduces and 64 reduce_scatters.
   EXPECT_LE(steps.size(), 247u * (1 + 8 * 2) + 8 + 64);
+}
+
+std::vector<std::string> Sorted(const std::vector<Step>& steps) {
+  std::vector<std::string> out;
+  for (const Step& step : steps) out.push_back(step.ToString());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Random states and goals with many Partials and shuffled shard orders, so
+// that edges 10 (goal orders), 12 and 13 all occur.
+TEST(NativeOrdersTest, GoalFreeAndGoalEdgesAreTheNativeEdges) {
+  Cases gen(3);
+  int with_goal_edges = 0;
+  for (int i = 0; i < 600; ++i) {
+    const int mesh_ndim = static_cast<int>(gen.Uniform(2, 5));
+    const int tensor_ndim = static_cast<int>(gen.Uniform(1, 3));
+    const DistState state = gen.State(mesh_ndim, tensor_ndim, 0.4, 0.6);
+    const DistState goal = gen.State(mesh_ndim, tensor_ndim, 0.1, 0.7);
+    const unsigned ops = state.PartialOps() | goal.PartialOps();
+    std::vector<Step> native, split;
+    AppendNativeTransitions(state, goal, tensor_ndim, ops, &native);
+    AppendGoalFreeTransitions(state, tensor_ndim, ops, &split);
+    const size_t goal_free = split.size();
+    AppendGoalTransitions(state, goal, tensor_ndim, &split);
+    EXPECT_EQ(Sorted(split), Sorted(native)) << state.ToString() << " -> " << goal.ToString();
+    with_goal_edges += split.size() > goal_free;
+  }
+  EXPECT_GT(with_goal_edges, 100);  // the goal's part was not empty throughout
 }
 
 }  // namespace
