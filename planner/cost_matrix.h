@@ -14,9 +14,9 @@
 // shared by all rows. Native mode: every search of a pair returns the exact
 // minimum sum on the pair's graph (spec §5.2 item 2), so the matrix computes
 // that with work shared by all pairs (spec §5.2 item 6): one graph per
-// Partial ops and target shard orders, a table of distances per target, and a
-// short A* per pair guided by it; graphs past a limit fall back to the A* pass
-// PlanRedistribution runs for each of their pairs.
+// Partial ops, each target's goal edges and table of distances, and a short
+// A* per pair guided by it; pairs past a limit fall back to the A* pass
+// PlanRedistribution runs for each of them.
 #ifndef RESHARD_PLANNER_COST_MATRIX_H_
 #define RESHARD_PLANNER_COST_MATRIX_H_
 
