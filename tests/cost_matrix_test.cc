@@ -296,8 +296,8 @@ TEST(CostMatrixTest, RandomNativeMatricesObeyTheStateLimitAsPlansDo) {
   EXPECT_LT(exhausted, 16);
 }
 
-// Targets alike in shard orders share a graph but not their goal exchanges
-// (spec §4.2 edge 13 leads to the whole goal): RRP(sum)R after RP(sum)RR.
+// Targets share their Partial ops' graph but not their goal edges (spec §4.2
+// edge 13 leads to the whole goal): RRP(sum)R after RP(sum)RR.
 TEST(CostMatrixTest, TargetsAlikeInShardOrdersKeepTheirOwnGoalExchanges) {
   const DeviceMesh mesh = *DeviceMesh::Create({2, 2, 2, 2});
   const std::vector<int64_t> shape = {1024, 4096};
@@ -320,6 +320,37 @@ TEST(CostMatrixTest, TargetsAlikeInShardOrdersKeepTheirOwnGoalExchanges) {
       absl::StatusOr<Plan> plan = PlanRedistribution(specs[0], specs[j], plan_options);
       ASSERT_TRUE(plan.ok()) << plan.status();
       EXPECT_EQ((*m)[0][j], plan->cost) << states[j].ToString() << " budget " << budget;
+    }
+  }
+}
+
+// Spec §5.2 item 6: targets differing only in shard orders share one graph
+// now, each with its own goal permute and goal-ordered reduce_scatters
+// (spec §4.2 edges 10 and 12), from sources whose Partials and orders those
+// edges serve.
+TEST(CostMatrixTest, TargetsDifferingInShardOrdersKeepTheirOwnGoalEdges) {
+  const DeviceMesh mesh = *DeviceMesh::Create({2, 2, 2, 2});
+  const std::vector<int64_t> shape = {1024, 4096};
+  std::vector<DistSpec> specs;
+  std::vector<DistState> states;
+  for (const char* text :
+       {"P(sum)P(sum)P(sum)R", "S(0)[0]S(0)[1]S(0)[2]R", "S(0)[2]S(0)[0]S(0)[1]R",
+        "S(0)[1]S(0)[2]S(0)[0]R", "S(1)[1]S(1)[0]RS(0)", "S(1)[0]S(1)[1]RS(0)"}) {
+    specs.push_back(*DistSpec::Parse(mesh, text, shape, DType::kF32));
+    states.push_back(specs.back().state());
+  }
+  CostMatrixOptions options;
+  options.cost_model = *MakeCostModel("nccl", 8);
+  PlanOptions plan_options{PlanMode::kNative};
+  plan_options.cost_model = options.cost_model;
+  absl::StatusOr<CostMatrixResult> m =
+      CostMatrix(mesh, shape, DType::kF32, states, states, options);
+  ASSERT_TRUE(m.ok()) << m.status();
+  for (size_t i = 0; i < states.size(); ++i) {
+    for (size_t j = 0; j < states.size(); ++j) {
+      absl::StatusOr<Plan> plan = PlanRedistribution(specs[i], specs[j], plan_options);
+      ASSERT_TRUE(plan.ok()) << plan.status();
+      EXPECT_EQ((*m)[i][j], plan->cost) << states[i].ToString() << " -> " << states[j].ToString();
     }
   }
 }
