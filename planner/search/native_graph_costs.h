@@ -71,8 +71,9 @@ class NativeGraphCosts {
   };
   static constexpr uint32_t kPriced = std::numeric_limits<uint32_t>::max();
   // An edge's cost is its price, or while `step` is not kPriced, the model's
-  // lower bound on it (spec §5.2 item 7): priced when its source is first
-  // popped by a forward search (Price), since most edges never are.
+  // lower bound on it (spec §5.2 item 7): priced when a forward search pops
+  // its stand-in or its greedy path takes it (Price), since most edges never
+  // are.
   struct Edge {
     VertexId to;
     double cost;
