@@ -122,7 +122,7 @@ absl::Status FillRow(const DistState& src, absl::Span<const DistState> targets,
 }
 
 // The native searches of one worker for pairs whose graph passes a limit
-// (NativeGraphCosts::AddReachable), one per Partial ops and goal (the goal
+// (NativeGraphCosts::AddReachable, AddGoal), one per Partial ops and goal (the goal
 // exchange depends on the whole goal, spec §4.2 edge 13), each keeping its
 // states and edges across rows.
 class NativeSearches {
