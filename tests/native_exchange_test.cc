@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <numeric>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "collectives/tensor/box_copy.h"
@@ -127,6 +128,55 @@ TEST(PermuteExchangeTest, TransposePiecesTileBothBlocks) {
     EXPECT_EQ(std::accumulate(received.begin(), received.end(), int64_t{0}),
               ChunkSize(7, 2, coord[1]) * ChunkSize(5, 4, coord[0]))
         << r;
+  }
+}
+
+// Every member's block of `in` at `logical`, built afresh from GroupSlices:
+// the blocks ExchangeLoadOf routes, without its storage kept between calls.
+std::vector<Box> FreshBlocks(const DistState& in, MeshDimSet group, const DeviceMesh& mesh,
+                             const std::vector<int64_t>& logical) {
+  std::vector<Box> blocks(mesh.GroupSize(group), Box(logical.size()));
+  for (size_t d = 0; d < logical.size(); ++d) {
+    const std::vector<Slice> slices =
+        GroupSlices(mesh, group, GroupSplitsIn(in, group, static_cast<int>(d)), logical[d]);
+    for (size_t j = 0; j < slices.size(); ++j) blocks[j][d] = slices[j];
+  }
+  return blocks;
+}
+
+// ExchangeLoadOf reuses its blocks' storage from call to call: exchanges of
+// different group sizes and tensor ranks, each priced after larger and
+// smaller ones, must price as the routes of freshly built blocks do.
+TEST(ExchangeLoadTest, SameLoadAsFreshBlocksWhateverWasPricedBefore) {
+  struct Case {
+    DeviceMesh mesh;
+    DistState state;
+    Step step;
+    std::vector<int64_t> logical;
+  };
+  const DeviceMesh m42 = Mesh({4, 2}), m22 = Mesh({2, 2}), m232 = Mesh({2, 3, 2});
+  const std::vector<Case> cases = {
+      {m42, State(m42, "S(0)S(1)", 2), MakePermute({{0, 1}, {1, 0}}), {7, 5}},
+      {m22, State(m22, "S(0)[1]S(0)[0]", 2), MakePermute({{0, 0}, {1, 0}}), {5, 3}},
+      {m232,
+       State(m232, "S(0)RS(2)", 3),
+       MakeExchange(MeshDimSet::Of({0, 1, 2}), {{0, 2}, {1, 0}}),
+       {9, 7, 5}},
+      {m232, State(m232, "RS(1)S(1)", 2), MakeExchange(MeshDimSet::Of({1, 2}), {{2, 0}}), {6, 11}},
+  };
+  for (int i : {2, 0, 1, 3, 2, 1, 0, 3, 1}) {
+    const Case& c = cases[i];
+    const std::vector<Box> held = FreshBlocks(c.state, c.step.group, c.mesh, c.logical);
+    const std::vector<Box> wanted =
+        FreshBlocks(ApplyStep(c.state, c.step), c.step.group, c.mesh, c.logical);
+    const RouteLoad want = LoadOfRoutes(RouteSlices(held, wanted), held.size());
+    const RouteLoad got = ExchangeLoadOf(c.state, c.step, c.mesh, c.logical);
+    EXPECT_EQ(std::make_tuple(got.max_sent, got.max_received, got.max_sent_plus_received,
+                              got.max_messages, got.total_sent),
+              std::make_tuple(want.max_sent, want.max_received, want.max_sent_plus_received,
+                              want.max_messages, want.total_sent))
+        << "case " << i;
+    EXPECT_GT(want.total_sent, 0) << "case " << i;  // each case moves something
   }
 }
 

@@ -8,16 +8,24 @@ namespace reshard {
 namespace {
 
 // Every member's block, as boxes of the logical tensor: per tensor dim its
-// slice over the group's splits before (after = false) or after the step.
+// slice over the group's splits in `in` (the state before or after the
+// step). Into `blocks`, reusing its boxes' storage (see ExchangeLoadOf).
+void FillBlocks(const DistState& in, MeshDimSet group, const DeviceMesh& mesh,
+                absl::Span<const int64_t> logical, std::vector<Box>* blocks) {
+  blocks->resize(mesh.GroupSize(group));
+  for (Box& box : *blocks) box.resize(logical.size());
+  for (size_t d = 0; d < logical.size(); ++d) {
+    const MeshDimList splits = GroupSplitsIn(in, group, static_cast<int>(d));
+    const std::vector<Slice> slices = GroupSlices(mesh, group, splits, logical[d]);
+    for (size_t j = 0; j < slices.size(); ++j) (*blocks)[j][d] = slices[j];
+  }
+}
+
+// FillBlocks before (after = false) or after the step, into a new vector.
 std::vector<Box> Blocks(const DistState& state, const Step& step, const DeviceMesh& mesh,
                         absl::Span<const int64_t> logical, bool after) {
-  std::vector<Box> blocks(mesh.GroupSize(step.group), Box(logical.size()));
-  const DistState in = after ? ApplyStep(state, step) : state;  // once, not per tensor dim
-  for (size_t d = 0; d < logical.size(); ++d) {
-    const MeshDimList splits = GroupSplitsIn(in, step.group, static_cast<int>(d));
-    const std::vector<Slice> slices = GroupSlices(mesh, step.group, splits, logical[d]);
-    for (size_t j = 0; j < slices.size(); ++j) blocks[j][d] = slices[j];
-  }
+  std::vector<Box> blocks;
+  FillBlocks(after ? ApplyStep(state, step) : state, step.group, mesh, logical, &blocks);
   return blocks;
 }
 
@@ -116,8 +124,13 @@ PermuteExchange PermuteExchangeOf(const DistState& state, const Step& step, cons
 
 RouteLoad ExchangeLoadOf(const DistState& state, const Step& step, const DeviceMesh& mesh,
                          absl::Span<const int64_t> logical) {
-  return LoadOfSliceRoutes(Blocks(state, step, mesh, logical, /*after=*/false),
-                           Blocks(state, step, mesh, logical, /*after=*/true));
+  // Pricing calls this once per distinct exchange price (spec §6.4), and a
+  // box per member per call was most of its allocations: each thread keeps
+  // the blocks' storage between calls (the boxes are overwritten whole).
+  thread_local std::vector<Box> source, target;
+  FillBlocks(state, step.group, mesh, logical, &source);
+  FillBlocks(ApplyStep(state, step), step.group, mesh, logical, &target);
+  return LoadOfSliceRoutes(source, target);
 }
 
 RouteLoad ExchangeLoadAtOrigin(const DistState& state, const Step& step, const DeviceMesh& mesh,

@@ -53,8 +53,12 @@ struct Classes {
 // Sorting the participants by (box, index) puts each class's holders
 // together in ascending order; the classes are then renumbered by their
 // first holder, which is the numbering of a scan in participant order.
+// Every vector is reserved to its bound (participants): pricing builds these
+// once per distinct exchange price (spec §6.4), where growing them was most
+// of its allocations.
 Classes ClassesOf(absl::Span<const Box> held) {
   std::vector<int64_t> order;
+  order.reserve(held.size());
   for (size_t i = 0; i < held.size(); ++i) {
     if (BoxElements(held[i]) != 0) order.push_back(static_cast<int64_t>(i));
   }
@@ -63,6 +67,7 @@ Classes ClassesOf(absl::Span<const Box> held) {
     return c != 0 ? c < 0 : a < b;
   });
   std::vector<std::pair<size_t, size_t>> runs;  // [begin, end) in `order`, one per class
+  runs.reserve(order.size());
   for (size_t r = 0; r < order.size(); ++r) {
     if (r == 0 || CompareBoxes(held[order[r - 1]], held[order[r]]) != 0) runs.push_back({r, r});
     runs.back().second = r + 1;
@@ -71,6 +76,9 @@ Classes ClassesOf(absl::Span<const Box> held) {
             [&](const auto& a, const auto& b) { return order[a.first] < order[b.first]; });
   Classes c;
   c.of.assign(held.size(), -1);
+  c.first.reserve(runs.size());
+  c.start.reserve(runs.size() + 1);
+  c.holders.reserve(order.size());
   c.start.push_back(0);
   for (const auto& [begin, end] : runs) {
     c.first.push_back(order[begin]);
@@ -104,7 +112,10 @@ DimIndex IndexDim(const Classes& c, absl::Span<const Box> held, size_t d) {
     const Slice x = extent(a), y = extent(b);
     return std::tie(x.offset, x.size, a) < std::tie(y.offset, y.size, b);
   });
-  DimIndex x;
+  DimIndex x;  // reserved to its bound, as ClassesOf's
+  x.extents.reserve(order.size());
+  x.start.reserve(order.size() + 1);
+  x.classes.reserve(order.size());
   for (int64_t k : order) {
     if (x.extents.empty() || !(x.extents.back() == extent(k))) {
       if (!x.extents.empty() &&
@@ -193,8 +204,10 @@ void ForEachMeeting(const Classes& c, absl::Span<const Box> held, absl::Span<con
                     Visit visit) {
   std::vector<DimIndex> dims;
   const size_t ndim = c.count() == 0 ? 0 : held[c.first[0]].size();
+  dims.reserve(ndim);
   for (size_t d = 0; d < ndim; ++d) dims.push_back(IndexDim(c, held, d));
   std::vector<int64_t> candidates;
+  candidates.reserve(c.count());
   for (size_t j = 0; j < wanted.size() && c.count() != 0; ++j) {
     if (BoxElements(wanted[j]) == 0) continue;
     CandidatesFor(c, dims, wanted[j], &candidates);
