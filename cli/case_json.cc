@@ -160,12 +160,20 @@ void AppendJsonString(absl::string_view text, std::string* out) {
   out->push_back('"');
 }
 
-std::string FormatCost(double cost) {
+void AppendCost(double cost, std::string* out) {
   char buf[64];
   // Shortest round trip (C++17 <charconv>), like Python's repr.
   char* end = std::to_chars(buf, buf + sizeof(buf), cost).ptr;
-  std::string s(buf, end);
-  if (s.find_first_of(".en") == std::string::npos) s += ".0";  // "2" -> "2.0"; not inf/nan
+  const bool integral = std::find_if(buf, end, [](char c) {
+                          return c == '.' || c == 'e' || c == 'n';
+                        }) == end;  // not inf/nan either
+  out->append(buf, end);
+  if (integral) out->append(".0");  // "2" -> "2.0"
+}
+
+std::string FormatCost(double cost) {
+  std::string s;
+  AppendCost(cost, &s);
   return s;
 }
 

@@ -123,6 +123,8 @@ void AppendCaseResult(absl::string_view line, int64_t max_states, std::string* o
 // Shortest text that reads back as the same double, always with a "." or an
 // exponent, as Python's repr writes it ("7.202718569887132", "0.0", "1e-05").
 std::string FormatCost(double cost);
+// FormatCost appended to *out (a cost matrix prints thousands per line).
+void AppendCost(double cost, std::string* out);
 
 }  // namespace reshard
 

@@ -140,7 +140,12 @@ void PrintRow(size_t i, const Row& row) {
   std::string out;
   absl::StrAppend(&out, "{\"src\":", i, ",\"costs\":[");
   for (size_t j = 0; j < row.costs.size(); ++j) {
-    absl::StrAppend(&out, j ? "," : "", row.costs[j] ? FormatCost(*row.costs[j]) : "null");
+    if (j > 0) out += ',';
+    if (row.costs[j]) {
+      AppendCost(*row.costs[j], &out);
+    } else {
+      out += "null";
+    }
   }
   out += "]";
   if (!row.errors.empty()) {
