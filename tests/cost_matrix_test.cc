@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -40,17 +42,23 @@ const char* const kLayouts[] = {
     "P(max)P(max)R",
 };
 
+// Parsed layouts: by default kLayouts, bf16.
 struct Layouts {
-  DeviceMesh mesh = *DeviceMesh::Create({2, 3, 2});
-  std::vector<int64_t> shape = {13, 8, 6};
+  DeviceMesh mesh;
+  std::vector<int64_t> shape;
   std::vector<DistSpec> specs;
   std::vector<DistState> states;
-  Layouts() {
-    for (const char* text : kLayouts) {
-      specs.push_back(*DistSpec::Parse(mesh, text, shape, DType::kBF16));
+  Layouts(std::vector<int64_t> mesh_sizes, std::vector<int64_t> tensor_shape, DType dtype,
+          std::vector<const char*> texts)
+      : mesh(*DeviceMesh::Create(mesh_sizes)), shape(std::move(tensor_shape)) {
+    for (const char* text : texts) {
+      specs.push_back(*DistSpec::Parse(mesh, text, shape, dtype));
       states.push_back(specs.back().state());
     }
   }
+  Layouts()
+      : Layouts({2, 3, 2}, {13, 8, 6}, DType::kBF16,
+                std::vector<const char*>(std::begin(kLayouts), std::end(kLayouts))) {}
 };
 
 // `mode` as both CostMatrix and PlanRedistribution get it.
@@ -299,14 +307,12 @@ TEST(CostMatrixTest, RandomNativeMatricesObeyTheStateLimitAsPlansDo) {
 // Targets share their Partial ops' graph but not their goal edges (spec §4.2
 // edge 13 leads to the whole goal): RRP(sum)R after RP(sum)RR.
 TEST(CostMatrixTest, TargetsAlikeInShardOrdersKeepTheirOwnGoalExchanges) {
-  const DeviceMesh mesh = *DeviceMesh::Create({2, 2, 2, 2});
-  const std::vector<int64_t> shape = {1024, 4096};
-  std::vector<DistSpec> specs;
-  std::vector<DistState> states;
-  for (const char* text : {"S(1)RRR", "RP(sum)RR", "RRP(sum)R", "RRRP(sum)"}) {
-    specs.push_back(*DistSpec::Parse(mesh, text, shape, DType::kF32));
-    states.push_back(specs.back().state());
-  }
+  const Layouts l({2, 2, 2, 2}, {1024, 4096}, DType::kF32,
+                  {"S(1)RRR", "RP(sum)RR", "RRP(sum)R", "RRRP(sum)"});
+  const DeviceMesh& mesh = l.mesh;
+  const std::vector<int64_t>& shape = l.shape;
+  const std::vector<DistSpec>& specs = l.specs;
+  const std::vector<DistState>& states = l.states;
   CostMatrixOptions options;
   options.cost_model = *MakeCostModel("nccl", 8);
   PlanOptions plan_options{PlanMode::kNative};
@@ -329,16 +335,13 @@ TEST(CostMatrixTest, TargetsAlikeInShardOrdersKeepTheirOwnGoalExchanges) {
 // (spec §4.2 edges 10 and 12), from sources whose Partials and orders those
 // edges serve.
 TEST(CostMatrixTest, TargetsDifferingInShardOrdersKeepTheirOwnGoalEdges) {
-  const DeviceMesh mesh = *DeviceMesh::Create({2, 2, 2, 2});
-  const std::vector<int64_t> shape = {1024, 4096};
-  std::vector<DistSpec> specs;
-  std::vector<DistState> states;
-  for (const char* text :
-       {"P(sum)P(sum)P(sum)R", "S(0)[0]S(0)[1]S(0)[2]R", "S(0)[2]S(0)[0]S(0)[1]R",
-        "S(0)[1]S(0)[2]S(0)[0]R", "S(1)[1]S(1)[0]RS(0)", "S(1)[0]S(1)[1]RS(0)"}) {
-    specs.push_back(*DistSpec::Parse(mesh, text, shape, DType::kF32));
-    states.push_back(specs.back().state());
-  }
+  const Layouts l({2, 2, 2, 2}, {1024, 4096}, DType::kF32,
+                  {"P(sum)P(sum)P(sum)R", "S(0)[0]S(0)[1]S(0)[2]R", "S(0)[2]S(0)[0]S(0)[1]R",
+                   "S(0)[1]S(0)[2]S(0)[0]R", "S(1)[1]S(1)[0]RS(0)", "S(1)[0]S(1)[1]RS(0)"});
+  const DeviceMesh& mesh = l.mesh;
+  const std::vector<int64_t>& shape = l.shape;
+  const std::vector<DistSpec>& specs = l.specs;
+  const std::vector<DistState>& states = l.states;
   CostMatrixOptions options;
   options.cost_model = *MakeCostModel("nccl", 8);
   PlanOptions plan_options{PlanMode::kNative};
