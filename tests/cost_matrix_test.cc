@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <iterator>
 #include <memory>
 #include <optional>
@@ -199,32 +200,28 @@ DistState RandomState(std::mt19937_64& rng, int mesh_ndim, int tensor_ndim) {
 
 // A random native matrix case: 2-D to 4-D meshes (size-1 dims included),
 // 1-3 tensor dims of uneven sizes, layouts as RandomState makes them.
-struct RandomCase {
-  DeviceMesh mesh = *DeviceMesh::Create({1});
+Layouts RandomLayouts(std::mt19937_64& rng, int num_layouts) {
+  const int mesh_ndim = 2 + static_cast<int>(rng() % 3);
+  std::vector<int64_t> sizes;
+  for (int m = 0; m < mesh_ndim; ++m) sizes.push_back(1 + rng() % (mesh_ndim == 4 ? 2 : 3));
+  const int tensor_ndim = 1 + static_cast<int>(rng() % 3);
   std::vector<int64_t> shape;
-  std::vector<DistSpec> specs;
-  std::vector<DistState> states;
-  RandomCase(std::mt19937_64& rng, int num_layouts) {
-    const int mesh_ndim = 2 + static_cast<int>(rng() % 3);
-    std::vector<int64_t> sizes;
-    for (int m = 0; m < mesh_ndim; ++m) sizes.push_back(1 + rng() % (mesh_ndim == 4 ? 2 : 3));
-    mesh = *DeviceMesh::Create(sizes);
-    const int tensor_ndim = 1 + static_cast<int>(rng() % 3);
-    for (int d = 0; d < tensor_ndim; ++d) shape.push_back(5 + rng() % 60);
-    while (static_cast<int>(states.size()) < num_layouts) {
-      const DistState s = RandomState(rng, mesh_ndim, tensor_ndim);
-      absl::StatusOr<DistSpec> spec = DistSpec::Create(mesh, s, shape, DType::kF32);
-      if (!spec.ok()) continue;  // e.g. more shards than elements
-      specs.push_back(*spec);
-      states.push_back(s);
-    }
+  for (int d = 0; d < tensor_ndim; ++d) shape.push_back(5 + rng() % 60);
+  Layouts r(sizes, shape, DType::kF32, {});
+  while (static_cast<int>(r.states.size()) < num_layouts) {
+    const DistState s = RandomState(rng, mesh_ndim, tensor_ndim);
+    absl::StatusOr<DistSpec> spec = DistSpec::Create(r.mesh, s, r.shape, DType::kF32);
+    if (!spec.ok()) continue;  // e.g. more shards than elements
+    r.specs.push_back(*spec);
+    r.states.push_back(s);
   }
-};
+  return r;
+}
 
 // `matrix` against the plans of its pairs (row-major; an error where the
 // plan hit a limit): bit-identical costs, and ResourceExhausted exactly when
 // some pair's plan hit a limit. Returns the entries compared.
-int ExpectMatrixEqualsPlans(const RandomCase& r, const absl::StatusOr<CostMatrixResult>& matrix,
+int ExpectMatrixEqualsPlans(const Layouts& r, const absl::StatusOr<CostMatrixResult>& matrix,
                             const std::vector<absl::StatusOr<Plan>>& plans,
                             const std::string& label) {
   bool plans_ok = true;
@@ -249,38 +246,53 @@ int ExpectMatrixEqualsPlans(const RandomCase& r, const absl::StatusOr<CostMatrix
   return compared;
 }
 
-// Random cases, each matrix against PlanRedistribution of its pairs under
-// the same model and limits, with graphs built as by default, always (a
-// budget past any graph) and never (every pair alone). Returns how many cases
-// hit a limit.
+// `l`'s native matrix under `options` (model, limits), once per graph budget,
+// against PlanRedistribution of every pair under the same model and limits.
+struct MatrixCheck {
+  int compared = 0;              // entries compared, over all budgets
+  bool exhausted_alone = false;  // budget 0 (every pair alone) hit a limit
+};
+MatrixCheck ExpectNativeMatrixEqualsPlans(const Layouts& l, CostMatrixOptions options,
+                                          std::initializer_list<int64_t> budgets,
+                                          const std::string& label) {
+  options.mode = PlanMode::kNative;
+  PlanOptions plan_options{PlanMode::kNative};
+  plan_options.algorithm = Algorithm::kGraph;
+  plan_options.cost_model = options.cost_model;
+  plan_options.max_expanded_states = options.max_expanded_states;
+  std::vector<absl::StatusOr<Plan>> plans;
+  for (const DistSpec& src : l.specs) {
+    for (const DistSpec& dst : l.specs) plans.push_back(PlanRedistribution(src, dst, plan_options));
+  }
+  MatrixCheck check;
+  for (int64_t budget : budgets) {
+    options.graph_states_per_pair = budget;
+    absl::StatusOr<CostMatrixResult> matrix =
+        CostMatrix(l.mesh, l.shape, DType::kF32, l.states, l.states, options);
+    check.compared +=
+        ExpectMatrixEqualsPlans(l, matrix, plans, absl::StrCat(label, " budget ", budget));
+    if (!matrix.ok() && budget == 0) check.exhausted_alone = true;
+  }
+  return check;
+}
+
+// Random cases, each matrix against PlanRedistribution of its pairs, with
+// graphs built as by default, always (a budget past any graph) and never
+// (every pair alone). Returns how many cases hit a limit.
 int ExpectRandomNativeCasesEqualPlans(const std::string& model_name, int64_t max_states, int cases,
                                       uint64_t seed) {
   std::mt19937_64 rng(seed);
   int compared = 0;
   int exhausted = 0;
   for (int c = 0; c < cases; ++c) {
-    RandomCase r(rng, 6);
+    const Layouts r = RandomLayouts(rng, 6);
     CostMatrixOptions options;
-    options.mode = PlanMode::kNative;
     options.cost_model = *MakeCostModel(model_name, 1 + static_cast<int>(rng() % 4));
     options.max_expanded_states = max_states;
-    PlanOptions plan_options{PlanMode::kNative};
-    plan_options.algorithm = Algorithm::kGraph;
-    plan_options.cost_model = options.cost_model;
-    plan_options.max_expanded_states = max_states;
-    std::vector<absl::StatusOr<Plan>> plans;
-    for (const DistSpec& src : r.specs) {
-      for (const DistSpec& dst : r.specs)
-        plans.push_back(PlanRedistribution(src, dst, plan_options));
-    }
-    for (int64_t budget : {int64_t{32}, int64_t{1} << 30, int64_t{0}}) {
-      options.graph_states_per_pair = budget;
-      absl::StatusOr<CostMatrixResult> matrix =
-          CostMatrix(r.mesh, r.shape, DType::kF32, r.states, r.states, options);
-      compared +=
-          ExpectMatrixEqualsPlans(r, matrix, plans, absl::StrCat("case ", c, " budget ", budget));
-      if (!matrix.ok() && budget == 0) ++exhausted;
-    }
+    const MatrixCheck check = ExpectNativeMatrixEqualsPlans(r, options, {32, int64_t{1} << 30, 0},
+                                                            absl::StrCat("case ", c));
+    compared += check.compared;
+    if (check.exhausted_alone) ++exhausted;
   }
   EXPECT_GT(compared, (cases - exhausted) * 36 * 3 / 2);
   return exhausted;
@@ -309,25 +321,10 @@ TEST(CostMatrixTest, RandomNativeMatricesObeyTheStateLimitAsPlansDo) {
 TEST(CostMatrixTest, TargetsAlikeInShardOrdersKeepTheirOwnGoalExchanges) {
   const Layouts l({2, 2, 2, 2}, {1024, 4096}, DType::kF32,
                   {"S(1)RRR", "RP(sum)RR", "RRP(sum)R", "RRRP(sum)"});
-  const DeviceMesh& mesh = l.mesh;
-  const std::vector<int64_t>& shape = l.shape;
-  const std::vector<DistSpec>& specs = l.specs;
-  const std::vector<DistState>& states = l.states;
   CostMatrixOptions options;
   options.cost_model = *MakeCostModel("nccl", 8);
-  PlanOptions plan_options{PlanMode::kNative};
-  plan_options.cost_model = options.cost_model;
-  for (int64_t budget : {int64_t{1} << 30, int64_t{0}}) {  // a shared graph, or none
-    options.graph_states_per_pair = budget;
-    absl::StatusOr<CostMatrixResult> m =
-        CostMatrix(mesh, shape, DType::kF32, {states[0]}, states, options);
-    ASSERT_TRUE(m.ok()) << m.status();
-    for (size_t j = 1; j < states.size(); ++j) {
-      absl::StatusOr<Plan> plan = PlanRedistribution(specs[0], specs[j], plan_options);
-      ASSERT_TRUE(plan.ok()) << plan.status();
-      EXPECT_EQ((*m)[0][j], plan->cost) << states[j].ToString() << " budget " << budget;
-    }
-  }
+  // A shared graph, or none.
+  EXPECT_EQ(ExpectNativeMatrixEqualsPlans(l, options, {int64_t{1} << 30, 0}, "").compared, 32);
 }
 
 // Spec §5.2 item 6: targets differing only in shard orders share one graph
@@ -338,24 +335,10 @@ TEST(CostMatrixTest, TargetsDifferingInShardOrdersKeepTheirOwnGoalEdges) {
   const Layouts l({2, 2, 2, 2}, {1024, 4096}, DType::kF32,
                   {"P(sum)P(sum)P(sum)R", "S(0)[0]S(0)[1]S(0)[2]R", "S(0)[2]S(0)[0]S(0)[1]R",
                    "S(0)[1]S(0)[2]S(0)[0]R", "S(1)[1]S(1)[0]RS(0)", "S(1)[0]S(1)[1]RS(0)"});
-  const DeviceMesh& mesh = l.mesh;
-  const std::vector<int64_t>& shape = l.shape;
-  const std::vector<DistSpec>& specs = l.specs;
-  const std::vector<DistState>& states = l.states;
   CostMatrixOptions options;
   options.cost_model = *MakeCostModel("nccl", 8);
-  PlanOptions plan_options{PlanMode::kNative};
-  plan_options.cost_model = options.cost_model;
-  absl::StatusOr<CostMatrixResult> m =
-      CostMatrix(mesh, shape, DType::kF32, states, states, options);
-  ASSERT_TRUE(m.ok()) << m.status();
-  for (size_t i = 0; i < states.size(); ++i) {
-    for (size_t j = 0; j < states.size(); ++j) {
-      absl::StatusOr<Plan> plan = PlanRedistribution(specs[i], specs[j], plan_options);
-      ASSERT_TRUE(plan.ok()) << plan.status();
-      EXPECT_EQ((*m)[i][j], plan->cost) << states[i].ToString() << " -> " << states[j].ToString();
-    }
-  }
+  const int64_t by_default = CostMatrixOptions().graph_states_per_pair;
+  EXPECT_EQ(ExpectNativeMatrixEqualsPlans(l, options, {by_default}, "").compared, 36);
 }
 
 // Spec §5.2 item 2: two paths here sum to 22.570659383931403 and one ulp

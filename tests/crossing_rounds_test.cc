@@ -64,29 +64,9 @@ void ForEachElement(const Box& box, const std::vector<int64_t>& shape, F f) {
   }
 }
 
-// Per participant, its crossing_src block (held) and crossing_dst block
-// (wanted), empty where it has none (spec §14).
-void CrossingBlocks(const CrossMeshPlan& plan, std::vector<Box>* held, std::vector<Box>* wanted) {
-  const size_t n = plan.participants.size(), ndim = plan.crossing_src.global_shape().size();
-  held->assign(n, Box(ndim));
-  wanted->assign(n, Box(ndim));
-  auto index = [&](int64_t rank) {
-    return std::find(plan.participants.begin(), plan.participants.end(), rank) -
-           plan.participants.begin();
-  };
-  for (size_t r = 0; r < plan.src_ranks.size(); ++r) {
-    (*held)[index(plan.src_ranks[r])] =
-        BlockOf(plan.crossing_src, plan.crossing_src.mesh().Coordinate(static_cast<int64_t>(r)));
-  }
-  for (size_t r = 0; r < plan.dst_ranks.size(); ++r) {
-    (*wanted)[index(plan.dst_ranks[r])] =
-        BlockOf(plan.crossing_dst, plan.crossing_dst.mesh().Coordinate(static_cast<int64_t>(r)));
-  }
-}
-
 int64_t LowerBound(const CrossMeshPlan& plan, int64_t limit) {
   std::vector<Box> held, wanted;
-  CrossingBlocks(plan, &held, &wanted);
+  plan.CrossingBoxes(&held, &wanted);
   return RoundsLowerBound(held, wanted, plan.routes, ItemSize(plan.crossing_src.dtype()), limit);
 }
 
@@ -99,7 +79,7 @@ std::string EverySliceOnce(const CrossMeshPlan& plan) {
   for (int64_t e : shape) numel *= e;
   const size_t n = plan.participants.size();
   std::vector<Box> held, wanted;
-  CrossingBlocks(plan, &held, &wanted);
+  plan.CrossingBoxes(&held, &wanted);
   for (size_t j = 0; j < n; ++j) {
     std::vector<int> count(numel, 0), want(numel, 0), has(numel, 0);
     ForEachElement(wanted[j], shape, [&](int64_t i) { want[i] = 1; });

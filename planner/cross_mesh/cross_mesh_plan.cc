@@ -86,28 +86,6 @@ std::vector<int> FreeMeshDims(const DistSpec& spec, bool replicate) {
   return free;
 }
 
-// Spec §14: the crossing's boxes per participant. Participant i holds its
-// crossing_src block if it is a source rank and wants its crossing_dst
-// block if it is a destination rank (empty boxes otherwise).
-void CrossingBoxes(const CrossMeshPlan& p, std::vector<Box>* held, std::vector<Box>* wanted) {
-  const size_t n = p.participants.size();
-  const Box nothing(p.crossing_src.global_shape().size());
-  held->assign(n, nothing);
-  wanted->assign(n, nothing);
-  auto index = [&](int64_t rank) {
-    return std::lower_bound(p.participants.begin(), p.participants.end(), rank) -
-           p.participants.begin();
-  };
-  for (size_t r = 0; r < p.src_ranks.size(); ++r) {
-    (*held)[index(p.src_ranks[r])] =
-        BlockOf(p.crossing_src, p.crossing_src.mesh().Coordinate(static_cast<int64_t>(r)));
-  }
-  for (size_t r = 0; r < p.dst_ranks.size(); ++r) {
-    (*wanted)[index(p.dst_ranks[r])] =
-        BlockOf(p.crossing_dst, p.crossing_dst.mesh().Coordinate(static_cast<int64_t>(r)));
-  }
-}
-
 // The slices the crossing's routes hold before balancing splits any: per
 // destination rank, the source blocks its block meets. A layout's blocks
 // are the product of one partition of [0, extent) per tensor dim (each
@@ -157,7 +135,7 @@ bool PricesExchanges(const PlanOptions& options) {
 // (at most `max_slices` of them), with their load and the plan's peak.
 absl::Status RouteCrossing(const PlanOptions& options, int64_t max_slices, CrossMeshPlan* p) {
   std::vector<Box> held, wanted;
-  CrossingBoxes(*p, &held, &wanted);
+  p->CrossingBoxes(&held, &wanted);
   const int64_t itemsize = ItemSize(p->crossing_src.dtype());
   RESHARD_ASSIGN_OR_RETURN(CrossingRounds rounds,
                            SplitIntoRounds(held, wanted, RouteSlices(held, wanted), p->participants,
@@ -332,6 +310,20 @@ int64_t CrossMeshPlan::ParticipantIndex(int64_t rank) const {
   return it == participants.end() || *it != rank ? -1 : it - participants.begin();
 }
 
+void CrossMeshPlan::CrossingBoxes(std::vector<Box>* held, std::vector<Box>* wanted) const {
+  const Box nothing(crossing_src.global_shape().size());
+  held->assign(participants.size(), nothing);
+  wanted->assign(participants.size(), nothing);
+  for (size_t r = 0; r < src_ranks.size(); ++r) {
+    (*held)[ParticipantIndex(src_ranks[r])] =
+        BlockOf(crossing_src, crossing_src.mesh().Coordinate(static_cast<int64_t>(r)));
+  }
+  for (size_t r = 0; r < dst_ranks.size(); ++r) {
+    (*wanted)[ParticipantIndex(dst_ranks[r])] =
+        BlockOf(crossing_dst, crossing_dst.mesh().Coordinate(static_cast<int64_t>(r)));
+  }
+}
+
 int64_t CrossMeshPlan::SrcIndex(int64_t rank) const { return PositionIn(src_ranks, rank); }
 
 int64_t CrossMeshPlan::DstIndex(int64_t rank) const { return PositionIn(dst_ranks, rank); }
@@ -347,7 +339,7 @@ std::vector<int64_t> CrossMeshPlan::BytesSent() const {
 
 std::vector<int64_t> CrossMeshPlan::ReceiveLowerBoundBytes() const {
   std::vector<Box> held, wanted;
-  CrossingBoxes(*this, &held, &wanted);
+  CrossingBoxes(&held, &wanted);
   const int64_t itemsize = ItemSize(crossing_src.dtype());
   std::vector<int64_t> bound(participants.size(), 0);
   for (size_t i = 0; i < participants.size(); ++i) {
@@ -359,14 +351,14 @@ std::vector<int64_t> CrossMeshPlan::ReceiveLowerBoundBytes() const {
 
 std::vector<int64_t> CrossMeshPlan::CrossingPeakBytes() const {
   std::vector<Box> held, wanted;
-  CrossingBoxes(*this, &held, &wanted);
+  CrossingBoxes(&held, &wanted);
   return ::reshard::CrossingPeakBytes(held, wanted, routes, route_rounds, rounds,
                                       ItemSize(crossing_src.dtype()));
 }
 
 int64_t CrossMeshPlan::LeastCrossingBytes() const {
   std::vector<Box> held, wanted;
-  CrossingBoxes(*this, &held, &wanted);
+  CrossingBoxes(&held, &wanted);
   return LeastCrossingMemory(held, wanted, routes, ItemSize(crossing_src.dtype()));
 }
 

@@ -85,6 +85,11 @@ struct CrossMeshPlan {
   int64_t SrcIndex(int64_t rank) const;
   int64_t DstIndex(int64_t rank) const;
 
+  // Spec §14: the crossing's boxes per participant. Participant i holds its
+  // crossing_src block if it is a source rank and wants its crossing_dst
+  // block if it is a destination rank (empty boxes otherwise).
+  void CrossingBoxes(std::vector<Box>* held, std::vector<Box>* wanted) const;
+
   // Per participant, the bytes it sends to other participants in the
   // crossing (local copies not counted).
   std::vector<int64_t> BytesSent() const;

@@ -38,23 +38,16 @@ void NaiveHopBoxes(const NaiveCrossMeshPlan& plan, int hop, std::vector<Box>* he
   const CrossMeshPlan& p = plan.plain;
   const Box nothing(p.crossing_src.global_shape().size());
   const Box whole = WholeTensor(p.crossing_src);
-  held->assign(p.participants.size(), nothing);
-  wanted->assign(p.participants.size(), nothing);
+  p.CrossingBoxes(held, wanted);  // the gather keeps `held`, the scatter `wanted`
+  if (hop != 0) held->assign(p.participants.size(), nothing);
+  if (hop != 2) wanted->assign(p.participants.size(), nothing);
   if (hop == 0) {  // gather: the source blocks to the source root
-    for (size_t r = 0; r < p.src_ranks.size(); ++r) {
-      (*held)[p.ParticipantIndex(p.src_ranks[r])] =
-          BlockOf(p.crossing_src, p.crossing_src.mesh().Coordinate(static_cast<int64_t>(r)));
-    }
     (*wanted)[plan.src_root] = whole;
   } else if (hop == 1) {  // send: root to root
     (*held)[plan.src_root] = whole;
     (*wanted)[plan.dst_root] = whole;
   } else {  // scatter: the destination root to every destination block
     (*held)[plan.dst_root] = whole;
-    for (size_t r = 0; r < p.dst_ranks.size(); ++r) {
-      (*wanted)[p.ParticipantIndex(p.dst_ranks[r])] =
-          BlockOf(p.crossing_dst, p.crossing_dst.mesh().Coordinate(static_cast<int64_t>(r)));
-    }
   }
 }
 
