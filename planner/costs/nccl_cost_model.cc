@@ -1,6 +1,7 @@
 #include "planner/costs/nccl_cost_model.h"
 
 #include <algorithm>
+#include <limits>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "planner/costs/block_bytes.h"
+#include "planner/costs/native_leave_set_graph.h"
 #include "planner/costs/nccl_tuning.h"
 #include "planner/layout/chunk.h"
 #include "planner/steps/permute_exchange.h"
@@ -67,6 +69,34 @@ double ExchangeTimeLowerBoundUs(const NcclP2pLinks& links, const HostSpan& s, in
   return (lat + transfer) * (1 - 1e-6);
 }
 
+// The fewest bytes of rank 0's block (spec §6.2's padded block,
+// block_bytes.h) over every way the mesh dims of a shard set may shard the
+// tensor dims, per shard set (mask < 2^ndim, `ways` its ranks): the doubles
+// BlockBytes multiplies, in its order. A dynamic program over the tensor
+// dims: dim d takes a subset of the set's mesh dims, its chunk the padded
+// ceil(L / ways), whatever the order (block_bytes.cc). Rounding is
+// monotone, so the least product of the least prefix is the least product.
+void FillMinBlockBytes(const CostProblem& p, const int64_t* ways, double* min_bytes) {
+  const unsigned sets = 1u << p.mesh.ndim();
+  double next[1 << NativeLeaveSetGraph::kMaxDims];
+  for (unsigned set = 0; set < sets; ++set) {
+    min_bytes[set] =
+        set == 0 ? static_cast<double>(p.itemsize) : std::numeric_limits<double>::infinity();
+  }
+  const int ndim = static_cast<int>(p.global_shape.size());
+  for (int d = 0; d < ndim; ++d) {
+    for (unsigned set = 0; set < sets; ++set) {
+      next[set] = std::numeric_limits<double>::infinity();
+      for (unsigned sub = set;; sub = (sub - 1) & set) {  // every subset, down to 0
+        const int64_t chunk = PaddedChunkSize(p.global_shape[d], ways[sub]);
+        next[set] = std::min(next[set], min_bytes[set ^ sub] * static_cast<double>(chunk));
+        if (sub == 0) break;
+      }
+    }
+    std::copy(next, next + sets, min_bytes);
+  }
+}
+
 // Spec §6.4, bound to one problem: one NCCL table per set of mesh dims
 // (at most 2^8), so that StepCost only looks up and compares.
 class NcclCosts : public BoundCostModel {
@@ -115,6 +145,14 @@ class NcclCosts : public BoundCostModel {
         bound_[m][k] = p.mesh.size(m) > 1 ? min_lat[k] / sharing : 0;
       }
     }
+    group_bounds_ = p.mesh.ndim() <= NativeLeaveSetGraph::kMaxDims;
+    if (group_bounds_) {
+      ways_[0] = 1;
+      for (unsigned set = 1; set < (1u << p.mesh.ndim()); ++set) {
+        ways_[set] = ways_[set & (set - 1)] * p.mesh.size(__builtin_ctz(set));
+      }
+      FillMinBlockBytes(p, ways_, min_block_bytes_);
+    }
   }
 
   double StepCost(const DistState& current, const Step& step) const override {
@@ -127,6 +165,44 @@ class NcclCosts : public BoundCostModel {
 
   double LowerBound(StepKind kind, int mesh_dim) const override {
     return bound_[mesh_dim][static_cast<int>(kind)];
+  }
+
+  // Spec §6.4 "bounds": a call on a group costs at least its own
+  // communicator's price at the fewest bytes its source's shard set allows.
+  bool has_group_bounds() const override { return group_bounds_; }
+  double GroupLowerBoundAt(unsigned shard_set, StepKind kind, MeshDimSet group) const override {
+    const int bits = group.bits();
+    const HostSpan& s = span_[bits];
+    if (s.ranks <= 1 || !IsCommunicating(kind)) return 0;
+    const double bytes = min_block_bytes_[shard_set];
+    const NcclTuning& t = tunings_[bits];
+    switch (kind) {
+      case StepKind::kAllGather:
+        return t.TimeLowerBound(NcclFunc::kAllGather, bytes * static_cast<double>(s.ranks));
+      case StepKind::kReduceScatter:
+        return t.TimeLowerBound(NcclFunc::kReduceScatter, bytes);
+      case StepKind::kAllReduce:
+        return t.TimeLowerBound(NcclFunc::kAllReduce, bytes);
+      case StepKind::kAllToAll:
+      case StepKind::kPermute:
+        return NcclP2pTimeUs(links_, Exchange(kind, s, bytes));
+      default:  // an exchange's least: one message (its own bound is below)
+        return NcclP2pTimeUs(links_, Messages(s, 1, 0.0));
+    }
+  }
+  // Rank 0 (a member of every exchange priced, ExchangeCost) must receive
+  // the elements of its block in `goal` it does not hold (MostHeldOf).
+  void GoalExchangeLowerBounds(const DistState& goal, unsigned shard_set,
+                               double* by_group) const override {
+    int64_t want[kMaxTensorDims];
+    BlockOf(goal, want);
+    const int ndim = static_cast<int>(global_shape_.size());
+    int64_t wanted = 1;
+    for (int d = 0; d < ndim; ++d) wanted *= want[d];
+    const double bytes = itemsize_ * static_cast<double>(wanted - MostHeldOf(shard_set, want));
+    for (int g = 1; g < (1 << mesh_.ndim()); ++g) {
+      by_group[g] = span_[g].ranks <= 1 ? 0 : ExchangeTimeLowerBoundUs(links_, span_[g], 1, bytes);
+    }
   }
 
   // An exchange's routes are most of native planning's time (spec §5.2
@@ -210,6 +286,52 @@ class NcclCosts : public BoundCostModel {
     return ExchangeTimeUs(links_, span_[bits], load, itemsize_);
   }
 
+  // Rank 0's block in `state`, per tensor dim (block_bytes.h): the first
+  // chunk at every split, ceil(L / ways) whatever the order.
+  void BlockOf(const DistState& state, int64_t* block) const {
+    const int ndim = static_cast<int>(global_shape_.size());
+    int64_t ways[kMaxTensorDims];
+    std::fill(ways, ways + ndim, 1);
+    for (int m = 0; m < mesh_.ndim(); ++m) {
+      const Placement p = state.placement(m);
+      if (p.is_shard() && p.dim() < ndim) ways[p.dim()] *= mesh_.size(m);
+    }
+    for (int d = 0; d < ndim; ++d) block[d] = PaddedChunkSize(global_shape_[d], ways[d]);
+  }
+
+  // The most elements of `want` (rank 0's block in the goal) that rank 0
+  // may hold in a state with shard set `shard_set`: both blocks start at the
+  // origin of every tensor dim, so they share min(want, held) along each;
+  // the largest product over every way the set's mesh dims may shard the
+  // tensor dims (a dynamic program over the tensor dims, as FillBlockBounds).
+  int64_t MostHeldOf(unsigned shard_set, const int64_t* want) const {
+    int64_t most[1 << NativeLeaveSetGraph::kMaxDims];
+    int64_t next[1 << NativeLeaveSetGraph::kMaxDims];
+    for (unsigned set = shard_set;; set = (set - 1) & shard_set) {
+      most[set] = set == 0 ? 1 : -1;
+      if (set == 0) break;
+    }
+    const int ndim = static_cast<int>(global_shape_.size());
+    for (int d = 0; d < ndim; ++d) {
+      for (unsigned set = shard_set;; set = (set - 1) & shard_set) {
+        next[set] = -1;
+        for (unsigned sub = set;; sub = (sub - 1) & set) {
+          if (most[set ^ sub] >= 0) {
+            const int64_t held = PaddedChunkSize(global_shape_[d], ways_[sub]);
+            next[set] = std::max(next[set], most[set ^ sub] * std::min(held, want[d]));
+          }
+          if (sub == 0) break;
+        }
+        if (set == 0) break;
+      }
+      for (unsigned set = shard_set;; set = (set - 1) & shard_set) {
+        most[set] = next[set];
+        if (set == 0) break;
+      }
+    }
+    return most[shard_set];
+  }
+
   BlockBytes bytes_;
   DeviceMesh mesh_;
   std::vector<int64_t> global_shape_;
@@ -219,6 +341,11 @@ class NcclCosts : public BoundCostModel {
   HostSpan span_[kNumGroups];
   std::vector<NcclTuning> tunings_;
   double bound_[kMaxMeshDims][kNumStepKinds] = {};
+  // Group bounds (meshes of up to NativeLeaveSetGraph::kMaxDims dims), by
+  // shard set: FillBlockBounds.
+  bool group_bounds_ = false;
+  double min_block_bytes_[1 << NativeLeaveSetGraph::kMaxDims] = {};
+  int64_t ways_[1 << NativeLeaveSetGraph::kMaxDims] = {};  // ranks of a set's mesh dims
 };
 
 class NcclCostModel : public CostModel {
