@@ -190,18 +190,41 @@ class NcclCosts : public BoundCostModel {
         return NcclP2pTimeUs(links_, Messages(s, 1, 0.0));
     }
   }
-  // Rank 0 (a member of every exchange priced, ExchangeCost) must receive
-  // the elements of its block in `goal` it does not hold (MostHeldOf).
+  // Two things the busiest member of rank 0's group (ExchangeCost's) must
+  // receive at least, the larger priced: rank 0's own lack, the elements of
+  // its block in `goal` it does not hold (MostHeldOf); and the members'
+  // average. Outside the group the state is the goal's, so the members
+  // share one logical block (spec §10), which each Shard mesh dim of the
+  // group partitions and each Replicate copies: the members hold it
+  // `ways(group - shard set)` times over and want it `ways(group - goal's
+  // shard set)` times, and receive at least the difference.
   void GoalExchangeLowerBounds(const DistState& goal, unsigned shard_set,
                                double* by_group) const override {
     int64_t want[kMaxTensorDims];
-    BlockOf(goal, want);
+    BlockOf(goal, 0, want);
     const int ndim = static_cast<int>(global_shape_.size());
     int64_t wanted = 1;
     for (int d = 0; d < ndim; ++d) wanted *= want[d];
-    const double bytes = itemsize_ * static_cast<double>(wanted - MostHeldOf(shard_set, want));
-    for (int g = 1; g < (1 << mesh_.ndim()); ++g) {
-      by_group[g] = span_[g].ranks <= 1 ? 0 : ExchangeTimeLowerBoundUs(links_, span_[g], 1, bytes);
+    const int64_t lack = wanted - MostHeldOf(shard_set, want);
+    const unsigned goal_shard = goal.ShardSet();
+    for (unsigned g = 1; g < (1u << mesh_.ndim()); ++g) {
+      if (span_[g].ranks <= 1) {
+        by_group[g] = 0;
+        continue;
+      }
+      int64_t elements = lack;
+      const int64_t held = ways_[g & ~shard_set], wants = ways_[g & ~goal_shard];
+      if (wants > held) {
+        int64_t logical[kMaxTensorDims];
+        BlockOf(goal, g, logical);
+        int64_t block = 1;
+        for (int d = 0; d < ndim; ++d) block *= logical[d];
+        // <= block, since wants <= ranks; the product may not fit 64 bits.
+        const __int128 total = static_cast<__int128>(block) * (wants - held);
+        elements = std::max(elements, static_cast<int64_t>(total / span_[g].ranks));
+      }
+      by_group[g] =
+          ExchangeTimeLowerBoundUs(links_, span_[g], 1, itemsize_ * static_cast<double>(elements));
     }
   }
 
@@ -286,15 +309,16 @@ class NcclCosts : public BoundCostModel {
     return ExchangeTimeUs(links_, span_[bits], load, itemsize_);
   }
 
-  // Rank 0's block in `state`, per tensor dim (block_bytes.h): the first
-  // chunk at every split, ceil(L / ways) whatever the order.
-  void BlockOf(const DistState& state, int64_t* block) const {
+  // Rank 0's block in `state`, per tensor dim (block_bytes.h), split by
+  // every Shard mesh dim outside `skipped` (bits): the first chunk at every
+  // split, ceil(L / ways) whatever the order.
+  void BlockOf(const DistState& state, unsigned skipped, int64_t* block) const {
     const int ndim = static_cast<int>(global_shape_.size());
     int64_t ways[kMaxTensorDims];
     std::fill(ways, ways + ndim, 1);
     for (int m = 0; m < mesh_.ndim(); ++m) {
       const Placement p = state.placement(m);
-      if (p.is_shard() && p.dim() < ndim) ways[p.dim()] *= mesh_.size(m);
+      if (p.is_shard() && p.dim() < ndim && !((skipped >> m) & 1u)) ways[p.dim()] *= mesh_.size(m);
     }
     for (int d = 0; d < ndim; ++d) block[d] = PaddedChunkSize(global_shape_[d], ways[d]);
   }
