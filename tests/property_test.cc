@@ -776,13 +776,23 @@ TEST(PropertyTest, NativeRemainingCostBoundIsConsistentUnderNccl) {
 }
 
 // And on meshes of up to 4 dims of size 1-4, where collectives and
-// exchanges move real bytes, so each group's bound prices bytes at the
-// fewest its shard set allows and rank 0's receipt.
+// exchanges move real bytes, so each group's bound (shard_set_blocks.h)
+// prices the fewest bytes its shard set allows and an exchange's least
+// receipt.
 TEST(PropertyTest, NativeRemainingCostBoundIsConsistentUnderNcclOnLargerMeshes) {
   CheckNativeBoundConsistent(
       0x5eed000d,
       [](CaseGenerator& gen, int i) {
         return *MakeNcclCostModel(gen.RandomNcclProfile(), 1 + i % 8);
+      },
+      /*large=*/true);
+}
+
+TEST(PropertyTest, NativeRemainingCostBoundIsConsistentUnderAlphaBetaOnLargerMeshes) {
+  CheckNativeBoundConsistent(
+      0x5eed000e,
+      [](CaseGenerator& gen, int i) {
+        return *MakeAlphaBetaCostModel(gen.RandomProfile(), 1 + i % 8);
       },
       /*large=*/true);
 }

@@ -1,6 +1,6 @@
 // NativeLeaveSetGraph: the native bound's abstract graph (spec §5.2 item 2,
 // "abstract bound"), for a model with group bounds (cost_model.h,
-// has_group_bounds: nccl). As LeaveSetGraph does for the compat graph, it
+// has_group_bounds: nccl and alpha-beta). As LeaveSetGraph does for the compat graph, it
 // abstracts a state to its shard set and its must-leave set
 // (remaining_cost_bound.h), but its edges are native steps (spec §4.2): a
 // collective or a permute on any group of mesh dims, priced by

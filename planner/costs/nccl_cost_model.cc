@@ -1,7 +1,7 @@
 #include "planner/costs/nccl_cost_model.h"
 
 #include <algorithm>
-#include <limits>
+#include <optional>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -9,8 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "planner/costs/block_bytes.h"
-#include "planner/costs/native_leave_set_graph.h"
 #include "planner/costs/nccl_tuning.h"
+#include "planner/costs/shard_set_blocks.h"
 #include "planner/layout/chunk.h"
 #include "planner/steps/permute_exchange.h"
 #include "planner/steps/step_bytes.h"
@@ -69,34 +69,6 @@ double ExchangeTimeLowerBoundUs(const NcclP2pLinks& links, const HostSpan& s, in
   return (lat + transfer) * (1 - 1e-6);
 }
 
-// The fewest bytes of rank 0's block (spec §6.2's padded block,
-// block_bytes.h) over every way the mesh dims of a shard set may shard the
-// tensor dims, per shard set (mask < 2^ndim, `ways` its ranks): the doubles
-// BlockBytes multiplies, in its order. A dynamic program over the tensor
-// dims: dim d takes a subset of the set's mesh dims, its chunk the padded
-// ceil(L / ways), whatever the order (block_bytes.cc). Rounding is
-// monotone, so the least product of the least prefix is the least product.
-void FillMinBlockBytes(const CostProblem& p, const int64_t* ways, double* min_bytes) {
-  const unsigned sets = 1u << p.mesh.ndim();
-  double next[1 << NativeLeaveSetGraph::kMaxDims];
-  for (unsigned set = 0; set < sets; ++set) {
-    min_bytes[set] =
-        set == 0 ? static_cast<double>(p.itemsize) : std::numeric_limits<double>::infinity();
-  }
-  const int ndim = static_cast<int>(p.global_shape.size());
-  for (int d = 0; d < ndim; ++d) {
-    for (unsigned set = 0; set < sets; ++set) {
-      next[set] = std::numeric_limits<double>::infinity();
-      for (unsigned sub = set;; sub = (sub - 1) & set) {  // every subset, down to 0
-        const int64_t chunk = PaddedChunkSize(p.global_shape[d], ways[sub]);
-        next[set] = std::min(next[set], min_bytes[set ^ sub] * static_cast<double>(chunk));
-        if (sub == 0) break;
-      }
-    }
-    std::copy(next, next + sets, min_bytes);
-  }
-}
-
 // Spec §6.4, bound to one problem: one NCCL table per set of mesh dims
 // (at most 2^8), so that StepCost only looks up and compares.
 class NcclCosts : public BoundCostModel {
@@ -145,14 +117,7 @@ class NcclCosts : public BoundCostModel {
         bound_[m][k] = p.mesh.size(m) > 1 ? min_lat[k] / sharing : 0;
       }
     }
-    group_bounds_ = p.mesh.ndim() <= NativeLeaveSetGraph::kMaxDims;
-    if (group_bounds_) {
-      ways_[0] = 1;
-      for (unsigned set = 1; set < (1u << p.mesh.ndim()); ++set) {
-        ways_[set] = ways_[set & (set - 1)] * p.mesh.size(__builtin_ctz(set));
-      }
-      FillMinBlockBytes(p, ways_, min_block_bytes_);
-    }
+    if (p.mesh.ndim() <= ShardSetBlocks::kMaxDims) blocks_.emplace(p);
   }
 
   double StepCost(const DistState& current, const Step& step) const override {
@@ -169,12 +134,12 @@ class NcclCosts : public BoundCostModel {
 
   // Spec §6.4 "bounds": a call on a group costs at least its own
   // communicator's price at the fewest bytes its source's shard set allows.
-  bool has_group_bounds() const override { return group_bounds_; }
+  bool has_group_bounds() const override { return blocks_.has_value(); }
   double GroupLowerBoundAt(unsigned shard_set, StepKind kind, MeshDimSet group) const override {
     const int bits = group.bits();
     const HostSpan& s = span_[bits];
     if (s.ranks <= 1 || !IsCommunicating(kind)) return 0;
-    const double bytes = min_block_bytes_[shard_set];
+    const double bytes = blocks_->MinBytes(shard_set);
     const NcclTuning& t = tunings_[bits];
     switch (kind) {
       case StepKind::kAllGather:
@@ -190,41 +155,16 @@ class NcclCosts : public BoundCostModel {
         return NcclP2pTimeUs(links_, Messages(s, 1, 0.0));
     }
   }
-  // Two things the busiest member of rank 0's group (ExchangeCost's) must
-  // receive at least, the larger priced: rank 0's own lack, the elements of
-  // its block in `goal` it does not hold (MostHeldOf); and the members'
-  // average. Outside the group the state is the goal's, so the members
-  // share one logical block (spec §10), which each Shard mesh dim of the
-  // group partitions and each Replicate copies: the members hold it
-  // `ways(group - shard set)` times over and want it `ways(group - goal's
-  // shard set)` times, and receive at least the difference.
+  // The busiest member's receipt (ShardSetBlocks::GoalReceipts), in one message.
   void GoalExchangeLowerBounds(const DistState& goal, unsigned shard_set,
                                double* by_group) const override {
-    int64_t want[kMaxTensorDims];
-    BlockOf(goal, 0, want);
-    const int ndim = static_cast<int>(global_shape_.size());
-    int64_t wanted = 1;
-    for (int d = 0; d < ndim; ++d) wanted *= want[d];
-    const int64_t lack = wanted - MostHeldOf(shard_set, want);
-    const unsigned goal_shard = goal.ShardSet();
-    for (unsigned g = 1; g < (1u << mesh_.ndim()); ++g) {
-      if (span_[g].ranks <= 1) {
-        by_group[g] = 0;
-        continue;
-      }
-      int64_t elements = lack;
-      const int64_t held = ways_[g & ~shard_set], wants = ways_[g & ~goal_shard];
-      if (wants > held) {
-        int64_t logical[kMaxTensorDims];
-        BlockOf(goal, g, logical);
-        int64_t block = 1;
-        for (int d = 0; d < ndim; ++d) block *= logical[d];
-        // <= block, since wants <= ranks; the product may not fit 64 bits.
-        const __int128 total = static_cast<__int128>(block) * (wants - held);
-        elements = std::max(elements, static_cast<int64_t>(total / span_[g].ranks));
-      }
-      by_group[g] =
-          ExchangeTimeLowerBoundUs(links_, span_[g], 1, itemsize_ * static_cast<double>(elements));
+    int64_t receipts[ShardSetBlocks::kSets];
+    blocks_->GoalReceipts(goal, shard_set, receipts);
+    for (int g = 1; g < (1 << mesh_.ndim()); ++g) {
+      by_group[g] = span_[g].ranks <= 1
+                        ? 0
+                        : ExchangeTimeLowerBoundUs(links_, span_[g], 1,
+                                                   itemsize_ * static_cast<double>(receipts[g]));
     }
   }
 
@@ -309,53 +249,6 @@ class NcclCosts : public BoundCostModel {
     return ExchangeTimeUs(links_, span_[bits], load, itemsize_);
   }
 
-  // Rank 0's block in `state`, per tensor dim (block_bytes.h), split by
-  // every Shard mesh dim outside `skipped` (bits): the first chunk at every
-  // split, ceil(L / ways) whatever the order.
-  void BlockOf(const DistState& state, unsigned skipped, int64_t* block) const {
-    const int ndim = static_cast<int>(global_shape_.size());
-    int64_t ways[kMaxTensorDims];
-    std::fill(ways, ways + ndim, 1);
-    for (int m = 0; m < mesh_.ndim(); ++m) {
-      const Placement p = state.placement(m);
-      if (p.is_shard() && p.dim() < ndim && !((skipped >> m) & 1u)) ways[p.dim()] *= mesh_.size(m);
-    }
-    for (int d = 0; d < ndim; ++d) block[d] = PaddedChunkSize(global_shape_[d], ways[d]);
-  }
-
-  // The most elements of `want` (rank 0's block in the goal) that rank 0
-  // may hold in a state with shard set `shard_set`: both blocks start at the
-  // origin of every tensor dim, so they share min(want, held) along each;
-  // the largest product over every way the set's mesh dims may shard the
-  // tensor dims (a dynamic program over the tensor dims, as FillBlockBounds).
-  int64_t MostHeldOf(unsigned shard_set, const int64_t* want) const {
-    int64_t most[1 << NativeLeaveSetGraph::kMaxDims];
-    int64_t next[1 << NativeLeaveSetGraph::kMaxDims];
-    for (unsigned set = shard_set;; set = (set - 1) & shard_set) {
-      most[set] = set == 0 ? 1 : -1;
-      if (set == 0) break;
-    }
-    const int ndim = static_cast<int>(global_shape_.size());
-    for (int d = 0; d < ndim; ++d) {
-      for (unsigned set = shard_set;; set = (set - 1) & shard_set) {
-        next[set] = -1;
-        for (unsigned sub = set;; sub = (sub - 1) & set) {
-          if (most[set ^ sub] >= 0) {
-            const int64_t held = PaddedChunkSize(global_shape_[d], ways_[sub]);
-            next[set] = std::max(next[set], most[set ^ sub] * std::min(held, want[d]));
-          }
-          if (sub == 0) break;
-        }
-        if (set == 0) break;
-      }
-      for (unsigned set = shard_set;; set = (set - 1) & shard_set) {
-        most[set] = next[set];
-        if (set == 0) break;
-      }
-    }
-    return most[shard_set];
-  }
-
   BlockBytes bytes_;
   DeviceMesh mesh_;
   std::vector<int64_t> global_shape_;
@@ -365,11 +258,8 @@ class NcclCosts : public BoundCostModel {
   HostSpan span_[kNumGroups];
   std::vector<NcclTuning> tunings_;
   double bound_[kMaxMeshDims][kNumStepKinds] = {};
-  // Group bounds (meshes of up to NativeLeaveSetGraph::kMaxDims dims), by
-  // shard set: FillBlockBounds.
-  bool group_bounds_ = false;
-  double min_block_bytes_[1 << NativeLeaveSetGraph::kMaxDims] = {};
-  int64_t ways_[1 << NativeLeaveSetGraph::kMaxDims] = {};  // ranks of a set's mesh dims
+  // Group bounds: meshes of up to ShardSetBlocks::kMaxDims dims.
+  std::optional<ShardSetBlocks> blocks_;
 };
 
 class NcclCostModel : public CostModel {

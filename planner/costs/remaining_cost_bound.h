@@ -53,7 +53,7 @@
 // must gather a tensor pays for every byte of it (spec §5.1).
 //
 // On the native graph of a mesh of up to NativeLeaveSetGraph::kMaxDims
-// dims, a model with group bounds (cost_model.h: nccl) gets one abstract
+// dims, a model with group bounds (cost_model.h: nccl, alpha-beta) gets one abstract
 // graph over (shard set, must-leave set) whose edges are native steps,
 // each priced whole at its group (native_leave_set_graph.h): a state's
 // bound is one table entry.
