@@ -104,6 +104,7 @@ void NativeGraphCosts::Drop() {
   too_big_ = true;
   ids_ = {};
   states_ = {};
+  orders_ = {};
   first_edge_ = {0};
   edges_ = {};
   steps_of_ = {};
@@ -133,13 +134,17 @@ void NativeGraphCosts::BuildReverse() {
 // goal orders, 12 and 13), with NativeEdges' routing limit; the matrix has
 // no memory limit. States only join the graph, so the CSR only grows.
 void NativeGraphCosts::FillGoalEdges(VertexId t, Target* target) {
-  const DistState goal = states_[t];
+  const GoalTransitions goal(states_[t], tensor_ndim_);
   const size_t n = states_.size();  // MakeEdge may intern more
+  // Each state's orders, read once per target.
+  for (size_t u = orders_.size(); u < n; ++u) {
+    orders_.push_back(ShardOrders::Of(states_[u], tensor_ndim_));
+  }
   if (target->first.empty()) target->first.push_back(0);
   for (VertexId u = static_cast<VertexId>(target->num_vertices); u < n; ++u) {
     const DistState from = states_[u];  // a copy: MakeEdge interns
     steps_.clear();
-    AppendGoalTransitions(from, goal, tensor_ndim_, &steps_);
+    goal.Append(from, orders_[u], &steps_);
     for (const Step& step : steps_) {
       if (!ExceedsRoutingLimit(from, step, mesh_)) target->edges.push_back(MakeEdge(from, step));
     }

@@ -24,6 +24,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "mesh/device_mesh.h"
 #include "planner/layout/dist_state.h"
+#include "planner/search/native_transitions.h"
 #include "planner/search/search_limits.h"
 #include "planner/search/step_prices.h"
 #include "planner/steps/step.h"
@@ -121,6 +122,7 @@ class NativeGraphCosts {
 
   absl::flat_hash_map<uint64_t, VertexId> ids_;
   std::vector<DistState> states_;
+  std::vector<ShardOrders> orders_;   // of states_' first states (FillGoalEdges)
   std::vector<uint32_t> first_edge_;  // per expanded state; states_ past it are not expanded
   std::vector<Edge> edges_;
   std::vector<Step> steps_of_;  // the steps of edges not yet priced

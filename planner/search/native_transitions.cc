@@ -9,34 +9,8 @@
 namespace reshard {
 namespace {
 
-// One tensor dim's order in fixed storage: the goal edges of a cost matrix
-// copy and compare orders once per state and target (spec §5.2 item 6).
-struct Order {
-  int dims[kMaxMeshDims];
-  int size = 0;
-  absl::Span<const int> span() const { return absl::MakeConstSpan(dims, size); }
-  void push_back(int m) { dims[size++] = m; }
-};
-
-// Every tensor dim's order; fixed-size, so that generating the edges of a
-// state does not allocate (the search does it once per state it expands).
-struct Orders {
-  Order of[kMaxTensorDims];
-};
-
-// One pass over the mesh dims (DistState::OrderOf per tensor dim would be
-// one pass each), twice per expanded state.
-Orders OrdersOf(const DistState& state, int tensor_ndim) {
-  Orders orders;
-  for (int m = 0; m < state.ndim(); ++m) {
-    const Placement p = state.placement(m);
-    if (!p.is_shard() || p.dim() >= tensor_ndim) continue;
-    Order& order = orders.of[p.dim()];
-    order.dims[state.OrderPosition(m)] = m;
-    ++order.size;
-  }
-  return orders;
-}
+using Orders = ShardOrders;
+using Order = ShardOrders::Order;
 
 // 7, 8. The last k >= 2 mesh dims of a's order, gathered, or moved to the
 // end of b's order in the same relative order.
@@ -101,9 +75,10 @@ void AppendPartialGroups(const DistState& state, const DistState& goal, int tens
   for (int op = 0; op < kNumReduceOps; ++op) {
     const Placement p = Placement::Partial(static_cast<ReduceOp>(op));
     const unsigned all = all_of[op];
-    if (__builtin_popcount(all) < 2) continue;
-    for (unsigned mask = 1; mask <= all; ++mask) {
-      if ((mask & ~all) != 0 || __builtin_popcount(mask) < 2) continue;
+    if ((all & (all - 1)) == 0) continue;  // fewer than 2
+    // all's subsets in ascending order (the generation order), of >= 2 dims.
+    for (unsigned mask = (0 - all) & all; mask != 0; mask = (mask - all) & all) {
+      if ((mask & (mask - 1)) == 0) continue;
       int dims[kMaxMeshDims];
       int n = 0;
       for (int m = 0; m < kMaxMeshDims; ++m) {
@@ -183,15 +158,16 @@ void AppendSwaps(const DistState& state, const Orders& old, std::vector<Step>* o
 
 // 12. The goal permute: the mesh dims that shard in both `state` and `goal`
 // and end their orders in `state`, placed as `goal` places them.
-void AppendGoalPermute(const Orders& old, const Orders& goal_orders, const DistState& goal,
+void AppendGoalPermute(const Orders& old, const Orders& goal_orders, unsigned goal_shards,
                        int tensor_ndim, std::vector<Step>* out) {
-  Orders orders = old;
+  Orders orders;
+  std::copy(old.of, old.of + tensor_ndim, orders.of);
   MeshDimSet moving;
   for (int d = 0; d < tensor_ndim; ++d) {
     // The longest tail of d's order whose mesh dims also shard in goal.
     Order& order = orders.of[d];
     int keep = order.size;
-    while (keep > 0 && goal.placement(order.dims[keep - 1]).is_shard()) --keep;
+    while (keep > 0 && (goal_shards >> order.dims[keep - 1] & 1u) != 0) --keep;
     for (int i = keep; i < order.size; ++i) moving = moving.With(order.dims[i]);
     order.size = keep;
   }
@@ -241,34 +217,55 @@ void AppendGoalExchange(const DistState& state, const Orders& old, const Orders&
 
 }  // namespace
 
+ShardOrders ShardOrders::Of(const DistState& state, int tensor_ndim) {
+  ShardOrders orders;
+  for (int m = 0; m < state.ndim(); ++m) {
+    const Placement p = state.placement(m);
+    if (!p.is_shard() || p.dim() >= tensor_ndim) continue;
+    Order& order = orders.of[p.dim()];
+    order.dims[state.OrderPosition(m)] = m;
+    ++order.size;
+  }
+  return orders;
+}
+
 void AppendNativeTransitions(const DistState& state, const DistState& goal, int tensor_ndim,
                              unsigned partial_ops, std::vector<Step>* out) {
   AppendTransitions(state, tensor_ndim, partial_ops, out);
-  const Orders orders = OrdersOf(state, tensor_ndim);
-  const Orders goal_orders = OrdersOf(goal, tensor_ndim);
+  const Orders orders = Orders::Of(state, tensor_ndim);
+  const Orders goal_orders = Orders::Of(goal, tensor_ndim);
   AppendShardGroups(orders, tensor_ndim, out);
   AppendPartialGroups(state, goal, tensor_ndim, PartialSteps::kAll, out);
   AppendSwaps(state, orders, out);
-  AppendGoalPermute(orders, goal_orders, goal, tensor_ndim, out);
+  AppendGoalPermute(orders, goal_orders, goal.ShardSet(), tensor_ndim, out);
   AppendGoalExchange(state, orders, goal_orders, goal, tensor_ndim, out);
 }
 
 void AppendGoalFreeTransitions(const DistState& state, int tensor_ndim, unsigned partial_ops,
                                std::vector<Step>* out) {
   AppendTransitions(state, tensor_ndim, partial_ops, out);
-  const Orders orders = OrdersOf(state, tensor_ndim);
+  const Orders orders = Orders::Of(state, tensor_ndim);
   AppendShardGroups(orders, tensor_ndim, out);
   AppendPartialGroups(state, state, tensor_ndim, PartialSteps::kGoalFree, out);
   AppendSwaps(state, orders, out);
 }
 
+GoalTransitions::GoalTransitions(const DistState& goal, int tensor_ndim)
+    : goal_(goal),
+      tensor_ndim_(tensor_ndim),
+      goal_orders_(ShardOrders::Of(goal, tensor_ndim)),
+      goal_shards_(goal.ShardSet()) {}
+
+void GoalTransitions::Append(const DistState& state, const ShardOrders& orders,
+                             std::vector<Step>* out) const {
+  AppendPartialGroups(state, goal_, tensor_ndim_, PartialSteps::kGoalOrders, out);
+  AppendGoalPermute(orders, goal_orders_, goal_shards_, tensor_ndim_, out);
+  AppendGoalExchange(state, orders, goal_orders_, goal_, tensor_ndim_, out);
+}
+
 void AppendGoalTransitions(const DistState& state, const DistState& goal, int tensor_ndim,
                            std::vector<Step>* out) {
-  const Orders orders = OrdersOf(state, tensor_ndim);
-  const Orders goal_orders = OrdersOf(goal, tensor_ndim);
-  AppendPartialGroups(state, goal, tensor_ndim, PartialSteps::kGoalOrders, out);
-  AppendGoalPermute(orders, goal_orders, goal, tensor_ndim, out);
-  AppendGoalExchange(state, orders, goal_orders, goal, tensor_ndim, out);
+  GoalTransitions(goal, tensor_ndim).Append(state, ShardOrders::Of(state, tensor_ndim), out);
 }
 
 }  // namespace reshard
