@@ -1,7 +1,6 @@
 #include "planner/search/native_graph_costs.h"
 
 #include <algorithm>
-#include <functional>
 #include <limits>
 #include <utility>
 
@@ -171,21 +170,19 @@ void NativeGraphCosts::FillDistances(VertexId t, Target* target) {
   std::vector<double>& dist = target->h;
   dist.assign(n, kInfinity);
   dist[t] = 0;
-  using Item = std::pair<double, VertexId>;
-  std::vector<Item> heap = {{0.0, t}};
+  // Costs are >= 0, so a popped vertex is never lowered again: each pops once.
+  distance_heap_.Reset(n);
+  distance_heap_.Push(t, 0.0);
   auto relax = [&](const Edge& in, double d) {
     const double c = in.cost + d;
     if (c < dist[in.to]) {
       dist[in.to] = c;
-      heap.push_back({c, in.to});
-      std::push_heap(heap.begin(), heap.end(), std::greater<Item>());
+      distance_heap_.Push(in.to, c);
     }
   };
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), std::greater<Item>());
-    const auto [d, v] = heap.back();
-    heap.pop_back();
-    if (d > dist[v]) continue;  // stale
+  while (!distance_heap_.empty()) {
+    const VertexId v = distance_heap_.Pop();
+    const double d = dist[v];
     for (uint32_t i = first_in_[v]; i < first_in_[v + 1]; ++i) relax(in_edges_[i], d);
     for (uint32_t i = goal_first_in_[v]; i < goal_first_in_[v + 1]; ++i) {
       relax(goal_in_edges_[i], d);

@@ -24,6 +24,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "mesh/device_mesh.h"
 #include "planner/layout/dist_state.h"
+#include "planner/search/distance_heap.h"
 #include "planner/search/native_transitions.h"
 #include "planner/search/search_limits.h"
 #include "planner/search/step_prices.h"
@@ -135,6 +136,7 @@ class NativeGraphCosts {
   std::vector<uint32_t> goal_first_in_;
   std::vector<Edge> goal_in_edges_;
   absl::flat_hash_map<VertexId, Target> targets_;
+  DistanceHeap distance_heap_;  // FillDistances'
   // The forward search's pass: stamp_[v] is pass_ once v is reached (g_[v]
   // valid), with kPoppedBit once popped.
   static constexpr uint32_t kPoppedBit = 0x80000000u;
