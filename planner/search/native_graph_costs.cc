@@ -202,7 +202,7 @@ bool NativeGraphCosts::Later(const Entry& a, const Entry& b) {
 void NativeGraphCosts::Push(const Entry& entry) {
   // t's key (g, g) only drops, from upper_ on: an entry above it would pop
   // after t.
-  if (entry.priority > upper_ || (Reached(t_) && entry.priority > g_[t_])) return;
+  if (Beyond(entry.priority)) return;
   heap_.push_back(entry);
   std::push_heap(heap_.begin(), heap_.end(), Later);
 }
@@ -210,7 +210,7 @@ void NativeGraphCosts::Push(const Entry& entry) {
 void NativeGraphCosts::Relax(VertexId w, double g) {
   if (Popped(w) || (*h_)[w] == kInfinity || (Reached(w) && !(g < g_[w]))) return;
   const double priority = g + (*h_)[w];
-  if (priority > upper_ || (Reached(t_) && priority > g_[t_])) return;
+  if (Beyond(priority)) return;
   stamp_[w] = pass_;
   g_[w] = g;
   Push({priority, g, w, nullptr, 0});
@@ -280,11 +280,14 @@ double NativeGraphCosts::Search(VertexId s, VertexId t, Target* target) {
     if (e.g > g_[e.vertex]) continue;  // stale
     if (e.vertex == t) return e.g;
     stamp_[e.vertex] = pass_ | kPoppedBit;
-    for (uint32_t i = first_edge_[e.vertex]; i < first_edge_[e.vertex + 1]; ++i) {
-      Visit(e.vertex, e.g, &edges_[i]);
-    }
+    // Most edges lead past t's key: dropped here, as Visit would drop them
+    // (the same key, summed in the same order), without its other checks.
+    auto visit = [&](Edge* edge) {
+      if (!Beyond(e.g + edge->cost + (*h_)[edge->to])) Visit(e.vertex, e.g, edge);
+    };
+    for (uint32_t i = first_edge_[e.vertex]; i < first_edge_[e.vertex + 1]; ++i) visit(&edges_[i]);
     for (uint32_t i = target->first[e.vertex]; i < target->first[e.vertex + 1]; ++i) {
-      Visit(e.vertex, e.g, &target->edges[i]);
+      visit(&target->edges[i]);
     }
   }
   return kInfinity;

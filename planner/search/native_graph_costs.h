@@ -113,6 +113,10 @@ class NativeGraphCosts {
   void Visit(VertexId u, double g, Edge* edge);
   bool Reached(VertexId v) const { return (stamp_[v] & ~kPoppedBit) == pass_; }
   bool Popped(VertexId v) const { return stamp_[v] == (pass_ | kPoppedBit); }
+  // Whether an entry of key `priority` would pop after t (Push drops it).
+  bool Beyond(double priority) const {
+    return priority > upper_ || (Reached(t_) && priority > g_[t_]);
+  }
 
   const DeviceMesh& mesh_;
   int tensor_ndim_;
