@@ -160,23 +160,35 @@ void AppendSwaps(const DistState& state, const Orders& old, std::vector<Step>* o
 // and end their orders in `state`, placed as `goal` places them.
 void AppendGoalPermute(const Orders& old, const Orders& goal_orders, unsigned goal_shards,
                        int tensor_ndim, std::vector<Step>* out) {
-  Orders orders;
-  std::copy(old.of, old.of + tensor_ndim, orders.of);
+  // The longest tail of each order whose mesh dims also shard in goal.
+  int keep[kMaxTensorDims];
   MeshDimSet moving;
+  int num_moving = 0;
   for (int d = 0; d < tensor_ndim; ++d) {
-    // The longest tail of d's order whose mesh dims also shard in goal.
-    Order& order = orders.of[d];
-    int keep = order.size;
-    while (keep > 0 && (goal_shards >> order.dims[keep - 1] & 1u) != 0) --keep;
-    for (int i = keep; i < order.size; ++i) moving = moving.With(order.dims[i]);
-    order.size = keep;
+    const Order& order = old.of[d];
+    keep[d] = order.size;
+    while (keep[d] > 0 && (goal_shards >> order.dims[keep[d] - 1] & 1u) != 0) --keep[d];
+    for (int i = keep[d]; i < order.size; ++i) moving = moving.With(order.dims[i]);
+    num_moving += order.size - keep[d];
   }
+  // One mesh dim moving changes one order's last entry at most: no permute
+  // (AppendPermuteTo would find one entry), and most states are this.
+  if (num_moving < 2) return;
+  Orders orders;
   for (int d = 0; d < tensor_ndim; ++d) {
+    std::copy(old.of[d].dims, old.of[d].dims + keep[d], orders.of[d].dims);
+    orders.of[d].size = keep[d];
     for (int m : goal_orders.of[d].span()) {
       if (moving.Contains(m)) orders.of[d].push_back(m);
     }
   }
   AppendPermuteTo(old, orders, tensor_ndim, out);
+}
+
+// Bit 8m set where mesh dim m is Partial (cell kind 2, dist_state.h).
+uint64_t PartialCells(const DistState& s) {
+  constexpr uint64_t kEveryByte = 0x0101010101010101;
+  return (s.bits() >> 1) & ~s.bits() & kEveryByte;
 }
 
 // 13. The goal exchange: every mesh dim at or after the first position where
@@ -186,6 +198,10 @@ void AppendGoalPermute(const Orders& old, const Orders& goal_orders, unsigned go
 // moves) and a Replicate mesh dim takes part (else case 12 reaches goal).
 void AppendGoalExchange(const DistState& state, const Orders& old, const Orders& goal_orders,
                         const DistState& goal, int tensor_ndim, std::vector<Step>* out) {
+  // A mesh dim Partial in one of them only differs, and leaves or joins
+  // Partial, which the exchange never does: no exchange (the loop below
+  // would find it too).
+  if (PartialCells(state) != PartialCells(goal)) return;
   MeshDimSet group;
   std::pair<int, int> entries[kMaxMeshDims];  // (mesh dim, tensor dim)
   int n = 0;
