@@ -192,19 +192,12 @@ void NativeGraphCosts::FillDistances(VertexId t, Target* target) {
   target->h_for = n;
 }
 
-bool NativeGraphCosts::Later(const Entry& a, const Entry& b) {
-  if (a.priority != b.priority) return a.priority > b.priority;
-  if (a.g != b.g) return a.g > b.g;
-  if (a.vertex != b.vertex) return a.vertex > b.vertex;
-  return a.from > b.from;
-}
-
 void NativeGraphCosts::Push(const Entry& entry) {
   // t's key (g, g) only drops, from upper_ on: an entry above it would pop
   // after t.
   if (Beyond(entry.priority)) return;
   heap_.push_back(entry);
-  std::push_heap(heap_.begin(), heap_.end(), Later);
+  std::push_heap(heap_.begin(), heap_.end(), Later());
 }
 
 void NativeGraphCosts::Relax(VertexId w, double g) {
@@ -268,7 +261,7 @@ double NativeGraphCosts::Search(VertexId s, VertexId t, Target* target) {
   if (target->h[s] != kInfinity) upper_ = UpperBound(s, t, target);
   Relax(s, 0.0);
   while (!heap_.empty()) {
-    std::pop_heap(heap_.begin(), heap_.end(), Later);
+    std::pop_heap(heap_.begin(), heap_.end(), Later());
     const Entry e = heap_.back();
     heap_.pop_back();
     if (Popped(e.vertex)) continue;

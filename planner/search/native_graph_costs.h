@@ -107,7 +107,15 @@ class NativeGraphCosts {
   static constexpr size_t kMaxUpperBoundSteps = 64;
   double UpperBound(VertexId s, VertexId t, Target* target);
   // The forward search's steps (Search).
-  static bool Later(const Entry& a, const Entry& b);  // pops by (priority, g)
+  // Pops by (priority, g); a type, so that the heap's steps inline it.
+  struct Later {
+    bool operator()(const Entry& a, const Entry& b) const {
+      if (a.priority != b.priority) return a.priority > b.priority;
+      if (a.g != b.g) return a.g > b.g;
+      if (a.vertex != b.vertex) return a.vertex > b.vertex;
+      return a.from > b.from;
+    }
+  };
   void Push(const Entry& entry);
   void Relax(VertexId w, double g);
   void Visit(VertexId u, double g, Edge* edge);
