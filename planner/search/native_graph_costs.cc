@@ -190,6 +190,7 @@ void NativeGraphCosts::FillDistances(VertexId t, Target* target) {
   }
   for (double& h : dist) h *= kBoundScale;  // infinity stays
   target->h_for = n;
+  target->greedy.assign(n, kUnchosen);
 }
 
 void NativeGraphCosts::Push(const Entry& entry) {
@@ -215,25 +216,38 @@ void NativeGraphCosts::Relax(VertexId w, double g) {
 // entries above it never pop first: Search drops them unpushed. With h the
 // exact distance over bounds, the path is mostly a cheapest one.
 double NativeGraphCosts::UpperBound(VertexId s, VertexId t, Target* target) {
-  const std::vector<double>& h = target->h;
   double g = 0;
   VertexId u = s;
   for (size_t steps = 0; u != t; ++steps) {
     if (steps == kMaxUpperBoundSteps) return kInfinity;  // bounds may tie around a cycle
-    Edge* best = nullptr;
-    double best_f = kInfinity;
-    auto consider = [&](Edge* e) {
-      const double f = e->cost + h[e->to];
-      if (f < best_f) best_f = f, best = e;
-    };
-    for (uint32_t i = first_edge_[u]; i < first_edge_[u + 1]; ++i) consider(&edges_[i]);
-    for (uint32_t i = target->first[u]; i < target->first[u + 1]; ++i) consider(&target->edges[i]);
+    Edge* best = GreedyEdge(u, target);
     if (best == nullptr) return kInfinity;
-    Price(u, best);
     g += best->cost;
     u = best->to;
   }
   return g;
+}
+
+// u's edge least in cost plus h, priced; chosen once per table, since any
+// path's sum serves UpperBound (pricing only raises other edges' costs).
+NativeGraphCosts::Edge* NativeGraphCosts::GreedyEdge(VertexId u, Target* target) {
+  uint32_t& choice = target->greedy[u];
+  if (choice == kUnchosen) {
+    const std::vector<double>& h = target->h;
+    choice = kNoEdge;
+    double best_f = kInfinity;
+    for (uint32_t i = first_edge_[u]; i < first_edge_[u + 1]; ++i) {
+      const double f = edges_[i].cost + h[edges_[i].to];
+      if (f < best_f) best_f = f, choice = i;
+    }
+    for (uint32_t i = target->first[u]; i < target->first[u + 1]; ++i) {
+      const double f = target->edges[i].cost + h[target->edges[i].to];
+      if (f < best_f) best_f = f, choice = i | kGoalEdgeBit;
+    }
+    if (choice == kNoEdge) return nullptr;
+    Price(u, EdgeOf(choice, target));
+  }
+  return choice == kNoEdge ? nullptr : EdgeOf(choice, target);
 }
 
 // An edge out of u, popped at g: relaxed, or while not priced, a stand-in

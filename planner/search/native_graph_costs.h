@@ -91,6 +91,9 @@ class NativeGraphCosts {
     std::vector<Edge> edges;
     size_t h_for = 0;  // the graph's size when h was computed
     std::vector<double> h;
+    // Per state, GreedyEdge's choice: an index into edges_, or with
+    // kGoalEdgeBit into `edges`, kNoEdge, or kUnchosen.
+    std::vector<uint32_t> greedy;
   };
   VertexId Intern(const DistState& s);
   // The edge of `step` from `from`: to the state it leads to (interned), at
@@ -106,6 +109,13 @@ class NativeGraphCosts {
   double Search(VertexId s, VertexId t, Target* target);
   static constexpr size_t kMaxUpperBoundSteps = 64;
   double UpperBound(VertexId s, VertexId t, Target* target);
+  static constexpr uint32_t kGoalEdgeBit = 0x80000000u;
+  static constexpr uint32_t kNoEdge = 0xfffffffeu;
+  static constexpr uint32_t kUnchosen = 0xffffffffu;
+  Edge* GreedyEdge(VertexId u, Target* target);
+  Edge* EdgeOf(uint32_t choice, Target* target) {
+    return (choice & kGoalEdgeBit) != 0 ? &target->edges[choice & ~kGoalEdgeBit] : &edges_[choice];
+  }
   // The forward search's steps (Search).
   // Pops by (priority, g); a type, so that the heap's steps inline it.
   struct Later {
