@@ -56,6 +56,12 @@ void SortByGoalRank(const int* dims, int n, int b, const DistState& goal, int* t
   }
 }
 
+// Bit 8m set where mesh dim m is Partial (cell kind 2, dist_state.h).
+uint64_t PartialCells(const DistState& s) {
+  constexpr uint64_t kEveryByte = 0x0101010101010101;
+  return (s.bits() >> 1) & ~s.bits() & kEveryByte;
+}
+
 // Which of a Partial group's steps AppendPartialGroups emits: the goal's
 // orders depend on the goal, the others do not.
 enum class PartialSteps { kAll, kGoalFree, kGoalOrders };
@@ -65,6 +71,8 @@ enum class PartialSteps { kAll, kGoalFree, kGoalOrders };
 // the goal's (GoalRank), not in every order: a set of 8 has 40,320.
 void AppendPartialGroups(const DistState& state, const DistState& goal, int tensor_ndim,
                          PartialSteps which, std::vector<Step>* out) {
+  const uint64_t partial = PartialCells(state);
+  if ((partial & (partial - 1)) == 0) return;  // fewer than 2 Partial mesh dims: no group
   const bool goal_free = which != PartialSteps::kGoalOrders;
   const bool goal_orders = which != PartialSteps::kGoalFree;
   unsigned all_of[kNumReduceOps] = {};  // each op's Partial mesh dims
@@ -183,12 +191,6 @@ void AppendGoalPermute(const Orders& old, const Orders& goal_orders, unsigned go
     }
   }
   AppendPermuteTo(old, orders, tensor_ndim, out);
-}
-
-// Bit 8m set where mesh dim m is Partial (cell kind 2, dist_state.h).
-uint64_t PartialCells(const DistState& s) {
-  constexpr uint64_t kEveryByte = 0x0101010101010101;
-  return (s.bits() >> 1) & ~s.bits() & kEveryByte;
 }
 
 // 13. The goal exchange: every mesh dim at or after the first position where
