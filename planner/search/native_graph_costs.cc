@@ -25,6 +25,7 @@ NativeGraphCosts::NativeGraphCosts(const DeviceMesh& mesh, int tensor_ndim, unsi
       partial_ops_(partial_ops),
       prices_(prices),
       limits_(limits),
+      routing_limit_(RoutingLimitApplies(mesh)),
       first_edge_{0} {}
 
 NativeGraphCosts::VertexId NativeGraphCosts::Intern(const DistState& s) {
@@ -54,7 +55,7 @@ bool NativeGraphCosts::Expand(VertexId u) {
   steps_.clear();
   AppendGoalFreeTransitions(from, tensor_ndim_, partial_ops_, &steps_);
   for (const Step& step : steps_) {
-    if (ExceedsRoutingLimit(from, step, mesh_)) continue;
+    if (routing_limit_ && ExceedsRoutingLimit(from, step, mesh_)) continue;
     edges_.push_back(MakeEdge(from, step));
   }
   first_edge_.push_back(static_cast<uint32_t>(edges_.size()));
@@ -145,7 +146,9 @@ void NativeGraphCosts::FillGoalEdges(VertexId t, Target* target) {
     steps_.clear();
     goal.Append(from, orders_[u], &steps_);
     for (const Step& step : steps_) {
-      if (!ExceedsRoutingLimit(from, step, mesh_)) target->edges.push_back(MakeEdge(from, step));
+      if (!routing_limit_ || !ExceedsRoutingLimit(from, step, mesh_)) {
+        target->edges.push_back(MakeEdge(from, step));
+      }
     }
     target->first.push_back(static_cast<uint32_t>(target->edges.size()));
   }

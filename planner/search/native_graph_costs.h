@@ -141,6 +141,7 @@ class NativeGraphCosts {
   unsigned partial_ops_;
   StepPrices* prices_;
   SearchLimits limits_;
+  bool routing_limit_;  // RoutingLimitApplies(mesh_)
   bool too_big_ = false;
 
   absl::flat_hash_map<uint64_t, VertexId> ids_;
