@@ -37,9 +37,9 @@ NativeGraphCosts::VertexId NativeGraphCosts::Intern(const DistState& s) {
 NativeGraphCosts::Edge NativeGraphCosts::MakeEdge(const DistState& from, const Step& step) {
   const StepPrices::Price& price = prices_->Of(from, step);
   const VertexId to = Intern(price.to);
-  if (price.priced) return {to, price.cost, kPriced};
+  if (price.priced) return {price.cost, to, kPriced};
   steps_of_.push_back(step);
-  return {to, price.cost, static_cast<uint32_t>(steps_of_.size() - 1)};
+  return {price.cost, to, static_cast<uint32_t>(steps_of_.size() - 1)};
 }
 
 void NativeGraphCosts::Price(VertexId from, Edge* e) {
@@ -124,7 +124,7 @@ void NativeGraphCosts::BuildReverse() {
   std::vector<uint32_t> next(first_in_.begin(), first_in_.end() - 1);
   for (VertexId u = 0; u < n; ++u) {
     for (uint32_t i = first_edge_[u]; i < first_edge_[u + 1]; ++i) {
-      in_edges_[next[edges_[i].to]++] = {u, edges_[i].cost, kPriced};
+      in_edges_[next[edges_[i].to]++] = {edges_[i].cost, u, kPriced};
     }
   }
   reverse_for_ = n;
@@ -167,7 +167,7 @@ void NativeGraphCosts::FillDistances(VertexId t, Target* target) {
   std::vector<uint32_t> next(goal_first_in_.begin(), goal_first_in_.end() - 1);
   for (VertexId u = 0; u < n; ++u) {
     for (uint32_t i = target->first[u]; i < target->first[u + 1]; ++i) {
-      goal_in_edges_[next[target->edges[i].to]++] = {u, target->edges[i].cost, kPriced};
+      goal_in_edges_[next[target->edges[i].to]++] = {target->edges[i].cost, u, kPriced};
     }
   }
   std::vector<double>& dist = target->h;
@@ -292,8 +292,10 @@ double NativeGraphCosts::Search(VertexId s, VertexId t, Target* target) {
     stamp_[e.vertex] = pass_ | kPoppedBit;
     // Most edges lead past t's key: dropped here, as Visit would drop them
     // (the same key, summed in the same order), without its other checks.
+    // t's key as of now: it may drop during the loop, which Visit sees.
+    const double limit = Reached(t_) ? std::min(upper_, g_[t_]) : upper_;
     auto visit = [&](Edge* edge) {
-      if (!Beyond(e.g + edge->cost + (*h_)[edge->to])) Visit(e.vertex, e.g, edge);
+      if (!(e.g + edge->cost + (*h_)[edge->to] > limit)) Visit(e.vertex, e.g, edge);
     };
     for (uint32_t i = first_edge_[e.vertex]; i < first_edge_[e.vertex + 1]; ++i) visit(&edges_[i]);
     for (uint32_t i = target->first[e.vertex]; i < target->first[e.vertex + 1]; ++i) {

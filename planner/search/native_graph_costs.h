@@ -76,9 +76,9 @@ class NativeGraphCosts {
   // lower bound on it (spec §5.2 item 7): priced when a forward search pops
   // its stand-in or its greedy path takes it (Price), since most edges never
   // are.
-  struct Edge {
-    VertexId to;
+  struct Edge {  // 16 bytes: the tables' and searches' loops stream these
     double cost;
+    VertexId to;
     uint32_t step;  // into steps_of_, or kPriced
   };
   // Towards one target: its goal edges out of each state (CSR by source),
