@@ -56,22 +56,41 @@ struct StateSearch::Graph {
   using directed_category = boost::directed_tag;
   using edge_parallel_category = boost::allow_parallel_edge_tag;
   struct traversal_category : boost::incidence_graph_tag {};
-  using out_edge_iterator = const Edge*;
   using degree_size_type = size_t;
   using vertices_size_type = size_t;
   using edges_size_type = size_t;
   static VertexId null_vertex() { return kNone; }
 
-  std::pair<const Edge*, const Edge*> OutEdges(VertexId u) const {
-    const Vertex& v = search->vertices_[u];
-    if (v.deferred != kNone) {
-      const Deferred& d = search->deferred_[v.deferred];
-      return {&d.edge, &d.edge + (d.priced ? 1 : 0)};
+  // A state's out-edges less those whose target this pass has popped: Price
+  // would leave them unrelaxed, taking no sequence number (spec §5), so Boost
+  // need not examine them. In a full Dijkstra (CostMatrix's rows, spec §5.1
+  // item 6) about half of the edges lead back to popped states.
+  class out_edge_iterator {
+   public:
+    out_edge_iterator(const Edge* at, const Edge* end, const Vertex* vertices)
+        : at_(at), end_(end), vertices_(vertices) {
+      SkipPopped();
     }
-    const Edge* first = search->edges_.data() + v.first_edge;
-    return {first, first + v.num_edges};
-  }
-  friend std::pair<const Edge*, const Edge*> out_edges(VertexId u, const Graph& g) {
+    const Edge& operator*() const { return *at_; }
+    out_edge_iterator& operator++() {
+      ++at_;
+      SkipPopped();
+      return *this;
+    }
+    bool operator==(const out_edge_iterator& other) const { return at_ == other.at_; }
+    bool operator!=(const out_edge_iterator& other) const { return at_ != other.at_; }
+
+   private:
+    void SkipPopped() {
+      while (at_ != end_ && vertices_[at_->to].popped) ++at_;
+    }
+    const Edge* at_;
+    const Edge* end_;
+    const Vertex* vertices_;
+  };
+
+  std::pair<out_edge_iterator, out_edge_iterator> OutEdges(VertexId u) const;
+  friend std::pair<out_edge_iterator, out_edge_iterator> out_edges(VertexId u, const Graph& g) {
     return g.OutEdges(u);
   }
   friend VertexId source(const Edge& e, const Graph&) { return e.from; }
@@ -79,6 +98,20 @@ struct StateSearch::Graph {
 
   const StateSearch* search;
 };
+
+std::pair<StateSearch::Graph::out_edge_iterator, StateSearch::Graph::out_edge_iterator>
+StateSearch::Graph::OutEdges(VertexId u) const {
+  const Vertex& v = search->vertices_[u];
+  const Edge* first = search->edges_.data() + v.first_edge;
+  const Edge* last = first + v.num_edges;
+  if (v.deferred != kNone) {
+    const Deferred& d = search->deferred_[v.deferred];
+    first = &d.edge;
+    last = &d.edge + (d.priced ? 1 : 0);
+  }
+  const Vertex* vertices = search->vertices_.data();
+  return {out_edge_iterator(first, last, vertices), out_edge_iterator(last, last, vertices)};
+}
 
 // Each state's Key (distance map) and parent (predecessor map) live in its
 // Vertex.
@@ -106,24 +139,14 @@ struct StateSearch::Combine {
 
 class StateSearch::Visitor : public boost::default_dijkstra_visitor {
  public:
-  Visitor(StateSearch* search, const Pass* pass, const std::vector<VertexId>* goals,
-          size_t* goals_left, int64_t max_expanded, int64_t max_edges)
-      : search_(search),
-        pass_(pass),
-        goals_(goals),
-        goals_left_(goals_left),
-        max_expanded_(max_expanded),
-        max_edges_(max_edges) {}
-  void examine_vertex(VertexId u, const Graph&) {
-    search_->Pop(u, *goals_, goals_left_, max_expanded_, max_edges_);
-  }
+  Visitor(StateSearch* search, const Pass* pass, int64_t max_expanded, int64_t max_edges)
+      : search_(search), pass_(pass), max_expanded_(max_expanded), max_edges_(max_edges) {}
+  void examine_vertex(VertexId u, const Graph&) { search_->Pop(u, max_expanded_, max_edges_); }
   void examine_edge(const Edge& e, const Graph&) { search_->Price(e, *pass_); }
 
  private:
   StateSearch* search_;
   const Pass* pass_;
-  const std::vector<VertexId>* goals_;
-  size_t* goals_left_;
   int64_t max_expanded_;
   int64_t max_edges_;
 };
@@ -152,7 +175,7 @@ StateSearch::VertexId StateSearch::Intern(const DistState& s) {
   auto [it, inserted] = ids_.try_emplace(s.bits(), static_cast<VertexId>(vertices_.size()));
   if (inserted) {
     vertices_.push_back({s, bound_ != nullptr ? (*bound_)(s) : 0.0, bound_version_, Key(), kNone,
-                         /*popped=*/false, /*has_edges=*/false, 0, 0, kNone});
+                         /*popped=*/false, /*goal=*/false, /*has_edges=*/false, 0, 0, kNone});
   }
   return it->second;
 }
@@ -176,6 +199,7 @@ void StateSearch::Reset() {
     v.key = Key();
     v.parent = kNone;
     v.popped = false;
+    v.goal = false;
   }
   seq_ = 0;
   expanded_ = 0;
@@ -215,7 +239,7 @@ StateSearch::VertexId StateSearch::AddDeferred(VertexId u, VertexId to, const St
   // A copy: pushing below may move the vertices. The stand-in prices the
   // step from u's state.
   const DistState from = vertices_[u].state;
-  vertices_.push_back({from, 0.0, bound_version_, Key(), kNone, /*popped=*/false,
+  vertices_.push_back({from, 0.0, bound_version_, Key(), kNone, /*popped=*/false, /*goal=*/false,
                        /*has_edges=*/true, 0, 0, index});
   return p;
 }
@@ -228,14 +252,13 @@ void StateSearch::PriceDeferred(VertexId p) {
   d.priced = true;
 }
 
-void StateSearch::Pop(VertexId u, const std::vector<VertexId>& goals, size_t* goals_left,
-                      int64_t max_expanded, int64_t max_edges) {
+void StateSearch::Pop(VertexId u, int64_t max_expanded, int64_t max_edges) {
   vertices_[u].popped = true;
   if (vertices_[u].deferred != kNone) {  // a stand-in: no state, not an expansion
     PriceDeferred(u);
     return;
   }
-  if (std::binary_search(goals.begin(), goals.end(), u) && --*goals_left == 0) {
+  if (vertices_[u].goal && --goals_left_ == 0) {
     outcome_ = Outcome::kReached;
   } else if (expanded_ >= max_expanded) {
     outcome_ = Outcome::kBound;
@@ -276,16 +299,17 @@ void StateSearch::Price(const Edge& e, const Pass& pass) {
 StateSearch::Outcome StateSearch::Run(const DistState& src, absl::Span<const DistState> goals,
                                       const Pass& pass, int64_t max_expanded, int64_t max_edges) {
   Reset();
-  std::vector<VertexId> goal_ids;
-  for (const DistState& goal : goals) goal_ids.push_back(Intern(goal));
-  std::sort(goal_ids.begin(), goal_ids.end());
-  goal_ids.erase(std::unique(goal_ids.begin(), goal_ids.end()), goal_ids.end());
-  size_t goals_left = goal_ids.size();
+  goals_left_ = 0;
+  for (const DistState& goal : goals) {
+    Vertex& v = vertices_[Intern(goal)];
+    if (!v.goal) ++goals_left_;  // a goal listed twice is popped once
+    v.goal = true;
+  }
 
   const VertexId s = Intern(src);
   const double start_h = H(s);
   vertices_[s].key = Key{pass.astar ? start_h : 0.0, 0, 0.0};
-  Visitor visitor(this, &pass, &goal_ids, &goals_left, max_expanded, max_edges);
+  Visitor visitor(this, &pass, max_expanded, max_edges);
   auto parent_of = [](Vertex& v) -> VertexId& { return v.parent; };
   auto key_of = [](Vertex& v) -> Key& { return v.key; };
   const Key zero{0.0, 0, 0.0};
@@ -294,7 +318,7 @@ StateSearch::Outcome StateSearch::Run(const DistState& src, absl::Span<const Dis
       FieldMap<Key, decltype(key_of)>{this, key_of}, boost::static_property_map<Key, Edge>(zero),
       boost::typed_identity_property_map<VertexId>(), KeyLess{pass.astar}, Combine{this}, Key(),
       zero, visitor);
-  return outcome_ == Outcome::kExhausted && goals_left == 0 ? Outcome::kReached : outcome_;
+  return outcome_ == Outcome::kExhausted && goals_left_ == 0 ? Outcome::kReached : outcome_;
 }
 
 bool StateSearch::Popped(const DistState& s) const {

@@ -110,6 +110,7 @@ class StateSearch {
     Key key;             // infinite until reached in this pass
     VertexId parent;
     bool popped;
+    bool goal;  // one of this pass's goals
     // Its out-edges in edges_ once expanded in any pass (generation order).
     bool has_edges;
     uint32_t first_edge;
@@ -150,8 +151,7 @@ class StateSearch {
   void PriceDeferred(VertexId p);
   // The visitor's halves of one pass: a state popped (expanded, or the pass
   // ends), an edge examined (priced into candidate_, or left unrelaxed).
-  void Pop(VertexId u, const std::vector<VertexId>& goals, size_t* goals_left, int64_t max_expanded,
-           int64_t max_edges);
+  void Pop(VertexId u, int64_t max_expanded, int64_t max_edges);
   void Price(const Edge& e, const Pass& pass);
 
   const EdgeSource& edge_source_;
@@ -166,7 +166,8 @@ class StateSearch {
   std::vector<Deferred> deferred_;
   std::vector<Step> steps_;  // scratch for GenerateEdges
   uint64_t seq_ = 0;
-  Key candidate_;  // the key the edge being examined would give its target
+  Key candidate_;          // the key the edge being examined would give its target
+  size_t goals_left_ = 0;  // this pass's goals not popped yet
   Outcome outcome_ = Outcome::kExhausted;
   SearchLimit limit_hit_ = SearchLimit::kNone;
   int64_t expanded_ = 0;
