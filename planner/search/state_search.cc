@@ -8,6 +8,8 @@
 #include <optional>
 #include <utility>
 
+#include "absl/base/attributes.h"
+
 namespace reshard {
 namespace {
 
@@ -186,9 +188,10 @@ void StateSearch::SetBound(const RemainingCostBound* bound) {
 }
 
 double StateSearch::H(VertexId v) {
+  if (bound_ == nullptr) return 0.0;  // Dijkstra (CostMatrix's rows): no bound to cache
   Vertex& vertex = vertices_[v];
   if (vertex.h_version != bound_version_) {
-    vertex.h = bound_ != nullptr ? (*bound_)(vertex.state) : 0.0;
+    vertex.h = (*bound_)(vertex.state);
     vertex.h_version = bound_version_;
   }
   return vertex.h;
@@ -277,10 +280,11 @@ void StateSearch::Pop(VertexId u, int64_t max_expanded, int64_t max_edges) {
   key.seq = Key().seq;
 }
 
-void StateSearch::Price(const Edge& e, const Pass& pass) {
+// Inlined into Boost's loop: it runs for every edge examined (the
+// out_edge_iterator has skipped those to popped states).
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void StateSearch::Price(const Edge& e, const Pass& pass) {
   candidate_ = Key();  // infinite: Boost does not relax the edge
   const Vertex& to = vertices_[e.to];
-  if (to.popped) return;
   const double g_from = vertices_[e.from].key.g;
   // Towards a stand-in, e.cost is its step's bound and the priority is
   // g + bound + h(real target); the stand-in keeps its source's g, so that
@@ -335,6 +339,14 @@ std::vector<DistState> StateSearch::PathTo(const DistState& s) const {
   }
   std::reverse(path.begin(), path.end());
   return path;
+}
+
+unsigned StateSearch::PartialOpsOnPath(const DistState& s) const {
+  unsigned ops = 0;
+  for (VertexId v = Find(s); v != kNone; v = vertices_[v].parent) {
+    ops |= vertices_[v].state.PartialOps();  // a stand-in holds its source's state
+  }
+  return ops;
 }
 
 }  // namespace reshard

@@ -93,6 +93,8 @@ class StateSearch {
   double CostTo(const DistState& s) const;
   // The states from the pass's source to `s` (Popped(s)), source first.
   std::vector<DistState> PathTo(const DistState& s) const;
+  // The Partial ops held by any state of PathTo(s), without building it.
+  unsigned PartialOpsOnPath(const DistState& s) const;
 
  private:
   using VertexId = uint32_t;
