@@ -138,7 +138,7 @@ absl::Status FillRow(const DistState& src, absl::Span<const DistState> targets,
       left.push_back(j);
     } else if (!shared.Popped(targets[j])) {
       continue;  // unreachable on the supergraph, so on the pair's graph too
-    } else if ((shared.PartialOpsOnPath(targets[j]) & ~op_sets[j]) == 0) {
+    } else if (op_sets[j] == every_op || (shared.PartialOpsOnPath(targets[j]) & ~op_sets[j]) == 0) {
       (*row)[j] = shared.CostTo(targets[j]);
     } else {
       left.push_back(j);
