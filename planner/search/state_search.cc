@@ -47,6 +47,7 @@ StateSearch::StateSearch(const EdgeSource& edges, const BoundCostModel& model,
   // so easy plans do not pay for it.
   ids_.reserve(256);
   vertices_.reserve(256);
+  labels_.reserve(256);
   edges_.reserve(32768);
 }
 
@@ -69,8 +70,8 @@ struct StateSearch::Graph {
   // item 6) about half of the edges lead back to popped states.
   class out_edge_iterator {
    public:
-    out_edge_iterator(const Edge* at, const Edge* end, const Vertex* vertices)
-        : at_(at), end_(end), vertices_(vertices) {
+    out_edge_iterator(const Edge* at, const Edge* end, const Label* labels)
+        : at_(at), end_(end), labels_(labels) {
       SkipPopped();
     }
     const Edge& operator*() const { return *at_; }
@@ -84,11 +85,11 @@ struct StateSearch::Graph {
 
    private:
     void SkipPopped() {
-      while (at_ != end_ && vertices_[at_->to].popped) ++at_;
+      while (at_ != end_ && labels_[at_->to].popped) ++at_;
     }
     const Edge* at_;
     const Edge* end_;
-    const Vertex* vertices_;
+    const Label* labels_;
   };
 
   std::pair<out_edge_iterator, out_edge_iterator> OutEdges(VertexId u) const;
@@ -111,8 +112,8 @@ StateSearch::Graph::OutEdges(VertexId u) const {
     first = &d.edge;
     last = &d.edge + (d.priced ? 1 : 0);
   }
-  const Vertex* vertices = search->vertices_.data();
-  return {out_edge_iterator(first, last, vertices), out_edge_iterator(last, last, vertices)};
+  const Label* labels = search->labels_.data();
+  return {out_edge_iterator(first, last, labels), out_edge_iterator(last, last, labels)};
 }
 
 // Each state's Key (distance map) and parent (predecessor map) live in its
@@ -123,7 +124,7 @@ struct StateSearch::FieldMap {
   using value_type = T;
   using reference = T;
   using category = boost::read_write_property_map_tag;
-  T& At(VertexId v) const { return of(search->vertices_[v]); }
+  T& At(VertexId v) const { return of(search->labels_[v]); }
   friend T get(const FieldMap& m, VertexId v) { return m.At(v); }
   friend void put(const FieldMap& m, VertexId v, const T& value) { m.At(v) = value; }
   StateSearch* search;
@@ -176,8 +177,9 @@ StateSearch::VertexId StateSearch::Find(const DistState& s) const {
 StateSearch::VertexId StateSearch::Intern(const DistState& s) {
   auto [it, inserted] = ids_.try_emplace(s.bits(), static_cast<VertexId>(vertices_.size()));
   if (inserted) {
-    vertices_.push_back({s, bound_ != nullptr ? (*bound_)(s) : 0.0, bound_version_, Key(), kNone,
-                         /*popped=*/false, /*goal=*/false, /*has_edges=*/false, 0, 0, kNone});
+    vertices_.push_back({s, bound_ != nullptr ? (*bound_)(s) : 0.0, bound_version_,
+                         /*has_edges=*/false, 0, 0, kNone});
+    labels_.push_back({Key(), kNone, /*popped=*/false, /*goal=*/false});
   }
   return it->second;
 }
@@ -198,12 +200,7 @@ double StateSearch::H(VertexId v) {
 }
 
 void StateSearch::Reset() {
-  for (Vertex& v : vertices_) {
-    v.key = Key();
-    v.parent = kNone;
-    v.popped = false;
-    v.goal = false;
-  }
+  for (Label& label : labels_) label = {Key(), kNone, /*popped=*/false, /*goal=*/false};
   seq_ = 0;
   expanded_ = 0;
   outcome_ = Outcome::kExhausted;
@@ -242,7 +239,8 @@ StateSearch::VertexId StateSearch::AddDeferred(VertexId u, VertexId to, const St
   // A copy: pushing below may move the vertices. The stand-in prices the
   // step from u's state.
   const DistState from = vertices_[u].state;
-  vertices_.push_back({from, 0.0, bound_version_, Key(), kNone, /*popped=*/false, /*goal=*/false,
+  labels_.push_back({Key(), kNone, /*popped=*/false, /*goal=*/false});
+  vertices_.push_back({from, 0.0, bound_version_,
                        /*has_edges=*/true, 0, 0, index});
   return p;
 }
@@ -250,18 +248,18 @@ StateSearch::VertexId StateSearch::AddDeferred(VertexId u, VertexId to, const St
 void StateSearch::PriceDeferred(VertexId p) {
   Deferred& d = deferred_[vertices_[p].deferred];
   // A popped target takes no edge this pass; a later pass prices it then.
-  if (d.priced || vertices_[d.edge.to].popped) return;
+  if (d.priced || labels_[d.edge.to].popped) return;
   d.edge.cost = model_.StepCost(vertices_[p].state, d.step);
   d.priced = true;
 }
 
 void StateSearch::Pop(VertexId u, int64_t max_expanded, int64_t max_edges) {
-  vertices_[u].popped = true;
+  labels_[u].popped = true;
   if (vertices_[u].deferred != kNone) {  // a stand-in: no state, not an expansion
     PriceDeferred(u);
     return;
   }
-  if (vertices_[u].goal && --goals_left_ == 0) {
+  if (labels_[u].goal && --goals_left_ == 0) {
     outcome_ = Outcome::kReached;
   } else if (expanded_ >= max_expanded) {
     outcome_ = Outcome::kBound;
@@ -275,7 +273,7 @@ void StateSearch::Pop(VertexId u, int64_t max_expanded, int64_t max_edges) {
   }
   // Boost's Dijkstra ends when the state it pops is unreachable (infinite
   // key); g stays for CostTo.
-  Key& key = vertices_[u].key;
+  Key& key = labels_[u].key;
   key.priority = Key().priority;
   key.seq = Key().seq;
 }
@@ -285,13 +283,13 @@ void StateSearch::Pop(VertexId u, int64_t max_expanded, int64_t max_edges) {
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline void StateSearch::Price(const Edge& e, const Pass& pass) {
   candidate_ = Key();  // infinite: Boost does not relax the edge
   const Vertex& to = vertices_[e.to];
-  const double g_from = vertices_[e.from].key.g;
+  const double g_from = labels_[e.from].key.g;
   // Towards a stand-in, e.cost is its step's bound and the priority is
   // g + bound + h(real target); the stand-in keeps its source's g, so that
   // the priced edge gives the target exactly g + StepCost.
   const bool stand_in = to.deferred != kNone;
   const VertexId target = stand_in ? deferred_[to.deferred].edge.to : e.to;
-  if (stand_in && vertices_[target].popped) return;
+  if (stand_in && labels_[target].popped) return;
   const double g = g_from + e.cost;
   const double h = H(target);
   // It cannot lie on a path of cost C* (spec §5.1): not relaxed.
@@ -305,17 +303,17 @@ StateSearch::Outcome StateSearch::Run(const DistState& src, absl::Span<const Dis
   Reset();
   goals_left_ = 0;
   for (const DistState& goal : goals) {
-    Vertex& v = vertices_[Intern(goal)];
-    if (!v.goal) ++goals_left_;  // a goal listed twice is popped once
-    v.goal = true;
+    Label& label = labels_[Intern(goal)];
+    if (!label.goal) ++goals_left_;  // a goal listed twice is popped once
+    label.goal = true;
   }
 
   const VertexId s = Intern(src);
   const double start_h = H(s);
-  vertices_[s].key = Key{pass.astar ? start_h : 0.0, 0, 0.0};
+  labels_[s].key = Key{pass.astar ? start_h : 0.0, 0, 0.0};
   Visitor visitor(this, &pass, max_expanded, max_edges);
-  auto parent_of = [](Vertex& v) -> VertexId& { return v.parent; };
-  auto key_of = [](Vertex& v) -> Key& { return v.key; };
+  auto parent_of = [](Label& label) -> VertexId& { return label.parent; };
+  auto key_of = [](Label& label) -> Key& { return label.key; };
   const Key zero{0.0, 0, 0.0};
   boost::dijkstra_shortest_paths_no_color_map_no_init(
       Graph{this}, s, FieldMap<VertexId, decltype(parent_of)>{this, parent_of},
@@ -327,14 +325,14 @@ StateSearch::Outcome StateSearch::Run(const DistState& src, absl::Span<const Dis
 
 bool StateSearch::Popped(const DistState& s) const {
   const VertexId v = Find(s);
-  return v != kNone && vertices_[v].popped;
+  return v != kNone && labels_[v].popped;
 }
 
-double StateSearch::CostTo(const DistState& s) const { return vertices_[Find(s)].key.g; }
+double StateSearch::CostTo(const DistState& s) const { return labels_[Find(s)].key.g; }
 
 std::vector<DistState> StateSearch::PathTo(const DistState& s) const {
   std::vector<DistState> path;
-  for (VertexId v = Find(s); v != kNone; v = vertices_[v].parent) {
+  for (VertexId v = Find(s); v != kNone; v = labels_[v].parent) {
     if (vertices_[v].deferred == kNone) path.push_back(vertices_[v].state);
   }
   std::reverse(path.begin(), path.end());
@@ -343,7 +341,7 @@ std::vector<DistState> StateSearch::PathTo(const DistState& s) const {
 
 unsigned StateSearch::PartialOpsOnPath(const DistState& s) const {
   unsigned ops = 0;
-  for (VertexId v = Find(s); v != kNone; v = vertices_[v].parent) {
+  for (VertexId v = Find(s); v != kNone; v = labels_[v].parent) {
     ops |= vertices_[v].state.PartialOps();  // a stand-in holds its source's state
   }
   return ops;

@@ -105,14 +105,18 @@ class StateSearch {
     uint64_t seq = std::numeric_limits<uint64_t>::max();
     double g = std::numeric_limits<double>::infinity();
   };
+  // What a pass knows of a vertex, apart from Vertex: the heap reads these
+  // for every comparison, so they lie close together (labels_).
+  struct Label {
+    Key key;  // infinite until reached in this pass
+    VertexId parent;
+    bool popped;
+    bool goal;  // one of this pass's goals
+  };
   struct Vertex {
     DistState state;
     double h;            // the bound, computed once per state and bound
     uint32_t h_version;  // the bound_version_ h was computed with
-    Key key;             // infinite until reached in this pass
-    VertexId parent;
-    bool popped;
-    bool goal;  // one of this pass's goals
     // Its out-edges in edges_ once expanded in any pass (generation order).
     bool has_edges;
     uint32_t first_edge;
@@ -164,6 +168,7 @@ class StateSearch {
   // Keyed by the packed state: every state of one search has the same ndim.
   absl::flat_hash_map<uint64_t, VertexId> ids_;
   std::vector<Vertex> vertices_;
+  std::vector<Label> labels_;  // labels_[v] is vertices_[v]'s, reset by each pass
   std::vector<Edge> edges_;
   std::vector<Deferred> deferred_;
   std::vector<Step> steps_;  // scratch for GenerateEdges
