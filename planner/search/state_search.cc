@@ -64,32 +64,34 @@ struct StateSearch::Graph {
   using edges_size_type = size_t;
   static VertexId null_vertex() { return kNone; }
 
-  // A state's out-edges less those whose target this pass has popped: Price
-  // would leave them unrelaxed, taking no sequence number (spec §5), so Boost
-  // need not examine them. In a full Dijkstra (CostMatrix's rows, spec §5.1
-  // item 6) about half of the edges lead back to popped states.
+  // A state's out-edges that the pass relaxes, each priced (Relaxes) as
+  // Boost reaches it: Boost examines an edge right after dereferencing it
+  // and before the next increment, so candidate_ is then its key. Boost
+  // never sees the others; a full Dijkstra (CostMatrix's rows, spec §5.1
+  // item 6) leaves more than half of the edges it meets unrelaxed.
   class out_edge_iterator {
    public:
-    out_edge_iterator(const Edge* at, const Edge* end, const Label* labels)
-        : at_(at), end_(end), labels_(labels) {
-      SkipPopped();
+    out_edge_iterator(const Edge* at, const Edge* end, StateSearch* search, const Pass* pass)
+        : at_(at), end_(end), search_(search), pass_(pass) {
+      SkipUnrelaxed();
     }
     const Edge& operator*() const { return *at_; }
     out_edge_iterator& operator++() {
       ++at_;
-      SkipPopped();
+      SkipUnrelaxed();
       return *this;
     }
     bool operator==(const out_edge_iterator& other) const { return at_ == other.at_; }
     bool operator!=(const out_edge_iterator& other) const { return at_ != other.at_; }
 
    private:
-    void SkipPopped() {
-      while (at_ != end_ && labels_[at_->to].popped) ++at_;
+    void SkipUnrelaxed() {
+      while (at_ != end_ && !search_->Relaxes(*at_, *pass_)) ++at_;
     }
     const Edge* at_;
     const Edge* end_;
-    const Label* labels_;
+    StateSearch* search_;
+    const Pass* pass_;
   };
 
   std::pair<out_edge_iterator, out_edge_iterator> OutEdges(VertexId u) const;
@@ -99,7 +101,8 @@ struct StateSearch::Graph {
   friend VertexId source(const Edge& e, const Graph&) { return e.from; }
   friend VertexId target(const Edge& e, const Graph&) { return e.to; }
 
-  const StateSearch* search;
+  StateSearch* search;
+  const Pass* pass;
 };
 
 std::pair<StateSearch::Graph::out_edge_iterator, StateSearch::Graph::out_edge_iterator>
@@ -112,12 +115,12 @@ StateSearch::Graph::OutEdges(VertexId u) const {
     first = &d.edge;
     last = &d.edge + (d.priced ? 1 : 0);
   }
-  const Label* labels = search->labels_.data();
-  return {out_edge_iterator(first, last, labels), out_edge_iterator(last, last, labels)};
+  return {out_edge_iterator(first, last, search, pass),
+          out_edge_iterator(last, last, search, pass)};
 }
 
 // Each state's Key (distance map) and parent (predecessor map) live in its
-// Vertex.
+// Label.
 template <typename T, typename Of>
 struct StateSearch::FieldMap {
   using key_type = VertexId;
@@ -131,10 +134,10 @@ struct StateSearch::FieldMap {
   Of of;  // a stateless lambda: the field is known at compile time
 };
 
-// Boost relaxes an edge to combine(key of its source, weight); the visitor
-// has priced the edge (Price), so the weight is a constant zero (which also
-// keeps Boost's negative-weight check quiet for any model) and Combine hands
-// Boost the price.
+// Boost relaxes an edge to combine(key of its source, weight); the
+// out_edge_iterator has priced the edge (Relaxes), so the weight is a
+// constant zero (which also keeps Boost's negative-weight check quiet for any
+// model) and Combine hands Boost the price.
 struct StateSearch::Combine {
   Key operator()(const Key&, const Key&) const { return search->candidate_; }
   const StateSearch* search;
@@ -142,14 +145,12 @@ struct StateSearch::Combine {
 
 class StateSearch::Visitor : public boost::default_dijkstra_visitor {
  public:
-  Visitor(StateSearch* search, const Pass* pass, int64_t max_expanded, int64_t max_edges)
-      : search_(search), pass_(pass), max_expanded_(max_expanded), max_edges_(max_edges) {}
+  Visitor(StateSearch* search, int64_t max_expanded, int64_t max_edges)
+      : search_(search), max_expanded_(max_expanded), max_edges_(max_edges) {}
   void examine_vertex(VertexId u, const Graph&) { search_->Pop(u, max_expanded_, max_edges_); }
-  void examine_edge(const Edge& e, const Graph&) { search_->Price(e, *pass_); }
 
  private:
   StateSearch* search_;
-  const Pass* pass_;
   int64_t max_expanded_;
   int64_t max_edges_;
 };
@@ -278,24 +279,25 @@ void StateSearch::Pop(VertexId u, int64_t max_expanded, int64_t max_edges) {
   key.seq = Key().seq;
 }
 
-// Inlined into Boost's loop: it runs for every edge examined (the
-// out_edge_iterator has skipped those to popped states).
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline void StateSearch::Price(const Edge& e, const Pass& pass) {
-  candidate_ = Key();  // infinite: Boost does not relax the edge
-  const Vertex& to = vertices_[e.to];
-  const double g_from = labels_[e.from].key.g;
+// Inlined into the out_edge_iterator: it runs for every edge a pass meets.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool StateSearch::Relaxes(const Edge& e, const Pass& pass) {
+  const Label& to = labels_[e.to];
+  if (to.popped) return false;  // no sequence number: spec §5 counts edges to unexpanded states
   // Towards a stand-in, e.cost is its step's bound and the priority is
   // g + bound + h(real target); the stand-in keeps its source's g, so that
   // the priced edge gives the target exactly g + StepCost.
-  const bool stand_in = to.deferred != kNone;
-  const VertexId target = stand_in ? deferred_[to.deferred].edge.to : e.to;
-  if (stand_in && labels_[target].popped) return;
+  const uint32_t deferred = vertices_[e.to].deferred;
+  const bool stand_in = deferred != kNone;
+  const VertexId target = stand_in ? deferred_[deferred].edge.to : e.to;
+  if (stand_in && labels_[target].popped) return false;
+  const double g_from = labels_[e.from].key.g;
   const double g = g_from + e.cost;
   const double h = H(target);
   // It cannot lie on a path of cost C* (spec §5.1): not relaxed.
-  if (g + h > pass.budget) return;
+  if (g + h > pass.budget) return false;
   ++seq_;  // spec §5: every edge to a not-yet-expanded state (stand-ins too)
   candidate_ = Key{pass.astar ? g + h : g, seq_, stand_in ? g_from : g};
+  return KeyLess{pass.astar}(candidate_, to.key);  // as Boost's relax decides
 }
 
 StateSearch::Outcome StateSearch::Run(const DistState& src, absl::Span<const DistState> goals,
@@ -311,12 +313,12 @@ StateSearch::Outcome StateSearch::Run(const DistState& src, absl::Span<const Dis
   const VertexId s = Intern(src);
   const double start_h = H(s);
   labels_[s].key = Key{pass.astar ? start_h : 0.0, 0, 0.0};
-  Visitor visitor(this, &pass, max_expanded, max_edges);
+  Visitor visitor(this, max_expanded, max_edges);
   auto parent_of = [](Label& label) -> VertexId& { return label.parent; };
   auto key_of = [](Label& label) -> Key& { return label.key; };
   const Key zero{0.0, 0, 0.0};
   boost::dijkstra_shortest_paths_no_color_map_no_init(
-      Graph{this}, s, FieldMap<VertexId, decltype(parent_of)>{this, parent_of},
+      Graph{this, &pass}, s, FieldMap<VertexId, decltype(parent_of)>{this, parent_of},
       FieldMap<Key, decltype(key_of)>{this, key_of}, boost::static_property_map<Key, Edge>(zero),
       boost::typed_identity_property_map<VertexId>(), KeyLess{pass.astar}, Combine{this}, Key(),
       zero, visitor);

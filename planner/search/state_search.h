@@ -155,10 +155,13 @@ class StateSearch {
   VertexId AddDeferred(VertexId u, VertexId to, const Step& step, double bound);
   // Prices a popped stand-in's edge, unless its target is already popped.
   void PriceDeferred(VertexId p);
-  // The visitor's halves of one pass: a state popped (expanded, or the pass
-  // ends), an edge examined (priced into candidate_, or left unrelaxed).
+  // The visitor's half of one pass: a state popped (expanded, or the pass
+  // ends).
   void Pop(VertexId u, int64_t max_expanded, int64_t max_edges);
-  void Price(const Edge& e, const Pass& pass);
+  // Prices e into candidate_ (its target's key were Boost to relax it),
+  // unless its target is popped or past the pass's budget; true when that
+  // key is below the target's, so that Boost relaxes it.
+  bool Relaxes(const Edge& e, const Pass& pass);
 
   const EdgeSource& edge_source_;
   const BoundCostModel& model_;
