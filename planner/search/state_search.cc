@@ -161,13 +161,19 @@ class StateSearch::Visitor : public boost::default_dijkstra_visitor {
 // state at its exact minimum sum, whatever the bound (spec §5.2 item 2).
 // Popped keys are infinite (Pop): seq alone orders them, as Boost's stop
 // test needs.
+template <bool kAstar>
 struct StateSearch::KeyLess {
   bool operator()(const Key& a, const Key& b) const {
-    if (a.priority != b.priority) return a.priority < b.priority;
-    if (by_g && a.g != b.g && a.priority < Key().priority) return a.g < b.g;
-    return a.seq < b.seq;
+    if constexpr (kAstar) {
+      if (a.priority != b.priority) return a.priority < b.priority;
+      if (a.g != b.g && a.priority < Key().priority) return a.g < b.g;
+      return a.seq < b.seq;
+    } else {
+      // Without branches: the heap's comparisons go either way at random,
+      // and most of a full Dijkstra's time is its heap (CostMatrix's rows).
+      return (a.priority < b.priority) | ((a.priority == b.priority) & (a.seq < b.seq));
+    }
   }
-  bool by_g;
 };
 
 StateSearch::VertexId StateSearch::Find(const DistState& s) const {
@@ -297,7 +303,21 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool StateSearch::Relaxes(const Edge& e, con
   if (g + h > pass.budget) return false;
   ++seq_;  // spec §5: every edge to a not-yet-expanded state (stand-ins too)
   candidate_ = Key{pass.astar ? g + h : g, seq_, stand_in ? g_from : g};
-  return KeyLess{pass.astar}(candidate_, to.key);  // as Boost's relax decides
+  // As Boost's relax decides.
+  return pass.astar ? KeyLess<true>()(candidate_, to.key) : KeyLess<false>()(candidate_, to.key);
+}
+
+template <bool kAstar>
+void StateSearch::Search(VertexId s, const Pass& pass, int64_t max_expanded, int64_t max_edges) {
+  Visitor visitor(this, max_expanded, max_edges);
+  auto parent_of = [](Label& label) -> VertexId& { return label.parent; };
+  auto key_of = [](Label& label) -> Key& { return label.key; };
+  const Key zero{0.0, 0, 0.0};
+  boost::dijkstra_shortest_paths_no_color_map_no_init(
+      Graph{this, &pass}, s, FieldMap<VertexId, decltype(parent_of)>{this, parent_of},
+      FieldMap<Key, decltype(key_of)>{this, key_of}, boost::static_property_map<Key, Edge>(zero),
+      boost::typed_identity_property_map<VertexId>(), KeyLess<kAstar>(), Combine{this}, Key(), zero,
+      visitor);
 }
 
 StateSearch::Outcome StateSearch::Run(const DistState& src, absl::Span<const DistState> goals,
@@ -313,15 +333,11 @@ StateSearch::Outcome StateSearch::Run(const DistState& src, absl::Span<const Dis
   const VertexId s = Intern(src);
   const double start_h = H(s);
   labels_[s].key = Key{pass.astar ? start_h : 0.0, 0, 0.0};
-  Visitor visitor(this, max_expanded, max_edges);
-  auto parent_of = [](Label& label) -> VertexId& { return label.parent; };
-  auto key_of = [](Label& label) -> Key& { return label.key; };
-  const Key zero{0.0, 0, 0.0};
-  boost::dijkstra_shortest_paths_no_color_map_no_init(
-      Graph{this, &pass}, s, FieldMap<VertexId, decltype(parent_of)>{this, parent_of},
-      FieldMap<Key, decltype(key_of)>{this, key_of}, boost::static_property_map<Key, Edge>(zero),
-      boost::typed_identity_property_map<VertexId>(), KeyLess{pass.astar}, Combine{this}, Key(),
-      zero, visitor);
+  if (pass.astar) {
+    Search<true>(s, pass, max_expanded, max_edges);
+  } else {
+    Search<false>(s, pass, max_expanded, max_edges);
+  }
   return outcome_ == Outcome::kExhausted && goals_left_ == 0 ? Outcome::kReached : outcome_;
 }
 

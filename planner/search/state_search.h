@@ -140,6 +140,7 @@ class StateSearch {
   template <typename T, typename Of>
   struct FieldMap;
   struct Combine;
+  template <bool kAstar>
   struct KeyLess;
   class Visitor;
 
@@ -148,6 +149,9 @@ class StateSearch {
   double H(VertexId v);
   VertexId Intern(const DistState& s);
   void Reset();
+  // Boost's Dijkstra from s, popping by KeyLess<kAstar> (Run's pass).
+  template <bool kAstar>
+  void Search(VertexId s, const Pass& pass, int64_t max_expanded, int64_t max_edges);
   // False, generating nothing, when u's edges would take the search past
   // `max_edges`.
   bool GenerateEdges(VertexId u, int64_t max_edges);
