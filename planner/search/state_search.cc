@@ -8,7 +8,7 @@
 #include <optional>
 #include <utility>
 
-#include "absl/base/attributes.h"
+#include "absl/base/optimization.h"
 
 namespace reshard {
 namespace {
@@ -64,8 +64,8 @@ struct StateSearch::Graph {
   using edges_size_type = size_t;
   static VertexId null_vertex() { return kNone; }
 
-  // A state's out-edges that the pass relaxes, each priced (Relaxes) as
-  // Boost reaches it: Boost examines an edge right after dereferencing it
+  // A state's out-edges that the pass relaxes, priced (NextRelaxed) as
+  // Boost reaches them: Boost examines an edge right after dereferencing it
   // and before the next increment, so candidate_ is then its key. Boost
   // never sees the others; a full Dijkstra (CostMatrix's rows, spec §5.1
   // item 6) leaves more than half of the edges it meets unrelaxed.
@@ -85,9 +85,7 @@ struct StateSearch::Graph {
     bool operator!=(const out_edge_iterator& other) const { return at_ != other.at_; }
 
    private:
-    void SkipUnrelaxed() {
-      while (at_ != end_ && !search_->Relaxes(*at_, *pass_)) ++at_;
-    }
+    void SkipUnrelaxed() { at_ = search_->NextRelaxed(at_, end_, *pass_); }
     const Edge* at_;
     const Edge* end_;
     StateSearch* search_;
@@ -186,7 +184,7 @@ StateSearch::VertexId StateSearch::Intern(const DistState& s) {
   if (inserted) {
     vertices_.push_back({s, bound_ != nullptr ? (*bound_)(s) : 0.0, bound_version_,
                          /*has_edges=*/false, 0, 0, kNone});
-    labels_.push_back({Key(), kNone, /*popped=*/false, /*goal=*/false});
+    labels_.push_back({Key(), kNone, /*popped=*/false, /*goal=*/false, /*stand_in=*/false});
   }
   return it->second;
 }
@@ -207,7 +205,8 @@ double StateSearch::H(VertexId v) {
 }
 
 void StateSearch::Reset() {
-  for (Label& label : labels_) label = {Key(), kNone, /*popped=*/false, /*goal=*/false};
+  for (Label& label : labels_)
+    label = {Key(), kNone, /*popped=*/false, /*goal=*/false, label.stand_in};
   seq_ = 0;
   expanded_ = 0;
   outcome_ = Outcome::kExhausted;
@@ -246,7 +245,7 @@ StateSearch::VertexId StateSearch::AddDeferred(VertexId u, VertexId to, const St
   // A copy: pushing below may move the vertices. The stand-in prices the
   // step from u's state.
   const DistState from = vertices_[u].state;
-  labels_.push_back({Key(), kNone, /*popped=*/false, /*goal=*/false});
+  labels_.push_back({Key(), kNone, /*popped=*/false, /*goal=*/false, /*stand_in=*/true});
   vertices_.push_back({from, 0.0, bound_version_,
                        /*has_edges=*/true, 0, 0, index});
   return p;
@@ -285,25 +284,49 @@ void StateSearch::Pop(VertexId u, int64_t max_expanded, int64_t max_edges) {
   key.seq = Key().seq;
 }
 
-// Inlined into the out_edge_iterator: it runs for every edge a pass meets.
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool StateSearch::Relaxes(const Edge& e, const Pass& pass) {
+// Every edge a pass meets runs through this loop: seq_ and candidate_ are
+// written once per call, not per edge.
+const StateSearch::Edge* StateSearch::NextRelaxed(const Edge* at, const Edge* end,
+                                                  const Pass& pass) {
+  uint64_t seq = seq_;
+  for (; at != end; ++at) {
+    const Label& to = labels_[at->to];
+    if (to.popped) continue;  // no sequence number: spec §5 counts edges to unexpanded states
+    if (ABSL_PREDICT_FALSE(to.stand_in)) {
+      seq_ = seq;
+      if (RelaxesToStandIn(*at, pass)) return at;
+      seq = seq_;
+      continue;
+    }
+    const double g = labels_[at->from].key.g + at->cost;
+    const double h = H(at->to);
+    if (g + h > pass.budget) continue;  // it cannot lie on a path of cost C* (spec §5.1)
+    ++seq;                              // spec §5: every edge to a not-yet-expanded state
+    const Key key{pass.astar ? g + h : g, seq, g};
+    // As Boost's relax decides.
+    if (pass.astar ? KeyLess<true>()(key, to.key) : KeyLess<false>()(key, to.key)) {
+      seq_ = seq;
+      candidate_ = key;
+      return at;
+    }
+  }
+  seq_ = seq;
+  return end;
+}
+
+bool StateSearch::RelaxesToStandIn(const Edge& e, const Pass& pass) {
   const Label& to = labels_[e.to];
-  if (to.popped) return false;  // no sequence number: spec §5 counts edges to unexpanded states
-  // Towards a stand-in, e.cost is its step's bound and the priority is
-  // g + bound + h(real target); the stand-in keeps its source's g, so that
-  // the priced edge gives the target exactly g + StepCost.
-  const uint32_t deferred = vertices_[e.to].deferred;
-  const bool stand_in = deferred != kNone;
-  const VertexId target = stand_in ? deferred_[deferred].edge.to : e.to;
-  if (stand_in && labels_[target].popped) return false;
+  const VertexId target = deferred_[vertices_[e.to].deferred].edge.to;
+  if (labels_[target].popped) return false;
+  // e.cost is the step's bound and the priority g + bound + h(real target);
+  // the stand-in keeps its source's g, so that the priced edge gives the
+  // target exactly g + StepCost.
   const double g_from = labels_[e.from].key.g;
   const double g = g_from + e.cost;
   const double h = H(target);
-  // It cannot lie on a path of cost C* (spec §5.1): not relaxed.
-  if (g + h > pass.budget) return false;
-  ++seq_;  // spec §5: every edge to a not-yet-expanded state (stand-ins too)
-  candidate_ = Key{pass.astar ? g + h : g, seq_, stand_in ? g_from : g};
-  // As Boost's relax decides.
+  if (g + h > pass.budget) return false;  // as in NextRelaxed
+  ++seq_;
+  candidate_ = Key{pass.astar ? g + h : g, seq_, g_from};
   return pass.astar ? KeyLess<true>()(candidate_, to.key) : KeyLess<false>()(candidate_, to.key);
 }
 

@@ -111,7 +111,8 @@ class StateSearch {
     Key key;  // infinite until reached in this pass
     VertexId parent;
     bool popped;
-    bool goal;  // one of this pass's goals
+    bool goal;      // one of this pass's goals
+    bool stand_in;  // Vertex::deferred is set; kept across passes
   };
   struct Vertex {
     DistState state;
@@ -162,10 +163,13 @@ class StateSearch {
   // The visitor's half of one pass: a state popped (expanded, or the pass
   // ends).
   void Pop(VertexId u, int64_t max_expanded, int64_t max_edges);
-  // Prices e into candidate_ (its target's key were Boost to relax it),
-  // unless its target is popped or past the pass's budget; true when that
-  // key is below the target's, so that Boost relaxes it.
-  bool Relaxes(const Edge& e, const Pass& pass);
+  // The first edge of [at, end) that Boost is to relax (end if none): each
+  // edge to a state not popped and within the pass's budget takes the next
+  // sequence number; the first whose key is below its target's is the one,
+  // and its key is left in candidate_.
+  const Edge* NextRelaxed(const Edge* at, const Edge* end, const Pass& pass);
+  // NextRelaxed's test for an edge to a stand-in (class comment).
+  bool RelaxesToStandIn(const Edge& e, const Pass& pass);
 
   const EdgeSource& edge_source_;
   const BoundCostModel& model_;
