@@ -7,13 +7,21 @@
 # `costs`' pairs per second (issue 17's bars: 20x batch, a quarter of pytorch).
 #
 #   bench/compare_costs.sh [repeats]
+#   bench/compare_costs.sh REPEATS LAYOUTS MESH SHAPE   # e.g. 3
+#       bench/data/costs_fresh_layouts.txt 2,2,2,2 96,200,77
 #
 # Layouts (as planner_bench's BM_CostMatrix): a 1024x4096 f32 tensor; every
 # mesh dim R, S(0), S(1) or P(sum): all 64 on a 2x2x2 mesh, every other one of
-# the 256 on a 2x2x2x2 mesh (128).
+# the 256 on a 2x2x2x2 mesh (128). Or the layouts of the file LAYOUTS (one a
+# line), of a SHAPE tensor on MESH.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repeats=${1:-3}
+layouts_file=${2:-}
+if [ -n "$layouts_file" ]; then
+  [ $# -eq 4 ] || { echo "usage: bench/compare_costs.sh REPEATS LAYOUTS MESH SHAPE" >&2; exit 2; }
+  layouts_file=$(realpath "$layouts_file")
+fi
 
 bazel build -c opt //cli:reshard >/dev/null 2>&1 || bazel build -c opt //cli:reshard
 reshard="$(bazel info -c opt bazel-bin 2>/dev/null)/cli/reshard"
@@ -33,28 +41,42 @@ best() {
 }
 
 
-for mesh_ndim in 3 4; do
-  mesh=$(python3 -c "print(','.join(['2'] * $mesh_ndim))")
+sets="3 4"
+[ -n "$layouts_file" ] && sets=file
+for set in $sets; do
+  if [ "$set" = file ]; then
+    mesh=$3
+    shape=$4
+  else
+    mesh=$(python3 -c "print(','.join(['2'] * $set))")
+    shape=1024,4096
+  fi
   for mode in pytorch native; do
-    python3 - "$mesh_ndim" "$mode" "$tmp/layouts.txt" "$tmp/pairs.jsonl" <<'PY'
+    python3 - "$set" "$mode" "$tmp/layouts.txt" "$tmp/pairs.jsonl" "$mesh" "$shape" \
+      "$layouts_file" <<'PY'
 import json, sys
-ndim, mode, layouts_path, pairs_path = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
-tokens = ["R", "S(0)", "S(1)", "P(sum)"]
-# Mesh dim 0 varies fastest, as in planner_bench.
-every = ["".join(tokens[(i // 4 ** m) % 4] for m in range(ndim)) for i in range(4 ** ndim)]
-layouts = every[:: len(every) // (64 if ndim == 3 else 128)]
+set_, mode, layouts_path, pairs_path = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+mesh, shape = [int(x) for x in sys.argv[5].split(",")], [int(x) for x in sys.argv[6].split(",")]
+if set_ == "file":
+    layouts = [l.strip() for l in open(sys.argv[7]) if l.strip()]
+else:
+    ndim = int(set_)
+    tokens = ["R", "S(0)", "S(1)", "P(sum)"]
+    # Mesh dim 0 varies fastest, as in planner_bench.
+    every = ["".join(tokens[(i // 4 ** m) % 4] for m in range(ndim)) for i in range(4 ** ndim)]
+    layouts = every[:: len(every) // (64 if ndim == 3 else 128)]
 open(layouts_path, "w").write("\n".join(layouts) + "\n")
 with open(pairs_path, "w") as f:
     for i, a in enumerate(layouts):
         for j, b in enumerate(layouts):
-            line = {"id": [i, j], "mesh": [2] * ndim, "shape": [1024, 4096], "src": a, "dst": b,
+            line = {"id": [i, j], "mesh": mesh, "shape": shape, "src": a, "dst": b,
                     "algorithm": "graph"}
             if mode == "pytorch":
                 line["mode"] = "pytorch"
             f.write(json.dumps(line) + "\n")
 PY
     n=$(grep -c . "$tmp/layouts.txt")
-    t_costs=$(best /dev/null "$reshard" costs --mesh "$mesh" --shape 1024,4096 \
+    t_costs=$(best /dev/null "$reshard" costs --mesh "$mesh" --shape "$shape" \
       --layouts "$tmp/layouts.txt" --mode "$mode")
     cp "$tmp/out" "$tmp/costs.jsonl"
     t_batch=$(best "$tmp/pairs.jsonl" "$reshard" batch); cp "$tmp/out" "$tmp/batch.jsonl"
@@ -70,7 +92,7 @@ for l in open(sys.argv[2]):
 print(f"entries agree on {len(rows) ** 2} pairs")
 PY
     pairs=$((n * n))
-    echo "mesh $mesh, $n layouts, $pairs pairs, $mode mode, best of $repeats"
+    echo "mesh $mesh, shape $shape, $n layouts, $pairs pairs, $mode mode, best of $repeats"
     printf 'reshard costs : %8.3f s  %10.0f pairs/s\n' "$t_costs" "$(echo "$pairs / $t_costs" | bc -l)"
     printf 'reshard batch : %8.3f s  %10.0f pairs/s\n' "$t_batch" "$(echo "$pairs / $t_batch" | bc -l)"
     printf 'speed-up      : %8.1fx\n' "$(echo "$t_batch / $t_costs" | bc -l)"

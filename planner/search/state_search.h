@@ -3,7 +3,8 @@
 // (the spec §4 or §4.2 edges); the states reached stay interned across passes. Each pass is Boost
 // Graph's dijkstra_shortest_paths_no_color_map_no_init on the implicit graph
 // of the states (an IncidenceGraph whose out-edges are generated and priced
-// once per state per search).
+// once per state per search); Boost is shown only the out-edges that the pass
+// relaxes, the others are counted (seq) and skipped before it (NextRelaxed).
 //
 // A pass pops states by (priority, sequence): priority is g, the cost from
 // the source (Dijkstra, spec §5), or g + bound (A*); every edge relaxed
