@@ -103,7 +103,7 @@ struct StateSearch::Graph {
   const Pass* pass;
 };
 
-std::pair<StateSearch::Graph::out_edge_iterator, StateSearch::Graph::out_edge_iterator>
+inline std::pair<StateSearch::Graph::out_edge_iterator, StateSearch::Graph::out_edge_iterator>
 StateSearch::Graph::OutEdges(VertexId u) const {
   const Vertex& v = search->vertices_[u];
   const Edge* first = search->edges_.data() + v.first_edge;
@@ -259,7 +259,7 @@ void StateSearch::PriceDeferred(VertexId p) {
   d.priced = true;
 }
 
-void StateSearch::Pop(VertexId u, int64_t max_expanded, int64_t max_edges) {
+inline void StateSearch::Pop(VertexId u, int64_t max_expanded, int64_t max_edges) {
   labels_[u].popped = true;
   if (vertices_[u].deferred != kNone) {  // a stand-in: no state, not an expansion
     PriceDeferred(u);
