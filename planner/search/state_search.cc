@@ -64,18 +64,21 @@ struct StateSearch::Graph {
   using edges_size_type = size_t;
   static VertexId null_vertex() { return kNone; }
 
-  // A state's out-edges that the pass relaxes, priced (NextRelaxed) as
-  // Boost reaches them: Boost examines an edge right after dereferencing it
-  // and before the next increment, so candidate_ is then its key. Boost
+  // A state's out-edges that the pass relaxes: of those to states not popped
+  // (OutEdges lists them in open_edges_), the ones NextRelaxed picks, priced
+  // as Boost reaches them. Boost examines an edge right after dereferencing
+  // it and before the next increment, so candidate_ is then its key. Boost
   // never sees the others; a full Dijkstra (CostMatrix's rows, spec §5.1
-  // item 6) leaves more than half of the edges it meets unrelaxed.
+  // item 6) leaves more than half of the edges it meets unrelaxed. Popping a
+  // state changes no other's popped, so the list holds while Boost walks it.
   class out_edge_iterator {
    public:
-    out_edge_iterator(const Edge* at, const Edge* end, StateSearch* search, const Pass* pass)
+    out_edge_iterator(const Edge* const* at, const Edge* const* end, StateSearch* search,
+                      const Pass* pass)
         : at_(at), end_(end), search_(search), pass_(pass) {
       SkipUnrelaxed();
     }
-    const Edge& operator*() const { return *at_; }
+    const Edge& operator*() const { return **at_; }
     out_edge_iterator& operator++() {
       ++at_;
       SkipUnrelaxed();
@@ -86,8 +89,8 @@ struct StateSearch::Graph {
 
    private:
     void SkipUnrelaxed() { at_ = search_->NextRelaxed(at_, end_, *pass_); }
-    const Edge* at_;
-    const Edge* end_;
+    const Edge* const* at_;
+    const Edge* const* end_;
     StateSearch* search_;
     const Pass* pass_;
   };
@@ -113,8 +116,18 @@ StateSearch::Graph::OutEdges(VertexId u) const {
     first = &d.edge;
     last = &d.edge + (d.priced ? 1 : 0);
   }
-  return {out_edge_iterator(first, last, search, pass),
-          out_edge_iterator(last, last, search, pass)};
+  // The edges to states not popped, without a branch per edge: whether a
+  // target is popped goes either way at random.
+  std::vector<const Edge*>& open = search->open_edges_;
+  if (open.size() < static_cast<size_t>(last - first)) open.resize(last - first);
+  size_t n = 0;
+  for (const Edge* e = first; e != last; ++e) {
+    open[n] = e;
+    n += !search->labels_[e->to].popped;
+  }
+  const Edge* const* begin = open.data();
+  return {out_edge_iterator(begin, begin + n, search, pass),
+          out_edge_iterator(begin + n, begin + n, search, pass)};
 }
 
 // Each state's Key (distance map) and parent (predecessor map) live in its
@@ -284,22 +297,22 @@ inline void StateSearch::Pop(VertexId u, int64_t max_expanded, int64_t max_edges
   key.seq = Key().seq;
 }
 
-// Every edge a pass meets runs through this loop: seq_ and candidate_ are
-// written once per call, not per edge.
-const StateSearch::Edge* StateSearch::NextRelaxed(const Edge* at, const Edge* end,
-                                                  const Pass& pass) {
+// Every edge to a state not popped runs through this loop: seq_ and
+// candidate_ are written once per call, not per edge.
+const StateSearch::Edge* const* StateSearch::NextRelaxed(const Edge* const* at,
+                                                         const Edge* const* end, const Pass& pass) {
   uint64_t seq = seq_;
   for (; at != end; ++at) {
-    const Label& to = labels_[at->to];
-    if (to.popped) continue;  // no sequence number: spec §5 counts edges to unexpanded states
+    const Edge& e = **at;
+    const Label& to = labels_[e.to];  // not popped (OutEdges)
     if (ABSL_PREDICT_FALSE(to.stand_in)) {
       seq_ = seq;
-      if (RelaxesToStandIn(*at, pass)) return at;
+      if (RelaxesToStandIn(e, pass)) return at;
       seq = seq_;
       continue;
     }
-    const double g = labels_[at->from].key.g + at->cost;
-    const double h = H(at->to);
+    const double g = labels_[e.from].key.g + e.cost;
+    const double h = H(e.to);
     if (g + h > pass.budget) continue;  // it cannot lie on a path of cost C* (spec §5.1)
     ++seq;                              // spec §5: every edge to a not-yet-expanded state
     const Key key{pass.astar ? g + h : g, seq, g};

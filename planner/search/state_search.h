@@ -164,11 +164,11 @@ class StateSearch {
   // The visitor's half of one pass: a state popped (expanded, or the pass
   // ends).
   void Pop(VertexId u, int64_t max_expanded, int64_t max_edges);
-  // The first edge of [at, end) that Boost is to relax (end if none): each
-  // edge to a state not popped and within the pass's budget takes the next
-  // sequence number; the first whose key is below its target's is the one,
-  // and its key is left in candidate_.
-  const Edge* NextRelaxed(const Edge* at, const Edge* end, const Pass& pass);
+  // The first of the edges [at, end) (to states not popped) that Boost is
+  // to relax, or end: each within the pass's budget takes the next sequence
+  // number; the first whose key is below its target's is the one, and its
+  // key is left in candidate_.
+  const Edge* const* NextRelaxed(const Edge* const* at, const Edge* const* end, const Pass& pass);
   // NextRelaxed's test for an edge to a stand-in (class comment).
   bool RelaxesToStandIn(const Edge& e, const Pass& pass);
 
@@ -184,6 +184,9 @@ class StateSearch {
   std::vector<Edge> edges_;
   std::vector<Deferred> deferred_;
   std::vector<Step> steps_;  // scratch for GenerateEdges
+  // Scratch for the out_edge_iterator: the popped state's edges to states
+  // not popped.
+  std::vector<const Edge*> open_edges_;
   uint64_t seq_ = 0;
   Key candidate_;          // the key the edge being examined would give its target
   size_t goals_left_ = 0;  // this pass's goals not popped yet
