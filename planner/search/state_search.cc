@@ -66,19 +66,20 @@ struct StateSearch::Graph {
 
   // A state's out-edges that the pass relaxes: of those to states not popped
   // (OutEdges lists them in open_edges_), the ones NextRelaxed picks, priced
-  // as Boost reaches them. Boost examines an edge right after dereferencing
-  // it and before the next increment, so candidate_ is then its key. Boost
-  // never sees the others; a full Dijkstra (CostMatrix's rows, spec §5.1
-  // item 6) leaves more than half of the edges it meets unrelaxed. Popping a
-  // state changes no other's popped, so the list holds while Boost walks it.
+  // as Boost reaches them; or, in a plain Dijkstra pass, the list of
+  // ListRelaxed. Boost examines an edge right after dereferencing it and
+  // before the next increment, so candidate_ is then its key. Boost never
+  // sees the others; a full Dijkstra (CostMatrix's rows, spec §5.1 item 6)
+  // leaves more than half of the edges it meets unrelaxed. Popping a state
+  // changes no other's popped, so the list holds while Boost walks it.
   class out_edge_iterator {
    public:
-    out_edge_iterator(const Edge* const* at, const Edge* const* end, StateSearch* search,
-                      const Pass* pass)
-        : at_(at), end_(end), search_(search), pass_(pass) {
+    out_edge_iterator(const OpenEdge* at, const OpenEdge* end, StateSearch* search,
+                      const Pass* pass, bool priced)
+        : at_(at), end_(end), search_(search), pass_(pass), priced_(priced) {
       SkipUnrelaxed();
     }
-    const Edge& operator*() const { return **at_; }
+    const Edge& operator*() const { return *at_->edge; }
     out_edge_iterator& operator++() {
       ++at_;
       SkipUnrelaxed();
@@ -88,11 +89,18 @@ struct StateSearch::Graph {
     bool operator!=(const out_edge_iterator& other) const { return at_ != other.at_; }
 
    private:
-    void SkipUnrelaxed() { at_ = search_->NextRelaxed(at_, end_, *pass_); }
-    const Edge* const* at_;
-    const Edge* const* end_;
+    void SkipUnrelaxed() {
+      if (!priced_) {
+        at_ = search_->NextRelaxed(at_, end_, *pass_);
+      } else if (at_ != end_) {
+        search_->candidate_ = at_->key;
+      }
+    }
+    const OpenEdge* at_;
+    const OpenEdge* end_;
     StateSearch* search_;
     const Pass* pass_;
+    bool priced_;  // the list holds only edges to relax, with their keys (ListRelaxed)
   };
 
   std::pair<out_edge_iterator, out_edge_iterator> OutEdges(VertexId u) const;
@@ -116,18 +124,24 @@ StateSearch::Graph::OutEdges(VertexId u) const {
     first = &d.edge;
     last = &d.edge + (d.priced ? 1 : 0);
   }
-  // The edges to states not popped, without a branch per edge: whether a
-  // target is popped goes either way at random.
-  std::vector<const Edge*>& open = search->open_edges_;
+  std::vector<OpenEdge>& open = search->open_edges_;
   if (open.size() < static_cast<size_t>(last - first)) open.resize(last - first);
+  const bool priced =
+      v.plain_edges && !pass->astar && search->bound_ == nullptr && pass->budget == Pass().budget;
   size_t n = 0;
-  for (const Edge* e = first; e != last; ++e) {
-    open[n] = e;
-    n += !search->labels_[e->to].popped;
+  if (priced) {
+    n = search->ListRelaxed(u, first, last);
+  } else {
+    // The edges to states not popped, without a branch per edge: whether a
+    // target is popped goes either way at random.
+    for (const Edge* e = first; e != last; ++e) {
+      open[n].edge = e;
+      n += !search->labels_[e->to].popped;
+    }
   }
-  const Edge* const* begin = open.data();
-  return {out_edge_iterator(begin, begin + n, search, pass),
-          out_edge_iterator(begin + n, begin + n, search, pass)};
+  const OpenEdge* begin = open.data();
+  return {out_edge_iterator(begin, begin + n, search, pass, priced),
+          out_edge_iterator(begin + n, begin + n, search, pass, priced)};
 }
 
 // Each state's Key (distance map) and parent (predecessor map) live in its
@@ -196,7 +210,7 @@ StateSearch::VertexId StateSearch::Intern(const DistState& s) {
   auto [it, inserted] = ids_.try_emplace(s.bits(), static_cast<VertexId>(vertices_.size()));
   if (inserted) {
     vertices_.push_back({s, bound_ != nullptr ? (*bound_)(s) : 0.0, bound_version_,
-                         /*has_edges=*/false, 0, 0, kNone});
+                         /*has_edges=*/false, /*plain_edges=*/false, 0, 0, kNone});
     labels_.push_back({Key(), kNone, /*popped=*/false, /*goal=*/false, /*stand_in=*/false});
   }
   return it->second;
@@ -247,6 +261,17 @@ bool StateSearch::GenerateEdges(VertexId u, int64_t max_edges) {
   vertex.has_edges = true;
   vertex.first_edge = first;
   vertex.num_edges = static_cast<uint32_t>(edges_.size()) - first;
+  vertex.plain_edges = PlainEdges(first, vertex.num_edges);
+  return true;
+}
+
+bool StateSearch::PlainEdges(uint32_t first, uint32_t num) const {
+  for (uint32_t i = first; i < first + num; ++i) {
+    if (labels_[edges_[i].to].stand_in) return false;
+    for (uint32_t j = first; j < i; ++j) {
+      if (edges_[j].to == edges_[i].to) return false;
+    }
+  }
   return true;
 }
 
@@ -260,7 +285,7 @@ StateSearch::VertexId StateSearch::AddDeferred(VertexId u, VertexId to, const St
   const DistState from = vertices_[u].state;
   labels_.push_back({Key(), kNone, /*popped=*/false, /*goal=*/false, /*stand_in=*/true});
   vertices_.push_back({from, 0.0, bound_version_,
-                       /*has_edges=*/true, 0, 0, index});
+                       /*has_edges=*/true, /*plain_edges=*/false, 0, 0, index});
   return p;
 }
 
@@ -299,11 +324,11 @@ inline void StateSearch::Pop(VertexId u, int64_t max_expanded, int64_t max_edges
 
 // Every edge to a state not popped runs through this loop: seq_ and
 // candidate_ are written once per call, not per edge.
-const StateSearch::Edge* const* StateSearch::NextRelaxed(const Edge* const* at,
-                                                         const Edge* const* end, const Pass& pass) {
+const StateSearch::OpenEdge* StateSearch::NextRelaxed(const OpenEdge* at, const OpenEdge* end,
+                                                      const Pass& pass) {
   uint64_t seq = seq_;
   for (; at != end; ++at) {
-    const Edge& e = **at;
+    const Edge& e = *at->edge;
     const Label& to = labels_[e.to];  // not popped (OutEdges)
     if (ABSL_PREDICT_FALSE(to.stand_in)) {
       seq_ = seq;
@@ -325,6 +350,22 @@ const StateSearch::Edge* const* StateSearch::NextRelaxed(const Edge* const* at,
   }
   seq_ = seq;
   return end;
+}
+
+size_t StateSearch::ListRelaxed(VertexId u, const Edge* first, const Edge* last) {
+  uint64_t seq = seq_;
+  const double g_from = labels_[u].key.g;
+  size_t n = 0;
+  for (const Edge* e = first; e != last; ++e) {
+    const Label& to = labels_[e->to];
+    const bool open = !to.popped;
+    seq += open;  // spec §5, as in NextRelaxed (h = 0, no budget)
+    const double g = g_from + e->cost;
+    open_edges_[n] = {e, Key{g, seq, g}};
+    n += open & KeyLess<false>()(open_edges_[n].key, to.key);
+  }
+  seq_ = seq;
+  return n;
 }
 
 bool StateSearch::RelaxesToStandIn(const Edge& e, const Pass& pass) {

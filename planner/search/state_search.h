@@ -121,6 +121,9 @@ class StateSearch {
     uint32_t h_version;  // the bound_version_ h was computed with
     // Its out-edges in edges_ once expanded in any pass (generation order).
     bool has_edges;
+    // They lead to distinct states, none a stand-in: a Dijkstra pass may
+    // price them all at once (ListRelaxed).
+    bool plain_edges;
     uint32_t first_edge;
     uint32_t num_edges;
     uint32_t deferred;  // a stand-in's index in deferred_; kNone for a state
@@ -129,6 +132,12 @@ class StateSearch {
     VertexId from;
     VertexId to;
     double cost;
+  };
+  // An out-edge of the state being expanded, for the out_edge_iterator; key
+  // is its target's key were Boost to relax it, where already priced.
+  struct OpenEdge {
+    const Edge* edge;
+    Key key;
   };
   // A deferred edge (class comment): its stand-in's one out-edge, priced
   // when the stand-in is first popped.
@@ -159,6 +168,9 @@ class StateSearch {
   bool GenerateEdges(VertexId u, int64_t max_edges);
   // The stand-in for the step from u to `to` priced later, at least `bound`.
   VertexId AddDeferred(VertexId u, VertexId to, const Step& step, double bound);
+  // Whether the edges [first, first + num) lead to distinct states, none a
+  // stand-in (Vertex::plain_edges).
+  bool PlainEdges(uint32_t first, uint32_t num) const;
   // Prices a popped stand-in's edge, unless its target is already popped.
   void PriceDeferred(VertexId p);
   // The visitor's half of one pass: a state popped (expanded, or the pass
@@ -168,7 +180,13 @@ class StateSearch {
   // to relax, or end: each within the pass's budget takes the next sequence
   // number; the first whose key is below its target's is the one, and its
   // key is left in candidate_.
-  const Edge* const* NextRelaxed(const Edge* const* at, const Edge* const* end, const Pass& pass);
+  const OpenEdge* NextRelaxed(const OpenEdge* at, const OpenEdge* end, const Pass& pass);
+  // A Dijkstra pass without a bound or budget, at a state with plain_edges:
+  // every edge to a state not popped takes the next sequence number, and
+  // whether it relaxes its target depends on that target's key alone. So
+  // all are priced at once; lists those that relax, with their keys, in
+  // open_edges_, and returns how many.
+  size_t ListRelaxed(VertexId u, const Edge* first, const Edge* last);
   // NextRelaxed's test for an edge to a stand-in (class comment).
   bool RelaxesToStandIn(const Edge& e, const Pass& pass);
 
@@ -186,7 +204,7 @@ class StateSearch {
   std::vector<Step> steps_;  // scratch for GenerateEdges
   // Scratch for the out_edge_iterator: the popped state's edges to states
   // not popped.
-  std::vector<const Edge*> open_edges_;
+  std::vector<OpenEdge> open_edges_;
   uint64_t seq_ = 0;
   Key candidate_;          // the key the edge being examined would give its target
   size_t goals_left_ = 0;  // this pass's goals not popped yet
