@@ -7,20 +7,22 @@
 # `costs`' pairs per second (issue 17's bars: 20x batch, a quarter of pytorch).
 #
 #   bench/compare_costs.sh [repeats]
-#   bench/compare_costs.sh REPEATS LAYOUTS MESH SHAPE   # e.g. 3
-#       bench/data/costs_fresh_layouts.txt 2,2,2,2 96,200,77
+#   bench/compare_costs.sh repeats LAYOUTS MESH SHAPE   # one set of your own
 #
 # Layouts (as planner_bench's BM_CostMatrix): a 1024x4096 f32 tensor; every
 # mesh dim R, S(0), S(1) or P(sum): all 64 on a 2x2x2 mesh, every other one of
 # the 256 on a 2x2x2x2 mesh (128). Or the layouts of the file LAYOUTS (one a
-# line), of a SHAPE tensor on MESH.
+# line) on mesh MESH (e.g. 2,2,2,2) for a tensor of shape SHAPE (e.g.
+# 96,200,77), as for bench/data/costs_fresh_layouts.txt (bench/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repeats=${1:-3}
-layouts_file=${2:-}
-if [ -n "$layouts_file" ]; then
-  [ $# -eq 4 ] || { echo "usage: bench/compare_costs.sh REPEATS LAYOUTS MESH SHAPE" >&2; exit 2; }
-  layouts_file=$(realpath "$layouts_file")
+own_layouts=${2:-}
+own_mesh=${3:-}
+own_shape=${4:-1024,4096}
+if [ -n "$own_layouts" ] && { [ ! -f "$own_layouts" ] || [ -z "$own_mesh" ]; }; then
+  echo "usage: bench/compare_costs.sh repeats LAYOUTS MESH [SHAPE]: LAYOUTS must be a file" >&2
+  exit 2
 fi
 
 bazel build -c opt //cli:reshard >/dev/null 2>&1 || bazel build -c opt //cli:reshard
@@ -41,26 +43,25 @@ best() {
 }
 
 
-sets="3 4"
-[ -n "$layouts_file" ] && sets=file
-for set in $sets; do
-  if [ "$set" = file ]; then
-    mesh=$3
-    shape=$4
+if [ -n "$own_layouts" ]; then sets=own; else sets="3 4"; fi
+for mesh_ndim in $sets; do
+  if [ "$mesh_ndim" = own ]; then
+    mesh=$own_mesh
+    shape=$own_shape
   else
-    mesh=$(python3 -c "print(','.join(['2'] * $set))")
+    mesh=$(python3 -c "print(','.join(['2'] * $mesh_ndim))")
     shape=1024,4096
   fi
   for mode in pytorch native; do
-    python3 - "$set" "$mode" "$tmp/layouts.txt" "$tmp/pairs.jsonl" "$mesh" "$shape" \
-      "$layouts_file" <<'PY'
+    python3 - "$mesh_ndim" "$mode" "$tmp/layouts.txt" "$tmp/pairs.jsonl" "$own_layouts" "$mesh" \
+      "$shape" <<'PY'
 import json, sys
-set_, mode, layouts_path, pairs_path = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
-mesh, shape = [int(x) for x in sys.argv[5].split(",")], [int(x) for x in sys.argv[6].split(",")]
-if set_ == "file":
-    layouts = [l.strip() for l in open(sys.argv[7]) if l.strip()]
+ndim, mode, layouts_path, pairs_path = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+own, mesh, shape = sys.argv[5], [int(x) for x in sys.argv[6].split(",")], sys.argv[7]
+if ndim == "own":
+    layouts = [l.strip() for l in open(own) if l.strip()]
 else:
-    ndim = int(set_)
+    ndim = int(ndim)
     tokens = ["R", "S(0)", "S(1)", "P(sum)"]
     # Mesh dim 0 varies fastest, as in planner_bench.
     every = ["".join(tokens[(i // 4 ** m) % 4] for m in range(ndim)) for i in range(4 ** ndim)]
@@ -69,8 +70,8 @@ open(layouts_path, "w").write("\n".join(layouts) + "\n")
 with open(pairs_path, "w") as f:
     for i, a in enumerate(layouts):
         for j, b in enumerate(layouts):
-            line = {"id": [i, j], "mesh": mesh, "shape": shape, "src": a, "dst": b,
-                    "algorithm": "graph"}
+            line = {"id": [i, j], "mesh": mesh, "shape": [int(x) for x in shape.split(",")],
+                    "src": a, "dst": b, "algorithm": "graph"}
             if mode == "pytorch":
                 line["mode"] = "pytorch"
             f.write(json.dumps(line) + "\n")

@@ -247,5 +247,28 @@ TEST(NativeOrdersTest, GoalFreeAndGoalEdgesAreTheNativeEdges) {
   EXPECT_GT(with_goal_edges, 100);  // the goal's part was not empty throughout
 }
 
+// A cost matrix builds one GoalTransitions per target and applies it to
+// every state of its graph, with each state's orders read once: the same
+// steps as AppendGoalTransitions state by state.
+TEST(NativeOrdersTest, GoalTransitionsOfOneGoalEqualAppendGoalTransitionsOnEveryState) {
+  Cases gen(5);
+  int steps = 0;
+  for (int i = 0; i < 60; ++i) {
+    const int mesh_ndim = static_cast<int>(gen.Uniform(2, 5));
+    const int tensor_ndim = static_cast<int>(gen.Uniform(1, 3));
+    const DistState goal = gen.State(mesh_ndim, tensor_ndim, 0.1, 0.7);
+    const GoalTransitions goal_transitions(goal, tensor_ndim);
+    for (int j = 0; j < 20; ++j) {
+      const DistState state = gen.State(mesh_ndim, tensor_ndim, 0.4, 0.6);
+      std::vector<Step> reused, alone;
+      goal_transitions.Append(state, ShardOrders::Of(state, tensor_ndim), &reused);
+      AppendGoalTransitions(state, goal, tensor_ndim, &alone);
+      EXPECT_EQ(reused, alone) << state.ToString() << " -> " << goal.ToString();
+      steps += static_cast<int>(reused.size());
+    }
+  }
+  EXPECT_GT(steps, 200);  // goal edges occurred
+}
+
 }  // namespace
 }  // namespace reshard

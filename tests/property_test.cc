@@ -730,11 +730,12 @@ TEST(PropertyTest, NativeEdgesAreLegalSteps) {
 // The check of (f) for the models `model_of` makes.
 void CheckNativeBoundConsistent(
     uint64_t seed,
-    const std::function<std::shared_ptr<const CostModel>(CaseGenerator&, int)>& model_of) {
+    const std::function<std::shared_ptr<const CostModel>(CaseGenerator&, int)>& model_of,
+    bool large = false) {
   CaseGenerator gen(seed);
   int edges = 0, useful = 0;
   for (int i = 0; i < kCases; ++i) {
-    Case c = gen.NextNative();
+    Case c = large ? gen.NextLargeNative(1 + i % 8) : gen.NextNative();
     c.options.cost_model = model_of(gen, i);
     std::unique_ptr<const BoundCostModel> model = ModelFor(c);
     const RemainingCostBound bound(c.dst.state(), *model, RemainingCostBound::Graph::kNative);
@@ -766,12 +767,34 @@ TEST(PropertyTest, NativeRemainingCostBoundIsConsistent) {
   });
 }
 
-// The same under the nccl model (spec §6.4), whose bounds are a share of
-// the smallest latency of any group.
+// The same under the nccl model (spec §6.4), whose bound is the abstract
+// graph of group bounds (native_leave_set_graph.h).
 TEST(PropertyTest, NativeRemainingCostBoundIsConsistentUnderNccl) {
   CheckNativeBoundConsistent(0x5eed000c, [](CaseGenerator& gen, int i) {
     return *MakeNcclCostModel(gen.RandomNcclProfile(), 1 + i % 8);
   });
+}
+
+// And on meshes of up to 4 dims of size 1-4, where collectives and
+// exchanges move real bytes, so each group's bound (shard_set_blocks.h)
+// prices the fewest bytes its shard set allows and an exchange's least
+// receipt.
+TEST(PropertyTest, NativeRemainingCostBoundIsConsistentUnderNcclOnLargerMeshes) {
+  CheckNativeBoundConsistent(
+      0x5eed000d,
+      [](CaseGenerator& gen, int i) {
+        return *MakeNcclCostModel(gen.RandomNcclProfile(), 1 + i % 8);
+      },
+      /*large=*/true);
+}
+
+TEST(PropertyTest, NativeRemainingCostBoundIsConsistentUnderAlphaBetaOnLargerMeshes) {
+  CheckNativeBoundConsistent(
+      0x5eed000e,
+      [](CaseGenerator& gen, int i) {
+        return *MakeAlphaBetaCostModel(gen.RandomProfile(), 1 + i % 8);
+      },
+      /*large=*/true);
 }
 
 // FirstMemberReceiptOf, the deferred bound's input, against the first

@@ -6,6 +6,8 @@
 #include "planner/costs/remaining_cost_bound.h"
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "planner/costs/cost_model.h"
 #include "planner/costs/cost_model_registry.h"
 #include "planner/layout/dist_state.h"
+#include "planner/layout/dtype.h"
 #include "planner/layout/notation.h"
 #include "planner/search/graph_planner.h"
 #include "planner/search/search_limits.h"
@@ -73,6 +76,49 @@ TEST(RemainingCostBoundTest, ShardThatMustComeBackPaysForBothWays) {
   // mesh dim 0, chunk mesh dim 1, chunk mesh dim 0.
   ExpectTight({{2, 2}, {8, 8}, "S(0)R", "S(0)[1]S(0)[0]"}, "pytorch-const");
   ExpectTight({{4, 2, 2}, {8, 8, 8}, "S(1)S(0)R", "S(1)S(0)[1]S(0)[0]"}, "pytorch-const");
+}
+
+// h(src) and C* of native mode (spec §5.2) under `model_name`, 8 GPUs per
+// host, for a bf16 tensor.
+void NativeBoundAndCost(const Problem& problem, const std::string& model_name, double* h,
+                        double* c_star) {
+  const DeviceMesh mesh = *DeviceMesh::Create(problem.mesh);
+  const int ndim = static_cast<int>(problem.shape.size());
+  const DistState src = ParseDistState(problem.src, mesh, ndim)->state;
+  const DistState dst = ParseDistState(problem.dst, mesh, ndim)->state;
+  std::unique_ptr<const BoundCostModel> model =
+      (*MakeCostModel(model_name, /*devices_per_host=*/8))
+          ->Bind(CostProblem{mesh, problem.shape, /*itemsize=*/2});
+  const RemainingCostBound bound(dst, *model, RemainingCostBound::Graph::kNative);
+  *h = bound(src);
+  *c_star = FindNativePath(mesh, problem.shape, DType::kBF16, src, dst, *model, SearchLimits{},
+                           std::numeric_limits<int64_t>::max())
+                ->cost;
+}
+
+// The native bound of nccl and alpha-beta (native_leave_set_graph.h) prices a plan's one
+// collective at its own group and bytes, and the goal exchange that could
+// replace it at the bytes its members must receive: on these tensors of
+// 128 MiB, where bytes are nearly all of the cost, it is most of C*. A bound
+// from latencies alone (every native bound before the abstract graph) stays
+// below 30 us here, a few percent of C*. (Where an exchange moves Shards to
+// other tensor dims, its bound sees latencies only: spec §5.2.)
+TEST(RemainingCostBoundTest, NativeBoundSeesEachStepsGroupAndBytes) {
+  const std::vector<Problem> problems = {
+      {{2, 4}, {8192, 8192}, "S(0)S(0)", "RR"},      // one group all_gather, one host
+      {{4, 8}, {8192, 8192}, "S(0)R", "RR"},         // all_gather across 4 hosts
+      {{4, 8}, {8192, 8192}, "P(sum)P(sum)", "RR"},  // all_reduce across 4 hosts
+      {{4, 8}, {8192, 8192}, "P(sum)R", "S(1)R"},    // reduce_scatter
+  };
+  for (const std::string model : {"nccl", "alpha-beta"}) {
+    for (const Problem& problem : problems) {
+      double h = 0, c_star = 0;
+      NativeBoundAndCost(problem, model, &h, &c_star);
+      EXPECT_LE(h, c_star) << model << " " << problem.src << " -> " << problem.dst;
+      EXPECT_GE(h, 0.5 * c_star) << model << " " << problem.src << " -> " << problem.dst << ": C* "
+                                 << c_star;
+    }
+  }
 }
 
 }  // namespace

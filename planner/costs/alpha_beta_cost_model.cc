@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -9,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "planner/costs/block_bytes.h"
 #include "planner/costs/nccl_cost_model.h"
+#include "planner/costs/shard_set_blocks.h"
 #include "planner/steps/permute_exchange.h"
 #include "planner/steps/step_bytes.h"
 
@@ -78,6 +80,7 @@ class AlphaBetaCosts : public BoundCostModel {
       sharing_ += size_[m] > 1;
     }
     sharing_ = std::max(sharing_, 1);
+    if (mesh_ndim_ <= ShardSetBlocks::kMaxDims) blocks_.emplace(p);
   }
 
   double StepCost(const DistState& current, const Step& step) const override {
@@ -111,6 +114,34 @@ class AlphaBetaCosts : public BoundCostModel {
     const AlphaBetaTerms terms =
         CommunicationTerms(kind, static_cast<double>(size_[mesh_dim]), 0.0);
     return share + terms.hops * link_[mesh_dim].alpha_us;
+  }
+
+  // Group bounds (cost_model.h, spec §5.2 item 2): StepCost's formula on the
+  // group's own link and size at the fewest bytes of the shard set
+  // (ShardSetBlocks), monotone in the bytes; an exchange at one message and
+  // the busiest member's least receipt.
+  bool has_group_bounds() const override { return blocks_.has_value(); }
+  double GroupLowerBoundAt(unsigned shard_set, StepKind kind, MeshDimSet group) const override {
+    int64_t n = 1;
+    LinkProfile link;
+    GroupOf(group, &n, &link);
+    if (!IsCommunicating(kind) || n <= 1) return 0;
+    const double block = blocks_->MinBytes(shard_set);
+    const double bytes = kind == StepKind::kAllGather ? block * static_cast<double>(n) : block;
+    return call_us_ + TimeOnLinkUs(CommunicationTerms(kind, static_cast<double>(n), bytes), link);
+  }
+  void GoalExchangeLowerBounds(const DistState& goal, unsigned shard_set,
+                               double* by_group) const override {
+    int64_t receipts[ShardSetBlocks::kSets];
+    blocks_->GoalReceipts(goal, shard_set, receipts);
+    for (int g = 1; g < (1 << mesh_ndim_); ++g) {
+      int64_t n = 1;
+      LinkProfile link;
+      GroupOf(MeshDimSet::FromBits(static_cast<uint8_t>(g)), &n, &link);
+      RouteLoad load;
+      load.max_received = receipts[g];
+      by_group[g] = n <= 1 ? 0 : ExchangeTimeUs(load, itemsize_, link, call_us_);
+    }
   }
 
  private:
@@ -148,6 +179,7 @@ class AlphaBetaCosts : public BoundCostModel {
   int sharing_ = 0;  // mesh dims of size > 1
   int64_t size_[kMaxMeshDims] = {};
   LinkProfile link_[kMaxMeshDims] = {};
+  std::optional<ShardSetBlocks> blocks_;  // meshes of up to ShardSetBlocks::kMaxDims dims
 };
 
 class AlphaBetaCostModel : public CostModel {

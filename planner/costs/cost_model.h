@@ -9,6 +9,7 @@
 #ifndef RESHARD_PLANNER_COSTS_COST_MODEL_H_
 #define RESHARD_PLANNER_COSTS_COST_MODEL_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -72,6 +73,29 @@ class BoundCostModel {
   virtual std::optional<double> DeferredCostBound(const DistState& /*current*/,
                                                   const Step& /*step*/) const {
     return std::nullopt;
+  }
+
+  // Group bounds, for the native bound's abstract graph (spec §5.2,
+  // native_leave_set_graph.h): a model whose price of a call grows with its
+  // group and its bytes may bound each group on its own instead of sharing
+  // one call's bound among mesh dims (LowerBound's contract). When
+  // has_group_bounds() is true:
+  //   GroupLowerBoundAt(shard_set, kind, group) <= StepCost of every
+  //     communicating `kind` step (not an exchange) on exactly the mesh dims
+  //     of `group` from any state whose shard set is `shard_set`;
+  //   GoalExchangeLowerBounds(goal, shard_set, by_group) sets by_group[g],
+  //     for every g in [1, 2^ndim), <= StepCost of every exchange on exactly
+  //     the mesh dims of g (bits) from such a state to `goal` (an exchange
+  //     always leads to the goal, spec §4.2 edge 13);
+  // all bit for bit like LowerBound. The default: none.
+  virtual bool has_group_bounds() const { return false; }
+  virtual double GroupLowerBoundAt(unsigned /*shard_set*/, StepKind /*kind*/,
+                                   MeshDimSet /*group*/) const {
+    return 0;
+  }
+  virtual void GoalExchangeLowerBounds(const DistState& goal, unsigned /*shard_set*/,
+                                       double* by_group) const {
+    std::fill(by_group, by_group + (1 << goal.ndim()), 0.0);
   }
 
   // Whose buffers the plan's memory is counted for (step_memory.h, spec

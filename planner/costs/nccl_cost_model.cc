@@ -1,6 +1,7 @@
 #include "planner/costs/nccl_cost_model.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "planner/costs/block_bytes.h"
 #include "planner/costs/nccl_tuning.h"
+#include "planner/costs/shard_set_blocks.h"
 #include "planner/layout/chunk.h"
 #include "planner/steps/permute_exchange.h"
 #include "planner/steps/step_bytes.h"
@@ -115,6 +117,7 @@ class NcclCosts : public BoundCostModel {
         bound_[m][k] = p.mesh.size(m) > 1 ? min_lat[k] / sharing : 0;
       }
     }
+    if (p.mesh.ndim() <= ShardSetBlocks::kMaxDims) blocks_.emplace(p);
   }
 
   double StepCost(const DistState& current, const Step& step) const override {
@@ -127,6 +130,42 @@ class NcclCosts : public BoundCostModel {
 
   double LowerBound(StepKind kind, int mesh_dim) const override {
     return bound_[mesh_dim][static_cast<int>(kind)];
+  }
+
+  // Spec §6.4 "bounds": a call on a group costs at least its own
+  // communicator's price at the fewest bytes its source's shard set allows.
+  bool has_group_bounds() const override { return blocks_.has_value(); }
+  double GroupLowerBoundAt(unsigned shard_set, StepKind kind, MeshDimSet group) const override {
+    const int bits = group.bits();
+    const HostSpan& s = span_[bits];
+    if (s.ranks <= 1 || !IsCommunicating(kind)) return 0;
+    const double bytes = blocks_->MinBytes(shard_set);
+    const NcclTuning& t = tunings_[bits];
+    switch (kind) {
+      case StepKind::kAllGather:
+        return t.TimeLowerBound(NcclFunc::kAllGather, bytes * static_cast<double>(s.ranks));
+      case StepKind::kReduceScatter:
+        return t.TimeLowerBound(NcclFunc::kReduceScatter, bytes);
+      case StepKind::kAllReduce:
+        return t.TimeLowerBound(NcclFunc::kAllReduce, bytes);
+      case StepKind::kAllToAll:
+      case StepKind::kPermute:
+        return NcclP2pTimeUs(links_, Exchange(kind, s, bytes));
+      default:  // an exchange's least: one message (its own bound is below)
+        return NcclP2pTimeUs(links_, Messages(s, 1, 0.0));
+    }
+  }
+  // The busiest member's receipt (ShardSetBlocks::GoalReceipts), in one message.
+  void GoalExchangeLowerBounds(const DistState& goal, unsigned shard_set,
+                               double* by_group) const override {
+    int64_t receipts[ShardSetBlocks::kSets];
+    blocks_->GoalReceipts(goal, shard_set, receipts);
+    for (int g = 1; g < (1 << mesh_.ndim()); ++g) {
+      by_group[g] = span_[g].ranks <= 1
+                        ? 0
+                        : ExchangeTimeLowerBoundUs(links_, span_[g], 1,
+                                                   itemsize_ * static_cast<double>(receipts[g]));
+    }
   }
 
   // An exchange's routes are most of native planning's time (spec §5.2
@@ -219,6 +258,8 @@ class NcclCosts : public BoundCostModel {
   HostSpan span_[kNumGroups];
   std::vector<NcclTuning> tunings_;
   double bound_[kMaxMeshDims][kNumStepKinds] = {};
+  // Group bounds: meshes of up to ShardSetBlocks::kMaxDims dims.
+  std::optional<ShardSetBlocks> blocks_;
 };
 
 class NcclCostModel : public CostModel {

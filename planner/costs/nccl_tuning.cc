@@ -324,6 +324,20 @@ double NcclTuning::MinLatency(NcclFunc f) const {
   return std::max(least, 0.0);
 }
 
+double NcclTuning::TimeLowerBound(NcclFunc f, double bytes) const {
+  if (ranks_ <= 1) return 0;
+  double least = -1;
+  const Enabled& enabled = enabled_[I(f)];
+  for (int i = 0; i < enabled.count; ++i) {
+    const int a = enabled.pairs[i] / kNumNcclProtos;
+    const int p = enabled.pairs[i] % kNumNcclProtos;
+    // AlgoTime's sum, on the uncorrected latency and bandwidth.
+    const double t = lat_[I(f)][a][p] + bytes / (1000 * bw_[I(f)][a][p]);
+    if (least < 0 || t < least) least = t;
+  }
+  return std::max(least, 0.0);
+}
+
 NcclP2pLinks NcclP2pLinksFor(const NcclProfile& profile) {
   const NcclGraph g = NcclRingGraph(profile, profile.gpus_per_host, 1);
   const double speed = StartSpeed(

@@ -73,6 +73,11 @@ class NcclTuning {
   NcclChoice Time(NcclFunc f, double bytes) const;
   // The smallest latency of any enabled pair: Time(f, b) >= it for every b.
   double MinLatency(NcclFunc f) const;
+  // A lower bound on Time(f, b) for every b >= `bytes`: each enabled pair's
+  // latency plus `bytes` at its bandwidth, without the corrections that only
+  // raise a time (the tree correction lowers a bandwidth, the ring plateau
+  // raises a latency), the smallest over the pairs; 0 for one rank.
+  double TimeLowerBound(NcclFunc f, double bytes) const;
 
   int64_t ranks() const { return ranks_; }
   int64_t nodes() const { return nodes_; }

@@ -21,7 +21,10 @@ RemainingCostBound::RemainingCostBound(const DistState& dst, const BoundCostMode
   dst_bits_ = dst.bits();
   FillLeaves(
       dst, [&model](StepKind kind, int m) { return model.LowerBound(kind, m); }, leaves_);
-  if (model.has_potential() && !native_ && dst.ndim() <= LeaveSetGraph::kMaxDims) {
+  if (native_ && model.has_group_bounds() && dst.ndim() <= NativeLeaveSetGraph::kMaxDims) {
+    native_graph_.emplace(dst, model);
+    useful_ = true;
+  } else if (model.has_potential() && !native_ && dst.ndim() <= LeaveSetGraph::kMaxDims) {
     leave_set_graph_.emplace(dst, model);
     useful_ = true;
   } else if (model.has_potential()) {
@@ -201,6 +204,11 @@ double RemainingCostBound::operator()(const DistState& state) const {
     // the graph's distance (spec §5.1), so it is summed only with one.
     if (masks.shard_returns == 0) return to_go * kShrink;
     return std::max(to_go, MustLeaveSum(LeavingOf(state), leaves_)) * kShrink;
+  }
+  if (native_graph_.has_value()) {
+    const Masks masks = MasksOf(state);
+    return native_graph_->ToGo(masks.shard_set, masks.shard_leaves | masks.partial_leaves) *
+           kShrink;
   }
   // Which mesh dims must leave is the same for every table: found once.
   const Leaving leaving = LeavingOf(state);

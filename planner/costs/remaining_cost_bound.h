@@ -52,6 +52,12 @@
 // bytes: on large meshes LowerBound's smallest b is tiny, while a plan that
 // must gather a tensor pays for every byte of it (spec §5.1).
 //
+// On the native graph of a mesh of up to NativeLeaveSetGraph::kMaxDims
+// dims, a model with group bounds (cost_model.h: nccl, alpha-beta) gets one abstract
+// graph over (shard set, must-leave set) whose edges are native steps,
+// each priced whole at its group (native_leave_set_graph.h): a state's
+// bound is one table entry.
+//
 // On the compat graph of a mesh of up to LeaveSetGraph::kMaxDims dims, a
 // model with a bytes bound gets one abstract graph over (shard set,
 // must-leave set) instead of both sums (leave_set_graph.h), priced by
@@ -72,6 +78,7 @@
 #include "mesh/device_mesh.h"
 #include "planner/costs/cost_model.h"
 #include "planner/costs/leave_set_graph.h"
+#include "planner/costs/native_leave_set_graph.h"
 #include "planner/layout/dist_state.h"
 
 namespace reshard {
@@ -132,6 +139,8 @@ class RemainingCostBound {
   std::vector<double> bytes_to_go_;
   // Compat, ndim <= LeaveSetGraph::kMaxDims: what operator() reads instead.
   std::optional<LeaveSetGraph> leave_set_graph_;
+  // Native, a model with group bounds, ndim <= NativeLeaveSetGraph::kMaxDims: the same.
+  std::optional<NativeLeaveSetGraph> native_graph_;
   bool native_;
   bool useful_ = false;
 };

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/container/inlined_vector.h"
+
 namespace reshard {
 
 // Without the overflow of (length + n - 1) / n.
@@ -36,6 +38,16 @@ Slice NestedChunk(int64_t length, absl::Span<const int64_t> sizes,
 // members are walked by an odometer instead of dividing their index.
 std::vector<Slice> GroupSlices(const DeviceMesh& mesh, MeshDimSet group,
                                absl::Span<const int> splits, int64_t length) {
+  std::vector<Slice> out;
+  GroupSlicesInto(mesh, group, splits, length, &out);
+  return out;
+}
+
+// Exchange pricing calls this per tensor dim twice per price: the table is
+// on the stack for up to 64 distinct slices and *out keeps its storage, so
+// that most calls allocate nothing.
+void GroupSlicesInto(const DeviceMesh& mesh, MeshDimSet group, absl::Span<const int> splits,
+                     int64_t length, std::vector<Slice>* out) {
   int dims[kMaxMeshDims];
   int k = 0;
   for (int m = 0; m < mesh.ndim(); ++m) {
@@ -54,7 +66,7 @@ std::vector<Slice> GroupSlices(const DeviceMesh& mesh, MeshDimSet group,
     stride[i] = distinct;
     distinct *= span[i];
   }
-  std::vector<Slice> table;
+  absl::InlinedVector<Slice, 64> table;
   table.reserve(distinct);
   int64_t indices[kMaxMeshDims] = {};
   for (int64_t t = 0; t < distinct; ++t) {
@@ -71,12 +83,12 @@ std::vector<Slice> GroupSlices(const DeviceMesh& mesh, MeshDimSet group,
     }
   }
   const int64_t n = mesh.GroupSize(group);
-  std::vector<Slice> out;
-  out.reserve(n);
+  out->clear();
+  out->reserve(n);
   int64_t coord[kMaxMeshDims] = {};  // per group dim, row-major: the last fastest
   int64_t at = 0;
   for (int64_t j = 0; j < n; ++j) {
-    out.push_back(table[at]);
+    out->push_back(table[at]);
     int i = k;
     while (i > 0 && ++coord[i - 1] == mesh.size(dims[i - 1])) {
       at -= (coord[i - 1] - 1) * weight[i - 1];
@@ -84,7 +96,6 @@ std::vector<Slice> GroupSlices(const DeviceMesh& mesh, MeshDimSet group,
     }
     if (i > 0) at += weight[i - 1];
   }
-  return out;
 }
 
 std::vector<int64_t> LocalShape(const DeviceMesh& mesh, const DistState& state,

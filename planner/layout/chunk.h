@@ -47,6 +47,9 @@ Slice NestedChunk(int64_t length, absl::Span<const int64_t> sizes,
 // mesh dim these are torch.chunk's chunks (ChunkOffset, ChunkSize).
 std::vector<Slice> GroupSlices(const DeviceMesh& mesh, MeshDimSet group,
                                absl::Span<const int> splits, int64_t length);
+// The same into *out (cleared first), reusing its storage.
+void GroupSlicesInto(const DeviceMesh& mesh, MeshDimSet group, absl::Span<const int> splits,
+                     int64_t length, std::vector<Slice>* out);
 
 // The shape of the local shard held by the rank at `coordinate` in `state`:
 // each tensor dim is split by its mesh dims in shard order.

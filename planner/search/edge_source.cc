@@ -36,6 +36,13 @@ bool ExceedsRoutingLimit(const DistState& state, const Step& step, const DeviceM
   return members * blocks > kMaxRoutingMeetings;
 }
 
+bool RoutingLimitApplies(const DeviceMesh& mesh) {
+  // members and blocks are at most the ranks (num_ranks <= 2^16 keeps the
+  // square in range; above it a group of every rank passes).
+  const int64_t ranks = mesh.num_ranks();
+  return ranks > kMaxRoutingMeetings || ranks * ranks > kMaxRoutingMeetings;
+}
+
 void NativeEdges::Append(const DistState& state, std::vector<Step>* out) const {
   const size_t first = out->size();
   AppendNativeTransitions(state, goal_, static_cast<int>(global_shape_.size()), partial_ops_, out);

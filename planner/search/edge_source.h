@@ -28,6 +28,10 @@ inline constexpr int64_t kMaxRoutingMeetings = int64_t{1} << 16;
 // Whether `step` (a permute or exchange from `state`) meets more than
 // kMaxRoutingMeetings boxes on `mesh`; false for every other kind.
 bool ExceedsRoutingLimit(const DistState& state, const Step& step, const DeviceMesh& mesh);
+// Whether ExceedsRoutingLimit holds for some step on `mesh`: not where all
+// ranks meeting all stay within the limit, so that callers testing every
+// edge (native_graph_costs.h) may skip it.
+bool RoutingLimitApplies(const DeviceMesh& mesh);
 
 class EdgeSource {
  public:

@@ -1,7 +1,6 @@
 #include "planner/search/native_graph_costs.h"
 
 #include <algorithm>
-#include <functional>
 #include <limits>
 #include <utility>
 
@@ -26,6 +25,7 @@ NativeGraphCosts::NativeGraphCosts(const DeviceMesh& mesh, int tensor_ndim, unsi
       partial_ops_(partial_ops),
       prices_(prices),
       limits_(limits),
+      routing_limit_(RoutingLimitApplies(mesh)),
       first_edge_{0} {}
 
 NativeGraphCosts::VertexId NativeGraphCosts::Intern(const DistState& s) {
@@ -37,9 +37,9 @@ NativeGraphCosts::VertexId NativeGraphCosts::Intern(const DistState& s) {
 NativeGraphCosts::Edge NativeGraphCosts::MakeEdge(const DistState& from, const Step& step) {
   const StepPrices::Price& price = prices_->Of(from, step);
   const VertexId to = Intern(price.to);
-  if (price.priced) return {to, price.cost, kPriced};
+  if (price.priced) return {price.cost, to, kPriced};
   steps_of_.push_back(step);
-  return {to, price.cost, static_cast<uint32_t>(steps_of_.size() - 1)};
+  return {price.cost, to, static_cast<uint32_t>(steps_of_.size() - 1)};
 }
 
 void NativeGraphCosts::Price(VertexId from, Edge* e) {
@@ -55,7 +55,7 @@ bool NativeGraphCosts::Expand(VertexId u) {
   steps_.clear();
   AppendGoalFreeTransitions(from, tensor_ndim_, partial_ops_, &steps_);
   for (const Step& step : steps_) {
-    if (ExceedsRoutingLimit(from, step, mesh_)) continue;
+    if (routing_limit_ && ExceedsRoutingLimit(from, step, mesh_)) continue;
     edges_.push_back(MakeEdge(from, step));
   }
   first_edge_.push_back(static_cast<uint32_t>(edges_.size()));
@@ -104,6 +104,7 @@ void NativeGraphCosts::Drop() {
   too_big_ = true;
   ids_ = {};
   states_ = {};
+  orders_ = {};
   first_edge_ = {0};
   edges_ = {};
   steps_of_ = {};
@@ -123,7 +124,7 @@ void NativeGraphCosts::BuildReverse() {
   std::vector<uint32_t> next(first_in_.begin(), first_in_.end() - 1);
   for (VertexId u = 0; u < n; ++u) {
     for (uint32_t i = first_edge_[u]; i < first_edge_[u + 1]; ++i) {
-      in_edges_[next[edges_[i].to]++] = {u, edges_[i].cost, kPriced};
+      in_edges_[next[edges_[i].to]++] = {edges_[i].cost, u, kPriced};
     }
   }
   reverse_for_ = n;
@@ -133,15 +134,21 @@ void NativeGraphCosts::BuildReverse() {
 // goal orders, 12 and 13), with NativeEdges' routing limit; the matrix has
 // no memory limit. States only join the graph, so the CSR only grows.
 void NativeGraphCosts::FillGoalEdges(VertexId t, Target* target) {
-  const DistState goal = states_[t];
+  const GoalTransitions goal(states_[t], tensor_ndim_);
   const size_t n = states_.size();  // MakeEdge may intern more
+  // Each state's orders, read once per target.
+  for (size_t u = orders_.size(); u < n; ++u) {
+    orders_.push_back(ShardOrders::Of(states_[u], tensor_ndim_));
+  }
   if (target->first.empty()) target->first.push_back(0);
   for (VertexId u = static_cast<VertexId>(target->num_vertices); u < n; ++u) {
     const DistState from = states_[u];  // a copy: MakeEdge interns
     steps_.clear();
-    AppendGoalTransitions(from, goal, tensor_ndim_, &steps_);
+    goal.Append(from, orders_[u], &steps_);
     for (const Step& step : steps_) {
-      if (!ExceedsRoutingLimit(from, step, mesh_)) target->edges.push_back(MakeEdge(from, step));
+      if (!routing_limit_ || !ExceedsRoutingLimit(from, step, mesh_)) {
+        target->edges.push_back(MakeEdge(from, step));
+      }
     }
     target->first.push_back(static_cast<uint32_t>(target->edges.size()));
   }
@@ -160,27 +167,25 @@ void NativeGraphCosts::FillDistances(VertexId t, Target* target) {
   std::vector<uint32_t> next(goal_first_in_.begin(), goal_first_in_.end() - 1);
   for (VertexId u = 0; u < n; ++u) {
     for (uint32_t i = target->first[u]; i < target->first[u + 1]; ++i) {
-      goal_in_edges_[next[target->edges[i].to]++] = {u, target->edges[i].cost, kPriced};
+      goal_in_edges_[next[target->edges[i].to]++] = {target->edges[i].cost, u, kPriced};
     }
   }
   std::vector<double>& dist = target->h;
   dist.assign(n, kInfinity);
   dist[t] = 0;
-  using Item = std::pair<double, VertexId>;
-  std::vector<Item> heap = {{0.0, t}};
+  // Costs are >= 0, so a popped vertex is never lowered again: each pops once.
+  distance_heap_.Reset(n);
+  distance_heap_.Push(t, 0.0);
   auto relax = [&](const Edge& in, double d) {
     const double c = in.cost + d;
     if (c < dist[in.to]) {
       dist[in.to] = c;
-      heap.push_back({c, in.to});
-      std::push_heap(heap.begin(), heap.end(), std::greater<Item>());
+      distance_heap_.Push(in.to, c);
     }
   };
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), std::greater<Item>());
-    const auto [d, v] = heap.back();
-    heap.pop_back();
-    if (d > dist[v]) continue;  // stale
+  while (!distance_heap_.empty()) {
+    const VertexId v = distance_heap_.Pop();
+    const double d = dist[v];
     for (uint32_t i = first_in_[v]; i < first_in_[v + 1]; ++i) relax(in_edges_[i], d);
     for (uint32_t i = goal_first_in_[v]; i < goal_first_in_[v + 1]; ++i) {
       relax(goal_in_edges_[i], d);
@@ -188,27 +193,21 @@ void NativeGraphCosts::FillDistances(VertexId t, Target* target) {
   }
   for (double& h : dist) h *= kBoundScale;  // infinity stays
   target->h_for = n;
-}
-
-bool NativeGraphCosts::Later(const Entry& a, const Entry& b) {
-  if (a.priority != b.priority) return a.priority > b.priority;
-  if (a.g != b.g) return a.g > b.g;
-  if (a.vertex != b.vertex) return a.vertex > b.vertex;
-  return a.from > b.from;
+  target->greedy.assign(n, kUnchosen);
 }
 
 void NativeGraphCosts::Push(const Entry& entry) {
   // t's key (g, g) only drops, from upper_ on: an entry above it would pop
   // after t.
-  if (entry.priority > upper_ || (Reached(t_) && entry.priority > g_[t_])) return;
+  if (Beyond(entry.priority)) return;
   heap_.push_back(entry);
-  std::push_heap(heap_.begin(), heap_.end(), Later);
+  std::push_heap(heap_.begin(), heap_.end(), Later());
 }
 
 void NativeGraphCosts::Relax(VertexId w, double g) {
   if (Popped(w) || (*h_)[w] == kInfinity || (Reached(w) && !(g < g_[w]))) return;
   const double priority = g + (*h_)[w];
-  if (priority > upper_ || (Reached(t_) && priority > g_[t_])) return;
+  if (Beyond(priority)) return;
   stamp_[w] = pass_;
   g_[w] = g;
   Push({priority, g, w, nullptr, 0});
@@ -220,25 +219,38 @@ void NativeGraphCosts::Relax(VertexId w, double g) {
 // entries above it never pop first: Search drops them unpushed. With h the
 // exact distance over bounds, the path is mostly a cheapest one.
 double NativeGraphCosts::UpperBound(VertexId s, VertexId t, Target* target) {
-  const std::vector<double>& h = target->h;
   double g = 0;
   VertexId u = s;
   for (size_t steps = 0; u != t; ++steps) {
     if (steps == kMaxUpperBoundSteps) return kInfinity;  // bounds may tie around a cycle
-    Edge* best = nullptr;
-    double best_f = kInfinity;
-    auto consider = [&](Edge* e) {
-      const double f = e->cost + h[e->to];
-      if (f < best_f) best_f = f, best = e;
-    };
-    for (uint32_t i = first_edge_[u]; i < first_edge_[u + 1]; ++i) consider(&edges_[i]);
-    for (uint32_t i = target->first[u]; i < target->first[u + 1]; ++i) consider(&target->edges[i]);
+    Edge* best = GreedyEdge(u, target);
     if (best == nullptr) return kInfinity;
-    Price(u, best);
     g += best->cost;
     u = best->to;
   }
   return g;
+}
+
+// u's edge least in cost plus h, priced; chosen once per table, since any
+// path's sum serves UpperBound (pricing only raises other edges' costs).
+NativeGraphCosts::Edge* NativeGraphCosts::GreedyEdge(VertexId u, Target* target) {
+  uint32_t& choice = target->greedy[u];
+  if (choice == kUnchosen) {
+    const std::vector<double>& h = target->h;
+    choice = kNoEdge;
+    double best_f = kInfinity;
+    for (uint32_t i = first_edge_[u]; i < first_edge_[u + 1]; ++i) {
+      const double f = edges_[i].cost + h[edges_[i].to];
+      if (f < best_f) best_f = f, choice = i;
+    }
+    for (uint32_t i = target->first[u]; i < target->first[u + 1]; ++i) {
+      const double f = target->edges[i].cost + h[target->edges[i].to];
+      if (f < best_f) best_f = f, choice = i | kGoalEdgeBit;
+    }
+    if (choice == kNoEdge) return nullptr;
+    Price(u, EdgeOf(choice, target));
+  }
+  return choice == kNoEdge ? nullptr : EdgeOf(choice, target);
 }
 
 // An edge out of u, popped at g: relaxed, or while not priced, a stand-in
@@ -266,7 +278,7 @@ double NativeGraphCosts::Search(VertexId s, VertexId t, Target* target) {
   if (target->h[s] != kInfinity) upper_ = UpperBound(s, t, target);
   Relax(s, 0.0);
   while (!heap_.empty()) {
-    std::pop_heap(heap_.begin(), heap_.end(), Later);
+    std::pop_heap(heap_.begin(), heap_.end(), Later());
     const Entry e = heap_.back();
     heap_.pop_back();
     if (Popped(e.vertex)) continue;
@@ -278,11 +290,16 @@ double NativeGraphCosts::Search(VertexId s, VertexId t, Target* target) {
     if (e.g > g_[e.vertex]) continue;  // stale
     if (e.vertex == t) return e.g;
     stamp_[e.vertex] = pass_ | kPoppedBit;
-    for (uint32_t i = first_edge_[e.vertex]; i < first_edge_[e.vertex + 1]; ++i) {
-      Visit(e.vertex, e.g, &edges_[i]);
-    }
+    // Most edges lead past t's key: dropped here, as Visit would drop them
+    // (the same key, summed in the same order), without its other checks.
+    // t's key as of now: it may drop during the loop, which Visit sees.
+    const double limit = Reached(t_) ? std::min(upper_, g_[t_]) : upper_;
+    auto visit = [&](Edge* edge) {
+      if (!(e.g + edge->cost + (*h_)[edge->to] > limit)) Visit(e.vertex, e.g, edge);
+    };
+    for (uint32_t i = first_edge_[e.vertex]; i < first_edge_[e.vertex + 1]; ++i) visit(&edges_[i]);
     for (uint32_t i = target->first[e.vertex]; i < target->first[e.vertex + 1]; ++i) {
-      Visit(e.vertex, e.g, &target->edges[i]);
+      visit(&target->edges[i]);
     }
   }
   return kInfinity;

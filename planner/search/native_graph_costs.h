@@ -24,6 +24,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "mesh/device_mesh.h"
 #include "planner/layout/dist_state.h"
+#include "planner/search/distance_heap.h"
+#include "planner/search/native_transitions.h"
 #include "planner/search/search_limits.h"
 #include "planner/search/step_prices.h"
 #include "planner/steps/step.h"
@@ -74,9 +76,9 @@ class NativeGraphCosts {
   // lower bound on it (spec §5.2 item 7): priced when a forward search pops
   // its stand-in or its greedy path takes it (Price), since most edges never
   // are.
-  struct Edge {
-    VertexId to;
+  struct Edge {  // 16 bytes: the tables' and searches' loops stream these
     double cost;
+    VertexId to;
     uint32_t step;  // into steps_of_, or kPriced
   };
   // Towards one target: its goal edges out of each state (CSR by source),
@@ -89,6 +91,9 @@ class NativeGraphCosts {
     std::vector<Edge> edges;
     size_t h_for = 0;  // the graph's size when h was computed
     std::vector<double> h;
+    // Per state, GreedyEdge's choice: an index into edges_, or with
+    // kGoalEdgeBit into `edges`, kNoEdge, or kUnchosen.
+    std::vector<uint32_t> greedy;
   };
   VertexId Intern(const DistState& s);
   // The edge of `step` from `from`: to the state it leads to (interned), at
@@ -104,23 +109,44 @@ class NativeGraphCosts {
   double Search(VertexId s, VertexId t, Target* target);
   static constexpr size_t kMaxUpperBoundSteps = 64;
   double UpperBound(VertexId s, VertexId t, Target* target);
+  static constexpr uint32_t kGoalEdgeBit = 0x80000000u;
+  static constexpr uint32_t kNoEdge = 0xfffffffeu;
+  static constexpr uint32_t kUnchosen = 0xffffffffu;
+  Edge* GreedyEdge(VertexId u, Target* target);
+  Edge* EdgeOf(uint32_t choice, Target* target) {
+    return (choice & kGoalEdgeBit) != 0 ? &target->edges[choice & ~kGoalEdgeBit] : &edges_[choice];
+  }
   // The forward search's steps (Search).
-  static bool Later(const Entry& a, const Entry& b);  // pops by (priority, g)
+  // Pops by (priority, g); a type, so that the heap's steps inline it.
+  struct Later {
+    bool operator()(const Entry& a, const Entry& b) const {
+      if (a.priority != b.priority) return a.priority > b.priority;
+      if (a.g != b.g) return a.g > b.g;
+      if (a.vertex != b.vertex) return a.vertex > b.vertex;
+      return a.from > b.from;
+    }
+  };
   void Push(const Entry& entry);
   void Relax(VertexId w, double g);
   void Visit(VertexId u, double g, Edge* edge);
   bool Reached(VertexId v) const { return (stamp_[v] & ~kPoppedBit) == pass_; }
   bool Popped(VertexId v) const { return stamp_[v] == (pass_ | kPoppedBit); }
+  // Whether an entry of key `priority` would pop after t (Push drops it).
+  bool Beyond(double priority) const {
+    return priority > upper_ || (Reached(t_) && priority > g_[t_]);
+  }
 
   const DeviceMesh& mesh_;
   int tensor_ndim_;
   unsigned partial_ops_;
   StepPrices* prices_;
   SearchLimits limits_;
+  bool routing_limit_;  // RoutingLimitApplies(mesh_)
   bool too_big_ = false;
 
   absl::flat_hash_map<uint64_t, VertexId> ids_;
   std::vector<DistState> states_;
+  std::vector<ShardOrders> orders_;   // of states_' first states (FillGoalEdges)
   std::vector<uint32_t> first_edge_;  // per expanded state; states_ past it are not expanded
   std::vector<Edge> edges_;
   std::vector<Step> steps_of_;  // the steps of edges not yet priced
@@ -133,6 +159,7 @@ class NativeGraphCosts {
   std::vector<uint32_t> goal_first_in_;
   std::vector<Edge> goal_in_edges_;
   absl::flat_hash_map<VertexId, Target> targets_;
+  DistanceHeap distance_heap_;  // FillDistances'
   // The forward search's pass: stamp_[v] is pass_ once v is reached (g_[v]
   // valid), with kPoppedBit once popped.
   static constexpr uint32_t kPoppedBit = 0x80000000u;

@@ -1,5 +1,6 @@
 #include "planner/search/step_prices.h"
 
+#include <cstring>
 #include <optional>
 
 namespace reshard {
@@ -13,13 +14,16 @@ uint8_t ByteOf(Placement p) {
 }  // namespace
 
 StepPrices::Key StepPrices::KeyOf(const DistState& from, const Step& step) {
-  Key key{from.bits(),      step.group.bits(), static_cast<uint8_t>(step.kind),
-          ByteOf(step.src), ByteOf(step.dst),  {}};
-  key.entries[0] = static_cast<uint8_t>(step.entries.size());
+  static_assert(ShardEntries::kMax <= 8, "head and tail hold 8 entries");
+  uint8_t bytes[16] = {step.group.bits(), static_cast<uint8_t>(step.kind), ByteOf(step.src),
+                       ByteOf(step.dst), static_cast<uint8_t>(step.entries.size())};
   for (int i = 0; i < step.entries.size(); ++i) {
-    key.entries[i + 1] =
+    bytes[5 + i] =
         static_cast<uint8_t>(step.entries.mesh_dim(i) | (step.entries.tensor_dim(i) << 4));
   }
+  Key key{from.bits(), 0, 0};
+  std::memcpy(&key.head, bytes, 8);
+  std::memcpy(&key.tail, bytes + 8, 8);
   return key;
 }
 

@@ -10,12 +10,10 @@
 #ifndef RESHARD_PLANNER_SEARCH_STEP_PRICES_H_
 #define RESHARD_PLANNER_SEARCH_STEP_PRICES_H_
 
-#include <algorithm>
 #include <cstdint>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/types/span.h"
 #include "planner/costs/cost_model.h"
 #include "planner/layout/dist_state.h"
 #include "planner/steps/step.h"
@@ -40,22 +38,21 @@ class StepPrices {
   double PriceOf(const DistState& from, const Step& step);
 
  private:
-  // Every field of the step (placements as DistState cells), and `from`.
+  // `from`, and every field of the step (placements as DistState cells)
+  // packed into two words: group, kind, src, dst and the entries' count in
+  // `head`'s low 5 bytes, then up to 3 entries; the other 5 in `tail`.
+  // Words hash and compare faster than the fields (pricing looks a key up
+  // per edge of every target, spec §5.2 item 6).
   struct Key {
     uint64_t from;
-    uint8_t group;
-    uint8_t kind;
-    uint8_t src;
-    uint8_t dst;
-    uint8_t entries[ShardEntries::kMax + 1];
+    uint64_t head;
+    uint64_t tail;
     friend bool operator==(const Key& a, const Key& b) {
-      return a.from == b.from && a.group == b.group && a.kind == b.kind && a.src == b.src &&
-             a.dst == b.dst && std::equal(a.entries, a.entries + sizeof(a.entries), b.entries);
+      return a.from == b.from && a.head == b.head && a.tail == b.tail;
     }
     template <typename H>
     friend H AbslHashValue(H h, const Key& k) {
-      return H::combine(std::move(h), k.from, k.group, k.kind, k.src, k.dst,
-                        absl::MakeConstSpan(k.entries, sizeof(k.entries)));
+      return H::combine(std::move(h), k.from, k.head, k.tail);
     }
   };
   static Key KeyOf(const DistState& from, const Step& step);

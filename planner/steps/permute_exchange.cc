@@ -16,7 +16,8 @@ void FillBlocks(const DistState& in, MeshDimSet group, const DeviceMesh& mesh,
   for (Box& box : *blocks) box.resize(logical.size());
   for (size_t d = 0; d < logical.size(); ++d) {
     const MeshDimList splits = GroupSplitsIn(in, group, static_cast<int>(d));
-    const std::vector<Slice> slices = GroupSlices(mesh, group, splits, logical[d]);
+    thread_local std::vector<Slice> slices;  // storage kept, as ExchangeLoadOf's blocks
+    GroupSlicesInto(mesh, group, splits, logical[d], &slices);
     for (size_t j = 0; j < slices.size(); ++j) (*blocks)[j][d] = slices[j];
   }
 }

@@ -55,9 +55,12 @@ struct Classes {
 // first holder, which is the numbering of a scan in participant order.
 // Every vector is reserved to its bound (participants): pricing builds these
 // once per distinct exchange price (spec §6.4), where growing them was most
-// of its allocations.
-Classes ClassesOf(absl::Span<const Box> held) {
-  std::vector<int64_t> order;
+// of its allocations. Into *c, whose vectors (and `order`, `runs`: scratch)
+// are cleared first and keep their storage (Workspace).
+void ClassesOf(absl::Span<const Box> held, std::vector<int64_t>* scratch,
+               std::vector<std::pair<size_t, size_t>>* runs_scratch, Classes* c_out) {
+  std::vector<int64_t>& order = *scratch;
+  order.clear();
   order.reserve(held.size());
   for (size_t i = 0; i < held.size(); ++i) {
     if (BoxElements(held[i]) != 0) order.push_back(static_cast<int64_t>(i));
@@ -66,7 +69,8 @@ Classes ClassesOf(absl::Span<const Box> held) {
     const int c = CompareBoxes(held[a], held[b]);
     return c != 0 ? c < 0 : a < b;
   });
-  std::vector<std::pair<size_t, size_t>> runs;  // [begin, end) in `order`, one per class
+  std::vector<std::pair<size_t, size_t>>& runs = *runs_scratch;  // [begin, end) in `order`
+  runs.clear();
   runs.reserve(order.size());
   for (size_t r = 0; r < order.size(); ++r) {
     if (r == 0 || CompareBoxes(held[order[r - 1]], held[order[r]]) != 0) runs.push_back({r, r});
@@ -74,7 +78,10 @@ Classes ClassesOf(absl::Span<const Box> held) {
   }
   std::sort(runs.begin(), runs.end(),
             [&](const auto& a, const auto& b) { return order[a.first] < order[b.first]; });
-  Classes c;
+  Classes& c = *c_out;
+  c.first.clear();
+  c.start.clear();
+  c.holders.clear();
   c.of.assign(held.size(), -1);
   c.first.reserve(runs.size());
   c.start.reserve(runs.size() + 1);
@@ -88,7 +95,6 @@ Classes ClassesOf(absl::Span<const Box> held) {
     }
     c.start.push_back(static_cast<int64_t>(c.holders.size()));
   }
-  return c;
 }
 
 // One tensor dim of the classes' boxes: their distinct extents on it,
@@ -104,15 +110,22 @@ struct DimIndex {
   bool disjoint = true;
 };
 
-DimIndex IndexDim(const Classes& c, absl::Span<const Box> held, size_t d) {
-  std::vector<int64_t> order(c.count());
+// Into *x (cleared first, storage kept), sorting in `scratch`.
+void IndexDim(const Classes& c, absl::Span<const Box> held, size_t d, std::vector<int64_t>* scratch,
+              DimIndex* x_out) {
+  std::vector<int64_t>& order = *scratch;
+  order.resize(c.count());
   std::iota(order.begin(), order.end(), 0);
   auto extent = [&](int64_t k) { return held[c.first[k]][d]; };
   std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
     const Slice x = extent(a), y = extent(b);
     return std::tie(x.offset, x.size, a) < std::tie(y.offset, y.size, b);
   });
-  DimIndex x;  // reserved to its bound, as ClassesOf's
+  DimIndex& x = *x_out;  // reserved to its bound, as ClassesOf's
+  x.extents.clear();
+  x.start.clear();
+  x.classes.clear();
+  x.disjoint = true;
   x.extents.reserve(order.size());
   x.start.reserve(order.size() + 1);
   x.classes.reserve(order.size());
@@ -128,7 +141,6 @@ DimIndex IndexDim(const Classes& c, absl::Span<const Box> held, size_t d) {
     x.classes.push_back(k);
   }
   x.start.push_back(static_cast<int64_t>(x.classes.size()));
-  return x;
 }
 
 // The run of `x`'s extents that meet `w` (a non-empty slice), when they are
@@ -151,6 +163,22 @@ struct Meeting {
   int64_t elements;
   int64_t sender;
 };
+
+// The indexes of one routing, kept by pricing between calls (thread_local in
+// LoadOfSliceRoutes, once per distinct exchange price): every vector is
+// cleared and refilled, so that a price allocates only where an exchange
+// is larger than any before it on its thread.
+struct Workspace {
+  Classes classes;
+  std::vector<DimIndex> dims;
+  std::vector<int64_t> order;  // ClassesOf's and IndexDim's sorts
+  std::vector<std::pair<size_t, size_t>> runs;
+  std::vector<int64_t> candidates;
+};
+
+void ClassesOf(absl::Span<const Box> held, Workspace* w) {
+  ClassesOf(held, &w->order, &w->runs, &w->classes);
+}
 
 // The elements of `a` met with `b` (0: they do not meet).
 int64_t MeetElements(const Box& a, const Box& b) {
@@ -199,14 +227,17 @@ void CandidatesFor(const Classes& c, const std::vector<DimIndex>& dims, const Bo
 // pieces, passed to `visit` as a Meeting whose sender is the receiver for a
 // local copy (it holds the class), the holder for a forced demand (step 2:
 // the class has one holder), -1 for a demand step 3 chooses.
+// `w` holds ClassesOf(held) (w->classes) and the indexes it builds.
 template <typename Visit>
-void ForEachMeeting(const Classes& c, absl::Span<const Box> held, absl::Span<const Box> wanted,
+void ForEachMeeting(absl::Span<const Box> held, absl::Span<const Box> wanted, Workspace* w,
                     Visit visit) {
-  std::vector<DimIndex> dims;
+  const Classes& c = w->classes;
+  std::vector<DimIndex>& dims = w->dims;
   const size_t ndim = c.count() == 0 ? 0 : held[c.first[0]].size();
-  dims.reserve(ndim);
-  for (size_t d = 0; d < ndim; ++d) dims.push_back(IndexDim(c, held, d));
-  std::vector<int64_t> candidates;
+  dims.resize(ndim);
+  for (size_t d = 0; d < ndim; ++d) IndexDim(c, held, d, &w->order, &dims[d]);
+  std::vector<int64_t>& candidates = w->candidates;
+  candidates.clear();
   candidates.reserve(c.count());
   for (size_t j = 0; j < wanted.size() && c.count() != 0; ++j) {
     if (BoxElements(wanted[j]) == 0) continue;
@@ -247,7 +278,8 @@ int64_t ChooseSender(const Classes& c, int64_t k, int64_t receiver,
 // where a comparison sort of every demand was the hot spot of pricing.
 std::vector<int64_t> LargestFirst(const std::vector<int64_t>& choices,
                                   const std::vector<Meeting>& meetings) {
-  std::vector<int64_t> sizes;  // distinct, descending
+  if (choices.empty()) return {};  // most prices: every demand forced or local
+  std::vector<int64_t> sizes;      // distinct, descending
   for (int64_t i : choices) {
     if (sizes.empty() || sizes.back() != meetings[i].elements) {
       sizes.push_back(meetings[i].elements);
@@ -282,11 +314,12 @@ void ChooseAmongReplicas(const Classes& c, const std::vector<int64_t>& choices,
 }
 
 // Every meeting of step 1, in its order, with its sender.
-std::vector<Meeting> RoutedMeetings(const Classes& c, absl::Span<const Box> held,
-                                    absl::Span<const Box> wanted) {
+std::vector<Meeting> RoutedMeetings(absl::Span<const Box> held, absl::Span<const Box> wanted,
+                                    Workspace* w) {
+  const Classes& c = w->classes;
   std::vector<Meeting> meetings;
   std::vector<int64_t> load(held.size(), 0), choices;
-  ForEachMeeting(c, held, wanted, [&](const Meeting& x) {
+  ForEachMeeting(held, wanted, w, [&](const Meeting& x) {
     if (x.sender < 0) choices.push_back(static_cast<int64_t>(meetings.size()));
     if (x.sender >= 0 && x.sender != x.receiver) load[x.sender] += x.elements;
     meetings.push_back(x);
@@ -301,8 +334,10 @@ std::vector<Meeting> RoutedMeetings(const Classes& c, absl::Span<const Box> held
 // receiver's meetings by sender is the whole sort, and the keys are unique.
 std::vector<SliceRoute> RoutesOf(absl::Span<const Box> held, absl::Span<const Box> wanted,
                                  int64_t participant) {
-  const Classes c = ClassesOf(held);
-  const std::vector<Meeting> meetings = RoutedMeetings(c, held, wanted);
+  Workspace w;
+  ClassesOf(held, &w);
+  const Classes& c = w.classes;
+  const std::vector<Meeting> meetings = RoutedMeetings(held, wanted, &w);
   std::vector<int64_t> order(meetings.size());
   std::iota(order.begin(), order.end(), 0);
   std::vector<SliceRoute> routes;
@@ -362,9 +397,11 @@ RouteLoad LoadOfSliceRoutes(absl::Span<const Box> held, absl::Span<const Box> wa
     ++receives[x.receiver];
     total_sent += x.elements;
   };
-  const Classes c = ClassesOf(held);
+  thread_local Workspace w;
+  ClassesOf(held, &w);
+  const Classes& c = w.classes;
   std::vector<Meeting> choices;
-  ForEachMeeting(c, held, wanted, [&](const Meeting& x) {
+  ForEachMeeting(held, wanted, &w, [&](const Meeting& x) {
     if (x.sender < 0) choices.push_back(x);
     if (x.sender >= 0 && x.sender != x.receiver) count(x);
   });

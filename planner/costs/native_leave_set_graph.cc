@@ -1,0 +1,158 @@
+#include "planner/costs/native_leave_set_graph.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+namespace reshard {
+
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+// Calls f(sub) for every subset of `set`, the empty one last.
+template <typename F>
+void ForEachSubset(unsigned set, F f) {
+  for (unsigned sub = set;; sub = (sub - 1) & set) {
+    f(sub);
+    if (sub == 0) return;
+  }
+}
+
+}  // namespace
+
+NativeLeaveSetGraph::NativeLeaveSetGraph(const DistState& dst, const BoundCostModel& model)
+    : ndim_(dst.ndim()), all_((1u << dst.ndim()) - 1) {
+  for (int m = 0; m < ndim_; ++m) {
+    dst_shard_ |= dst.placement(m).is_shard() ? 1u << m : 0u;
+    dst_partial_ |= dst.placement(m).is_partial() ? 1u << m : 0u;
+  }
+  FillPrices(model);
+  FillExchanges(dst, model);
+  FillToGo();
+}
+
+// Only the shard sets a move may start from: a gather or a shuffle from a
+// set holding its group, a reduce or a scatter from one holding none of it.
+// A shuffle is an all_to_all or, on two or more mesh dims, a permute.
+void NativeLeaveSetGraph::FillPrices(const BoundCostModel& model) {
+  for (unsigned g = 1; g <= all_; ++g) {
+    const MeshDimSet group = MeshDimSet::FromBits(static_cast<uint8_t>(g));
+    for (unsigned set = 0; set <= all_; ++set) {
+      auto at = [&](StepKind kind) { return model.GroupLowerBoundAt(set, kind, group); };
+      if ((set & g) == g) {
+        prices_[kGather][g][set] = at(StepKind::kAllGather);
+        prices_[kShuffle][g][set] = group.size() >= 2
+                                        ? std::min(at(StepKind::kAllToAll), at(StepKind::kPermute))
+                                        : at(StepKind::kAllToAll);
+      } else if ((set & g) == 0) {
+        prices_[kReduce][g][set] = at(StepKind::kAllReduce);
+        prices_[kScatter][g][set] = at(StepKind::kReduceScatter);
+      }
+    }
+  }
+}
+
+// The goal exchange (spec §4.2 edge 13) moves Shards and Replicates only,
+// and every mesh dim outside its group already holds dst's placement: from
+// a state with no Partial to leave, on any group holding every mesh dim
+// whose masks differ from dst's and no Partial of dst's.
+void NativeLeaveSetGraph::FillExchanges(const DistState& dst, const BoundCostModel& model) {
+  const unsigned movable = all_ & ~dst_partial_;
+  double exchange[kSets][kSets];  // [shard set][group]
+  for (unsigned set = 0; set <= all_; ++set) {
+    model.GoalExchangeLowerBounds(dst, set, exchange[set]);
+    for (unsigned g = 1; g <= all_; ++g) {
+      if ((g & movable) != g) exchange[set][g] = kInfinity;
+    }
+  }
+  const unsigned states = 1u << (2 * ndim_);
+  for (unsigned x = 0; x < states; ++x) {
+    const unsigned shard = x & all_;
+    const unsigned leave = x >> ndim_;
+    const unsigned differs = (shard ^ dst_shard_) | leave;
+    to_go_[x] = differs == 0 ? 0 : kInfinity;
+    if (differs == 0 || (leave & ~shard) != 0 || (differs & ~movable) != 0) continue;
+    ForEachSubset(movable & ~differs, [&](unsigned more) {
+      to_go_[x] = std::min(to_go_[x], exchange[shard][differs | more]);
+    });
+  }
+}
+
+void NativeLeaveSetGraph::FillToGo() {
+  const unsigned states = 1u << (2 * ndim_);
+  bool queued[kMaxStates] = {};
+  uint16_t queue[kMaxStates];  // a ring: a state is in it at most once
+  unsigned head = 0, size = 0;
+  auto push = [&](unsigned x) {
+    if (queued[x]) return;
+    queued[x] = true;
+    queue[(head + size++) % kMaxStates] = static_cast<uint16_t>(x);
+  };
+  for (unsigned x = 0; x < states; ++x) {
+    if (to_go_[x] < kInfinity) push(x);
+  }
+  while (size > 0) {
+    const unsigned y = queue[head];
+    head = (head + 1) % kMaxStates;
+    --size;
+    queued[y] = false;
+    const double d = to_go_[y];
+    ForEachEdgeInto(y, [&](unsigned x, double price) {
+      const double via = price + d;
+      if (via < to_go_[x]) {
+        to_go_[x] = via;
+        push(x);
+      }
+    });
+  }
+}
+
+// A mesh dim's masks: a Shard (s = 1) that must leave (l = 1) or not; a
+// Partial that must leave (s = 0, l = 1); an R or a Partial dst holds
+// (s = 0, l = 0). A step landing a Shard lands it with l = 1 exactly where
+// dst holds no Shard: where dst holds one, the state with l = 0 is no
+// farther from dst's masks than the one with l = 1 (every edge out of the
+// one leaves the other at the same price, and dst's masks need l = 0
+// there), so the edge into it bounds both. Edges into y, from x, on group g
+// (every member as the move needs; other mesh dims as in y):
+//   g's members s = 0, l = 0 in y: all_gather from Shards (l either), and
+//     all_reduce from Partials (l either, one at least leaving);
+//   g's members landed Shards in y: a shuffle from Shards, a reduce_scatter
+//     from Partials, and on one mesh dim a chunk from R (local: 0);
+//   one mesh dim, s = 0, l = 1 in y: partition from R (local: 0).
+// Abstract states no real state maps to get edges too; they only lower
+// distances.
+template <typename Relax>
+void NativeLeaveSetGraph::ForEachEdgeInto(unsigned y, Relax relax) const {
+  const unsigned shard = y & all_;
+  const unsigned leave = y >> ndim_;
+  const unsigned landed_leave = all_ & ~dst_shard_;
+  for (unsigned g = 1; g <= all_; ++g) {
+    const bool single = (g & (g - 1)) == 0;
+    if (((shard | leave) & g) == 0) {
+      const double gather = prices_[kGather][g][shard | g];
+      const double reduce = prices_[kReduce][g][shard];
+      ForEachSubset(g, [&](unsigned sub) {
+        relax((shard | g) | ((leave | sub) << ndim_), gather);
+        if (sub != 0) relax(shard | ((leave | sub) << ndim_), reduce);
+      });
+      continue;
+    }
+    if ((shard & g) == g && (leave & g) == (g & landed_leave)) {
+      const unsigned rest = leave & ~g;
+      const unsigned from = shard & ~g;
+      const double shuffle = prices_[kShuffle][g][shard];
+      const double scatter = prices_[kScatter][g][from];
+      ForEachSubset(g, [&](unsigned sub) {
+        const unsigned x = shard | ((rest | sub) << ndim_);
+        if (x != y) relax(x, shuffle);
+        relax(from | ((rest | sub) << ndim_), scatter);
+      });
+      if (single) relax(from | (rest << ndim_), 0.0);
+    }
+    if (single && (shard & g) == 0 && (leave & g) != 0) relax(y ^ (g << ndim_), 0.0);
+  }
+}
+
+}  // namespace reshard

@@ -1,0 +1,70 @@
+// NativeLeaveSetGraph: the native bound's abstract graph (spec §5.2 item 2,
+// "abstract bound"), for a model with group bounds (cost_model.h,
+// has_group_bounds: nccl and alpha-beta). As LeaveSetGraph does for the compat graph, it
+// abstracts a state to its shard set and its must-leave set
+// (remaining_cost_bound.h), but its edges are native steps (spec §4.2): a
+// collective or a permute on any group of mesh dims, priced by
+// GroupLowerBoundAt at its source's shard set, whole (no share of a call
+// per mesh dim), and the goal exchange, which leads to dst, priced by
+// GoalExchangeLowerBound. A native step changes only its group's bits of
+// both masks, so every step pays for one abstract edge, and the cheapest
+// abstract path to dst's masks is a consistent lower bound on the rest of
+// any path (a shortest-path distance).
+//
+//   NativeLeaveSetGraph graph(dst, model);  // 4^ndim abstract states, ndim <= kMaxDims
+//   graph.ToGo(shard_set, leave_set)        // <= the cost of any native path to dst
+#ifndef RESHARD_PLANNER_COSTS_NATIVE_LEAVE_SET_GRAPH_H_
+#define RESHARD_PLANNER_COSTS_NATIVE_LEAVE_SET_GRAPH_H_
+
+#include "planner/costs/cost_model.h"
+#include "planner/layout/dist_state.h"
+
+namespace reshard {
+
+class NativeLeaveSetGraph {
+ public:
+  // As LeaveSetGraph's: 4^4 abstract states, each with an edge per group
+  // and kind whose members it fits.
+  static constexpr int kMaxDims = 4;
+  static constexpr int kMaxStates = 1 << (2 * kMaxDims);
+
+  // Requires dst.ndim() <= kMaxDims and model.has_group_bounds().
+  NativeLeaveSetGraph(const DistState& dst, const BoundCostModel& model);
+
+  // The cheapest abstract path from (shard_set, leave_set) to dst's masks.
+  double ToGo(unsigned shard_set, unsigned leave_set) const {
+    return to_go_[shard_set | (leave_set << ndim_)];
+  }
+
+ private:
+  static constexpr int kSets = 1 << kMaxDims;
+  // The kinds of edge, by what they do to their group's mesh dims.
+  enum Move {
+    kGather,   // all_gather: Shard -> R
+    kReduce,   // all_reduce: Partial -> R
+    kShuffle,  // all_to_all or permute: Shard -> Shard
+    kScatter,  // reduce_scatter: Partial -> Shard
+    kMoves
+  };
+  void FillPrices(const BoundCostModel& model);
+  // Every abstract state's goal exchange to dst, if it may take one: its
+  // to_go_ before the search.
+  void FillExchanges(const DistState& dst, const BoundCostModel& model);
+  // Relaxes every abstract edge into state `y` (a step of the reversed search).
+  template <typename Relax>
+  void ForEachEdgeInto(unsigned y, Relax relax) const;
+  // A label-correcting search on the reversed edges (as LeaveSetGraph's).
+  void FillToGo();
+
+  int ndim_;
+  unsigned all_ = 0;          // every mesh dim
+  unsigned dst_shard_ = 0;    // mesh dims where dst holds a Shard
+  unsigned dst_partial_ = 0;  // ... a Partial
+  // [move][group][source shard set]; only the sets a move may start from.
+  double prices_[kMoves][kSets][kSets] = {};
+  double to_go_[kMaxStates];  // [shard_set | leave_set << ndim]
+};
+
+}  // namespace reshard
+
+#endif  // RESHARD_PLANNER_COSTS_NATIVE_LEAVE_SET_GRAPH_H_

@@ -1,0 +1,103 @@
+#include "planner/costs/shard_set_blocks.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "planner/layout/chunk.h"
+
+namespace reshard {
+
+namespace {
+
+// Calls f(sub) for every subset of `set`, the empty one last.
+template <typename F>
+void ForEachSubset(unsigned set, F f) {
+  for (unsigned sub = set;; sub = (sub - 1) & set) {
+    f(sub);
+    if (sub == 0) return;
+  }
+}
+
+}  // namespace
+
+// A dynamic program over the tensor dims: dim d takes a subset of the set's
+// mesh dims, its chunk the padded ceil(L / ways) whatever their order
+// (block_bytes.cc). Rounding is monotone, so the least product of the
+// least prefix is the least product.
+ShardSetBlocks::ShardSetBlocks(const CostProblem& p)
+    : mesh_ndim_(p.mesh.ndim()), shape_(p.global_shape) {
+  const unsigned sets = 1u << mesh_ndim_;
+  for (int m = 0; m < mesh_ndim_; ++m) size_[m] = p.mesh.size(m);
+  ways_[0] = 1;
+  for (unsigned set = 1; set < sets; ++set) {
+    ways_[set] = ways_[set & (set - 1)] * size_[__builtin_ctz(set)];
+  }
+  for (unsigned set = 0; set < sets; ++set) {
+    min_bytes_[set] =
+        set == 0 ? static_cast<double>(p.itemsize) : std::numeric_limits<double>::infinity();
+  }
+  double next[kSets];
+  for (int64_t length : shape_) {
+    for (unsigned set = 0; set < sets; ++set) {
+      next[set] = std::numeric_limits<double>::infinity();
+      ForEachSubset(set, [&](unsigned sub) {
+        const double chunk = static_cast<double>(PaddedChunkSize(length, ways_[sub]));
+        next[set] = std::min(next[set], min_bytes_[set ^ sub] * chunk);
+      });
+    }
+    std::copy(next, next + sets, min_bytes_);
+  }
+}
+
+void ShardSetBlocks::BlockOf(const DistState& state, unsigned skipped, int64_t* block) const {
+  const int ndim = static_cast<int>(shape_.size());
+  int64_t ways[kMaxTensorDims];
+  std::fill(ways, ways + ndim, 1);
+  for (int m = 0; m < mesh_ndim_; ++m) {
+    const Placement p = state.placement(m);
+    if (p.is_shard() && p.dim() < ndim && !((skipped >> m) & 1u)) ways[p.dim()] *= size_[m];
+  }
+  for (int d = 0; d < ndim; ++d) block[d] = PaddedChunkSize(shape_[d], ways[d]);
+}
+
+int64_t ShardSetBlocks::MostHeldOf(unsigned shard_set, const int64_t* want) const {
+  int64_t most[kSets], next[kSets];
+  ForEachSubset(shard_set, [&](unsigned set) { most[set] = set == 0 ? 1 : -1; });
+  for (size_t d = 0; d < shape_.size(); ++d) {
+    ForEachSubset(shard_set, [&](unsigned set) {
+      next[set] = -1;
+      ForEachSubset(set, [&](unsigned sub) {
+        if (most[set ^ sub] < 0) return;
+        const int64_t held = PaddedChunkSize(shape_[d], ways_[sub]);
+        next[set] = std::max(next[set], most[set ^ sub] * std::min(held, want[d]));
+      });
+    });
+    ForEachSubset(shard_set, [&](unsigned set) { most[set] = next[set]; });
+  }
+  return most[shard_set];
+}
+
+void ShardSetBlocks::GoalReceipts(const DistState& goal, unsigned shard_set,
+                                  int64_t* by_group) const {
+  const int ndim = static_cast<int>(shape_.size());
+  int64_t want[kMaxTensorDims];
+  BlockOf(goal, 0, want);
+  int64_t wanted = 1;
+  for (int d = 0; d < ndim; ++d) wanted *= want[d];
+  const int64_t lack = wanted - MostHeldOf(shard_set, want);
+  const unsigned goal_shard = goal.ShardSet();
+  for (unsigned g = 1; g < (1u << mesh_ndim_); ++g) {
+    by_group[g] = lack;
+    const int64_t held = ways_[g & ~shard_set], wants = ways_[g & ~goal_shard];
+    if (wants <= held) continue;
+    int64_t logical[kMaxTensorDims];
+    BlockOf(goal, g, logical);
+    int64_t block = 1;
+    for (int d = 0; d < ndim; ++d) block *= logical[d];
+    // At most `block`, since wants <= ways(g); the product may not fit 64 bits.
+    const __int128 copies = static_cast<__int128>(block) * (wants - held);
+    by_group[g] = std::max(by_group[g], static_cast<int64_t>(copies / ways_[g]));
+  }
+}
+
+}  // namespace reshard

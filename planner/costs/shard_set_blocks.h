@@ -1,0 +1,64 @@
+// ShardSetBlocks: rank 0's block (spec §6.2's padded block, block_bytes.h)
+// seen through a state's shard set alone, for the group bounds of the native
+// bound's abstract graph (cost_model.h, native_leave_set_graph.h, spec §5.2
+// item 2): the fewest bytes any state with that shard set holds, and the
+// least an exchange from such a state to a goal must move. The geometry is
+// the models' common ground; each prices it its own way.
+//
+//   ShardSetBlocks blocks(problem);         // mesh of up to kMaxDims dims
+//   blocks.MinBytes(shard_set)              // <= BlockBytes of any such state
+//   blocks.GoalReceipts(goal, shard_set, receipts)  // per group, elements
+#ifndef RESHARD_PLANNER_COSTS_SHARD_SET_BLOCKS_H_
+#define RESHARD_PLANNER_COSTS_SHARD_SET_BLOCKS_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "planner/costs/cost_model.h"
+#include "planner/layout/dist_state.h"
+
+namespace reshard {
+
+class ShardSetBlocks {
+ public:
+  static constexpr int kMaxDims = 4;
+  static constexpr int kSets = 1 << kMaxDims;
+
+  // Requires problem.mesh.ndim() <= kMaxDims.
+  explicit ShardSetBlocks(const CostProblem& problem);
+
+  // The fewest bytes of rank 0's block over every way the mesh dims of
+  // `shard_set` (bits) may shard the tensor dims: the doubles BlockBytes
+  // multiplies, in its order, so at most its bytes, bit for bit.
+  double MinBytes(unsigned shard_set) const { return min_bytes_[shard_set]; }
+
+  // For every group g in [1, 2^ndim) (bits), a lower bound on the elements
+  // the busiest member of rank 0's group receives in an exchange on g from
+  // any state with `shard_set` to `goal` (spec §4.2 edge 13): the larger of
+  //   rank 0's lack, the elements of its block in `goal` it cannot hold
+  //     (both blocks start at the origin of every tensor dim, so they share
+  //     min(want, held) along each; the most over every way to shard), and
+  //   the members' average: outside g the state is the goal's, so the
+  //     members share one logical block (spec §10), which each Shard mesh
+  //     dim of g partitions and each Replicate copies: they hold it
+  //     ways(g - shard_set) times over and want it ways(g - goal's) times.
+  void GoalReceipts(const DistState& goal, unsigned shard_set, int64_t* by_group) const;
+
+ private:
+  // Rank 0's block in `state`, per tensor dim, split by every Shard mesh dim
+  // outside `skipped` (bits).
+  void BlockOf(const DistState& state, unsigned skipped, int64_t* block) const;
+  // The most elements of `want` rank 0 may hold at `shard_set` (a dynamic
+  // program over the tensor dims, as the constructor's).
+  int64_t MostHeldOf(unsigned shard_set, const int64_t* want) const;
+
+  int mesh_ndim_;
+  std::vector<int64_t> shape_;
+  int64_t size_[kMaxDims] = {};
+  int64_t ways_[kSets] = {};  // ranks of a set's mesh dims
+  double min_bytes_[kSets] = {};
+};
+
+}  // namespace reshard
+
+#endif  // RESHARD_PLANNER_COSTS_SHARD_SET_BLOCKS_H_
