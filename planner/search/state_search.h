@@ -4,7 +4,8 @@
 // Graph's dijkstra_shortest_paths_no_color_map_no_init on the implicit graph
 // of the states (an IncidenceGraph whose out-edges are generated and priced
 // once per state per search); Boost is shown only the out-edges that the pass
-// relaxes, the others are counted (seq) and skipped before it (NextRelaxed).
+// relaxes, the others are counted (seq) and skipped before it (NextRelaxed,
+// ListRelaxed).
 //
 // A pass pops states by (priority, sequence): priority is g, the cost from
 // the source (Dijkstra, spec §5), or g + bound (A*); every edge relaxed
@@ -203,7 +204,7 @@ class StateSearch {
   std::vector<Deferred> deferred_;
   std::vector<Step> steps_;  // scratch for GenerateEdges
   // Scratch for the out_edge_iterator: the popped state's edges to states
-  // not popped.
+  // not popped, or (ListRelaxed) those Boost is to relax, with their keys.
   std::vector<OpenEdge> open_edges_;
   uint64_t seq_ = 0;
   Key candidate_;          // the key the edge being examined would give its target
