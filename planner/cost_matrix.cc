@@ -89,34 +89,72 @@ class Searches {
   absl::flat_hash_map<unsigned, Entry> by_ops_;
 };
 
-// One row: a Dijkstra from `src` per distinct set of Partial ops (the R -> P
-// edges depend on the target's ops, spec §4 case 6), each run until it has
-// popped all of its targets.
+// A Dijkstra from `src` on the graph of `ops` (Searches::For) until it has
+// popped every target whose index is in `which`, each taken at the cost it
+// is popped at.
+absl::Status SearchRow(const DistState& src, absl::Span<const DistState> targets, unsigned ops,
+                       absl::Span<const size_t> which, const SearchLimits& limits,
+                       Searches* searches, std::vector<std::optional<double>>* row) {
+  std::vector<DistState> goals;
+  for (size_t j : which) goals.push_back(targets[j]);
+  StateSearch& search = searches->For(ops);
+  const StateSearch::Outcome found =
+      search.Run(src, goals, StateSearch::Pass::Dijkstra(), limits.max_expanded_states,
+                 limits.max_search_edges);
+  if (found == StateSearch::Outcome::kBound) {
+    return SearchFailure(search, found, src, goals.front(), limits);
+  }
+  for (size_t j : which) {
+    if (search.Popped(targets[j])) (*row)[j] = search.CostTo(targets[j]);
+  }
+  return absl::OkStatus();
+}
+
+// One row. Each pair's graph has the Partial ops of its source and target
+// (the R -> P edges depend on them, spec §4 case 6): one Dijkstra per
+// distinct set of ops would do (spec §5.1 item 6). First, though, one
+// Dijkstra on the graph of all of the row's ops (a supergraph of every
+// pair's, spec §5.1 item 6) answers each target whose path there holds no
+// Partial op outside its pair's set; only the others take their own set's
+// Dijkstra. Should that first search pass a limit, every target takes its
+// own set's, as if it had not run.
 absl::Status FillRow(const DistState& src, absl::Span<const DistState> targets,
                      const SearchLimits& limits, Searches* searches,
                      std::vector<std::optional<double>>* row) {
   row->assign(targets.size(), std::nullopt);
   std::vector<unsigned> op_sets;
-  for (const DistState& t : targets) op_sets.push_back(src.PartialOps() | t.PartialOps());
-  std::vector<unsigned> distinct = op_sets;
+  unsigned every_op = 0;
+  for (const DistState& t : targets) {
+    op_sets.push_back(src.PartialOps() | t.PartialOps());
+    every_op |= op_sets.back();
+  }
+  std::vector<size_t> left;
+  StateSearch& shared = searches->For(every_op);
+  const StateSearch::Outcome found =
+      shared.Run(src, targets, StateSearch::Pass::Dijkstra(), limits.max_expanded_states,
+                 limits.max_search_edges);
+  for (size_t j = 0; j < targets.size(); ++j) {
+    if (found == StateSearch::Outcome::kBound) {
+      left.push_back(j);
+    } else if (!shared.Popped(targets[j])) {
+      continue;  // unreachable on the supergraph, so on the pair's graph too
+    } else if (op_sets[j] == every_op || (shared.PartialOpsOnPath(targets[j]) & ~op_sets[j]) == 0) {
+      (*row)[j] = shared.CostTo(targets[j]);
+    } else {
+      left.push_back(j);
+    }
+  }
+  std::vector<unsigned> distinct;
+  for (size_t j : left) distinct.push_back(op_sets[j]);
   std::sort(distinct.begin(), distinct.end());
   distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-  std::vector<DistState> goals;
+  std::vector<size_t> which;
   for (unsigned ops : distinct) {
-    goals.clear();
-    for (size_t j = 0; j < targets.size(); ++j) {
-      if (op_sets[j] == ops) goals.push_back(targets[j]);
+    which.clear();
+    for (size_t j : left) {
+      if (op_sets[j] == ops) which.push_back(j);
     }
-    StateSearch& search = searches->For(ops);
-    const StateSearch::Outcome found =
-        search.Run(src, goals, StateSearch::Pass::Dijkstra(), limits.max_expanded_states,
-                   limits.max_search_edges);
-    if (found == StateSearch::Outcome::kBound) {
-      return SearchFailure(search, found, src, goals.front(), limits);
-    }
-    for (size_t j = 0; j < targets.size(); ++j) {
-      if (op_sets[j] == ops && search.Popped(targets[j])) (*row)[j] = search.CostTo(targets[j]);
-    }
+    RESHARD_RETURN_IF_ERROR(SearchRow(src, targets, ops, which, limits, searches, row));
   }
   return absl::OkStatus();
 }

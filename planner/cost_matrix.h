@@ -8,10 +8,11 @@
 //
 // Each entry is bit-identical to PlanRedistribution's cost with
 // Algorithm::kGraph and the same mode for that pair alone. Pytorch mode: one
-// Dijkstra per source (per set of Partial ops the targets bring, which change
-// the graph, spec §4 case 6) pops the targets in the order and at the costs a
-// search for each pair would (spec §5.1); the states and edges generated are
-// shared by all rows. Native mode: every search of a pair returns the exact
+// Dijkstra per source, on the graph of every Partial op of the row's pairs
+// (the ops change the graph, spec §4 case 6), pops each target at its pair's
+// cost wherever its path holds no op foreign to the pair; other targets take
+// a Dijkstra on their pair's graph (spec §5.1 item 6). The states and edges
+// generated are shared by all rows. Native mode: every search of a pair returns the exact
 // minimum sum on the pair's graph (spec §5.2 item 2), so the matrix computes
 // that with work shared by all pairs (spec §5.2 item 6): one graph per
 // Partial ops, each target's goal edges and table of distances, and a short

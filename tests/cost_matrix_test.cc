@@ -20,6 +20,7 @@
 #include "planner/costs/cost_model_registry.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/planner.h"
+#include "planner/steps/step.h"
 
 namespace reshard {
 namespace {
@@ -306,6 +307,83 @@ TEST(CostMatrixTest, RandomNativeMatricesEqualPlanningEachPairWithNcclCosts) {
 
 TEST(CostMatrixTest, RandomNativeMatricesEqualPlanningEachPairWithAlphaBetaCosts) {
   EXPECT_EQ(ExpectRandomNativeCasesEqualPlans("alpha-beta", 1000000, 16, 18), 0);
+}
+
+// Spec §5.1 item 6 on random layouts mixing the ops sum, max and sum with
+// avg: each row's one search on the graph of all the row's Partial ops, and
+// the searches of the targets whose path there holds another op, give every
+// pair the cost of its plan on its own graph.
+void ExpectRandomPytorchCasesEqualPlans(const std::string& model_name, int cases, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  int compared = 0;
+  for (int c = 0; c < cases; ++c) {
+    const Layouts r = RandomLayouts(rng, 6);
+    CostMatrixOptions options;
+    options.mode = PlanMode::kPyTorch;
+    options.cost_model = *MakeCostModel(model_name, 1 + static_cast<int>(rng() % 4));
+    PlanOptions plan_options{PlanMode::kPyTorch};
+    plan_options.algorithm = Algorithm::kGraph;
+    plan_options.cost_model = options.cost_model;
+    std::vector<absl::StatusOr<Plan>> plans;
+    for (const DistSpec& src : r.specs) {
+      for (const DistSpec& dst : r.specs) {
+        plans.push_back(PlanRedistribution(src, dst, plan_options));
+      }
+    }
+    compared += ExpectMatrixEqualsPlans(
+        r, CostMatrix(r.mesh, r.shape, DType::kF32, r.states, r.states, options), plans,
+        absl::StrCat("case ", c));
+  }
+  EXPECT_GT(compared, cases * 36 / 2);
+}
+
+TEST(CostMatrixTest, RandomPytorchMatricesEqualPlanningEachPairWithPytorchCosts) {
+  ExpectRandomPytorchCasesEqualPlans("pytorch", 24, 23);
+}
+
+TEST(CostMatrixTest, RandomPytorchMatricesEqualPlanningEachPairWithConstantCosts) {
+  ExpectRandomPytorchCasesEqualPlans("pytorch-const", 24, 29);
+}
+
+// Chunks dear, every other step cheap: RR -> S(0)R costs 1 through P(sum)R
+// (partition, then reduce_scatter), where a P(sum) is on the graph, and 10
+// (the chunk) on the pair's own graph, which has no P(sum) (spec §4 case 6).
+class DearChunkModel : public CostModel {
+ public:
+  DearChunkModel() : CostModel("dear-chunk") {}
+  std::unique_ptr<const BoundCostModel> Bind(const CostProblem&) const override {
+    return std::make_unique<Bound>();
+  }
+
+ private:
+  struct Bound : BoundCostModel {
+    double StepCost(const DistState&, const Step& step) const override {
+      if (step.kind == StepKind::kChunk) return 10;
+      return IsCommunicating(step.kind) ? 1 : 0;
+    }
+  };
+};
+
+// A row's target whose path on the row's graph (with the ops of every
+// target) holds an op its pair's graph lacks takes its own graph's search.
+TEST(CostMatrixTest, TargetsWhosePathHoldsAnotherOpTakeTheirOwnGraph) {
+  const Layouts l({2, 2}, {8, 8}, DType::kF32, {"RR", "S(0)R", "P(sum)R"});
+  CostMatrixOptions options;
+  options.mode = PlanMode::kPyTorch;
+  options.cost_model = std::make_shared<DearChunkModel>();
+  absl::StatusOr<CostMatrixResult> m =
+      CostMatrix(l.mesh, l.shape, DType::kF32, l.states, l.states, options);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ((*m)[0][1], 10.0);
+  EXPECT_EQ((*m)[0][2], 0.0);
+  PlanOptions plan_options{PlanMode::kPyTorch};
+  plan_options.algorithm = Algorithm::kGraph;
+  plan_options.cost_model = options.cost_model;
+  std::vector<absl::StatusOr<Plan>> plans;
+  for (const DistSpec& src : l.specs) {
+    for (const DistSpec& dst : l.specs) plans.push_back(PlanRedistribution(src, dst, plan_options));
+  }
+  EXPECT_EQ(ExpectMatrixEqualsPlans(l, m, plans, "dear chunk"), 9);
 }
 
 // Graphs past the limit are searched pair by pair: the same costs, and the

@@ -8,6 +8,8 @@
 #include <optional>
 #include <utility>
 
+#include "absl/base/optimization.h"
+
 namespace reshard {
 namespace {
 
@@ -45,6 +47,7 @@ StateSearch::StateSearch(const EdgeSource& edges, const BoundCostModel& model,
   // so easy plans do not pay for it.
   ids_.reserve(256);
   vertices_.reserve(256);
+  labels_.reserve(256);
   edges_.reserve(32768);
 }
 
@@ -56,49 +59,110 @@ struct StateSearch::Graph {
   using directed_category = boost::directed_tag;
   using edge_parallel_category = boost::allow_parallel_edge_tag;
   struct traversal_category : boost::incidence_graph_tag {};
-  using out_edge_iterator = const Edge*;
   using degree_size_type = size_t;
   using vertices_size_type = size_t;
   using edges_size_type = size_t;
   static VertexId null_vertex() { return kNone; }
 
-  std::pair<const Edge*, const Edge*> OutEdges(VertexId u) const {
-    const Vertex& v = search->vertices_[u];
-    if (v.deferred != kNone) {
-      const Deferred& d = search->deferred_[v.deferred];
-      return {&d.edge, &d.edge + (d.priced ? 1 : 0)};
+  // A state's out-edges that the pass relaxes: of those to states not popped
+  // (OutEdges lists them in open_edges_), the ones NextRelaxed picks, priced
+  // as Boost reaches them; or, in a plain Dijkstra pass, the list of
+  // ListRelaxed. Boost examines an edge right after dereferencing it and
+  // before the next increment, so candidate_ is then its key. Boost never
+  // sees the others; a full Dijkstra (CostMatrix's rows, spec §5.1 item 6)
+  // leaves more than half of the edges it meets unrelaxed. Popping a state
+  // changes no other's popped, so the list holds while Boost walks it.
+  class out_edge_iterator {
+   public:
+    out_edge_iterator(const OpenEdge* at, const OpenEdge* end, StateSearch* search,
+                      const Pass* pass, bool priced)
+        : at_(at), end_(end), search_(search), pass_(pass), priced_(priced) {
+      SkipUnrelaxed();
     }
-    const Edge* first = search->edges_.data() + v.first_edge;
-    return {first, first + v.num_edges};
-  }
-  friend std::pair<const Edge*, const Edge*> out_edges(VertexId u, const Graph& g) {
+    const Edge& operator*() const { return *at_->edge; }
+    out_edge_iterator& operator++() {
+      ++at_;
+      SkipUnrelaxed();
+      return *this;
+    }
+    bool operator==(const out_edge_iterator& other) const { return at_ == other.at_; }
+    bool operator!=(const out_edge_iterator& other) const { return at_ != other.at_; }
+
+   private:
+    void SkipUnrelaxed() {
+      if (!priced_) {
+        at_ = search_->NextRelaxed(at_, end_, *pass_);
+      } else if (at_ != end_) {
+        search_->candidate_ = at_->key;
+      }
+    }
+    const OpenEdge* at_;
+    const OpenEdge* end_;
+    StateSearch* search_;
+    const Pass* pass_;
+    bool priced_;  // the list holds only edges to relax, with their keys (ListRelaxed)
+  };
+
+  std::pair<out_edge_iterator, out_edge_iterator> OutEdges(VertexId u) const;
+  friend std::pair<out_edge_iterator, out_edge_iterator> out_edges(VertexId u, const Graph& g) {
     return g.OutEdges(u);
   }
   friend VertexId source(const Edge& e, const Graph&) { return e.from; }
   friend VertexId target(const Edge& e, const Graph&) { return e.to; }
 
-  const StateSearch* search;
+  StateSearch* search;
+  const Pass* pass;
 };
 
+inline std::pair<StateSearch::Graph::out_edge_iterator, StateSearch::Graph::out_edge_iterator>
+StateSearch::Graph::OutEdges(VertexId u) const {
+  const Vertex& v = search->vertices_[u];
+  const Edge* first = search->edges_.data() + v.first_edge;
+  const Edge* last = first + v.num_edges;
+  if (v.deferred != kNone) {
+    const Deferred& d = search->deferred_[v.deferred];
+    first = &d.edge;
+    last = &d.edge + (d.priced ? 1 : 0);
+  }
+  std::vector<OpenEdge>& open = search->open_edges_;
+  if (open.size() < static_cast<size_t>(last - first)) open.resize(last - first);
+  const bool priced =
+      v.plain_edges && !pass->astar && search->bound_ == nullptr && pass->budget == Pass().budget;
+  size_t n = 0;
+  if (priced) {
+    n = search->ListRelaxed(u, first, last);
+  } else {
+    // The edges to states not popped, without a branch per edge: whether a
+    // target is popped goes either way at random.
+    for (const Edge* e = first; e != last; ++e) {
+      open[n].edge = e;
+      n += !search->labels_[e->to].popped;
+    }
+  }
+  const OpenEdge* begin = open.data();
+  return {out_edge_iterator(begin, begin + n, search, pass, priced),
+          out_edge_iterator(begin + n, begin + n, search, pass, priced)};
+}
+
 // Each state's Key (distance map) and parent (predecessor map) live in its
-// Vertex.
+// Label.
 template <typename T, typename Of>
 struct StateSearch::FieldMap {
   using key_type = VertexId;
   using value_type = T;
   using reference = T;
   using category = boost::read_write_property_map_tag;
-  T& At(VertexId v) const { return of(search->vertices_[v]); }
+  T& At(VertexId v) const { return of(search->labels_[v]); }
   friend T get(const FieldMap& m, VertexId v) { return m.At(v); }
   friend void put(const FieldMap& m, VertexId v, const T& value) { m.At(v) = value; }
   StateSearch* search;
   Of of;  // a stateless lambda: the field is known at compile time
 };
 
-// Boost relaxes an edge to combine(key of its source, weight); the visitor
-// has priced the edge (Price), so the weight is a constant zero (which also
-// keeps Boost's negative-weight check quiet for any model) and Combine hands
-// Boost the price.
+// Boost relaxes an edge to combine(key of its source, weight); the
+// out_edge_iterator has priced the edge (Relaxes), so the weight is a
+// constant zero (which also keeps Boost's negative-weight check quiet for any
+// model) and Combine hands Boost the price.
 struct StateSearch::Combine {
   Key operator()(const Key&, const Key&) const { return search->candidate_; }
   const StateSearch* search;
@@ -106,24 +170,12 @@ struct StateSearch::Combine {
 
 class StateSearch::Visitor : public boost::default_dijkstra_visitor {
  public:
-  Visitor(StateSearch* search, const Pass* pass, const std::vector<VertexId>* goals,
-          size_t* goals_left, int64_t max_expanded, int64_t max_edges)
-      : search_(search),
-        pass_(pass),
-        goals_(goals),
-        goals_left_(goals_left),
-        max_expanded_(max_expanded),
-        max_edges_(max_edges) {}
-  void examine_vertex(VertexId u, const Graph&) {
-    search_->Pop(u, *goals_, goals_left_, max_expanded_, max_edges_);
-  }
-  void examine_edge(const Edge& e, const Graph&) { search_->Price(e, *pass_); }
+  Visitor(StateSearch* search, int64_t max_expanded, int64_t max_edges)
+      : search_(search), max_expanded_(max_expanded), max_edges_(max_edges) {}
+  void examine_vertex(VertexId u, const Graph&) { search_->Pop(u, max_expanded_, max_edges_); }
 
  private:
   StateSearch* search_;
-  const Pass* pass_;
-  const std::vector<VertexId>* goals_;
-  size_t* goals_left_;
   int64_t max_expanded_;
   int64_t max_edges_;
 };
@@ -134,13 +186,19 @@ class StateSearch::Visitor : public boost::default_dijkstra_visitor {
 // state at its exact minimum sum, whatever the bound (spec §5.2 item 2).
 // Popped keys are infinite (Pop): seq alone orders them, as Boost's stop
 // test needs.
+template <bool kAstar>
 struct StateSearch::KeyLess {
   bool operator()(const Key& a, const Key& b) const {
-    if (a.priority != b.priority) return a.priority < b.priority;
-    if (by_g && a.g != b.g && a.priority < Key().priority) return a.g < b.g;
-    return a.seq < b.seq;
+    if constexpr (kAstar) {
+      if (a.priority != b.priority) return a.priority < b.priority;
+      if (a.g != b.g && a.priority < Key().priority) return a.g < b.g;
+      return a.seq < b.seq;
+    } else {
+      // Without branches: the heap's comparisons go either way at random,
+      // and most of a full Dijkstra's time is its heap (CostMatrix's rows).
+      return (a.priority < b.priority) | ((a.priority == b.priority) & (a.seq < b.seq));
+    }
   }
-  bool by_g;
 };
 
 StateSearch::VertexId StateSearch::Find(const DistState& s) const {
@@ -151,8 +209,9 @@ StateSearch::VertexId StateSearch::Find(const DistState& s) const {
 StateSearch::VertexId StateSearch::Intern(const DistState& s) {
   auto [it, inserted] = ids_.try_emplace(s.bits(), static_cast<VertexId>(vertices_.size()));
   if (inserted) {
-    vertices_.push_back({s, bound_ != nullptr ? (*bound_)(s) : 0.0, bound_version_, Key(), kNone,
-                         /*popped=*/false, /*has_edges=*/false, 0, 0, kNone});
+    vertices_.push_back({s, bound_ != nullptr ? (*bound_)(s) : 0.0, bound_version_,
+                         /*has_edges=*/false, /*plain_edges=*/false, 0, 0, kNone});
+    labels_.push_back({Key(), kNone, /*popped=*/false, /*goal=*/false, /*stand_in=*/false});
   }
   return it->second;
 }
@@ -163,20 +222,18 @@ void StateSearch::SetBound(const RemainingCostBound* bound) {
 }
 
 double StateSearch::H(VertexId v) {
+  if (bound_ == nullptr) return 0.0;  // Dijkstra (CostMatrix's rows): no bound to cache
   Vertex& vertex = vertices_[v];
   if (vertex.h_version != bound_version_) {
-    vertex.h = bound_ != nullptr ? (*bound_)(vertex.state) : 0.0;
+    vertex.h = (*bound_)(vertex.state);
     vertex.h_version = bound_version_;
   }
   return vertex.h;
 }
 
 void StateSearch::Reset() {
-  for (Vertex& v : vertices_) {
-    v.key = Key();
-    v.parent = kNone;
-    v.popped = false;
-  }
+  for (Label& label : labels_)
+    label = {Key(), kNone, /*popped=*/false, /*goal=*/false, label.stand_in};
   seq_ = 0;
   expanded_ = 0;
   outcome_ = Outcome::kExhausted;
@@ -204,6 +261,17 @@ bool StateSearch::GenerateEdges(VertexId u, int64_t max_edges) {
   vertex.has_edges = true;
   vertex.first_edge = first;
   vertex.num_edges = static_cast<uint32_t>(edges_.size()) - first;
+  vertex.plain_edges = PlainEdges(first, vertex.num_edges);
+  return true;
+}
+
+bool StateSearch::PlainEdges(uint32_t first, uint32_t num) const {
+  for (uint32_t i = first; i < first + num; ++i) {
+    if (labels_[edges_[i].to].stand_in) return false;
+    for (uint32_t j = first; j < i; ++j) {
+      if (edges_[j].to == edges_[i].to) return false;
+    }
+  }
   return true;
 }
 
@@ -215,27 +283,27 @@ StateSearch::VertexId StateSearch::AddDeferred(VertexId u, VertexId to, const St
   // A copy: pushing below may move the vertices. The stand-in prices the
   // step from u's state.
   const DistState from = vertices_[u].state;
-  vertices_.push_back({from, 0.0, bound_version_, Key(), kNone, /*popped=*/false,
-                       /*has_edges=*/true, 0, 0, index});
+  labels_.push_back({Key(), kNone, /*popped=*/false, /*goal=*/false, /*stand_in=*/true});
+  vertices_.push_back({from, 0.0, bound_version_,
+                       /*has_edges=*/true, /*plain_edges=*/false, 0, 0, index});
   return p;
 }
 
 void StateSearch::PriceDeferred(VertexId p) {
   Deferred& d = deferred_[vertices_[p].deferred];
   // A popped target takes no edge this pass; a later pass prices it then.
-  if (d.priced || vertices_[d.edge.to].popped) return;
+  if (d.priced || labels_[d.edge.to].popped) return;
   d.edge.cost = model_.StepCost(vertices_[p].state, d.step);
   d.priced = true;
 }
 
-void StateSearch::Pop(VertexId u, const std::vector<VertexId>& goals, size_t* goals_left,
-                      int64_t max_expanded, int64_t max_edges) {
-  vertices_[u].popped = true;
+inline void StateSearch::Pop(VertexId u, int64_t max_expanded, int64_t max_edges) {
+  labels_[u].popped = true;
   if (vertices_[u].deferred != kNone) {  // a stand-in: no state, not an expansion
     PriceDeferred(u);
     return;
   }
-  if (std::binary_search(goals.begin(), goals.end(), u) && --*goals_left == 0) {
+  if (labels_[u].goal && --goals_left_ == 0) {
     outcome_ = Outcome::kReached;
   } else if (expanded_ >= max_expanded) {
     outcome_ = Outcome::kBound;
@@ -249,68 +317,129 @@ void StateSearch::Pop(VertexId u, const std::vector<VertexId>& goals, size_t* go
   }
   // Boost's Dijkstra ends when the state it pops is unreachable (infinite
   // key); g stays for CostTo.
-  Key& key = vertices_[u].key;
+  Key& key = labels_[u].key;
   key.priority = Key().priority;
   key.seq = Key().seq;
 }
 
-void StateSearch::Price(const Edge& e, const Pass& pass) {
-  candidate_ = Key();  // infinite: Boost does not relax the edge
-  const Vertex& to = vertices_[e.to];
-  if (to.popped) return;
-  const double g_from = vertices_[e.from].key.g;
-  // Towards a stand-in, e.cost is its step's bound and the priority is
-  // g + bound + h(real target); the stand-in keeps its source's g, so that
-  // the priced edge gives the target exactly g + StepCost.
-  const bool stand_in = to.deferred != kNone;
-  const VertexId target = stand_in ? deferred_[to.deferred].edge.to : e.to;
-  if (stand_in && vertices_[target].popped) return;
+// Every edge to a state not popped runs through this loop: seq_ and
+// candidate_ are written once per call, not per edge.
+const StateSearch::OpenEdge* StateSearch::NextRelaxed(const OpenEdge* at, const OpenEdge* end,
+                                                      const Pass& pass) {
+  uint64_t seq = seq_;
+  for (; at != end; ++at) {
+    const Edge& e = *at->edge;
+    const Label& to = labels_[e.to];  // not popped (OutEdges)
+    if (ABSL_PREDICT_FALSE(to.stand_in)) {
+      seq_ = seq;
+      if (RelaxesToStandIn(e, pass)) return at;
+      seq = seq_;
+      continue;
+    }
+    const double g = labels_[e.from].key.g + e.cost;
+    const double h = H(e.to);
+    if (g + h > pass.budget) continue;  // it cannot lie on a path of cost C* (spec §5.1)
+    ++seq;                              // spec §5: every edge to a not-yet-expanded state
+    const Key key{pass.astar ? g + h : g, seq, g};
+    // As Boost's relax decides.
+    if (pass.astar ? KeyLess<true>()(key, to.key) : KeyLess<false>()(key, to.key)) {
+      seq_ = seq;
+      candidate_ = key;
+      return at;
+    }
+  }
+  seq_ = seq;
+  return end;
+}
+
+size_t StateSearch::ListRelaxed(VertexId u, const Edge* first, const Edge* last) {
+  uint64_t seq = seq_;
+  const double g_from = labels_[u].key.g;
+  size_t n = 0;
+  for (const Edge* e = first; e != last; ++e) {
+    const Label& to = labels_[e->to];
+    const bool open = !to.popped;
+    seq += open;  // spec §5, as in NextRelaxed (h = 0, no budget)
+    const double g = g_from + e->cost;
+    open_edges_[n] = {e, Key{g, seq, g}};
+    n += open & KeyLess<false>()(open_edges_[n].key, to.key);
+  }
+  seq_ = seq;
+  return n;
+}
+
+bool StateSearch::RelaxesToStandIn(const Edge& e, const Pass& pass) {
+  const Label& to = labels_[e.to];
+  const VertexId target = deferred_[vertices_[e.to].deferred].edge.to;
+  if (labels_[target].popped) return false;
+  // e.cost is the step's bound and the priority g + bound + h(real target);
+  // the stand-in keeps its source's g, so that the priced edge gives the
+  // target exactly g + StepCost.
+  const double g_from = labels_[e.from].key.g;
   const double g = g_from + e.cost;
   const double h = H(target);
-  // It cannot lie on a path of cost C* (spec §5.1): not relaxed.
-  if (g + h > pass.budget) return;
-  ++seq_;  // spec §5: every edge to a not-yet-expanded state (stand-ins too)
-  candidate_ = Key{pass.astar ? g + h : g, seq_, stand_in ? g_from : g};
+  if (g + h > pass.budget) return false;  // as in NextRelaxed
+  ++seq_;
+  candidate_ = Key{pass.astar ? g + h : g, seq_, g_from};
+  return pass.astar ? KeyLess<true>()(candidate_, to.key) : KeyLess<false>()(candidate_, to.key);
+}
+
+template <bool kAstar>
+void StateSearch::Search(VertexId s, const Pass& pass, int64_t max_expanded, int64_t max_edges) {
+  Visitor visitor(this, max_expanded, max_edges);
+  auto parent_of = [](Label& label) -> VertexId& { return label.parent; };
+  auto key_of = [](Label& label) -> Key& { return label.key; };
+  const Key zero{0.0, 0, 0.0};
+  boost::dijkstra_shortest_paths_no_color_map_no_init(
+      Graph{this, &pass}, s, FieldMap<VertexId, decltype(parent_of)>{this, parent_of},
+      FieldMap<Key, decltype(key_of)>{this, key_of}, boost::static_property_map<Key, Edge>(zero),
+      boost::typed_identity_property_map<VertexId>(), KeyLess<kAstar>(), Combine{this}, Key(), zero,
+      visitor);
 }
 
 StateSearch::Outcome StateSearch::Run(const DistState& src, absl::Span<const DistState> goals,
                                       const Pass& pass, int64_t max_expanded, int64_t max_edges) {
   Reset();
-  std::vector<VertexId> goal_ids;
-  for (const DistState& goal : goals) goal_ids.push_back(Intern(goal));
-  std::sort(goal_ids.begin(), goal_ids.end());
-  goal_ids.erase(std::unique(goal_ids.begin(), goal_ids.end()), goal_ids.end());
-  size_t goals_left = goal_ids.size();
+  goals_left_ = 0;
+  for (const DistState& goal : goals) {
+    Label& label = labels_[Intern(goal)];
+    if (!label.goal) ++goals_left_;  // a goal listed twice is popped once
+    label.goal = true;
+  }
 
   const VertexId s = Intern(src);
   const double start_h = H(s);
-  vertices_[s].key = Key{pass.astar ? start_h : 0.0, 0, 0.0};
-  Visitor visitor(this, &pass, &goal_ids, &goals_left, max_expanded, max_edges);
-  auto parent_of = [](Vertex& v) -> VertexId& { return v.parent; };
-  auto key_of = [](Vertex& v) -> Key& { return v.key; };
-  const Key zero{0.0, 0, 0.0};
-  boost::dijkstra_shortest_paths_no_color_map_no_init(
-      Graph{this}, s, FieldMap<VertexId, decltype(parent_of)>{this, parent_of},
-      FieldMap<Key, decltype(key_of)>{this, key_of}, boost::static_property_map<Key, Edge>(zero),
-      boost::typed_identity_property_map<VertexId>(), KeyLess{pass.astar}, Combine{this}, Key(),
-      zero, visitor);
-  return outcome_ == Outcome::kExhausted && goals_left == 0 ? Outcome::kReached : outcome_;
+  labels_[s].key = Key{pass.astar ? start_h : 0.0, 0, 0.0};
+  if (pass.astar) {
+    Search<true>(s, pass, max_expanded, max_edges);
+  } else {
+    Search<false>(s, pass, max_expanded, max_edges);
+  }
+  return outcome_ == Outcome::kExhausted && goals_left_ == 0 ? Outcome::kReached : outcome_;
 }
 
 bool StateSearch::Popped(const DistState& s) const {
   const VertexId v = Find(s);
-  return v != kNone && vertices_[v].popped;
+  return v != kNone && labels_[v].popped;
 }
 
-double StateSearch::CostTo(const DistState& s) const { return vertices_[Find(s)].key.g; }
+double StateSearch::CostTo(const DistState& s) const { return labels_[Find(s)].key.g; }
 
 std::vector<DistState> StateSearch::PathTo(const DistState& s) const {
   std::vector<DistState> path;
-  for (VertexId v = Find(s); v != kNone; v = vertices_[v].parent) {
+  for (VertexId v = Find(s); v != kNone; v = labels_[v].parent) {
     if (vertices_[v].deferred == kNone) path.push_back(vertices_[v].state);
   }
   std::reverse(path.begin(), path.end());
   return path;
+}
+
+unsigned StateSearch::PartialOpsOnPath(const DistState& s) const {
+  unsigned ops = 0;
+  for (VertexId v = Find(s); v != kNone; v = labels_[v].parent) {
+    ops |= vertices_[v].state.PartialOps();  // a stand-in holds its source's state
+  }
+  return ops;
 }
 
 }  // namespace reshard

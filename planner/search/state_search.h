@@ -3,7 +3,9 @@
 // (the spec §4 or §4.2 edges); the states reached stay interned across passes. Each pass is Boost
 // Graph's dijkstra_shortest_paths_no_color_map_no_init on the implicit graph
 // of the states (an IncidenceGraph whose out-edges are generated and priced
-// once per state per search).
+// once per state per search); Boost is shown only the out-edges that the pass
+// relaxes, the others are counted (seq) and skipped before it (NextRelaxed,
+// ListRelaxed).
 //
 // A pass pops states by (priority, sequence): priority is g, the cost from
 // the source (Dijkstra, spec §5), or g + bound (A*); every edge relaxed
@@ -93,6 +95,8 @@ class StateSearch {
   double CostTo(const DistState& s) const;
   // The states from the pass's source to `s` (Popped(s)), source first.
   std::vector<DistState> PathTo(const DistState& s) const;
+  // The Partial ops held by any state of PathTo(s), without building it.
+  unsigned PartialOpsOnPath(const DistState& s) const;
 
  private:
   using VertexId = uint32_t;
@@ -103,15 +107,24 @@ class StateSearch {
     uint64_t seq = std::numeric_limits<uint64_t>::max();
     double g = std::numeric_limits<double>::infinity();
   };
+  // What a pass knows of a vertex, apart from Vertex: the heap reads these
+  // for every comparison, so they lie close together (labels_).
+  struct Label {
+    Key key;  // infinite until reached in this pass
+    VertexId parent;
+    bool popped;
+    bool goal;      // one of this pass's goals
+    bool stand_in;  // Vertex::deferred is set; kept across passes
+  };
   struct Vertex {
     DistState state;
     double h;            // the bound, computed once per state and bound
     uint32_t h_version;  // the bound_version_ h was computed with
-    Key key;             // infinite until reached in this pass
-    VertexId parent;
-    bool popped;
     // Its out-edges in edges_ once expanded in any pass (generation order).
     bool has_edges;
+    // They lead to distinct states, none a stand-in: a Dijkstra pass may
+    // price them all at once (ListRelaxed).
+    bool plain_edges;
     uint32_t first_edge;
     uint32_t num_edges;
     uint32_t deferred;  // a stand-in's index in deferred_; kNone for a state
@@ -120,6 +133,12 @@ class StateSearch {
     VertexId from;
     VertexId to;
     double cost;
+  };
+  // An out-edge of the state being expanded, for the out_edge_iterator; key
+  // is its target's key were Boost to relax it, where already priced.
+  struct OpenEdge {
+    const Edge* edge;
+    Key key;
   };
   // A deferred edge (class comment): its stand-in's one out-edge, priced
   // when the stand-in is first popped.
@@ -133,6 +152,7 @@ class StateSearch {
   template <typename T, typename Of>
   struct FieldMap;
   struct Combine;
+  template <bool kAstar>
   struct KeyLess;
   class Visitor;
 
@@ -141,18 +161,35 @@ class StateSearch {
   double H(VertexId v);
   VertexId Intern(const DistState& s);
   void Reset();
+  // Boost's Dijkstra from s, popping by KeyLess<kAstar> (Run's pass).
+  template <bool kAstar>
+  void Search(VertexId s, const Pass& pass, int64_t max_expanded, int64_t max_edges);
   // False, generating nothing, when u's edges would take the search past
   // `max_edges`.
   bool GenerateEdges(VertexId u, int64_t max_edges);
   // The stand-in for the step from u to `to` priced later, at least `bound`.
   VertexId AddDeferred(VertexId u, VertexId to, const Step& step, double bound);
+  // Whether the edges [first, first + num) lead to distinct states, none a
+  // stand-in (Vertex::plain_edges).
+  bool PlainEdges(uint32_t first, uint32_t num) const;
   // Prices a popped stand-in's edge, unless its target is already popped.
   void PriceDeferred(VertexId p);
-  // The visitor's halves of one pass: a state popped (expanded, or the pass
-  // ends), an edge examined (priced into candidate_, or left unrelaxed).
-  void Pop(VertexId u, const std::vector<VertexId>& goals, size_t* goals_left, int64_t max_expanded,
-           int64_t max_edges);
-  void Price(const Edge& e, const Pass& pass);
+  // The visitor's half of one pass: a state popped (expanded, or the pass
+  // ends).
+  void Pop(VertexId u, int64_t max_expanded, int64_t max_edges);
+  // The first of the edges [at, end) (to states not popped) that Boost is
+  // to relax, or end: each within the pass's budget takes the next sequence
+  // number; the first whose key is below its target's is the one, and its
+  // key is left in candidate_.
+  const OpenEdge* NextRelaxed(const OpenEdge* at, const OpenEdge* end, const Pass& pass);
+  // A Dijkstra pass without a bound or budget, at a state with plain_edges:
+  // every edge to a state not popped takes the next sequence number, and
+  // whether it relaxes its target depends on that target's key alone. So
+  // all are priced at once; lists those that relax, with their keys, in
+  // open_edges_, and returns how many.
+  size_t ListRelaxed(VertexId u, const Edge* first, const Edge* last);
+  // NextRelaxed's test for an edge to a stand-in (class comment).
+  bool RelaxesToStandIn(const Edge& e, const Pass& pass);
 
   const EdgeSource& edge_source_;
   const BoundCostModel& model_;
@@ -162,11 +199,16 @@ class StateSearch {
   // Keyed by the packed state: every state of one search has the same ndim.
   absl::flat_hash_map<uint64_t, VertexId> ids_;
   std::vector<Vertex> vertices_;
+  std::vector<Label> labels_;  // labels_[v] is vertices_[v]'s, reset by each pass
   std::vector<Edge> edges_;
   std::vector<Deferred> deferred_;
   std::vector<Step> steps_;  // scratch for GenerateEdges
+  // Scratch for the out_edge_iterator: the popped state's edges to states
+  // not popped, or (ListRelaxed) those Boost is to relax, with their keys.
+  std::vector<OpenEdge> open_edges_;
   uint64_t seq_ = 0;
-  Key candidate_;  // the key the edge being examined would give its target
+  Key candidate_;          // the key the edge being examined would give its target
+  size_t goals_left_ = 0;  // this pass's goals not popped yet
   Outcome outcome_ = Outcome::kExhausted;
   SearchLimit limit_hit_ = SearchLimit::kNone;
   int64_t expanded_ = 0;
