@@ -101,14 +101,18 @@ void NativeBoundAndCost(const Problem& problem, const std::string& model_name, d
 // replace it at the bytes its members must receive: on these tensors of
 // 128 MiB, where bytes are nearly all of the cost, it is most of C*. A bound
 // from latencies alone (every native bound before the abstract graph) stays
-// below 30 us here, a few percent of C*. (Where an exchange moves Shards to
-// other tensor dims, its bound sees latencies only: spec §5.2.)
+// below 30 us here, a few percent of C*.
 TEST(RemainingCostBoundTest, NativeBoundSeesEachStepsGroupAndBytes) {
   const std::vector<Problem> problems = {
       {{2, 4}, {8192, 8192}, "S(0)S(0)", "RR"},      // one group all_gather, one host
       {{4, 8}, {8192, 8192}, "S(0)R", "RR"},         // all_gather across 4 hosts
       {{4, 8}, {8192, 8192}, "P(sum)P(sum)", "RR"},  // all_reduce across 4 hosts
       {{4, 8}, {8192, 8192}, "P(sum)R", "S(1)R"},    // reduce_scatter
+      // Shards that move to another tensor dim: the exchange that could do
+      // it must still bring each member most of its new block
+      // (ShardSetBlocks::MovedShardReceipts; without it, h is its latency).
+      {{4, 8}, {8192, 8192}, "S(0)R", "S(1)R"},        // all_to_all across hosts
+      {{2, 4}, {8192, 8192}, "S(0)S(1)", "S(1)S(0)"},  // a permute in one host
   };
   for (const std::string model : {"nccl", "alpha-beta"}) {
     for (const Problem& problem : problems) {

@@ -143,6 +143,19 @@ class AlphaBetaCosts : public BoundCostModel {
       by_group[g] = n <= 1 ? 0 : ExchangeTimeUs(load, itemsize_, link, call_us_);
     }
   }
+  void MovedShardExchangeLowerBounds(const DistState& goal, int mesh_dim,
+                                     double* by_group) const override {
+    int64_t receipts[ShardSetBlocks::kSets];
+    blocks_->MovedShardReceipts(goal, mesh_dim, receipts);
+    for (int g = 1; g < (1 << mesh_ndim_); ++g) {
+      int64_t n = 1;
+      LinkProfile link;
+      GroupOf(MeshDimSet::FromBits(static_cast<uint8_t>(g)), &n, &link);
+      RouteLoad load;
+      load.max_received = receipts[g];
+      by_group[g] = n <= 1 ? 0 : ExchangeTimeUs(load, itemsize_, link, call_us_);
+    }
+  }
 
  private:
   // The group's size and its slowest link: max alpha, min bandwidth (§6.2).

@@ -87,6 +87,9 @@ class BoundCostModel {
   //     for every g in [1, 2^ndim), <= StepCost of every exchange on exactly
   //     the mesh dims of g (bits) from such a state to `goal` (an exchange
   //     always leads to the goal, spec §4.2 edge 13);
+  //   MovedShardExchangeLowerBounds(goal, mesh_dim, by_group) sets
+  //     by_group[g] the same for exchanges from any state where `mesh_dim`
+  //     holds a Shard that must leave (remaining_cost_bound.h);
   // all bit for bit like LowerBound. The default: none.
   virtual bool has_group_bounds() const { return false; }
   virtual double GroupLowerBoundAt(unsigned /*shard_set*/, StepKind /*kind*/,
@@ -95,6 +98,10 @@ class BoundCostModel {
   }
   virtual void GoalExchangeLowerBounds(const DistState& goal, unsigned /*shard_set*/,
                                        double* by_group) const {
+    std::fill(by_group, by_group + (1 << goal.ndim()), 0.0);
+  }
+  virtual void MovedShardExchangeLowerBounds(const DistState& goal, int /*mesh_dim*/,
+                                             double* by_group) const {
     std::fill(by_group, by_group + (1 << goal.ndim()), 0.0);
   }
 

@@ -62,10 +62,9 @@ void NativeLeaveSetGraph::FillExchanges(const DistState& dst, const BoundCostMod
   double exchange[kSets][kSets];  // [shard set][group]
   for (unsigned set = 0; set <= all_; ++set) {
     model.GoalExchangeLowerBounds(dst, set, exchange[set]);
-    for (unsigned g = 1; g <= all_; ++g) {
-      if ((g & movable) != g) exchange[set][g] = kInfinity;
-    }
   }
+  double moved[kMaxDims][kSets];  // [Shard that must leave][group]
+  for (int m = 0; m < ndim_; ++m) model.MovedShardExchangeLowerBounds(dst, m, moved[m]);
   const unsigned states = 1u << (2 * ndim_);
   for (unsigned x = 0; x < states; ++x) {
     const unsigned shard = x & all_;
@@ -74,7 +73,13 @@ void NativeLeaveSetGraph::FillExchanges(const DistState& dst, const BoundCostMod
     to_go_[x] = differs == 0 ? 0 : kInfinity;
     if (differs == 0 || (leave & ~shard) != 0 || (differs & ~movable) != 0) continue;
     ForEachSubset(movable & ~differs, [&](unsigned more) {
-      to_go_[x] = std::min(to_go_[x], exchange[shard][differs | more]);
+      const unsigned g = differs | more;
+      double price = exchange[shard][g];
+      // Prices grow with the receipt, so the larger price bounds the larger receipt.
+      for (unsigned left = leave & shard; left != 0; left &= left - 1) {
+        price = std::max(price, moved[__builtin_ctz(left)][g]);
+      }
+      to_go_[x] = std::min(to_go_[x], price);
     });
   }
 }

@@ -167,6 +167,17 @@ class NcclCosts : public BoundCostModel {
                                                    itemsize_ * static_cast<double>(receipts[g]));
     }
   }
+  void MovedShardExchangeLowerBounds(const DistState& goal, int mesh_dim,
+                                     double* by_group) const override {
+    int64_t receipts[ShardSetBlocks::kSets];
+    blocks_->MovedShardReceipts(goal, mesh_dim, receipts);
+    for (int g = 1; g < (1 << mesh_.ndim()); ++g) {
+      by_group[g] = span_[g].ranks <= 1
+                        ? 0
+                        : ExchangeTimeLowerBoundUs(links_, span_[g], 1,
+                                                   itemsize_ * static_cast<double>(receipts[g]));
+    }
+  }
 
   // An exchange's routes are most of native planning's time (spec §5.2
   // item 7): bound it by its first member's received bytes and senders instead.

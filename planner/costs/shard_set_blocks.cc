@@ -100,4 +100,37 @@ void ShardSetBlocks::GoalReceipts(const DistState& goal, unsigned shard_set,
   }
 }
 
+void ShardSetBlocks::MovedShardReceipts(const DistState& goal, int m, int64_t* by_group) const {
+  std::fill(by_group, by_group + (1 << mesh_ndim_), 0);
+  if (!goal.placement(m).is_shard()) return;
+  const int d = goal.placement(m).dim();
+  int64_t want[kMaxTensorDims];
+  BlockOf(goal, 0, want);
+  int64_t rest = 1;
+  for (size_t e = 0; e < shape_.size(); ++e) {
+    if (static_cast<int>(e) != d) rest *= want[e];
+  }
+  const int64_t k = size_[m];
+  for (unsigned g = 1; g < (1u << mesh_ndim_); ++g) {
+    if (!((g >> m) & 1u)) continue;
+    bool hidden = false;
+    int64_t fewest = 0;  // the fewest ranks of the group's other mesh dims; 0: none
+    for (int other = 0; other < mesh_ndim_; ++other) {
+      if (!((g >> other) & 1u) || other == m) continue;
+      const Placement p = goal.placement(other);
+      hidden = hidden || (p.is_shard() && p.dim() == d) || size_[other] < 2;
+      fewest = fewest == 0 ? size_[other] : std::min(fewest, size_[other]);
+    }
+    if (hidden) continue;
+    int64_t logical[kMaxTensorDims];
+    BlockOf(goal, g, logical);
+    const int64_t length = logical[d];
+    const int64_t kept =
+        fewest == 0 ? PaddedChunkSize(length, k)
+                    : std::max(PaddedChunkSize(length, k), PaddedChunkSize(length, fewest));
+    // At most length x rest, within rank 0's logical block: no overflow.
+    by_group[g] = static_cast<int64_t>(static_cast<__int128>(length - kept) * rest / k);
+  }
+}
+
 }  // namespace reshard

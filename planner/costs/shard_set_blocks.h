@@ -44,6 +44,22 @@ class ShardSetBlocks {
   //     ways(g - shard_set) times over and want it ways(g - goal's) times.
   void GoalReceipts(const DistState& goal, unsigned shard_set, int64_t* by_group) const;
 
+  // The same from any state where mesh dim `m` holds a Shard that must
+  // leave and `goal` puts m, alone of the group, on tensor dim d; 0 for
+  // other groups. The members at index j on m (0 elsewhere) want the j-th
+  // of k chunks of the group's logical length L along d, and rank 0's goal
+  // block along the other dims (`rest` elements). Where the source puts m
+  // on another tensor dim, member j holds along that dim the j-th of
+  // disjoint chunks and along d at most its j-th chunk: together they keep
+  // at most ceil(L / k) x rest. Where it puts m on d, it cannot sit where
+  // the goal does (it must leave), so another mesh dim of the group lies
+  // below it, and they all hold within that one's first chunk: at most
+  // ceil(L / n) x rest, n the fewest ranks of the group's other mesh dims
+  // (none: m alone cannot sit higher; n = 1: 0, a mesh dim of one rank could
+  // hide the move). Of the L x rest they want, the busiest of the k
+  // receives at least its share.
+  void MovedShardReceipts(const DistState& goal, int m, int64_t* by_group) const;
+
  private:
   // Rank 0's block in `state`, per tensor dim, split by every Shard mesh dim
   // outside `skipped` (bits).
