@@ -88,7 +88,7 @@ void ShardSetBlocks::GoalReceipts(const DistState& goal, unsigned shard_set,
   const unsigned goal_shard = goal.ShardSet();
   for (unsigned g = 1; g < (1u << mesh_ndim_); ++g) {
     by_group[g] = lack;
-    const int64_t held = ways_[g & ~shard_set], wants = ways_[g & ~goal_shard];
+    const int64_t held = ways_[g & ~(shard_set | goal_shard)], wants = ways_[g & ~goal_shard];
     if (wants <= held) continue;
     int64_t logical[kMaxTensorDims];
     BlockOf(goal, g, logical);

@@ -39,9 +39,11 @@ class ShardSetBlocks {
   //     (both blocks start at the origin of every tensor dim, so they share
   //     min(want, held) along each; the most over every way to shard), and
   //   the members' average: outside g the state is the goal's, so the
-  //     members share one logical block (spec §10), which each Shard mesh
-  //     dim of g partitions and each Replicate copies: they hold it
-  //     ways(g - shard_set) times over and want it ways(g - goal's) times.
+  //     members share one logical block (spec §10), whose every element
+  //     ways(g - goal's shard set) members want (each Shard mesh dim of the
+  //     goal fixes their index on it, each Replicate leaves it free) and at
+  //     most ways(g - both shard sets) members both hold and want (a Shard
+  //     in either state fixes the index); the rest they receive.
   void GoalReceipts(const DistState& goal, unsigned shard_set, int64_t* by_group) const;
 
   // The same from any state where mesh dim `m` holds a Shard that must
