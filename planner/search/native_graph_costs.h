@@ -59,17 +59,16 @@ class NativeGraphCosts {
 
  private:
   using VertexId = uint32_t;
-  // A heap entry of the forward search.
+  // An edge of the graph (below).
   struct Edge;
-  // A heap entry of the forward search: a state reached at g, or a stand-in
-  // for an edge not yet priced (`edge`, out of `from` popped at g, into
-  // `vertex`).
+  // A heap entry of the forward search (24 bytes: the heap moves these): a
+  // state `vertex` reached at g, or a stand-in for an edge not yet priced
+  // (`edge`, an EdgeOf choice, out of `vertex` popped at g).
   struct Entry {
     double priority;
     double g;
     VertexId vertex;
-    Edge* edge;
-    VertexId from;
+    uint32_t edge;  // kNoEdge for a state
   };
   static constexpr uint32_t kPriced = std::numeric_limits<uint32_t>::max();
   // An edge's cost is its price, or while `step` is not kPriced, the model's
@@ -117,18 +116,17 @@ class NativeGraphCosts {
     return (choice & kGoalEdgeBit) != 0 ? &target->edges[choice & ~kGoalEdgeBit] : &edges_[choice];
   }
   // The forward search's steps (Search).
-  // Pops by (priority, g); a type, so that the heap's steps inline it.
+  // Pops by (priority, g); a type, so that the heap's steps inline it. The
+  // order among equal keys does not matter: t pops at d(t) whatever it is
+  // (spec §5.2 item 2, "Exact sums").
   struct Later {
     bool operator()(const Entry& a, const Entry& b) const {
-      if (a.priority != b.priority) return a.priority > b.priority;
-      if (a.g != b.g) return a.g > b.g;
-      if (a.vertex != b.vertex) return a.vertex > b.vertex;
-      return a.from > b.from;
+      return a.priority > b.priority || (a.priority == b.priority && a.g > b.g);
     }
   };
   void Push(const Entry& entry);
   void Relax(VertexId w, double g);
-  void Visit(VertexId u, double g, Edge* edge);
+  void Visit(VertexId u, double g, uint32_t choice, Target* target);
   bool Reached(VertexId v) const { return (stamp_[v] & ~kPoppedBit) == pass_; }
   bool Popped(VertexId v) const { return stamp_[v] == (pass_ | kPoppedBit); }
   // Whether an entry of key `priority` would pop after t (Push drops it).
