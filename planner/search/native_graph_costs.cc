@@ -200,8 +200,7 @@ void NativeGraphCosts::Push(const Entry& entry) {
   // t's key (g, g) only drops, from upper_ on: an entry above it would pop
   // after t.
   if (Beyond(entry.priority)) return;
-  heap_.push_back(entry);
-  std::push_heap(heap_.begin(), heap_.end(), Later());
+  heap_.Push(entry);
 }
 
 void NativeGraphCosts::Relax(VertexId w, double g) {
@@ -279,9 +278,7 @@ double NativeGraphCosts::Search(VertexId s, VertexId t, Target* target) {
   if (target->h[s] != kInfinity) upper_ = UpperBound(s, t, target);
   Relax(s, 0.0);
   while (!heap_.empty()) {
-    std::pop_heap(heap_.begin(), heap_.end(), Later());
-    const Entry e = heap_.back();
-    heap_.pop_back();
+    const Entry e = heap_.Pop();
     if (e.edge != kNoEdge) {  // a stand-in: price its edge, then relax it
       Edge* edge = EdgeOf(e.edge, target);
       if (Popped(edge->to)) continue;
