@@ -168,19 +168,20 @@ class NativeSearches {
  public:
   NativeSearches(const CostProblem& problem, DType dtype, const BoundCostModel& model)
       : problem_(problem), dtype_(dtype), model_(model) {}
+  // The search holds the edges and the bound: declared after them, it goes first.
   struct Entry {
     std::unique_ptr<NativeEdges> edges;
-    std::unique_ptr<StateSearch> search;
     std::unique_ptr<RemainingCostBound> bound;  // towards the goal
+    std::unique_ptr<StateSearch> search;
   };
   Entry& For(unsigned partial_ops, const DistState& goal) {
     Entry& entry = by_graph_[{partial_ops, goal.bits()}];
     if (entry.search == nullptr) {
       entry.edges = std::make_unique<NativeEdges>(problem_.mesh, problem_.global_shape, dtype_,
                                                   goal, partial_ops);
-      entry.search = std::make_unique<StateSearch>(*entry.edges, model_, nullptr);
       entry.bound =
           std::make_unique<RemainingCostBound>(goal, model_, RemainingCostBound::Graph::kNative);
+      entry.search = std::make_unique<StateSearch>(*entry.edges, model_, nullptr);
     }
     return entry;
   }
