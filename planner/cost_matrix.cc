@@ -162,26 +162,31 @@ absl::Status FillRow(const DistState& src, absl::Span<const DistState> targets,
 // The native searches of one worker for pairs whose graph passes a limit
 // (NativeGraphCosts::AddReachable, AddGoal), one per Partial ops and goal (the goal
 // exchange depends on the whole goal, spec §4.2 edge 13), each keeping its
-// states and edges across rows.
+// states and edges across rows, and its goal's bound: building one (the
+// abstract graph of spec §5.2 item 2) costs about as much as a short search.
 class NativeSearches {
  public:
   NativeSearches(const CostProblem& problem, DType dtype, const BoundCostModel& model)
       : problem_(problem), dtype_(dtype), model_(model) {}
-  StateSearch& For(unsigned partial_ops, const DistState& goal) {
+  // The search holds the edges and the bound: declared after them, it goes first.
+  struct Entry {
+    std::unique_ptr<NativeEdges> edges;
+    std::unique_ptr<RemainingCostBound> bound;  // towards the goal
+    std::unique_ptr<StateSearch> search;
+  };
+  Entry& For(unsigned partial_ops, const DistState& goal) {
     Entry& entry = by_graph_[{partial_ops, goal.bits()}];
     if (entry.search == nullptr) {
       entry.edges = std::make_unique<NativeEdges>(problem_.mesh, problem_.global_shape, dtype_,
                                                   goal, partial_ops);
+      entry.bound =
+          std::make_unique<RemainingCostBound>(goal, model_, RemainingCostBound::Graph::kNative);
       entry.search = std::make_unique<StateSearch>(*entry.edges, model_, nullptr);
     }
-    return *entry.search;
+    return entry;
   }
 
  private:
-  struct Entry {
-    std::unique_ptr<NativeEdges> edges;
-    std::unique_ptr<StateSearch> search;
-  };
   const CostProblem& problem_;
   DType dtype_;
   const BoundCostModel& model_;
@@ -249,12 +254,11 @@ class NativeGraphs {
 // One pair the way PlanRedistribution searches it (SearchToward with its
 // bound): for graphs past a limit, which may then end the matrix.
 absl::Status SearchNativePair(const DistState& src, const DistState& dst,
-                              const BoundCostModel& model, const SearchLimits& limits,
-                              NativeSearches* searches, std::optional<double>* cost) {
-  StateSearch& search = searches->For(src.PartialOps() | dst.PartialOps(), dst);
-  const RemainingCostBound bound(dst, model, RemainingCostBound::Graph::kNative);
-  const StateSearch::Outcome found = SearchToward(&search, src, dst, &bound, limits);
-  search.SetBound(nullptr);  // `bound` goes out of scope
+                              const SearchLimits& limits, NativeSearches* searches,
+                              std::optional<double>* cost) {
+  NativeSearches::Entry& entry = searches->For(src.PartialOps() | dst.PartialOps(), dst);
+  StateSearch& search = *entry.search;
+  const StateSearch::Outcome found = SearchToward(&search, src, dst, entry.bound.get(), limits);
   if (found == StateSearch::Outcome::kBound) return SearchFailure(search, found, src, dst, limits);
   if (found == StateSearch::Outcome::kReached) *cost = search.CostTo(dst);
   return absl::OkStatus();
@@ -263,9 +267,8 @@ absl::Status SearchNativePair(const DistState& src, const DistState& dst,
 // Spec §5.2 item 6: a native row, each pair's exact cheapest cost on its
 // graph, the cost PlanRedistribution's search returns for it.
 absl::Status FillNativeRow(const DistState& src, absl::Span<const DistState> targets,
-                           const BoundCostModel& model, const SearchLimits& limits,
-                           NativeGraphs* graphs, NativeSearches* searches,
-                           std::vector<std::optional<double>>* row) {
+                           const SearchLimits& limits, NativeGraphs* graphs,
+                           NativeSearches* searches, std::vector<std::optional<double>>* row) {
   row->assign(targets.size(), std::nullopt);
   for (size_t j = 0; j < targets.size(); ++j) {
     const DistState& dst = targets[j];
@@ -273,7 +276,7 @@ absl::Status FillNativeRow(const DistState& src, absl::Span<const DistState> tar
     if (graph.AddReachable(src) && graph.AddGoal(dst)) {
       (*row)[j] = graph.Cost(src, dst);
     } else {
-      RESHARD_RETURN_IF_ERROR(SearchNativePair(src, dst, model, limits, searches, &(*row)[j]));
+      RESHARD_RETURN_IF_ERROR(SearchNativePair(src, dst, limits, searches, &(*row)[j]));
     }
   }
   return absl::OkStatus();
@@ -316,7 +319,7 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh, absl::Span<c
                                pairs_per_graph);
     NativeSearches native_searches(problem, dtype, *model);
     for (size_t i = next++; i < sources.size(); i = next++) {
-      absl::Status s = native ? FillNativeRow(sources[i], targets, *model, limits, &native_graphs,
+      absl::Status s = native ? FillNativeRow(sources[i], targets, limits, &native_graphs,
                                               &native_searches, &result[i])
                               : FillRow(sources[i], targets, limits, &searches, &result[i]);
       absl::MutexLock lock(&mu);

@@ -200,8 +200,7 @@ void NativeGraphCosts::Push(const Entry& entry) {
   // t's key (g, g) only drops, from upper_ on: an entry above it would pop
   // after t.
   if (Beyond(entry.priority)) return;
-  heap_.push_back(entry);
-  std::push_heap(heap_.begin(), heap_.end(), Later());
+  heap_.Push(entry);
 }
 
 void NativeGraphCosts::Relax(VertexId w, double g) {
@@ -210,7 +209,7 @@ void NativeGraphCosts::Relax(VertexId w, double g) {
   if (Beyond(priority)) return;
   stamp_[w] = pass_;
   g_[w] = g;
-  Push({priority, g, w, nullptr, 0});
+  Push({priority, g, w, kNoEdge});
 }
 
 // The forward sum of one path from s to t (infinite if none is found): at
@@ -255,11 +254,12 @@ NativeGraphCosts::Edge* NativeGraphCosts::GreedyEdge(VertexId u, Target* target)
 
 // An edge out of u, popped at g: relaxed, or while not priced, a stand-in
 // keyed by its bound as StateSearch makes one (spec §5.2 item 7).
-void NativeGraphCosts::Visit(VertexId u, double g, Edge* edge) {
+void NativeGraphCosts::Visit(VertexId u, double g, uint32_t choice, Target* target) {
+  const Edge* edge = EdgeOf(choice, target);
   if (edge->step == kPriced) return Relax(edge->to, g + edge->cost);
   const VertexId w = edge->to;
   if (Popped(w) || (*h_)[w] == kInfinity) return;
-  Push({g + edge->cost + (*h_)[w], g, w, edge, u});
+  Push({g + edge->cost + (*h_)[w], g, u, choice});
 }
 
 // Spec §5.2 item 2's A* from s to t, with the target's table as the bound:
@@ -278,15 +278,15 @@ double NativeGraphCosts::Search(VertexId s, VertexId t, Target* target) {
   if (target->h[s] != kInfinity) upper_ = UpperBound(s, t, target);
   Relax(s, 0.0);
   while (!heap_.empty()) {
-    std::pop_heap(heap_.begin(), heap_.end(), Later());
-    const Entry e = heap_.back();
-    heap_.pop_back();
-    if (Popped(e.vertex)) continue;
-    if (e.edge != nullptr) {  // a stand-in: price its edge, then relax it
-      Price(e.from, e.edge);
-      Relax(e.vertex, e.g + e.edge->cost);
+    const Entry e = heap_.Pop();
+    if (e.edge != kNoEdge) {  // a stand-in: price its edge, then relax it
+      Edge* edge = EdgeOf(e.edge, target);
+      if (Popped(edge->to)) continue;
+      Price(e.vertex, edge);
+      Relax(edge->to, e.g + edge->cost);
       continue;
     }
+    if (Popped(e.vertex)) continue;
     if (e.g > g_[e.vertex]) continue;  // stale
     if (e.vertex == t) return e.g;
     stamp_[e.vertex] = pass_ | kPoppedBit;
@@ -294,12 +294,13 @@ double NativeGraphCosts::Search(VertexId s, VertexId t, Target* target) {
     // (the same key, summed in the same order), without its other checks.
     // t's key as of now: it may drop during the loop, which Visit sees.
     const double limit = Reached(t_) ? std::min(upper_, g_[t_]) : upper_;
-    auto visit = [&](Edge* edge) {
-      if (!(e.g + edge->cost + (*h_)[edge->to] > limit)) Visit(e.vertex, e.g, edge);
+    auto visit = [&](const Edge& edge, uint32_t choice) {
+      if (!(e.g + edge.cost + (*h_)[edge.to] > limit)) Visit(e.vertex, e.g, choice, target);
     };
-    for (uint32_t i = first_edge_[e.vertex]; i < first_edge_[e.vertex + 1]; ++i) visit(&edges_[i]);
+    for (uint32_t i = first_edge_[e.vertex]; i < first_edge_[e.vertex + 1]; ++i)
+      visit(edges_[i], i);
     for (uint32_t i = target->first[e.vertex]; i < target->first[e.vertex + 1]; ++i) {
-      visit(&target->edges[i]);
+      visit(target->edges[i], i | kGoalEdgeBit);
     }
   }
   return kInfinity;

@@ -26,6 +26,7 @@
 #include "planner/layout/dist_state.h"
 #include "planner/search/distance_heap.h"
 #include "planner/search/native_transitions.h"
+#include "planner/search/quad_heap.h"
 #include "planner/search/search_limits.h"
 #include "planner/search/step_prices.h"
 #include "planner/steps/step.h"
@@ -59,17 +60,16 @@ class NativeGraphCosts {
 
  private:
   using VertexId = uint32_t;
-  // A heap entry of the forward search.
+  // An edge of the graph (below).
   struct Edge;
-  // A heap entry of the forward search: a state reached at g, or a stand-in
-  // for an edge not yet priced (`edge`, out of `from` popped at g, into
-  // `vertex`).
+  // A heap entry of the forward search (24 bytes: the heap moves these): a
+  // state `vertex` reached at g, or a stand-in for an edge not yet priced
+  // (`edge`, an EdgeOf choice, out of `vertex` popped at g).
   struct Entry {
     double priority;
     double g;
     VertexId vertex;
-    Edge* edge;
-    VertexId from;
+    uint32_t edge;  // kNoEdge for a state
   };
   static constexpr uint32_t kPriced = std::numeric_limits<uint32_t>::max();
   // An edge's cost is its price, or while `step` is not kPriced, the model's
@@ -117,18 +117,17 @@ class NativeGraphCosts {
     return (choice & kGoalEdgeBit) != 0 ? &target->edges[choice & ~kGoalEdgeBit] : &edges_[choice];
   }
   // The forward search's steps (Search).
-  // Pops by (priority, g); a type, so that the heap's steps inline it.
-  struct Later {
+  // Pops by (priority, g); a type, so that the heap's steps inline it. The
+  // order among equal keys does not matter: t pops at d(t) whatever it is
+  // (spec §5.2 item 2, "Exact sums").
+  struct PopsFirst {
     bool operator()(const Entry& a, const Entry& b) const {
-      if (a.priority != b.priority) return a.priority > b.priority;
-      if (a.g != b.g) return a.g > b.g;
-      if (a.vertex != b.vertex) return a.vertex > b.vertex;
-      return a.from > b.from;
+      return a.priority < b.priority || (a.priority == b.priority && a.g < b.g);
     }
   };
   void Push(const Entry& entry);
   void Relax(VertexId w, double g);
-  void Visit(VertexId u, double g, Edge* edge);
+  void Visit(VertexId u, double g, uint32_t choice, Target* target);
   bool Reached(VertexId v) const { return (stamp_[v] & ~kPoppedBit) == pass_; }
   bool Popped(VertexId v) const { return stamp_[v] == (pass_ | kPoppedBit); }
   // Whether an entry of key `priority` would pop after t (Push drops it).
@@ -163,7 +162,7 @@ class NativeGraphCosts {
   // The forward search's pass: stamp_[v] is pass_ once v is reached (g_[v]
   // valid), with kPoppedBit once popped.
   static constexpr uint32_t kPoppedBit = 0x80000000u;
-  std::vector<Entry> heap_;
+  QuadHeap<Entry, PopsFirst> heap_;
   std::vector<uint32_t> stamp_;
   std::vector<double> g_;
   uint32_t pass_ = 0;
