@@ -200,7 +200,8 @@ void NativeGraphCosts::Push(const Entry& entry) {
   // t's key (g, g) only drops, from upper_ on: an entry above it would pop
   // after t.
   if (Beyond(entry.priority)) return;
-  heap_.Push(entry);
+  heap_.push_back(entry);
+  std::push_heap(heap_.begin(), heap_.end(), Later());
 }
 
 void NativeGraphCosts::Relax(VertexId w, double g) {
@@ -278,7 +279,9 @@ double NativeGraphCosts::Search(VertexId s, VertexId t, Target* target) {
   if (target->h[s] != kInfinity) upper_ = UpperBound(s, t, target);
   Relax(s, 0.0);
   while (!heap_.empty()) {
-    const Entry e = heap_.Pop();
+    std::pop_heap(heap_.begin(), heap_.end(), Later());
+    const Entry e = heap_.back();
+    heap_.pop_back();
     if (e.edge != kNoEdge) {  // a stand-in: price its edge, then relax it
       Edge* edge = EdgeOf(e.edge, target);
       if (Popped(edge->to)) continue;

@@ -26,7 +26,6 @@
 #include "planner/layout/dist_state.h"
 #include "planner/search/distance_heap.h"
 #include "planner/search/native_transitions.h"
-#include "planner/search/quad_heap.h"
 #include "planner/search/search_limits.h"
 #include "planner/search/step_prices.h"
 #include "planner/steps/step.h"
@@ -120,9 +119,9 @@ class NativeGraphCosts {
   // Pops by (priority, g); a type, so that the heap's steps inline it. The
   // order among equal keys does not matter: t pops at d(t) whatever it is
   // (spec §5.2 item 2, "Exact sums").
-  struct PopsFirst {
+  struct Later {
     bool operator()(const Entry& a, const Entry& b) const {
-      return a.priority < b.priority || (a.priority == b.priority && a.g < b.g);
+      return a.priority > b.priority || (a.priority == b.priority && a.g > b.g);
     }
   };
   void Push(const Entry& entry);
@@ -162,7 +161,7 @@ class NativeGraphCosts {
   // The forward search's pass: stamp_[v] is pass_ once v is reached (g_[v]
   // valid), with kPoppedBit once popped.
   static constexpr uint32_t kPoppedBit = 0x80000000u;
-  QuadHeap<Entry, PopsFirst> heap_;
+  std::vector<Entry> heap_;
   std::vector<uint32_t> stamp_;
   std::vector<double> g_;
   uint32_t pass_ = 0;
