@@ -31,9 +31,11 @@ struct Problem {
   std::string src, dst;
 };
 
-// h(src) and C* (the pruned search's cost) for `problem` under `model_name`.
-void BoundAndCost(const Problem& problem, const std::string& model_name, double* h,
-                  double* c_star) {
+// h(src) and C* for `problem` under `model_name` (8 GPUs per host, a bf16
+// tensor): in pytorch mode C* is the pruned compat search's cost (spec §5.1),
+// in native mode the native search's (spec §5.2).
+void BoundAndCost(const Problem& problem, const std::string& model_name, double* h, double* c_star,
+                  bool native = false) {
   const DeviceMesh mesh = *DeviceMesh::Create(problem.mesh);
   const int ndim = static_cast<int>(problem.shape.size());
   const DistState src = ParseDistState(problem.src, mesh, ndim)->state;
@@ -41,9 +43,14 @@ void BoundAndCost(const Problem& problem, const std::string& model_name, double*
   std::unique_ptr<const BoundCostModel> model =
       (*MakeCostModel(model_name, /*devices_per_host=*/8))
           ->Bind(CostProblem{mesh, problem.shape, /*itemsize=*/2});
-  const RemainingCostBound bound(dst, *model);
+  const RemainingCostBound bound(
+      dst, *model,
+      native ? RemainingCostBound::Graph::kNative : RemainingCostBound::Graph::kCompat);
   *h = bound(src);
-  *c_star = FindGraphPath(src, dst, ndim, *model, SearchLimits{})->cost;
+  *c_star = native ? FindNativePath(mesh, problem.shape, DType::kBF16, src, dst, *model,
+                                    SearchLimits{}, std::numeric_limits<int64_t>::max())
+                         ->cost
+                   : FindGraphPath(src, dst, ndim, *model, SearchLimits{})->cost;
 }
 
 void ExpectTight(const Problem& problem, const std::string& model_name) {
@@ -78,24 +85,6 @@ TEST(RemainingCostBoundTest, ShardThatMustComeBackPaysForBothWays) {
   ExpectTight({{4, 2, 2}, {8, 8, 8}, "S(1)S(0)R", "S(1)S(0)[1]S(0)[0]"}, "pytorch-const");
 }
 
-// h(src) and C* of native mode (spec §5.2) under `model_name`, 8 GPUs per
-// host, for a bf16 tensor.
-void NativeBoundAndCost(const Problem& problem, const std::string& model_name, double* h,
-                        double* c_star) {
-  const DeviceMesh mesh = *DeviceMesh::Create(problem.mesh);
-  const int ndim = static_cast<int>(problem.shape.size());
-  const DistState src = ParseDistState(problem.src, mesh, ndim)->state;
-  const DistState dst = ParseDistState(problem.dst, mesh, ndim)->state;
-  std::unique_ptr<const BoundCostModel> model =
-      (*MakeCostModel(model_name, /*devices_per_host=*/8))
-          ->Bind(CostProblem{mesh, problem.shape, /*itemsize=*/2});
-  const RemainingCostBound bound(dst, *model, RemainingCostBound::Graph::kNative);
-  *h = bound(src);
-  *c_star = FindNativePath(mesh, problem.shape, DType::kBF16, src, dst, *model, SearchLimits{},
-                           std::numeric_limits<int64_t>::max())
-                ->cost;
-}
-
 // The native bound of nccl and alpha-beta (native_leave_set_graph.h) prices a plan's one
 // collective at its own group and bytes, and the goal exchange that could
 // replace it at the bytes its members must receive: on these tensors of
@@ -117,7 +106,7 @@ TEST(RemainingCostBoundTest, NativeBoundSeesEachStepsGroupAndBytes) {
   for (const std::string model : {"nccl", "alpha-beta"}) {
     for (const Problem& problem : problems) {
       double h = 0, c_star = 0;
-      NativeBoundAndCost(problem, model, &h, &c_star);
+      BoundAndCost(problem, model, &h, &c_star, /*native=*/true);
       EXPECT_LE(h, c_star) << model << " " << problem.src << " -> " << problem.dst;
       EXPECT_GE(h, 0.5 * c_star) << model << " " << problem.src << " -> " << problem.dst << ": C* "
                                  << c_star;

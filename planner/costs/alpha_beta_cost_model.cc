@@ -134,19 +134,19 @@ class AlphaBetaCosts : public BoundCostModel {
                                double* by_group) const override {
     int64_t receipts[ShardSetBlocks::kSets];
     blocks_->GoalReceipts(goal, shard_set, receipts);
-    for (int g = 1; g < (1 << mesh_ndim_); ++g) {
-      int64_t n = 1;
-      LinkProfile link;
-      GroupOf(MeshDimSet::FromBits(static_cast<uint8_t>(g)), &n, &link);
-      RouteLoad load;
-      load.max_received = receipts[g];
-      by_group[g] = n <= 1 ? 0 : ExchangeTimeUs(load, itemsize_, link, call_us_);
-    }
+    PriceReceipts(receipts, by_group);
   }
   void MovedShardExchangeLowerBounds(const DistState& goal, int mesh_dim,
                                      double* by_group) const override {
     int64_t receipts[ShardSetBlocks::kSets];
     blocks_->MovedShardReceipts(goal, mesh_dim, receipts);
+    PriceReceipts(receipts, by_group);
+  }
+
+ private:
+  // Per group g: an exchange on g as one message carrying receipts[g]
+  // elements (ExchangeTimeUs grows with them).
+  void PriceReceipts(const int64_t* receipts, double* by_group) const {
     for (int g = 1; g < (1 << mesh_ndim_); ++g) {
       int64_t n = 1;
       LinkProfile link;
@@ -157,7 +157,6 @@ class AlphaBetaCosts : public BoundCostModel {
     }
   }
 
- private:
   // The group's size and its slowest link: max alpha, min bandwidth (§6.2).
   void GroupOf(MeshDimSet group, int64_t* n, LinkProfile* link) const {
     *link = LinkProfile{0, HUGE_VAL};

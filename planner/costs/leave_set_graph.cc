@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "planner/costs/abstract_distances.h"
+
 namespace reshard {
 
 LeaveSetGraph::LeaveSetGraph(const DistState& dst, const BoundCostModel& model)
@@ -16,38 +18,13 @@ LeaveSetGraph::LeaveSetGraph(const DistState& dst, const BoundCostModel& model)
   FillToGo();
 }
 
-// A label-correcting search (first in, first out) on the reversed edges
-// from dst's masks: no heap, a state is queued again when its distance
-// drops. At its fixpoint every edge x -> y has to_go(x) <= price + to_go(y),
-// as Dijkstra's, and it costs fewer instructions and far fewer mispredicted
-// branches on 256 states (bench/README.md).
+// Distances to dst's masks on the reversed edges (abstract_distances.h).
 void LeaveSetGraph::FillToGo() {
   const unsigned states = 1u << (2 * ndim_);
   std::fill(to_go_, to_go_ + states, std::numeric_limits<double>::infinity());
-  bool queued[kMaxStates] = {};
-  uint16_t queue[kMaxStates];  // a ring: a state is in it at most once
-  unsigned head = 0, size = 0;
-  auto push = [&](unsigned x) {
-    if (queued[x]) return;
-    queued[x] = true;
-    queue[(head + size++) % kMaxStates] = static_cast<uint16_t>(x);
-  };
   to_go_[dst_shard_] = 0;
-  push(dst_shard_);
-  while (size > 0) {
-    const unsigned y = queue[head];
-    head = (head + 1) % kMaxStates;
-    --size;
-    queued[y] = false;
-    const double d = to_go_[y];
-    ForEachEdgeInto(y, [&](unsigned x, double price) {
-      const double via = price + d;
-      if (via < to_go_[x]) {
-        to_go_[x] = via;
-        push(x);
-      }
-    });
-  }
+  FillAbstractDistances<kMaxStates>(states, to_go_,
+                                    [this](unsigned y, auto relax) { ForEachEdgeInto(y, relax); });
 }
 
 // Only the kinds that can leave a mesh dim in that set: Shard steps where m

@@ -4,20 +4,13 @@
 #include <cstdint>
 #include <limits>
 
+#include "planner/costs/abstract_distances.h"
+
 namespace reshard {
 
 namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
-
-// Calls f(sub) for every subset of `set`, the empty one last.
-template <typename F>
-void ForEachSubset(unsigned set, F f) {
-  for (unsigned sub = set;; sub = (sub - 1) & set) {
-    f(sub);
-    if (sub == 0) return;
-  }
-}
 
 }  // namespace
 
@@ -85,32 +78,8 @@ void NativeLeaveSetGraph::FillExchanges(const DistState& dst, const BoundCostMod
 }
 
 void NativeLeaveSetGraph::FillToGo() {
-  const unsigned states = 1u << (2 * ndim_);
-  bool queued[kMaxStates] = {};
-  uint16_t queue[kMaxStates];  // a ring: a state is in it at most once
-  unsigned head = 0, size = 0;
-  auto push = [&](unsigned x) {
-    if (queued[x]) return;
-    queued[x] = true;
-    queue[(head + size++) % kMaxStates] = static_cast<uint16_t>(x);
-  };
-  for (unsigned x = 0; x < states; ++x) {
-    if (to_go_[x] < kInfinity) push(x);
-  }
-  while (size > 0) {
-    const unsigned y = queue[head];
-    head = (head + 1) % kMaxStates;
-    --size;
-    queued[y] = false;
-    const double d = to_go_[y];
-    ForEachEdgeInto(y, [&](unsigned x, double price) {
-      const double via = price + d;
-      if (via < to_go_[x]) {
-        to_go_[x] = via;
-        push(x);
-      }
-    });
-  }
+  FillAbstractDistances<kMaxStates>(1u << (2 * ndim_), to_go_,
+                                    [this](unsigned y, auto relax) { ForEachEdgeInto(y, relax); });
 }
 
 // A mesh dim's masks: a Shard (s = 1) that must leave (l = 1) or not; a

@@ -3,22 +3,10 @@
 #include <algorithm>
 #include <limits>
 
+#include "planner/costs/abstract_distances.h"
 #include "planner/layout/chunk.h"
 
 namespace reshard {
-
-namespace {
-
-// Calls f(sub) for every subset of `set`, the empty one last.
-template <typename F>
-void ForEachSubset(unsigned set, F f) {
-  for (unsigned sub = set;; sub = (sub - 1) & set) {
-    f(sub);
-    if (sub == 0) return;
-  }
-}
-
-}  // namespace
 
 // A dynamic program over the tensor dims: dim d takes a subset of the set's
 // mesh dims, its chunk the padded ceil(L / ways) whatever their order
