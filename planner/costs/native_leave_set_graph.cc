@@ -68,7 +68,7 @@ void NativeLeaveSetGraph::FillExchanges(const DistState& dst, const BoundCostMod
     ForEachSubset(movable & ~differs, [&](unsigned more) {
       const unsigned g = differs | more;
       double price = exchange[shard][g];
-      // Prices grow with the receipt, so the larger price bounds the larger receipt.
+      // Each is a lower bound on the exchange's price: so is the larger.
       for (unsigned left = leave & shard; left != 0; left &= left - 1) {
         price = std::max(price, moved[__builtin_ctz(left)][g]);
       }

@@ -6,7 +6,8 @@
 // collective or a permute on any group of mesh dims, priced by
 // GroupLowerBoundAt at its source's shard set, whole (no share of a call
 // per mesh dim), and the goal exchange, which leads to dst, priced by
-// GoalExchangeLowerBound. A native step changes only its group's bits of
+// GoalExchangeLowerBounds and MovedShardExchangeLowerBounds (the larger,
+// where a Shard must leave). A native step changes only its group's bits of
 // both masks, so every step pays for one abstract edge, and the cheapest
 // abstract path to dst's masks is a consistent lower bound on the rest of
 // any path (a shortest-path distance).
