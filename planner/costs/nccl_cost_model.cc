@@ -190,8 +190,16 @@ class NcclCosts : public BoundCostModel {
     }
     const FirstMemberReceipt receipt =
         FirstMemberReceiptOf(current, step, mesh_, absl::MakeConstSpan(logical, ndim));
+    int64_t elements = receipt.elements;
+    if (blocks_.has_value()) {
+      // The members' average may be more (ShardSetBlocks).
+      unsigned goal_shard = current.ShardSet() & ~static_cast<unsigned>(bits);
+      for (int i = 0; i < step.entries.size(); ++i) goal_shard |= 1u << step.entries.mesh_dim(i);
+      elements = std::max(elements, blocks_->AverageReceipt(current, current.ShardSet(), goal_shard,
+                                                            static_cast<unsigned>(bits)));
+    }
     return ExchangeTimeLowerBoundUs(links_, span_[bits], receipt.senders,
-                                    itemsize_ * static_cast<double>(receipt.elements));
+                                    itemsize_ * static_cast<double>(elements));
   }
 
   // NCCL runs all_gather and reduce_scatter in place (spec §12).

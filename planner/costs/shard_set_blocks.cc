@@ -73,19 +73,23 @@ void ShardSetBlocks::GoalReceipts(const DistState& goal, unsigned shard_set,
   int64_t wanted = 1;
   for (int d = 0; d < ndim; ++d) wanted *= want[d];
   const int64_t lack = wanted - MostHeldOf(shard_set, want);
-  const unsigned goal_shard = goal.ShardSet();
   for (unsigned g = 1; g < (1u << mesh_ndim_); ++g) {
-    by_group[g] = lack;
-    const int64_t held = ways_[g & ~(shard_set | goal_shard)], wants = ways_[g & ~goal_shard];
-    if (wants <= held) continue;
-    int64_t logical[kMaxTensorDims];
-    BlockOf(goal, g, logical);
-    int64_t block = 1;
-    for (int d = 0; d < ndim; ++d) block *= logical[d];
-    // At most `block`, since wants <= ways(g); the product may not fit 64 bits.
-    const __int128 copies = static_cast<__int128>(block) * (wants - held);
-    by_group[g] = std::max(by_group[g], static_cast<int64_t>(copies / ways_[g]));
+    by_group[g] = std::max(lack, AverageReceipt(goal, shard_set, goal.ShardSet(), g));
   }
+}
+
+int64_t ShardSetBlocks::AverageReceipt(const DistState& state, unsigned shard_set,
+                                       unsigned goal_shard_set, unsigned group) const {
+  const int64_t held = ways_[group & ~(shard_set | goal_shard_set)];
+  const int64_t wants = ways_[group & ~goal_shard_set];
+  if (wants <= held) return 0;
+  int64_t logical[kMaxTensorDims];
+  BlockOf(state, group, logical);
+  int64_t block = 1;
+  for (size_t d = 0; d < shape_.size(); ++d) block *= logical[d];
+  // At most `block`, since wants <= ways(group); the product may not fit 64 bits.
+  const __int128 copies = static_cast<__int128>(block) * (wants - held);
+  return static_cast<int64_t>(copies / ways_[group]);
 }
 
 void ShardSetBlocks::MovedShardReceipts(const DistState& goal, int m, int64_t* by_group) const {

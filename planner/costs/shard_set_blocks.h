@@ -45,6 +45,11 @@ class ShardSetBlocks {
   //     most ways(g - both shard sets) members both hold and want (a Shard
   //     in either state fixes the index); the rest they receive.
   void GoalReceipts(const DistState& goal, unsigned shard_set, int64_t* by_group) const;
+  // The members' average alone, for an exchange on `group` from a state with
+  // `shard_set` to one with `goal_shard_set`; `state` holds the goal's
+  // placements outside the group (the exchange's source or goal).
+  int64_t AverageReceipt(const DistState& state, unsigned shard_set, unsigned goal_shard_set,
+                         unsigned group) const;
 
   // The same from any state where mesh dim `m` holds a Shard that must
   // leave and `goal` puts m, alone of the group, on tensor dim d; 0 for
