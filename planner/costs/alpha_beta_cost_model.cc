@@ -118,9 +118,10 @@ class AlphaBetaCosts : public BoundCostModel {
 
   // Group bounds (cost_model.h, spec §5.2 item 2): StepCost's formula on the
   // group's own link and size at the fewest bytes of the shard set
-  // (ShardSetBlocks), monotone in the bytes; an exchange at one message and
-  // the busiest member's least receipt.
-  bool has_group_bounds() const override { return blocks_.has_value(); }
+  // (ShardSetBlocks), monotone in the bytes.
+  const ShardSetBlocks* group_blocks() const override {
+    return blocks_.has_value() ? &*blocks_ : nullptr;
+  }
   double GroupLowerBoundAt(unsigned shard_set, StepKind kind, MeshDimSet group) const override {
     int64_t n = 1;
     LinkProfile link;
@@ -130,33 +131,17 @@ class AlphaBetaCosts : public BoundCostModel {
     const double bytes = kind == StepKind::kAllGather ? block * static_cast<double>(n) : block;
     return call_us_ + TimeOnLinkUs(CommunicationTerms(kind, static_cast<double>(n), bytes), link);
   }
-  void GoalExchangeLowerBounds(const DistState& goal, unsigned shard_set,
-                               double* by_group) const override {
-    int64_t receipts[ShardSetBlocks::kSets];
-    blocks_->GoalReceipts(goal, shard_set, receipts);
-    PriceReceipts(receipts, by_group);
-  }
-  void MovedShardExchangeLowerBounds(const DistState& goal, int mesh_dim,
-                                     double* by_group) const override {
-    int64_t receipts[ShardSetBlocks::kSets];
-    blocks_->MovedShardReceipts(goal, mesh_dim, receipts);
-    PriceReceipts(receipts, by_group);
+  // One message carrying `received` elements (ExchangeTimeUs grows with them).
+  double ExchangeLowerBoundAt(MeshDimSet group, int64_t received) const override {
+    int64_t n = 1;
+    LinkProfile link;
+    GroupOf(group, &n, &link);
+    RouteLoad load;
+    load.max_received = received;
+    return n <= 1 ? 0 : ExchangeTimeUs(load, itemsize_, link, call_us_);
   }
 
  private:
-  // Per group g: an exchange on g as one message carrying receipts[g]
-  // elements (ExchangeTimeUs grows with them).
-  void PriceReceipts(const int64_t* receipts, double* by_group) const {
-    for (int g = 1; g < (1 << mesh_ndim_); ++g) {
-      int64_t n = 1;
-      LinkProfile link;
-      GroupOf(MeshDimSet::FromBits(static_cast<uint8_t>(g)), &n, &link);
-      RouteLoad load;
-      load.max_received = receipts[g];
-      by_group[g] = n <= 1 ? 0 : ExchangeTimeUs(load, itemsize_, link, call_us_);
-    }
-  }
-
   // The group's size and its slowest link: max alpha, min bandwidth (§6.2).
   void GroupOf(MeshDimSet group, int64_t* n, LinkProfile* link) const {
     *link = LinkProfile{0, HUGE_VAL};

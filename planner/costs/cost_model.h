@@ -9,7 +9,6 @@
 #ifndef RESHARD_PLANNER_COSTS_COST_MODEL_H_
 #define RESHARD_PLANNER_COSTS_COST_MODEL_H_
 
-#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -28,6 +27,8 @@
 namespace reshard {
 
 // The problem a plan is made for: what a model may precompute from.
+class ShardSetBlocks;  // shard_set_blocks.h
+
 struct CostProblem {
   DeviceMesh mesh;
   std::vector<int64_t> global_shape;
@@ -79,30 +80,22 @@ class BoundCostModel {
   // native_leave_set_graph.h): a model whose price of a call grows with its
   // group and its bytes may bound each group on its own instead of sharing
   // one call's bound among mesh dims (LowerBound's contract). When
-  // has_group_bounds() is true:
+  // group_blocks() is not null (the geometry of its problem's blocks,
+  // shard_set_blocks.h, which says what an exchange must move at least):
   //   GroupLowerBoundAt(shard_set, kind, group) <= StepCost of every
   //     communicating `kind` step (not an exchange) on exactly the mesh dims
   //     of `group` from any state whose shard set is `shard_set`;
-  //   GoalExchangeLowerBounds(goal, shard_set, by_group) sets by_group[g],
-  //     for every g in [1, 2^ndim), <= StepCost of every exchange on exactly
-  //     the mesh dims of g (bits) from such a state to `goal` (an exchange
-  //     always leads to the goal, spec §4.2 edge 13);
-  //   MovedShardExchangeLowerBounds(goal, mesh_dim, by_group) sets
-  //     by_group[g] the same for exchanges from any state where `mesh_dim`
-  //     holds a Shard that must leave (remaining_cost_bound.h);
-  // all bit for bit like LowerBound. The default: none.
-  virtual bool has_group_bounds() const { return false; }
+  //   ExchangeLowerBoundAt(group, received) <= StepCost of every exchange on
+  //     exactly the mesh dims of `group` whose busiest member receives at
+  //     least `received` elements, and it grows with `received`;
+  // both bit for bit like LowerBound. The default: none.
+  virtual const ShardSetBlocks* group_blocks() const { return nullptr; }
   virtual double GroupLowerBoundAt(unsigned /*shard_set*/, StepKind /*kind*/,
                                    MeshDimSet /*group*/) const {
     return 0;
   }
-  virtual void GoalExchangeLowerBounds(const DistState& goal, unsigned /*shard_set*/,
-                                       double* by_group) const {
-    std::fill(by_group, by_group + (1 << goal.ndim()), 0.0);
-  }
-  virtual void MovedShardExchangeLowerBounds(const DistState& goal, int /*mesh_dim*/,
-                                             double* by_group) const {
-    std::fill(by_group, by_group + (1 << goal.ndim()), 0.0);
+  virtual double ExchangeLowerBoundAt(MeshDimSet /*group*/, int64_t /*received*/) const {
+    return 0;
   }
 
   // Whose buffers the plan's memory is counted for (step_memory.h, spec

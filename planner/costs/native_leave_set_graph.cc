@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "planner/costs/abstract_distances.h"
+#include "planner/costs/shard_set_blocks.h"
 
 namespace reshard {
 
@@ -52,12 +53,25 @@ void NativeLeaveSetGraph::FillPrices(const BoundCostModel& model) {
 // whose masks differ from dst's and no Partial of dst's.
 void NativeLeaveSetGraph::FillExchanges(const DistState& dst, const BoundCostModel& model) {
   const unsigned movable = all_ & ~dst_partial_;
+  // The least each group's busiest member receives, priced by the model.
+  const ShardSetBlocks& blocks = *model.group_blocks();
+  int64_t receipts[kSets];
+  auto price = [&](double* by_group) {
+    for (unsigned g = 1; g <= all_; ++g) {
+      by_group[g] =
+          model.ExchangeLowerBoundAt(MeshDimSet::FromBits(static_cast<uint8_t>(g)), receipts[g]);
+    }
+  };
   double exchange[kSets][kSets];  // [shard set][group]
   for (unsigned set = 0; set <= all_; ++set) {
-    model.GoalExchangeLowerBounds(dst, set, exchange[set]);
+    blocks.GoalReceipts(dst, set, receipts);
+    price(exchange[set]);
   }
   double moved[kMaxDims][kSets];  // [Shard that must leave][group]
-  for (int m = 0; m < ndim_; ++m) model.MovedShardExchangeLowerBounds(dst, m, moved[m]);
+  for (int m = 0; m < ndim_; ++m) {
+    blocks.MovedShardReceipts(dst, m, receipts);
+    price(moved[m]);
+  }
   const unsigned states = 1u << (2 * ndim_);
   for (unsigned x = 0; x < states; ++x) {
     const unsigned shard = x & all_;

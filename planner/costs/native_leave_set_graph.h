@@ -1,16 +1,17 @@
 // NativeLeaveSetGraph: the native bound's abstract graph (spec §5.2 item 2,
 // "abstract bound"), for a model with group bounds (cost_model.h,
-// has_group_bounds: nccl and alpha-beta). As LeaveSetGraph does for the compat graph, it
-// abstracts a state to its shard set and its must-leave set
+// group_blocks: nccl and alpha-beta). As LeaveSetGraph does for the compat
+// graph, it abstracts a state to its shard set and its must-leave set
 // (remaining_cost_bound.h), but its edges are native steps (spec §4.2): a
 // collective or a permute on any group of mesh dims, priced by
 // GroupLowerBoundAt at its source's shard set, whole (no share of a call
 // per mesh dim), and the goal exchange, which leads to dst, priced by
-// GoalExchangeLowerBounds and MovedShardExchangeLowerBounds (the larger,
-// where a Shard must leave). A native step changes only its group's bits of
-// both masks, so every step pays for one abstract edge, and the cheapest
-// abstract path to dst's masks is a consistent lower bound on the rest of
-// any path (a shortest-path distance).
+// ExchangeLowerBoundAt at the least its busiest member receives
+// (ShardSetBlocks: GoalReceipts, and MovedShardReceipts where a Shard must
+// leave). A native step changes only its group's bits of both masks, so
+// every step pays for one abstract edge, and the cheapest abstract path to
+// dst's masks is a consistent lower bound on the rest of any path (a
+// shortest-path distance).
 //
 //   NativeLeaveSetGraph graph(dst, model);  // 4^ndim abstract states, ndim <= kMaxDims
 //   graph.ToGo(shard_set, leave_set)        // <= the cost of any native path to dst
@@ -29,7 +30,7 @@ class NativeLeaveSetGraph {
   static constexpr int kMaxDims = 4;
   static constexpr int kMaxStates = 1 << (2 * kMaxDims);
 
-  // Requires dst.ndim() <= kMaxDims and model.has_group_bounds().
+  // Requires dst.ndim() <= kMaxDims and model.group_blocks() != nullptr.
   NativeLeaveSetGraph(const DistState& dst, const BoundCostModel& model);
 
   // The cheapest abstract path from (shard_set, leave_set) to dst's masks.

@@ -134,7 +134,9 @@ class NcclCosts : public BoundCostModel {
 
   // Spec §6.4 "bounds": a call on a group costs at least its own
   // communicator's price at the fewest bytes its source's shard set allows.
-  bool has_group_bounds() const override { return blocks_.has_value(); }
+  const ShardSetBlocks* group_blocks() const override {
+    return blocks_.has_value() ? &*blocks_ : nullptr;
+  }
   double GroupLowerBoundAt(unsigned shard_set, StepKind kind, MeshDimSet group) const override {
     const int bits = group.bits();
     const HostSpan& s = span_[bits];
@@ -155,18 +157,12 @@ class NcclCosts : public BoundCostModel {
         return NcclP2pTimeUs(links_, Messages(s, 1, 0.0));
     }
   }
-  // The busiest member's receipt (ShardSetBlocks), in one message.
-  void GoalExchangeLowerBounds(const DistState& goal, unsigned shard_set,
-                               double* by_group) const override {
-    int64_t receipts[ShardSetBlocks::kSets];
-    blocks_->GoalReceipts(goal, shard_set, receipts);
-    PriceReceipts(receipts, by_group);
-  }
-  void MovedShardExchangeLowerBounds(const DistState& goal, int mesh_dim,
-                                     double* by_group) const override {
-    int64_t receipts[ShardSetBlocks::kSets];
-    blocks_->MovedShardReceipts(goal, mesh_dim, receipts);
-    PriceReceipts(receipts, by_group);
+  // ExchangeTimeLowerBoundUs of one message of `received` elements.
+  double ExchangeLowerBoundAt(MeshDimSet group, int64_t received) const override {
+    const HostSpan& s = span_[group.bits()];
+    return s.ranks <= 1
+               ? 0
+               : ExchangeTimeLowerBoundUs(links_, s, 1, itemsize_ * static_cast<double>(received));
   }
 
   // An exchange's routes are most of native planning's time (spec §5.2
@@ -206,17 +202,6 @@ class NcclCosts : public BoundCostModel {
   MemoryBackend memory_backend() const override { return MemoryBackend::kNccl; }
 
  private:
-  // Per group g: ExchangeTimeLowerBoundUs of one message of receipts[g]
-  // elements (it grows with them).
-  void PriceReceipts(const int64_t* receipts, double* by_group) const {
-    for (int g = 1; g < (1 << mesh_.ndim()); ++g) {
-      by_group[g] = span_[g].ranks <= 1
-                        ? 0
-                        : ExchangeTimeLowerBoundUs(links_, span_[g], 1,
-                                                   itemsize_ * static_cast<double>(receipts[g]));
-    }
-  }
-
   // NCCL's price of one call on the group `bits` moving `bytes` (§6.2's
   // bytes: NCCL's nBytes for collectives, the local block for exchanges).
   double CallTime(StepKind kind, int bits, double bytes) const {

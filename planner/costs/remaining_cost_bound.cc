@@ -21,7 +21,7 @@ RemainingCostBound::RemainingCostBound(const DistState& dst, const BoundCostMode
   dst_bits_ = dst.bits();
   FillLeaves(
       dst, [&model](StepKind kind, int m) { return model.LowerBound(kind, m); }, leaves_);
-  if (native_ && model.has_group_bounds() && dst.ndim() <= NativeLeaveSetGraph::kMaxDims) {
+  if (native_ && model.group_blocks() != nullptr && dst.ndim() <= NativeLeaveSetGraph::kMaxDims) {
     native_graph_.emplace(dst, model);
     useful_ = true;
   } else if (model.has_potential() && !native_ && dst.ndim() <= LeaveSetGraph::kMaxDims) {
