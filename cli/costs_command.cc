@@ -1,5 +1,7 @@
 // reshard costs: the cost of every (source, target) pair of a list of layouts,
 // as JSON lines (CostMatrix, planner/cost_matrix.h).
+#include <sched.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -8,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -38,6 +41,17 @@ namespace {
 
 // 1024 layouts: a matrix of a million costs (~20 MB of output).
 constexpr int64_t kDefaultMaxPairs = 1 << 20;
+// --threads' default is every core this process may run on, up to this many
+// (each native worker holds a graph of its own).
+constexpr int64_t kMaxDefaultThreads = 16;
+
+// The cores this process may run on (its affinity mask, which taskset and
+// cpusets narrow), at least 1.
+int64_t UsableCores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 absl::StatusOr<int64_t> PositiveFlag(const FlagValues& flags, const char* name, int64_t fallback) {
   if (!flags.Has(name)) return fallback;
@@ -89,7 +103,7 @@ absl::StatusOr<CostsRequest> RequestFromFlags(const FlagValues& flags) {
   RESHARD_RETURN_IF_ERROR(OptionsFromFields(model, FieldStyle::kFlag, nullptr, &options));
   r.options.mode = options.mode;
   r.options.cost_model = options.cost_model;
-  RESHARD_ASSIGN_OR_RETURN(int64_t threads, PositiveFlag(flags, "threads", 1));
+  RESHARD_ASSIGN_OR_RETURN(int64_t threads, PositiveFlag(flags, "threads", std::min(UsableCores(), kMaxDefaultThreads)));
   r.options.threads = static_cast<int>(std::min<int64_t>(threads, 1024));
   RESHARD_ASSIGN_OR_RETURN(r.options.max_expanded_states,
                            PositiveFlag(flags, "max-states", r.options.max_expanded_states));
@@ -167,24 +181,22 @@ void PrintRow(size_t i, const Row& row) {
 }
 
 // Progress on stderr, at most once a second and only once a run has taken
-// a second: rows done, pairs per second, the time left at that rate.
+// a second: the share done, pairs per second, the time left at that rate.
 class Progress {
  public:
-  explicit Progress(size_t rows) : rows_(rows), start_(absl::Now()), last_(start_) {}
-  void Done(size_t rows_done) {
+  explicit Progress(size_t pairs) : pairs_(static_cast<double>(pairs)), start_(absl::Now()), last_(start_) {}
+  void Done(double done) {
     const absl::Time now = absl::Now();
-    if (now - last_ < absl::Seconds(1) || rows_done == rows_) return;
+    if (now - last_ < absl::Seconds(1) || done >= 1) return;
     last_ = now;
     const double seconds = absl::ToDoubleSeconds(now - start_);
-    const double pairs = static_cast<double>(rows_done) * static_cast<double>(rows_);
     std::cerr << absl::StrFormat(
-        "reshard costs: %d of %d rows in %.1f s (%.0f pairs/s), about %.0f s left\n", rows_done,
-        rows_, seconds, pairs / seconds,
-        seconds * static_cast<double>(rows_ - rows_done) / static_cast<double>(rows_done));
+        "reshard costs: %.0f%% of %.0f pairs in %.1f s (%.0f pairs/s), about %.0f s left\n",
+        100 * done, pairs_, seconds, done * pairs_ / seconds, seconds * (1 - done) / done);
   }
 
  private:
-  size_t rows_;
+  double pairs_;
   absl::Time start_, last_;
 };
 
@@ -203,11 +215,11 @@ CommandResult RunCosts(const FlagValues& flags, const std::vector<std::string>&)
   // from its workers; if a pair hits a limit, blocks of rows again, pair by
   // pair where a block fails, so that every other pair is still printed.
   const size_t n = layouts->size();
-  Progress progress(n);
-  r->options.on_row = [&progress](size_t rows_done) { progress.Done(rows_done); };
+  Progress progress(n * n);
+  r->options.on_progress = [&progress](double done) { progress.Done(done); };
   absl::StatusOr<CostMatrixResult> all =
       CostMatrix(r->mesh, r->shape, r->dtype, *layouts, *layouts, r->options);
-  r->options.on_row = nullptr;
+  r->options.on_progress = nullptr;
   if (!all.ok() && !PlanLimitOf(all.status()).has_value()) {
     // Not a pair over a limit (e.g. an option CostMatrix refuses): nothing to print.
     const absl::Status status = InFrontEndTerms(all.status(), FieldStyle::kFlag);
@@ -287,8 +299,11 @@ Command CostsCommand() {
            "8; ranks per host, for the pytorch, alpha-beta and nccl cost models"},
           {"profile", "NAME|FILE",
            "the nccl or alpha-beta model's profile (see reshard plan --help)"},
-          {"threads", "N", "1; rows are computed on N threads"},
-          {"max-states", "N", "1000000; bound on the states each row's search expands"},
+          {"threads", "N",
+           "every core this process may run on, at most 16; the matrix is computed on N "
+           "threads (pytorch mode splits its rows among them, native mode its columns); "
+           "the costs do not depend on N"},
+          {"max-states", "N", "1000000; bound on the states each row's search (native: each pair's) expands"},
           {"max-edges", "N",
            "1000000; bound on the edges each search generates (its time and memory; see "
            "reshard plan --help)"},

@@ -264,19 +264,27 @@ absl::Status SearchNativePair(const DistState& src, const DistState& dst,
   return absl::OkStatus();
 }
 
-// Spec §5.2 item 6: a native row, each pair's exact cheapest cost on its
-// graph, the cost PlanRedistribution's search returns for it.
-absl::Status FillNativeRow(const DistState& src, absl::Span<const DistState> targets,
-                           const SearchLimits& limits, NativeGraphs* graphs,
-                           NativeSearches* searches, std::vector<std::optional<double>>* row) {
-  row->assign(targets.size(), std::nullopt);
-  for (size_t j = 0; j < targets.size(); ++j) {
-    const DistState& dst = targets[j];
-    NativeGraphCosts& graph = graphs->For(src, dst);
-    if (graph.AddReachable(src) && graph.AddGoal(dst)) {
-      (*row)[j] = graph.Cost(src, dst);
+// Spec §5.2 item 6: column j of a native matrix, each pair's exact cheapest
+// cost on its graph, the cost PlanRedistribution's search returns for it.
+// Workers split the columns, not the rows: what a column needs beyond the
+// shared graph (its goal edges, their prices, its table) is its own, so no
+// two workers build it. Every source joins the graph first, so that the
+// table, made for the graph as it then is, is made once.
+absl::Status FillNativeColumn(absl::Span<const DistState> sources, const DistState& dst, size_t j,
+                              const SearchLimits& limits, NativeGraphs* graphs,
+                              NativeSearches* searches, CostMatrixResult* result) {
+  std::vector<NativeGraphCosts*> graph_of(sources.size());
+  for (size_t i = 0; i < sources.size(); ++i) {
+    graph_of[i] = &graphs->For(sources[i], dst);
+    graph_of[i]->AddReachable(sources[i]);
+  }
+  for (size_t i = 0; i < sources.size(); ++i) {
+    std::optional<double>& cost = (*result)[i][j];
+    NativeGraphCosts& graph = *graph_of[i];
+    if (graph.AddReachable(sources[i]) && graph.AddGoal(dst)) {
+      cost = graph.Cost(sources[i], dst);
     } else {
-      RESHARD_RETURN_IF_ERROR(SearchNativePair(src, dst, limits, searches, &(*row)[j]));
+      RESHARD_RETURN_IF_ERROR(SearchNativePair(sources[i], dst, limits, searches, &cost));
     }
   }
   return absl::OkStatus();
@@ -307,28 +315,32 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh, absl::Span<c
   const SearchLimits limits{options.max_expanded_states, options.max_search_edges};
   const absl::flat_hash_map<unsigned, int64_t> pairs_per_graph =
       native ? PairsPerGraph(sources, targets) : absl::flat_hash_map<unsigned, int64_t>();
-  CostMatrixResult result(sources.size());
+  CostMatrixResult result(sources.size(),
+                          std::vector<std::optional<double>>(targets.size(), std::nullopt));
+  // Pytorch mode splits the rows among the workers, native mode the columns
+  // (FillNativeColumn); each worker takes the next one until none is left.
+  const size_t lines = native ? targets.size() : sources.size();
   std::atomic<size_t> next{0};
   absl::Mutex mu;
   absl::Status failure;
-  size_t rows_done = 0;  // guarded by mu
-  // Each worker takes the next source until none is left.
+  size_t lines_done = 0;  // guarded by mu
   auto work = [&] {
     Searches searches(tensor_ndim, *model);
     NativeGraphs native_graphs(problem, *model, limits, options.graph_states_per_pair,
                                pairs_per_graph);
     NativeSearches native_searches(problem, dtype, *model);
-    for (size_t i = next++; i < sources.size(); i = next++) {
-      absl::Status s = native ? FillNativeRow(sources[i], targets, limits, &native_graphs,
-                                              &native_searches, &result[i])
+    for (size_t i = next++; i < lines; i = next++) {
+      absl::Status s = native ? FillNativeColumn(sources, targets[i], i, limits, &native_graphs,
+                                                 &native_searches, &result)
                               : FillRow(sources[i], targets, limits, &searches, &result[i]);
       absl::MutexLock lock(&mu);
       if (!s.ok() && failure.ok()) failure = s;
-      if (options.on_row) options.on_row(++rows_done);
+      ++lines_done;
+      if (options.on_progress) options.on_progress(static_cast<double>(lines_done) / lines);
     }
   };
   std::vector<std::thread> workers;
-  const size_t extra = std::min<size_t>(options.threads, std::max<size_t>(sources.size(), 1)) - 1;
+  const size_t extra = std::min<size_t>(options.threads, std::max<size_t>(lines, 1)) - 1;
   for (size_t t = 0; t < extra; ++t) workers.emplace_back(work);
   work();
   for (std::thread& t : workers) t.join();

@@ -54,11 +54,14 @@ struct CostMatrixOptions {
   // past it are searched one by one. 0: every pair alone. The costs are the
   // same either way; only the time differs.
   int64_t graph_states_per_pair = 32;
-  // Sources are searched on this many threads (>= 1).
+  // The matrix is computed on this many threads (>= 1): pytorch mode splits
+  // the rows among them, native mode the columns. The entries do not depend
+  // on it.
   int threads = 1;
-  // If set, called after each row with the number of rows done so far, from
-  // the worker threads (one call at a time): progress for long runs.
-  std::function<void(size_t rows_done)> on_row;
+  // If set, called after each row (pytorch mode) or column (native) with the
+  // share of the matrix done so far, in (0, 1], from the worker threads (one
+  // call at a time): progress for long runs.
+  std::function<void(double done)> on_progress;
 };
 
 // Row i is sources[i]; entry j is targets[j].

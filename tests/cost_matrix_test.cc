@@ -134,8 +134,8 @@ TEST(CostMatrixTest, NativeModeNeedsANativeModel) {
   EXPECT_TRUE(absl::StrContains(m.status().message(), "mode: native")) << m.status();
 }
 
-// Each worker keeps its own native searches (states and edges reused across
-// its rows): which rows a worker takes must not change a cost.
+// Each native worker keeps its own graph (states and edges reused across its
+// columns): which columns a worker takes must not change a cost.
 TEST(CostMatrixTest, ThreadsGiveTheSameNativeMatrix) {
   Layouts l;
   CostMatrixOptions one;
@@ -161,6 +161,42 @@ TEST(CostMatrixTest, ThreadsGiveTheSameMatrix) {
       CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, three);
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(*a, *b);
+}
+
+// Native workers split the columns: a matrix with fewer rows than threads
+// and more columns still gets every entry, the same as on one thread.
+TEST(CostMatrixTest, ThreadsSplitANativeMatrixByColumns) {
+  Layouts l;
+  std::vector<DistState> sources(l.states.begin(), l.states.begin() + 2);
+  CostMatrixOptions one;
+  one.cost_model = *MakeCostModel("nccl", 4);
+  CostMatrixOptions four = one;
+  four.threads = 4;
+  absl::StatusOr<CostMatrixResult> a =
+      CostMatrix(l.mesh, l.shape, DType::kBF16, sources, l.states, one);
+  absl::StatusOr<CostMatrixResult> b =
+      CostMatrix(l.mesh, l.shape, DType::kBF16, sources, l.states, four);
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_EQ(b->size(), 2u);
+  EXPECT_EQ(*a, *b);
+}
+
+// Progress: one call per row (pytorch) or column (native), rising to 1.
+TEST(CostMatrixTest, ProgressRisesToOneOncePerLine) {
+  Layouts l;
+  std::vector<DistState> sources(l.states.begin(), l.states.begin() + 2);
+  for (const char* model : {"pytorch", "nccl"}) {
+    CostMatrixOptions options;
+    options.cost_model = *MakeCostModel(model, 4);
+    options.threads = 2;
+    std::vector<double> seen;
+    options.on_progress = [&seen](double done) { seen.push_back(done); };
+    ASSERT_TRUE(CostMatrix(l.mesh, l.shape, DType::kBF16, sources, l.states, options).ok());
+    const size_t lines = std::string(model) == "nccl" ? l.states.size() : sources.size();
+    ASSERT_EQ(seen.size(), lines) << model;
+    EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end())) << model;
+    EXPECT_EQ(seen.back(), 1.0) << model;
+  }
 }
 
 TEST(CostMatrixTest, RectangularMatrixHasARowPerSource) {
