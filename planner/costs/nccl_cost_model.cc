@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -302,8 +301,10 @@ class NcclCostModel : public CostModel {
 
 namespace {
 
-// Rank 0's group members, row-major offsets; only those below `limit` (the
-// offsets only grow, so pruning keeps every member below it).
+// Rank 0's group members, row-major offsets, in increasing order (each
+// mesh dim's block of copies lies above everything before it); only those
+// below `limit` (the offsets only grow, so pruning keeps every member below
+// it).
 std::vector<int64_t> MembersBelow(const DeviceMesh& mesh, MeshDimSet group, int64_t limit) {
   std::vector<int64_t> ranks = {0};
   int64_t stride = 1;
@@ -321,6 +322,18 @@ std::vector<int64_t> MembersBelow(const DeviceMesh& mesh, MeshDimSet group, int6
   return ranks;
 }
 
+// The hosts of ascending ranks: theirs ascend too, so each new one starts a
+// run.
+int64_t HostsOfAscending(absl::Span<const int64_t> ranks, int64_t devices_per_host) {
+  int64_t hosts = 0;
+  int64_t last = -1;
+  for (int64_t r : ranks) {
+    hosts += r / devices_per_host != last;
+    last = r / devices_per_host;
+  }
+  return hosts;
+}
+
 }  // namespace
 
 HostSpan HostSpanOf(const DeviceMesh& mesh, MeshDimSet group, int64_t devices_per_host) {
@@ -328,10 +341,7 @@ HostSpan HostSpanOf(const DeviceMesh& mesh, MeshDimSet group, int64_t devices_pe
   span.ranks = mesh.GroupSize(group);
   span.local = static_cast<int64_t>(MembersBelow(mesh, group, devices_per_host).size());
   if (span.ranks <= (int64_t{1} << 16)) {
-    std::unordered_set<int64_t> hosts;
-    for (int64_t r : MembersBelow(mesh, group, mesh.num_ranks()))
-      hosts.insert(r / devices_per_host);
-    span.nodes = static_cast<int64_t>(hosts.size());
+    span.nodes = HostsOfAscending(MembersBelow(mesh, group, mesh.num_ranks()), devices_per_host);
   } else {
     // Huge groups: as many hosts as rank 0's share fills (exact when hosts
     // hold whole blocks of the group, as on meshes whose trailing dims make
@@ -345,13 +355,9 @@ HostSpan HostSpanOfRanks(absl::Span<const int64_t> ranks, int64_t devices_per_ho
   HostSpan span;
   span.ranks = static_cast<int64_t>(ranks.size());
   if (ranks.empty()) return span;
-  std::unordered_set<int64_t> hosts;
   span.local = 0;
-  for (int64_t r : ranks) {
-    hosts.insert(r / devices_per_host);
-    span.local += r / devices_per_host == ranks[0] / devices_per_host;
-  }
-  span.nodes = static_cast<int64_t>(hosts.size());
+  for (int64_t r : ranks) span.local += r / devices_per_host == ranks[0] / devices_per_host;
+  span.nodes = HostsOfAscending(ranks, devices_per_host);
   return span;
 }
 
