@@ -265,12 +265,17 @@ bool StateSearch::GenerateEdges(VertexId u, int64_t max_edges) {
   return true;
 }
 
-bool StateSearch::PlainEdges(uint32_t first, uint32_t num) const {
+bool StateSearch::PlainEdges(uint32_t first, uint32_t num) {
+  // One pass: a native state has dozens of edges, so no pairwise test.
+  seen_.resize(vertices_.size(), 0);
+  if (++seen_mark_ == 0) {  // the marks ran out: clear them
+    std::fill(seen_.begin(), seen_.end(), 0);
+    seen_mark_ = 1;
+  }
   for (uint32_t i = first; i < first + num; ++i) {
-    if (labels_[edges_[i].to].stand_in) return false;
-    for (uint32_t j = first; j < i; ++j) {
-      if (edges_[j].to == edges_[i].to) return false;
-    }
+    const VertexId to = edges_[i].to;
+    if (labels_[to].stand_in || seen_[to] == seen_mark_) return false;
+    seen_[to] = seen_mark_;
   }
   return true;
 }

@@ -171,7 +171,7 @@ class StateSearch {
   VertexId AddDeferred(VertexId u, VertexId to, const Step& step, double bound);
   // Whether the edges [first, first + num) lead to distinct states, none a
   // stand-in (Vertex::plain_edges).
-  bool PlainEdges(uint32_t first, uint32_t num) const;
+  bool PlainEdges(uint32_t first, uint32_t num);
   // Prices a popped stand-in's edge, unless its target is already popped.
   void PriceDeferred(VertexId p);
   // The visitor's half of one pass: a state popped (expanded, or the pass
@@ -200,6 +200,9 @@ class StateSearch {
   absl::flat_hash_map<uint64_t, VertexId> ids_;
   std::vector<Vertex> vertices_;
   std::vector<Label> labels_;  // labels_[v] is vertices_[v]'s, reset by each pass
+  // PlainEdges' marks: seen_[v] == seen_mark_ once v is met in this call.
+  std::vector<uint32_t> seen_;
+  uint32_t seen_mark_ = 0;
   std::vector<Edge> edges_;
   std::vector<Deferred> deferred_;
   std::vector<Step> steps_;  // scratch for GenerateEdges
