@@ -820,12 +820,29 @@ void ExpectFirstMemberReceiptMatchesItsRoutes(const Case& c, const DistState& u,
       << c.description << " at " << u.ToString() << " via " << b.ToString();
 }
 
+// ExchangeLoadBoundOf, the refined bound's input, against the routed load
+// (spec §11.1): at least the most any member receives, at most the most
+// any member sends or receives, at most the most messages.
+void ExpectLoadBoundBelowTheRoutedLoad(const Case& c, const DistState& u, const Step& b) {
+  const std::vector<int64_t> zeros(c.src.mesh().ndim(), 0);
+  const std::vector<int64_t> logical =
+      LogicalShape(u, b, c.src.mesh(), c.src.global_shape(), zeros);
+  const ExchangeLoadBound bound = ExchangeLoadBoundOf(u, b, c.src.mesh(), logical);
+  const RouteLoad load = ExchangeLoadOf(u, b, c.src.mesh(), logical);
+  const std::string where = c.description + " at " + u.ToString() + " via " + b.ToString();
+  EXPECT_GE(bound.elements, load.max_received) << where;
+  EXPECT_LE(bound.elements, std::max(load.max_sent, load.max_received)) << where;
+  EXPECT_LE(bound.messages, load.max_messages) << where;
+}
+
 // Spec §5.2 item 7: nccl's deferred bound on an exchange (its first
-// member's received bytes, one round's latency) never exceeds the
-// exchange's price, on every edge of a two-step walk from random sources.
+// member's received bytes, one round's latency) and its refined bound (the
+// busiest members' load bounded from every member's blocks) never exceed
+// the exchange's price, on every edge of a two-step walk from random
+// sources.
 TEST(PropertyTest, DeferredExchangeBoundNeverExceedsItsPrice) {
   CaseGenerator gen(0x5eed0010);
-  int bounded = 0, positive = 0;
+  int bounded = 0, positive = 0, tighter = 0;
   for (int i = 0; i < kCases; ++i) {
     const Case c = gen.NextLargeNative(1 + i % 8);
     std::unique_ptr<const BoundCostModel> model = ModelFor(c);
@@ -841,8 +858,14 @@ TEST(PropertyTest, DeferredExchangeBoundNeverExceedsItsPrice) {
         if (!bound.has_value()) continue;
         EXPECT_EQ(b.kind, StepKind::kExchange) << b.ToString();
         ExpectFirstMemberReceiptMatchesItsRoutes(c, u, b);
+        ExpectLoadBoundBelowTheRoutedLoad(c, u, b);
         ASSERT_LE(*bound, model->StepCost(u, b))
             << c.description << " at " << u.ToString() << " via " << b.ToString();
+        const std::optional<double> refined = model->RefinedCostBound(u, b);
+        ASSERT_TRUE(refined.has_value()) << b.ToString();
+        ASSERT_LE(*refined, model->StepCost(u, b))
+            << c.description << " at " << u.ToString() << " via " << b.ToString();
+        tighter += *refined > *bound;
         ++bounded;
         positive += *bound > 0;
       }
@@ -850,28 +873,33 @@ TEST(PropertyTest, DeferredExchangeBoundNeverExceedsItsPrice) {
   }
   EXPECT_GT(bounded, 200);  // goal exchanges are rare: 339 of this seed's edges
   EXPECT_GT(positive, bounded / 2);
+  EXPECT_GT(tighter, 0);
 }
 
-// A model that prices as `inner` but may hide its deferred bounds (the
-// search then prices every exchange when generating it), counting the
-// exchanges it prices.
+// How ExchangeCountingModel lets the search price exchanges: each when
+// generated, when its deferred bound's stand-in pops, or when its refined
+// bound's does (cost_model.h).
+enum class Pricing { kEager, kDeferred, kRefined };
+
+// A model that prices as `inner` but may hide its deferred or refined
+// bounds, counting the exchanges it prices.
 class ExchangeCountingModel : public CostModel {
  public:
-  ExchangeCountingModel(std::shared_ptr<const CostModel> inner, bool defer, int64_t* priced)
-      : CostModel(absl::StrCat(defer ? "deferred " : "eager ", inner->fingerprint())),
+  ExchangeCountingModel(std::shared_ptr<const CostModel> inner, Pricing pricing, int64_t* priced)
+      : CostModel(absl::StrCat(static_cast<int>(pricing), " ", inner->fingerprint())),
         inner_(std::move(inner)),
-        defer_(defer),
+        pricing_(pricing),
         priced_(priced) {}
   std::unique_ptr<const BoundCostModel> Bind(const CostProblem& problem) const override {
-    return std::make_unique<Bound>(inner_->Bind(problem), defer_, priced_);
+    return std::make_unique<Bound>(inner_->Bind(problem), pricing_, priced_);
   }
   bool prices_native_steps() const override { return true; }
 
  private:
   class Bound : public BoundCostModel {
    public:
-    Bound(std::unique_ptr<const BoundCostModel> inner, bool defer, int64_t* priced)
-        : inner_(std::move(inner)), defer_(defer), priced_(priced) {}
+    Bound(std::unique_ptr<const BoundCostModel> inner, Pricing pricing, int64_t* priced)
+        : inner_(std::move(inner)), pricing_(pricing), priced_(priced) {}
     double StepCost(const DistState& current, const Step& step) const override {
       *priced_ += step.kind == StepKind::kExchange;
       return inner_->StepCost(current, step);
@@ -889,37 +917,49 @@ class ExchangeCountingModel : public CostModel {
     }
     std::optional<double> DeferredCostBound(const DistState& current,
                                             const Step& step) const override {
-      return defer_ ? inner_->DeferredCostBound(current, step) : std::nullopt;
+      return pricing_ != Pricing::kEager ? inner_->DeferredCostBound(current, step) : std::nullopt;
+    }
+    std::optional<double> RefinedCostBound(const DistState& current,
+                                           const Step& step) const override {
+      return pricing_ == Pricing::kRefined ? inner_->RefinedCostBound(current, step)
+                                           : std::nullopt;
     }
 
    private:
     std::unique_ptr<const BoundCostModel> inner_;
-    bool defer_;
+    Pricing pricing_;
     int64_t* priced_;
   };
   std::shared_ptr<const CostModel> inner_;
-  bool defer_;
+  Pricing pricing_;
   int64_t* priced_;
 };
 
-// Spec §5.2 item 7: deferring the exchanges' pricing changes no plan's cost
-// (bit for bit: the priced edge gives its target exactly g + StepCost), and
-// prices fewer exchanges than pricing each when generated.
+// Spec §5.2 item 7: deferring the exchanges' pricing, and refining the
+// bound before pricing, change no plan's cost (bit for bit: the priced edge
+// gives its target exactly g + StepCost); each prices fewer exchanges than
+// the one before.
 TEST(PropertyTest, DeferredPricingKeepsTheCheapestCost) {
   CaseGenerator gen(0x5eed0011);
-  int64_t eager_priced = 0, deferred_priced = 0;
+  int64_t eager_priced = 0, deferred_priced = 0, refined_priced = 0;
   for (int i = 0; i < kCases; ++i) {
     Case c = gen.NextLargeNative(1 + i % 8);
     const std::shared_ptr<const CostModel> nccl = c.options.cost_model;
-    c.options.cost_model = std::make_shared<ExchangeCountingModel>(nccl, false, &eager_priced);
-    absl::StatusOr<Plan> eager = PlanRedistribution(c.src, c.dst, c.options);
-    c.options.cost_model = std::make_shared<ExchangeCountingModel>(nccl, true, &deferred_priced);
-    absl::StatusOr<Plan> deferred = PlanRedistribution(c.src, c.dst, c.options);
-    ASSERT_TRUE(eager.ok() && deferred.ok()) << c.description;
+    auto plan = [&](Pricing pricing, int64_t* priced) {
+      c.options.cost_model = std::make_shared<ExchangeCountingModel>(nccl, pricing, priced);
+      return PlanRedistribution(c.src, c.dst, c.options);
+    };
+    absl::StatusOr<Plan> eager = plan(Pricing::kEager, &eager_priced);
+    absl::StatusOr<Plan> deferred = plan(Pricing::kDeferred, &deferred_priced);
+    absl::StatusOr<Plan> refined = plan(Pricing::kRefined, &refined_priced);
+    ASSERT_TRUE(eager.ok() && deferred.ok() && refined.ok()) << c.description;
     EXPECT_EQ(deferred->cost, eager->cost)
         << c.description << ": " << deferred->Trace() << " vs " << eager->Trace();
+    EXPECT_EQ(refined->cost, eager->cost)
+        << c.description << ": " << refined->Trace() << " vs " << eager->Trace();
   }
   EXPECT_LT(deferred_priced, eager_priced);
+  EXPECT_LT(refined_priced, deferred_priced);
 }
 
 // (f) Spec §5.2: a native plan is a chain of legal native edges whose cost is

@@ -75,6 +75,15 @@ class BoundCostModel {
                                                   const Step& /*step*/) const {
     return std::nullopt;
   }
+  // A second lower bound on a deferred step, at least DeferredCostBound's:
+  // dearer than it, far cheaper than StepCost. The search asks for it when
+  // the first bound says a cheapest path could take the step, and prices the
+  // step only if one still could at this bound (spec §5.2 item 7).
+  // std::nullopt (the default): the search prices the step then.
+  virtual std::optional<double> RefinedCostBound(const DistState& /*current*/,
+                                                 const Step& /*step*/) const {
+    return std::nullopt;
+  }
 
   // Group bounds, for the native bound's abstract graph (spec §5.2,
   // native_leave_set_graph.h): a model whose price of a call grows with its

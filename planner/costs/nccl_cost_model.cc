@@ -171,18 +171,8 @@ class NcclCosts : public BoundCostModel {
     if (step.kind != StepKind::kExchange) return std::nullopt;
     const int bits = step.group.bits();
     if (span_[bits].ranks <= 1) return 0.0;
-    // LogicalShape at coordinate 0, without allocating (once per exchange
-    // edge): the nested chunks at 0 in one pass over the mesh dims, since
-    // ceil(ceil(L / a) / b) == ceil(ceil(L / b) / a) (block_bytes.cc).
     int64_t logical[kMaxTensorDims];
-    const int ndim = static_cast<int>(global_shape_.size());
-    std::copy(global_shape_.begin(), global_shape_.end(), logical);
-    for (int m = 0; m < mesh_.ndim(); ++m) {
-      const Placement p = current.placement(m);
-      if (p.is_shard() && p.dim() < ndim && !step.group.Contains(m)) {
-        logical[p.dim()] = PaddedChunkSize(logical[p.dim()], mesh_.size(m));
-      }
-    }
+    const int ndim = LogicalAtOrigin(current, step, logical);
     const FirstMemberReceipt receipt =
         FirstMemberReceiptOf(current, step, mesh_, absl::MakeConstSpan(logical, ndim));
     int64_t elements = receipt.elements;
@@ -195,6 +185,20 @@ class NcclCosts : public BoundCostModel {
     }
     return ExchangeTimeLowerBoundUs(links_, span_[bits], receipt.senders,
                                     itemsize_ * static_cast<double>(elements));
+  }
+
+  // The busiest members' load, bounded from every member's blocks.
+  std::optional<double> RefinedCostBound(const DistState& current,
+                                         const Step& step) const override {
+    if (step.kind != StepKind::kExchange) return std::nullopt;
+    const int bits = step.group.bits();
+    if (span_[bits].ranks <= 1) return 0.0;
+    int64_t logical[kMaxTensorDims];
+    const int ndim = LogicalAtOrigin(current, step, logical);
+    const ExchangeLoadBound load =
+        ExchangeLoadBoundOf(current, step, mesh_, absl::MakeConstSpan(logical, ndim));
+    return ExchangeTimeLowerBoundUs(links_, span_[bits], load.messages,
+                                    itemsize_ * static_cast<double>(load.elements));
   }
 
   // NCCL runs all_gather and reduce_scatter in place (spec §12).
@@ -240,6 +244,22 @@ class NcclCosts : public BoundCostModel {
     call.intra_bytes = share * static_cast<double>(call.intra_peers);
     call.inter_bytes = share * static_cast<double>(call.inter_peers);
     return call;
+  }
+
+  // The step's LogicalShape at coordinate 0 into `logical`, without
+  // allocating (once per exchange edge): the nested chunks at 0 in one pass
+  // over the mesh dims, since ceil(ceil(L / a) / b) == ceil(ceil(L / b) / a)
+  // (block_bytes.cc). Returns the tensor's ndim.
+  int LogicalAtOrigin(const DistState& current, const Step& step, int64_t* logical) const {
+    const int ndim = static_cast<int>(global_shape_.size());
+    std::copy(global_shape_.begin(), global_shape_.end(), logical);
+    for (int m = 0; m < mesh_.ndim(); ++m) {
+      const Placement p = current.placement(m);
+      if (p.is_shard() && p.dim() < ndim && !step.group.Contains(m)) {
+        logical[p.dim()] = PaddedChunkSize(logical[p.dim()], mesh_.size(m));
+      }
+    }
+    return ndim;
   }
 
   // Spec §6.4: an exchange is one grouped send/recv like a permute, priced

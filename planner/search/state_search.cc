@@ -284,7 +284,7 @@ StateSearch::VertexId StateSearch::AddDeferred(VertexId u, VertexId to, const St
                                                double bound) {
   const auto p = static_cast<VertexId>(vertices_.size());
   const auto index = static_cast<uint32_t>(deferred_.size());
-  deferred_.push_back({step, Edge{p, to, bound}, /*priced=*/false});
+  deferred_.push_back({step, Edge{p, to, bound}, /*priced=*/false, /*refined=*/false});
   // A copy: pushing below may move the vertices. The stand-in prices the
   // step from u's state.
   const DistState from = vertices_[u].state;
@@ -295,9 +295,23 @@ StateSearch::VertexId StateSearch::AddDeferred(VertexId u, VertexId to, const St
 }
 
 void StateSearch::PriceDeferred(VertexId p) {
-  Deferred& d = deferred_[vertices_[p].deferred];
+  const uint32_t index = vertices_[p].deferred;
+  Deferred& d = deferred_[index];
   // A popped target takes no edge this pass; a later pass prices it then.
   if (d.priced || labels_[d.edge.to].popped) return;
+  if (!d.refined) {
+    d.refined = true;
+    const std::optional<double> refined = model_.RefinedCostBound(vertices_[p].state, d.step);
+    if (refined.has_value() && *refined > d.edge.cost) {
+      // The second stand-in keeps p's source g (RelaxesToStandIn), so the
+      // target still gets exactly g + StepCost.
+      const VertexId second = AddDeferred(p, d.edge.to, d.step, *refined);
+      deferred_.back().refined = true;
+      deferred_[index].edge = Edge{p, second, *refined};
+      deferred_[index].priced = true;
+      return;
+    }
+  }
   d.edge.cost = model_.StepCost(vertices_[p].state, d.step);
   d.priced = true;
 }

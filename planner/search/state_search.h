@@ -141,11 +141,14 @@ class StateSearch {
     Key key;
   };
   // A deferred edge (class comment): its stand-in's one out-edge, priced
-  // when the stand-in is first popped.
+  // when the stand-in is first popped. Or, where the model refines the
+  // bound (RefinedCostBound) above the first, an edge to a second stand-in
+  // keyed by the refined bound, which is priced when it pops.
   struct Deferred {
     Step step;
-    Edge edge;  // stand-in -> real target; cost valid once priced
+    Edge edge;  // stand-in -> real target (or second stand-in); cost valid once priced
     bool priced;
+    bool refined;  // RefinedCostBound was asked for
   };
   // The Boost.Graph adaptors (state_search.cc).
   struct Graph;
@@ -172,7 +175,8 @@ class StateSearch {
   // Whether the edges [first, first + num) lead to distinct states, none a
   // stand-in (Vertex::plain_edges).
   bool PlainEdges(uint32_t first, uint32_t num);
-  // Prices a popped stand-in's edge, unless its target is already popped.
+  // Prices a popped stand-in's edge, unless its target is already popped,
+  // or first leads it to a second stand-in at the refined bound.
   void PriceDeferred(VertexId p);
   // The visitor's half of one pass: a state popped (expanded, or the pass
   // ends).

@@ -100,6 +100,67 @@ FirstMemberReceipt FirstMemberReceiptOf(const DistState& state, const Step& step
   return {wanted - kept, meeting - (kept > 0 ? 1 : 0)};
 }
 
+ExchangeLoadBound ExchangeLoadBoundOf(const DistState& state, const Step& step,
+                                      const DeviceMesh& mesh, absl::Span<const int64_t> logical) {
+  const int64_t members = mesh.GroupSize(step.group);
+  const DistState next = ApplyStep(state, step);
+  // Per member, products over the tensor dims (blocks are products of
+  // slices): its target block's elements, those it holds, the distinct
+  // source blocks meeting it, and how much of it the first member's block
+  // covers; and whether it holds that block too. Storage kept per thread,
+  // as ExchangeLoadOf's.
+  thread_local std::vector<int64_t> wanted, kept, meets, covered;
+  thread_local std::vector<char> holds_first;
+  thread_local std::vector<Slice> held_d, wanted_d, chunks;
+  wanted.assign(members, 1);
+  kept.assign(members, 1);
+  meets.assign(members, 1);
+  covered.assign(members, 1);
+  holds_first.assign(members, 1);
+  for (size_t d = 0; d < logical.size(); ++d) {
+    const MeshDimList before = GroupSplitsIn(state, step.group, static_cast<int>(d));
+    GroupSlicesInto(mesh, step.group, before, logical[d], &held_d);
+    GroupSlicesInto(mesh, step.group, GroupSplitsIn(next, step.group, static_cast<int>(d)),
+                    logical[d], &wanted_d);
+    // The distinct non-empty source chunks are disjoint: sorted by offset,
+    // those meeting a slice are a run.
+    chunks.clear();
+    ForEachChunk(mesh, before, logical[d], [](const Slice& c) {
+      if (c.size > 0) chunks.push_back(c);
+    });
+    std::sort(chunks.begin(), chunks.end(),
+              [](const Slice& a, const Slice& b) { return a.offset < b.offset; });
+    const Slice first_held = held_d[0];
+    for (int64_t j = 0; j < members; ++j) {
+      const Slice& w = wanted_d[j];
+      const auto lo = std::partition_point(chunks.begin(), chunks.end(), [&](const Slice& c) {
+        return c.offset + c.size <= w.offset;
+      });
+      const auto hi = std::partition_point(
+          lo, chunks.end(), [&](const Slice& c) { return c.offset < w.offset + w.size; });
+      wanted[j] *= w.size;
+      kept[j] *= Overlap(held_d[j], w);
+      meets[j] *= w.size > 0 ? hi - lo : 0;
+      covered[j] *= Overlap(first_held, w);
+      holds_first[j] &= held_d[j] == first_held;
+    }
+  }
+  ExchangeLoadBound bound;
+  int64_t holders = 0, demand = 0, demanders = 0;
+  for (int64_t j = 0; j < members; ++j) {
+    bound.elements = std::max(bound.elements, wanted[j] - kept[j]);
+    bound.messages = std::max(bound.messages, meets[j] - (kept[j] > 0 ? 1 : 0));
+    holders += holds_first[j];
+    demand += holds_first[j] ? 0 : covered[j];
+    demanders += !holds_first[j] && covered[j] > 0;
+  }
+  if (holders > 0) {  // spec §11.1: each piece goes whole to one holder
+    bound.elements = std::max(bound.elements, (demand + holders - 1) / holders);
+    bound.messages = std::max(bound.messages, (demanders + holders - 1) / holders);
+  }
+  return bound;
+}
+
 std::vector<int64_t> PermuteExchange::SendCounts() const { return Counts(send); }
 std::vector<int64_t> PermuteExchange::RecvCounts() const { return Counts(recv); }
 

@@ -86,6 +86,25 @@ struct FirstMemberReceipt {
 FirstMemberReceipt FirstMemberReceiptOf(const DistState& state, const Step& step,
                                         const DeviceMesh& mesh, absl::Span<const int64_t> logical);
 
+// Lower bounds on ExchangeLoadOf's busiest members, found from every
+// member's blocks in one pass, without routing (dearer than
+// FirstMemberReceiptOf, far cheaper than routing): what the search bounds an
+// exchange by before it prices it (spec §5.2 item 7).
+struct ExchangeLoadBound {
+  // At most max(max_sent, max_received): the most any member lacks of its
+  // target block, or the elements of the first member's block that other
+  // members want, shared among its holders (one of them sends at least that
+  // share).
+  int64_t elements = 0;
+  // At most max_messages: the most distinct source blocks, other than its
+  // own, that meet one member's target block (it receives one message from
+  // each), or the members wanting part of the first member's block, shared
+  // among its holders.
+  int64_t messages = 0;
+};
+ExchangeLoadBound ExchangeLoadBoundOf(const DistState& state, const Step& step,
+                                      const DeviceMesh& mesh, absl::Span<const int64_t> logical);
+
 }  // namespace reshard
 
 #endif  // RESHARD_PLANNER_STEPS_PERMUTE_EXCHANGE_H_
