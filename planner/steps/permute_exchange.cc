@@ -131,16 +131,23 @@ ExchangeLoadBound ExchangeLoadBoundOf(const DistState& state, const Step& step,
     std::sort(chunks.begin(), chunks.end(),
               [](const Slice& a, const Slice& b) { return a.offset < b.offset; });
     const Slice first_held = held_d[0];
+    // Members in a row often want the same slice: its count is kept.
+    Slice last{-1, 0};
+    int64_t last_meets = 0;
     for (int64_t j = 0; j < members; ++j) {
       const Slice& w = wanted_d[j];
-      const auto lo = std::partition_point(chunks.begin(), chunks.end(), [&](const Slice& c) {
-        return c.offset + c.size <= w.offset;
-      });
-      const auto hi = std::partition_point(
-          lo, chunks.end(), [&](const Slice& c) { return c.offset < w.offset + w.size; });
+      if (!(w == last)) {
+        const auto lo = std::partition_point(chunks.begin(), chunks.end(), [&](const Slice& c) {
+          return c.offset + c.size <= w.offset;
+        });
+        const auto hi = std::partition_point(
+            lo, chunks.end(), [&](const Slice& c) { return c.offset < w.offset + w.size; });
+        last = w;
+        last_meets = w.size > 0 ? hi - lo : 0;
+      }
       wanted[j] *= w.size;
       kept[j] *= Overlap(held_d[j], w);
-      meets[j] *= w.size > 0 ? hi - lo : 0;
+      meets[j] *= last_meets;
       covered[j] *= Overlap(first_held, w);
       holds_first[j] &= held_d[j] == first_held;
     }
