@@ -202,7 +202,7 @@ int64_t MeetElements(const Box& a, const Box& b) {
 void CandidatesFor(const Classes& c, const std::vector<DimIndex>& dims, const Box& w,
                    std::vector<int64_t>* out) {
   out->clear();
-  if (dims.empty()) {  // rank-0 boxes: every class meets every wanted box
+  if (dims.empty()) {  // not indexed (or rank-0 boxes): every class, tested by the caller
     for (int64_t k = 0; k < c.count(); ++k) out->push_back(k);
     return;
   }
@@ -234,14 +234,18 @@ void ForEachMeeting(absl::Span<const Box> held, absl::Span<const Box> wanted, Wo
   const Classes& c = w->classes;
   std::vector<DimIndex>& dims = w->dims;
   const size_t ndim = c.count() == 0 ? 0 : held[c.first[0]].size();
-  dims.resize(ndim);
-  for (size_t d = 0; d < ndim; ++d) IndexDim(c, held, d, &w->order, &dims[d]);
+  // Few pairs of receivers and classes (a small group's exchange, most of
+  // a cost matrix's prices): testing every class costs less than indexing.
+  constexpr int64_t kIndexFromPairs = 512;
+  const bool indexed = c.count() * static_cast<int64_t>(wanted.size()) > kIndexFromPairs;
+  dims.resize(indexed ? ndim : 0);
+  for (size_t d = 0; d < dims.size(); ++d) IndexDim(c, held, d, &w->order, &dims[d]);
   std::vector<int64_t>& candidates = w->candidates;
   candidates.clear();
   candidates.reserve(c.count());
   for (size_t j = 0; j < wanted.size() && c.count() != 0; ++j) {
     if (BoxElements(wanted[j]) == 0) continue;
-    CandidatesFor(c, dims, wanted[j], &candidates);
+    CandidatesFor(c, dims, wanted[j], &candidates);  // every class when not indexed
     const int64_t receiver = static_cast<int64_t>(j);
     for (int64_t k : candidates) {
       const int64_t elements = MeetElements(held[c.first[k]], wanted[j]);

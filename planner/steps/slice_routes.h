@@ -15,7 +15,8 @@
 //
 // Cost: the held boxes are indexed per tensor dim (sorted extents), so each
 // wanted box is tested only against the distinct held boxes of its shortest
-// run of extents, not against all of them; pricing (LoadOfSliceRoutes)
+// run of extents, not against all of them (unless there are few: then
+// testing all costs less than the index); pricing (LoadOfSliceRoutes)
 // builds no box, and one participant's routes (RouteSlicesOf) only its own.
 #ifndef RESHARD_PLANNER_STEPS_SLICE_ROUTES_H_
 #define RESHARD_PLANNER_STEPS_SLICE_ROUTES_H_
