@@ -129,6 +129,7 @@ void CostMatrixLoop(benchmark::State& state, PlanMode mode) {
   LayoutSet set = MakeLayouts(state.range(0), state.range(1));
   CostMatrixOptions options;
   options.mode = mode;
+  options.threads = 1;  // one thread's work, as the other benchmarks measure
   // Native: nccl, as `reshard costs` (pytorch mode: pytorch, the default).
   if (mode == PlanMode::kNative) options.cost_model = DefaultNativeCostModel();
   for (auto _ : state) {

@@ -1,7 +1,5 @@
 // reshard costs: the cost of every (source, target) pair of a list of layouts,
 // as JSON lines (CostMatrix, planner/cost_matrix.h).
-#include <sched.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -10,7 +8,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -41,18 +38,6 @@ namespace {
 
 // 1024 layouts: a matrix of a million costs (~20 MB of output).
 constexpr int64_t kDefaultMaxPairs = 1 << 20;
-// --threads' default is every core this process may run on, up to this many
-// (each native worker holds a graph of its own).
-constexpr int64_t kMaxDefaultThreads = 16;
-
-// The cores this process may run on (its affinity mask, which taskset and
-// cpusets narrow), at least 1.
-int64_t UsableCores() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return std::max(1u, std::thread::hardware_concurrency());
-}
-
 absl::StatusOr<int64_t> PositiveFlag(const FlagValues& flags, const char* name, int64_t fallback) {
   if (!flags.Has(name)) return fallback;
   absl::StatusOr<int64_t> n = ParseInt(name, flags.Get(name));
@@ -103,7 +88,7 @@ absl::StatusOr<CostsRequest> RequestFromFlags(const FlagValues& flags) {
   RESHARD_RETURN_IF_ERROR(OptionsFromFields(model, FieldStyle::kFlag, nullptr, &options));
   r.options.mode = options.mode;
   r.options.cost_model = options.cost_model;
-  RESHARD_ASSIGN_OR_RETURN(int64_t threads, PositiveFlag(flags, "threads", std::min(UsableCores(), kMaxDefaultThreads)));
+  RESHARD_ASSIGN_OR_RETURN(int64_t threads, PositiveFlag(flags, "threads", 0));
   r.options.threads = static_cast<int>(std::min<int64_t>(threads, 1024));
   RESHARD_ASSIGN_OR_RETURN(r.options.max_expanded_states,
                            PositiveFlag(flags, "max-states", r.options.max_expanded_states));
@@ -227,7 +212,7 @@ CommandResult RunCosts(const FlagValues& flags, const std::vector<std::string>&)
                                   : absl::IsInvalidArgument(status) ? kExitBadInput
                                                                     : kExitInternal);
   }
-  const size_t block = std::max<size_t>(4 * r->options.threads, (n + 31) / 32);
+  const size_t block = std::max<size_t>(4 * std::max(r->options.threads, 1), (n + 31) / 32);
   int64_t failed = 0;
   for (size_t begin = 0; begin < n; begin += block) {
     const size_t end = std::min(n, begin + block);

@@ -31,6 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (layouts->size() > 4) fuzz::Fail("more layouts than max_layouts", std::string(text));
   CostMatrixOptions options;
+  options.threads = 1;  // a fuzzer runs many inputs: no threads per input
   options.mode = PlanMode::kNative;
   options.cost_model = *MakeCostModel("alpha-beta", 8);
   options.max_search_edges = 20000;

@@ -1,5 +1,7 @@
 #include "planner/cost_matrix.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <memory>
@@ -57,10 +59,22 @@ absl::Status CheckOptions(const CostMatrixOptions& options, const DeviceMesh& me
     return absl::InvalidArgumentError(
         absl::StrCat("graph_states_per_pair: ", options.graph_states_per_pair, "; must be >= 0"));
   }
-  if (options.threads < 1) {
-    return absl::InvalidArgumentError(absl::StrCat("threads: ", options.threads, "; must be >= 1"));
+  if (options.threads < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("threads: ", options.threads, "; must be >= 0 (0: one per core)"));
   }
   return absl::OkStatus();
+}
+
+// CostMatrixOptions::threads, 0 resolved: the cores this process may run on
+// (its affinity mask, which taskset and cpusets narrow), at least 1.
+int WorkerThreads(int threads) {
+  if (threads > 0) return threads;
+  cpu_set_t set;
+  const int cores = sched_getaffinity(0, sizeof(set), &set) == 0
+                        ? CPU_COUNT(&set)
+                        : static_cast<int>(std::thread::hardware_concurrency());
+  return std::clamp(cores, 1, CostMatrixOptions::kMaxDefaultThreads);
 }
 
 // The searches of one worker, one per set of Partial ops: a StateSearch keeps
@@ -340,7 +354,8 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh, absl::Span<c
     }
   };
   std::vector<std::thread> workers;
-  const size_t extra = std::min<size_t>(options.threads, std::max<size_t>(lines, 1)) - 1;
+  const size_t extra =
+      std::min<size_t>(WorkerThreads(options.threads), std::max<size_t>(lines, 1)) - 1;
   for (size_t t = 0; t < extra; ++t) workers.emplace_back(work);
   work();
   for (std::thread& t : workers) t.join();

@@ -54,10 +54,12 @@ struct CostMatrixOptions {
   // past it are searched one by one. 0: every pair alone. The costs are the
   // same either way; only the time differs.
   int64_t graph_states_per_pair = 32;
-  // The matrix is computed on this many threads (>= 1): pytorch mode splits
-  // the rows among them, native mode the columns. The entries do not depend
-  // on it.
-  int threads = 1;
+  // The matrix is computed on this many threads: pytorch mode splits the
+  // rows among them, native mode the columns. 0: one per core this process
+  // may run on (its affinity mask), at most kMaxDefaultThreads. The entries
+  // do not depend on it.
+  int threads = 0;
+  static constexpr int kMaxDefaultThreads = 16;  // each native worker holds a graph
   // If set, called after each row (pytorch mode) or column (native) with the
   // share of the matrix done so far, in (0, 1], from the worker threads (one
   // call at a time): progress for long runs.

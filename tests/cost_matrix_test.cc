@@ -139,6 +139,7 @@ TEST(CostMatrixTest, NativeModeNeedsANativeModel) {
 TEST(CostMatrixTest, ThreadsGiveTheSameNativeMatrix) {
   Layouts l;
   CostMatrixOptions one;
+  one.threads = 1;
   one.cost_model = *MakeCostModel("alpha-beta", 4);
   CostMatrixOptions three = one;
   three.threads = 3;
@@ -150,17 +151,23 @@ TEST(CostMatrixTest, ThreadsGiveTheSameNativeMatrix) {
   EXPECT_EQ(*a, *b);
 }
 
+// The default (0) takes one thread per core: the same matrix again.
 TEST(CostMatrixTest, ThreadsGiveTheSameMatrix) {
   Layouts l;
   CostMatrixOptions one;
+  one.threads = 1;
+  CostMatrixOptions every_core;
+  absl::StatusOr<CostMatrixResult> c =
+      CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, every_core);
   CostMatrixOptions three;
   three.threads = 3;
   absl::StatusOr<CostMatrixResult> a =
       CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, one);
   absl::StatusOr<CostMatrixResult> b =
       CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, three);
-  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
   EXPECT_EQ(*a, *b);
+  EXPECT_EQ(*a, *c);
 }
 
 // Native workers split the columns: a matrix with fewer rows than threads
@@ -169,6 +176,7 @@ TEST(CostMatrixTest, ThreadsSplitANativeMatrixByColumns) {
   Layouts l;
   std::vector<DistState> sources(l.states.begin(), l.states.begin() + 2);
   CostMatrixOptions one;
+  one.threads = 1;
   one.cost_model = *MakeCostModel("nccl", 4);
   CostMatrixOptions four = one;
   four.threads = 4;
@@ -492,7 +500,7 @@ TEST(CostMatrixTest, ErrorsNameTheBadInput) {
   m = CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, bad);
   EXPECT_TRUE(absl::StrContains(m.status().message(), "graph_states_per_pair")) << m.status();
   bad = CostMatrixOptions();
-  bad.threads = 0;
+  bad.threads = -1;
   m = CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, bad);
   EXPECT_TRUE(absl::StrContains(m.status().message(), "threads")) << m.status();
   bad = CostMatrixOptions();
