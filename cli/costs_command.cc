@@ -169,7 +169,8 @@ void PrintRow(size_t i, const Row& row) {
 // a second: the share done, pairs per second, the time left at that rate.
 class Progress {
  public:
-  explicit Progress(size_t pairs) : pairs_(static_cast<double>(pairs)), start_(absl::Now()), last_(start_) {}
+  explicit Progress(size_t pairs)
+      : pairs_(static_cast<double>(pairs)), start_(absl::Now()), last_(start_) {}
   void Done(double done) {
     const absl::Time now = absl::Now();
     if (now - last_ < absl::Seconds(1) || done >= 1) return;
@@ -288,7 +289,8 @@ Command CostsCommand() {
            "every core this process may run on, at most 16; the matrix is computed on N "
            "threads (pytorch mode splits its rows among them, native mode its columns); "
            "the costs do not depend on N"},
-          {"max-states", "N", "1000000; bound on the states each row's search (native: each pair's) expands"},
+          {"max-states", "N",
+           "1000000; bound on the states each row's search (native: each pair's) expands"},
           {"max-edges", "N",
            "1000000; bound on the edges each search generates (its time and memory; see "
            "reshard plan --help)"},

@@ -921,8 +921,7 @@ class ExchangeCountingModel : public CostModel {
     }
     std::optional<double> RefinedCostBound(const DistState& current,
                                            const Step& step) const override {
-      return pricing_ == Pricing::kRefined ? inner_->RefinedCostBound(current, step)
-                                           : std::nullopt;
+      return pricing_ == Pricing::kRefined ? inner_->RefinedCostBound(current, step) : std::nullopt;
     }
 
    private:
