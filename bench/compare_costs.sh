@@ -8,7 +8,10 @@
 #
 #   bench/compare_costs.sh [repeats]
 #   bench/compare_costs.sh repeats LAYOUTS MESH SHAPE   # one set of your own
+#   THREADS=1 bench/compare_costs.sh ...                # `reshard costs --threads 1`
 #
+# `reshard costs` runs on one thread per core by default (`reshard batch`
+# plans its lines on one); THREADS=N passes --threads N.
 # Layouts (as planner_bench's BM_CostMatrix): a 1024x4096 f32 tensor; every
 # mesh dim R, S(0), S(1) or P(sum): all 64 on a 2x2x2 mesh, every other one of
 # the 256 on a 2x2x2x2 mesh (128). Or the layouts of the file LAYOUTS (one a
@@ -78,7 +81,7 @@ with open(pairs_path, "w") as f:
 PY
     n=$(grep -c . "$tmp/layouts.txt")
     t_costs=$(best /dev/null "$reshard" costs --mesh "$mesh" --shape "$shape" \
-      --layouts "$tmp/layouts.txt" --mode "$mode")
+      --layouts "$tmp/layouts.txt" --mode "$mode" ${THREADS:+--threads "$THREADS"})
     cp "$tmp/out" "$tmp/costs.jsonl"
     t_batch=$(best "$tmp/pairs.jsonl" "$reshard" batch); cp "$tmp/out" "$tmp/batch.jsonl"
     python3 - "$tmp/costs.jsonl" "$tmp/batch.jsonl" <<'PY'
@@ -93,7 +96,8 @@ for l in open(sys.argv[2]):
 print(f"entries agree on {len(rows) ** 2} pairs")
 PY
     pairs=$((n * n))
-    echo "mesh $mesh, shape $shape, $n layouts, $pairs pairs, $mode mode, best of $repeats"
+    echo "mesh $mesh, shape $shape, $n layouts, $pairs pairs, $mode mode, best of $repeats," \
+      "costs threads: ${THREADS:-one per core}"
     printf 'reshard costs : %8.3f s  %10.0f pairs/s\n' "$t_costs" "$(echo "$pairs / $t_costs" | bc -l)"
     printf 'reshard batch : %8.3f s  %10.0f pairs/s\n' "$t_batch" "$(echo "$pairs / $t_batch" | bc -l)"
     printf 'speed-up      : %8.1fx\n' "$(echo "$t_batch / $t_costs" | bc -l)"
