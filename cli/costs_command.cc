@@ -248,8 +248,8 @@ JSON line per source. Entry j of line i is exactly the cost `reshard plan
 --algorithm graph` reports for layout i -> layout j (null where no plan
 exists), with work shared across pairs: in pytorch mode each row is one
 search instead of N; in native mode each target adds its goal edges to a
-graph shared by every pair with the same Partial ops and gets a table of
-distances over it, and each pair a short search guided by it.
+graph shared by every pair and gets a table of distances over it, and each
+pair a short search guided by it.
 
 USAGE
   printf 'S(0)RR\nRS(1)R\nP(sum)RS(0)\n' > layouts.txt

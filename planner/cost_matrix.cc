@@ -21,6 +21,7 @@
 #include "planner/search/graph_planner.h"
 #include "planner/search/native_graph_costs.h"
 #include "planner/search/state_search.h"
+#include "planner/search/step_prices.h"
 #include "planner/steps/plan_limit.h"
 
 namespace reshard {
@@ -207,17 +208,6 @@ class NativeSearches {
   absl::flat_hash_map<std::pair<unsigned, uint64_t>, Entry> by_graph_;
 };
 
-// How many pairs each native graph serves: one graph per Partial ops of the
-// pair (spec §5.2 item 6).
-absl::flat_hash_map<unsigned, int64_t> PairsPerGraph(absl::Span<const DistState> sources,
-                                                     absl::Span<const DistState> targets) {
-  absl::flat_hash_map<unsigned, int64_t> pairs;
-  for (const DistState& s : sources) {
-    for (const DistState& t : targets) ++pairs[s.PartialOps() | t.PartialOps()];
-  }
-  return pairs;
-}
-
 // A graph is worth building when its pairs would expand more states alone
 // (on 2x2x2x2, about 215 each of its 536): at most `states_per_pair` states
 // per pair it serves and kMaxStates in all, bounding time and memory where
@@ -234,37 +224,6 @@ SearchLimits GraphLimits(const SearchLimits& limits, int64_t states_per_pair, in
   return graph;
 }
 
-// The native graphs of one worker (spec §5.2 item 6): one per Partial ops,
-// shared by every row and every target.
-class NativeGraphs {
- public:
-  NativeGraphs(const CostProblem& problem, const BoundCostModel& model, const SearchLimits& limits,
-               int64_t states_per_pair, const absl::flat_hash_map<unsigned, int64_t>& pairs)
-      : problem_(problem),
-        prices_(model),
-        limits_(limits),
-        states_per_pair_(states_per_pair),
-        pairs_(pairs) {}
-  NativeGraphCosts& For(const DistState& src, const DistState& goal) {
-    const unsigned ops = src.PartialOps() | goal.PartialOps();
-    std::unique_ptr<NativeGraphCosts>& graph = by_ops_[ops];
-    if (graph == nullptr) {
-      graph = std::make_unique<NativeGraphCosts>(
-          problem_.mesh, static_cast<int>(problem_.global_shape.size()), ops, &prices_,
-          GraphLimits(limits_, states_per_pair_, pairs_.at(ops)));
-    }
-    return *graph;
-  }
-
- private:
-  const CostProblem& problem_;
-  StepPrices prices_;  // most steps recur on every graph
-  SearchLimits limits_;
-  int64_t states_per_pair_;
-  const absl::flat_hash_map<unsigned, int64_t>& pairs_;
-  absl::flat_hash_map<unsigned, std::unique_ptr<NativeGraphCosts>> by_ops_;
-};
-
 // One pair the way PlanRedistribution searches it (SearchToward with its
 // bound): for graphs past a limit, which may then end the matrix.
 absl::Status SearchNativePair(const DistState& src, const DistState& dst,
@@ -280,23 +239,21 @@ absl::Status SearchNativePair(const DistState& src, const DistState& dst,
 
 // Spec §5.2 item 6: column j of a native matrix, each pair's exact cheapest
 // cost on its graph, the cost PlanRedistribution's search returns for it.
-// Workers split the columns, not the rows: what a column needs beyond the
-// shared graph (its goal edges, their prices, its table) is its own, so no
-// two workers build it. Every source joins the graph first, so that the
-// table, made for the graph as it then is, is made once.
+// One graph serves every pair: it has every Partial op of the matrix, and
+// each pair's search keeps to the states of its own ops, which are its
+// graph (NativeGraphCosts::Cost). Workers split the columns, not the rows:
+// what a column needs beyond the shared graph (its goal edges, their prices,
+// its table) is its own, so no two workers build it. Every source joins the
+// graph first, so that the table, made for the graph as it then is, is made
+// once.
 absl::Status FillNativeColumn(absl::Span<const DistState> sources, const DistState& dst, size_t j,
-                              const SearchLimits& limits, NativeGraphs* graphs,
+                              const SearchLimits& limits, NativeGraphCosts* graph,
                               NativeSearches* searches, CostMatrixResult* result) {
-  std::vector<NativeGraphCosts*> graph_of(sources.size());
-  for (size_t i = 0; i < sources.size(); ++i) {
-    graph_of[i] = &graphs->For(sources[i], dst);
-    graph_of[i]->AddReachable(sources[i]);
-  }
+  for (const DistState& src : sources) graph->AddReachable(src);
   for (size_t i = 0; i < sources.size(); ++i) {
     std::optional<double>& cost = (*result)[i][j];
-    NativeGraphCosts& graph = *graph_of[i];
-    if (graph.AddReachable(sources[i]) && graph.AddGoal(dst)) {
-      cost = graph.Cost(sources[i], dst);
+    if (graph->AddReachable(sources[i]) && graph->AddGoal(dst)) {
+      cost = graph->Cost(sources[i], dst);
     } else {
       RESHARD_RETURN_IF_ERROR(SearchNativePair(sources[i], dst, limits, searches, &cost));
     }
@@ -327,8 +284,12 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh, absl::Span<c
   const bool native = ResolvedMode(PairOptions(options)) == PlanMode::kNative;
 
   const SearchLimits limits{options.max_expanded_states, options.max_search_edges};
-  const absl::flat_hash_map<unsigned, int64_t> pairs_per_graph =
-      native ? PairsPerGraph(sources, targets) : absl::flat_hash_map<unsigned, int64_t>();
+  unsigned every_op = 0;  // of the matrix: the native graph's (FillNativeColumn)
+  for (const DistState& s : sources) every_op |= s.PartialOps();
+  for (const DistState& t : targets) every_op |= t.PartialOps();
+  const SearchLimits graph_limits =
+      GraphLimits(limits, options.graph_states_per_pair,
+                  static_cast<int64_t>(sources.size()) * static_cast<int64_t>(targets.size()));
   CostMatrixResult result(sources.size(),
                           std::vector<std::optional<double>>(targets.size(), std::nullopt));
   // Pytorch mode splits the rows among the workers, native mode the columns
@@ -340,11 +301,11 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh, absl::Span<c
   size_t lines_done = 0;  // guarded by mu
   auto work = [&] {
     Searches searches(tensor_ndim, *model);
-    NativeGraphs native_graphs(problem, *model, limits, options.graph_states_per_pair,
-                               pairs_per_graph);
+    StepPrices prices(*model);
+    NativeGraphCosts native_graph(mesh, tensor_ndim, every_op, &prices, graph_limits);
     NativeSearches native_searches(problem, dtype, *model);
     for (size_t i = next++; i < lines; i = next++) {
-      absl::Status s = native ? FillNativeColumn(sources, targets[i], i, limits, &native_graphs,
+      absl::Status s = native ? FillNativeColumn(sources, targets[i], i, limits, &native_graph,
                                                  &native_searches, &result)
                               : FillRow(sources[i], targets, limits, &searches, &result[i]);
       absl::MutexLock lock(&mu);

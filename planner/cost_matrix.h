@@ -14,9 +14,10 @@
 // a Dijkstra on their pair's graph (spec §5.1 item 6). The states and edges
 // generated are shared by all rows. Native mode: every search of a pair returns the exact
 // minimum sum on the pair's graph (spec §5.2 item 2), so the matrix computes
-// that with work shared by all pairs (spec §5.2 item 6): one graph per
-// Partial ops, each target's goal edges and table of distances, and a short
-// A* per pair guided by it; pairs past a limit fall back to the A* pass
+// that with work shared by all pairs (spec §5.2 item 6): one graph with every
+// Partial op of the matrix (each pair's search keeps to the states of its
+// own ops), each target's goal edges and table of distances, and a short A*
+// per pair guided by it; pairs past a limit fall back to the A* pass
 // PlanRedistribution runs for each of them.
 #ifndef RESHARD_PLANNER_COST_MATRIX_H_
 #define RESHARD_PLANNER_COST_MATRIX_H_

@@ -524,13 +524,15 @@ std::string TempPath(const std::string& name) {
 
 void WriteText(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
-// Tiny sizes and few repeats: this checks the plumbing (a profile that parses
-// and that plan reads), not the numbers, so it cannot flake on timing.
+// Two sizes far apart and few repeats: this checks the plumbing (a profile
+// that parses and that plan reads), not the numbers. The fit needs the
+// larger size to take longer, which 4K against 4M did not always on a
+// loaded machine (tests run side by side); 32M does by milliseconds.
 TEST(CliTest, CalibrateWritesAProfileThatPlanReads) {
   for (const bool processes : {false, true}) {
     const std::string out = TempPath(processes ? "p-proc.json" : "p-threads.json");
     std::vector<std::string> args = {"calibrate", "--mesh",    processes ? "2" : "2,2",
-                                     "--sizes",   "4K,4M",     "--repeat",
+                                     "--sizes",   "4K,32M",    "--repeat",
                                      "3",         "--timeout", "30",
                                      "--out",     out};
     if (processes) args.push_back("--processes");

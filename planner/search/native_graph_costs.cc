@@ -30,7 +30,10 @@ NativeGraphCosts::NativeGraphCosts(const DeviceMesh& mesh, int tensor_ndim, unsi
 
 NativeGraphCosts::VertexId NativeGraphCosts::Intern(const DistState& s) {
   auto [it, inserted] = ids_.try_emplace(s.bits(), static_cast<VertexId>(states_.size()));
-  if (inserted) states_.push_back(s);
+  if (inserted) {
+    states_.push_back(s);
+    ops_.push_back(s.PartialOps());
+  }
   return it->second;
 }
 
@@ -104,6 +107,7 @@ void NativeGraphCosts::Drop() {
   too_big_ = true;
   ids_ = {};
   states_ = {};
+  ops_ = {};
   orders_ = {};
   first_edge_ = {0};
   edges_ = {};
@@ -276,7 +280,8 @@ double NativeGraphCosts::Search(VertexId s, VertexId t, Target* target) {
   t_ = t;
   heap_.clear();
   upper_ = kInfinity;
-  if (target->h[s] != kInfinity) upper_ = UpperBound(s, t, target);
+  // The greedy choices are the whole graph's: a restricted pass goes without.
+  if (target->h[s] != kInfinity && allowed_ == partial_ops_) upper_ = UpperBound(s, t, target);
   Relax(s, 0.0);
   while (!heap_.empty()) {
     std::pop_heap(heap_.begin(), heap_.end(), Later());
@@ -298,6 +303,7 @@ double NativeGraphCosts::Search(VertexId s, VertexId t, Target* target) {
     // t's key as of now: it may drop during the loop, which Visit sees.
     const double limit = Reached(t_) ? std::min(upper_, g_[t_]) : upper_;
     auto visit = [&](const Edge& edge, uint32_t choice) {
+      if ((ops_[edge.to] & ~allowed_) != 0) return;  // off the pair's graph
       if (!(e.g + edge.cost + (*h_)[edge.to] > limit)) Visit(e.vertex, e.g, choice, target);
     };
     for (uint32_t i = first_edge_[e.vertex]; i < first_edge_[e.vertex + 1]; ++i)
@@ -315,6 +321,9 @@ std::optional<double> NativeGraphCosts::Cost(const DistState& src, const DistSta
   if (s == ids_.end() || t == ids_.end()) return std::nullopt;
   Target& target = targets_[t->second];
   if (target.h_for != states_.size()) FillDistances(t->second, &target);
+  // The pair's graph: the states holding only its Partial ops (spec §4 case
+  // 6 adds R -> P edges for those alone; every other edge is the same).
+  allowed_ = src.PartialOps() | dst.PartialOps();
   const double cost = Search(s->second, t->second, &target);
   if (cost == kInfinity) return std::nullopt;
   return cost;

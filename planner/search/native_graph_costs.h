@@ -1,8 +1,10 @@
 // NativeGraphCosts: the cheapest-path costs of many (source, target) pairs on
 // one native graph (spec §4.2), for CostMatrix in native mode (spec §5.2
 // item 6). Most native edges do not depend on the goal; those that do (items
-// 10's goal orders, 12 and 13) are few per state. So one graph of the
-// goal-free edges serves every pair with the same Partial ops, and each
+// 10's goal orders, 12 and 13) are few per state, and the Partial ops only
+// add R -> P edges (spec §4 case 6). So one graph of the goal-free edges,
+// with every Partial op of the pairs, serves them all: each pair's search
+// keeps to the states holding its own ops, which are its graph; and each
 // target adds its goal edges. The graph is generated once, each target gets
 // its goal edges and a table of exact distances to it (a backward Dijkstra),
 // and each pair a forward A* guided by that table, which pops little besides
@@ -53,8 +55,10 @@ class NativeGraphCosts {
   // them or with the goal's edges alone: pairs to it must be searched alone.
   bool AddGoal(const DistState& goal);
 
-  // The cheapest cost from `src` to `dst`, right after AddReachable(src) and
-  // AddGoal(dst) returned true; nullopt when no path exists.
+  // The cheapest cost from `src` to `dst` on their graph (the states holding
+  // no Partial op but theirs; those ops must be among the graph's), right
+  // after AddReachable(src) and AddGoal(dst) returned true; nullopt when no
+  // path exists.
   std::optional<double> Cost(const DistState& src, const DistState& dst);
 
  private:
@@ -144,6 +148,7 @@ class NativeGraphCosts {
 
   absl::flat_hash_map<uint64_t, VertexId> ids_;
   std::vector<DistState> states_;
+  std::vector<uint8_t> ops_;          // states_' PartialOps()
   std::vector<ShardOrders> orders_;   // of states_' first states (FillGoalEdges)
   std::vector<uint32_t> first_edge_;  // per expanded state; states_ past it are not expanded
   std::vector<Edge> edges_;
@@ -167,7 +172,8 @@ class NativeGraphCosts {
   uint32_t pass_ = 0;
   const std::vector<double>* h_ = nullptr;
   VertexId t_ = 0;
-  double upper_ = 0;  // Search's key above which nothing pops before t
+  double upper_ = 0;      // Search's key above which nothing pops before t
+  unsigned allowed_ = 0;  // Search's Partial ops: its pair's graph
   std::vector<Step> steps_;
 };
 
