@@ -38,7 +38,8 @@ NativeGraphCosts::VertexId NativeGraphCosts::Intern(const DistState& s) {
 }
 
 NativeGraphCosts::Edge NativeGraphCosts::MakeEdge(const DistState& from, const Step& step) {
-  const StepPrices::Price& price = prices_->Of(from, step);
+  const StepPrices::Price price =
+      step.kind == StepKind::kExchange ? prices_->OfOnce(from, step) : prices_->Of(from, step);
   const VertexId to = Intern(price.to);
   if (price.priced) return {price.cost, to, kPriced};
   steps_of_.push_back(step);
@@ -47,7 +48,9 @@ NativeGraphCosts::Edge NativeGraphCosts::MakeEdge(const DistState& from, const S
 
 void NativeGraphCosts::Price(VertexId from, Edge* e) {
   if (e->step == kPriced) return;
-  e->cost = prices_->PriceOf(states_[from], steps_of_[e->step]);
+  const Step& step = steps_of_[e->step];
+  e->cost = step.kind == StepKind::kExchange ? prices_->PriceOnce(states_[from], step)
+                                             : prices_->PriceOf(states_[from], step);
   e->step = kPriced;
 }
 

@@ -100,7 +100,8 @@ class NativeGraphCosts {
   };
   VertexId Intern(const DistState& s);
   // The edge of `step` from `from`: to the state it leads to (interned), at
-  // its step's price or, deferred, its lower bound.
+  // its step's price or, deferred, its lower bound. A goal exchange leads
+  // from one state to one target: its price is not kept in prices_.
   Edge MakeEdge(const DistState& from, const Step& step);
   void Price(VertexId from, Edge* e);
   bool Expand(VertexId u);

@@ -27,15 +27,18 @@ StepPrices::Key StepPrices::KeyOf(const DistState& from, const Step& step) {
   return key;
 }
 
+StepPrices::Price StepPrices::OfOnce(const DistState& from, const Step& step) const {
+  Price price;
+  price.to = ApplyStep(from, step);
+  const std::optional<double> bound = model_.DeferredCostBound(from, step);
+  price.priced = !bound.has_value();
+  price.cost = price.priced ? model_.StepCost(from, step) : *bound;
+  return price;
+}
+
 StepPrices::Price& StepPrices::Find(const DistState& from, const Step& step) {
   auto [it, inserted] = prices_.try_emplace(KeyOf(from, step));
-  if (inserted) {
-    Price& price = it->second;
-    price.to = ApplyStep(from, step);
-    const std::optional<double> bound = model_.DeferredCostBound(from, step);
-    price.priced = !bound.has_value();
-    price.cost = price.priced ? model_.StepCost(from, step) : *bound;
-  }
+  if (inserted) it->second = OfOnce(from, step);
   return it->second;
 }
 

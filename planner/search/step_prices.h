@@ -36,6 +36,13 @@ class StepPrices {
   const Price& Of(const DistState& from, const Step& step);
   // StepCost(from, step), priced at most once.
   double PriceOf(const DistState& from, const Step& step);
+  // Of and StepCost without keeping them, for steps met once (a cost
+  // matrix's goal exchanges, one per state and target: keeping them only
+  // grew the table).
+  Price OfOnce(const DistState& from, const Step& step) const;
+  double PriceOnce(const DistState& from, const Step& step) const {
+    return model_.StepCost(from, step);
+  }
 
  private:
   // `from`, and every field of the step (placements as DistState cells)
