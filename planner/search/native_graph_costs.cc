@@ -231,6 +231,8 @@ double NativeGraphCosts::UpperBound(VertexId s, VertexId t, Target* target) {
   for (size_t steps = 0; u != t; ++steps) {
     if (steps == kMaxUpperBoundSteps) return kInfinity;  // bounds may tie around a cycle
     Edge* best = GreedyEdge(u, target);
+    // A restricted pass (Cost) may not take the whole graph's choice.
+    if (best != nullptr && (ops_[best->to] & ~allowed_) != 0) best = AllowedGreedyEdge(u, target);
     if (best == nullptr) return kInfinity;
     g += best->cost;
     u = best->to;
@@ -260,6 +262,24 @@ NativeGraphCosts::Edge* NativeGraphCosts::GreedyEdge(VertexId u, Target* target)
   return choice == kNoEdge ? nullptr : EdgeOf(choice, target);
 }
 
+// GreedyEdge among the edges to states of the pass's Partial ops, not kept.
+NativeGraphCosts::Edge* NativeGraphCosts::AllowedGreedyEdge(VertexId u, Target* target) {
+  const std::vector<double>& h = target->h;
+  uint32_t choice = kNoEdge;
+  double best_f = kInfinity;
+  auto consider = [&](const Edge& e, uint32_t i) {
+    const double f = e.cost + h[e.to];
+    if ((ops_[e.to] & ~allowed_) == 0 && f < best_f) best_f = f, choice = i;
+  };
+  for (uint32_t i = first_edge_[u]; i < first_edge_[u + 1]; ++i) consider(edges_[i], i);
+  for (uint32_t i = target->first[u]; i < target->first[u + 1]; ++i) {
+    consider(target->edges[i], i | kGoalEdgeBit);
+  }
+  if (choice == kNoEdge) return nullptr;
+  Price(u, EdgeOf(choice, target));
+  return EdgeOf(choice, target);
+}
+
 // An edge out of u, popped at g: relaxed, or while not priced, a stand-in
 // keyed by its bound as StateSearch makes one (spec §5.2 item 7).
 void NativeGraphCosts::Visit(VertexId u, double g, uint32_t choice, Target* target) {
@@ -283,8 +303,7 @@ double NativeGraphCosts::Search(VertexId s, VertexId t, Target* target) {
   t_ = t;
   heap_.clear();
   upper_ = kInfinity;
-  // The greedy choices are the whole graph's: a restricted pass goes without.
-  if (target->h[s] != kInfinity && allowed_ == partial_ops_) upper_ = UpperBound(s, t, target);
+  if (target->h[s] != kInfinity) upper_ = UpperBound(s, t, target);
   Relax(s, 0.0);
   while (!heap_.empty()) {
     std::pop_heap(heap_.begin(), heap_.end(), Later());

@@ -117,6 +117,7 @@ class NativeGraphCosts {
   static constexpr uint32_t kNoEdge = 0xfffffffeu;
   static constexpr uint32_t kUnchosen = 0xffffffffu;
   Edge* GreedyEdge(VertexId u, Target* target);
+  Edge* AllowedGreedyEdge(VertexId u, Target* target);
   Edge* EdgeOf(uint32_t choice, Target* target) {
     return (choice & kGoalEdgeBit) != 0 ? &target->edges[choice & ~kGoalEdgeBit] : &edges_[choice];
   }
