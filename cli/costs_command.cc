@@ -38,6 +38,7 @@ namespace {
 
 // 1024 layouts: a matrix of a million costs (~20 MB of output).
 constexpr int64_t kDefaultMaxPairs = 1 << 20;
+
 absl::StatusOr<int64_t> PositiveFlag(const FlagValues& flags, const char* name, int64_t fallback) {
   if (!flags.Has(name)) return fallback;
   absl::StatusOr<int64_t> n = ParseInt(name, flags.Get(name));
