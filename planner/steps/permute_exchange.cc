@@ -100,41 +100,39 @@ FirstMemberReceipt FirstMemberReceiptOf(const DistState& state, const Step& step
   return {wanted - kept, meeting - (kept > 0 ? 1 : 0)};
 }
 
-ExchangeLoadBound ExchangeLoadBoundOf(const DistState& state, const Step& step,
-                                      const DeviceMesh& mesh, absl::Span<const int64_t> logical) {
-  const int64_t members = mesh.GroupSize(step.group);
-  const DistState next = ApplyStep(state, step);
-  // Per member, products over the tensor dims (blocks are products of
-  // slices): its target block's elements, those it holds, the distinct
-  // source blocks meeting it, and how much of it the first member's block
-  // covers; and whether it holds that block too. Storage kept per thread,
-  // as ExchangeLoadOf's.
-  thread_local std::vector<int64_t> wanted, kept, meets, covered;
-  thread_local std::vector<char> holds_first;
-  thread_local std::vector<Slice> held_d, wanted_d, chunks;
-  wanted.assign(members, 1);
-  kept.assign(members, 1);
-  meets.assign(members, 1);
-  covered.assign(members, 1);
-  holds_first.assign(members, 1);
-  for (size_t d = 0; d < logical.size(); ++d) {
-    const MeshDimList before = GroupSplitsIn(state, step.group, static_cast<int>(d));
-    GroupSlicesInto(mesh, step.group, before, logical[d], &held_d);
-    GroupSlicesInto(mesh, step.group, GroupSplitsIn(next, step.group, static_cast<int>(d)),
-                    logical[d], &wanted_d);
+namespace {
+
+// Per member of an exchange's group, products over the tensor dims (blocks
+// are products of slices): its target block's elements, those it holds, the
+// distinct source blocks meeting it, and how much of it the first member's
+// block covers; and whether it holds that block too. Storage kept per
+// thread, as ExchangeLoadOf's.
+struct MemberProducts {
+  std::vector<int64_t> wanted, kept, meets, covered;
+  std::vector<char> holds_first;
+  std::vector<Slice> held_d, wanted_d, chunks;  // one tensor dim's (MultiplyDim)
+
+  void Reset(int64_t members) {
+    for (std::vector<int64_t>* v : {&wanted, &kept, &meets, &covered}) v->assign(members, 1);
+    holds_first.assign(members, 1);
+  }
+  // Tensor dim d's factors, the state's splits `before` and the step's `after`.
+  void MultiplyDim(const DeviceMesh& mesh, MeshDimSet group, const MeshDimList& before,
+                   const MeshDimList& after, int64_t length) {
+    GroupSlicesInto(mesh, group, before, length, &held_d);
+    GroupSlicesInto(mesh, group, after, length, &wanted_d);
     // The distinct non-empty source chunks are disjoint: sorted by offset,
     // those meeting a slice are a run.
     chunks.clear();
-    ForEachChunk(mesh, before, logical[d], [](const Slice& c) {
+    ForEachChunk(mesh, before, length, [this](const Slice& c) {
       if (c.size > 0) chunks.push_back(c);
     });
     std::sort(chunks.begin(), chunks.end(),
               [](const Slice& a, const Slice& b) { return a.offset < b.offset; });
     const Slice first_held = held_d[0];
-    // Members in a row often want the same slice: its count is kept.
-    Slice last{-1, 0};
+    Slice last{-1, 0};  // members in a row often want the same slice
     int64_t last_meets = 0;
-    for (int64_t j = 0; j < members; ++j) {
+    for (size_t j = 0; j < wanted_d.size(); ++j) {
       const Slice& w = wanted_d[j];
       if (!(w == last)) {
         const auto lo = std::partition_point(chunks.begin(), chunks.end(), [&](const Slice& c) {
@@ -152,14 +150,29 @@ ExchangeLoadBound ExchangeLoadBoundOf(const DistState& state, const Step& step,
       holds_first[j] &= held_d[j] == first_held;
     }
   }
+};
+
+}  // namespace
+
+ExchangeLoadBound ExchangeLoadBoundOf(const DistState& state, const Step& step,
+                                      const DeviceMesh& mesh, absl::Span<const int64_t> logical) {
+  const int64_t members = mesh.GroupSize(step.group);
+  const DistState next = ApplyStep(state, step);
+  thread_local MemberProducts p;
+  p.Reset(members);
+  for (size_t d = 0; d < logical.size(); ++d) {
+    const int dim = static_cast<int>(d);
+    p.MultiplyDim(mesh, step.group, GroupSplitsIn(state, step.group, dim),
+                  GroupSplitsIn(next, step.group, dim), logical[d]);
+  }
   ExchangeLoadBound bound;
   int64_t holders = 0, demand = 0, demanders = 0;
   for (int64_t j = 0; j < members; ++j) {
-    bound.elements = std::max(bound.elements, wanted[j] - kept[j]);
-    bound.messages = std::max(bound.messages, meets[j] - (kept[j] > 0 ? 1 : 0));
-    holders += holds_first[j];
-    demand += holds_first[j] ? 0 : covered[j];
-    demanders += !holds_first[j] && covered[j] > 0;
+    bound.elements = std::max(bound.elements, p.wanted[j] - p.kept[j]);
+    bound.messages = std::max(bound.messages, p.meets[j] - (p.kept[j] > 0 ? 1 : 0));
+    holders += p.holds_first[j];
+    demand += p.holds_first[j] ? 0 : p.covered[j];
+    demanders += !p.holds_first[j] && p.covered[j] > 0;
   }
   if (holders > 0) {  // spec §11.1: each piece goes whole to one holder
     bound.elements = std::max(bound.elements, (demand + holders - 1) / holders);
