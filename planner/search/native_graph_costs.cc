@@ -37,9 +37,9 @@ NativeGraphCosts::VertexId NativeGraphCosts::Intern(const DistState& s) {
   return it->second;
 }
 
-NativeGraphCosts::Edge NativeGraphCosts::MakeEdge(const DistState& from, const Step& step) {
-  const StepPrices::Price price =
-      step.kind == StepKind::kExchange ? prices_->OfOnce(from, step) : prices_->Of(from, step);
+NativeGraphCosts::Edge NativeGraphCosts::MakeEdge(const DistState& from, const Step& step,
+                                                  bool goal_edge) {
+  const StepPrices::Price price = goal_edge ? prices_->OfOnce(from, step) : prices_->Of(from, step);
   const VertexId to = Intern(price.to);
   if (price.priced) return {price.cost, to, kPriced};
   steps_of_.push_back(step);
@@ -48,6 +48,7 @@ NativeGraphCosts::Edge NativeGraphCosts::MakeEdge(const DistState& from, const S
 
 void NativeGraphCosts::Price(VertexId from, Edge* e) {
   if (e->step == kPriced) return;
+  // Only exchanges are deferred, and they are goal edges (MakeEdge).
   const Step& step = steps_of_[e->step];
   e->cost = step.kind == StepKind::kExchange ? prices_->PriceOnce(states_[from], step)
                                              : prices_->PriceOf(states_[from], step);
@@ -62,7 +63,7 @@ bool NativeGraphCosts::Expand(VertexId u) {
   AppendGoalFreeTransitions(from, tensor_ndim_, partial_ops_, &steps_);
   for (const Step& step : steps_) {
     if (routing_limit_ && ExceedsRoutingLimit(from, step, mesh_)) continue;
-    edges_.push_back(MakeEdge(from, step));
+    edges_.push_back(MakeEdge(from, step, false));
   }
   first_edge_.push_back(static_cast<uint32_t>(edges_.size()));
   // A search of one pair expands at most every state but its goal and holds
@@ -154,7 +155,7 @@ void NativeGraphCosts::FillGoalEdges(VertexId t, Target* target) {
     goal.Append(from, orders_[u], &steps_);
     for (const Step& step : steps_) {
       if (!routing_limit_ || !ExceedsRoutingLimit(from, step, mesh_)) {
-        target->edges.push_back(MakeEdge(from, step));
+        target->edges.push_back(MakeEdge(from, step, true));
       }
     }
     target->first.push_back(static_cast<uint32_t>(target->edges.size()));

@@ -100,9 +100,10 @@ class NativeGraphCosts {
   };
   VertexId Intern(const DistState& s);
   // The edge of `step` from `from`: to the state it leads to (interned), at
-  // its step's price or, deferred, its lower bound. A goal exchange leads
-  // from one state to one target: its price is not kept in prices_.
-  Edge MakeEdge(const DistState& from, const Step& step);
+  // its step's price or, deferred, its lower bound. A goal edge's price is
+  // not kept in prices_: each is made once per (state, target), and finding
+  // it again in a table of every goal edge cost more than pricing it anew.
+  Edge MakeEdge(const DistState& from, const Step& step, bool goal_edge);
   void Price(VertexId from, Edge* e);
   bool Expand(VertexId u);
   bool ExpandFrom(size_t first_state);

@@ -36,9 +36,9 @@ class StepPrices {
   const Price& Of(const DistState& from, const Step& step);
   // StepCost(from, step), priced at most once.
   double PriceOf(const DistState& from, const Step& step);
-  // Of and StepCost without keeping them, for steps met once (a cost
-  // matrix's goal exchanges, one per state and target: keeping them only
-  // grew the table).
+  // Of and StepCost without keeping them, for steps met once per (state,
+  // target): a cost matrix's goal edges, whose table would grow too large to
+  // look up faster than the step is priced.
   Price OfOnce(const DistState& from, const Step& step) const;
   double PriceOnce(const DistState& from, const Step& step) const {
     return model_.StepCost(from, step);
