@@ -129,7 +129,9 @@ def cost_matrix(layouts, **request):
 
     Entry [i][j] is plan(src=layouts[i], dst=layouts[j], algorithm="graph",
     **request).cost. A numpy float64 array with inf where no plan exists if
-    numpy is importable, else a list of lists with None there.
+    numpy is importable, else a list of lists with None there. Computed in
+    C++ on one thread per core this process may run on (at most 16), the GIL
+    released.
     """
     for field in ("src", "dst"):
         if field in request:
