@@ -168,37 +168,28 @@ class NcclCosts : public BoundCostModel {
   // item 7): bound it by its first member's received bytes and senders instead.
   std::optional<double> DeferredCostBound(const DistState& current,
                                           const Step& step) const override {
-    if (step.kind != StepKind::kExchange) return std::nullopt;
-    const int bits = step.group.bits();
-    if (span_[bits].ranks <= 1) return 0.0;
-    int64_t logical[kMaxTensorDims];
-    const int ndim = LogicalAtOrigin(current, step, logical);
-    const FirstMemberReceipt receipt =
-        FirstMemberReceiptOf(current, step, mesh_, absl::MakeConstSpan(logical, ndim));
-    int64_t elements = receipt.elements;
-    if (blocks_.has_value()) {
-      // The members' average may be more (ShardSetBlocks).
-      unsigned goal_shard = current.ShardSet() & ~static_cast<unsigned>(bits);
-      for (int i = 0; i < step.entries.size(); ++i) goal_shard |= 1u << step.entries.mesh_dim(i);
-      elements = std::max(elements, blocks_->AverageReceipt(current, current.ShardSet(), goal_shard,
-                                                            static_cast<unsigned>(bits)));
-    }
-    return ExchangeTimeLowerBoundUs(links_, span_[bits], receipt.senders,
-                                    itemsize_ * static_cast<double>(elements));
+    return ExchangeBound(current, step, [&](absl::Span<const int64_t> logical) {
+      const FirstMemberReceipt receipt = FirstMemberReceiptOf(current, step, mesh_, logical);
+      int64_t elements = receipt.elements;
+      if (blocks_.has_value()) {
+        // The members' average may be more (ShardSetBlocks).
+        const unsigned bits = step.group.bits();
+        unsigned goal_shard = current.ShardSet() & ~bits;
+        for (int i = 0; i < step.entries.size(); ++i) goal_shard |= 1u << step.entries.mesh_dim(i);
+        elements = std::max(elements,
+                            blocks_->AverageReceipt(current, current.ShardSet(), goal_shard, bits));
+      }
+      return std::make_pair(receipt.senders, elements);
+    });
   }
 
   // The busiest members' load, bounded from every member's blocks.
   std::optional<double> RefinedCostBound(const DistState& current,
                                          const Step& step) const override {
-    if (step.kind != StepKind::kExchange) return std::nullopt;
-    const int bits = step.group.bits();
-    if (span_[bits].ranks <= 1) return 0.0;
-    int64_t logical[kMaxTensorDims];
-    const int ndim = LogicalAtOrigin(current, step, logical);
-    const ExchangeLoadBound load =
-        ExchangeLoadBoundOf(current, step, mesh_, absl::MakeConstSpan(logical, ndim));
-    return ExchangeTimeLowerBoundUs(links_, span_[bits], load.messages,
-                                    itemsize_ * static_cast<double>(load.elements));
+    return ExchangeBound(current, step, [&](absl::Span<const int64_t> logical) {
+      const ExchangeLoadBound load = ExchangeLoadBoundOf(current, step, mesh_, logical);
+      return std::make_pair(load.messages, load.elements);
+    });
   }
 
   // NCCL runs all_gather and reduce_scatter in place (spec §12).
@@ -260,6 +251,21 @@ class NcclCosts : public BoundCostModel {
       }
     }
     return ndim;
+  }
+
+  // The two bounds above: for an exchange, ExchangeTimeLowerBoundUs of the
+  // (messages, elements) that `load` finds at the step's logical shape at
+  // coordinate 0; nullopt for other steps.
+  template <typename Load>
+  std::optional<double> ExchangeBound(const DistState& current, const Step& step, Load load) const {
+    if (step.kind != StepKind::kExchange) return std::nullopt;
+    const HostSpan& span = span_[step.group.bits()];
+    if (span.ranks <= 1) return 0.0;
+    int64_t logical[kMaxTensorDims];
+    const int ndim = LogicalAtOrigin(current, step, logical);
+    const auto [messages, elements] = load(absl::MakeConstSpan(logical, ndim));
+    return ExchangeTimeLowerBoundUs(links_, span, messages,
+                                    itemsize_ * static_cast<double>(elements));
   }
 
   // Spec §6.4: an exchange is one grouped send/recv like a permute, priced
