@@ -50,16 +50,40 @@ struct Classes {
   int64_t holder_count(int64_t k) const { return start[k + 1] - start[k]; }
 };
 
+// One tensor dim of the classes' boxes: their distinct extents on it,
+// sorted by (offset, size), each with its classes ascending (extent e's
+// classes are classes[start[e] .. start[e + 1])).
+struct DimIndex {
+  std::vector<Slice> extents;
+  std::vector<int64_t> start;
+  std::vector<int64_t> classes;
+  // Whether the extents are pairwise disjoint (one layout's are: per tensor
+  // dim its blocks' slices partition the extent). Then, sorted by offset,
+  // their ends ascend too, and those meeting an interval are a contiguous run.
+  bool disjoint = true;
+};
+
+// The indexes of one routing, kept by pricing between calls (thread_local in
+// LoadOfSliceRoutes, once per distinct exchange price): every vector is
+// cleared and refilled, so that a price allocates only where an exchange
+// is larger than any before it on its thread.
+struct Workspace {
+  Classes classes;
+  std::vector<DimIndex> dims;
+  std::vector<int64_t> order;  // ClassesOf's and IndexDim's sorts
+  std::vector<std::pair<size_t, size_t>> runs;
+  std::vector<int64_t> candidates;
+};
+
 // Sorting the participants by (box, index) puts each class's holders
 // together in ascending order; the classes are then renumbered by their
 // first holder, which is the numbering of a scan in participant order.
 // Every vector is reserved to its bound (participants): pricing builds these
 // once per distinct exchange price (spec §6.4), where growing them was most
-// of its allocations. Into *c, whose vectors (and `order`, `runs`: scratch)
-// are cleared first and keep their storage (Workspace).
-void ClassesOf(absl::Span<const Box> held, std::vector<int64_t>* scratch,
-               std::vector<std::pair<size_t, size_t>>* runs_scratch, Classes* c_out) {
-  std::vector<int64_t>& order = *scratch;
+// of its allocations. Into w->classes, whose vectors (and w's `order`,
+// `runs`: scratch) are cleared first and keep their storage.
+void ClassesOf(absl::Span<const Box> held, Workspace* w) {
+  std::vector<int64_t>& order = w->order;
   order.clear();
   order.reserve(held.size());
   for (size_t i = 0; i < held.size(); ++i) {
@@ -69,7 +93,7 @@ void ClassesOf(absl::Span<const Box> held, std::vector<int64_t>* scratch,
     const int c = CompareBoxes(held[a], held[b]);
     return c != 0 ? c < 0 : a < b;
   });
-  std::vector<std::pair<size_t, size_t>>& runs = *runs_scratch;  // [begin, end) in `order`
+  std::vector<std::pair<size_t, size_t>>& runs = w->runs;  // [begin, end) in `order`
   runs.clear();
   runs.reserve(order.size());
   for (size_t r = 0; r < order.size(); ++r) {
@@ -78,7 +102,7 @@ void ClassesOf(absl::Span<const Box> held, std::vector<int64_t>* scratch,
   }
   std::sort(runs.begin(), runs.end(),
             [&](const auto& a, const auto& b) { return order[a.first] < order[b.first]; });
-  Classes& c = *c_out;
+  Classes& c = w->classes;
   c.first.clear();
   c.start.clear();
   c.holders.clear();
@@ -96,19 +120,6 @@ void ClassesOf(absl::Span<const Box> held, std::vector<int64_t>* scratch,
     c.start.push_back(static_cast<int64_t>(c.holders.size()));
   }
 }
-
-// One tensor dim of the classes' boxes: their distinct extents on it,
-// sorted by (offset, size), each with its classes ascending (extent e's
-// classes are classes[start[e] .. start[e + 1])).
-struct DimIndex {
-  std::vector<Slice> extents;
-  std::vector<int64_t> start;
-  std::vector<int64_t> classes;
-  // Whether the extents are pairwise disjoint (one layout's are: per tensor
-  // dim its blocks' slices partition the extent). Then, sorted by offset,
-  // their ends ascend too, and those meeting an interval are a contiguous run.
-  bool disjoint = true;
-};
 
 // Into *x (cleared first, storage kept), sorting in `scratch`.
 void IndexDim(const Classes& c, absl::Span<const Box> held, size_t d, std::vector<int64_t>* scratch,
@@ -163,22 +174,6 @@ struct Meeting {
   int64_t elements;
   int64_t sender;
 };
-
-// The indexes of one routing, kept by pricing between calls (thread_local in
-// LoadOfSliceRoutes, once per distinct exchange price): every vector is
-// cleared and refilled, so that a price allocates only where an exchange
-// is larger than any before it on its thread.
-struct Workspace {
-  Classes classes;
-  std::vector<DimIndex> dims;
-  std::vector<int64_t> order;  // ClassesOf's and IndexDim's sorts
-  std::vector<std::pair<size_t, size_t>> runs;
-  std::vector<int64_t> candidates;
-};
-
-void ClassesOf(absl::Span<const Box> held, Workspace* w) {
-  ClassesOf(held, &w->order, &w->runs, &w->classes);
-}
 
 // The elements of `a` met with `b` (0: they do not meet).
 int64_t MeetElements(const Box& a, const Box& b) {
