@@ -21,7 +21,6 @@
 #include "planner/search/graph_planner.h"
 #include "planner/search/native_graph_costs.h"
 #include "planner/search/state_search.h"
-#include "planner/search/step_prices.h"
 #include "planner/steps/plan_limit.h"
 
 namespace reshard {
@@ -301,8 +300,7 @@ absl::StatusOr<CostMatrixResult> CostMatrix(const DeviceMesh& mesh, absl::Span<c
   size_t lines_done = 0;  // guarded by mu
   auto work = [&] {
     Searches searches(tensor_ndim, *model);
-    StepPrices prices(*model);
-    NativeGraphCosts native_graph(mesh, tensor_ndim, every_op, &prices, graph_limits);
+    NativeGraphCosts native_graph(mesh, tensor_ndim, every_op, *model, graph_limits);
     NativeSearches native_searches(problem, dtype, *model);
     for (size_t i = next++; i < lines; i = next++) {
       absl::Status s = native ? FillNativeColumn(sources, targets[i], i, limits, &native_graph,

@@ -19,11 +19,11 @@ constexpr double kBoundScale = 1 - 1e-6;
 }  // namespace
 
 NativeGraphCosts::NativeGraphCosts(const DeviceMesh& mesh, int tensor_ndim, unsigned partial_ops,
-                                   StepPrices* prices, const SearchLimits& limits)
+                                   const BoundCostModel& model, const SearchLimits& limits)
     : mesh_(mesh),
       tensor_ndim_(tensor_ndim),
       partial_ops_(partial_ops),
-      prices_(prices),
+      model_(model),
       limits_(limits),
       routing_limit_(RoutingLimitApplies(mesh)),
       first_edge_{0} {}
@@ -37,21 +37,17 @@ NativeGraphCosts::VertexId NativeGraphCosts::Intern(const DistState& s) {
   return it->second;
 }
 
-NativeGraphCosts::Edge NativeGraphCosts::MakeEdge(const DistState& from, const Step& step,
-                                                  bool goal_edge) {
-  const StepPrices::Price price = goal_edge ? prices_->OfOnce(from, step) : prices_->Of(from, step);
-  const VertexId to = Intern(price.to);
-  if (price.priced) return {price.cost, to, kPriced};
+NativeGraphCosts::Edge NativeGraphCosts::MakeEdge(const DistState& from, const Step& step) {
+  const VertexId to = Intern(ApplyStep(from, step));
+  const std::optional<double> bound = model_.DeferredCostBound(from, step);
+  if (!bound.has_value()) return {model_.StepCost(from, step), to, kPriced};
   steps_of_.push_back(step);
-  return {price.cost, to, static_cast<uint32_t>(steps_of_.size() - 1)};
+  return {*bound, to, static_cast<uint32_t>(steps_of_.size() - 1)};
 }
 
 void NativeGraphCosts::Price(VertexId from, Edge* e) {
   if (e->step == kPriced) return;
-  // Only exchanges are deferred, and they are goal edges (MakeEdge).
-  const Step& step = steps_of_[e->step];
-  e->cost = step.kind == StepKind::kExchange ? prices_->PriceOnce(states_[from], step)
-                                             : prices_->PriceOf(states_[from], step);
+  e->cost = model_.StepCost(states_[from], steps_of_[e->step]);
   e->step = kPriced;
 }
 
@@ -63,7 +59,7 @@ bool NativeGraphCosts::Expand(VertexId u) {
   AppendGoalFreeTransitions(from, tensor_ndim_, partial_ops_, &steps_);
   for (const Step& step : steps_) {
     if (routing_limit_ && ExceedsRoutingLimit(from, step, mesh_)) continue;
-    edges_.push_back(MakeEdge(from, step, false));
+    edges_.push_back(MakeEdge(from, step));
   }
   first_edge_.push_back(static_cast<uint32_t>(edges_.size()));
   // A search of one pair expands at most every state but its goal and holds
@@ -155,7 +151,7 @@ void NativeGraphCosts::FillGoalEdges(VertexId t, Target* target) {
     goal.Append(from, orders_[u], &steps_);
     for (const Step& step : steps_) {
       if (!routing_limit_ || !ExceedsRoutingLimit(from, step, mesh_)) {
-        target->edges.push_back(MakeEdge(from, step, true));
+        target->edges.push_back(MakeEdge(from, step));
       }
     }
     target->first.push_back(static_cast<uint32_t>(target->edges.size()));

@@ -11,8 +11,7 @@
 // the cheapest paths. The cost is the exact minimum over paths of the forward
 // sum g, the value every search of spec §5.2 item 2 returns.
 //
-//   StepPrices prices(model);
-//   NativeGraphCosts graph(mesh, ndim, partial_ops, &prices, limits);
+//   NativeGraphCosts graph(mesh, ndim, partial_ops, model, limits);
 //   if (!graph.AddReachable(src) || !graph.AddGoal(dst)) ...  // a limit: search the pair alone
 //   std::optional<double> c = graph.Cost(src, dst);
 #ifndef RESHARD_PLANNER_SEARCH_NATIVE_GRAPH_COSTS_H_
@@ -25,11 +24,11 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "mesh/device_mesh.h"
+#include "planner/costs/cost_model.h"
 #include "planner/layout/dist_state.h"
 #include "planner/search/distance_heap.h"
 #include "planner/search/native_transitions.h"
 #include "planner/search/search_limits.h"
-#include "planner/search/step_prices.h"
 #include "planner/steps/step.h"
 
 namespace reshard {
@@ -38,11 +37,11 @@ class NativeGraphCosts {
  public:
   // The graph of the native edges with `partial_ops` (as NativeEdges') on
   // `mesh` for a tensor of `tensor_ndim` dims, without a memory limit,
-  // priced by `prices` (which graphs of one model may share); mesh and prices
-  // must outlive this. `limits` bound the graph: its states by
-  // max_expanded_states, its edges with one goal's by max_search_edges.
+  // priced by `model`; mesh and model must outlive this. `limits` bound the
+  // graph: its states by max_expanded_states, its edges with one goal's by
+  // max_search_edges.
   NativeGraphCosts(const DeviceMesh& mesh, int tensor_ndim, unsigned partial_ops,
-                   StepPrices* prices, const SearchLimits& limits);
+                   const BoundCostModel& model, const SearchLimits& limits);
 
   // Adds every state reachable from `src` over goal-free edges. False when
   // the graph would pass a limit: it is then dropped, this and every later
@@ -100,10 +99,10 @@ class NativeGraphCosts {
   };
   VertexId Intern(const DistState& s);
   // The edge of `step` from `from`: to the state it leads to (interned), at
-  // its step's price or, deferred, its lower bound. A goal edge's price is
-  // not kept in prices_: each is made once per (state, target), and finding
-  // it again in a table of every goal edge cost more than pricing it anew.
-  Edge MakeEdge(const DistState& from, const Step& step, bool goal_edge);
+  // its step's price or, deferred, its lower bound. Each is made once (a
+  // goal-free edge once per graph, a goal edge once per target), so nothing
+  // is kept for another.
+  Edge MakeEdge(const DistState& from, const Step& step);
   void Price(VertexId from, Edge* e);
   bool Expand(VertexId u);
   bool ExpandFrom(size_t first_state);
@@ -144,7 +143,7 @@ class NativeGraphCosts {
   const DeviceMesh& mesh_;
   int tensor_ndim_;
   unsigned partial_ops_;
-  StepPrices* prices_;
+  const BoundCostModel& model_;
   SearchLimits limits_;
   bool routing_limit_;  // RoutingLimitApplies(mesh_)
   bool too_big_ = false;
