@@ -249,9 +249,12 @@ absl::Status FillNativeColumn(absl::Span<const DistState> sources, const DistSta
                               const SearchLimits& limits, NativeGraphCosts* graph,
                               NativeSearches* searches, CostMatrixResult* result) {
   for (const DistState& src : sources) graph->AddReachable(src);
+  // False when the graph, or it with dst's goal edges, would pass a limit:
+  // the column's pairs are then searched alone.
+  const bool shared = graph->AddGoal(dst);
   for (size_t i = 0; i < sources.size(); ++i) {
     std::optional<double>& cost = (*result)[i][j];
-    if (graph->AddReachable(sources[i]) && graph->AddGoal(dst)) {
+    if (shared) {
       cost = graph->Cost(sources[i], dst);
     } else {
       RESHARD_RETURN_IF_ERROR(SearchNativePair(sources[i], dst, limits, searches, &cost));
