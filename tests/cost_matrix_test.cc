@@ -463,6 +463,26 @@ TEST(CostMatrixTest, TargetsDifferingInShardOrdersKeepTheirOwnGoalEdges) {
   EXPECT_EQ(ExpectNativeMatrixEqualsPlans(l, options, {by_default}, "").compared, 36);
 }
 
+// Spec §5.2 item 6 where pricing exchanges raises the targets' tables (a
+// large tensor: their routed loads lie far above their deferred bounds), so
+// later pairs search under repriced bounds: still each pair's exact cost.
+TEST(CostMatrixTest, RepricedTablesKeepNativeCostsExact) {
+  std::mt19937_64 rng(2727);
+  const char* const kPlacements[] = {"R", "S(0)", "S(1)", "S(2)", "P(sum)"};
+  std::vector<std::string> texts;
+  while (texts.size() < 12) {
+    std::string text;
+    for (int m = 0; m < 4; ++m) text += kPlacements[rng() % 5];
+    if (std::find(texts.begin(), texts.end(), text) == texts.end()) texts.push_back(text);
+  }
+  std::vector<const char*> layouts;
+  for (const std::string& text : texts) layouts.push_back(text.c_str());
+  const Layouts l({2, 2, 2, 2}, {1031, 523, 77}, DType::kF32, layouts);
+  CostMatrixOptions options;
+  options.cost_model = *MakeCostModel("nccl", 8);
+  EXPECT_EQ(ExpectNativeMatrixEqualsPlans(l, options, {int64_t{1} << 30}, "").compared, 144);
+}
+
 // Spec §5.2 item 2: two paths here sum to 22.570659383931403 and one ulp
 // more, and g + h rounds alike on both; A* takes the smaller g, so the plan
 // costs the exact minimum, as the matrix (computed otherwise) does. Breaking

@@ -23,6 +23,11 @@ class DistanceHeap {
     heap_.clear();
     pos_.assign(n, kAbsent);
   }
+  // Empty (as a Dijkstra leaves it), for vertices 0..n-1, n at least the
+  // last Reset's: O(new vertices), for small Dijkstras on a large graph.
+  void Grow(size_t n) {
+    if (pos_.size() < n) pos_.resize(n, kAbsent);
+  }
   bool empty() const { return heap_.empty(); }
   // Inserts v at key d, or lowers its key to d (d must not exceed it).
   void Push(uint32_t v, double d) {

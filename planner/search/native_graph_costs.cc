@@ -11,10 +11,6 @@ namespace reshard {
 namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
-// The margin of spec §5.1 item 2: a distance table so scaled is a bound
-// whose every decrease along an edge is below the edge's price by far more
-// than rounding, which the exactness argument of spec §5.2 item 6 needs.
-constexpr double kBoundScale = 1 - 1e-6;
 
 }  // namespace
 
@@ -47,8 +43,10 @@ NativeGraphCosts::Edge NativeGraphCosts::MakeEdge(const DistState& from, const S
 
 void NativeGraphCosts::Price(VertexId from, Edge* e) {
   if (e->step == kPriced) return;
+  const double bound = e->cost;
   e->cost = model_.StepCost(states_[from], steps_of_[e->step]);
   e->step = kPriced;
+  priced_.push_back({from, e->to, bound, e->cost});
 }
 
 // Generates u's goal-free out-edges (u is the next state to expand), as
@@ -174,30 +172,93 @@ void NativeGraphCosts::FillDistances(VertexId t, Target* target) {
       goal_in_edges_[next[target->edges[i].to]++] = {target->edges[i].cost, u, kPriced};
     }
   }
-  std::vector<double>& dist = target->h;
+  goal_in_for_ = t;
+  std::vector<double>& dist = target->dist;
   dist.assign(n, kInfinity);
   dist[t] = 0;
   // Costs are >= 0, so a popped vertex is never lowered again: each pops once.
   distance_heap_.Reset(n);
   distance_heap_.Push(t, 0.0);
-  auto relax = [&](const Edge& in, double d) {
-    const double c = in.cost + d;
-    if (c < dist[in.to]) {
-      dist[in.to] = c;
-      distance_heap_.Push(in.to, c);
-    }
-  };
   while (!distance_heap_.empty()) {
     const VertexId v = distance_heap_.Pop();
     const double d = dist[v];
-    for (uint32_t i = first_in_[v]; i < first_in_[v + 1]; ++i) relax(in_edges_[i], d);
-    for (uint32_t i = goal_first_in_[v]; i < goal_first_in_[v + 1]; ++i) {
-      relax(goal_in_edges_[i], d);
-    }
+    ForEachInEdge(v, [&](const Edge& in) {
+      const double c = in.cost + d;
+      if (c < dist[in.to]) {
+        dist[in.to] = c;
+        distance_heap_.Push(in.to, c);
+      }
+    });
   }
-  for (double& h : dist) h *= kBoundScale;  // infinity stays
   target->h_for = n;
   target->greedy.assign(n, kUnchosen);
+}
+
+// Prices only rise, so the states whose table distance took a priced edge
+// (its source, and each state whose distance took an edge to one of those)
+// may lie farther now; every other distance stands. An edge took u's
+// distance where it is tight: d(u) = w + d(v), the very sum the table made.
+size_t NativeGraphCosts::MarkRaised(const Target& target) {
+  const std::vector<double>& dist = target.dist;
+  const size_t n = states_.size();
+  if (++affected_pass_ == 0) {
+    std::fill(affected_mark_.begin(), affected_mark_.end(), 0);
+    affected_pass_ = 1;
+  }
+  affected_mark_.resize(n, 0);
+  affected_.resize(n);
+  const size_t budget = kRepriceBudget * n - std::min(kRepriceBudget * n, target.repriced);
+  size_t count = 0;
+  auto mark = [&](VertexId v) {
+    if (affected_mark_[v] == affected_pass_) return;
+    affected_mark_[v] = affected_pass_;
+    affected_[count++] = v;
+  };
+  for (const PricedEdge& e : priced_) {
+    const bool took = e.bound + dist[e.to] == dist[e.from];
+    if (took && e.price - e.bound > kRepriceRaise * dist[e.from]) mark(e.from);
+  }
+  for (size_t i = 0; i < count && count <= budget; ++i) {
+    const VertexId y = affected_[i];
+    ForEachInEdge(y, [&](const Edge& in) {
+      if (in.cost + dist[y] == dist[in.to]) mark(in.to);
+    });
+  }
+  return count;
+}
+
+// The marked states' distances found again, by a Dijkstra among them from
+// their edges to the rest (as Ramalingam and Reps' dynamic shortest paths
+// do for a raised edge), so that later pairs' bounds see the prices. Each
+// is still a distance over edges at their price or below it, so the table
+// stays a consistent bound (spec §5.2 item 6).
+void NativeGraphCosts::Reprice(VertexId t, Target* target) {
+  if (goal_in_for_ != t) return;  // another target's goal in-edges: keep the table
+  const size_t count = MarkRaised(*target);
+  target->repriced += count;
+  if (target->repriced > kRepriceBudget * states_.size()) return;
+  std::vector<double>& dist = target->dist;
+  const auto marked = [&](VertexId v) { return affected_mark_[v] == affected_pass_; };
+  for (size_t i = 0; i < count; ++i) dist[affected_[i]] = kInfinity;
+  distance_heap_.Grow(states_.size());
+  for (size_t i = 0; i < count; ++i) {
+    const VertexId x = affected_[i];
+    ForEachOutEdge(x, target, [&](const Edge& e) {
+      if (!marked(e.to)) dist[x] = std::min(dist[x], e.cost + dist[e.to]);
+    });
+    if (dist[x] != kInfinity) distance_heap_.Push(x, dist[x]);
+  }
+  while (!distance_heap_.empty()) {
+    const VertexId y = distance_heap_.Pop();
+    const double d = dist[y];
+    ForEachInEdge(y, [&](const Edge& in) {
+      const double c = in.cost + d;
+      if (marked(in.to) && c < dist[in.to]) {
+        dist[in.to] = c;
+        distance_heap_.Push(in.to, c);
+      }
+    });
+  }
 }
 
 void NativeGraphCosts::Push(const Entry& entry) {
@@ -209,8 +270,8 @@ void NativeGraphCosts::Push(const Entry& entry) {
 }
 
 void NativeGraphCosts::Relax(VertexId w, double g) {
-  if (Popped(w) || (*h_)[w] == kInfinity || (Reached(w) && !(g < g_[w]))) return;
-  const double priority = g + (*h_)[w];
+  if (Popped(w) || H(w) == kInfinity || (Reached(w) && !(g < g_[w]))) return;
+  const double priority = g + H(w);
   if (Beyond(priority)) return;
   stamp_[w] = pass_;
   g_[w] = g;
@@ -242,15 +303,15 @@ double NativeGraphCosts::UpperBound(VertexId s, VertexId t, Target* target) {
 NativeGraphCosts::Edge* NativeGraphCosts::GreedyEdge(VertexId u, Target* target) {
   uint32_t& choice = target->greedy[u];
   if (choice == kUnchosen) {
-    const std::vector<double>& h = target->h;
+    dist_ = &target->dist;
     choice = kNoEdge;
     double best_f = kInfinity;
     for (uint32_t i = first_edge_[u]; i < first_edge_[u + 1]; ++i) {
-      const double f = edges_[i].cost + h[edges_[i].to];
+      const double f = edges_[i].cost + H(edges_[i].to);
       if (f < best_f) best_f = f, choice = i;
     }
     for (uint32_t i = target->first[u]; i < target->first[u + 1]; ++i) {
-      const double f = target->edges[i].cost + h[target->edges[i].to];
+      const double f = target->edges[i].cost + H(target->edges[i].to);
       if (f < best_f) best_f = f, choice = i | kGoalEdgeBit;
     }
     if (choice == kNoEdge) return nullptr;
@@ -261,11 +322,11 @@ NativeGraphCosts::Edge* NativeGraphCosts::GreedyEdge(VertexId u, Target* target)
 
 // GreedyEdge among the edges to states of the pass's Partial ops, not kept.
 NativeGraphCosts::Edge* NativeGraphCosts::AllowedGreedyEdge(VertexId u, Target* target) {
-  const std::vector<double>& h = target->h;
+  dist_ = &target->dist;
   uint32_t choice = kNoEdge;
   double best_f = kInfinity;
   auto consider = [&](const Edge& e, uint32_t i) {
-    const double f = e.cost + h[e.to];
+    const double f = e.cost + H(e.to);
     if ((ops_[e.to] & ~allowed_) == 0 && f < best_f) best_f = f, choice = i;
   };
   for (uint32_t i = first_edge_[u]; i < first_edge_[u + 1]; ++i) consider(edges_[i], i);
@@ -283,8 +344,8 @@ void NativeGraphCosts::Visit(VertexId u, double g, uint32_t choice, Target* targ
   const Edge* edge = EdgeOf(choice, target);
   if (edge->step == kPriced) return Relax(edge->to, g + edge->cost);
   const VertexId w = edge->to;
-  if (Popped(w) || (*h_)[w] == kInfinity) return;
-  Push({g + edge->cost + (*h_)[w], g, u, choice});
+  if (Popped(w) || H(w) == kInfinity) return;
+  Push({g + edge->cost + H(w), g, u, choice});
 }
 
 // Spec §5.2 item 2's A* from s to t, with the target's table as the bound:
@@ -296,11 +357,11 @@ double NativeGraphCosts::Search(VertexId s, VertexId t, Target* target) {
   }
   stamp_.resize(states_.size(), 0);
   g_.resize(states_.size());
-  h_ = &target->h;
+  dist_ = &target->dist;
   t_ = t;
   heap_.clear();
   upper_ = kInfinity;
-  if (target->h[s] != kInfinity) upper_ = UpperBound(s, t, target);
+  if (H(s) != kInfinity) upper_ = UpperBound(s, t, target);
   Relax(s, 0.0);
   while (!heap_.empty()) {
     std::pop_heap(heap_.begin(), heap_.end(), Later());
@@ -323,7 +384,7 @@ double NativeGraphCosts::Search(VertexId s, VertexId t, Target* target) {
     const double limit = Reached(t_) ? std::min(upper_, g_[t_]) : upper_;
     auto visit = [&](const Edge& edge, uint32_t choice) {
       if ((ops_[edge.to] & ~allowed_) != 0) return;  // off the pair's graph
-      if (!(e.g + edge.cost + (*h_)[edge.to] > limit)) Visit(e.vertex, e.g, choice, target);
+      if (!(e.g + edge.cost + H(edge.to) > limit)) Visit(e.vertex, e.g, choice, target);
     };
     for (uint32_t i = first_edge_[e.vertex]; i < first_edge_[e.vertex + 1]; ++i)
       visit(edges_[i], i);
@@ -343,7 +404,9 @@ std::optional<double> NativeGraphCosts::Cost(const DistState& src, const DistSta
   // The pair's graph: the states holding only its Partial ops (spec §4 case
   // 6 adds R -> P edges for those alone; every other edge is the same).
   allowed_ = src.PartialOps() | dst.PartialOps();
+  priced_.clear();
   const double cost = Search(s->second, t->second, &target);
+  if (!priced_.empty()) Reprice(t->second, &target);
   if (cost == kInfinity) return std::nullopt;
   return cost;
 }

@@ -74,6 +74,7 @@ class NativeGraphCosts {
     uint32_t edge;  // kNoEdge for a state
   };
   static constexpr uint32_t kPriced = std::numeric_limits<uint32_t>::max();
+  static constexpr VertexId kNoVertex = std::numeric_limits<VertexId>::max();
   // An edge's cost is its price, or while `step` is not kPriced, the model's
   // lower bound on it (spec §5.2 item 7): priced when a forward search pops
   // its stand-in or its greedy path takes it (Price), since most edges never
@@ -84,15 +85,17 @@ class NativeGraphCosts {
     uint32_t step;  // into steps_of_, or kPriced
   };
   // Towards one target: its goal edges out of each state (CSR by source),
-  // and its distances over every edge's cost (prices or lower bounds), times
-  // 1 - 1e-6 (the margin spec §5.1 item 2 gives every bound).
+  // and its distances over every edge's cost (prices or lower bounds), the
+  // bound H once scaled. A pair's search that prices edges raises the
+  // distances that took them (Reprice).
   struct Target {
     size_t num_vertices = 0;  // the graph's size when its goal edges were made
     bool too_big = false;
     std::vector<uint32_t> first;
     std::vector<Edge> edges;
     size_t h_for = 0;  // the graph's size when h was computed
-    std::vector<double> h;
+    std::vector<double> dist;
+    size_t repriced = 0;  // states Reprice met, over all its calls
     // Per state, GreedyEdge's choice: an index into edges_, or with
     // kGoalEdgeBit into `edges`, kNoEdge, or kUnchosen.
     std::vector<uint32_t> greedy;
@@ -110,6 +113,32 @@ class NativeGraphCosts {
   void BuildReverse();
   void FillGoalEdges(VertexId t, Target* target);
   void FillDistances(VertexId t, Target* target);
+  // The reverse edges into v, goal-free and (FillDistances' target's) goal
+  // edges; Edge::to is the source. Costs as when the CSRs were built: at
+  // most the prices (pricing only raises), so distances over them are bounds.
+  template <typename Fn>
+  void ForEachInEdge(VertexId v, Fn fn) const {
+    for (uint32_t i = first_in_[v]; i < first_in_[v + 1]; ++i) fn(in_edges_[i]);
+    for (uint32_t i = goal_first_in_[v]; i < goal_first_in_[v + 1]; ++i) fn(goal_in_edges_[i]);
+  }
+  // u's out-edges, goal-free and the target's, at their current costs.
+  template <typename Fn>
+  void ForEachOutEdge(VertexId u, const Target* target, Fn fn) const {
+    for (uint32_t i = first_edge_[u]; i < first_edge_[u + 1]; ++i) fn(edges_[i]);
+    for (uint32_t i = target->first[u]; i < target->first[u + 1]; ++i) fn(target->edges[i]);
+  }
+  // After a pair's search priced edges: the distances that took them, raised.
+  // Only for a raise of more than kRepriceRaise of the source's distance
+  // (smaller ones barely move the searches: on the 2x2x2x2 sets of
+  // bench/README.md repricing every one cost more than it saved), and up to
+  // kRepriceBudget times the graph's states per target, so that a target
+  // pays at most a few tables' worth.
+  static constexpr double kRepriceRaise = 0.2;
+  static constexpr size_t kRepriceBudget = 4;
+  void Reprice(VertexId t, Target* target);
+  // Reprice's states to raise, into affected_[0, count); returns count, past
+  // the target's budget when it stopped there.
+  size_t MarkRaised(const Target& target);
   double Search(VertexId s, VertexId t, Target* target);
   static constexpr size_t kMaxUpperBoundSteps = 64;
   double UpperBound(VertexId s, VertexId t, Target* target);
@@ -160,9 +189,21 @@ class NativeGraphCosts {
   size_t reverse_for_ = 0;
   std::vector<uint32_t> first_in_;
   std::vector<Edge> in_edges_;  // Edge::to is the edge's source here
-  // The same of one target's goal edges (FillDistances).
+  // The same of one target's goal edges (FillDistances), and which.
+  VertexId goal_in_for_ = kNoVertex;
   std::vector<uint32_t> goal_first_in_;
   std::vector<Edge> goal_in_edges_;
+  // The edges priced by the pair's search (Cost), and Reprice's scratch.
+  struct PricedEdge {
+    VertexId from;
+    VertexId to;
+    double bound;  // its cost in the table until then
+    double price;
+  };
+  std::vector<PricedEdge> priced_;
+  std::vector<VertexId> affected_;
+  std::vector<uint32_t> affected_mark_;
+  uint32_t affected_pass_ = 0;
   absl::flat_hash_map<VertexId, Target> targets_;
   DistanceHeap distance_heap_;  // FillDistances'
   // The forward search's pass: stamp_[v] is pass_ once v is reached (g_[v]
@@ -172,7 +213,13 @@ class NativeGraphCosts {
   std::vector<uint32_t> stamp_;
   std::vector<double> g_;
   uint32_t pass_ = 0;
-  const std::vector<double>* h_ = nullptr;
+  const std::vector<double>* dist_ = nullptr;  // the table Search and the walk read
+  // The margin of spec §5.1 item 2: a distance table so scaled is a bound
+  // whose every decrease along an edge is below the edge's price by far more
+  // than rounding, which the exactness argument of spec §5.2 item 6 needs.
+  static constexpr double kBoundScale = 1 - 1e-6;
+  // The bound at v (infinity stays).
+  double H(VertexId v) const { return (*dist_)[v] * kBoundScale; }
   VertexId t_ = 0;
   double upper_ = 0;      // Search's key above which nothing pops before t
   unsigned allowed_ = 0;  // Search's Partial ops: its pair's graph
