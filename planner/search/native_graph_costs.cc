@@ -38,6 +38,7 @@ NativeGraphCosts::Edge NativeGraphCosts::MakeEdge(const DistState& from, const S
   const std::optional<double> bound = model_.DeferredCostBound(from, step);
   if (!bound.has_value()) return {model_.StepCost(from, step), to, kPriced};
   steps_of_.push_back(step);
+  refined_.push_back(false);
   return {*bound, to, static_cast<uint32_t>(steps_of_.size() - 1)};
 }
 
@@ -45,6 +46,7 @@ void NativeGraphCosts::Price(VertexId from, Edge* e) {
   if (e->step == kPriced) return;
   const double bound = e->cost;
   e->cost = model_.StepCost(states_[from], steps_of_[e->step]);
+  refined_then_priced_ += refined_[e->step];
   e->step = kPriced;
   priced_.push_back({from, e->to, bound, e->cost});
 }
@@ -110,6 +112,7 @@ void NativeGraphCosts::Drop() {
   first_edge_ = {0};
   edges_ = {};
   steps_of_ = {};
+  refined_ = {};
   reverse_for_ = 0;
   first_in_ = {};
   in_edges_ = {};
@@ -215,8 +218,8 @@ size_t NativeGraphCosts::MarkRaised(const Target& target) {
     affected_[count++] = v;
   };
   for (const PricedEdge& e : priced_) {
-    const bool took = e.bound + dist[e.to] == dist[e.from];
-    if (took && e.price - e.bound > kRepriceRaise * dist[e.from]) mark(e.from);
+    const bool took = e.old_cost + dist[e.to] == dist[e.from];
+    if (took && e.new_cost - e.old_cost > kRepriceRaise * dist[e.from]) mark(e.from);
   }
   for (size_t i = 0; i < count && count <= budget; ++i) {
     const VertexId y = affected_[i];
@@ -348,6 +351,29 @@ void NativeGraphCosts::Visit(VertexId u, double g, uint32_t choice, Target* targ
   Push({g + edge->cost + H(w), g, u, choice});
 }
 
+bool NativeGraphCosts::Refining() const {
+  return refinements_ < kRefineWarmup || 3 * (refinements_ - refined_then_priced_) >= refinements_;
+}
+
+void NativeGraphCosts::PopStandIn(const Entry& e, Target* target) {
+  Edge* edge = EdgeOf(e.edge, target);
+  if (Popped(edge->to)) return;
+  if (edge->step != kPriced && !refined_[edge->step] && Refining()) {
+    refined_[edge->step] = true;
+    ++refinements_;
+    const std::optional<double> refined =
+        model_.RefinedCostBound(states_[e.vertex], steps_of_[edge->step]);
+    if (refined.has_value() && *refined > edge->cost) {
+      priced_.push_back({e.vertex, edge->to, edge->cost, *refined});
+      edge->cost = *refined;
+      Push({e.g + edge->cost + H(edge->to), e.g, e.vertex, e.edge});
+      return;
+    }
+  }
+  Price(e.vertex, edge);
+  Relax(edge->to, e.g + edge->cost);
+}
+
 // Spec §5.2 item 2's A* from s to t, with the target's table as the bound:
 // it pops t at the exact minimum g (item 6), having popped little else.
 double NativeGraphCosts::Search(VertexId s, VertexId t, Target* target) {
@@ -367,11 +393,8 @@ double NativeGraphCosts::Search(VertexId s, VertexId t, Target* target) {
     std::pop_heap(heap_.begin(), heap_.end(), Later());
     const Entry e = heap_.back();
     heap_.pop_back();
-    if (e.edge != kNoEdge) {  // a stand-in: price its edge, then relax it
-      Edge* edge = EdgeOf(e.edge, target);
-      if (Popped(edge->to)) continue;
-      Price(e.vertex, edge);
-      Relax(edge->to, e.g + edge->cost);
+    if (e.edge != kNoEdge) {
+      PopStandIn(e, target);
       continue;
     }
     if (Popped(e.vertex)) continue;

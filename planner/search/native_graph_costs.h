@@ -162,6 +162,18 @@ class NativeGraphCosts {
   void Push(const Entry& entry);
   void Relax(VertexId w, double g);
   void Visit(VertexId u, double g, uint32_t choice, Target* target);
+  // A stand-in popped (spec §5.2 item 7): its edge priced and relaxed, or
+  // first, while Refining, its cost raised to the model's RefinedCostBound
+  // and the stand-in pushed again at that key (priced when it pops again).
+  void PopStandIn(const Entry& e, Target* target);
+  // Whether to ask for refined bounds. A refinement costs a tenth to a half
+  // of a pricing (routing dearer on larger groups), so it pays where it
+  // often spares one: on the bench/README.md sets half spare theirs where
+  // exchanges are dear (a 1031x523x77 tensor, a 4x2x3x2 mesh) and a fifth
+  // where they are cheap. So: for the first kRefineWarmup, then while at
+  // least a third have not been priced since.
+  static constexpr size_t kRefineWarmup = 256;
+  bool Refining() const;
   bool Reached(VertexId v) const { return (stamp_[v] & ~kPoppedBit) == pass_; }
   bool Popped(VertexId v) const { return stamp_[v] == (pass_ | kPoppedBit); }
   // Whether an entry of key `priority` would pop after t (Push drops it).
@@ -184,6 +196,10 @@ class NativeGraphCosts {
   std::vector<uint32_t> first_edge_;  // per expanded state; states_ past it are not expanded
   std::vector<Edge> edges_;
   std::vector<Step> steps_of_;  // the steps of edges not yet priced
+  // Per steps_of_ entry: whether PopStandIn asked for its refined bound.
+  std::vector<bool> refined_;
+  size_t refinements_ = 0;
+  size_t refined_then_priced_ = 0;
   // Reverse adjacency (in-edges by target, costs as when built), rebuilt
   // when the graph grew.
   size_t reverse_for_ = 0;
@@ -193,12 +209,12 @@ class NativeGraphCosts {
   VertexId goal_in_for_ = kNoVertex;
   std::vector<uint32_t> goal_first_in_;
   std::vector<Edge> goal_in_edges_;
-  // The edges priced by the pair's search (Cost), and Reprice's scratch.
+  // The edges the pair's search (Cost) priced or refined, and Reprice's scratch.
   struct PricedEdge {
     VertexId from;
     VertexId to;
-    double bound;  // its cost in the table until then
-    double price;
+    double old_cost;  // a bound, as the table may have it
+    double new_cost;  // its price, or a refined bound
   };
   std::vector<PricedEdge> priced_;
   std::vector<VertexId> affected_;
