@@ -113,7 +113,7 @@ absl::Status SearchRow(const DistState& src, absl::Span<const DistState> targets
   for (size_t j : which) goals.push_back(targets[j]);
   StateSearch& search = searches->For(ops);
   const StateSearch::Outcome found =
-      search.Run(src, goals, StateSearch::Pass::Dijkstra(), limits.max_expanded_states,
+      search.Run(src, goals, StateSearch::Pass::Distances(), limits.max_expanded_states,
                  limits.max_search_edges);
   if (found == StateSearch::Outcome::kBound) {
     return SearchFailure(search, found, src, goals.front(), limits);
@@ -145,7 +145,7 @@ absl::Status FillRow(const DistState& src, absl::Span<const DistState> targets,
   std::vector<size_t> left;
   StateSearch& shared = searches->For(every_op);
   const StateSearch::Outcome found =
-      shared.Run(src, targets, StateSearch::Pass::Dijkstra(), limits.max_expanded_states,
+      shared.Run(src, targets, StateSearch::Pass::Distances(), limits.max_expanded_states,
                  limits.max_search_edges);
   for (size_t j = 0; j < targets.size(); ++j) {
     if (found == StateSearch::Outcome::kBound) {

@@ -408,6 +408,50 @@ class DearChunkModel : public CostModel {
   };
 };
 
+// Prices of no pattern, each step deferred (spec §5.2 item 7) at half its
+// price and refined at three quarters: every edge of a row's search goes
+// through stand-ins, as an exchange's does under nccl.
+class DeferringModel : public CostModel {
+ public:
+  DeferringModel() : CostModel("deferring") {}
+  std::unique_ptr<const BoundCostModel> Bind(const CostProblem&) const override {
+    return std::make_unique<Bound>();
+  }
+
+ private:
+  struct Bound : BoundCostModel {
+    double StepCost(const DistState& current, const Step& step) const override {
+      return 0.1 + 0.37 * static_cast<double>(step.kind) +
+             0.013 * static_cast<double>(current.bits() % 97) + 0.7 * step.group.bits();
+    }
+    std::optional<double> DeferredCostBound(const DistState& current,
+                                            const Step& step) const override {
+      return StepCost(current, step) * 0.5;
+    }
+    std::optional<double> RefinedCostBound(const DistState& current,
+                                           const Step& step) const override {
+      return StepCost(current, step) * 0.75;
+    }
+  };
+};
+
+TEST(CostMatrixTest, DeferredStepsKeepPytorchRowCostsExact) {
+  const Layouts l;
+  CostMatrixOptions options;
+  options.mode = PlanMode::kPyTorch;
+  options.cost_model = std::make_shared<DeferringModel>();
+  absl::StatusOr<CostMatrixResult> m =
+      CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, options);
+  PlanOptions plan_options{PlanMode::kPyTorch};
+  plan_options.algorithm = Algorithm::kGraph;
+  plan_options.cost_model = options.cost_model;
+  std::vector<absl::StatusOr<Plan>> plans;
+  for (const DistSpec& src : l.specs) {
+    for (const DistSpec& dst : l.specs) plans.push_back(PlanRedistribution(src, dst, plan_options));
+  }
+  EXPECT_EQ(ExpectMatrixEqualsPlans(l, m, plans, "deferring"), 14 * 14);
+}
+
 // A row's target whose path on the row's graph (with the ops of every
 // target) holds an op its pair's graph lacks takes its own graph's search.
 TEST(CostMatrixTest, TargetsWhosePathHoldsAnotherOpTakeTheirOwnGraph) {

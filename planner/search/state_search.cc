@@ -416,6 +416,37 @@ void StateSearch::Search(VertexId s, const Pass& pass, int64_t max_expanded, int
       visitor);
 }
 
+// Each popped vertex relaxes its out-edges (a stand-in's one edge, once
+// priced) by priority alone; an edge to a stand-in keeps its source's g, as
+// in Boost's passes (RelaxesToStandIn), so targets get g + StepCost.
+void StateSearch::SearchDistances(VertexId s, int64_t max_expanded, int64_t max_edges) {
+  distance_heap_.Reset(vertices_.size());
+  distance_heap_.Push(s, 0.0);
+  while (!distance_heap_.empty()) {
+    const VertexId u = distance_heap_.Pop();
+    Pop(u, max_expanded, max_edges);
+    if (outcome_ != Outcome::kExhausted) return;
+    distance_heap_.Grow(vertices_.size());  // Pop may have interned states
+    const Vertex& v = vertices_[u];
+    const Edge* first = edges_.data() + v.first_edge;
+    const Edge* last = first + v.num_edges;
+    if (v.deferred != kNone) {
+      const Deferred& d = deferred_[v.deferred];
+      first = &d.edge;
+      last = &d.edge + (d.priced ? 1 : 0);
+    }
+    const double g = labels_[u].key.g;
+    for (const Edge* e = first; e != last; ++e) {
+      Label& to = labels_[e->to];
+      const double priority = g + e->cost;
+      if (to.popped || !(priority < to.key.priority)) continue;
+      to.key = Key{priority, 0, to.stand_in ? g : priority};
+      to.parent = u;
+      distance_heap_.Push(e->to, priority);
+    }
+  }
+}
+
 StateSearch::Outcome StateSearch::Run(const DistState& src, absl::Span<const DistState> goals,
                                       const Pass& pass, int64_t max_expanded, int64_t max_edges) {
   Reset();
@@ -429,7 +460,9 @@ StateSearch::Outcome StateSearch::Run(const DistState& src, absl::Span<const Dis
   const VertexId s = Intern(src);
   const double start_h = H(s);
   labels_[s].key = Key{pass.astar ? start_h : 0.0, 0, 0.0};
-  if (pass.astar) {
+  if (pass.distances_only) {
+    SearchDistances(s, max_expanded, max_edges);
+  } else if (pass.astar) {
     Search<true>(s, pass, max_expanded, max_edges);
   } else {
     Search<false>(s, pass, max_expanded, max_edges);

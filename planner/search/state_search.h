@@ -10,7 +10,8 @@
 // A pass pops states by (priority, sequence): priority is g, the cost from
 // the source (Dijkstra, spec §5), or g + bound (A*); every edge relaxed
 // towards a not-yet-expanded state takes the next sequence number, so
-// Dijkstra breaks ties exactly as PyTorch's heap does. With a budget, a pass
+// Dijkstra breaks ties exactly as PyTorch's heap does (Pass::Distances, for
+// costs alone, does not, and skips Boost). With a budget, a pass
 // never relaxes an edge whose g + bound exceeds it (spec §5.1). An A* pass
 // pops by (g + bound, g, seq): where g drops by less than g + bound's
 // rounding, the smaller g still wins, so every state pops at its exact
@@ -41,6 +42,7 @@
 #include "planner/costs/cost_model.h"
 #include "planner/costs/remaining_cost_bound.h"
 #include "planner/layout/dist_state.h"
+#include "planner/search/distance_heap.h"
 #include "planner/search/edge_source.h"
 #include "planner/search/search_limits.h"
 #include "planner/steps/step.h"
@@ -53,8 +55,14 @@ class StateSearch {
     bool astar = false;                                       // pop by g + bound instead of g
     double budget = std::numeric_limits<double>::infinity();  // prune g + bound > budget
 
+    // Costs alone (CostMatrix's rows): a Dijkstra that pops equal keys in
+    // any order, so its parents may differ from §5's, never its costs (spec
+    // §5.2 item 2, "Exact sums"); a plain heap of g instead of Boost's.
+    bool distances_only = false;
+
     static Pass Dijkstra() { return Pass{}; }
     static Pass Astar() { return Pass{true}; }
+    static Pass Distances() { return Pass{false, std::numeric_limits<double>::infinity(), true}; }
     // Dijkstra keeping only what can lie on a path of cost `c_star`, with a
     // tiny relative slack for rounding (spec §5.1).
     static Pass Pruned(double c_star);
@@ -167,6 +175,8 @@ class StateSearch {
   // Boost's Dijkstra from s, popping by KeyLess<kAstar> (Run's pass).
   template <bool kAstar>
   void Search(VertexId s, const Pass& pass, int64_t max_expanded, int64_t max_edges);
+  // Pass::Distances' Dijkstra from s.
+  void SearchDistances(VertexId s, int64_t max_expanded, int64_t max_edges);
   // False, generating nothing, when u's edges would take the search past
   // `max_edges`.
   bool GenerateEdges(VertexId u, int64_t max_edges);
@@ -213,6 +223,7 @@ class StateSearch {
   // Scratch for the out_edge_iterator: the popped state's edges to states
   // not popped, or (ListRelaxed) those Boost is to relax, with their keys.
   std::vector<OpenEdge> open_edges_;
+  DistanceHeap distance_heap_;  // SearchDistances'; keyed by priority
   uint64_t seq_ = 0;
   Key candidate_;          // the key the edge being examined would give its target
   size_t goals_left_ = 0;  // this pass's goals not popped yet
