@@ -355,20 +355,24 @@ bool NativeGraphCosts::Refining() const {
   return refinements_ < kRefineWarmup || 3 * (refinements_ - refined_then_priced_) >= refinements_;
 }
 
+bool NativeGraphCosts::Refine(VertexId from, Edge* edge) {
+  if (edge->step == kPriced || refined_[edge->step] || !Refining()) return false;
+  refined_[edge->step] = true;
+  ++refinements_;
+  const std::optional<double> refined =
+      model_.RefinedCostBound(states_[from], steps_of_[edge->step]);
+  if (!refined.has_value() || !(*refined > edge->cost)) return false;
+  priced_.push_back({from, edge->to, edge->cost, *refined});
+  edge->cost = *refined;
+  return true;
+}
+
 void NativeGraphCosts::PopStandIn(const Entry& e, Target* target) {
   Edge* edge = EdgeOf(e.edge, target);
   if (Popped(edge->to)) return;
-  if (edge->step != kPriced && !refined_[edge->step] && Refining()) {
-    refined_[edge->step] = true;
-    ++refinements_;
-    const std::optional<double> refined =
-        model_.RefinedCostBound(states_[e.vertex], steps_of_[edge->step]);
-    if (refined.has_value() && *refined > edge->cost) {
-      priced_.push_back({e.vertex, edge->to, edge->cost, *refined});
-      edge->cost = *refined;
-      Push({e.g + edge->cost + H(edge->to), e.g, e.vertex, e.edge});
-      return;
-    }
+  if (Refine(e.vertex, edge)) {
+    Push({e.g + edge->cost + H(edge->to), e.g, e.vertex, e.edge});
+    return;
   }
   Price(e.vertex, edge);
   Relax(edge->to, e.g + edge->cost);

@@ -166,6 +166,9 @@ class NativeGraphCosts {
   // first, while Refining, its cost raised to the model's RefinedCostBound
   // and the stand-in pushed again at that key (priced when it pops again).
   void PopStandIn(const Entry& e, Target* target);
+  // While Refining: an unpriced edge's cost raised to its refined bound, once
+  // per edge; whether it rose.
+  bool Refine(VertexId from, Edge* edge);
   // Whether to ask for refined bounds. A refinement costs a tenth to a half
   // of a pricing (routing dearer on larger groups), so it pays where it
   // often spares one: on the bench/README.md sets half spare theirs where
