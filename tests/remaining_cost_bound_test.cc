@@ -114,5 +114,26 @@ TEST(RemainingCostBoundTest, NativeBoundSeesEachStepsGroupAndBytes) {
   }
 }
 
+// Where dst holds a Partial, an R must still be partitioned: a local step,
+// but one that writes the whole block (128 MiB here), and the only way to
+// that Partial. The native bound prices it at the shard set it runs on; it
+// used to see no cost at all.
+TEST(RemainingCostBoundTest, NativeBoundPricesThePartitionsDstStillNeeds) {
+  const std::vector<Problem> problems = {
+      {{2, 4}, {8192, 4096}, "RR", "P(sum)R"},       // the partition is the plan
+      {{2, 4}, {8192, 4096}, "RR", "P(sum)P(avg)"},  // two partitions
+      {{2, 4}, {8192, 4096}, "S(0)R", "P(sum)R"},    // gathered first
+  };
+  for (const std::string model : {"nccl", "alpha-beta"}) {
+    for (const Problem& problem : problems) {
+      double h = 0, c_star = 0;
+      BoundAndCost(problem, model, &h, &c_star, /*native=*/true);
+      EXPECT_LE(h, c_star) << model << " " << problem.src << " -> " << problem.dst;
+      EXPECT_GE(h, 0.5 * c_star) << model << " " << problem.src << " -> " << problem.dst << ": C* "
+                                 << c_star;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace reshard

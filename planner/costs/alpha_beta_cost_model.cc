@@ -131,6 +131,11 @@ class AlphaBetaCosts : public BoundCostModel {
     const double bytes = kind == StepKind::kAllGather ? block * static_cast<double>(n) : block;
     return call_us_ + TimeOnLinkUs(CommunicationTerms(kind, static_cast<double>(n), bytes), link);
   }
+  // A local step writes its output block (the input, for a partition),
+  // which holds at least MinBytes of the shard set after it.
+  double LocalLowerBoundAt(unsigned shard_set) const override {
+    return blocks_->MinBytes(shard_set) / memory_bytes_per_us_;
+  }
   // One message carrying `received` elements (ExchangeTimeUs grows with them).
   double ExchangeLowerBoundAt(MeshDimSet group, int64_t received) const override {
     int64_t n = 1;

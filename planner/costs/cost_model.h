@@ -97,6 +97,8 @@ class BoundCostModel {
   //   ExchangeLowerBoundAt(group, received) <= StepCost of every exchange on
   //     exactly the mesh dims of `group` whose busiest member receives at
   //     least `received` elements, and it grows with `received`;
+  //   LocalLowerBoundAt(shard_set) <= StepCost of every local step (chunk,
+  //     partition) into a state whose shard set is `shard_set`;
   // both bit for bit like LowerBound. The default: none.
   virtual const ShardSetBlocks* group_blocks() const { return nullptr; }
   virtual double GroupLowerBoundAt(unsigned /*shard_set*/, StepKind /*kind*/,
@@ -106,6 +108,7 @@ class BoundCostModel {
   virtual double ExchangeLowerBoundAt(MeshDimSet /*group*/, int64_t /*received*/) const {
     return 0;
   }
+  virtual double LocalLowerBoundAt(unsigned /*shard_set*/) const { return 0; }
 
   // Whose buffers the plan's memory is counted for (step_memory.h, spec
   // §12): the backend the model describes. Gloo unless a model says so.

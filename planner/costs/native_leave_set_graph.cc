@@ -30,6 +30,7 @@ NativeLeaveSetGraph::NativeLeaveSetGraph(const DistState& dst, const BoundCostMo
 // set holding its group, a reduce or a scatter from one holding none of it.
 // A shuffle is an all_to_all or, on two or more mesh dims, a permute.
 void NativeLeaveSetGraph::FillPrices(const BoundCostModel& model) {
+  for (unsigned set = 0; set <= all_; ++set) local_[set] = model.LocalLowerBoundAt(set);
   for (unsigned g = 1; g <= all_; ++g) {
     const MeshDimSet group = MeshDimSet::FromBits(static_cast<uint8_t>(g));
     for (unsigned set = 0; set <= all_; ++set) {
@@ -98,37 +99,40 @@ void NativeLeaveSetGraph::FillToGo() {
 
 // A mesh dim's masks: a Shard (s = 1) that must leave (l = 1) or not; a
 // Partial that must leave (s = 0, l = 1); an R or a Partial dst holds
-// (s = 0, l = 0). A step landing a Shard lands it with l = 1 exactly where
-// dst holds no Shard: where dst holds one, the state with l = 0 is no
-// farther from dst's masks than the one with l = 1 (every edge out of the
-// one leaves the other at the same price, and dst's masks need l = 0
-// there), so the edge into it bounds both. Edges into y, from x, on group g
-// (every member as the move needs; other mesh dims as in y):
-//   g's members s = 0, l = 0 in y: all_gather from Shards (l either), and
-//     all_reduce from Partials (l either, one at least leaving);
+// (s = 0, l = 0) -- except where dst holds a Partial (dst_partial_): there
+// R is (s = 0, l = 1) too, since it must still be partitioned, and (s = 0,
+// l = 0) is dst's Partial alone. A step landing a Shard lands it with l = 1
+// exactly where dst holds no Shard: where dst holds one, the state with
+// l = 0 is no farther from dst's masks than the one with l = 1 (every edge
+// out of the one leaves the other at the same price, and dst's masks need
+// l = 0 there), so the edge into it bounds both. Edges into y, from x, on
+// group g (every member as the move needs; other mesh dims as in y):
+//   g's members R in y: all_gather from Shards (l either), and all_reduce
+//     from Partials (l either);
 //   g's members landed Shards in y: a shuffle from Shards, a reduce_scatter
-//     from Partials, and on one mesh dim a chunk from R (local: 0);
-//   one mesh dim, s = 0, l = 1 in y: partition from R (local: 0).
-// Abstract states no real state maps to get edges too; they only lower
-// distances.
+//     from Partials, and on one mesh dim a chunk from R (local);
+//   one mesh dim, a Partial in y: partition from R (local).
+// Local steps are priced by LocalLowerBoundAt of y's shard set. Abstract
+// states no real state maps to get edges too; they only lower distances.
 template <typename Relax>
 void NativeLeaveSetGraph::ForEachEdgeInto(unsigned y, Relax relax) const {
   const unsigned shard = y & all_;
   const unsigned leave = y >> ndim_;
   const unsigned landed_leave = all_ & ~dst_shard_;
+  const double local = local_[shard];
   for (unsigned g = 1; g <= all_; ++g) {
     const bool single = (g & (g - 1)) == 0;
-    if (((shard | leave) & g) == 0) {
+    const unsigned rest = leave & ~g;
+    if ((shard & g) == 0 && (leave & g) == (g & dst_partial_)) {  // g's members R
       const double gather = prices_[kGather][g][shard | g];
       const double reduce = prices_[kReduce][g][shard];
       ForEachSubset(g, [&](unsigned sub) {
-        relax((shard | g) | ((leave | sub) << ndim_), gather);
-        if (sub != 0) relax(shard | ((leave | sub) << ndim_), reduce);
+        relax((shard | g) | ((rest | sub) << ndim_), gather);
+        const unsigned x = shard | ((rest | sub) << ndim_);
+        if (x != y) relax(x, reduce);
       });
-      continue;
     }
     if ((shard & g) == g && (leave & g) == (g & landed_leave)) {
-      const unsigned rest = leave & ~g;
       const unsigned from = shard & ~g;
       const double shuffle = prices_[kShuffle][g][shard];
       const double scatter = prices_[kScatter][g][from];
@@ -137,9 +141,13 @@ void NativeLeaveSetGraph::ForEachEdgeInto(unsigned y, Relax relax) const {
         if (x != y) relax(x, shuffle);
         relax(from | ((rest | sub) << ndim_), scatter);
       });
-      if (single) relax(from | (rest << ndim_), 0.0);
+      if (single) relax(from | ((rest | (g & dst_partial_)) << ndim_), local);
     }
-    if (single && (shard & g) == 0 && (leave & g) != 0) relax(y ^ (g << ndim_), 0.0);
+    if (single && (shard & g) == 0) {
+      // A Partial in y: dst's (from an R that l = 1 marks), or another.
+      if ((g & dst_partial_) != 0 && (leave & g) == 0) relax(y | (g << ndim_), local);
+      if ((g & dst_partial_) == 0 && (leave & g) != 0) relax(y ^ (g << ndim_), local);
+    }
   }
 }
 

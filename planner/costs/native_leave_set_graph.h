@@ -5,7 +5,9 @@
 // (remaining_cost_bound.h), but its edges are native steps (spec §4.2): a
 // collective or a permute on any group of mesh dims, priced by
 // GroupLowerBoundAt at its source's shard set, whole (no share of a call
-// per mesh dim), and the goal exchange, which leads to dst, priced by
+// per mesh dim), a local step (chunk, partition) by LocalLowerBoundAt at the
+// shard set after it (where dst holds a Partial, an R counts as must-leave:
+// it must still be partitioned), and the goal exchange, which leads to dst, priced by
 // ExchangeLowerBoundAt at the least its busiest member receives
 // (ShardSetBlocks: GoalReceipts, and MovedShardReceipts where a Shard must
 // leave). A native step changes only its group's bits of both masks, so
@@ -64,6 +66,7 @@ class NativeLeaveSetGraph {
   unsigned dst_partial_ = 0;  // ... a Partial
   // [move][group][source shard set]; only the sets a move may start from.
   double prices_[kMoves][kSets][kSets] = {};
+  double local_[kSets] = {};  // LocalLowerBoundAt, by the shard set after the step
   double to_go_[kMaxStates];  // [shard_set | leave_set << ndim]
 };
 

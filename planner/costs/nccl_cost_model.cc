@@ -156,6 +156,11 @@ class NcclCosts : public BoundCostModel {
         return NcclP2pTimeUs(links_, Messages(s, 1, 0.0));
     }
   }
+  // A local step writes its output block (the input, for a partition),
+  // which holds at least MinBytes of the shard set after it.
+  double LocalLowerBoundAt(unsigned shard_set) const override {
+    return blocks_->MinBytes(shard_set) / memory_bytes_per_us_;
+  }
   // ExchangeTimeLowerBoundUs of one message of `received` elements.
   double ExchangeLowerBoundAt(MeshDimSet group, int64_t received) const override {
     const HostSpan& s = span_[group.bits()];

@@ -17,7 +17,10 @@ constexpr double kShrink = 1.0 - 1e-6;
 RemainingCostBound::RemainingCostBound(const DistState& dst, const BoundCostModel& model,
                                        Graph graph)
     : native_(graph == Graph::kNative) {
-  for (int m = 0; m < dst.ndim(); ++m) dst_cell_[m] = dst.cell(m);
+  for (int m = 0; m < dst.ndim(); ++m) {
+    dst_cell_[m] = dst.cell(m);
+    dst_partial_ |= dst.placement(m).is_partial() ? 1u << m : 0u;
+  }
   dst_bits_ = dst.bits();
   FillLeaves(
       dst, [&model](StepKind kind, int m) { return model.LowerBound(kind, m); }, leaves_);
@@ -144,7 +147,7 @@ RemainingCostBound::Masks RemainingCostBound::MasksOf(const DistState& state) co
   const uint64_t returns =
       native_ ? 0 : shard_leaves & ~NonzeroBytes((bits ^ dst_bits_) & (0x1f * kEveryByte));
   return {state.ShardSet(), ByteFlagsToMask(shard_leaves), ByteFlagsToMask(partial & differs),
-          ByteFlagsToMask(returns)};
+          ByteFlagsToMask(returns), ByteFlagsToMask(~differs & kEveryByte)};
 }
 
 RemainingCostBound::Leaving RemainingCostBound::LeavingOf(const DistState& state) const {
@@ -207,7 +210,11 @@ double RemainingCostBound::operator()(const DistState& state) const {
   }
   if (native_graph_.has_value()) {
     const Masks masks = MasksOf(state);
-    return native_graph_->ToGo(masks.shard_set, masks.shard_leaves | masks.partial_leaves) *
+    // Where dst holds a Partial, an R must still be partitioned (its masks
+    // in native_leave_set_graph.cc).
+    const unsigned unpartitioned = dst_partial_ & ~masks.shard_set & ~masks.same;
+    return native_graph_->ToGo(masks.shard_set,
+                               masks.shard_leaves | masks.partial_leaves | unpartitioned) *
            kShrink;
   }
   // Which mesh dims must leave is the same for every table: found once.

@@ -119,6 +119,7 @@ class RemainingCostBound {
     unsigned shard_leaves;
     unsigned partial_leaves;
     unsigned shard_returns;  // compat: the kShardReturns among shard_leaves
+    unsigned same;           // the cells equal to dst's
   };
   Masks MasksOf(const DistState& state) const;
   // The must-leave sum of `table` (native: with one permute's share, header).
@@ -127,7 +128,8 @@ class RemainingCostBound {
   double ExchangeBound(const Leaving& leaving) const;
   // dst's cell (dist_state.h) per mesh dim: its placement and order position.
   unsigned dst_cell_[kMaxMeshDims] = {};
-  uint64_t dst_bits_ = 0;  // dst's cells, packed (DistState::bits)
+  uint64_t dst_bits_ = 0;     // dst's cells, packed (DistState::bits)
+  unsigned dst_partial_ = 0;  // the mesh dims where dst holds a Partial
   double leaves_[kMaxMeshDims][kCases] = {};
   double reduced_[kMaxMeshDims] = {};    // min(reduce_scatter, all_reduce) bounds
   double exchanged_[kMaxMeshDims] = {};  // LowerBound(kExchange, m), native only
