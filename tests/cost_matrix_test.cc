@@ -48,13 +48,14 @@ const char* const kLayouts[] = {
 struct Layouts {
   DeviceMesh mesh;
   std::vector<int64_t> shape;
+  DType dtype;
   std::vector<DistSpec> specs;
   std::vector<DistState> states;
-  Layouts(std::vector<int64_t> mesh_sizes, std::vector<int64_t> tensor_shape, DType dtype,
+  Layouts(std::vector<int64_t> mesh_sizes, std::vector<int64_t> tensor_shape, DType type,
           std::vector<const char*> texts)
-      : mesh(*DeviceMesh::Create(mesh_sizes)), shape(std::move(tensor_shape)) {
+      : mesh(*DeviceMesh::Create(mesh_sizes)), shape(std::move(tensor_shape)), dtype(type) {
     for (const char* text : texts) {
-      specs.push_back(*DistSpec::Parse(mesh, text, shape, dtype));
+      specs.push_back(*DistSpec::Parse(mesh, text, shape, type));
       states.push_back(specs.back().state());
     }
   }
@@ -389,89 +390,83 @@ TEST(CostMatrixTest, RandomPytorchMatricesEqualPlanningEachPairWithConstantCosts
   ExpectRandomPytorchCasesEqualPlans("pytorch-const", 24, 29);
 }
 
-// Chunks dear, every other step cheap: RR -> S(0)R costs 1 through P(sum)R
-// (partition, then reduce_scatter), where a P(sum) is on the graph, and 10
-// (the chunk) on the pair's own graph, which has no P(sum) (spec §4 case 6).
-class DearChunkModel : public CostModel {
+// A model named `name` whose every problem binds to a `Bound`.
+template <typename Bound>
+class ModelOf : public CostModel {
  public:
-  DearChunkModel() : CostModel("dear-chunk") {}
+  explicit ModelOf(std::string name) : CostModel(std::move(name)) {}
   std::unique_ptr<const BoundCostModel> Bind(const CostProblem&) const override {
     return std::make_unique<Bound>();
   }
-
- private:
-  struct Bound : BoundCostModel {
-    double StepCost(const DistState&, const Step& step) const override {
-      if (step.kind == StepKind::kChunk) return 10;
-      return IsCommunicating(step.kind) ? 1 : 0;
-    }
-  };
 };
+
+// The pytorch-mode graph plan of every pair of `l` under `model`, row-major.
+std::vector<absl::StatusOr<Plan>> PytorchPlans(const Layouts& l,
+                                               std::shared_ptr<const CostModel> model) {
+  PlanOptions options{PlanMode::kPyTorch};
+  options.algorithm = Algorithm::kGraph;
+  options.cost_model = std::move(model);
+  std::vector<absl::StatusOr<Plan>> plans;
+  for (const DistSpec& src : l.specs) {
+    for (const DistSpec& dst : l.specs) plans.push_back(PlanRedistribution(src, dst, options));
+  }
+  return plans;
+}
+
+absl::StatusOr<CostMatrixResult> PytorchMatrix(const Layouts& l,
+                                               std::shared_ptr<const CostModel> model) {
+  CostMatrixOptions options;
+  options.mode = PlanMode::kPyTorch;
+  options.cost_model = std::move(model);
+  return CostMatrix(l.mesh, l.shape, l.dtype, l.states, l.states, options);
+}
 
 // Prices of no pattern, each step deferred (spec §5.2 item 7) at half its
 // price and refined at three quarters: every edge of a row's search goes
 // through stand-ins, as an exchange's does under nccl.
-class DeferringModel : public CostModel {
- public:
-  DeferringModel() : CostModel("deferring") {}
-  std::unique_ptr<const BoundCostModel> Bind(const CostProblem&) const override {
-    return std::make_unique<Bound>();
+struct DeferringCosts : BoundCostModel {
+  double StepCost(const DistState& current, const Step& step) const override {
+    return 0.1 + 0.37 * static_cast<double>(step.kind) +
+           0.013 * static_cast<double>(current.bits() % 97) + 0.7 * step.group.bits();
   }
-
- private:
-  struct Bound : BoundCostModel {
-    double StepCost(const DistState& current, const Step& step) const override {
-      return 0.1 + 0.37 * static_cast<double>(step.kind) +
-             0.013 * static_cast<double>(current.bits() % 97) + 0.7 * step.group.bits();
-    }
-    std::optional<double> DeferredCostBound(const DistState& current,
-                                            const Step& step) const override {
-      return StepCost(current, step) * 0.5;
-    }
-    std::optional<double> RefinedCostBound(const DistState& current,
-                                           const Step& step) const override {
-      return StepCost(current, step) * 0.75;
-    }
-  };
+  std::optional<double> DeferredCostBound(const DistState& current,
+                                          const Step& step) const override {
+    return StepCost(current, step) * 0.5;
+  }
+  std::optional<double> RefinedCostBound(const DistState& current,
+                                         const Step& step) const override {
+    return StepCost(current, step) * 0.75;
+  }
 };
 
 TEST(CostMatrixTest, DeferredStepsKeepPytorchRowCostsExact) {
   const Layouts l;
-  CostMatrixOptions options;
-  options.mode = PlanMode::kPyTorch;
-  options.cost_model = std::make_shared<DeferringModel>();
-  absl::StatusOr<CostMatrixResult> m =
-      CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, options);
-  PlanOptions plan_options{PlanMode::kPyTorch};
-  plan_options.algorithm = Algorithm::kGraph;
-  plan_options.cost_model = options.cost_model;
-  std::vector<absl::StatusOr<Plan>> plans;
-  for (const DistSpec& src : l.specs) {
-    for (const DistSpec& dst : l.specs) plans.push_back(PlanRedistribution(src, dst, plan_options));
-  }
-  EXPECT_EQ(ExpectMatrixEqualsPlans(l, m, plans, "deferring"), 14 * 14);
+  const auto model = std::make_shared<ModelOf<DeferringCosts>>("deferring");
+  EXPECT_EQ(
+      ExpectMatrixEqualsPlans(l, PytorchMatrix(l, model), PytorchPlans(l, model), "deferring"),
+      14 * 14);
 }
+
+// Chunks dear, every other step cheap: RR -> S(0)R costs 1 through P(sum)R
+// (partition, then reduce_scatter), where a P(sum) is on the graph, and 10
+// (the chunk) on the pair's own graph, which has no P(sum) (spec §4 case 6).
+struct DearChunkCosts : BoundCostModel {
+  double StepCost(const DistState&, const Step& step) const override {
+    if (step.kind == StepKind::kChunk) return 10;
+    return IsCommunicating(step.kind) ? 1 : 0;
+  }
+};
 
 // A row's target whose path on the row's graph (with the ops of every
 // target) holds an op its pair's graph lacks takes its own graph's search.
 TEST(CostMatrixTest, TargetsWhosePathHoldsAnotherOpTakeTheirOwnGraph) {
   const Layouts l({2, 2}, {8, 8}, DType::kF32, {"RR", "S(0)R", "P(sum)R"});
-  CostMatrixOptions options;
-  options.mode = PlanMode::kPyTorch;
-  options.cost_model = std::make_shared<DearChunkModel>();
-  absl::StatusOr<CostMatrixResult> m =
-      CostMatrix(l.mesh, l.shape, DType::kF32, l.states, l.states, options);
+  const auto model = std::make_shared<ModelOf<DearChunkCosts>>("dear-chunk");
+  absl::StatusOr<CostMatrixResult> m = PytorchMatrix(l, model);
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ((*m)[0][1], 10.0);
   EXPECT_EQ((*m)[0][2], 0.0);
-  PlanOptions plan_options{PlanMode::kPyTorch};
-  plan_options.algorithm = Algorithm::kGraph;
-  plan_options.cost_model = options.cost_model;
-  std::vector<absl::StatusOr<Plan>> plans;
-  for (const DistSpec& src : l.specs) {
-    for (const DistSpec& dst : l.specs) plans.push_back(PlanRedistribution(src, dst, plan_options));
-  }
-  EXPECT_EQ(ExpectMatrixEqualsPlans(l, m, plans, "dear chunk"), 9);
+  EXPECT_EQ(ExpectMatrixEqualsPlans(l, m, PytorchPlans(l, model), "dear chunk"), 9);
 }
 
 // Graphs past the limit are searched pair by pair: the same costs, and the

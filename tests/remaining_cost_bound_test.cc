@@ -85,6 +85,20 @@ TEST(RemainingCostBoundTest, ShardThatMustComeBackPaysForBothWays) {
   ExpectTight({{4, 2, 2}, {8, 8, 8}, "S(1)S(0)R", "S(1)S(0)[1]S(0)[0]"}, "pytorch-const");
 }
 
+// Under nccl and alpha-beta, the native bound at each problem's source: at
+// most C* and at least half of it.
+void ExpectNativeBoundsWithinHalfOfCStar(const std::vector<Problem>& problems) {
+  for (const std::string model : {"nccl", "alpha-beta"}) {
+    for (const Problem& problem : problems) {
+      double h = 0, c_star = 0;
+      BoundAndCost(problem, model, &h, &c_star, /*native=*/true);
+      EXPECT_LE(h, c_star) << model << " " << problem.src << " -> " << problem.dst;
+      EXPECT_GE(h, 0.5 * c_star) << model << " " << problem.src << " -> " << problem.dst << ": C* "
+                                 << c_star;
+    }
+  }
+}
+
 // The native bound of nccl and alpha-beta (native_leave_set_graph.h) prices a plan's one
 // collective at its own group and bytes, and the goal exchange that could
 // replace it at the bytes its members must receive: on these tensors of
@@ -103,15 +117,7 @@ TEST(RemainingCostBoundTest, NativeBoundSeesEachStepsGroupAndBytes) {
       {{4, 8}, {8192, 8192}, "S(0)R", "S(1)R"},        // all_to_all across hosts
       {{2, 4}, {8192, 8192}, "S(0)S(1)", "S(1)S(0)"},  // a permute in one host
   };
-  for (const std::string model : {"nccl", "alpha-beta"}) {
-    for (const Problem& problem : problems) {
-      double h = 0, c_star = 0;
-      BoundAndCost(problem, model, &h, &c_star, /*native=*/true);
-      EXPECT_LE(h, c_star) << model << " " << problem.src << " -> " << problem.dst;
-      EXPECT_GE(h, 0.5 * c_star) << model << " " << problem.src << " -> " << problem.dst << ": C* "
-                                 << c_star;
-    }
-  }
+  ExpectNativeBoundsWithinHalfOfCStar(problems);
 }
 
 // Where dst holds a Partial, an R must still be partitioned: a local step,
@@ -124,15 +130,7 @@ TEST(RemainingCostBoundTest, NativeBoundPricesThePartitionsDstStillNeeds) {
       {{2, 4}, {8192, 4096}, "RR", "P(sum)P(avg)"},  // two partitions
       {{2, 4}, {8192, 4096}, "S(0)R", "P(sum)R"},    // gathered first
   };
-  for (const std::string model : {"nccl", "alpha-beta"}) {
-    for (const Problem& problem : problems) {
-      double h = 0, c_star = 0;
-      BoundAndCost(problem, model, &h, &c_star, /*native=*/true);
-      EXPECT_LE(h, c_star) << model << " " << problem.src << " -> " << problem.dst;
-      EXPECT_GE(h, 0.5 * c_star) << model << " " << problem.src << " -> " << problem.dst << ": C* "
-                                 << c_star;
-    }
-  }
+  ExpectNativeBoundsWithinHalfOfCStar(problems);
 }
 
 }  // namespace
