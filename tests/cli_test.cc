@@ -794,7 +794,9 @@ TEST(CliTest, StepsOverSeveralMeshDimsPrintThem) {
     ++group_steps;
     EXPECT_EQ(step["mesh_dims"], json::parse("[0,1]")) << step;
     EXPECT_EQ(step["mesh_dim"], 0) << step;
-    if (step["collective"] == "permute") EXPECT_EQ(step["moves"].size(), 2u) << step;
+    if (step["collective"] == "permute") {
+      EXPECT_EQ(step["moves"].size(), 2u) << step;
+    }
   }
   EXPECT_GT(group_steps, 0) << got;
 }
