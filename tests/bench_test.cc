@@ -73,7 +73,9 @@ void ExpectBothModesVerified(const std::vector<std::string>& extra) {
     // Every mode is predicted by the machine's model, native mode's own.
     EXPECT_GT(l["predicted_us"].get<double>(), 0) << l;
     EXPECT_EQ(l["cost_model"], i == 0 ? "pytorch" : "measured") << l;
-    if (i == 0) EXPECT_TRUE(l["profile"].is_null()) << l;
+    if (i == 0) {
+      EXPECT_TRUE(l["profile"].is_null()) << l;
+    }
     // all_gather over 4 ranks: each sends its padded chunk of ceil(13/4) = 4
     // rows of 5 f32 to the 3 others (planner/steps/step_bytes.h, BytesOfStep).
     EXPECT_EQ(l["bytes_sent_max"], 3 * 4 * 5 * 4) << l;

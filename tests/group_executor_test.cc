@@ -163,7 +163,9 @@ TEST(GroupExecutorTest, ExchangeOnUnevenAndEmptyShardsWithReplicas) {
                                    std::max(ChunkOffset(5, 4, c0), ChunkOffset(5, 2, c1)));
       EXPECT_EQ(run.stats[r].steps[0].bytes_received, (ChunkSize(5, 2, c1) - held) * row)
           << "rank " << r;
-      if (c0 == 3) EXPECT_EQ(run.stats[r].steps[0].bytes_sent, 0) << "rank " << r;
+      if (c0 == 3) {
+        EXPECT_EQ(run.stats[r].steps[0].bytes_sent, 0) << "rank " << r;
+      }
     }
   }
 }
