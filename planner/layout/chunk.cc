@@ -82,14 +82,22 @@ void GroupSlicesInto(const DeviceMesh& mesh, MeshDimSet group, absl::Span<const 
       if (dims[j] == splits[i]) weight[j] = stride[i];
     }
   }
-  const int64_t n = mesh.GroupSize(group);
-  out->clear();
-  out->reserve(n);
-  int64_t coord[kMaxMeshDims] = {};  // per group dim, row-major: the last fastest
+  // Members row-major over the group dims, the last fastest: a row of the
+  // last dim at a time (its members step through the table by its weight),
+  // the odometer over the others once per row.
+  out->resize(mesh.GroupSize(group));
+  Slice* member = out->data();
+  if (k == 0) {
+    member[0] = table[0];
+    return;
+  }
+  const int64_t row = mesh.size(dims[k - 1]);
+  const int64_t step = weight[k - 1];
+  int64_t coord[kMaxMeshDims] = {};  // per group dim but the last
   int64_t at = 0;
-  for (int64_t j = 0; j < n; ++j) {
-    out->push_back(table[at]);
-    int i = k;
+  for (Slice* end = member + out->size(); member != end; member += row) {
+    for (int64_t x = 0; x < row; ++x) member[x] = table[at + x * step];
+    int i = k - 1;
     while (i > 0 && ++coord[i - 1] == mesh.size(dims[i - 1])) {
       at -= (coord[i - 1] - 1) * weight[i - 1];
       coord[--i] = 0;
