@@ -8,8 +8,11 @@
 // target adds its goal edges. The graph is generated once, each target gets
 // its goal edges and a table of exact distances to it (a backward Dijkstra),
 // and each pair a forward A* guided by that table, which pops little besides
-// the cheapest paths. The cost is the exact minimum over paths of the forward
-// sum g, the value every search of spec §5.2 item 2 returns.
+// the cheapest paths. Exchanges a search prices far above their bounds raise
+// the distances that took them (Reprice), so that later pairs of the column
+// search under bounds that know the prices. The cost is the exact minimum
+// over paths of the forward sum g, the value every search of spec §5.2
+// item 2 returns.
 //
 //   NativeGraphCosts graph(mesh, ndim, partial_ops, model, limits);
 //   if (!graph.AddReachable(src) || !graph.AddGoal(dst)) ...  // a limit: search the pair alone
