@@ -111,14 +111,26 @@ struct MemberProducts {
   std::vector<int64_t> wanted, kept, meets, covered;
   std::vector<char> holds_first;
   std::vector<Slice> held_d, wanted_d, chunks;  // one tensor dim's (MultiplyDim)
+  // The factors every member shares: those of the tensor dims the group
+  // splits neither before nor after, where every member holds and wants the
+  // whole length (elements; one chunk meeting, or none if empty).
+  int64_t shared_elements = 1;
+  int64_t shared_meets = 1;
 
   void Reset(int64_t members) {
     for (std::vector<int64_t>* v : {&wanted, &kept, &meets, &covered}) v->assign(members, 1);
     holds_first.assign(members, 1);
+    shared_elements = 1;
+    shared_meets = 1;
   }
   // Tensor dim d's factors, the state's splits `before` and the step's `after`.
   void MultiplyDim(const DeviceMesh& mesh, MeshDimSet group, const MeshDimList& before,
                    const MeshDimList& after, int64_t length) {
+    if (before.empty() && after.empty()) {
+      shared_elements *= length;
+      shared_meets *= length > 0 ? 1 : 0;
+      return;
+    }
     GroupSlicesInto(mesh, group, before, length, &held_d);
     GroupSlicesInto(mesh, group, after, length, &wanted_d);
     // The distinct non-empty source chunks are disjoint: sorted by offset,
@@ -167,12 +179,15 @@ ExchangeLoadBound ExchangeLoadBoundOf(const DistState& state, const Step& step,
   }
   ExchangeLoadBound bound;
   int64_t holders = 0, demand = 0, demanders = 0;
+  const int64_t e = p.shared_elements;
   for (int64_t j = 0; j < members; ++j) {
-    bound.elements = std::max(bound.elements, p.wanted[j] - p.kept[j]);
-    bound.messages = std::max(bound.messages, p.meets[j] - (p.kept[j] > 0 ? 1 : 0));
+    const int64_t kept = p.kept[j] * e;
+    const int64_t covered = p.covered[j] * e;
+    bound.elements = std::max(bound.elements, p.wanted[j] * e - kept);
+    bound.messages = std::max(bound.messages, p.meets[j] * p.shared_meets - (kept > 0 ? 1 : 0));
     holders += p.holds_first[j];
-    demand += p.holds_first[j] ? 0 : p.covered[j];
-    demanders += !p.holds_first[j] && p.covered[j] > 0;
+    demand += p.holds_first[j] ? 0 : covered;
+    demanders += !p.holds_first[j] && covered > 0;
   }
   if (holders > 0) {  // spec §11.1: each piece goes whole to one holder
     bound.elements = std::max(bound.elements, (demand + holders - 1) / holders);
