@@ -117,13 +117,7 @@ struct StateSearch::Graph {
 inline std::pair<StateSearch::Graph::out_edge_iterator, StateSearch::Graph::out_edge_iterator>
 StateSearch::Graph::OutEdges(VertexId u) const {
   const Vertex& v = search->vertices_[u];
-  const Edge* first = search->edges_.data() + v.first_edge;
-  const Edge* last = first + v.num_edges;
-  if (v.deferred != kNone) {
-    const Deferred& d = search->deferred_[v.deferred];
-    first = &d.edge;
-    last = &d.edge + (d.priced ? 1 : 0);
-  }
+  const auto [first, last] = search->OutEdgeRange(u);
   std::vector<OpenEdge>& open = search->open_edges_;
   if (open.size() < static_cast<size_t>(last - first)) open.resize(last - first);
   const bool priced =
@@ -200,6 +194,17 @@ struct StateSearch::KeyLess {
     }
   }
 };
+
+std::pair<const StateSearch::Edge*, const StateSearch::Edge*> StateSearch::OutEdgeRange(
+    VertexId u) const {
+  const Vertex& v = vertices_[u];
+  if (v.deferred != kNone) {
+    const Deferred& d = deferred_[v.deferred];
+    return {&d.edge, &d.edge + (d.priced ? 1 : 0)};
+  }
+  const Edge* first = edges_.data() + v.first_edge;
+  return {first, first + v.num_edges};
+}
 
 StateSearch::VertexId StateSearch::Find(const DistState& s) const {
   auto it = ids_.find(s.bits());
@@ -427,14 +432,7 @@ void StateSearch::SearchDistances(VertexId s, int64_t max_expanded, int64_t max_
     Pop(u, max_expanded, max_edges);
     if (outcome_ != Outcome::kExhausted) return;
     distance_heap_.Grow(vertices_.size());  // Pop may have interned states
-    const Vertex& v = vertices_[u];
-    const Edge* first = edges_.data() + v.first_edge;
-    const Edge* last = first + v.num_edges;
-    if (v.deferred != kNone) {
-      const Deferred& d = deferred_[v.deferred];
-      first = &d.edge;
-      last = &d.edge + (d.priced ? 1 : 0);
-    }
+    const auto [first, last] = OutEdgeRange(u);
     const double g = labels_[u].key.g;
     for (const Edge* e = first; e != last; ++e) {
       Label& to = labels_[e->to];

@@ -35,6 +35,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -168,6 +169,9 @@ class StateSearch {
   class Visitor;
 
   VertexId Find(const DistState& s) const;
+  // A popped vertex's out-edges: a state's generated edges, or a stand-in's
+  // one edge once priced (none before).
+  std::pair<const Edge*, const Edge*> OutEdgeRange(VertexId u) const;
   // The vertex's bound under the current bound_.
   double H(VertexId v);
   VertexId Intern(const DistState& s);
