@@ -301,24 +301,29 @@ double NativeGraphCosts::UpperBound(VertexId s, VertexId t, Target* target) {
   return g;
 }
 
+uint32_t NativeGraphCosts::LeastEdge(VertexId u, const Target& target, unsigned ops) const {
+  uint32_t choice = kNoEdge;
+  double best_f = kInfinity;
+  auto consider = [&](const Edge& e, uint32_t i) {
+    if ((ops_[e.to] & ~ops) != 0) return;
+    const double f = e.cost + H(e.to);
+    if (f < best_f) best_f = f, choice = i;
+  };
+  for (uint32_t i = first_edge_[u]; i < first_edge_[u + 1]; ++i) consider(edges_[i], i);
+  for (uint32_t i = target.first[u]; i < target.first[u + 1]; ++i) {
+    consider(target.edges[i], i | kGoalEdgeBit);
+  }
+  return choice;
+}
+
 // u's edge least in cost plus h, priced; chosen once per table, since any
 // path's sum serves UpperBound (pricing only raises other edges' costs).
 NativeGraphCosts::Edge* NativeGraphCosts::GreedyEdge(VertexId u, Target* target) {
   uint32_t& choice = target->greedy[u];
   if (choice == kUnchosen) {
     dist_ = &target->dist;
-    choice = kNoEdge;
-    double best_f = kInfinity;
-    for (uint32_t i = first_edge_[u]; i < first_edge_[u + 1]; ++i) {
-      const double f = edges_[i].cost + H(edges_[i].to);
-      if (f < best_f) best_f = f, choice = i;
-    }
-    for (uint32_t i = target->first[u]; i < target->first[u + 1]; ++i) {
-      const double f = target->edges[i].cost + H(target->edges[i].to);
-      if (f < best_f) best_f = f, choice = i | kGoalEdgeBit;
-    }
-    if (choice == kNoEdge) return nullptr;
-    Price(u, EdgeOf(choice, target));
+    choice = LeastEdge(u, *target, ~0u);
+    if (choice != kNoEdge) Price(u, EdgeOf(choice, target));
   }
   return choice == kNoEdge ? nullptr : EdgeOf(choice, target);
 }
@@ -326,16 +331,7 @@ NativeGraphCosts::Edge* NativeGraphCosts::GreedyEdge(VertexId u, Target* target)
 // GreedyEdge among the edges to states of the pass's Partial ops, not kept.
 NativeGraphCosts::Edge* NativeGraphCosts::AllowedGreedyEdge(VertexId u, Target* target) {
   dist_ = &target->dist;
-  uint32_t choice = kNoEdge;
-  double best_f = kInfinity;
-  auto consider = [&](const Edge& e, uint32_t i) {
-    const double f = e.cost + H(e.to);
-    if ((ops_[e.to] & ~allowed_) == 0 && f < best_f) best_f = f, choice = i;
-  };
-  for (uint32_t i = first_edge_[u]; i < first_edge_[u + 1]; ++i) consider(edges_[i], i);
-  for (uint32_t i = target->first[u]; i < target->first[u + 1]; ++i) {
-    consider(target->edges[i], i | kGoalEdgeBit);
-  }
+  const uint32_t choice = LeastEdge(u, *target, allowed_);
   if (choice == kNoEdge) return nullptr;
   Price(u, EdgeOf(choice, target));
   return EdgeOf(choice, target);

@@ -148,6 +148,10 @@ class NativeGraphCosts {
   static constexpr uint32_t kGoalEdgeBit = 0x80000000u;
   static constexpr uint32_t kNoEdge = 0xfffffffeu;
   static constexpr uint32_t kUnchosen = 0xffffffffu;
+  // u's out-edge (goal-free or the target's) least in cost plus H among
+  // those to states holding no Partial op outside `ops`: an EdgeOf choice,
+  // or kNoEdge.
+  uint32_t LeastEdge(VertexId u, const Target& target, unsigned ops) const;
   Edge* GreedyEdge(VertexId u, Target* target);
   Edge* AllowedGreedyEdge(VertexId u, Target* target);
   Edge* EdgeOf(uint32_t choice, Target* target) {
