@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "gtest/gtest.h"
 #include "planner/costs/cost_model.h"
 #include "planner/costs/cost_model_registry.h"
@@ -135,37 +136,33 @@ TEST(CostMatrixTest, NativeModeNeedsANativeModel) {
   EXPECT_TRUE(absl::StrContains(m.status().message(), "mode: native")) << m.status();
 }
 
+// The matrix from `sources` to every layout of `l` under `options`, on
+// `threads` workers (0: one per core).
+absl::StatusOr<CostMatrixResult> MatrixOnThreads(const Layouts& l,
+                                                 absl::Span<const DistState> sources,
+                                                 CostMatrixOptions options, int threads) {
+  options.threads = threads;
+  return CostMatrix(l.mesh, l.shape, l.dtype, sources, l.states, options);
+}
+
 // Each native worker keeps its own graph (states and edges reused across its
 // columns): which columns a worker takes must not change a cost.
 TEST(CostMatrixTest, ThreadsGiveTheSameNativeMatrix) {
-  Layouts l;
-  CostMatrixOptions one;
-  one.threads = 1;
-  one.cost_model = *MakeCostModel("alpha-beta", 4);
-  CostMatrixOptions three = one;
-  three.threads = 3;
-  absl::StatusOr<CostMatrixResult> a =
-      CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, one);
-  absl::StatusOr<CostMatrixResult> b =
-      CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, three);
+  const Layouts l;
+  CostMatrixOptions options;
+  options.cost_model = *MakeCostModel("alpha-beta", 4);
+  absl::StatusOr<CostMatrixResult> a = MatrixOnThreads(l, l.states, options, 1);
+  absl::StatusOr<CostMatrixResult> b = MatrixOnThreads(l, l.states, options, 3);
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(*a, *b);
 }
 
 // The default (0) takes one thread per core: the same matrix again.
 TEST(CostMatrixTest, ThreadsGiveTheSameMatrix) {
-  Layouts l;
-  CostMatrixOptions one;
-  one.threads = 1;
-  CostMatrixOptions every_core;
-  absl::StatusOr<CostMatrixResult> c =
-      CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, every_core);
-  CostMatrixOptions three;
-  three.threads = 3;
-  absl::StatusOr<CostMatrixResult> a =
-      CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, one);
-  absl::StatusOr<CostMatrixResult> b =
-      CostMatrix(l.mesh, l.shape, DType::kBF16, l.states, l.states, three);
+  const Layouts l;
+  absl::StatusOr<CostMatrixResult> a = MatrixOnThreads(l, l.states, CostMatrixOptions(), 1);
+  absl::StatusOr<CostMatrixResult> b = MatrixOnThreads(l, l.states, CostMatrixOptions(), 3);
+  absl::StatusOr<CostMatrixResult> c = MatrixOnThreads(l, l.states, CostMatrixOptions(), 0);
   ASSERT_TRUE(a.ok() && b.ok() && c.ok());
   EXPECT_EQ(*a, *b);
   EXPECT_EQ(*a, *c);
@@ -174,17 +171,12 @@ TEST(CostMatrixTest, ThreadsGiveTheSameMatrix) {
 // Native workers split the columns: a matrix with fewer rows than threads
 // and more columns still gets every entry, the same as on one thread.
 TEST(CostMatrixTest, ThreadsSplitANativeMatrixByColumns) {
-  Layouts l;
-  std::vector<DistState> sources(l.states.begin(), l.states.begin() + 2);
-  CostMatrixOptions one;
-  one.threads = 1;
-  one.cost_model = *MakeCostModel("nccl", 4);
-  CostMatrixOptions four = one;
-  four.threads = 4;
-  absl::StatusOr<CostMatrixResult> a =
-      CostMatrix(l.mesh, l.shape, DType::kBF16, sources, l.states, one);
-  absl::StatusOr<CostMatrixResult> b =
-      CostMatrix(l.mesh, l.shape, DType::kBF16, sources, l.states, four);
+  const Layouts l;
+  const std::vector<DistState> sources(l.states.begin(), l.states.begin() + 2);
+  CostMatrixOptions options;
+  options.cost_model = *MakeCostModel("nccl", 4);
+  absl::StatusOr<CostMatrixResult> a = MatrixOnThreads(l, sources, options, 1);
+  absl::StatusOr<CostMatrixResult> b = MatrixOnThreads(l, sources, options, 4);
   ASSERT_TRUE(a.ok() && b.ok());
   ASSERT_EQ(b->size(), 2u);
   EXPECT_EQ(*a, *b);
