@@ -38,7 +38,7 @@ NativeGraphCosts::Edge NativeGraphCosts::MakeEdge(const DistState& from, const S
   const std::optional<double> bound = model_.DeferredCostBound(from, step);
   if (!bound.has_value()) return {model_.StepCost(from, step), to, kPriced};
   steps_of_.push_back(step);
-  refined_.push_back(false);
+  refined_.push_back(kUnrefined);
   return {*bound, to, static_cast<uint32_t>(steps_of_.size() - 1)};
 }
 
@@ -46,7 +46,7 @@ void NativeGraphCosts::Price(VertexId from, Edge* e) {
   if (e->step == kPriced) return;
   const double bound = e->cost;
   e->cost = model_.StepCost(states_[from], steps_of_[e->step]);
-  refined_then_priced_ += refined_[e->step];
+  refined_then_priced_ += refined_[e->step] == kRefinedBySearch;
   e->step = kPriced;
   priced_.push_back({from, e->to, bound, e->cost});
 }
@@ -161,7 +161,11 @@ void NativeGraphCosts::FillGoalEdges(VertexId t, Target* target) {
 }
 
 // A Dijkstra towards t over the reverse edges, goal-free and t's: h(u) <=
-// cost + h(v) on every edge, so the scaled table is a consistent bound.
+// cost + h(v) on every edge, so the scaled table is a consistent bound. A
+// label that is an exchange's deferred bound takes its refined bound before
+// it settles (RefineLabel; spec §5.2 item 6): most exchanges never settle
+// their source, and on large tensors those that do often rise twice over,
+// which spares the pairs' searches and Reprice much of their work.
 void NativeGraphCosts::FillDistances(VertexId t, Target* target) {
   BuildReverse();
   const size_t n = states_.size();
@@ -179,11 +183,13 @@ void NativeGraphCosts::FillDistances(VertexId t, Target* target) {
   std::vector<double>& dist = target->dist;
   dist.assign(n, kInfinity);
   dist[t] = 0;
-  // Costs are >= 0, so a popped vertex is never lowered again: each pops once.
   distance_heap_.Reset(n);
   distance_heap_.Push(t, 0.0);
+  settled_.assign(n, false);
   while (!distance_heap_.empty()) {
     const VertexId v = distance_heap_.Pop();
+    if (RefineLabel(v, target)) continue;  // pushed again, farther
+    settled_[v] = true;
     const double d = dist[v];
     ForEachInEdge(v, [&](const Edge& in) {
       const double c = in.cost + d;
@@ -195,6 +201,34 @@ void NativeGraphCosts::FillDistances(VertexId t, Target* target) {
   }
   target->h_for = n;
   target->greedy.assign(n, kUnchosen);
+}
+
+// The deferred goal edge (an exchange, to the target) that v's label sums,
+// if any. Raising an out-edge of v before v settles keeps the Dijkstra
+// exact: v's label is then the least sum over its edges to settled states,
+// whose labels are final (an unsettled one's may still rise, and reaches v
+// when it settles).
+bool NativeGraphCosts::RefineLabel(VertexId v, Target* target) {
+  std::vector<double>& dist = target->dist;
+  Edge* exchange = nullptr;
+  for (uint32_t i = target->first[v]; i < target->first[v + 1]; ++i) {
+    Edge& e = target->edges[i];
+    const bool tight = e.cost + dist[e.to] == dist[v];
+    if (e.step != kPriced && tight && refined_[e.step] == kUnrefined) exchange = &e;
+  }
+  if (exchange == nullptr) return false;
+  refined_[exchange->step] = kRefinedByTable;
+  const std::optional<double> r = model_.RefinedCostBound(states_[v], steps_of_[exchange->step]);
+  if (!r.has_value() || !(*r > exchange->cost)) return false;
+  exchange->cost = *r;
+  double d = kInfinity;
+  ForEachOutEdge(v, target, [&](const Edge& e) {
+    if (settled_[e.to]) d = std::min(d, e.cost + dist[e.to]);
+  });
+  if (!(d > dist[v])) return false;
+  dist[v] = d;
+  distance_heap_.Push(v, d);
+  return true;
 }
 
 // Prices only rise, so the states whose table distance took a priced edge
@@ -352,8 +386,8 @@ bool NativeGraphCosts::Refining() const {
 }
 
 bool NativeGraphCosts::Refine(VertexId from, Edge* edge) {
-  if (edge->step == kPriced || refined_[edge->step] || !Refining()) return false;
-  refined_[edge->step] = true;
+  if (edge->step == kPriced || refined_[edge->step] != kUnrefined || !Refining()) return false;
+  refined_[edge->step] = kRefinedBySearch;
   ++refinements_;
   const std::optional<double> refined =
       model_.RefinedCostBound(states_[from], steps_of_[edge->step]);

@@ -116,6 +116,10 @@ class NativeGraphCosts {
   void BuildReverse();
   void FillGoalEdges(VertexId t, Target* target);
   void FillDistances(VertexId t, Target* target);
+  // FillDistances' step before v settles: where v's label is an unrefined
+  // exchange's deferred bound, the exchange takes its refined bound, and v
+  // is pushed again (true) if its least sum over settled states rose.
+  bool RefineLabel(VertexId v, Target* target);
   // The reverse edges into v, goal-free and (FillDistances' target's) goal
   // edges; Edge::to is the source. Costs as when the CSRs were built: at
   // most the prices (pricing only raises), so distances over them are bounds.
@@ -206,8 +210,10 @@ class NativeGraphCosts {
   std::vector<uint32_t> first_edge_;  // per expanded state; states_ past it are not expanded
   std::vector<Edge> edges_;
   std::vector<Step> steps_of_;  // the steps of edges not yet priced
-  // Per steps_of_ entry: whether PopStandIn asked for its refined bound.
-  std::vector<bool> refined_;
+  // Per steps_of_ entry: whether a pair's search (PopStandIn) or a table
+  // (RefineLabel) asked for its refined bound; Refining() counts the former.
+  enum Refined : uint8_t { kUnrefined, kRefinedBySearch, kRefinedByTable };
+  std::vector<Refined> refined_;
   size_t refinements_ = 0;
   size_t refined_then_priced_ = 0;
   // Reverse adjacency (in-edges by target, costs as when built), rebuilt
@@ -232,6 +238,7 @@ class NativeGraphCosts {
   uint32_t affected_pass_ = 0;
   absl::flat_hash_map<VertexId, Target> targets_;
   DistanceHeap distance_heap_;  // FillDistances'
+  std::vector<bool> settled_;   // FillDistances': labels final
   // The forward search's pass: stamp_[v] is pass_ once v is reached (g_[v]
   // valid), with kPoppedBit once popped.
   static constexpr uint32_t kPoppedBit = 0x80000000u;
