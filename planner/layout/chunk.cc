@@ -26,8 +26,12 @@ Slice NestedChunk(int64_t length, absl::Span<const int64_t> sizes,
                   absl::Span<const int64_t> indices) {
   Slice slice{0, length};
   for (size_t i = 0; i < sizes.size(); ++i) {
-    slice.offset += ChunkOffset(slice.size, sizes[i], indices[i]);
-    slice.size = ChunkSize(slice.size, sizes[i], indices[i]);
+    // ChunkOffset and ChunkSize, with one division between them (pricing
+    // exchanges computes many of these).
+    const int64_t c = PaddedChunkSize(slice.size, sizes[i]);
+    const int64_t start = std::min(indices[i] * c, slice.size);
+    slice.offset += start;
+    slice.size = std::min(start + c, slice.size) - start;
   }
   return slice;
 }

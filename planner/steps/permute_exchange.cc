@@ -50,7 +50,8 @@ int64_t Overlap(const Slice& a, const Slice& b) {
 // Tensor dim d's nested chunks of `length` over `splits` (spec §2): the
 // member at `indices` on the splits holds NestedChunk(length, sizes,
 // indices). Calls visit(slice) for each combination of indices, first the
-// first member's (all 0).
+// first member's (all 0), the last split fastest, so in order of offset
+// (empty chunks sit at their parent's end), until visit returns false.
 template <typename Visit>
 void ForEachChunk(const DeviceMesh& mesh, const MeshDimList& splits, int64_t length, Visit visit) {
   int64_t sizes[kMaxMeshDims];
@@ -58,7 +59,10 @@ void ForEachChunk(const DeviceMesh& mesh, const MeshDimList& splits, int64_t len
   const size_t n = splits.size();
   for (size_t i = 0; i < n; ++i) sizes[i] = mesh.size(splits[i]);
   while (true) {
-    visit(NestedChunk(length, absl::MakeConstSpan(sizes, n), absl::MakeConstSpan(indices, n)));
+    if (!visit(NestedChunk(length, absl::MakeConstSpan(sizes, n),
+                           absl::MakeConstSpan(indices, n)))) {
+      return;
+    }
     size_t i = n;  // the next combination, the last split fastest
     while (i > 0 && ++indices[i - 1] == sizes[i - 1]) indices[--i] = 0;
     if (i == 0) return;
@@ -82,7 +86,8 @@ FirstMemberReceipt FirstMemberReceiptOf(const DistState& state, const Step& step
     const Slice want = NestedChunk(logical[d], absl::MakeConstSpan(sizes, after.size()),
                                    absl::MakeConstSpan(zeros, after.size()));
     // One layout's non-empty source chunks are disjoint: count those meeting
-    // `want`; the first member's own is the first visited.
+    // `want`, which starts at 0, so the chunks from the first beginning at
+    // its end on meet it no more; the first member's own is the first visited.
     bool first = true;
     int64_t own = 0, meets = 0;
     ForEachChunk(mesh, GroupSplitsIn(state, step.group, dim), logical[d], [&](const Slice& s) {
@@ -90,6 +95,7 @@ FirstMemberReceipt FirstMemberReceiptOf(const DistState& state, const Step& step
       if (first) own = overlap;
       first = false;
       meets += overlap > 0;
+      return s.offset + s.size < want.size;
     });
     wanted *= want.size;
     kept *= own;
@@ -138,6 +144,7 @@ struct MemberProducts {
     chunks.clear();
     ForEachChunk(mesh, before, length, [this](const Slice& c) {
       if (c.size > 0) chunks.push_back(c);
+      return true;
     });
     std::sort(chunks.begin(), chunks.end(),
               [](const Slice& a, const Slice& b) { return a.offset < b.offset; });
