@@ -7,6 +7,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -14,10 +15,13 @@
 #include "gtest/gtest.h"
 #include "planner/costs/cost_model.h"
 #include "planner/costs/cost_model_registry.h"
+#include "planner/layout/chunk.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/planner.h"
 #include "planner/search/edge_source.h"
 #include "planner/search/native_transitions.h"
+#include "planner/steps/permute_exchange.h"
+#include "planner/steps/slice_routes.h"
 #include "planner/steps/step.h"
 #include "planner/steps/step_bytes.h"
 #include "planner/steps/step_memory.h"
@@ -332,6 +336,58 @@ TEST(NativeApplyStepTest, GroupStepsReplayAsOneMeshDimAtATimeOnRandomStates) {
     }
   }
   EXPECT_GT(group_steps, 1000);  // the random states do reach group steps
+}
+
+// Every member's block of `in` at `logical`, one box per member, from
+// GroupSlices: the boxes RouteSlices takes.
+std::vector<Box> MemberBlocks(const DistState& in, MeshDimSet group, const DeviceMesh& mesh,
+                              const std::vector<int64_t>& logical) {
+  std::vector<Box> blocks(mesh.GroupSize(group), Box(logical.size()));
+  for (size_t d = 0; d < logical.size(); ++d) {
+    const std::vector<Slice> slices =
+        GroupSlices(mesh, group, GroupSplitsIn(in, group, static_cast<int>(d)), logical[d]);
+    for (size_t j = 0; j < slices.size(); ++j) blocks[j][d] = slices[j];
+  }
+  return blocks;
+}
+
+// ExchangeLoadOf routes the members' blocks as grids (LoadOfGridRoutes): on
+// every permute and exchange out of random states, on random meshes and
+// uneven logical shapes (empty blocks, replicas), it must price as the
+// routes of the blocks as boxes do (spec §11.1).
+TEST(NativeExchangeLoadTest, GridRoutesLoadAsSliceRoutesOnRandomStates) {
+  std::mt19937 rng(29);
+  int compared = 0, exchanges = 0, with_replicas = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    const int mesh_ndim = 2 + trial % 3;
+    std::vector<int64_t> sizes(mesh_ndim);
+    for (int64_t& size : sizes) size = 1 + static_cast<int64_t>(rng() % 4);
+    const DeviceMesh mesh = *DeviceMesh::Create(sizes);
+    const DistState s = RandomState(mesh_ndim, &rng);
+    const DistState goal = RandomState(mesh_ndim, &rng);
+    std::vector<int64_t> logical(3);
+    for (int64_t& extent : logical) extent = static_cast<int64_t>(rng() % 14);
+    std::vector<Step> steps;
+    AppendNativeTransitions(s, goal, 3, s.PartialOps() | goal.PartialOps(), &steps);
+    for (const Step& step : steps) {
+      if (step.kind != StepKind::kPermute && step.kind != StepKind::kExchange) continue;
+      const std::vector<Box> held = MemberBlocks(s, step.group, mesh, logical);
+      const std::vector<Box> wanted = MemberBlocks(ApplyStep(s, step), step.group, mesh, logical);
+      const RouteLoad want = LoadOfRoutes(RouteSlices(held, wanted), held.size());
+      const RouteLoad got = ExchangeLoadOf(s, step, mesh, logical);
+      EXPECT_EQ(std::make_tuple(got.max_sent, got.max_received, got.max_sent_plus_received,
+                                got.max_messages, got.total_sent),
+                std::make_tuple(want.max_sent, want.max_received, want.max_sent_plus_received,
+                                want.max_messages, want.total_sent))
+          << mesh.ToString() << " " << s.ToString() << " via " << step.ToString();
+      ++compared;
+      exchanges += step.kind == StepKind::kExchange;
+      with_replicas += std::count(held.begin() + 1, held.end(), held[0]) > 0;
+    }
+  }
+  EXPECT_GT(compared, 2000);
+  EXPECT_GT(exchanges, 300);
+  EXPECT_GT(with_replicas, 300);
 }
 
 // Edge 13, the goal exchange: from the first position where an order differs

@@ -36,10 +36,76 @@ Slice NestedChunk(int64_t length, absl::Span<const int64_t> sizes,
   return slice;
 }
 
-// Members sharing their coordinates on `splits` share a slice, so each
+namespace {
+
+// A group's distinct slices of one extent and how members index them:
+// members sharing their coordinates on the splits share a slice, so each
 // distinct slice is computed once (prod of the splits' sizes NestedChunks,
-// not one per member: exchanges are priced by these, spec §6.4), and the
-// members are walked by an odometer instead of dividing their index.
+// not one per member: exchanges are priced by these, spec §6.4).
+struct SliceTable {
+  // Row-major over the splits, the last fastest (a split outside the group
+  // is at coordinate 0 for every member).
+  absl::InlinedVector<Slice, 64> slices;
+  int dims[kMaxMeshDims];  // the group's mesh dims, ascending
+  int k = 0;
+  int64_t weight[kMaxMeshDims] = {};  // each group dim's in a member's index
+};
+
+void MakeSliceTable(const DeviceMesh& mesh, MeshDimSet group, absl::Span<const int> splits,
+                    int64_t length, SliceTable* t) {
+  for (int m = 0; m < mesh.ndim(); ++m) {
+    if (group.Contains(m)) t->dims[t->k++] = m;
+  }
+  int64_t sizes[kMaxMeshDims];
+  int64_t span[kMaxMeshDims];  // how many ways each split varies over the group
+  int64_t stride[kMaxMeshDims];
+  const size_t num_splits = splits.size();
+  int64_t distinct = 1;
+  for (size_t i = num_splits; i-- > 0;) {
+    sizes[i] = mesh.size(splits[i]);
+    span[i] = group.Contains(splits[i]) ? sizes[i] : 1;
+    stride[i] = distinct;
+    distinct *= span[i];
+  }
+  t->slices.reserve(distinct);
+  int64_t indices[kMaxMeshDims] = {};
+  for (int64_t x = 0; x < distinct; ++x) {
+    t->slices.push_back(NestedChunk(length, absl::MakeConstSpan(sizes, num_splits),
+                                    absl::MakeConstSpan(indices, num_splits)));
+    size_t i = num_splits;  // the next tuple, the last split fastest
+    while (i > 0 && ++indices[i - 1] == span[i - 1]) indices[--i] = 0;
+  }
+  for (size_t i = 0; i < num_splits; ++i) {
+    for (int j = 0; j < t->k; ++j) {
+      if (t->dims[j] == splits[i]) t->weight[j] = stride[i];
+    }
+  }
+}
+
+// Calls row(first, at, step) for the members row-major over the group dims,
+// a row of the last dim at a time (the odometer over the others once per
+// row instead of dividing each member's index): the row's members are
+// first, first + 1, ..., and member first + x has slice at + x * step.
+template <typename Row>
+void ForEachMemberRow(const DeviceMesh& mesh, const SliceTable& t, int64_t members, Row row) {
+  if (t.k == 0) return row(int64_t{0}, int64_t{0}, int64_t{0}, int64_t{1});
+  const int k = t.k;
+  const int64_t length = mesh.size(t.dims[k - 1]);
+  int64_t coord[kMaxMeshDims] = {};  // per group dim but the last
+  int64_t at = 0;
+  for (int64_t first = 0; first < members; first += length) {
+    row(first, at, t.weight[k - 1], length);
+    int i = k - 1;
+    while (i > 0 && ++coord[i - 1] == mesh.size(t.dims[i - 1])) {
+      at -= (coord[i - 1] - 1) * t.weight[i - 1];
+      coord[--i] = 0;
+    }
+    if (i > 0) at += t.weight[i - 1];
+  }
+}
+
+}  // namespace
+
 std::vector<Slice> GroupSlices(const DeviceMesh& mesh, MeshDimSet group,
                                absl::Span<const int> splits, int64_t length) {
   std::vector<Slice> out;
@@ -52,62 +118,29 @@ std::vector<Slice> GroupSlices(const DeviceMesh& mesh, MeshDimSet group,
 // that most calls allocate nothing.
 void GroupSlicesInto(const DeviceMesh& mesh, MeshDimSet group, absl::Span<const int> splits,
                      int64_t length, std::vector<Slice>* out) {
-  int dims[kMaxMeshDims];
-  int k = 0;
-  for (int m = 0; m < mesh.ndim(); ++m) {
-    if (group.Contains(m)) dims[k++] = m;
-  }
-  // The distinct slices, row-major over the splits (a split outside the
-  // group is at coordinate 0 for every member).
-  int64_t sizes[kMaxMeshDims];
-  int64_t span[kMaxMeshDims];  // how many ways each split varies over the group
-  int64_t stride[kMaxMeshDims];
-  const size_t num_splits = splits.size();
-  int64_t distinct = 1;
-  for (size_t i = num_splits; i-- > 0;) {
-    sizes[i] = mesh.size(splits[i]);
-    span[i] = group.Contains(splits[i]) ? sizes[i] : 1;
-    stride[i] = distinct;
-    distinct *= span[i];
-  }
-  absl::InlinedVector<Slice, 64> table;
-  table.reserve(distinct);
-  int64_t indices[kMaxMeshDims] = {};
-  for (int64_t t = 0; t < distinct; ++t) {
-    table.push_back(NestedChunk(length, absl::MakeConstSpan(sizes, num_splits),
-                                absl::MakeConstSpan(indices, num_splits)));
-    size_t i = num_splits;  // the next tuple, the last split fastest
-    while (i > 0 && ++indices[i - 1] == span[i - 1]) indices[--i] = 0;
-  }
-  // Each group dim's weight in a member's table index.
-  int64_t weight[kMaxMeshDims] = {};
-  for (size_t i = 0; i < num_splits; ++i) {
-    for (int j = 0; j < k; ++j) {
-      if (dims[j] == splits[i]) weight[j] = stride[i];
-    }
-  }
-  // Members row-major over the group dims, the last fastest: a row of the
-  // last dim at a time (its members step through the table by its weight),
-  // the odometer over the others once per row.
+  SliceTable t;
+  MakeSliceTable(mesh, group, splits, length, &t);
   out->resize(mesh.GroupSize(group));
   Slice* member = out->data();
-  if (k == 0) {
-    member[0] = table[0];
-    return;
-  }
-  const int64_t row = mesh.size(dims[k - 1]);
-  const int64_t step = weight[k - 1];
-  int64_t coord[kMaxMeshDims] = {};  // per group dim but the last
-  int64_t at = 0;
-  for (Slice* end = member + out->size(); member != end; member += row) {
-    for (int64_t x = 0; x < row; ++x) member[x] = table[at + x * step];
-    int i = k - 1;
-    while (i > 0 && ++coord[i - 1] == mesh.size(dims[i - 1])) {
-      at -= (coord[i - 1] - 1) * weight[i - 1];
-      coord[--i] = 0;
-    }
-    if (i > 0) at += weight[i - 1];
-  }
+  ForEachMemberRow(mesh, t, static_cast<int64_t>(out->size()),
+                   [&](int64_t first, int64_t at, int64_t step, int64_t n) {
+                     for (int64_t x = 0; x < n; ++x) member[first + x] = t.slices[at + x * step];
+                   });
+}
+
+void GroupSliceGrid(const DeviceMesh& mesh, MeshDimSet group, absl::Span<const int> splits,
+                    int64_t length, std::vector<Slice>* table, std::vector<uint32_t>* index) {
+  SliceTable t;
+  MakeSliceTable(mesh, group, splits, length, &t);
+  table->assign(t.slices.begin(), t.slices.end());
+  index->resize(mesh.GroupSize(group));
+  uint32_t* member = index->data();
+  ForEachMemberRow(mesh, t, static_cast<int64_t>(index->size()),
+                   [&](int64_t first, int64_t at, int64_t step, int64_t n) {
+                     for (int64_t x = 0; x < n; ++x) {
+                       member[first + x] = static_cast<uint32_t>(at + x * step);
+                     }
+                   });
 }
 
 std::vector<int64_t> LocalShape(const DeviceMesh& mesh, const DistState& state,

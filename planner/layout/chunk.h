@@ -50,6 +50,13 @@ std::vector<Slice> GroupSlices(const DeviceMesh& mesh, MeshDimSet group,
 // The same into *out (cleared first), reusing its storage.
 void GroupSlicesInto(const DeviceMesh& mesh, MeshDimSet group, absl::Span<const int> splits,
                      int64_t length, std::vector<Slice>* out);
+// The same as a table and indices: (*table)[(*index)[j]] is member j's
+// slice. The table holds each distinct slice once, in the order of their
+// coordinates on `splits`, the last fastest: so in order of offset, each
+// empty slice at the end of its parent chunk. Into the vectors, reusing
+// their storage.
+void GroupSliceGrid(const DeviceMesh& mesh, MeshDimSet group, absl::Span<const int> splits,
+                    int64_t length, std::vector<Slice>* table, std::vector<uint32_t>* index);
 
 // The shape of the local shard held by the rank at `coordinate` in `state`:
 // each tensor dim is split by its mesh dims in shard order.

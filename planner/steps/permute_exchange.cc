@@ -8,26 +8,29 @@ namespace reshard {
 namespace {
 
 // Every member's block, as boxes of the logical tensor: per tensor dim its
-// slice over the group's splits in `in` (the state before or after the
-// step). Into `blocks`, reusing its boxes' storage (see ExchangeLoadOf).
-void FillBlocks(const DistState& in, MeshDimSet group, const DeviceMesh& mesh,
-                absl::Span<const int64_t> logical, std::vector<Box>* blocks) {
-  blocks->resize(mesh.GroupSize(group));
-  for (Box& box : *blocks) box.resize(logical.size());
-  for (size_t d = 0; d < logical.size(); ++d) {
-    const MeshDimList splits = GroupSplitsIn(in, group, static_cast<int>(d));
-    thread_local std::vector<Slice> slices;  // storage kept, as ExchangeLoadOf's blocks
-    GroupSlicesInto(mesh, group, splits, logical[d], &slices);
-    for (size_t j = 0; j < slices.size(); ++j) (*blocks)[j][d] = slices[j];
-  }
-}
-
-// FillBlocks before (after = false) or after the step, into a new vector.
+// slice over the group's splits in the state before (after = false) or
+// after the step.
 std::vector<Box> Blocks(const DistState& state, const Step& step, const DeviceMesh& mesh,
                         absl::Span<const int64_t> logical, bool after) {
-  std::vector<Box> blocks;
-  FillBlocks(after ? ApplyStep(state, step) : state, step.group, mesh, logical, &blocks);
+  const DistState in = after ? ApplyStep(state, step) : state;
+  std::vector<Box> blocks(mesh.GroupSize(step.group), Box(logical.size()));
+  for (size_t d = 0; d < logical.size(); ++d) {
+    const std::vector<Slice> slices = GroupSlices(
+        mesh, step.group, GroupSplitsIn(in, step.group, static_cast<int>(d)), logical[d]);
+    for (size_t j = 0; j < slices.size(); ++j) blocks[j][d] = slices[j];
+  }
   return blocks;
+}
+
+// The same blocks as a grid, into *grid, whose vectors keep their storage.
+void FillGrid(const DistState& in, MeshDimSet group, const DeviceMesh& mesh,
+              absl::Span<const int64_t> logical, SliceGrid* grid) {
+  grid->table.resize(logical.size());
+  grid->index.resize(logical.size());
+  for (size_t d = 0; d < logical.size(); ++d) {
+    GroupSliceGrid(mesh, group, GroupSplitsIn(in, group, static_cast<int>(d)), logical[d],
+                   &grid->table[d], &grid->index[d]);
+  }
 }
 
 std::vector<int64_t> Counts(const std::vector<Box>& boxes) {
@@ -59,8 +62,8 @@ void ForEachChunk(const DeviceMesh& mesh, const MeshDimList& splits, int64_t len
   const size_t n = splits.size();
   for (size_t i = 0; i < n; ++i) sizes[i] = mesh.size(splits[i]);
   while (true) {
-    if (!visit(NestedChunk(length, absl::MakeConstSpan(sizes, n),
-                           absl::MakeConstSpan(indices, n)))) {
+    if (!visit(
+            NestedChunk(length, absl::MakeConstSpan(sizes, n), absl::MakeConstSpan(indices, n)))) {
       return;
     }
     size_t i = n;  // the next combination, the last split fastest
@@ -228,13 +231,13 @@ PermuteExchange PermuteExchangeOf(const DistState& state, const Step& step, cons
 
 RouteLoad ExchangeLoadOf(const DistState& state, const Step& step, const DeviceMesh& mesh,
                          absl::Span<const int64_t> logical) {
-  // Pricing calls this once per distinct exchange price (spec §6.4), and a
-  // box per member per call was most of its allocations: each thread keeps
-  // the blocks' storage between calls (the boxes are overwritten whole).
-  thread_local std::vector<Box> source, target;
-  FillBlocks(state, step.group, mesh, logical, &source);
-  FillBlocks(ApplyStep(state, step), step.group, mesh, logical, &target);
-  return LoadOfSliceRoutes(source, target);
+  // Pricing calls this once per distinct exchange price (spec §6.4): the
+  // blocks as grids route without comparing boxes (LoadOfGridRoutes), and
+  // each thread keeps the grids' storage between calls.
+  thread_local SliceGrid source, target;
+  FillGrid(state, step.group, mesh, logical, &source);
+  FillGrid(ApplyStep(state, step), step.group, mesh, logical, &target);
+  return LoadOfGridRoutes(source, target, mesh.GroupSize(step.group));
 }
 
 RouteLoad ExchangeLoadAtOrigin(const DistState& state, const Step& step, const DeviceMesh& mesh,

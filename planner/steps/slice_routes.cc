@@ -63,10 +63,8 @@ struct DimIndex {
   bool disjoint = true;
 };
 
-// The indexes of one routing, kept by pricing between calls (thread_local in
-// LoadOfSliceRoutes, once per distinct exchange price): every vector is
-// cleared and refilled, so that a price allocates only where an exchange
-// is larger than any before it on its thread.
+// The indexes of one routing: every vector is cleared and refilled, so that
+// a workspace kept between calls allocates only for a larger routing.
 struct Workspace {
   Classes classes;
   std::vector<DimIndex> dims;
@@ -382,10 +380,15 @@ std::vector<SliceRoute> RouteSlicesOf(absl::Span<const Box> held, absl::Span<con
   return RoutesOf(held, wanted, participant);
 }
 
-// Streams step 1: local copies move nothing and forced demands count at
-// once; only step 3's demands are kept, to be chosen (`sent` is its `load`).
-RouteLoad LoadOfSliceRoutes(absl::Span<const Box> held, absl::Span<const Box> wanted) {
-  const int64_t participants = static_cast<int64_t>(held.size());
+namespace {
+
+// Streams step 1 (for_each_meeting(visit) visits its meetings in order, as
+// ForEachMeeting does): local copies move nothing and forced demands count
+// at once; only step 3's demands are kept, to be chosen (`sent` is its
+// `load`).
+template <typename ForEachMeetingFn>
+RouteLoad LoadOfMeetings(const Classes& c, int64_t participants,
+                         ForEachMeetingFn for_each_meeting) {
   std::vector<int64_t> sent(participants, 0), received(participants, 0);
   std::vector<int64_t> sends(participants, 0), receives(participants, 0);
   int64_t total_sent = 0;
@@ -396,11 +399,8 @@ RouteLoad LoadOfSliceRoutes(absl::Span<const Box> held, absl::Span<const Box> wa
     ++receives[x.receiver];
     total_sent += x.elements;
   };
-  thread_local Workspace w;
-  ClassesOf(held, &w);
-  const Classes& c = w.classes;
   std::vector<Meeting> choices;
-  ForEachMeeting(held, wanted, &w, [&](const Meeting& x) {
+  for_each_meeting([&](const Meeting& x) {
     if (x.sender < 0) choices.push_back(x);
     if (x.sender >= 0 && x.sender != x.receiver) count(x);
   });
@@ -414,6 +414,141 @@ RouteLoad LoadOfSliceRoutes(absl::Span<const Box> held, absl::Span<const Box> wa
     total_sent += x.elements;
   }
   return Busiest(sent, received, sends, receives, total_sent);
+}
+
+// A held grid's classes (as ClassesOf's): one layout's non-empty slices are
+// disjoint, so distinct non-empty held boxes are distinct tuples of table
+// indices, and a tuple's code (mixed radix over the tables) names its class.
+struct GridWorkspace {
+  Classes classes;
+  std::vector<int64_t> stride;         // per dim, in a tuple's code
+  std::vector<int64_t> class_of_code;  // -1: no class
+  std::vector<int64_t> next;           // GridClassesOf's scratch
+  // Per dim, per wanted table entry: the run [first, second) of held table
+  // entries meeting it (empty for an empty entry).
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> runs;
+  std::vector<std::pair<int64_t, int64_t>> meets;  // one receiver's (class, elements)
+};
+
+void GridClassesOf(const SliceGrid& held, int64_t participants, GridWorkspace* w) {
+  const size_t ndim = held.table.size();
+  int64_t codes = 1;
+  w->stride.resize(ndim);
+  for (size_t d = ndim; d-- > 0;) {
+    w->stride[d] = codes;
+    codes *= static_cast<int64_t>(held.table[d].size());
+  }
+  w->class_of_code.assign(codes, -1);
+  Classes& c = w->classes;
+  c.first.clear();
+  c.of.assign(participants, -1);
+  for (int64_t i = 0; i < participants; ++i) {
+    int64_t code = 0;
+    bool empty = false;
+    for (size_t d = 0; d < ndim; ++d) {
+      const uint32_t x = held.index[d][i];
+      empty = empty || held.table[d][x].size == 0;
+      code += x * w->stride[d];
+    }
+    if (empty) continue;
+    int64_t& k = w->class_of_code[code];
+    if (k < 0) {
+      k = c.count();
+      c.first.push_back(i);
+    }
+    c.of[i] = k;
+  }
+  // Each class's holders ascending: a counting sort of the participants.
+  c.start.assign(c.first.size() + 1, 0);
+  for (int64_t i = 0; i < participants; ++i) {
+    if (c.of[i] >= 0) ++c.start[c.of[i] + 1];
+  }
+  for (size_t k = 0; k < c.first.size(); ++k) c.start[k + 1] += c.start[k];
+  c.holders.resize(c.start.back());
+  w->next.assign(c.start.begin(), c.start.end() - 1);
+  for (int64_t i = 0; i < participants; ++i) {
+    if (c.of[i] >= 0) c.holders[w->next[c.of[i]]++] = i;
+  }
+}
+
+// Per dim, the run of held table entries meeting each wanted one: their
+// offsets and ends ascend, so those meeting a slice are a run (its empty
+// entries meet nothing).
+void GridRuns(const SliceGrid& held, const SliceGrid& wanted, GridWorkspace* w) {
+  w->runs.resize(held.table.size());
+  for (size_t d = 0; d < held.table.size(); ++d) {
+    const std::vector<Slice>& h = held.table[d];
+    std::vector<std::pair<uint32_t, uint32_t>>& runs = w->runs[d];
+    runs.clear();
+    for (const Slice& x : wanted.table[d]) {
+      if (x.size == 0) {
+        runs.push_back({0, 0});
+        continue;
+      }
+      const auto lo = std::partition_point(
+          h.begin(), h.end(), [&](const Slice& e) { return e.offset + e.size <= x.offset; });
+      const auto hi = std::partition_point(
+          lo, h.end(), [&](const Slice& e) { return e.offset < x.offset + x.size; });
+      runs.push_back(
+          {static_cast<uint32_t>(lo - h.begin()), static_cast<uint32_t>(hi - h.begin())});
+    }
+  }
+}
+
+// ForEachMeeting's meetings from grids: for each receiver ascending, the
+// classes whose tuples lie in the product of its dims' runs, each meeting
+// the product of its dims' overlaps.
+template <typename Visit>
+void ForEachGridMeeting(const SliceGrid& held, const SliceGrid& wanted, int64_t participants,
+                        GridWorkspace* w, Visit visit) {
+  const Classes& c = w->classes;
+  const size_t ndim = held.table.size();
+  uint32_t at[kMaxTensorDims], lo[kMaxTensorDims], hi[kMaxTensorDims];
+  Slice want[kMaxTensorDims];
+  for (int64_t j = 0; j < participants; ++j) {
+    bool empty = false;
+    for (size_t d = 0; d < ndim; ++d) {
+      const uint32_t x = wanted.index[d][j];
+      want[d] = wanted.table[d][x];
+      std::tie(lo[d], hi[d]) = w->runs[d][x];
+      at[d] = lo[d];
+      empty = empty || lo[d] == hi[d];
+    }
+    if (empty || c.count() == 0) continue;
+    w->meets.clear();
+    while (true) {  // the product of the runs, the last dim fastest
+      int64_t code = 0, elements = 1;
+      for (size_t d = 0; d < ndim; ++d) {
+        const Slice& e = held.table[d][at[d]];
+        code += at[d] * w->stride[d];
+        elements *=
+            std::max<int64_t>(0, std::min(e.offset + e.size, want[d].offset + want[d].size) -
+                                     std::max(e.offset, want[d].offset));
+      }
+      if (elements != 0) w->meets.push_back({w->class_of_code[code], elements});
+      size_t d = ndim;
+      while (d > 0 && ++at[d - 1] == hi[d - 1]) at[d - 1] = lo[d - 1], --d;
+      if (d == 0) break;
+    }
+    // In tuple order, not class order as step 1 visits them: a receiver's
+    // meetings are adjacent in step 3's order and their classes' holders
+    // disjoint, so their order changes no sender (CandidatesFor).
+    for (const auto& [k, elements] : w->meets) {
+      const int64_t sender = c.of[j] == k ? j : c.holder_count(k) == 1 ? c.holders[c.start[k]] : -1;
+      visit(Meeting{j, k, elements, sender});
+    }
+  }
+}
+
+}  // namespace
+
+RouteLoad LoadOfGridRoutes(const SliceGrid& held, const SliceGrid& wanted, int64_t participants) {
+  thread_local GridWorkspace w;
+  GridClassesOf(held, participants, &w);
+  GridRuns(held, wanted, &w);
+  return LoadOfMeetings(w.classes, participants, [&](auto visit) {
+    ForEachGridMeeting(held, wanted, participants, &w, visit);
+  });
 }
 
 RouteLoad LoadOfRoutes(absl::Span<const SliceRoute> routes, int64_t participants) {

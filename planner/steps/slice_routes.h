@@ -16,8 +16,9 @@
 // Cost: the held boxes are indexed per tensor dim (sorted extents), so each
 // wanted box is tested only against the distinct held boxes of its shortest
 // run of extents, not against all of them (unless there are few: then
-// testing all costs less than the index); pricing (LoadOfSliceRoutes)
-// builds no box, and one participant's routes (RouteSlicesOf) only its own.
+// testing all costs less than the index); one participant's routes
+// (RouteSlicesOf) build only its own boxes, and pricing (LoadOfGridRoutes)
+// builds none, taking the boxes as tuples of per-dim slices.
 #ifndef RESHARD_PLANNER_STEPS_SLICE_ROUTES_H_
 #define RESHARD_PLANNER_STEPS_SLICE_ROUTES_H_
 
@@ -67,9 +68,20 @@ struct RouteLoad {
   int64_t total_sent = 0;
 };
 RouteLoad LoadOfRoutes(absl::Span<const SliceRoute> routes, int64_t participants);
-// LoadOfRoutes(RouteSlices(held, wanted), held.size()) without building the
-// routes' boxes: what pricing needs.
-RouteLoad LoadOfSliceRoutes(absl::Span<const Box> held, absl::Span<const Box> wanted);
+
+// Boxes as a grid, as a group's blocks are (GroupSliceGrid, chunk.h): per
+// tensor dim d, a table of slices, and per participant i its index into it;
+// participant i's box is (table[d][index[d][i]]) over d.
+struct SliceGrid {
+  std::vector<std::vector<Slice>> table;
+  std::vector<std::vector<uint32_t>> index;
+};
+// LoadOfRoutes(RouteSlices(held, wanted), participants) for the grids'
+// boxes, without building a box or comparing two (what pricing needs): a held box is its tuple of
+// table indices, and those meeting a wanted box are the product of each dim's run of slices meeting
+// it. Requires each held table's non-empty slices to be disjoint and in order of offset, with its
+// empty ones where the order keeps offsets and ends ascending (GroupSliceGrid's tables are).
+RouteLoad LoadOfGridRoutes(const SliceGrid& held, const SliceGrid& wanted, int64_t participants);
 
 }  // namespace reshard
 
