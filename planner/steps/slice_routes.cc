@@ -275,25 +275,28 @@ int64_t ChooseSender(const Classes& c, int64_t k, int64_t receiver,
 // where a comparison sort of every demand was the hot spot of pricing.
 std::vector<int64_t> LargestFirst(const std::vector<int64_t>& choices,
                                   const std::vector<Meeting>& meetings) {
-  if (choices.empty()) return {};  // most prices: every demand forced or local
-  std::vector<int64_t> sizes;      // distinct, descending
+  std::vector<int64_t> sizes;  // distinct (past a few, sorted out below), then descending
   for (int64_t i : choices) {
-    if (sizes.empty() || sizes.back() != meetings[i].elements) {
-      sizes.push_back(meetings[i].elements);
+    const int64_t e = meetings[i].elements;
+    if (sizes.size() >= 16 || std::find(sizes.begin(), sizes.end(), e) == sizes.end()) {
+      sizes.push_back(e);
     }
   }
+  if (sizes.size() <= 1) return choices;  // one size: step 1's order
   std::sort(sizes.begin(), sizes.end(), std::greater<int64_t>());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-  auto bucket = [&](int64_t i) {
-    return std::lower_bound(sizes.begin(), sizes.end(), meetings[i].elements,
-                            std::greater<int64_t>()) -
-           sizes.begin();
-  };
+  std::vector<uint32_t> bucket(choices.size());
   std::vector<int64_t> next(sizes.size() + 1, 0);
-  for (int64_t i : choices) ++next[bucket(i) + 1];
+  for (size_t x = 0; x < choices.size(); ++x) {
+    bucket[x] = static_cast<uint32_t>(std::lower_bound(sizes.begin(), sizes.end(),
+                                                       meetings[choices[x]].elements,
+                                                       std::greater<int64_t>()) -
+                                      sizes.begin());
+    ++next[bucket[x] + 1];
+  }
   for (size_t b = 1; b < next.size(); ++b) next[b] += next[b - 1];
   std::vector<int64_t> out(choices.size());
-  for (int64_t i : choices) out[next[bucket(i)]++] = i;
+  for (size_t x = 0; x < choices.size(); ++x) out[next[bucket[x]]++] = choices[x];
   return out;
 }
 
