@@ -22,16 +22,23 @@ int64_t ChunkOffset(int64_t length, int64_t n, int64_t i) {
   return std::min(i * PaddedChunkSize(length, n), length);
 }
 
+namespace {
+
+// Chunk i of `parent` split in chunks of c = PaddedChunkSize(parent.size, n):
+// ChunkOffset and ChunkSize with the division done once by the caller
+// (pricing exchanges computes many of these).
+Slice ChunkAt(const Slice& parent, int64_t c, int64_t i) {
+  const int64_t start = std::min(i * c, parent.size);
+  return {parent.offset + start, std::min(start + c, parent.size) - start};
+}
+
+}  // namespace
+
 Slice NestedChunk(int64_t length, absl::Span<const int64_t> sizes,
                   absl::Span<const int64_t> indices) {
   Slice slice{0, length};
   for (size_t i = 0; i < sizes.size(); ++i) {
-    // ChunkOffset and ChunkSize, with one division between them (pricing
-    // exchanges computes many of these).
-    const int64_t c = PaddedChunkSize(slice.size, sizes[i]);
-    const int64_t start = std::min(indices[i] * c, slice.size);
-    slice.offset += start;
-    slice.size = std::min(start + c, slice.size) - start;
+    slice = ChunkAt(slice, PaddedChunkSize(slice.size, sizes[i]), indices[i]);
   }
   return slice;
 }
@@ -67,13 +74,17 @@ void MakeSliceTable(const DeviceMesh& mesh, MeshDimSet group, absl::Span<const i
     stride[i] = distinct;
     distinct *= span[i];
   }
-  t->slices.reserve(distinct);
-  int64_t indices[kMaxMeshDims] = {};
-  for (int64_t x = 0; x < distinct; ++x) {
-    t->slices.push_back(NestedChunk(length, absl::MakeConstSpan(sizes, num_splits),
-                                    absl::MakeConstSpan(indices, num_splits)));
-    size_t i = num_splits;  // the next tuple, the last split fastest
-    while (i > 0 && ++indices[i - 1] == span[i - 1]) indices[--i] = 0;
+  // Split by split, each slice into its span's chunks (the last split
+  // fastest): each chunk is computed once, not once per slice under it.
+  t->slices.assign(1, Slice{0, length});
+  for (size_t i = 0; i < num_splits; ++i) {
+    const size_t parents = t->slices.size();
+    t->slices.resize(parents * span[i]);
+    for (size_t p = parents; p-- > 0;) {  // from the last: slot p * span[i] >= p
+      const Slice parent = t->slices[p];
+      const int64_t c = PaddedChunkSize(parent.size, sizes[i]);
+      for (int64_t x = 0; x < span[i]; ++x) t->slices[p * span[i] + x] = ChunkAt(parent, c, x);
+    }
   }
   for (size_t i = 0; i < num_splits; ++i) {
     for (int j = 0; j < t->k; ++j) {
