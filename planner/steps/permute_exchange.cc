@@ -119,7 +119,12 @@ namespace {
 struct MemberProducts {
   std::vector<int64_t> wanted, kept, meets, covered;
   std::vector<char> holds_first;
-  std::vector<Slice> held_d, wanted_d, chunks;  // one tensor dim's (MultiplyDim)
+  // One tensor dim's (MultiplyDim): the members' slices before and after as
+  // grids (GroupSliceGrid), the non-empty held slices before each held
+  // entry, and the non-empty held slices meeting each wanted entry.
+  std::vector<Slice> held_table, wanted_table;
+  std::vector<uint32_t> held_index, wanted_index;
+  std::vector<int64_t> nonempty_before, wanted_meets;
   // The factors every member shares: those of the tensor dims the group
   // splits neither before nor after, where every member holds and wants the
   // whole length (elements; one chunk meeting, or none if empty).
@@ -140,36 +145,36 @@ struct MemberProducts {
       shared_meets *= length > 0 ? 1 : 0;
       return;
     }
-    GroupSlicesInto(mesh, group, before, length, &held_d);
-    GroupSlicesInto(mesh, group, after, length, &wanted_d);
-    // The distinct non-empty source chunks are disjoint: sorted by offset,
-    // those meeting a slice are a run.
-    chunks.clear();
-    ForEachChunk(mesh, before, length, [this](const Slice& c) {
-      if (c.size > 0) chunks.push_back(c);
-      return true;
-    });
-    std::sort(chunks.begin(), chunks.end(),
-              [](const Slice& a, const Slice& b) { return a.offset < b.offset; });
-    const Slice first_held = held_d[0];
-    Slice last{-1, 0};  // members in a row often want the same slice
-    int64_t last_meets = 0;
-    for (size_t j = 0; j < wanted_d.size(); ++j) {
-      const Slice& w = wanted_d[j];
-      if (!(w == last)) {
-        const auto lo = std::partition_point(chunks.begin(), chunks.end(), [&](const Slice& c) {
-          return c.offset + c.size <= w.offset;
-        });
-        const auto hi = std::partition_point(
-            lo, chunks.end(), [&](const Slice& c) { return c.offset < w.offset + w.size; });
-        last = w;
-        last_meets = w.size > 0 ? hi - lo : 0;
-      }
+    GroupSliceGrid(mesh, group, before, length, &held_table, &held_index);
+    GroupSliceGrid(mesh, group, after, length, &wanted_table, &wanted_index);
+    CountMeets();
+    const Slice first_held = held_table[held_index[0]];
+    for (size_t j = 0; j < wanted_index.size(); ++j) {
+      const Slice& h = held_table[held_index[j]];
+      const Slice& w = wanted_table[wanted_index[j]];
       wanted[j] *= w.size;
-      kept[j] *= Overlap(held_d[j], w);
-      meets[j] *= last_meets;
+      kept[j] *= Overlap(h, w);
+      meets[j] *= wanted_meets[wanted_index[j]];
       covered[j] *= Overlap(first_held, w);
-      holds_first[j] &= held_d[j] == first_held;
+      holds_first[j] &= h == first_held;
+    }
+  }
+  // The held table's offsets and ends ascend (GroupSliceGrid), so the held
+  // slices meeting a wanted one are a run; its non-empty ones meet it.
+  void CountMeets() {
+    nonempty_before.assign(1, 0);
+    for (const Slice& h : held_table)
+      nonempty_before.push_back(nonempty_before.back() + (h.size > 0));
+    wanted_meets.clear();
+    for (const Slice& w : wanted_table) {
+      const auto lo =
+          std::partition_point(held_table.begin(), held_table.end(),
+                               [&](const Slice& c) { return c.offset + c.size <= w.offset; });
+      const auto hi = std::partition_point(
+          lo, held_table.end(), [&](const Slice& c) { return c.offset < w.offset + w.size; });
+      wanted_meets.push_back(w.size > 0 ? nonempty_before[hi - held_table.begin()] -
+                                              nonempty_before[lo - held_table.begin()]
+                                        : 0);
     }
   }
 };
