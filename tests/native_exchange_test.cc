@@ -7,6 +7,7 @@
 #include <numeric>
 #include <random>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "collectives/tensor/box_copy.h"
@@ -20,6 +21,7 @@
 #include "planner/steps/permute_exchange.h"
 #include "planner/steps/step.h"
 #include "planner/steps/step_bytes.h"
+#include "tests/spec_helpers.h"
 
 namespace reshard {
 namespace {
@@ -42,6 +44,30 @@ TEST(GroupSlicesTest, NestedChunksInMemberOrder) {
               ElementsAre(Slice{0, 5}, Slice{0, 5}, Slice{0, 5}, Slice{0, 5}));
 }
 
+// A random group and split of one extent: a mesh of 1-4 dims of sizes 1-4,
+// any subset of them as the group, any of them (in or outside the group) as
+// the splits in a random order, a length of 0-29.
+struct RandomGroupSplit {
+  DeviceMesh mesh;
+  MeshDimSet group;
+  std::vector<int> splits;
+  int64_t length;
+};
+RandomGroupSplit DrawGroupSplit(std::mt19937& rng) {
+  std::vector<int64_t> sizes(1 + rng() % 4);
+  for (int64_t& s : sizes) s = 1 + static_cast<int64_t>(rng() % 4);
+  DeviceMesh mesh = Mesh(sizes);
+  const int ndim = mesh.ndim();
+  const auto group = MeshDimSet::FromBits(static_cast<uint8_t>(rng() % (1u << ndim)));
+  std::vector<int> splits;
+  for (int m = 0; m < ndim; ++m) {
+    if (rng() % 2) splits.push_back(m);
+  }
+  std::shuffle(splits.begin(), splits.end(), rng);
+  const int64_t length = static_cast<int64_t>(rng() % 30);
+  return {std::move(mesh), group, std::move(splits), length};
+}
+
 // GroupSlices computes each distinct slice once and walks the members by an
 // odometer; it must still give member j (row-major over the group's
 // ascending mesh dims) NestedChunk at its coordinates on the splits (0 on a
@@ -49,17 +75,8 @@ TEST(GroupSlicesTest, NestedChunksInMemberOrder) {
 TEST(GroupSlicesTest, EveryMemberHoldsItsNestedChunkOnRandomGroups) {
   std::mt19937 rng(11);
   for (int trial = 0; trial < 2000; ++trial) {
-    std::vector<int64_t> sizes(1 + rng() % 4);
-    for (int64_t& s : sizes) s = 1 + static_cast<int64_t>(rng() % 4);
-    const DeviceMesh mesh = Mesh(sizes);
+    const auto [mesh, group, splits, length] = DrawGroupSplit(rng);
     const int ndim = mesh.ndim();
-    const auto group = MeshDimSet::FromBits(static_cast<uint8_t>(rng() % (1u << ndim)));
-    std::vector<int> splits;
-    for (int m = 0; m < ndim; ++m) {
-      if (rng() % 2) splits.push_back(m);
-    }
-    std::shuffle(splits.begin(), splits.end(), rng);
-    const int64_t length = static_cast<int64_t>(rng() % 30);
     const std::vector<Slice> slices = GroupSlices(mesh, group, splits, length);
     const std::vector<int> dims = group.ToVector();
     ASSERT_EQ(static_cast<int64_t>(slices.size()), mesh.GroupSize(group));
@@ -90,17 +107,7 @@ TEST(GroupSlicesTest, GridIndexesEachMembersSliceInOrderOfOffset) {
   std::vector<Slice> table;
   std::vector<uint32_t> index;
   for (int trial = 0; trial < 2000; ++trial) {
-    std::vector<int64_t> sizes(1 + rng() % 4);
-    for (int64_t& s : sizes) s = 1 + static_cast<int64_t>(rng() % 4);
-    const DeviceMesh mesh = Mesh(sizes);
-    const int ndim = mesh.ndim();
-    const auto group = MeshDimSet::FromBits(static_cast<uint8_t>(rng() % (1u << ndim)));
-    std::vector<int> splits;
-    for (int m = 0; m < ndim; ++m) {
-      if (rng() % 2) splits.push_back(m);
-    }
-    std::shuffle(splits.begin(), splits.end(), rng);
-    const int64_t length = static_cast<int64_t>(rng() % 30);
+    const auto [mesh, group, splits, length] = DrawGroupSplit(rng);
     const std::vector<Slice> slices = GroupSlices(mesh, group, splits, length);
     GroupSliceGrid(mesh, group, splits, length, &table, &index);
     ASSERT_EQ(index.size(), slices.size());
@@ -166,19 +173,6 @@ TEST(PermuteExchangeTest, TransposePiecesTileBothBlocks) {
   }
 }
 
-// Every member's block of `in` at `logical`, built afresh from GroupSlices:
-// the blocks ExchangeLoadOf routes, without its storage kept between calls.
-std::vector<Box> FreshBlocks(const DistState& in, MeshDimSet group, const DeviceMesh& mesh,
-                             const std::vector<int64_t>& logical) {
-  std::vector<Box> blocks(mesh.GroupSize(group), Box(logical.size()));
-  for (size_t d = 0; d < logical.size(); ++d) {
-    const std::vector<Slice> slices =
-        GroupSlices(mesh, group, GroupSplitsIn(in, group, static_cast<int>(d)), logical[d]);
-    for (size_t j = 0; j < slices.size(); ++j) blocks[j][d] = slices[j];
-  }
-  return blocks;
-}
-
 // ExchangeLoadOf reuses its blocks' storage from call to call: exchanges of
 // different group sizes and tensor ranks, each priced after larger and
 // smaller ones, must price as the routes of freshly built blocks do.
@@ -201,9 +195,9 @@ TEST(ExchangeLoadTest, SameLoadAsFreshBlocksWhateverWasPricedBefore) {
   };
   for (int i : {2, 0, 1, 3, 2, 1, 0, 3, 1}) {
     const Case& c = cases[i];
-    const std::vector<Box> held = FreshBlocks(c.state, c.step.group, c.mesh, c.logical);
+    const std::vector<Box> held = test_util::MemberBlocks(c.state, c.step.group, c.mesh, c.logical);
     const std::vector<Box> wanted =
-        FreshBlocks(ApplyStep(c.state, c.step), c.step.group, c.mesh, c.logical);
+        test_util::MemberBlocks(ApplyStep(c.state, c.step), c.step.group, c.mesh, c.logical);
     const RouteLoad want = LoadOfRoutes(RouteSlices(held, wanted), held.size());
     const RouteLoad got = ExchangeLoadOf(c.state, c.step, c.mesh, c.logical);
     EXPECT_EQ(std::make_tuple(got.max_sent, got.max_received, got.max_sent_plus_received,

@@ -338,19 +338,6 @@ TEST(NativeApplyStepTest, GroupStepsReplayAsOneMeshDimAtATimeOnRandomStates) {
   EXPECT_GT(group_steps, 1000);  // the random states do reach group steps
 }
 
-// Every member's block of `in` at `logical`, one box per member, from
-// GroupSlices: the boxes RouteSlices takes.
-std::vector<Box> MemberBlocks(const DistState& in, MeshDimSet group, const DeviceMesh& mesh,
-                              const std::vector<int64_t>& logical) {
-  std::vector<Box> blocks(mesh.GroupSize(group), Box(logical.size()));
-  for (size_t d = 0; d < logical.size(); ++d) {
-    const std::vector<Slice> slices =
-        GroupSlices(mesh, group, GroupSplitsIn(in, group, static_cast<int>(d)), logical[d]);
-    for (size_t j = 0; j < slices.size(); ++j) blocks[j][d] = slices[j];
-  }
-  return blocks;
-}
-
 // ExchangeLoadOf routes the members' blocks as grids (LoadOfGridRoutes): on
 // every permute and exchange out of random states, on random meshes and
 // uneven logical shapes (empty blocks, replicas), it must price as the
@@ -371,8 +358,9 @@ TEST(NativeExchangeLoadTest, GridRoutesLoadAsSliceRoutesOnRandomStates) {
     AppendNativeTransitions(s, goal, 3, s.PartialOps() | goal.PartialOps(), &steps);
     for (const Step& step : steps) {
       if (step.kind != StepKind::kPermute && step.kind != StepKind::kExchange) continue;
-      const std::vector<Box> held = MemberBlocks(s, step.group, mesh, logical);
-      const std::vector<Box> wanted = MemberBlocks(ApplyStep(s, step), step.group, mesh, logical);
+      const std::vector<Box> held = test_util::MemberBlocks(s, step.group, mesh, logical);
+      const std::vector<Box> wanted =
+          test_util::MemberBlocks(ApplyStep(s, step), step.group, mesh, logical);
       const RouteLoad want = LoadOfRoutes(RouteSlices(held, wanted), held.size());
       const RouteLoad got = ExchangeLoadOf(s, step, mesh, logical);
       EXPECT_EQ(std::make_tuple(got.max_sent, got.max_received, got.max_sent_plus_received,

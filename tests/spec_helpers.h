@@ -11,7 +11,10 @@
 #include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
 #include "mesh/device_mesh.h"
+#include "planner/layout/chunk.h"
 #include "planner/layout/dist_spec.h"
+#include "planner/steps/slice_routes.h"
+#include "planner/steps/step.h"
 
 namespace reshard::test_util {
 
@@ -27,6 +30,20 @@ inline DistSpec Spec(const DeviceMesh& mesh, absl::string_view text, std::vector
   absl::StatusOr<DistSpec> spec = DistSpec::Parse(mesh, text, std::move(shape), dtype);
   EXPECT_TRUE(spec.ok()) << text << ": " << spec.status();
   return *std::move(spec);
+}
+
+// Every member's block of `in` at `logical`, a box per member in member
+// order (what RouteSlices takes), built afresh from GroupSlices: what the
+// exchange pricing of permute_exchange.h routes, without its grids.
+inline std::vector<Box> MemberBlocks(const DistState& in, MeshDimSet group, const DeviceMesh& mesh,
+                                     const std::vector<int64_t>& logical) {
+  std::vector<Box> blocks(mesh.GroupSize(group), Box(logical.size()));
+  for (size_t d = 0; d < logical.size(); ++d) {
+    const std::vector<Slice> slices =
+        GroupSlices(mesh, group, GroupSplitsIn(in, group, static_cast<int>(d)), logical[d]);
+    for (size_t j = 0; j < slices.size(); ++j) blocks[j][d] = slices[j];
+  }
+  return blocks;
 }
 
 }  // namespace reshard::test_util
