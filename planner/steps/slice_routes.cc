@@ -216,10 +216,16 @@ void CandidatesFor(const Classes& c, const std::vector<DimIndex>& dims, const Bo
   std::sort(out->begin(), out->end());
 }
 
-// Step 1: for each receiver ascending, each class ascending, the non-empty
-// pieces, passed to `visit` as a Meeting whose sender is the receiver for a
+// Step 1's sender of receiver's piece of class k: the receiver itself for a
 // local copy (it holds the class), the holder for a forced demand (step 2:
 // the class has one holder), -1 for a demand step 3 chooses.
+int64_t StepOneSender(const Classes& c, int64_t receiver, int64_t k) {
+  if (c.of[receiver] == k) return receiver;
+  return c.holder_count(k) == 1 ? c.holders[c.start[k]] : -1;
+}
+
+// Step 1: for each receiver ascending, each class ascending, the non-empty
+// pieces, passed to `visit` as a Meeting with StepOneSender's sender.
 // `w` holds ClassesOf(held) (w->classes) and the indexes it builds.
 template <typename Visit>
 void ForEachMeeting(absl::Span<const Box> held, absl::Span<const Box> wanted, Workspace* w,
@@ -243,10 +249,7 @@ void ForEachMeeting(absl::Span<const Box> held, absl::Span<const Box> wanted, Wo
     for (int64_t k : candidates) {
       const int64_t elements = MeetElements(held[c.first[k]], wanted[j]);
       if (elements == 0) continue;
-      const int64_t sender = c.of[j] == k             ? receiver
-                             : c.holder_count(k) == 1 ? c.holders[c.start[k]]
-                                                      : -1;
-      visit(Meeting{receiver, k, elements, sender});
+      visit(Meeting{receiver, k, elements, StepOneSender(c, receiver, k)});
     }
   }
 }
@@ -430,7 +433,6 @@ struct GridWorkspace {
   // Per dim, per wanted table entry: the run [first, second) of held table
   // entries meeting it (empty for an empty entry).
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> runs;
-  std::vector<std::pair<int64_t, int64_t>> meets;  // one receiver's (class, elements)
 };
 
 void GridClassesOf(const SliceGrid& held, int64_t participants, GridWorkspace* w) {
@@ -518,7 +520,9 @@ void ForEachGridMeeting(const SliceGrid& held, const SliceGrid& wanted, int64_t 
       empty = empty || lo[d] == hi[d];
     }
     if (empty || c.count() == 0) continue;
-    w->meets.clear();
+    // In tuple order, not class order as step 1 visits them: a receiver's
+    // meetings are adjacent in step 3's order and their classes' holders
+    // disjoint, so their order changes no sender (CandidatesFor).
     while (true) {  // the product of the runs, the last dim fastest
       int64_t code = 0, elements = 1;
       for (size_t d = 0; d < ndim; ++d) {
@@ -528,17 +532,13 @@ void ForEachGridMeeting(const SliceGrid& held, const SliceGrid& wanted, int64_t 
             std::max<int64_t>(0, std::min(e.offset + e.size, want[d].offset + want[d].size) -
                                      std::max(e.offset, want[d].offset));
       }
-      if (elements != 0) w->meets.push_back({w->class_of_code[code], elements});
+      if (elements != 0) {
+        const int64_t k = w->class_of_code[code];
+        visit(Meeting{j, k, elements, StepOneSender(c, j, k)});
+      }
       size_t d = ndim;
       while (d > 0 && ++at[d - 1] == hi[d - 1]) at[d - 1] = lo[d - 1], --d;
       if (d == 0) break;
-    }
-    // In tuple order, not class order as step 1 visits them: a receiver's
-    // meetings are adjacent in step 3's order and their classes' holders
-    // disjoint, so their order changes no sender (CandidatesFor).
-    for (const auto& [k, elements] : w->meets) {
-      const int64_t sender = c.of[j] == k ? j : c.holder_count(k) == 1 ? c.holders[c.start[k]] : -1;
-      visit(Meeting{j, k, elements, sender});
     }
   }
 }
