@@ -93,10 +93,10 @@ void MakeSliceTable(const DeviceMesh& mesh, MeshDimSet group, absl::Span<const i
   }
 }
 
-// Calls row(first, at, step) for the members row-major over the group dims,
-// a row of the last dim at a time (the odometer over the others once per
-// row instead of dividing each member's index): the row's members are
-// first, first + 1, ..., and member first + x has slice at + x * step.
+// Calls row(first, at, step, n) for the members row-major over the group
+// dims, a row of the last dim at a time (the odometer over the others once
+// per row instead of dividing each member's index): the row's members are
+// first .. first + n - 1, and member first + x has slice at + x * step.
 template <typename Row>
 void ForEachMemberRow(const DeviceMesh& mesh, const SliceTable& t, int64_t members, Row row) {
   if (t.k == 0) return row(int64_t{0}, int64_t{0}, int64_t{0}, int64_t{1});
@@ -119,26 +119,19 @@ void ForEachMemberRow(const DeviceMesh& mesh, const SliceTable& t, int64_t membe
 
 std::vector<Slice> GroupSlices(const DeviceMesh& mesh, MeshDimSet group,
                                absl::Span<const int> splits, int64_t length) {
-  std::vector<Slice> out;
-  GroupSlicesInto(mesh, group, splits, length, &out);
+  SliceTable t;
+  MakeSliceTable(mesh, group, splits, length, &t);
+  std::vector<Slice> out(mesh.GroupSize(group));
+  ForEachMemberRow(mesh, t, static_cast<int64_t>(out.size()),
+                   [&](int64_t first, int64_t at, int64_t step, int64_t n) {
+                     for (int64_t x = 0; x < n; ++x) out[first + x] = t.slices[at + x * step];
+                   });
   return out;
 }
 
 // Exchange pricing calls this per tensor dim twice per price: the table is
-// on the stack for up to 64 distinct slices and *out keeps its storage, so
-// that most calls allocate nothing.
-void GroupSlicesInto(const DeviceMesh& mesh, MeshDimSet group, absl::Span<const int> splits,
-                     int64_t length, std::vector<Slice>* out) {
-  SliceTable t;
-  MakeSliceTable(mesh, group, splits, length, &t);
-  out->resize(mesh.GroupSize(group));
-  Slice* member = out->data();
-  ForEachMemberRow(mesh, t, static_cast<int64_t>(out->size()),
-                   [&](int64_t first, int64_t at, int64_t step, int64_t n) {
-                     for (int64_t x = 0; x < n; ++x) member[first + x] = t.slices[at + x * step];
-                   });
-}
-
+// built on the stack for up to 64 distinct slices and the vectors keep their
+// storage, so that most calls allocate nothing.
 void GroupSliceGrid(const DeviceMesh& mesh, MeshDimSet group, absl::Span<const int> splits,
                     int64_t length, std::vector<Slice>* table, std::vector<uint32_t>* index) {
   SliceTable t;
@@ -152,6 +145,16 @@ void GroupSliceGrid(const DeviceMesh& mesh, MeshDimSet group, absl::Span<const i
                        member[first + x] = static_cast<uint32_t>(at + x * step);
                      }
                    });
+}
+
+std::pair<size_t, size_t> RunMeeting(absl::Span<const Slice> table, const Slice& slice) {
+  if (slice.size == 0) return {0, 0};
+  const auto lo = std::partition_point(table.begin(), table.end(), [&](const Slice& e) {
+    return e.offset + e.size <= slice.offset;
+  });
+  const auto hi = std::partition_point(
+      lo, table.end(), [&](const Slice& e) { return e.offset < slice.offset + slice.size; });
+  return {static_cast<size_t>(lo - table.begin()), static_cast<size_t>(hi - table.begin())};
 }
 
 std::vector<int64_t> LocalShape(const DeviceMesh& mesh, const DistState& state,

@@ -3,6 +3,7 @@
 #define RESHARD_PLANNER_LAYOUT_CHUNK_H_
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "absl/types/span.h"
@@ -47,9 +48,6 @@ Slice NestedChunk(int64_t length, absl::Span<const int64_t> sizes,
 // mesh dim these are torch.chunk's chunks (ChunkOffset, ChunkSize).
 std::vector<Slice> GroupSlices(const DeviceMesh& mesh, MeshDimSet group,
                                absl::Span<const int> splits, int64_t length);
-// The same into *out (cleared first), reusing its storage.
-void GroupSlicesInto(const DeviceMesh& mesh, MeshDimSet group, absl::Span<const int> splits,
-                     int64_t length, std::vector<Slice>* out);
 // The same as a table and indices: (*table)[(*index)[j]] is member j's
 // slice. The table holds each distinct slice once, in the order of their
 // coordinates on `splits`, the last fastest: so in order of offset, each
@@ -57,6 +55,10 @@ void GroupSlicesInto(const DeviceMesh& mesh, MeshDimSet group, absl::Span<const 
 // their storage.
 void GroupSliceGrid(const DeviceMesh& mesh, MeshDimSet group, absl::Span<const int> splits,
                     int64_t length, std::vector<Slice>* table, std::vector<uint32_t>* index);
+// The entries [first, second) of `table` that may meet `slice`: with the
+// table's offsets and ends ascending (as GroupSliceGrid's), every entry that
+// meets it, and besides only empty entries. Empty for an empty `slice`.
+std::pair<size_t, size_t> RunMeeting(absl::Span<const Slice> table, const Slice& slice);
 
 // The shape of the local shard held by the rank at `coordinate` in `state`:
 // each tensor dim is split by its mesh dims in shard order.

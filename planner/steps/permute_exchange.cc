@@ -159,22 +159,16 @@ struct MemberProducts {
       holds_first[j] &= h == first_held;
     }
   }
-  // The held table's offsets and ends ascend (GroupSliceGrid), so the held
-  // slices meeting a wanted one are a run; its non-empty ones meet it.
+  // The non-empty held slices in each wanted slice's run (RunMeeting) meet it.
   void CountMeets() {
     nonempty_before.assign(1, 0);
-    for (const Slice& h : held_table)
+    for (const Slice& h : held_table) {
       nonempty_before.push_back(nonempty_before.back() + (h.size > 0));
+    }
     wanted_meets.clear();
     for (const Slice& w : wanted_table) {
-      const auto lo =
-          std::partition_point(held_table.begin(), held_table.end(),
-                               [&](const Slice& c) { return c.offset + c.size <= w.offset; });
-      const auto hi = std::partition_point(
-          lo, held_table.end(), [&](const Slice& c) { return c.offset < w.offset + w.size; });
-      wanted_meets.push_back(w.size > 0 ? nonempty_before[hi - held_table.begin()] -
-                                              nonempty_before[lo - held_table.begin()]
-                                        : 0);
+      const auto [lo, hi] = RunMeeting(held_table, w);
+      wanted_meets.push_back(nonempty_before[hi] - nonempty_before[lo]);
     }
   }
 };

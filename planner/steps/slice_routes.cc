@@ -153,15 +153,11 @@ void IndexDim(const Classes& c, absl::Span<const Box> held, size_t d, std::vecto
 }
 
 // The run of `x`'s extents that meet `w` (a non-empty slice), when they are
-// disjoint: the first extent ending after w begins to the last beginning
-// before w ends. Otherwise every extent (the caller tests each).
+// disjoint (RunMeeting). Otherwise every extent (the caller tests each).
 std::pair<int64_t, int64_t> Run(const DimIndex& x, const Slice& w) {
   if (!x.disjoint) return {0, static_cast<int64_t>(x.extents.size())};
-  auto lo = std::partition_point(x.extents.begin(), x.extents.end(),
-                                 [&](const Slice& e) { return e.offset + e.size <= w.offset; });
-  auto hi = std::partition_point(lo, x.extents.end(),
-                                 [&](const Slice& e) { return e.offset < w.offset + w.size; });
-  return {lo - x.extents.begin(), hi - x.extents.begin()};
+  const auto [lo, hi] = RunMeeting(x.extents, w);
+  return {static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
 }
 
 // Step 1's pieces without their boxes: the piece is the class's box met with
@@ -486,16 +482,8 @@ void GridRuns(const SliceGrid& held, const SliceGrid& wanted, GridWorkspace* w) 
     std::vector<std::pair<uint32_t, uint32_t>>& runs = w->runs[d];
     runs.clear();
     for (const Slice& x : wanted.table[d]) {
-      if (x.size == 0) {
-        runs.push_back({0, 0});
-        continue;
-      }
-      const auto lo = std::partition_point(
-          h.begin(), h.end(), [&](const Slice& e) { return e.offset + e.size <= x.offset; });
-      const auto hi = std::partition_point(
-          lo, h.end(), [&](const Slice& e) { return e.offset < x.offset + x.size; });
-      runs.push_back(
-          {static_cast<uint32_t>(lo - h.begin()), static_cast<uint32_t>(hi - h.begin())});
+      const auto [lo, hi] = RunMeeting(h, x);
+      runs.push_back({static_cast<uint32_t>(lo), static_cast<uint32_t>(hi)});
     }
   }
 }
