@@ -338,6 +338,25 @@ TEST(NativeApplyStepTest, GroupStepsReplayAsOneMeshDimAtATimeOnRandomStates) {
   EXPECT_GT(group_steps, 1000);  // the random states do reach group steps
 }
 
+// GroupSplitsIn places the group's shards of a tensor dim by their order
+// positions in one pass: on random states and groups it must be the dim's
+// shard order (OrderOf) less the mesh dims outside the group.
+TEST(NativeExchangeLoadTest, GroupSplitsAreTheOrderWithinTheGroupOnRandomStates) {
+  std::mt19937 rng(31);
+  for (int trial = 0; trial < 500; ++trial) {
+    const int mesh_ndim = 2 + trial % 4;
+    const DistState s = RandomState(mesh_ndim, &rng);
+    const auto group = MeshDimSet::FromBits(static_cast<uint8_t>(rng() % (1u << mesh_ndim)));
+    for (int d = 0; d < 3; ++d) {
+      MeshDimList expected;
+      for (int m : s.OrderOf(d)) {
+        if (group.Contains(m)) expected.push_back(m);
+      }
+      EXPECT_EQ(GroupSplitsIn(s, group, d), expected) << s.ToString() << " " << group.ToString();
+    }
+  }
+}
+
 // ExchangeLoadOf routes the members' blocks as grids (LoadOfGridRoutes): on
 // every permute and exchange out of random states, on random meshes and
 // uneven logical shapes (empty blocks, replicas), it must price as the

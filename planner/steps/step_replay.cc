@@ -1,5 +1,7 @@
 // ApplyStep's group form and GroupSplitsOf: the one shard-order replay
 // (spec §4, §4.2).
+#include <algorithm>
+
 #include "planner/steps/step.h"
 
 namespace reshard {
@@ -22,9 +24,20 @@ MeshDimList GroupSplitsOf(const DistState& state, const Step& step, int tensor_d
 }
 
 MeshDimList GroupSplitsIn(const DistState& state, MeshDimSet group, int tensor_dim) {
+  // The group's mesh dims that shard tensor_dim, placed by their positions
+  // in its order (pricing asks this per tensor dim of every exchange).
+  int at_position[kMaxMeshDims];
+  std::fill(at_position, at_position + state.ndim(), -1);
+  int n = 0;
+  for (int m = 0; m < state.ndim(); ++m) {
+    const Placement p = state.placement(m);
+    if (group.Contains(m) && p.is_shard() && p.dim() == tensor_dim) {
+      at_position[state.OrderPosition(m)] = m, ++n;
+    }
+  }
   MeshDimList out;
-  for (int m : state.OrderOf(tensor_dim)) {
-    if (group.Contains(m)) out.push_back(m);
+  for (int i = 0; static_cast<int>(out.size()) < n; ++i) {
+    if (at_position[i] >= 0) out.push_back(at_position[i]);
   }
   return out;
 }
