@@ -427,8 +427,11 @@ struct GridWorkspace {
   std::vector<int64_t> class_of_code;  // -1: no class
   std::vector<int64_t> next;           // GridClassesOf's scratch
   // Per dim, per wanted table entry: the run [first, second) of held table
-  // entries meeting it (empty for an empty entry).
+  // entries meeting it (empty for an empty entry), and where in `overlaps`
+  // (per dim) its entries' overlaps with it begin.
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> runs;
+  std::vector<std::vector<uint32_t>> overlaps_at;
+  std::vector<std::vector<int64_t>> overlaps;
 };
 
 void GridClassesOf(const SliceGrid& held, int64_t participants, GridWorkspace* w) {
@@ -476,14 +479,24 @@ void GridClassesOf(const SliceGrid& held, int64_t participants, GridWorkspace* w
 // offsets and ends ascend, so those meeting a slice are a run (its empty
 // entries meet nothing).
 void GridRuns(const SliceGrid& held, const SliceGrid& wanted, GridWorkspace* w) {
-  w->runs.resize(held.table.size());
-  for (size_t d = 0; d < held.table.size(); ++d) {
+  const size_t ndim = held.table.size();
+  w->runs.resize(ndim);
+  w->overlaps_at.resize(ndim);
+  w->overlaps.resize(ndim);
+  for (size_t d = 0; d < ndim; ++d) {
     const std::vector<Slice>& h = held.table[d];
-    std::vector<std::pair<uint32_t, uint32_t>>& runs = w->runs[d];
-    runs.clear();
+    w->runs[d].clear();
+    w->overlaps_at[d].clear();
+    w->overlaps[d].clear();
     for (const Slice& x : wanted.table[d]) {
       const auto [lo, hi] = RunMeeting(h, x);
-      runs.push_back({static_cast<uint32_t>(lo), static_cast<uint32_t>(hi)});
+      w->runs[d].push_back({static_cast<uint32_t>(lo), static_cast<uint32_t>(hi)});
+      w->overlaps_at[d].push_back(static_cast<uint32_t>(w->overlaps[d].size()));
+      for (size_t e = lo; e < hi; ++e) {
+        w->overlaps[d].push_back(
+            std::max<int64_t>(0, std::min(h[e].offset + h[e].size, x.offset + x.size) -
+                                     std::max(h[e].offset, x.offset)));
+      }
     }
   }
 }
@@ -497,13 +510,13 @@ void ForEachGridMeeting(const SliceGrid& held, const SliceGrid& wanted, int64_t 
   const Classes& c = w->classes;
   const size_t ndim = held.table.size();
   uint32_t at[kMaxTensorDims], lo[kMaxTensorDims], hi[kMaxTensorDims];
-  Slice want[kMaxTensorDims];
+  const int64_t* overlap[kMaxTensorDims];  // of the run's entries, from lo
   for (int64_t j = 0; j < participants; ++j) {
     bool empty = false;
     for (size_t d = 0; d < ndim; ++d) {
       const uint32_t x = wanted.index[d][j];
-      want[d] = wanted.table[d][x];
       std::tie(lo[d], hi[d]) = w->runs[d][x];
+      overlap[d] = w->overlaps[d].data() + w->overlaps_at[d][x] - lo[d];
       at[d] = lo[d];
       empty = empty || lo[d] == hi[d];
     }
@@ -514,11 +527,8 @@ void ForEachGridMeeting(const SliceGrid& held, const SliceGrid& wanted, int64_t 
     while (true) {  // the product of the runs, the last dim fastest
       int64_t code = 0, elements = 1;
       for (size_t d = 0; d < ndim; ++d) {
-        const Slice& e = held.table[d][at[d]];
         code += at[d] * w->stride[d];
-        elements *=
-            std::max<int64_t>(0, std::min(e.offset + e.size, want[d].offset + want[d].size) -
-                                     std::max(e.offset, want[d].offset));
+        elements *= overlap[d][at[d]];
       }
       if (elements != 0) {
         const int64_t k = w->class_of_code[code];
