@@ -510,13 +510,13 @@ void ForEachGridMeeting(const SliceGrid& held, const SliceGrid& wanted, int64_t 
   const Classes& c = w->classes;
   const size_t ndim = held.table.size();
   uint32_t at[kMaxTensorDims], lo[kMaxTensorDims], hi[kMaxTensorDims];
-  const int64_t* overlap[kMaxTensorDims];  // of the run's entries, from lo
+  const int64_t* overlap[kMaxTensorDims];  // of the run's entries: overlap[d][at - lo]
   for (int64_t j = 0; j < participants; ++j) {
     bool empty = false;
     for (size_t d = 0; d < ndim; ++d) {
       const uint32_t x = wanted.index[d][j];
       std::tie(lo[d], hi[d]) = w->runs[d][x];
-      overlap[d] = w->overlaps[d].data() + w->overlaps_at[d][x] - lo[d];
+      overlap[d] = w->overlaps[d].data() + w->overlaps_at[d][x];
       at[d] = lo[d];
       empty = empty || lo[d] == hi[d];
     }
@@ -528,7 +528,7 @@ void ForEachGridMeeting(const SliceGrid& held, const SliceGrid& wanted, int64_t 
       int64_t code = 0, elements = 1;
       for (size_t d = 0; d < ndim; ++d) {
         code += at[d] * w->stride[d];
-        elements *= overlap[d][at[d]];
+        elements *= overlap[d][at[d] - lo[d]];
       }
       if (elements != 0) {
         const int64_t k = w->class_of_code[code];
