@@ -27,6 +27,10 @@ std::string Utf8Valid(absl::string_view text);
 // whole characters that leaves room for "...", then "...". `max_bytes` >= 4.
 std::string Abbreviate(absl::string_view text, size_t max_bytes);
 
+// How much of a JSON parser's message reshard shows (Abbreviate): it quotes
+// the token where parsing stopped, which may be most of the input.
+inline constexpr size_t kMaxJsonErrorBytes = 300;
+
 }  // namespace reshard
 
 #endif  // RESHARD_BASE_UTF8_H_

@@ -519,8 +519,10 @@ void AppendCaseResult(absl::string_view line, int64_t max_states, std::string* o
   } catch (const json::exception& e) {
     // The library's message says where and what ("parse error at line 1, column 5: ...",
     // "number overflow parsing '1e400'").
-    return AppendResultJson(
-        json(), absl::InvalidArgumentError(absl::StrCat("malformed JSON: ", e.what())), out);
+    return AppendResultJson(json(),
+                            absl::InvalidArgumentError(absl::StrCat(
+                                "malformed JSON: ", Abbreviate(e.what(), kMaxJsonErrorBytes))),
+                            out);
   }
   AppendCaseResult(object, max_states, out, profiles, max_edges);
 }

@@ -113,7 +113,8 @@ absl::StatusOr<NcclProfile> ReadNcclProfile(const std::string& name_or_path) {
   try {
     object = json::parse(text.str());
   } catch (const json::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(name_or_path, ": not JSON: ", e.what()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        Abbreviate(name_or_path, 200), ": not JSON: ", Abbreviate(e.what(), kMaxJsonErrorBytes)));
   }
   return NcclProfileFromJson(object, name_or_path);
 }

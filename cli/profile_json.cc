@@ -181,7 +181,10 @@ absl::StatusOr<json> ParseFile(const std::string& path) {
   try {
     return json::parse(*text);
   } catch (const json::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not JSON: ", Utf8Valid(e.what())));
+    // The library quotes the token it stopped at, which may be most of the
+    // file and any bytes: shortened, valid UTF-8.
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not JSON: ", Abbreviate(e.what(), kMaxJsonErrorBytes)));
   }
 }
 

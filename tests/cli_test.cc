@@ -226,6 +226,20 @@ TEST(CliTest, NoPlanExitsThree) {
   EXPECT_TRUE(absl::StrContains(bound.err, "--max-states")) << bound.err;
 }
 
+// A malformed line's error quotes where the JSON parser stopped: a line
+// that is one long broken key gets a short message (it was the whole 5 KB
+// key), as valid JSON.
+TEST(CliTest, BatchErrorsOnLongMalformedLinesStayShort) {
+  const std::string line = absl::StrCat("{\"id\": 1, \"", std::string(5000, '5'), "\xff\": 1}\n");
+  Result r = RunReshard({"batch"}, line);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json result = json::parse(r.out);
+  EXPECT_EQ(result["ok"], false);
+  const std::string error = result["error"];
+  EXPECT_TRUE(absl::StrContains(error, "malformed JSON")) << error;
+  EXPECT_LE(error.size(), 400u) << error;
+}
+
 TEST(CliTest, BatchAnswersEveryLineInOrder) {
   json c = GoldenCase();
   json good = c;

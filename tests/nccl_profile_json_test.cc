@@ -1,6 +1,11 @@
 // NCCL profiles as JSON (cli/nccl_profile_json.h, spec §6.4).
 #include "cli/nccl_profile_json.h"
 
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "base/utf8.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -44,6 +49,23 @@ TEST(NcclProfileJsonTest, BuiltInNamesOrFiles) {
   const absl::StatusOr<NcclProfile> missing = ReadNcclProfile("/nonexistent/p.json");
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(missing.status().message(), HasSubstr("h100-8x400g"));
+}
+
+// As profile files' (profile_json_test): the parser's message quotes the
+// token where it stopped, shortened to valid UTF-8.
+TEST(NcclProfileJsonTest, NotJsonErrorsQuoteAShortValidExcerpt) {
+  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/long_key.json";
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  const std::string text = "{\"" + std::string(5000, '5') + "\xff\": 1}";
+  std::fwrite(text.data(), 1, text.size(), f);
+  std::fclose(f);
+  const absl::StatusOr<NcclProfile> profile = ReadNcclProfile(path);
+  ASSERT_FALSE(profile.ok());
+  const std::string message(profile.status().message());
+  EXPECT_THAT(message, HasSubstr("not JSON"));
+  EXPECT_LE(message.size(), path.size() + 20 + kMaxJsonErrorBytes) << message;
+  EXPECT_TRUE(IsValidUtf8(message)) << message;
 }
 
 }  // namespace

@@ -2,10 +2,12 @@
 // committed measured profile against its built-in copy.
 #include "cli/profile_json.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "base/utf8.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "planner/costs/alpha_beta_cost_model.h"
@@ -149,6 +151,24 @@ TEST(ProfileJsonTest, WritingIsAtomicAndRefusesInvalidUtf8) {
   EXPECT_THAT(WriteProfileFile(path, bad).message(), HasSubstr("cannot write the profile"));
   // The earlier file is intact.
   EXPECT_EQ(ReadLoadedProfileFile(path)->version, 2);
+}
+
+// The JSON library's message quotes the token where parsing stopped: a file
+// that is one long broken key must still give a short message of valid UTF-8
+// (it was the whole key, 5 KB here, its bad byte included).
+TEST(ProfileJsonTest, NotJsonErrorsQuoteAShortValidExcerpt) {
+  const std::string path = absl::StrCat(std::getenv("TEST_TMPDIR"), "/long_key.json");
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  const std::string text = absl::StrCat("{\"", std::string(5000, '5'), "\xff\": 1}");
+  std::fwrite(text.data(), 1, text.size(), f);
+  std::fclose(f);
+  const absl::StatusOr<CostProfile> profile = ReadProfileFile(path);
+  ASSERT_FALSE(profile.ok());
+  const std::string message(profile.status().message());
+  EXPECT_THAT(message, HasSubstr("not JSON"));
+  EXPECT_LE(message.size(), path.size() + 20 + kMaxJsonErrorBytes) << message;
+  EXPECT_TRUE(IsValidUtf8(message)) << message;
 }
 
 // The built-in measured Gloo profile (bench's default) is a valid version 2 file.
