@@ -2,6 +2,7 @@
 #ifndef RESHARD_PLANNER_LAYOUT_CHUNK_H_
 #define RESHARD_PLANNER_LAYOUT_CHUNK_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -30,6 +31,12 @@ struct Slice {
     return a.offset == b.offset && a.size == b.size;
   }
 };
+
+// The elements `a` and `b` share (0 when they do not meet).
+inline int64_t Overlap(const Slice& a, const Slice& b) {
+  return std::max<int64_t>(
+      0, std::min(a.offset + a.size, b.offset + b.size) - std::max(a.offset, b.offset));
+}
 
 // The slice of a length-`length` extent held by the rank whose coordinate on
 // mesh dim sizes[i] is indices[i], when the splits apply in that order

@@ -46,11 +46,6 @@ std::vector<int64_t> Sizes(const Box& box) {
   return out;
 }
 
-int64_t Overlap(const Slice& a, const Slice& b) {
-  return std::max<int64_t>(
-      0, std::min(a.offset + a.size, b.offset + b.size) - std::max(a.offset, b.offset));
-}
-
 // Tensor dim d's nested chunks of `length` over `splits` (spec §2): the
 // member at `indices` on the splits holds NestedChunk(length, sizes,
 // indices). Calls visit(slice) for each combination of indices, first the

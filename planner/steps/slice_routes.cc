@@ -172,11 +172,7 @@ struct Meeting {
 // The elements of `a` met with `b` (0: they do not meet).
 int64_t MeetElements(const Box& a, const Box& b) {
   int64_t n = 1;
-  for (size_t d = 0; d < a.size() && n != 0; ++d) {
-    const int64_t begin = std::max(a[d].offset, b[d].offset);
-    const int64_t end = std::min(a[d].offset + a[d].size, b[d].offset + b[d].size);
-    n = end <= begin ? 0 : n * (end - begin);
-  }
+  for (size_t d = 0; d < a.size() && n != 0; ++d) n *= Overlap(a[d], b[d]);
   return n;
 }
 
@@ -384,40 +380,6 @@ std::vector<SliceRoute> RouteSlicesOf(absl::Span<const Box> held, absl::Span<con
 
 namespace {
 
-// Streams step 1 (for_each_meeting(visit) visits its meetings in order, as
-// ForEachMeeting does): local copies move nothing and forced demands count
-// at once; only step 3's demands are kept, to be chosen (`sent` is its
-// `load`).
-template <typename ForEachMeetingFn>
-RouteLoad LoadOfMeetings(const Classes& c, int64_t participants,
-                         ForEachMeetingFn for_each_meeting) {
-  std::vector<int64_t> sent(participants, 0), received(participants, 0);
-  std::vector<int64_t> sends(participants, 0), receives(participants, 0);
-  int64_t total_sent = 0;
-  auto count = [&](const Meeting& x) {
-    sent[x.sender] += x.elements;
-    received[x.receiver] += x.elements;
-    ++sends[x.sender];
-    ++receives[x.receiver];
-    total_sent += x.elements;
-  };
-  std::vector<Meeting> choices;
-  for_each_meeting([&](const Meeting& x) {
-    if (x.sender < 0) choices.push_back(x);
-    if (x.sender >= 0 && x.sender != x.receiver) count(x);
-  });
-  std::vector<int64_t> all(choices.size());
-  std::iota(all.begin(), all.end(), 0);
-  ChooseAmongReplicas(c, all, &choices, &sent);
-  for (const Meeting& x : choices) {
-    received[x.receiver] += x.elements;
-    ++sends[x.sender];
-    ++receives[x.receiver];
-    total_sent += x.elements;
-  }
-  return Busiest(sent, received, sends, receives, total_sent);
-}
-
 // A held grid's classes (as ClassesOf's): one layout's non-empty slices are
 // disjoint, so distinct non-empty held boxes are distinct tuples of table
 // indices, and a tuple's code (mixed radix over the tables) names its class.
@@ -492,11 +454,7 @@ void GridRuns(const SliceGrid& held, const SliceGrid& wanted, GridWorkspace* w) 
       const auto [lo, hi] = RunMeeting(h, x);
       w->runs[d].push_back({static_cast<uint32_t>(lo), static_cast<uint32_t>(hi)});
       w->overlaps_at[d].push_back(static_cast<uint32_t>(w->overlaps[d].size()));
-      for (size_t e = lo; e < hi; ++e) {
-        w->overlaps[d].push_back(
-            std::max<int64_t>(0, std::min(h[e].offset + h[e].size, x.offset + x.size) -
-                                     std::max(h[e].offset, x.offset)));
-      }
+      for (size_t e = lo; e < hi; ++e) w->overlaps[d].push_back(Overlap(h[e], x));
     }
   }
 }
@@ -543,13 +501,37 @@ void ForEachGridMeeting(const SliceGrid& held, const SliceGrid& wanted, int64_t 
 
 }  // namespace
 
+// Streams step 1: local copies move nothing and forced demands count at
+// once; only step 3's demands are kept, to be chosen (`sent` is its `load`).
 RouteLoad LoadOfGridRoutes(const SliceGrid& held, const SliceGrid& wanted, int64_t participants) {
   thread_local GridWorkspace w;
   GridClassesOf(held, participants, &w);
   GridRuns(held, wanted, &w);
-  return LoadOfMeetings(w.classes, participants, [&](auto visit) {
-    ForEachGridMeeting(held, wanted, participants, &w, visit);
+  std::vector<int64_t> sent(participants, 0), received(participants, 0);
+  std::vector<int64_t> sends(participants, 0), receives(participants, 0);
+  int64_t total_sent = 0;
+  auto count = [&](const Meeting& x) {
+    sent[x.sender] += x.elements;
+    received[x.receiver] += x.elements;
+    ++sends[x.sender];
+    ++receives[x.receiver];
+    total_sent += x.elements;
+  };
+  std::vector<Meeting> choices;
+  ForEachGridMeeting(held, wanted, participants, &w, [&](const Meeting& x) {
+    if (x.sender < 0) choices.push_back(x);
+    if (x.sender >= 0 && x.sender != x.receiver) count(x);
   });
+  std::vector<int64_t> all(choices.size());
+  std::iota(all.begin(), all.end(), 0);
+  ChooseAmongReplicas(w.classes, all, &choices, &sent);
+  for (const Meeting& x : choices) {
+    received[x.receiver] += x.elements;
+    ++sends[x.sender];
+    ++receives[x.receiver];
+    total_sent += x.elements;
+  }
+  return Busiest(sent, received, sends, receives, total_sent);
 }
 
 RouteLoad LoadOfRoutes(absl::Span<const SliceRoute> routes, int64_t participants) {
