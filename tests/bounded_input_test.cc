@@ -6,7 +6,6 @@
 // price is refused naming the field.
 #include "base/bounded_input.h"
 
-#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -17,17 +16,12 @@
 #include "planner/layout/dist_spec.h"
 #include "planner/planner.h"
 #include "tests/spec_helpers.h"
+#include "tests/test_util.h"
 
 namespace reshard {
 namespace {
 
 using ::testing::HasSubstr;
-
-std::string TempFile(const std::string& name, const std::string& text) {
-  const std::string path = absl::StrCat(std::getenv("TEST_TMPDIR"), "/", name);
-  std::ofstream(path) << text;
-  return path;
-}
 
 TEST(BoundedInputTest, DevicesAreRefusedBeforeReading) {
   const absl::StatusOr<std::string> zero = ReadBoundedFile("/dev/zero", 1 << 20);
@@ -35,7 +29,7 @@ TEST(BoundedInputTest, DevicesAreRefusedBeforeReading) {
 }
 
 TEST(BoundedInputTest, FilesOverTheLimitAreRefused) {
-  const std::string path = TempFile("big", std::string(2000, 'x'));
+  const std::string path = test_util::WriteTempFile("big", std::string(2000, 'x'));
   EXPECT_TRUE(ReadBoundedFile(path, 2000).ok());
   EXPECT_THAT(ReadBoundedFile(path, 1999).status().message(), HasSubstr("over the limit of 1999"));
 }
@@ -82,7 +76,7 @@ TEST(BoundedInputTest, NestingIsCountedOutsideStringsAndStopsEarly) {
 
 // Issue 19: "[[[[..." crashed plan, batch and bench (SIGSEGV in the parser).
 TEST(BoundedInputTest, ADeepProfileIsAnErrorNotACrash) {
-  const std::string path = TempFile("deep.json", std::string(200000, '['));
+  const std::string path = test_util::WriteTempFile("deep.json", std::string(200000, '['));
   EXPECT_THAT(ReadProfileFile(path).status().message(),
               HasSubstr("JSON nested deeper than 32 levels"));
   EXPECT_THAT(ReadProfileFile("/dev/zero").status().message(),

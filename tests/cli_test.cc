@@ -230,8 +230,7 @@ TEST(CliTest, NoPlanExitsThree) {
 // that is one long broken key gets a short message (it was the whole 5 KB
 // key), as valid JSON.
 TEST(CliTest, BatchErrorsOnLongMalformedLinesStayShort) {
-  const std::string line = absl::StrCat("{\"id\": 1, \"", std::string(5000, '5'), "\xff\": 1}\n");
-  Result r = RunReshard({"batch"}, line);
+  Result r = RunReshard({"batch"}, reshard::test_util::JsonWithALongBrokenKey() + "\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json result = json::parse(r.out);
   EXPECT_EQ(result["ok"], false);

@@ -1,13 +1,12 @@
 // NCCL profiles as JSON (cli/nccl_profile_json.h, spec §6.4).
 #include "cli/nccl_profile_json.h"
 
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "base/utf8.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/test_util.h"
 
 namespace reshard {
 namespace {
@@ -54,12 +53,8 @@ TEST(NcclProfileJsonTest, BuiltInNamesOrFiles) {
 // As profile files' (profile_json_test): the parser's message quotes the
 // token where it stopped, shortened to valid UTF-8.
 TEST(NcclProfileJsonTest, NotJsonErrorsQuoteAShortValidExcerpt) {
-  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/long_key.json";
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  ASSERT_NE(f, nullptr);
-  const std::string text = "{\"" + std::string(5000, '5') + "\xff\": 1}";
-  std::fwrite(text.data(), 1, text.size(), f);
-  std::fclose(f);
+  const std::string path =
+      test_util::WriteTempFile("long_key.json", test_util::JsonWithALongBrokenKey());
   const absl::StatusOr<NcclProfile> profile = ReadNcclProfile(path);
   ASSERT_FALSE(profile.ok());
   const std::string message(profile.status().message());

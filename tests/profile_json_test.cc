@@ -2,7 +2,6 @@
 // committed measured profile against its built-in copy.
 #include "cli/profile_json.h"
 
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -11,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "planner/costs/alpha_beta_cost_model.h"
+#include "tests/test_util.h"
 
 namespace reshard {
 namespace {
@@ -157,12 +157,8 @@ TEST(ProfileJsonTest, WritingIsAtomicAndRefusesInvalidUtf8) {
 // that is one long broken key must still give a short message of valid UTF-8
 // (it was the whole key, 5 KB here, its bad byte included).
 TEST(ProfileJsonTest, NotJsonErrorsQuoteAShortValidExcerpt) {
-  const std::string path = absl::StrCat(std::getenv("TEST_TMPDIR"), "/long_key.json");
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  ASSERT_NE(f, nullptr);
-  const std::string text = absl::StrCat("{\"", std::string(5000, '5'), "\xff\": 1}");
-  std::fwrite(text.data(), 1, text.size(), f);
-  std::fclose(f);
+  const std::string path =
+      test_util::WriteTempFile("long_key.json", test_util::JsonWithALongBrokenKey());
   const absl::StatusOr<CostProfile> profile = ReadProfileFile(path);
   ASSERT_FALSE(profile.ok());
   const std::string message(profile.status().message());

@@ -28,6 +28,17 @@ std::string ReadFile(const std::string& path) {
   return s.str();
 }
 
+std::string WriteTempFile(const std::string& name, const std::string& bytes) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string path = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/", name);
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+std::string JsonWithALongBrokenKey() {
+  return absl::StrCat("{\"", std::string(5000, '5'), "\xff\": 1}");
+}
+
 std::string ShellQuote(const std::string& arg) {
   return absl::StrCat("'", absl::StrReplaceAll(arg, {{"'", "'\\''"}}), "'");
 }

@@ -14,6 +14,14 @@ std::string TestDataPath(const std::string& name);
 
 std::string ReadFile(const std::string& path);
 
+// Writes `bytes` (any bytes) to $TEST_TMPDIR/<name> (or /tmp/<name>) and
+// returns its path.
+std::string WriteTempFile(const std::string& name, const std::string& bytes);
+
+// A JSON object whose one key is 5,000 bytes ending in a byte that is not
+// UTF-8: a JSON parser's message about it quotes the whole key.
+std::string JsonWithALongBrokenKey();
+
 // `arg` quoted for /bin/sh.
 std::string ShellQuote(const std::string& arg);
 
