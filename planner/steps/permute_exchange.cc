@@ -7,22 +7,9 @@
 namespace reshard {
 namespace {
 
-// Every member's block, as boxes of the logical tensor: per tensor dim its
-// slice over the group's splits in the state before (after = false) or
-// after the step.
-std::vector<Box> Blocks(const DistState& state, const Step& step, const DeviceMesh& mesh,
-                        absl::Span<const int64_t> logical, bool after) {
-  const DistState in = after ? ApplyStep(state, step) : state;
-  std::vector<Box> blocks(mesh.GroupSize(step.group), Box(logical.size()));
-  for (size_t d = 0; d < logical.size(); ++d) {
-    const std::vector<Slice> slices = GroupSlices(
-        mesh, step.group, GroupSplitsIn(in, step.group, static_cast<int>(d)), logical[d]);
-    for (size_t j = 0; j < slices.size(); ++j) blocks[j][d] = slices[j];
-  }
-  return blocks;
-}
-
-// The same blocks as a grid, into *grid, whose vectors keep their storage.
+// Every member's block as a grid: per tensor dim the group's slices over its
+// splits in `in` (GroupSliceGrid), into *grid, whose vectors keep their
+// storage.
 void FillGrid(const DistState& in, MeshDimSet group, const DeviceMesh& mesh,
               absl::Span<const int64_t> logical, SliceGrid* grid) {
   grid->table.resize(logical.size());
@@ -32,6 +19,19 @@ void FillGrid(const DistState& in, MeshDimSet group, const DeviceMesh& mesh,
   for (size_t d = 0; d < logical.size(); ++d) {
     GroupSliceGrid(mesh, group, splits[d], logical[d], &grid->table[d], &grid->index[d]);
   }
+}
+
+// The same blocks as boxes of the logical tensor, before (after = false) or
+// after the step.
+std::vector<Box> Blocks(const DistState& state, const Step& step, const DeviceMesh& mesh,
+                        absl::Span<const int64_t> logical, bool after) {
+  SliceGrid grid;
+  FillGrid(after ? ApplyStep(state, step) : state, step.group, mesh, logical, &grid);
+  std::vector<Box> blocks(mesh.GroupSize(step.group), Box(logical.size()));
+  for (size_t d = 0; d < logical.size(); ++d) {
+    for (size_t j = 0; j < blocks.size(); ++j) blocks[j][d] = grid.table[d][grid.index[d][j]];
+  }
+  return blocks;
 }
 
 std::vector<int64_t> Counts(const std::vector<Box>& boxes) {
