@@ -14,10 +14,9 @@ void FillGrid(const DistState& in, MeshDimSet group, const DeviceMesh& mesh,
               absl::Span<const int64_t> logical, SliceGrid* grid) {
   grid->table.resize(logical.size());
   grid->index.resize(logical.size());
-  MeshDimList splits[kMaxTensorDims];
-  GroupSplitsOfEach(in, group, static_cast<int>(logical.size()), splits);
   for (size_t d = 0; d < logical.size(); ++d) {
-    GroupSliceGrid(mesh, group, splits[d], logical[d], &grid->table[d], &grid->index[d]);
+    GroupSliceGrid(mesh, group, GroupSplitsIn(in, group, static_cast<int>(d)), logical[d],
+                   &grid->table[d], &grid->index[d]);
   }
 }
 
@@ -76,12 +75,9 @@ FirstMemberReceipt FirstMemberReceiptOf(const DistState& state, const Step& step
   // GroupSplitsOf's states, the step applied once rather than per tensor dim
   // (the search bounds every exchange edge by this, spec §5.2 item 7).
   const DistState next = ApplyStep(state, step);
-  const int ndim = static_cast<int>(logical.size());
-  MeshDimList before_splits[kMaxTensorDims], after_splits[kMaxTensorDims];
-  GroupSplitsOfEach(state, step.group, ndim, before_splits);
-  GroupSplitsOfEach(next, step.group, ndim, after_splits);
-  for (int d = 0; d < ndim; ++d) {
-    const MeshDimList& after = after_splits[d];
+  for (size_t d = 0; d < logical.size(); ++d) {
+    const int dim = static_cast<int>(d);
+    const MeshDimList after = GroupSplitsIn(next, step.group, dim);
     int64_t sizes[kMaxMeshDims];
     const int64_t zeros[kMaxMeshDims] = {};
     for (size_t i = 0; i < after.size(); ++i) sizes[i] = mesh.size(after[i]);
@@ -92,7 +88,7 @@ FirstMemberReceipt FirstMemberReceiptOf(const DistState& state, const Step& step
     // its end on meet it no more; the first member's own is the first visited.
     bool first = true;
     int64_t own = 0, meets = 0;
-    ForEachChunk(mesh, before_splits[d], logical[d], [&](const Slice& s) {
+    ForEachChunk(mesh, GroupSplitsIn(state, step.group, dim), logical[d], [&](const Slice& s) {
       const int64_t overlap = s.size > 0 ? Overlap(s, want) : 0;
       if (first) own = overlap;
       first = false;
@@ -180,11 +176,11 @@ ExchangeLoadBound ExchangeLoadBoundOf(const DistState& state, const Step& step,
   const DistState next = ApplyStep(state, step);
   thread_local MemberProducts p;
   p.Reset(members);
-  const int ndim = static_cast<int>(logical.size());
-  MeshDimList before[kMaxTensorDims], after[kMaxTensorDims];
-  GroupSplitsOfEach(state, step.group, ndim, before);
-  GroupSplitsOfEach(next, step.group, ndim, after);
-  for (int d = 0; d < ndim; ++d) p.MultiplyDim(mesh, step.group, before[d], after[d], logical[d]);
+  for (size_t d = 0; d < logical.size(); ++d) {
+    const int dim = static_cast<int>(d);
+    p.MultiplyDim(mesh, step.group, GroupSplitsIn(state, step.group, dim),
+                  GroupSplitsIn(next, step.group, dim), logical[d]);
+  }
   ExchangeLoadBound bound;
   int64_t holders = 0, demand = 0, demanders = 0;
   const int64_t e = p.shared_elements;

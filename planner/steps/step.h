@@ -200,10 +200,6 @@ MeshDimList GroupSplitsOf(const DistState& state, const Step& step, int tensor_d
 // The same on a state at hand (`state`, or the step already applied to it):
 // the mesh dims of `group` in its order of `tensor_dim`.
 MeshDimList GroupSplitsIn(const DistState& state, MeshDimSet group, int tensor_dim);
-// GroupSplitsIn of every tensor dim below `tensor_ndim` (at most
-// kMaxTensorDims), into out[0 .. tensor_ndim), in one pass over the mesh dims
-// (exchange pricing asks for all of them, spec §6.4).
-void GroupSplitsOfEach(const DistState& state, MeshDimSet group, int tensor_ndim, MeshDimList* out);
 
 }  // namespace reshard
 

@@ -24,32 +24,22 @@ MeshDimList GroupSplitsOf(const DistState& state, const Step& step, int tensor_d
 }
 
 MeshDimList GroupSplitsIn(const DistState& state, MeshDimSet group, int tensor_dim) {
-  MeshDimList out[kMaxTensorDims];
-  GroupSplitsOfEach(state, group, tensor_dim + 1, out);
-  return out[tensor_dim];
-}
-
-void GroupSplitsOfEach(const DistState& state, MeshDimSet group, int tensor_ndim,
-                       MeshDimList* out) {
-  // Each tensor dim's shards in the group, placed by their order positions.
-  int at_position[kMaxTensorDims][kMaxMeshDims];
-  int count[kMaxTensorDims] = {};
-  for (int d = 0; d < tensor_ndim; ++d) {
-    std::fill(at_position[d], at_position[d] + state.ndim(), -1);
-  }
+  // The group's mesh dims that shard tensor_dim, placed by their positions
+  // in its order (pricing asks this per tensor dim of every exchange).
+  int at_position[kMaxMeshDims];
+  std::fill(at_position, at_position + state.ndim(), -1);
+  int n = 0;
   for (int m = 0; m < state.ndim(); ++m) {
     const Placement p = state.placement(m);
-    if (group.Contains(m) && p.is_shard() && p.dim() < tensor_ndim) {
-      at_position[p.dim()][state.OrderPosition(m)] = m;
-      ++count[p.dim()];
+    if (group.Contains(m) && p.is_shard() && p.dim() == tensor_dim) {
+      at_position[state.OrderPosition(m)] = m, ++n;
     }
   }
-  for (int d = 0; d < tensor_ndim; ++d) {
-    out[d].clear();
-    for (int i = 0; static_cast<int>(out[d].size()) < count[d]; ++i) {
-      if (at_position[d][i] >= 0) out[d].push_back(at_position[d][i]);
-    }
+  MeshDimList out;
+  for (int i = 0; static_cast<int>(out.size()) < n; ++i) {
+    if (at_position[i] >= 0) out.push_back(at_position[i]);
   }
+  return out;
 }
 
 }  // namespace reshard
