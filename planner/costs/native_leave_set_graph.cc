@@ -26,6 +26,16 @@ NativeLeaveSetGraph::NativeLeaveSetGraph(const DistState& dst, const BoundCostMo
   FillToGo();
 }
 
+// A Shard that need not leave sits where dst holds one (the must-leave rule
+// of remaining_cost_bound.h), and every edge lands a Shard with l = 1
+// wherever dst holds none (ForEachEdgeInto): no real state maps to a state
+// with (s = 1, l = 0) on any other mesh dim, and no edge from a state that
+// one maps to leads there. The fill leaves those out (infinite); the others'
+// distances are the same, since no path of theirs passes through one.
+bool NativeLeaveSetGraph::Reachable(unsigned x) const {
+  return ((x & all_) & ~(x >> ndim_) & ~dst_shard_) == 0;
+}
+
 // Only the shard sets a move may start from: a gather or a shuffle from a
 // set holding its group, a reduce or a scatter from one holding none of it.
 // A shuffle is an all_to_all or, on two or more mesh dims, a permute.
@@ -79,7 +89,9 @@ void NativeLeaveSetGraph::FillExchanges(const DistState& dst, const BoundCostMod
     const unsigned leave = x >> ndim_;
     const unsigned differs = (shard ^ dst_shard_) | leave;
     to_go_[x] = differs == 0 ? 0 : kInfinity;
-    if (differs == 0 || (leave & ~shard) != 0 || (differs & ~movable) != 0) continue;
+    if (differs == 0 || !Reachable(x) || (leave & ~shard) != 0 || (differs & ~movable) != 0) {
+      continue;
+    }
     ForEachSubset(movable & ~differs, [&](unsigned more) {
       const unsigned g = differs | more;
       double price = exchange[shard][g];
@@ -93,8 +105,11 @@ void NativeLeaveSetGraph::FillExchanges(const DistState& dst, const BoundCostMod
 }
 
 void NativeLeaveSetGraph::FillToGo() {
-  FillAbstractDistances<kMaxStates>(1u << (2 * ndim_), to_go_,
-                                    [this](unsigned y, auto relax) { ForEachEdgeInto(y, relax); });
+  FillAbstractDistances<kMaxStates>(1u << (2 * ndim_), to_go_, [this](unsigned y, auto relax) {
+    ForEachEdgeInto(y, [&](unsigned x, double price) {
+      if (Reachable(x)) relax(x, price);
+    });
+  });
 }
 
 // A mesh dim's masks: a Shard (s = 1) that must leave (l = 1) or not; a
@@ -113,7 +128,8 @@ void NativeLeaveSetGraph::FillToGo() {
 //     from Partials, and on one mesh dim a chunk from R (local);
 //   one mesh dim, a Partial in y: partition from R (local).
 // Local steps are priced by LocalLowerBoundAt of y's shard set. Abstract
-// states no real state maps to get edges too; they only lower distances.
+// states no real state maps to get edges too (they only lower distances),
+// but FillToGo relaxes none into a state that is not Reachable.
 template <typename Relax>
 void NativeLeaveSetGraph::ForEachEdgeInto(unsigned y, Relax relax) const {
   const unsigned shard = y & all_;

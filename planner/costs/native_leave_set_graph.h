@@ -50,6 +50,8 @@ class NativeLeaveSetGraph {
     kScatter,  // reduce_scatter: Partial -> Shard
     kMoves
   };
+  // Whether any real state maps to abstract state x (the .cc says which do not).
+  bool Reachable(unsigned x) const;
   void FillPrices(const BoundCostModel& model);
   // Every abstract state's goal exchange to dst, if it may take one: its
   // to_go_ before the search.
