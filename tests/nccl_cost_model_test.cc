@@ -8,6 +8,8 @@
 
 #include <cmath>
 #include <memory>
+#include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -249,6 +251,37 @@ TEST(NcclCostModelTest, HostSpanOfGroups) {
   s = HostSpanOf(*DeviceMesh::Create({4, 4}), MeshDimSet::Single(0), 8);
   EXPECT_EQ(s.nodes, 2);
   EXPECT_EQ(s.local, 2);
+}
+
+// HostSpanOf counts hosts without listing the members: against every
+// member of rank 0's group listed, on random meshes, groups and host sizes.
+TEST(NcclCostModelTest, HostSpanOfCountsTheHostsOfEveryMember) {
+  std::mt19937 rng(17);
+  for (int trial = 0; trial < 500; ++trial) {
+    std::vector<int64_t> sizes(1 + rng() % 4);
+    for (int64_t& n : sizes) n = 1 + rng() % 9;
+    const DeviceMesh mesh = *DeviceMesh::Create(sizes);
+    const int64_t per_host = 1 + rng() % 20;
+    for (unsigned bits = 0; bits < (1u << mesh.ndim()); ++bits) {
+      const MeshDimSet group = MeshDimSet::FromBits(static_cast<uint8_t>(bits));
+      std::set<int64_t> hosts;
+      int64_t local = 0;
+      for (int64_t r = 0; r < mesh.num_ranks(); ++r) {
+        bool member = true;  // rank 0's group: coordinate 0 outside it
+        for (int m = mesh.ndim() - 1, rest = static_cast<int>(r); m >= 0; --m) {
+          member = member && (group.Contains(m) || rest % mesh.size(m) == 0);
+          rest /= static_cast<int>(mesh.size(m));
+        }
+        if (!member) continue;
+        hosts.insert(r / per_host);
+        local += r / per_host == 0;
+      }
+      const HostSpan span = HostSpanOf(mesh, group, per_host);
+      EXPECT_EQ(span.nodes, static_cast<int64_t>(hosts.size())) << mesh.ToString() << " " << bits;
+      EXPECT_EQ(span.local, local) << mesh.ToString() << " " << bits;
+      EXPECT_EQ(span.ranks, mesh.GroupSize(group));
+    }
+  }
 }
 
 double StepCostOf(const std::string& mesh_and_state, std::vector<int64_t> mesh,
