@@ -12,48 +12,55 @@
 namespace reshard {
 namespace {
 
+// A step of a path and its price.
+struct PricedStep {
+  Step step;
+  double cost;
+};
+
 // The cheapest edge from `a` to `b`, the first of equals, as the search
-// relaxed it. The search does not keep edges, so a path's steps are found
-// again here, a few per plan. In the compat graph (spec §4) each step changes
-// one mesh dim to one placement, so only one edge joins two states.
-Step EdgeBetween(const DistState& a, const DistState& b, const EdgeSource& edges,
-                 const BoundCostModel& model) {
+// relaxed it, and its price. The search does not keep edges, so a path's
+// steps are found again here, a few per plan; only parallel edges are
+// priced to choose among them (an exchange's price is a routing).
+PricedStep EdgeBetween(const DistState& a, const DistState& b, const EdgeSource& edges,
+                       const BoundCostModel& model) {
   std::vector<Step> steps;
   steps.reserve(64);  // one allocation for the few dozen edges of a state, not five
   edges.Append(a, &steps);
-  const Step* best = nullptr;
-  double best_cost = 0;
+  std::vector<const Step*> to_b;
   for (const Step& step : steps) {
-    if (ApplyStep(a, step) != b) continue;
-    const double cost = model.StepCost(a, step);
-    if (best == nullptr || cost < best_cost) {
-      best = &step;
-      best_cost = cost;
-    }
+    if (ApplyStep(a, step) == b) to_b.push_back(&step);
   }
-  return best != nullptr ? *best : steps.front();  // never null: b was reached from a
+  PricedStep best{*to_b.front(), model.StepCost(a, *to_b.front())};  // b was reached from a
+  for (size_t i = 1; i < to_b.size(); ++i) {
+    const double cost = model.StepCost(a, *to_b[i]);
+    if (cost < best.cost) best = {*to_b[i], cost};
+  }
+  return best;
 }
 
 // The compat graph's one edge from `a` to `b` (spec §4): it changes one mesh
 // dim's placement, and nothing else but that mesh dim's order position.
 // EdgeBetween's answer, without generating a's edges again.
-Step CompatEdgeBetween(const DistState& a, const DistState& b) {
+PricedStep CompatEdgeBetween(const DistState& a, const DistState& b, const BoundCostModel& model) {
   int m = 0;
   while (a.placement(m) == b.placement(m)) ++m;
-  return MakeStep(MeshDimSet::Single(m), a.placement(m), b.placement(m));
+  const Step step = MakeStep(MeshDimSet::Single(m), a.placement(m), b.placement(m));
+  return {step, model.StepCost(a, step)};
 }
 
-// `edge_between(a, b)`: the step from a to b on the searched graph.
+// `edge_between(a, b)`: the step from a to b on the searched graph, priced.
 template <typename EdgeBetweenFn>
-GraphPath PathOf(const StateSearch& search, const DistState& dst, const BoundCostModel& model,
-                 int64_t expanded, EdgeBetweenFn edge_between) {
+GraphPath PathOf(const StateSearch& search, const DistState& dst, int64_t expanded,
+                 EdgeBetweenFn edge_between) {
   GraphPath path;
   path.cost = search.CostTo(dst);
   path.expanded = expanded;
   path.states = search.PathTo(dst);
   for (size_t i = 0; i + 1 < path.states.size(); ++i) {
-    path.steps.push_back(edge_between(path.states[i], path.states[i + 1]));
-    path.costs.push_back(model.StepCost(path.states[i], path.steps.back()));
+    PricedStep step = edge_between(path.states[i], path.states[i + 1]);
+    path.steps.push_back(std::move(step.step));
+    path.costs.push_back(step.cost);
   }
   return path;
 }
@@ -106,7 +113,9 @@ absl::StatusOr<GraphPath> FindGraphPath(const DistState& src, const DistState& d
   if (found != StateSearch::Outcome::kReached) {
     return SearchFailure(search, found, src, dst, limits);
   }
-  return PathOf(search, dst, model, expanded, CompatEdgeBetween);
+  return PathOf(search, dst, expanded, [&](const DistState& a, const DistState& b) {
+    return CompatEdgeBetween(a, b, model);
+  });
 }
 
 StateSearch::Outcome SearchToward(StateSearch* search, const DistState& src, const DistState& dst,
@@ -126,7 +135,7 @@ absl::StatusOr<GraphPath> FindPathOn(const EdgeSource& edges, const DistState& s
   if (found != StateSearch::Outcome::kReached) {
     return SearchFailure(search, found, src, dst, limits);
   }
-  return PathOf(search, dst, model, search.expanded(), [&](const DistState& a, const DistState& b) {
+  return PathOf(search, dst, search.expanded(), [&](const DistState& a, const DistState& b) {
     return EdgeBetween(a, b, edges, model);
   });
 }
