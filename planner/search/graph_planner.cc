@@ -1,5 +1,6 @@
 #include "planner/search/graph_planner.h"
 
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -19,24 +20,21 @@ struct PricedStep {
 };
 
 // The cheapest edge from `a` to `b`, the first of equals, as the search
-// relaxed it, and its price. The search does not keep edges, so a path's
-// steps are found again here, a few per plan; only parallel edges are
-// priced to choose among them (an exchange's price is a routing).
+// relaxed it, and its price: each edge to b priced once (an exchange's
+// price is a routing). The search does not keep edges, so a path's steps
+// are found again here, a few per plan.
 PricedStep EdgeBetween(const DistState& a, const DistState& b, const EdgeSource& edges,
                        const BoundCostModel& model) {
   std::vector<Step> steps;
   steps.reserve(64);  // one allocation for the few dozen edges of a state, not five
   edges.Append(a, &steps);
-  std::vector<const Step*> to_b;
+  std::optional<PricedStep> best;
   for (const Step& step : steps) {
-    if (ApplyStep(a, step) == b) to_b.push_back(&step);
+    if (ApplyStep(a, step) != b) continue;
+    const double cost = model.StepCost(a, step);
+    if (!best.has_value() || cost < best->cost) best = PricedStep{step, cost};
   }
-  PricedStep best{*to_b.front(), model.StepCost(a, *to_b.front())};  // b was reached from a
-  for (size_t i = 1; i < to_b.size(); ++i) {
-    const double cost = model.StepCost(a, *to_b[i]);
-    if (cost < best.cost) best = {*to_b[i], cost};
-  }
-  return best;
+  return *best;  // b was reached from a
 }
 
 // The compat graph's one edge from `a` to `b` (spec §4): it changes one mesh
