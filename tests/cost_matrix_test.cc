@@ -494,14 +494,15 @@ TEST(CostMatrixTest, TargetsDifferingInShardOrdersKeepTheirOwnGoalEdges) {
   EXPECT_EQ(ExpectNativeMatrixEqualsPlans(l, options, {by_default}, "").compared, 36);
 }
 
-// 12 distinct random layouts from {R, S(0), S(1), S(2), P(sum)}^4 on 2x2x2x2
-// for a large f32 tensor of `shape`: their exchanges' routed loads lie far
-// above the deferred bounds. The matrix against each pair's plan.
-void ExpectLargeTensorNativeMatrixExact(uint64_t seed, std::vector<int64_t> shape) {
+// `count` distinct random layouts from {R, S(0), S(1), S(2), P(sum)}^4 on
+// 2x2x2x2 for an f32 tensor of `shape` (on large ones their exchanges'
+// routed loads lie far above the deferred bounds). The matrix against each
+// pair's plan.
+void ExpectRandomNativeMatrixExact(uint64_t seed, std::vector<int64_t> shape, size_t count = 12) {
   std::mt19937_64 rng(seed);
   const char* const kPlacements[] = {"R", "S(0)", "S(1)", "S(2)", "P(sum)"};
   std::vector<std::string> texts;
-  while (texts.size() < 12) {
+  while (texts.size() < count) {
     std::string text;
     for (int m = 0; m < 4; ++m) text += kPlacements[rng() % 5];
     if (std::find(texts.begin(), texts.end(), text) == texts.end()) texts.push_back(text);
@@ -511,20 +512,28 @@ void ExpectLargeTensorNativeMatrixExact(uint64_t seed, std::vector<int64_t> shap
   const Layouts l({2, 2, 2, 2}, std::move(shape), DType::kF32, layouts);
   CostMatrixOptions options;
   options.cost_model = *MakeCostModel("nccl", 8);
-  EXPECT_EQ(ExpectNativeMatrixEqualsPlans(l, options, {int64_t{1} << 30}, "").compared, 144);
+  EXPECT_EQ(ExpectNativeMatrixEqualsPlans(l, options, {int64_t{1} << 30}, "").compared,
+            static_cast<int>(count * count));
 }
 
 // Spec §5.2 item 6 where pricing exchanges raises the targets' tables, so
 // later pairs search under repriced bounds: still each pair's exact cost.
 TEST(CostMatrixTest, RepricedTablesKeepNativeCostsExact) {
-  ExpectLargeTensorNativeMatrixExact(2727, {1031, 523, 77});
+  ExpectRandomNativeMatrixExact(2727, {1031, 523, 77});
 }
 
 // Spec §5.2 item 6 where a table's labels that are an exchange's deferred
 // bound take its refined bound as they settle (they rise, often twice over):
 // the table stays a consistent bound, and each pair's cost exact.
 TEST(CostMatrixTest, TablesWithRefinedExchangeLabelsKeepNativeCostsExact) {
-  ExpectLargeTensorNativeMatrixExact(7171, {777, 1500, 61});
+  ExpectRandomNativeMatrixExact(7171, {777, 1500, 61});
+}
+
+// NativeGraphCosts::RefineAtOnce: on a small tensor the tables refine most
+// deferred exchange bounds, so after the first 2,048 every exchange edge is
+// made at its refined bound: still each pair's exact cost.
+TEST(CostMatrixTest, ExchangesRefinedAtOnceKeepNativeCostsExact) {
+  ExpectRandomNativeMatrixExact(9696, {96, 200, 77}, 24);
 }
 
 // Spec §5.2 item 2: two paths here sum to 22.570659383931403 and one ulp

@@ -35,10 +35,18 @@ NativeGraphCosts::VertexId NativeGraphCosts::Intern(const DistState& s) {
 
 NativeGraphCosts::Edge NativeGraphCosts::MakeEdge(const DistState& from, const Step& step) {
   const VertexId to = Intern(ApplyStep(from, step));
-  const std::optional<double> bound = model_.DeferredCostBound(from, step);
+  // The refined bound is at least the deferred one (cost_model.h).
+  std::optional<double> bound;
+  Refined refined = kUnrefined;
+  if (RefineAtOnce()) {
+    bound = model_.RefinedCostBound(from, step);
+    if (bound.has_value()) refined = kRefinedAtOnce;
+  }
+  if (!bound.has_value()) bound = model_.DeferredCostBound(from, step);
   if (!bound.has_value()) return {model_.StepCost(from, step), to, kPriced};
+  deferred_made_ += refined == kUnrefined;
   steps_of_.push_back(step);
-  refined_.push_back(kUnrefined);
+  refined_.push_back(refined);
   return {*bound, to, static_cast<uint32_t>(steps_of_.size() - 1)};
 }
 
@@ -218,6 +226,7 @@ bool NativeGraphCosts::RefineLabel(VertexId v, Target* target) {
   }
   if (exchange == nullptr) return false;
   refined_[exchange->step] = kRefinedByTable;
+  ++refined_by_tables_;
   const std::optional<double> r = model_.RefinedCostBound(states_[v], steps_of_[exchange->step]);
   if (!r.has_value() || !(*r > exchange->cost)) return false;
   exchange->cost = *r;
@@ -379,6 +388,10 @@ void NativeGraphCosts::Visit(VertexId u, double g, uint32_t choice, Target* targ
   const VertexId w = edge->to;
   if (Popped(w) || H(w) == kInfinity) return;
   Push({g + edge->cost + H(w), g, u, choice});
+}
+
+bool NativeGraphCosts::RefineAtOnce() const {
+  return deferred_made_ >= kRefineAtOnceWarmup && 10 * refined_by_tables_ >= 7 * deferred_made_;
 }
 
 bool NativeGraphCosts::Refining() const {

@@ -188,6 +188,15 @@ class NativeGraphCosts {
   // least a third have not been priced since.
   static constexpr size_t kRefineWarmup = 256;
   bool Refining() const;
+  // Whether MakeEdge asks for an exchange's refined bound at once, instead of
+  // its deferred bound and the tables' refinement later (RefineLabel): once
+  // the tables have refined 7 in 10 of the first kRefineAtOnceWarmup or more
+  // deferred edges. On small tensors they refine 8 in 10, and asking at once
+  // spares the deferred bound and the tables' second look; on large ones
+  // (about 5 in 10) it would cost more refined bounds than it spares
+  // (bench/README.md).
+  static constexpr size_t kRefineAtOnceWarmup = 2048;
+  bool RefineAtOnce() const;
   bool Reached(VertexId v) const { return (stamp_[v] & ~kPoppedBit) == pass_; }
   bool Popped(VertexId v) const { return stamp_[v] == (pass_ | kPoppedBit); }
   // Whether an entry of key `priority` would pop after t (Push drops it).
@@ -210,12 +219,15 @@ class NativeGraphCosts {
   std::vector<uint32_t> first_edge_;  // per expanded state; states_ past it are not expanded
   std::vector<Edge> edges_;
   std::vector<Step> steps_of_;  // the steps of edges not yet priced
-  // Per steps_of_ entry: whether a pair's search (PopStandIn) or a table
-  // (RefineLabel) asked for its refined bound; Refining() counts the former.
-  enum Refined : uint8_t { kUnrefined, kRefinedBySearch, kRefinedByTable };
+  // Per steps_of_ entry: whether a pair's search (PopStandIn), a table
+  // (RefineLabel) or MakeEdge (RefineAtOnce) asked for its refined bound;
+  // Refining() counts the first, RefineAtOnce() the second.
+  enum Refined : uint8_t { kUnrefined, kRefinedBySearch, kRefinedByTable, kRefinedAtOnce };
   std::vector<Refined> refined_;
   size_t refinements_ = 0;
   size_t refined_then_priced_ = 0;
+  size_t deferred_made_ = 0;      // deferred edges MakeEdge left unrefined
+  size_t refined_by_tables_ = 0;  // of those, the ones RefineLabel refined
   // Reverse adjacency (in-edges by target, costs as when built), rebuilt
   // when the graph grew.
   size_t reverse_for_ = 0;
