@@ -260,6 +260,7 @@ absl::Status FillNativeColumn(absl::Span<const DistState> sources, const DistSta
       RESHARD_RETURN_IF_ERROR(SearchNativePair(sources[i], dst, limits, searches, &cost));
     }
   }
+  graph->DropGoal(dst);  // the column is done
   return absl::OkStatus();
 }
 

@@ -529,6 +529,18 @@ TEST(CostMatrixTest, TablesWithRefinedExchangeLabelsKeepNativeCostsExact) {
   ExpectRandomNativeMatrixExact(7171, {777, 1500, 61});
 }
 
+// Each native column frees its goal's edges and table when it is done
+// (NativeGraphCosts::DropGoal); a layout listed twice is a target twice, so
+// its second column builds them again: every entry as planned alone.
+TEST(CostMatrixTest, ATargetListedTwiceIsBuiltAgainForItsSecondColumn) {
+  const Layouts l({2, 2, 2}, {24, 13, 48}, DType::kF32,
+                  {"S(1)S(0)P(sum)", "P(sum)S(2)R", "RS(0)[1]S(0)[0]", "S(1)S(0)P(sum)"});
+  CostMatrixOptions options;
+  options.cost_model = *MakeCostModel("nccl", 8);
+  options.threads = 1;
+  EXPECT_EQ(ExpectNativeMatrixEqualsPlans(l, options, {int64_t{1} << 30}, "").compared, 16);
+}
+
 // NativeGraphCosts::RefineAtOnce: on a small tensor the tables refine most
 // deferred exchange bounds, so after the first 2,048 every exchange edge is
 // made at its refined bound: still each pair's exact cost.

@@ -481,4 +481,11 @@ std::optional<double> NativeGraphCosts::Cost(const DistState& src, const DistSta
   return cost;
 }
 
+void NativeGraphCosts::DropGoal(const DistState& goal) {
+  const auto t = ids_.find(goal.bits());
+  if (t == ids_.end()) return;
+  if (goal_in_for_ == t->second) goal_in_for_ = kNoVertex;
+  targets_.erase(t->second);
+}
+
 }  // namespace reshard

@@ -63,6 +63,11 @@ class NativeGraphCosts {
   // path exists.
   std::optional<double> Cost(const DistState& src, const DistState& dst);
 
+  // Frees what AddGoal(goal) and the pairs to it kept (its goal edges and
+  // table), once no more pairs to it are asked for: the next goal's storage
+  // then reuses that memory.
+  void DropGoal(const DistState& goal);
+
  private:
   using VertexId = uint32_t;
   // An edge of the graph (below).
