@@ -44,8 +44,9 @@ void FillAbstractDistances(unsigned states, double* to_go, EdgesInto edges_into)
   uint16_t seeds[kMaxStates];
   unsigned num_seeds = 0;
   for (unsigned x = 0; x < states; ++x) {
-    if (to_go[x] < std::numeric_limits<double>::infinity())
+    if (to_go[x] < std::numeric_limits<double>::infinity()) {
       seeds[num_seeds++] = static_cast<uint16_t>(x);
+    }
   }
   std::stable_sort(seeds, seeds + num_seeds,
                    [&](uint16_t a, uint16_t b) { return to_go[a] < to_go[b]; });

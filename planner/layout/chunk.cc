@@ -157,16 +157,23 @@ std::pair<size_t, size_t> RunMeeting(absl::Span<const Slice> table, const Slice&
   return {static_cast<size_t>(lo - table.begin()), static_cast<size_t>(hi - table.begin())};
 }
 
+int64_t LocalExtent(const DeviceMesh& mesh, const DistState& state, int d, int64_t length,
+                    absl::Span<const int64_t> coordinate) {
+  if (d >= kMaxTensorDims) return length;
+  // Spec §2: splits apply in shard order, each on the previous chunk.
+  for (int m : state.OrderOf(d)) {
+    const int64_t coord = m < static_cast<int>(coordinate.size()) ? coordinate[m] : 0;
+    length = ChunkSize(length, mesh.size(m), coord);
+  }
+  return length;
+}
+
 std::vector<int64_t> LocalShape(const DeviceMesh& mesh, const DistState& state,
                                 absl::Span<const int64_t> global_shape,
                                 absl::Span<const int64_t> coordinate) {
   std::vector<int64_t> shape(global_shape.begin(), global_shape.end());
-  for (int d = 0; d < static_cast<int>(shape.size()) && d < kMaxTensorDims; ++d) {
-    // Spec §2: splits apply in shard order, each on the previous chunk.
-    for (int m : state.OrderOf(d)) {
-      const int64_t coord = m < static_cast<int>(coordinate.size()) ? coordinate[m] : 0;
-      shape[d] = ChunkSize(shape[d], mesh.size(m), coord);
-    }
+  for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
+    shape[d] = LocalExtent(mesh, state, d, shape[d], coordinate);
   }
   return shape;
 }

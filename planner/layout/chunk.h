@@ -67,8 +67,13 @@ void GroupSliceGrid(const DeviceMesh& mesh, MeshDimSet group, absl::Span<const i
 // meets it, and besides only empty entries. Empty for an empty `slice`.
 std::pair<size_t, size_t> RunMeeting(absl::Span<const Slice> table, const Slice& slice);
 
-// The shape of the local shard held by the rank at `coordinate` in `state`:
-// each tensor dim is split by its mesh dims in shard order.
+// The extent along tensor dim `d` (of global extent `length`) of the local
+// shard held by the rank at `coordinate` in `state`: split by d's mesh dims
+// in shard order (coordinates past `coordinate`'s end count as 0).
+int64_t LocalExtent(const DeviceMesh& mesh, const DistState& state, int d, int64_t length,
+                    absl::Span<const int64_t> coordinate);
+
+// The shape of that shard: LocalExtent of each tensor dim.
 std::vector<int64_t> LocalShape(const DeviceMesh& mesh, const DistState& state,
                                 absl::Span<const int64_t> global_shape,
                                 absl::Span<const int64_t> coordinate);

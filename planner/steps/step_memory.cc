@@ -32,7 +32,7 @@ bool PiecesAreTheTensor(absl::Span<const int64_t> shape, int d, const MeshDimLis
 int64_t NcclInPlaceBytes(const DistState& state, const Step& step, const DeviceMesh& mesh,
                          absl::Span<const int64_t> global_shape, int64_t in, int64_t out, int64_t c,
                          int64_t n) {
-  const int64_t zeros_storage[kMaxMeshDims] = {};
+  const int64_t zeros_storage[kMaxMeshDims] = {};  // rank 0's coordinate
   const absl::Span<const int64_t> zeros(zeros_storage, mesh.ndim());
   if (step.kind == StepKind::kAllGather) {
     const int a = step.src.dim();
@@ -53,15 +53,11 @@ int64_t NcclInPlaceBytes(const DistState& state, const Step& step, const DeviceM
 
 int64_t LocalBytes(const DistState& state, const DeviceMesh& mesh,
                    absl::Span<const int64_t> global_shape, DType dtype) {
-  // LocalShape at coordinate 0, multiplied out as it is found (a plan's
+  // LocalShape at coordinate 0 multiplied out, without building it (a plan's
   // peak asks for two per step).
   int64_t numel = 1;
   for (int d = 0; d < static_cast<int>(global_shape.size()); ++d) {
-    int64_t extent = global_shape[d];
-    if (d < kMaxTensorDims) {
-      for (int m : state.OrderOf(d)) extent = ChunkSize(extent, mesh.size(m), 0);
-    }
-    numel *= extent;
+    numel *= LocalExtent(mesh, state, d, global_shape[d], {});
   }
   return numel * ItemSize(dtype);
 }
@@ -72,9 +68,9 @@ int64_t StepPeakBytes(const DistState& state, const Step& step, const DeviceMesh
   const int64_t n = mesh.GroupSize(step.group);
   if (n == 1) return in;
   const int64_t out = LocalBytes(ApplyStep(state, step), mesh, global_shape, dtype);
-  const int64_t zeros[kMaxMeshDims] = {};
-  const std::vector<int64_t> logical =
-      LogicalShape(state, step, mesh, global_shape, absl::MakeConstSpan(zeros, mesh.ndim()));
+  const int64_t zeros_storage[kMaxMeshDims] = {};  // rank 0's coordinate
+  const std::vector<int64_t> logical = LogicalShape(
+      state, step, mesh, global_shape, absl::MakeConstSpan(zeros_storage, mesh.ndim()));
   const int64_t c = Numel(PaddedChunkShape(state, step, logical, mesh)) * ItemSize(dtype);
   if (backend == MemoryBackend::kNccl &&
       (step.kind == StepKind::kAllGather || step.kind == StepKind::kReduceScatter)) {
