@@ -20,6 +20,7 @@
 #include "planner/layout/chunk.h"
 #include "planner/layout/notation.h"
 #include "planner/steps/permute_exchange.h"
+#include "planner/steps/slice_routes.h"
 #include "planner/steps/step.h"
 #include "planner/steps/step_bytes.h"
 #include "tests/spec_helpers.h"
@@ -222,6 +223,79 @@ TEST(ExchangeLoadTest, SameLoadAsFreshBlocksWhateverWasPricedBefore) {
                 std::make_tuple(case0->max_sent, case0->max_received, case0->max_messages))
           << "case " << i;
     }
+  }
+}
+
+// ExchangeLoadBoundOf's terms (permute_exchange.h) from every member's
+// blocks built afresh, box by box.
+ExchangeLoadBound LoadBoundOfBlocks(const std::vector<Box>& held, const std::vector<Box>& wanted) {
+  ExchangeLoadBound bound;
+  int64_t holders = 0, demand = 0, demanders = 0;
+  for (size_t j = 0; j < held.size(); ++j) {
+    const Box& w = wanted[j];
+    const int64_t kept = BoxElements(MeetBoxes(held[j], w, w));
+    bound.elements = std::max(bound.elements, BoxElements(w) - kept);
+    std::vector<Box> meeting;  // distinct source blocks
+    for (const Box& h : held) {
+      if (BoxElements(MeetBoxes(h, w, w)) > 0 &&
+          std::find(meeting.begin(), meeting.end(), h) == meeting.end()) {
+        meeting.push_back(h);
+      }
+    }
+    bound.messages =
+        std::max(bound.messages, static_cast<int64_t>(meeting.size()) - (kept > 0 ? 1 : 0));
+    const int64_t covered = BoxElements(MeetBoxes(held[0], w, w));
+    holders += held[j] == held[0];
+    demand += held[j] == held[0] ? 0 : covered;
+    demanders += held[j] != held[0] && covered > 0;
+  }
+  bound.elements = std::max(bound.elements, (demand + holders - 1) / holders);
+  bound.messages = std::max(bound.messages, (demanders + holders - 1) / holders);
+  return bound;
+}
+
+// ExchangeLoadBoundOf keeps each tensor dim's per-member terms per thread,
+// by mesh, group, splits before and after, and length: exchanges bounded
+// after ones that share all of that but one part must still bound as their
+// blocks do.
+TEST(ExchangeLoadTest, LoadBoundAsFreshBlocksWhateverWasBoundedBefore) {
+  struct Case {
+    DeviceMesh mesh;
+    DistState state;
+    Step step;
+    std::vector<int64_t> logical;
+  };
+  const DeviceMesh m42 = Mesh({4, 2}), m43 = Mesh({4, 3}), m232 = Mesh({2, 3, 2});
+  const std::vector<Case> cases = {
+      {m42, State(m42, "S(0)S(1)", 2), MakePermute({{0, 1}, {1, 0}}), {7, 5}},
+      {m232,
+       State(m232, "S(0)RS(2)", 3),
+       MakeExchange(MeshDimSet::Of({0, 1, 2}), {{0, 2}, {1, 0}}),
+       {9, 7, 5}},
+      {m232, State(m232, "RS(1)S(1)", 2), MakeExchange(MeshDimSet::Of({1, 2}), {{2, 0}}), {6, 11}},
+      // Case 0 but for one part of a tensor dim's key each: its length,
+      // the mesh, the splits before, the splits after.
+      {m42, State(m42, "S(0)S(1)", 2), MakePermute({{0, 1}, {1, 0}}), {6, 5}},
+      {m43, State(m43, "S(0)S(1)", 2), MakePermute({{0, 1}, {1, 0}}), {7, 5}},
+      {m42, State(m42, "S(0)[1]S(0)[0]", 2), MakePermute({{0, 1}, {1, 0}}), {7, 5}},
+      {m42, State(m42, "S(0)S(1)", 2), MakePermute({{1, 0}, {0, 0}}), {7, 5}},
+      // Case 2 on another group: tensor dim 0's splits before and after are
+      // the same mesh dims.
+      {m232,
+       State(m232, "RS(1)S(1)", 2),
+       MakeExchange(MeshDimSet::Of({0, 1, 2}), {{2, 0}}),
+       {6, 11}},
+  };
+  for (int i : {1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 6, 2, 7, 2, 1, 7, 4, 3}) {
+    const Case& c = cases[i];
+    const ExchangeLoadBound want = LoadBoundOfBlocks(
+        test_util::MemberBlocks(c.state, c.step.group, c.mesh, c.logical),
+        test_util::MemberBlocks(ApplyStep(c.state, c.step), c.step.group, c.mesh, c.logical));
+    const ExchangeLoadBound got = ExchangeLoadBoundOf(c.state, c.step, c.mesh, c.logical);
+    EXPECT_EQ(std::make_pair(got.elements, got.messages),
+              std::make_pair(want.elements, want.messages))
+        << "case " << i;
+    EXPECT_GT(want.elements, 0) << "case " << i;  // each case moves something
   }
 }
 

@@ -1,8 +1,10 @@
 #include "planner/steps/permute_exchange.h"
 
 #include <algorithm>
+#include <tuple>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "planner/steps/step_bytes.h"
 
 namespace reshard {
@@ -107,67 +109,94 @@ FirstMemberReceipt FirstMemberReceiptOf(const DistState& state, const Step& step
 
 namespace {
 
-// Per member of an exchange's group, products over the tensor dims (blocks
-// are products of slices): its target block's elements, those it holds, the
-// distinct source blocks meeting it, and how much of it the first member's
-// block covers; and whether it holds that block too. Storage kept per
-// thread, as ExchangeLoadOf's.
-struct MemberProducts {
-  std::vector<int64_t> wanted, kept, meets, covered;
-  std::vector<char> holds_first;
-  // One tensor dim's (MultiplyDim): the members' slices before and after as
-  // grids (GroupSliceGrid), the non-empty held slices before each held
-  // entry, and the non-empty held slices meeting each wanted entry.
-  std::vector<Slice> held_table, wanted_table;
-  std::vector<uint32_t> held_index, wanted_index;
-  std::vector<int64_t> nonempty_before, wanted_meets;
-  // The factors every member shares: those of the tensor dims the group
-  // splits neither before nor after, where every member holds and wants the
-  // whole length (elements; one chunk meeting, or none if empty).
-  int64_t shared_elements = 1;
-  int64_t shared_meets = 1;
-
-  void Reset(int64_t members) {
-    for (std::vector<int64_t>* v : {&wanted, &kept, &meets, &covered}) v->assign(members, 1);
-    holds_first.assign(members, 1);
-    shared_elements = 1;
-    shared_meets = 1;
-  }
-  // Tensor dim d's factors, the state's splits `before` and the step's `after`.
-  void MultiplyDim(const DeviceMesh& mesh, MeshDimSet group, const MeshDimList& before,
-                   const MeshDimList& after, int64_t length) {
-    if (before.empty() && after.empty()) {
-      shared_elements *= length;
-      shared_meets *= length > 0 ? 1 : 0;
-      return;
-    }
-    GroupSliceGrid(mesh, group, before, length, &held_table, &held_index);
-    GroupSliceGrid(mesh, group, after, length, &wanted_table, &wanted_index);
-    CountMeets();
-    const Slice first_held = held_table[held_index[0]];
-    for (size_t j = 0; j < wanted_index.size(); ++j) {
-      const Slice& h = held_table[held_index[j]];
-      const Slice& w = wanted_table[wanted_index[j]];
-      wanted[j] *= w.size;
-      kept[j] *= Overlap(h, w);
-      meets[j] *= wanted_meets[wanted_index[j]];
-      covered[j] *= Overlap(first_held, w);
-      holds_first[j] &= h == first_held;
-    }
-  }
-  // The non-empty held slices in each wanted slice's run (RunMeeting) meet it.
-  void CountMeets() {
-    nonempty_before.assign(1, 0);
-    for (const Slice& h : held_table) {
-      nonempty_before.push_back(nonempty_before.back() + (h.size > 0));
-    }
-    wanted_meets.clear();
-    for (const Slice& w : wanted_table) {
-      const auto [lo, hi] = RunMeeting(held_table, w);
-      wanted_meets.push_back(nonempty_before[hi] - nonempty_before[lo]);
-    }
-  }
+// One tensor dim's share of a member's load (ExchangeLoadBoundOf multiplies
+// them over the tensor dims, since blocks are products of slices): its
+// target slice's elements, those it holds, the distinct non-empty source
+// slices meeting it, how much of it the first member's source slice covers,
+// and whether it holds that slice too.
+struct MemberFactors {
+  int64_t wanted;
+  int64_t kept;
+  int64_t meets;
+  int64_t covered;
+  bool holds_first;
 };
+
+// The members' factors of one tensor dim, by everything they depend on: the
+// mesh's sizes, the group, the dim's splits before and after the step and
+// its length. Exchanges from many states to many goals split each tensor
+// dim in few distinct ways (the native cost matrix of
+// bench/data/costs_fresh_layouts.txt asks for about 75k, of 3.7k keys), so
+// each thread keeps them: an explicit cache, emptied when the mesh changes
+// or when it holds more than kMaxFactors.
+class DimFactorCache {
+ public:
+  // The offset in factors() of the key's members' factors, made if new.
+  // Offsets stay valid until Reset.
+  size_t Find(const DeviceMesh& mesh, MeshDimSet group, const MeshDimList& before,
+              const MeshDimList& after, int64_t length);
+  const MemberFactors* factors() const { return factors_.data(); }
+  // Empties the cache if it was for another mesh or grew past its limit.
+  void Reset(const DeviceMesh& mesh) {
+    if (mesh_ == mesh.sizes() && factors_.size() <= kMaxFactors) return;
+    mesh_ = mesh.sizes();
+    offsets_.clear();
+    factors_.clear();
+  }
+
+ private:
+  static constexpr size_t kMaxFactors = size_t{1} << 16;  // 2.5 MB
+  // A list of at most kMaxMeshDims mesh dims, 4 bits each behind a leading 1.
+  static uint64_t Pack(const MeshDimList& list) {
+    uint64_t packed = 1;
+    for (int m : list) packed = (packed << 4) | static_cast<uint64_t>(m);
+    return packed;
+  }
+  void Make(const DeviceMesh& mesh, MeshDimSet group, const MeshDimList& before,
+            const MeshDimList& after, int64_t length);
+
+  std::vector<int64_t> mesh_;
+  absl::flat_hash_map<std::tuple<uint64_t, uint64_t, int64_t, uint8_t>, size_t> offsets_;
+  std::vector<MemberFactors> factors_;
+  // Make's scratch: the members' slices before and after as grids
+  // (GroupSliceGrid), the non-empty held slices before each held entry,
+  // and the non-empty held slices meeting each wanted entry.
+  std::vector<Slice> held_table_, wanted_table_;
+  std::vector<uint32_t> held_index_, wanted_index_;
+  std::vector<int64_t> nonempty_before_, wanted_meets_;
+};
+
+size_t DimFactorCache::Find(const DeviceMesh& mesh, MeshDimSet group, const MeshDimList& before,
+                            const MeshDimList& after, int64_t length) {
+  const auto [it, inserted] = offsets_.try_emplace(
+      std::make_tuple(Pack(before), Pack(after), length, group.bits()), factors_.size());
+  if (inserted) Make(mesh, group, before, after, length);
+  return it->second;
+}
+
+// Appends the key's factors, member by member.
+void DimFactorCache::Make(const DeviceMesh& mesh, MeshDimSet group, const MeshDimList& before,
+                          const MeshDimList& after, int64_t length) {
+  GroupSliceGrid(mesh, group, before, length, &held_table_, &held_index_);
+  GroupSliceGrid(mesh, group, after, length, &wanted_table_, &wanted_index_);
+  // The non-empty held slices in each wanted slice's run (RunMeeting) meet it.
+  nonempty_before_.assign(1, 0);
+  for (const Slice& h : held_table_) {
+    nonempty_before_.push_back(nonempty_before_.back() + (h.size > 0));
+  }
+  wanted_meets_.clear();
+  for (const Slice& w : wanted_table_) {
+    const auto [lo, hi] = RunMeeting(held_table_, w);
+    wanted_meets_.push_back(nonempty_before_[hi] - nonempty_before_[lo]);
+  }
+  const Slice first_held = held_table_[held_index_[0]];
+  for (size_t j = 0; j < wanted_index_.size(); ++j) {
+    const Slice& h = held_table_[held_index_[j]];
+    const Slice& w = wanted_table_[wanted_index_[j]];
+    factors_.push_back({w.size, Overlap(h, w), wanted_meets_[wanted_index_[j]],
+                        Overlap(first_held, w), h == first_held});
+  }
+}
 
 }  // namespace
 
@@ -175,24 +204,44 @@ ExchangeLoadBound ExchangeLoadBoundOf(const DistState& state, const Step& step,
                                       const DeviceMesh& mesh, absl::Span<const int64_t> logical) {
   const int64_t members = mesh.GroupSize(step.group);
   const DistState next = ApplyStep(state, step);
-  thread_local MemberProducts p;
-  p.Reset(members);
+  thread_local DimFactorCache cache;
+  cache.Reset(mesh);
+  // The tensor dims the group splits neither before nor after, where every
+  // member holds and wants the whole length, share their factors: elements,
+  // and one chunk meeting (none if empty).
+  int64_t e = 1, shared_meets = 1;
+  size_t offsets[kMaxTensorDims];
+  int split_dims = 0;
   for (size_t d = 0; d < logical.size(); ++d) {
     const int dim = static_cast<int>(d);
-    p.MultiplyDim(mesh, step.group, GroupSplitsIn(state, step.group, dim),
-                  GroupSplitsIn(next, step.group, dim), logical[d]);
+    const MeshDimList before = GroupSplitsIn(state, step.group, dim);
+    const MeshDimList after = GroupSplitsIn(next, step.group, dim);
+    if (before.empty() && after.empty()) {
+      e *= logical[d];
+      shared_meets *= logical[d] > 0 ? 1 : 0;
+    } else {
+      offsets[split_dims++] = cache.Find(mesh, step.group, before, after, logical[d]);
+    }
   }
   ExchangeLoadBound bound;
   int64_t holders = 0, demand = 0, demanders = 0;
-  const int64_t e = p.shared_elements;
   for (int64_t j = 0; j < members; ++j) {
-    const int64_t kept = p.kept[j] * e;
-    const int64_t covered = p.covered[j] * e;
-    bound.elements = std::max(bound.elements, p.wanted[j] * e - kept);
-    bound.messages = std::max(bound.messages, p.meets[j] * p.shared_meets - (kept > 0 ? 1 : 0));
-    holders += p.holds_first[j];
-    demand += p.holds_first[j] ? 0 : covered;
-    demanders += !p.holds_first[j] && covered > 0;
+    MemberFactors m = {1, 1, 1, 1, true};
+    for (int i = 0; i < split_dims; ++i) {
+      const MemberFactors& f = cache.factors()[offsets[i] + j];
+      m.wanted *= f.wanted;
+      m.kept *= f.kept;
+      m.meets *= f.meets;
+      m.covered *= f.covered;
+      m.holds_first = m.holds_first && f.holds_first;
+    }
+    const int64_t kept = m.kept * e;
+    const int64_t covered = m.covered * e;
+    bound.elements = std::max(bound.elements, m.wanted * e - kept);
+    bound.messages = std::max(bound.messages, m.meets * shared_meets - (kept > 0 ? 1 : 0));
+    holders += m.holds_first;
+    demand += m.holds_first ? 0 : covered;
+    demanders += !m.holds_first && covered > 0;
   }
   if (holders > 0) {  // spec §11.1: each piece goes whole to one holder
     bound.elements = std::max(bound.elements, (demand + holders - 1) / holders);

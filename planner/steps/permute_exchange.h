@@ -89,7 +89,9 @@ FirstMemberReceipt FirstMemberReceiptOf(const DistState& state, const Step& step
 // Lower bounds on ExchangeLoadOf's busiest members, found from every
 // member's blocks in one pass, without routing (dearer than
 // FirstMemberReceiptOf, far cheaper than routing): what the search bounds an
-// exchange by before it prices it (spec §5.2 item 7).
+// exchange by before it prices it (spec §5.2 item 7). Each thread keeps the
+// members' terms of every tensor dim it met, by mesh, group, splits and
+// length, and multiplies them per exchange.
 struct ExchangeLoadBound {
   // At most max(max_sent, max_received): the most any member lacks of its
   // target block, or the elements of the first member's block that other
