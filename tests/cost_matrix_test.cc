@@ -522,10 +522,10 @@ TEST(CostMatrixTest, RepricedTablesKeepNativeCostsExact) {
   ExpectRandomNativeMatrixExact(2727, {1031, 523, 77});
 }
 
-// Spec §5.2 item 6 where a table's labels that are an exchange's deferred
-// bound take its refined bound as they settle (they rise, often twice over):
-// the table stays a consistent bound, and each pair's cost exact.
-TEST(CostMatrixTest, TablesWithRefinedExchangeLabelsKeepNativeCostsExact) {
+// Spec §5.2 item 6: every exchange edge is made at its refined bound, on a
+// large tensor often twice its deferred one: the tables stay consistent
+// bounds, and each pair's cost exact.
+TEST(CostMatrixTest, ExchangesAtTheirRefinedBoundKeepNativeCostsExact) {
   ExpectRandomNativeMatrixExact(7171, {777, 1500, 61});
 }
 
@@ -541,10 +541,9 @@ TEST(CostMatrixTest, ATargetListedTwiceIsBuiltAgainForItsSecondColumn) {
   EXPECT_EQ(ExpectNativeMatrixEqualsPlans(l, options, {int64_t{1} << 30}, "").compared, 16);
 }
 
-// NativeGraphCosts::RefineAtOnce: on a small tensor the tables refine most
-// deferred exchange bounds, so after the first 2,048 every exchange edge is
-// made at its refined bound: still each pair's exact cost.
-TEST(CostMatrixTest, ExchangesRefinedAtOnceKeepNativeCostsExact) {
+// The same on a small tensor, where the refined bounds lie close to the
+// prices, over more layouts.
+TEST(CostMatrixTest, ExchangesAtTheirRefinedBoundKeepSmallTensorCostsExact) {
   ExpectRandomNativeMatrixExact(9696, {96, 200, 77}, 24);
 }
 

@@ -35,18 +35,14 @@ NativeGraphCosts::VertexId NativeGraphCosts::Intern(const DistState& s) {
 
 NativeGraphCosts::Edge NativeGraphCosts::MakeEdge(const DistState& from, const Step& step) {
   const VertexId to = Intern(ApplyStep(from, step));
-  // The refined bound is at least the deferred one (cost_model.h).
-  std::optional<double> bound;
-  Refined refined = kUnrefined;
-  if (RefineAtOnce()) {
-    bound = model_.RefinedCostBound(from, step);
-    if (bound.has_value()) refined = kRefinedAtOnce;
-  }
+  // The refined bound where the model has one: at least the deferred bound,
+  // and cheap since its terms are kept (ExchangeLoadBoundOf), so asking for
+  // it at once costs less than a deferred bound and then the refined one
+  // where a table or a search needs it (bench/README.md, 2026-11-27).
+  std::optional<double> bound = model_.RefinedCostBound(from, step);
   if (!bound.has_value()) bound = model_.DeferredCostBound(from, step);
   if (!bound.has_value()) return {model_.StepCost(from, step), to, kPriced};
-  deferred_made_ += refined == kUnrefined;
   steps_of_.push_back(step);
-  refined_.push_back(refined);
   return {*bound, to, static_cast<uint32_t>(steps_of_.size() - 1)};
 }
 
@@ -54,7 +50,6 @@ void NativeGraphCosts::Price(VertexId from, Edge* e) {
   if (e->step == kPriced) return;
   const double bound = e->cost;
   e->cost = model_.StepCost(states_[from], steps_of_[e->step]);
-  refined_then_priced_ += refined_[e->step] == kRefinedBySearch;
   e->step = kPriced;
   priced_.push_back({from, e->to, bound, e->cost});
 }
@@ -120,7 +115,6 @@ void NativeGraphCosts::Drop() {
   first_edge_ = {0};
   edges_ = {};
   steps_of_ = {};
-  refined_ = {};
   reverse_for_ = 0;
   first_in_ = {};
   in_edges_ = {};
@@ -169,11 +163,7 @@ void NativeGraphCosts::FillGoalEdges(VertexId t, Target* target) {
 }
 
 // A Dijkstra towards t over the reverse edges, goal-free and t's: h(u) <=
-// cost + h(v) on every edge, so the scaled table is a consistent bound. A
-// label that is an exchange's deferred bound takes its refined bound before
-// it settles (RefineLabel; spec §5.2 item 6): most exchanges never settle
-// their source, and on large tensors those that do often rise twice over,
-// which spares the pairs' searches and Reprice much of their work.
+// cost + h(v) on every edge, so the scaled table is a consistent bound.
 void NativeGraphCosts::FillDistances(VertexId t, Target* target) {
   BuildReverse();
   const size_t n = states_.size();
@@ -193,11 +183,8 @@ void NativeGraphCosts::FillDistances(VertexId t, Target* target) {
   dist[t] = 0;
   distance_heap_.Reset(n);
   distance_heap_.Push(t, 0.0);
-  settled_.assign(n, false);
   while (!distance_heap_.empty()) {
     const VertexId v = distance_heap_.Pop();
-    if (RefineLabel(v, target)) continue;  // pushed again, farther
-    settled_[v] = true;
     const double d = dist[v];
     ForEachInEdge(v, [&](const Edge& in) {
       const double c = in.cost + d;
@@ -209,35 +196,6 @@ void NativeGraphCosts::FillDistances(VertexId t, Target* target) {
   }
   target->h_for = n;
   target->greedy.assign(n, kUnchosen);
-}
-
-// The deferred goal edge (an exchange, to the target) that v's label sums,
-// if any. Raising an out-edge of v before v settles keeps the Dijkstra
-// exact: v's label is then the least sum over its edges to settled states,
-// whose labels are final (an unsettled one's may still rise, and reaches v
-// when it settles).
-bool NativeGraphCosts::RefineLabel(VertexId v, Target* target) {
-  std::vector<double>& dist = target->dist;
-  Edge* exchange = nullptr;
-  for (uint32_t i = target->first[v]; i < target->first[v + 1]; ++i) {
-    Edge& e = target->edges[i];
-    const bool tight = e.cost + dist[e.to] == dist[v];
-    if (e.step != kPriced && tight && refined_[e.step] == kUnrefined) exchange = &e;
-  }
-  if (exchange == nullptr) return false;
-  refined_[exchange->step] = kRefinedByTable;
-  ++refined_by_tables_;
-  const std::optional<double> r = model_.RefinedCostBound(states_[v], steps_of_[exchange->step]);
-  if (!r.has_value() || !(*r > exchange->cost)) return false;
-  exchange->cost = *r;
-  double d = kInfinity;
-  ForEachOutEdge(v, target, [&](const Edge& e) {
-    if (settled_[e.to]) d = std::min(d, e.cost + dist[e.to]);
-  });
-  if (!(d > dist[v])) return false;
-  dist[v] = d;
-  distance_heap_.Push(v, d);
-  return true;
 }
 
 // Prices only rise, so the states whose table distance took a priced edge
@@ -390,33 +348,9 @@ void NativeGraphCosts::Visit(VertexId u, double g, uint32_t choice, Target* targ
   Push({g + edge->cost + H(w), g, u, choice});
 }
 
-bool NativeGraphCosts::RefineAtOnce() const {
-  return deferred_made_ >= kRefineAtOnceWarmup && 10 * refined_by_tables_ >= 7 * deferred_made_;
-}
-
-bool NativeGraphCosts::Refining() const {
-  return refinements_ < kRefineWarmup || 3 * (refinements_ - refined_then_priced_) >= refinements_;
-}
-
-bool NativeGraphCosts::Refine(VertexId from, Edge* edge) {
-  if (edge->step == kPriced || refined_[edge->step] != kUnrefined || !Refining()) return false;
-  refined_[edge->step] = kRefinedBySearch;
-  ++refinements_;
-  const std::optional<double> refined =
-      model_.RefinedCostBound(states_[from], steps_of_[edge->step]);
-  if (!refined.has_value() || !(*refined > edge->cost)) return false;
-  priced_.push_back({from, edge->to, edge->cost, *refined});
-  edge->cost = *refined;
-  return true;
-}
-
 void NativeGraphCosts::PopStandIn(const Entry& e, Target* target) {
   Edge* edge = EdgeOf(e.edge, target);
   if (Popped(edge->to)) return;
-  if (Refine(e.vertex, edge)) {
-    Push({e.g + edge->cost + H(edge->to), e.g, e.vertex, e.edge});
-    return;
-  }
   Price(e.vertex, edge);
   Relax(edge->to, e.g + edge->cost);
 }

@@ -84,9 +84,9 @@ class NativeGraphCosts {
   static constexpr uint32_t kPriced = std::numeric_limits<uint32_t>::max();
   static constexpr VertexId kNoVertex = std::numeric_limits<VertexId>::max();
   // An edge's cost is its price, or while `step` is not kPriced, the model's
-  // lower bound on it (spec §5.2 item 7): priced when a forward search pops
-  // its stand-in or its greedy path takes it (Price), since most edges never
-  // are.
+  // lower bound on it (spec §5.2 item 7; its refined bound where the model
+  // has one): priced when a forward search pops its stand-in or its greedy
+  // path takes it (Price), since most edges never are.
   struct Edge {  // 16 bytes: the tables' and searches' loops stream these
     double cost;
     VertexId to;
@@ -121,10 +121,6 @@ class NativeGraphCosts {
   void BuildReverse();
   void FillGoalEdges(VertexId t, Target* target);
   void FillDistances(VertexId t, Target* target);
-  // FillDistances' step before v settles: where v's label is an unrefined
-  // exchange's deferred bound, the exchange takes its refined bound, and v
-  // is pushed again (true) if its least sum over settled states rose.
-  bool RefineLabel(VertexId v, Target* target);
   // The reverse edges into v, goal-free and (FillDistances' target's) goal
   // edges; Edge::to is the source. Costs as when the CSRs were built: at
   // most the prices (pricing only raises), so distances over them are bounds.
@@ -178,30 +174,8 @@ class NativeGraphCosts {
   void Push(const Entry& entry);
   void Relax(VertexId w, double g);
   void Visit(VertexId u, double g, uint32_t choice, Target* target);
-  // A stand-in popped (spec §5.2 item 7): its edge priced and relaxed, or
-  // first, while Refining, its cost raised to the model's RefinedCostBound
-  // and the stand-in pushed again at that key (priced when it pops again).
+  // A stand-in popped (spec §5.2 item 7): its edge priced and relaxed.
   void PopStandIn(const Entry& e, Target* target);
-  // While Refining: an unpriced edge's cost raised to its refined bound, once
-  // per edge; whether it rose.
-  bool Refine(VertexId from, Edge* edge);
-  // Whether to ask for refined bounds. A refinement costs a tenth to a half
-  // of a pricing (routing dearer on larger groups), so it pays where it
-  // often spares one: on the bench/README.md sets half spare theirs where
-  // exchanges are dear (a 1031x523x77 tensor, a 4x2x3x2 mesh) and a fifth
-  // where they are cheap. So: for the first kRefineWarmup, then while at
-  // least a third have not been priced since.
-  static constexpr size_t kRefineWarmup = 256;
-  bool Refining() const;
-  // Whether MakeEdge asks for an exchange's refined bound at once, instead of
-  // its deferred bound and the tables' refinement later (RefineLabel): once
-  // the tables have refined 7 in 10 of the first kRefineAtOnceWarmup or more
-  // deferred edges. On small tensors they refine 8 in 10, and asking at once
-  // spares the deferred bound and the tables' second look; on large ones
-  // (about 5 in 10) it would cost more refined bounds than it spares
-  // (bench/README.md).
-  static constexpr size_t kRefineAtOnceWarmup = 2048;
-  bool RefineAtOnce() const;
   bool Reached(VertexId v) const { return (stamp_[v] & ~kPoppedBit) == pass_; }
   bool Popped(VertexId v) const { return stamp_[v] == (pass_ | kPoppedBit); }
   // Whether an entry of key `priority` would pop after t (Push drops it).
@@ -224,15 +198,6 @@ class NativeGraphCosts {
   std::vector<uint32_t> first_edge_;  // per expanded state; states_ past it are not expanded
   std::vector<Edge> edges_;
   std::vector<Step> steps_of_;  // the steps of edges not yet priced
-  // Per steps_of_ entry: whether a pair's search (PopStandIn), a table
-  // (RefineLabel) or MakeEdge (RefineAtOnce) asked for its refined bound;
-  // Refining() counts the first, RefineAtOnce() the second.
-  enum Refined : uint8_t { kUnrefined, kRefinedBySearch, kRefinedByTable, kRefinedAtOnce };
-  std::vector<Refined> refined_;
-  size_t refinements_ = 0;
-  size_t refined_then_priced_ = 0;
-  size_t deferred_made_ = 0;      // deferred edges MakeEdge left unrefined
-  size_t refined_by_tables_ = 0;  // of those, the ones RefineLabel refined
   // Reverse adjacency (in-edges by target, costs as when built), rebuilt
   // when the graph grew.
   size_t reverse_for_ = 0;
@@ -242,12 +207,12 @@ class NativeGraphCosts {
   VertexId goal_in_for_ = kNoVertex;
   std::vector<uint32_t> goal_first_in_;
   std::vector<Edge> goal_in_edges_;
-  // The edges the pair's search (Cost) priced or refined, and Reprice's scratch.
+  // The edges the pair's search (Cost) priced, and Reprice's scratch.
   struct PricedEdge {
     VertexId from;
     VertexId to;
     double old_cost;  // a bound, as the table may have it
-    double new_cost;  // its price, or a refined bound
+    double new_cost;  // its price
   };
   std::vector<PricedEdge> priced_;
   std::vector<VertexId> affected_;
@@ -255,7 +220,6 @@ class NativeGraphCosts {
   uint32_t affected_pass_ = 0;
   absl::flat_hash_map<VertexId, Target> targets_;
   DistanceHeap distance_heap_;  // FillDistances'
-  std::vector<bool> settled_;   // FillDistances': labels final
   // The forward search's pass: stamp_[v] is pass_ once v is reached (g_[v]
   // valid), with kPoppedBit once popped.
   static constexpr uint32_t kPoppedBit = 0x80000000u;
