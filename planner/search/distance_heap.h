@@ -1,4 +1,4 @@
-// DistanceHeap: a binary min-heap of vertices 0..n-1 keyed by tentative
+// DistanceHeap: a 4-ary min-heap of vertices 0..n-1 keyed by tentative
 // distance, with decrease-key, for a Dijkstra (native_graph_costs.h's
 // tables): each vertex is in it at most once, so a table pops n entries,
 // not one per improvement as a heap of (distance, vertex) pairs would.
@@ -10,6 +10,7 @@
 #ifndef RESHARD_PLANNER_SEARCH_DISTANCE_HEAP_H_
 #define RESHARD_PLANNER_SEARCH_DISTANCE_HEAP_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -63,10 +64,13 @@ class DistanceHeap {
     heap_[i] = item;
     pos_[item.v] = static_cast<uint32_t>(i);
   }
+  // Four children a node: half the levels of a binary heap, and the
+  // children of one node share a cache line or two.
+  static constexpr size_t kArity = 4;
   void SiftUp(size_t i) {
     const Item item = heap_[i];
     while (i > 0) {
-      const size_t parent = (i - 1) / 2;
+      const size_t parent = (i - 1) / kArity;
       if (!(item.d < heap_[parent].d)) break;
       Place(i, heap_[parent]);
       i = parent;
@@ -76,8 +80,12 @@ class DistanceHeap {
   void SiftDown(size_t i) {
     const Item item = heap_[i];
     const size_t n = heap_.size();
-    for (size_t child = 2 * i + 1; child < n; child = 2 * i + 1) {
-      if (child + 1 < n && heap_[child + 1].d < heap_[child].d) ++child;
+    for (size_t first = kArity * i + 1; first < n; first = kArity * i + 1) {
+      size_t child = first;
+      const size_t end = std::min(first + kArity, n);
+      for (size_t c = first + 1; c < end; ++c) {
+        if (heap_[c].d < heap_[child].d) child = c;
+      }
       if (!(heap_[child].d < item.d)) break;
       Place(i, heap_[child]);
       i = child;
