@@ -11,6 +11,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -232,6 +233,43 @@ TEST(BlockBytesTest, InterleavedProblemsAndStatesPriceAsFresh) {
     const int64_t n = mesh.size(c.step->mesh_dim());
     EXPECT_EQ((*c.bytes)(*c.state, *c.step, n), BlockBytes(*c.problem)(*c.state, *c.step, n))
         << c.state->ToString() << " " << c.step->ToString();
+  }
+}
+
+// Each thread keeps its NcclTunings by profile, ranks and hosts
+// (nccl_cost_model.cc, TuningFor): prices under profiles that differ in one
+// field each, bound in turn on one thread, must equal those of a thread
+// that bound that profile alone.
+TEST(NcclCostModelTest, TuningsKeptPerThreadPriceAsAFreshThreadDoes) {
+  std::vector<NcclProfile> profiles(5, DefaultNcclProfile());
+  profiles[1].nic_gbps = 25;
+  profiles[2].amd_cpu = true;
+  profiles[3].nvlink_gbps = 200;
+  profiles[4] = *BuiltinNcclProfile("a100-8x200g");
+  const DeviceMesh mesh = *DeviceMesh::Create({8, 4, 2});
+  const DistState state = ParseDistState("S(0)S(1)P(sum)", mesh, 2)->state;
+  const std::vector<Step> steps = {
+      MakeStep(MeshDimSet::Single(0), Placement::Shard(0), Placement::Replicate()),
+      MakeStep(MeshDimSet::Single(1), Placement::Shard(1), Placement::Replicate()),
+      MakeGroupStep({0, 1}, Placement::Shard(0), Placement::Replicate()),
+      MakeStep(MeshDimSet::Single(2), Placement::Partial(ReduceOp::kSum), Placement::Replicate())};
+  auto prices = [&](const NcclProfile& profile) {
+    const std::unique_ptr<const BoundCostModel> model =
+        (*MakeNcclCostModel(profile, 4))->Bind(CostProblem{mesh, {4096, 1000}, 4});
+    std::vector<double> out;
+    for (const Step& step : steps) out.push_back(model->StepCost(state, step));
+    return out;
+  };
+  std::vector<std::vector<double>> alone(profiles.size());
+  for (size_t i = 0; i < profiles.size(); ++i) {
+    std::thread([&] { alone[i] = prices(profiles[i]); }).join();
+  }
+  EXPECT_NE(alone[0], alone[1]);  // each field changes some price
+  EXPECT_NE(alone[0], alone[2]);
+  EXPECT_NE(alone[0], alone[3]);
+  EXPECT_NE(alone[0], alone[4]);
+  for (int i : {0, 1, 0, 2, 2, 0, 3, 0, 4, 1, 4}) {
+    EXPECT_EQ(prices(profiles[i]), alone[i]) << profiles[i].name << " " << i;
   }
 }
 

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "planner/costs/block_bytes.h"
@@ -68,6 +69,28 @@ double ExchangeTimeLowerBoundUs(const NcclP2pLinks& links, const HostSpan& s, in
   return (lat + transfer) * (1 - 1e-6);
 }
 
+// NcclTuning(profile, ranks, nodes), kept per thread: `reshard batch` binds
+// the model once per line, and its lines' groups span the same (ranks,
+// nodes) again and again (a tuning costs about as much as pricing a few
+// dozen steps). An explicit cache, emptied when the profile changes or past
+// kMaxTunings.
+const NcclTuning& TuningFor(const NcclProfile& profile, int64_t ranks, int64_t nodes) {
+  constexpr size_t kMaxTunings = 4096;  // 1.2 KB each
+  thread_local struct {
+    NcclProfile profile;
+    absl::flat_hash_map<std::pair<int64_t, int64_t>, NcclTuning> tunings;
+  } cache;
+  if (cache.profile != profile || cache.tunings.size() >= kMaxTunings) {
+    cache.profile = profile;
+    cache.tunings.clear();
+  }
+  const std::pair<int64_t, int64_t> key(ranks, nodes);
+  auto it = cache.tunings.find(key);
+  if (it == cache.tunings.end())
+    it = cache.tunings.emplace(key, NcclTuning(profile, ranks, nodes)).first;
+  return it->second;
+}
+
 // Spec §6.4, bound to one problem: one NCCL table per set of mesh dims
 // (at most 2^8), so that StepCost only looks up and compares.
 class NcclCosts : public BoundCostModel {
@@ -86,7 +109,7 @@ class NcclCosts : public BoundCostModel {
     for (int bits = 0; bits < groups; ++bits) {
       span_[bits] =
           HostSpanOf(p.mesh, MeshDimSet::FromBits(static_cast<uint8_t>(bits)), devices_per_host);
-      tunings_.emplace_back(profile, span_[bits].ranks, span_[bits].nodes);
+      tunings_.push_back(TuningFor(profile, span_[bits].ranks, span_[bits].nodes));
       if (span_[bits].ranks <= 1) continue;
       double lat[kNumStepKinds] = {};
       for (StepKind kind : kAllStepKinds) lat[static_cast<int>(kind)] = CallTime(kind, bits, 0);

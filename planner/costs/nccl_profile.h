@@ -46,6 +46,14 @@ struct NcclProfile {
   bool amd_cpu = false;
   // Local copies (chunk, partition): bytes written per second / 1e9.
   double memory_gbps = 1675;
+
+  friend bool operator==(const NcclProfile& a, const NcclProfile& b) {
+    return a.name == b.name && a.arch == b.arch && a.gpus_per_host == b.gpus_per_host &&
+           a.nvlink_gbps == b.nvlink_gbps && a.nvswitch == b.nvswitch &&
+           a.nics_per_host == b.nics_per_host && a.nic_gbps == b.nic_gbps &&
+           a.amd_cpu == b.amd_cpu && a.memory_gbps == b.memory_gbps;
+  }
+  friend bool operator!=(const NcclProfile& a, const NcclProfile& b) { return !(a == b); }
 };
 
 // InvalidArgument naming the bad field ("nic_gbps: ...").
