@@ -57,8 +57,10 @@
 #include "planner/layout/notation.h"
 #include "planner/plan_cache.h"
 #include "planner/planner.h"
+#include "planner/search/edge_source.h"
 #include "planner/search/graph_planner.h"
 #include "planner/search/native_transitions.h"
+#include "planner/search/state_search.h"
 #include "planner/search/transitions.h"
 #include "planner/steps/permute_exchange.h"
 #include "planner/steps/plan.h"
@@ -795,6 +797,39 @@ TEST(PropertyTest, NativeRemainingCostBoundIsConsistentUnderAlphaBetaOnLargerMes
         return *MakeAlphaBetaCostModel(gen.RandomProfile(), 1 + i % 8);
       },
       /*large=*/true);
+}
+
+// StateSearch::KeepOnlyOpenEdges (FindPathOn's one pass): a native A* that
+// neither prices nor keeps edges to popped states pops the same states at
+// the same costs, returns the same path, and counts every edge it
+// generated against max_search_edges, as one that keeps them all.
+TEST(PropertyTest, NativePassKeepingOpenEdgesOnlyFindsTheSamePathAndCountsEveryEdge) {
+  CaseGenerator gen(0x5eed0013);
+  int skipped_some = 0;
+  for (int i = 0; i < kCases / 4; ++i) {
+    const Case c = gen.NextLargeNative(1 + i % 8);
+    std::unique_ptr<const BoundCostModel> model = ModelFor(c);
+    const RemainingCostBound bound(c.dst.state(), *model, RemainingCostBound::Graph::kNative);
+    const NativeEdges edges(c.src.mesh(), c.src.global_shape(), c.src.dtype(), c.dst.state(),
+                            PartialOpsOf(c), std::numeric_limits<int64_t>::max(),
+                            model->memory_backend());
+    const SearchLimits limits{1 << 20, 1 << 30};
+    StateSearch all(edges, *model, nullptr);
+    StateSearch open(edges, *model, nullptr);
+    open.KeepOnlyOpenEdges();
+    ASSERT_EQ(SearchToward(&all, c.src.state(), c.dst.state(), &bound, limits),
+              StateSearch::Outcome::kReached)
+        << c.description;
+    ASSERT_EQ(SearchToward(&open, c.src.state(), c.dst.state(), &bound, limits),
+              StateSearch::Outcome::kReached)
+        << c.description;
+    EXPECT_EQ(open.CostTo(c.dst.state()), all.CostTo(c.dst.state())) << c.description;
+    EXPECT_EQ(open.PathTo(c.dst.state()), all.PathTo(c.dst.state())) << c.description;
+    EXPECT_EQ(open.expanded(), all.expanded()) << c.description;
+    EXPECT_EQ(open.edges(), all.edges()) << c.description;
+    skipped_some += open.kept_edges() < all.kept_edges();
+  }
+  EXPECT_GT(skipped_some, kCases / 16);
 }
 
 // FirstMemberReceiptOf, the deferred bound's input, against the first

@@ -129,6 +129,7 @@ absl::StatusOr<GraphPath> FindPathOn(const EdgeSource& edges, const DistState& s
                                      const DistState& dst, const BoundCostModel& model,
                                      const SearchLimits& limits, const RemainingCostBound* bound) {
   StateSearch search(edges, model, nullptr);
+  search.KeepOnlyOpenEdges();
   const StateSearch::Outcome found = SearchToward(&search, src, dst, bound, limits);
   if (found != StateSearch::Outcome::kReached) {
     return SearchFailure(search, found, src, dst, limits);

@@ -4,6 +4,7 @@
 #include <boost/graph/dijkstra_shortest_paths_no_color_map.hpp>
 #include <boost/graph/graph_traits.hpp>
 #include <boost/property_map/property_map.hpp>
+#include <cassert>
 #include <cmath>
 #include <optional>
 #include <utility>
@@ -253,8 +254,10 @@ bool StateSearch::GenerateEdges(VertexId u, int64_t max_edges) {
   // Checked before anything is kept: the budget bounds this search's memory.
   if (edges() + static_cast<int64_t>(steps_.size()) > max_edges) return false;
   const auto first = static_cast<uint32_t>(edges_.size());
+  generated_edges_ += static_cast<int64_t>(steps_.size());
   for (const Step& step : steps_) {
     const VertexId to = Intern(ApplyStep(from, step));
+    if (open_edges_only_ && labels_[to].popped) continue;
     const std::optional<double> bound = model_.DeferredCostBound(from, step);
     if (bound.has_value()) {
       edges_.push_back({u, AddDeferred(u, to, step, *bound), *bound});
@@ -447,6 +450,8 @@ void StateSearch::SearchDistances(VertexId s, int64_t max_expanded, int64_t max_
 
 StateSearch::Outcome StateSearch::Run(const DistState& src, absl::Span<const DistState> goals,
                                       const Pass& pass, int64_t max_expanded, int64_t max_edges) {
+  assert(!open_edges_only_ || runs_ == 0);  // KeepOnlyOpenEdges: one pass
+  ++runs_;
   Reset();
   goals_left_ = 0;
   for (const DistState& goal : goals) {

@@ -79,6 +79,12 @@ class StateSearch {
   StateSearch(const EdgeSource& edges, const BoundCostModel& model,
               const RemainingCostBound* bound);
 
+  // For a search that runs one pass (Run called once: FindPathOn): a state's
+  // edges to states already popped are neither priced nor kept, since that
+  // pass never relaxes them (spec §5.2 item 2); a second pass would miss
+  // them. About a third of a native search's edges (bench/README.md).
+  void KeepOnlyOpenEdges() { open_edges_only_ = true; }
+
   // Another bound (or null) for the passes that follow, e.g. towards another
   // destination on the same graph: the states and edges generated stay, each
   // state's bound is recomputed when a pass first meets it. A pass gives the
@@ -95,8 +101,10 @@ class StateSearch {
               int64_t max_expanded, int64_t max_edges = std::numeric_limits<int64_t>::max());
   // After a Run that returned kBound: which limit it hit.
   SearchLimit limit_hit() const { return limit_hit_; }
-  // Edges generated so far, over all passes.
-  int64_t edges() const { return static_cast<int64_t>(edges_.size()); }
+  // Edges generated so far, over all passes (kept or not).
+  int64_t edges() const { return generated_edges_; }
+  // Of those, the ones kept (all but KeepOnlyOpenEdges' skipped ones).
+  int64_t kept_edges() const { return static_cast<int64_t>(edges_.size()); }
 
   // After Run: states expanded by it, and whether / at what cost it popped `s`.
   int64_t expanded() const { return expanded_; }
@@ -222,6 +230,9 @@ class StateSearch {
   std::vector<uint32_t> seen_;
   uint32_t seen_mark_ = 0;
   std::vector<Edge> edges_;
+  int64_t generated_edges_ = 0;
+  bool open_edges_only_ = false;
+  int runs_ = 0;  // Run's calls (KeepOnlyOpenEdges allows one)
   std::vector<Deferred> deferred_;
   std::vector<Step> steps_;  // scratch for GenerateEdges
   // Scratch for the out_edge_iterator: the popped state's edges to states
