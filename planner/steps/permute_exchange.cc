@@ -145,7 +145,7 @@ class DimFactorCache {
   }
 
  private:
-  static constexpr size_t kMaxFactors = size_t{1} << 16;  // 2.5 MB
+  static constexpr size_t kMaxFactors = size_t{1} << 16;  // 2.6 MB
   // A list of at most kMaxMeshDims mesh dims, 4 bits each behind a leading 1.
   static uint64_t Pack(const MeshDimList& list) {
     uint64_t packed = 1;
