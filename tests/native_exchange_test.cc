@@ -175,21 +175,24 @@ TEST(PermuteExchangeTest, TransposePiecesTileBothBlocks) {
   }
 }
 
+// A permute or exchange to price at a logical shape: the tests below price
+// lists of them back to back.
+struct ExchangeCase {
+  DeviceMesh mesh;
+  DistState state;
+  Step step;
+  std::vector<int64_t> logical;
+};
+
 // ExchangeLoadOf reuses its blocks' storage from call to call, and keeps its
 // last answer: exchanges of different group sizes and tensor ranks, each
 // priced after larger and smaller ones, again right after themselves, and
 // after one that differs from them only in its logical shape, its mesh, its
 // state or its step, must price as the routes of freshly built blocks do.
 TEST(ExchangeLoadTest, SameLoadAsFreshBlocksWhateverWasPricedBefore) {
-  struct Case {
-    DeviceMesh mesh;
-    DistState state;
-    Step step;
-    std::vector<int64_t> logical;
-  };
   const DeviceMesh m42 = Mesh({4, 2}), m22 = Mesh({2, 2}), m232 = Mesh({2, 3, 2}),
                    m44 = Mesh({4, 4});
-  const std::vector<Case> cases = {
+  const std::vector<ExchangeCase> cases = {
       {m42, State(m42, "S(0)S(1)", 2), MakePermute({{0, 1}, {1, 0}}), {7, 5}},
       {m22, State(m22, "S(0)[1]S(0)[0]", 2), MakePermute({{0, 0}, {1, 0}}), {5, 3}},
       {m232,
@@ -205,7 +208,7 @@ TEST(ExchangeLoadTest, SameLoadAsFreshBlocksWhateverWasPricedBefore) {
   };
   std::optional<RouteLoad> case0;
   for (int i : {2, 0, 1, 3, 2, 2, 1, 0, 0, 3, 1, 0, 4, 0, 5, 0, 6, 0, 7, 7, 0}) {
-    const Case& c = cases[i];
+    const ExchangeCase& c = cases[i];
     const std::vector<Box> held = test_util::MemberBlocks(c.state, c.step.group, c.mesh, c.logical);
     const std::vector<Box> wanted =
         test_util::MemberBlocks(ApplyStep(c.state, c.step), c.step.group, c.mesh, c.logical);
@@ -259,14 +262,8 @@ ExchangeLoadBound LoadBoundOfBlocks(const std::vector<Box>& held, const std::vec
 // after ones that share all of that but one part must still bound as their
 // blocks do.
 TEST(ExchangeLoadTest, LoadBoundAsFreshBlocksWhateverWasBoundedBefore) {
-  struct Case {
-    DeviceMesh mesh;
-    DistState state;
-    Step step;
-    std::vector<int64_t> logical;
-  };
   const DeviceMesh m42 = Mesh({4, 2}), m43 = Mesh({4, 3}), m232 = Mesh({2, 3, 2});
-  const std::vector<Case> cases = {
+  const std::vector<ExchangeCase> cases = {
       {m42, State(m42, "S(0)S(1)", 2), MakePermute({{0, 1}, {1, 0}}), {7, 5}},
       {m232,
        State(m232, "S(0)RS(2)", 3),
@@ -287,7 +284,7 @@ TEST(ExchangeLoadTest, LoadBoundAsFreshBlocksWhateverWasBoundedBefore) {
        {6, 11}},
   };
   for (int i : {1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 6, 2, 7, 2, 1, 7, 4, 3}) {
-    const Case& c = cases[i];
+    const ExchangeCase& c = cases[i];
     const ExchangeLoadBound want = LoadBoundOfBlocks(
         test_util::MemberBlocks(c.state, c.step.group, c.mesh, c.logical),
         test_util::MemberBlocks(ApplyStep(c.state, c.step), c.step.group, c.mesh, c.logical));
