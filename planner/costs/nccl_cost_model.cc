@@ -86,8 +86,9 @@ const NcclTuning& TuningFor(const NcclProfile& profile, int64_t ranks, int64_t n
   }
   const std::pair<int64_t, int64_t> key(ranks, nodes);
   auto it = cache.tunings.find(key);
-  if (it == cache.tunings.end())
+  if (it == cache.tunings.end()) {
     it = cache.tunings.emplace(key, NcclTuning(profile, ranks, nodes)).first;
+  }
   return it->second;
 }
 

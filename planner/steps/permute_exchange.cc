@@ -142,6 +142,9 @@ class DimFactorCache {
     mesh_ = mesh.sizes();
     offsets_.clear();
     factors_.clear();
+    // One call may pass the limit (a group of up to 2^16 members, per
+    // tensor dim): do not keep that much.
+    if (factors_.capacity() > 2 * kMaxFactors) factors_.shrink_to_fit();
   }
 
  private:
