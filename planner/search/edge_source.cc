@@ -22,7 +22,8 @@ NativeEdges::NativeEdges(const DeviceMesh& mesh, std::vector<int64_t> global_sha
       goal_(goal),
       partial_ops_(partial_ops),
       max_memory_(max_memory),
-      backend_(backend) {}
+      backend_(backend),
+      routing_limit_(RoutingLimitApplies(mesh)) {}
 
 bool ExceedsRoutingLimit(const DistState& state, const Step& step, const DeviceMesh& mesh) {
   if (!MovesSlices(step.kind)) return false;
@@ -47,8 +48,9 @@ void NativeEdges::Append(const DistState& state, std::vector<Step>* out) const {
   const size_t first = out->size();
   AppendNativeTransitions(state, goal_, static_cast<int>(global_shape_.size()), partial_ops_, out);
   const bool limit_memory = max_memory_ != std::numeric_limits<int64_t>::max();
+  if (!routing_limit_ && !limit_memory) return;  // nothing to leave out
   auto too_big = [&](const Step& step) {
-    return ExceedsRoutingLimit(state, step, mesh_) ||
+    return (routing_limit_ && ExceedsRoutingLimit(state, step, mesh_)) ||
            (limit_memory &&
             StepPeakBytes(state, step, mesh_, global_shape_, dtype_, backend_) > max_memory_);
   };

@@ -72,6 +72,7 @@ class NativeEdges : public EdgeSource {
   unsigned partial_ops_;
   int64_t max_memory_;
   MemoryBackend backend_;
+  bool routing_limit_;  // RoutingLimitApplies(mesh_)
 };
 
 }  // namespace reshard
