@@ -81,12 +81,17 @@ class DistanceHeap {
     const Item item = heap_[i];
     const size_t n = heap_.size();
     for (size_t first = kArity * i + 1; first < n; first = kArity * i + 1) {
+      // The least child, without a branch per child (which goes either way
+      // at random).
       size_t child = first;
+      double least = heap_[first].d;
       const size_t end = std::min(first + kArity, n);
       for (size_t c = first + 1; c < end; ++c) {
-        if (heap_[c].d < heap_[child].d) child = c;
+        const bool less = heap_[c].d < least;
+        child = less ? c : child;
+        least = less ? heap_[c].d : least;
       }
-      if (!(heap_[child].d < item.d)) break;
+      if (!(least < item.d)) break;
       Place(i, heap_[child]);
       i = child;
     }
