@@ -114,11 +114,11 @@ namespace {
 // target slice's elements, those it holds, the distinct non-empty source
 // slices meeting it, how much of it the first member's source slice covers,
 // and whether it holds that slice too.
-struct MemberFactors {
+struct MemberFactors {  // 32 bytes: a cache holds tens of thousands
   int64_t wanted;
   int64_t kept;
-  int64_t meets;
   int64_t covered;
+  int32_t meets;  // at most the group's members, at most 2^16 (edge_source.h)
   bool holds_first;
 };
 
@@ -143,12 +143,15 @@ class DimFactorCache {
     offsets_.clear();
     factors_.clear();
     // One call may pass the limit (a group of up to 2^16 members, per
-    // tensor dim): do not keep that much.
+    // tensor dim): do not keep that much. Then storage for the limit at
+    // once, not regrown (its pages touched again) by doubling; only what
+    // is used is touched.
     if (factors_.capacity() > 2 * kMaxFactors) factors_.shrink_to_fit();
+    factors_.reserve(kMaxFactors);
   }
 
  private:
-  static constexpr size_t kMaxFactors = size_t{1} << 16;  // 2.6 MB
+  static constexpr size_t kMaxFactors = size_t{1} << 16;  // 2 MB
   // A list of at most kMaxMeshDims mesh dims, 4 bits each behind a leading 1.
   static uint64_t Pack(const MeshDimList& list) {
     uint64_t packed = 1;
@@ -196,8 +199,8 @@ void DimFactorCache::Make(const DeviceMesh& mesh, MeshDimSet group, const MeshDi
   for (size_t j = 0; j < wanted_index_.size(); ++j) {
     const Slice& h = held_table_[held_index_[j]];
     const Slice& w = wanted_table_[wanted_index_[j]];
-    factors_.push_back({w.size, Overlap(h, w), wanted_meets_[wanted_index_[j]],
-                        Overlap(first_held, w), h == first_held});
+    factors_.push_back({w.size, Overlap(h, w), Overlap(first_held, w),
+                        static_cast<int32_t>(wanted_meets_[wanted_index_[j]]), h == first_held});
   }
 }
 
@@ -229,22 +232,21 @@ ExchangeLoadBound ExchangeLoadBoundOf(const DistState& state, const Step& step,
   ExchangeLoadBound bound;
   int64_t holders = 0, demand = 0, demanders = 0;
   for (int64_t j = 0; j < members; ++j) {
-    MemberFactors m = {1, 1, 1, 1, true};
+    int64_t wanted = e, kept = e, covered = e, meets = shared_meets;
+    bool holds_first = true;
     for (int i = 0; i < split_dims; ++i) {
       const MemberFactors& f = cache.factors()[offsets[i] + j];
-      m.wanted *= f.wanted;
-      m.kept *= f.kept;
-      m.meets *= f.meets;
-      m.covered *= f.covered;
-      m.holds_first = m.holds_first && f.holds_first;
+      wanted *= f.wanted;
+      kept *= f.kept;
+      covered *= f.covered;
+      meets *= f.meets;
+      holds_first = holds_first && f.holds_first;
     }
-    const int64_t kept = m.kept * e;
-    const int64_t covered = m.covered * e;
-    bound.elements = std::max(bound.elements, m.wanted * e - kept);
-    bound.messages = std::max(bound.messages, m.meets * shared_meets - (kept > 0 ? 1 : 0));
-    holders += m.holds_first;
-    demand += m.holds_first ? 0 : covered;
-    demanders += !m.holds_first && covered > 0;
+    bound.elements = std::max(bound.elements, wanted - kept);
+    bound.messages = std::max(bound.messages, meets - (kept > 0 ? 1 : 0));
+    holders += holds_first;
+    demand += holds_first ? 0 : covered;
+    demanders += !holds_first && covered > 0;
   }
   if (holders > 0) {  // spec §11.1: each piece goes whole to one holder
     bound.elements = std::max(bound.elements, (demand + holders - 1) / holders);
