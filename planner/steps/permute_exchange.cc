@@ -1,6 +1,7 @@
 #include "planner/steps/permute_exchange.h"
 
 #include <algorithm>
+#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -109,16 +110,20 @@ FirstMemberReceipt FirstMemberReceiptOf(const DistState& state, const Step& step
 
 namespace {
 
-// One tensor dim's share of a member's load (ExchangeLoadBoundOf multiplies
-// them over the tensor dims, since blocks are products of slices): its
-// target slice's elements, those it holds, the distinct non-empty source
-// slices meeting it, how much of it the first member's source slice covers,
-// and whether it holds that slice too.
-struct MemberFactors {  // 32 bytes: a cache holds tens of thousands
+// One tensor dim's share of a member's load (ExchangeLoadBoundOf and
+// LoadWithoutReplicas multiply them over the tensor dims, since blocks are
+// products of slices): its target slice's elements, those it holds, how
+// much of it the first member's source slice covers, its source slice's
+// elements; the distinct non-empty source slices meeting its target slice,
+// and target slices meeting its source slice; and whether it holds the
+// first member's source slice too.
+struct MemberFactors {  // 48 bytes: a cache holds tens of thousands
   int64_t wanted;
   int64_t kept;
   int64_t covered;
+  int64_t held;
   int32_t meets;  // at most the group's members, at most 2^16 (edge_source.h)
+  int32_t held_meets;
   bool holds_first;
 };
 
@@ -151,7 +156,7 @@ class DimFactorCache {
   }
 
  private:
-  static constexpr size_t kMaxFactors = size_t{1} << 16;  // 2 MB
+  static constexpr size_t kMaxFactors = size_t{1} << 16;  // 3 MB
   // A list of at most kMaxMeshDims mesh dims, 4 bits each behind a leading 1.
   static uint64_t Pack(const MeshDimList& list) {
     uint64_t packed = 1;
@@ -170,6 +175,7 @@ class DimFactorCache {
   std::vector<Slice> held_table_, wanted_table_;
   std::vector<uint32_t> held_index_, wanted_index_;
   std::vector<int64_t> nonempty_before_, wanted_meets_;
+  std::vector<int64_t> nonempty_wanted_before_, held_meets_;
 };
 
 size_t DimFactorCache::Find(const DeviceMesh& mesh, MeshDimSet group, const MeshDimList& before,
@@ -195,13 +201,112 @@ void DimFactorCache::Make(const DeviceMesh& mesh, MeshDimSet group, const MeshDi
     const auto [lo, hi] = RunMeeting(held_table_, w);
     wanted_meets_.push_back(nonempty_before_[hi] - nonempty_before_[lo]);
   }
+  // And the non-empty wanted slices in each held slice's run meet it.
+  nonempty_wanted_before_.assign(1, 0);
+  for (const Slice& w : wanted_table_) {
+    nonempty_wanted_before_.push_back(nonempty_wanted_before_.back() + (w.size > 0));
+  }
+  held_meets_.clear();
+  for (const Slice& h : held_table_) {
+    const auto [lo, hi] = RunMeeting(wanted_table_, h);
+    held_meets_.push_back(nonempty_wanted_before_[hi] - nonempty_wanted_before_[lo]);
+  }
   const Slice first_held = held_table_[held_index_[0]];
   for (size_t j = 0; j < wanted_index_.size(); ++j) {
     const Slice& h = held_table_[held_index_[j]];
     const Slice& w = wanted_table_[wanted_index_[j]];
-    factors_.push_back({w.size, Overlap(h, w), Overlap(first_held, w),
-                        static_cast<int32_t>(wanted_meets_[wanted_index_[j]]), h == first_held});
+    factors_.push_back({w.size, Overlap(h, w), Overlap(first_held, w), h.size,
+                        static_cast<int32_t>(wanted_meets_[wanted_index_[j]]),
+                        static_cast<int32_t>(held_meets_[held_index_[j]]), h == first_held});
   }
+}
+
+// An exchange's factors, per tensor dim the group splits before or after
+// (the others, where every member holds and wants the whole length, share
+// theirs: `elements` and one chunk meeting, none if empty).
+struct ExchangeFactors {
+  const DimFactorCache* cache;
+  size_t offsets[kMaxTensorDims];
+  int split_dims = 0;
+  int64_t elements = 1;
+  int64_t shared_meets = 1;
+
+  // Member j's, multiplied over the tensor dims.
+  MemberFactors Of(int64_t j) const {
+    MemberFactors m = {elements, elements, elements, elements, 1, 1, true};
+    int64_t meets = shared_meets, held_meets = shared_meets;
+    for (int i = 0; i < split_dims; ++i) {
+      const MemberFactors& f = cache->factors()[offsets[i] + j];
+      m.wanted *= f.wanted;
+      m.kept *= f.kept;
+      m.covered *= f.covered;
+      m.held *= f.held;
+      meets *= f.meets;
+      held_meets *= f.held_meets;
+      m.holds_first = m.holds_first && f.holds_first;
+    }
+    m.meets = static_cast<int32_t>(meets);  // distinct blocks: at most the members
+    m.held_meets = static_cast<int32_t>(held_meets);
+    return m;
+  }
+};
+
+ExchangeFactors FactorsOf(const DistState& state, const Step& step, const DeviceMesh& mesh,
+                          absl::Span<const int64_t> logical) {
+  thread_local DimFactorCache cache;
+  cache.Reset(mesh);
+  const DistState next = ApplyStep(state, step);
+  ExchangeFactors x;
+  x.cache = &cache;
+  for (size_t d = 0; d < logical.size(); ++d) {
+    const int dim = static_cast<int>(d);
+    const MeshDimList before = GroupSplitsIn(state, step.group, dim);
+    const MeshDimList after = GroupSplitsIn(next, step.group, dim);
+    if (before.empty() && after.empty()) {
+      x.elements *= logical[d];
+      x.shared_meets *= logical[d] > 0 ? 1 : 0;
+    } else {
+      x.offsets[x.split_dims++] = cache.Find(mesh, step.group, before, after, logical[d]);
+    }
+  }
+  return x;
+}
+
+// Spec §11.1's routes where no element has two holders (every mesh dim of
+// the group with more than one rank holds a Shard before the step: the
+// members' source blocks are disjoint), so no choice among replicas: each
+// member receives what it lacks of its target block, one message per other
+// source block meeting it; each element is wanted by `copies` members (the
+// product of the group's mesh dims that shard nothing after the step), so
+// a member sends its whole source block that many times but for what it
+// keeps, one message per member wanting part of it but itself.
+// LoadOfGridRoutes' answer, without routing; nullopt where replicas exist.
+std::optional<RouteLoad> LoadWithoutReplicas(const DistState& state, const Step& step,
+                                             const DeviceMesh& mesh,
+                                             absl::Span<const int64_t> logical) {
+  int64_t copies = 1;
+  const DistState next = ApplyStep(state, step);
+  for (int m = 0; m < mesh.ndim(); ++m) {
+    if (!step.group.Contains(m) || mesh.size(m) == 1) continue;
+    if (!state.placement(m).is_shard()) return std::nullopt;
+    if (!next.placement(m).is_shard()) copies *= mesh.size(m);
+  }
+  const ExchangeFactors x = FactorsOf(state, step, mesh, logical);
+  RouteLoad load;
+  const int64_t members = mesh.GroupSize(step.group);
+  for (int64_t j = 0; j < members; ++j) {
+    const MemberFactors m = x.Of(j);
+    const int64_t own = m.kept > 0 ? 1 : 0;
+    const int64_t received = m.wanted - m.kept;
+    const int64_t sent = m.held * copies - m.kept;
+    load.max_sent = std::max(load.max_sent, sent);
+    load.max_received = std::max(load.max_received, received);
+    load.max_sent_plus_received = std::max(load.max_sent_plus_received, sent + received);
+    load.max_messages =
+        std::max({load.max_messages, int64_t{m.meets} - own, int64_t{m.held_meets} * copies - own});
+    load.total_sent += sent;
+  }
+  return load;
 }
 
 }  // namespace
@@ -209,39 +314,13 @@ void DimFactorCache::Make(const DeviceMesh& mesh, MeshDimSet group, const MeshDi
 ExchangeLoadBound ExchangeLoadBoundOf(const DistState& state, const Step& step,
                                       const DeviceMesh& mesh, absl::Span<const int64_t> logical) {
   const int64_t members = mesh.GroupSize(step.group);
-  const DistState next = ApplyStep(state, step);
-  thread_local DimFactorCache cache;
-  cache.Reset(mesh);
-  // The tensor dims the group splits neither before nor after, where every
-  // member holds and wants the whole length, share their factors: elements,
-  // and one chunk meeting (none if empty).
-  int64_t e = 1, shared_meets = 1;
-  size_t offsets[kMaxTensorDims];
-  int split_dims = 0;
-  for (size_t d = 0; d < logical.size(); ++d) {
-    const int dim = static_cast<int>(d);
-    const MeshDimList before = GroupSplitsIn(state, step.group, dim);
-    const MeshDimList after = GroupSplitsIn(next, step.group, dim);
-    if (before.empty() && after.empty()) {
-      e *= logical[d];
-      shared_meets *= logical[d] > 0 ? 1 : 0;
-    } else {
-      offsets[split_dims++] = cache.Find(mesh, step.group, before, after, logical[d]);
-    }
-  }
+  const ExchangeFactors x = FactorsOf(state, step, mesh, logical);
   ExchangeLoadBound bound;
   int64_t holders = 0, demand = 0, demanders = 0;
   for (int64_t j = 0; j < members; ++j) {
-    int64_t wanted = e, kept = e, covered = e, meets = shared_meets;
-    bool holds_first = true;
-    for (int i = 0; i < split_dims; ++i) {
-      const MemberFactors& f = cache.factors()[offsets[i] + j];
-      wanted *= f.wanted;
-      kept *= f.kept;
-      covered *= f.covered;
-      meets *= f.meets;
-      holds_first = holds_first && f.holds_first;
-    }
+    const MemberFactors m = x.Of(j);
+    const int64_t wanted = m.wanted, kept = m.kept, covered = m.covered, meets = m.meets;
+    const bool holds_first = m.holds_first;
     bound.elements = std::max(bound.elements, wanted - kept);
     bound.messages = std::max(bound.messages, meets - (kept > 0 ? 1 : 0));
     holders += holds_first;
@@ -296,10 +375,14 @@ RouteLoad ExchangeLoadOf(const DistState& state, const Step& step, const DeviceM
       absl::MakeConstSpan(last.logical) == logical) {
     return last.load;
   }
-  thread_local SliceGrid source, target;
-  FillGrid(state, step.group, mesh, logical, &source);
-  FillGrid(ApplyStep(state, step), step.group, mesh, logical, &target);
-  last.load = LoadOfGridRoutes(source, target, mesh.GroupSize(step.group));
+  if (std::optional<RouteLoad> load = LoadWithoutReplicas(state, step, mesh, logical)) {
+    last.load = *load;
+  } else {
+    thread_local SliceGrid source, target;
+    FillGrid(state, step.group, mesh, logical, &source);
+    FillGrid(ApplyStep(state, step), step.group, mesh, logical, &target);
+    last.load = LoadOfGridRoutes(source, target, mesh.GroupSize(step.group));
+  }
   last.valid = true;
   last.bits = state.bits();
   last.step = step;
