@@ -906,8 +906,8 @@ TEST(PropertyTest, ExchangeLoadsEqualTheRoutesOfFreshBlocks) {
             << c.description << " at " << u.ToString() << " via " << b.ToString();
         bool replicas = false;
         for (int m = 0; m < mesh.ndim(); ++m) {
-          replicas = replicas || (b.group.Contains(m) && mesh.size(m) > 1 &&
-                                  u.placement(m).is_replicate());
+          replicas = replicas ||
+                     (b.group.Contains(m) && mesh.size(m) > 1 && u.placement(m).is_replicate());
         }
         ++(replicas ? with_replicas : without_replicas);
       }
