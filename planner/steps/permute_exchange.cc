@@ -359,7 +359,8 @@ PermuteExchange PermuteExchangeOf(const DistState& state, const Step& step, cons
 
 RouteLoad ExchangeLoadOf(const DistState& state, const Step& step, const DeviceMesh& mesh,
                          absl::Span<const int64_t> logical) {
-  // Pricing calls this once per distinct exchange price (spec §6.4): the
+  // Pricing calls this once per distinct exchange price (spec §6.4): without
+  // replicas the load needs no routes (LoadWithoutReplicas); otherwise the
   // blocks as grids route without comparing boxes (LoadOfGridRoutes), and
   // each thread keeps the grids' storage between calls. A plan's exchange
   // is priced (StepCost) and then sized for its peak memory (StepPeakBytes)
