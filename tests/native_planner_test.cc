@@ -357,13 +357,15 @@ TEST(NativeExchangeLoadTest, GroupSplitsAreTheOrderWithinTheGroupOnRandomStates)
   }
 }
 
-// ExchangeLoadOf routes the members' blocks as grids (LoadOfGridRoutes): on
-// every permute and exchange out of random states, on random meshes and
-// uneven logical shapes (empty blocks, replicas), it must price as the
-// routes of the blocks as boxes do (spec §11.1).
+// ExchangeLoadOf routes the members' blocks as grids (LoadOfGridRoutes), or
+// where no element has two holders finds the load without routes
+// (LoadWithoutReplicas): on every permute and exchange out of random
+// states, on random meshes and uneven logical shapes (empty blocks,
+// replicas), it must price as the routes of the blocks as boxes do (spec
+// §11.1).
 TEST(NativeExchangeLoadTest, GridRoutesLoadAsSliceRoutesOnRandomStates) {
   std::mt19937 rng(29);
-  int compared = 0, exchanges = 0, with_replicas = 0;
+  int compared = 0, exchanges = 0, with_replicas = 0, without_replicas = 0;
   for (int trial = 0; trial < 2000; ++trial) {
     const int mesh_ndim = 2 + trial % 3;
     std::vector<int64_t> sizes(mesh_ndim);
@@ -390,11 +392,18 @@ TEST(NativeExchangeLoadTest, GridRoutesLoadAsSliceRoutesOnRandomStates) {
       ++compared;
       exchanges += step.kind == StepKind::kExchange;
       with_replicas += std::count(held.begin() + 1, held.end(), held[0]) > 0;
+      bool replicated = false;  // LoadWithoutReplicas' case otherwise
+      for (int m = 0; m < mesh_ndim; ++m) {
+        replicated = replicated ||
+                     (step.group.Contains(m) && mesh.size(m) > 1 && s.placement(m).is_replicate());
+      }
+      without_replicas += !replicated;
     }
   }
   EXPECT_GT(compared, 2000);
   EXPECT_GT(exchanges, 300);
   EXPECT_GT(with_replicas, 300);
+  EXPECT_GT(without_replicas, 2000);
 }
 
 // Edge 13, the goal exchange: from the first position where an order differs

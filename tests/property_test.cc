@@ -64,11 +64,9 @@
 #include "planner/search/transitions.h"
 #include "planner/steps/permute_exchange.h"
 #include "planner/steps/plan.h"
-#include "planner/steps/slice_routes.h"
 #include "planner/steps/step_bytes.h"
 #include "planner/steps/step_memory.h"
 #include "tests/collective_count_cost_model.h"
-#include "tests/spec_helpers.h"
 
 namespace reshard {
 namespace {
@@ -870,51 +868,6 @@ void ExpectLoadBoundBelowTheRoutedLoad(const Case& c, const DistState& u, const 
   EXPECT_GE(bound.elements, load.max_received) << where;
   EXPECT_LE(bound.elements, std::max(load.max_sent, load.max_received)) << where;
   EXPECT_LE(bound.messages, load.max_messages) << where;
-}
-
-// ExchangeLoadOf against the routes of freshly built blocks (spec §11.1),
-// on every permute and goal exchange of a two-step walk from random
-// sources: where no element has two holders the load is found without
-// routing (permute_exchange.cc, LoadWithoutReplicas), elsewhere by routing
-// the grids; both must be RouteSlices' load exactly.
-TEST(PropertyTest, ExchangeLoadsEqualTheRoutesOfFreshBlocks) {
-  CaseGenerator gen(0x5eed0014);
-  int without_replicas = 0, with_replicas = 0;
-  for (int i = 0; i < kCases / 2; ++i) {
-    const Case c = gen.NextLargeNative(1 + i % 8);
-    const DeviceMesh& mesh = c.src.mesh();
-    const std::vector<int64_t> zeros(mesh.ndim(), 0);
-    const EdgeFn native = NativeEdgesOf(c);
-    std::vector<Step> first, second;
-    native(c.src.state(), &first);
-    for (const Step& a : first) {
-      const DistState u = ApplyStep(c.src.state(), a);
-      second.clear();
-      native(u, &second);
-      for (const Step& b : second) {
-        if (b.kind != StepKind::kExchange && b.kind != StepKind::kPermute) continue;
-        const std::vector<int64_t> logical = LogicalShape(u, b, mesh, c.src.global_shape(), zeros);
-        const std::vector<Box> held = test_util::MemberBlocks(u, b.group, mesh, logical);
-        const std::vector<Box> wanted =
-            test_util::MemberBlocks(ApplyStep(u, b), b.group, mesh, logical);
-        const RouteLoad want = LoadOfRoutes(RouteSlices(held, wanted), held.size());
-        const RouteLoad got = ExchangeLoadOf(u, b, mesh, logical);
-        EXPECT_EQ(std::make_tuple(got.max_sent, got.max_received, got.max_sent_plus_received,
-                                  got.max_messages, got.total_sent),
-                  std::make_tuple(want.max_sent, want.max_received, want.max_sent_plus_received,
-                                  want.max_messages, want.total_sent))
-            << c.description << " at " << u.ToString() << " via " << b.ToString();
-        bool replicas = false;
-        for (int m = 0; m < mesh.ndim(); ++m) {
-          replicas = replicas ||
-                     (b.group.Contains(m) && mesh.size(m) > 1 && u.placement(m).is_replicate());
-        }
-        ++(replicas ? with_replicas : without_replicas);
-      }
-    }
-  }
-  EXPECT_GT(without_replicas, 200);
-  EXPECT_GT(with_replicas, 50);
 }
 
 // Spec §5.2 item 7: nccl's deferred bound on an exchange (its first
