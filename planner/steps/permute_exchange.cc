@@ -165,17 +165,20 @@ class DimFactorCache {
   }
   void Make(const DeviceMesh& mesh, MeshDimSet group, const MeshDimList& before,
             const MeshDimList& after, int64_t length);
+  // Per entry of `of`, the non-empty entries of `table` meeting it: those in
+  // its run (RunMeeting; both tables in order of offset).
+  void CountMeetings(const std::vector<Slice>& table, const std::vector<Slice>& of,
+                     std::vector<int64_t>* counts);
 
   std::vector<int64_t> mesh_;
   absl::flat_hash_map<std::tuple<uint64_t, uint64_t, int64_t, uint8_t>, size_t> offsets_;
   std::vector<MemberFactors> factors_;
   // Make's scratch: the members' slices before and after as grids
-  // (GroupSliceGrid), the non-empty held slices before each held entry,
-  // and the non-empty held slices meeting each wanted entry.
+  // (GroupSliceGrid), the non-empty held slices meeting each wanted entry
+  // and the reverse, and CountMeetings' non-empty entries before each one.
   std::vector<Slice> held_table_, wanted_table_;
   std::vector<uint32_t> held_index_, wanted_index_;
-  std::vector<int64_t> nonempty_before_, wanted_meets_;
-  std::vector<int64_t> nonempty_wanted_before_, held_meets_;
+  std::vector<int64_t> wanted_meets_, held_meets_, nonempty_before_;
 };
 
 size_t DimFactorCache::Find(const DeviceMesh& mesh, MeshDimSet group, const MeshDimList& before,
@@ -186,31 +189,24 @@ size_t DimFactorCache::Find(const DeviceMesh& mesh, MeshDimSet group, const Mesh
   return it->second;
 }
 
+void DimFactorCache::CountMeetings(const std::vector<Slice>& table, const std::vector<Slice>& of,
+                                   std::vector<int64_t>* counts) {
+  nonempty_before_.assign(1, 0);
+  for (const Slice& t : table) nonempty_before_.push_back(nonempty_before_.back() + (t.size > 0));
+  counts->clear();
+  for (const Slice& x : of) {
+    const auto [lo, hi] = RunMeeting(table, x);
+    counts->push_back(nonempty_before_[hi] - nonempty_before_[lo]);
+  }
+}
+
 // Appends the key's factors, member by member.
 void DimFactorCache::Make(const DeviceMesh& mesh, MeshDimSet group, const MeshDimList& before,
                           const MeshDimList& after, int64_t length) {
   GroupSliceGrid(mesh, group, before, length, &held_table_, &held_index_);
   GroupSliceGrid(mesh, group, after, length, &wanted_table_, &wanted_index_);
-  // The non-empty held slices in each wanted slice's run (RunMeeting) meet it.
-  nonempty_before_.assign(1, 0);
-  for (const Slice& h : held_table_) {
-    nonempty_before_.push_back(nonempty_before_.back() + (h.size > 0));
-  }
-  wanted_meets_.clear();
-  for (const Slice& w : wanted_table_) {
-    const auto [lo, hi] = RunMeeting(held_table_, w);
-    wanted_meets_.push_back(nonempty_before_[hi] - nonempty_before_[lo]);
-  }
-  // And the non-empty wanted slices in each held slice's run meet it.
-  nonempty_wanted_before_.assign(1, 0);
-  for (const Slice& w : wanted_table_) {
-    nonempty_wanted_before_.push_back(nonempty_wanted_before_.back() + (w.size > 0));
-  }
-  held_meets_.clear();
-  for (const Slice& h : held_table_) {
-    const auto [lo, hi] = RunMeeting(wanted_table_, h);
-    held_meets_.push_back(nonempty_wanted_before_[hi] - nonempty_wanted_before_[lo]);
-  }
+  CountMeetings(held_table_, wanted_table_, &wanted_meets_);
+  CountMeetings(wanted_table_, held_table_, &held_meets_);
   const Slice first_held = held_table_[held_index_[0]];
   for (size_t j = 0; j < wanted_index_.size(); ++j) {
     const Slice& h = held_table_[held_index_[j]];
@@ -251,11 +247,11 @@ struct ExchangeFactors {
   }
 };
 
-ExchangeFactors FactorsOf(const DistState& state, const Step& step, const DeviceMesh& mesh,
-                          absl::Span<const int64_t> logical) {
+// `next` is ApplyStep(state, step).
+ExchangeFactors FactorsOf(const DistState& state, const DistState& next, const Step& step,
+                          const DeviceMesh& mesh, absl::Span<const int64_t> logical) {
   thread_local DimFactorCache cache;
   cache.Reset(mesh);
-  const DistState next = ApplyStep(state, step);
   ExchangeFactors x;
   x.cache = &cache;
   for (size_t d = 0; d < logical.size(); ++d) {
@@ -281,17 +277,17 @@ ExchangeFactors FactorsOf(const DistState& state, const Step& step, const Device
 // a member sends its whole source block that many times but for what it
 // keeps, one message per member wanting part of it but itself.
 // LoadOfGridRoutes' answer, without routing; nullopt where replicas exist.
-std::optional<RouteLoad> LoadWithoutReplicas(const DistState& state, const Step& step,
-                                             const DeviceMesh& mesh,
+// `next` is ApplyStep(state, step).
+std::optional<RouteLoad> LoadWithoutReplicas(const DistState& state, const DistState& next,
+                                             const Step& step, const DeviceMesh& mesh,
                                              absl::Span<const int64_t> logical) {
   int64_t copies = 1;
-  const DistState next = ApplyStep(state, step);
   for (int m = 0; m < mesh.ndim(); ++m) {
     if (!step.group.Contains(m) || mesh.size(m) == 1) continue;
     if (!state.placement(m).is_shard()) return std::nullopt;
     if (!next.placement(m).is_shard()) copies *= mesh.size(m);
   }
-  const ExchangeFactors x = FactorsOf(state, step, mesh, logical);
+  const ExchangeFactors x = FactorsOf(state, next, step, mesh, logical);
   RouteLoad load;
   const int64_t members = mesh.GroupSize(step.group);
   for (int64_t j = 0; j < members; ++j) {
@@ -314,18 +310,16 @@ std::optional<RouteLoad> LoadWithoutReplicas(const DistState& state, const Step&
 ExchangeLoadBound ExchangeLoadBoundOf(const DistState& state, const Step& step,
                                       const DeviceMesh& mesh, absl::Span<const int64_t> logical) {
   const int64_t members = mesh.GroupSize(step.group);
-  const ExchangeFactors x = FactorsOf(state, step, mesh, logical);
+  const ExchangeFactors x = FactorsOf(state, ApplyStep(state, step), step, mesh, logical);
   ExchangeLoadBound bound;
   int64_t holders = 0, demand = 0, demanders = 0;
   for (int64_t j = 0; j < members; ++j) {
     const MemberFactors m = x.Of(j);
-    const int64_t wanted = m.wanted, kept = m.kept, covered = m.covered, meets = m.meets;
-    const bool holds_first = m.holds_first;
-    bound.elements = std::max(bound.elements, wanted - kept);
-    bound.messages = std::max(bound.messages, meets - (kept > 0 ? 1 : 0));
-    holders += holds_first;
-    demand += holds_first ? 0 : covered;
-    demanders += !holds_first && covered > 0;
+    bound.elements = std::max(bound.elements, m.wanted - m.kept);
+    bound.messages = std::max(bound.messages, int64_t{m.meets} - (m.kept > 0 ? 1 : 0));
+    holders += m.holds_first;
+    demand += m.holds_first ? 0 : m.covered;
+    demanders += !m.holds_first && m.covered > 0;
   }
   if (holders > 0) {  // spec §11.1: each piece goes whole to one holder
     bound.elements = std::max(bound.elements, (demand + holders - 1) / holders);
@@ -376,12 +370,13 @@ RouteLoad ExchangeLoadOf(const DistState& state, const Step& step, const DeviceM
       absl::MakeConstSpan(last.logical) == logical) {
     return last.load;
   }
-  if (std::optional<RouteLoad> load = LoadWithoutReplicas(state, step, mesh, logical)) {
+  const DistState next = ApplyStep(state, step);
+  if (std::optional<RouteLoad> load = LoadWithoutReplicas(state, next, step, mesh, logical)) {
     last.load = *load;
   } else {
     thread_local SliceGrid source, target;
     FillGrid(state, step.group, mesh, logical, &source);
-    FillGrid(ApplyStep(state, step), step.group, mesh, logical, &target);
+    FillGrid(next, step.group, mesh, logical, &target);
     last.load = LoadOfGridRoutes(source, target, mesh.GroupSize(step.group));
   }
   last.valid = true;
