@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <vector>
 
 #include "planner/costs/abstract_distances.h"
 #include "planner/costs/shard_set_blocks.h"
@@ -14,6 +16,45 @@ namespace {
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 }  // namespace
+
+// The abstract edges of one (ndim, dst's Shard mesh dims, dst's Partial
+// mesh dims), by target, between states FillToGo keeps: ForEachEdgeInto's,
+// in its order. An explicit per-thread cache (at most 120 such keys, about
+// 3,500 edges of 4 bytes each), since walking ForEachEdgeInto's branches
+// for every destination was a quarter of an easy native plan's time
+// (bench/README.md).
+class NativeLeaveSetGraph::Edges {
+ public:
+  struct Edge {
+    uint16_t from;
+    uint16_t slot;
+  };
+  static const Edges& Of(const NativeLeaveSetGraph& graph) {
+    static thread_local std::unique_ptr<Edges> cache[kMaxDims + 1][kSets][kSets];
+    std::unique_ptr<Edges>& edges = cache[graph.ndim_][graph.dst_shard_][graph.dst_partial_];
+    if (edges == nullptr) edges = std::make_unique<Edges>(graph);
+    return *edges;
+  }
+  explicit Edges(const NativeLeaveSetGraph& graph) {
+    const unsigned states = 1u << (2 * graph.ndim_);
+    for (unsigned y = 0; y < states; ++y) {
+      first_[y] = static_cast<uint32_t>(edges_.size());
+      if (!graph.Reachable(y)) continue;
+      graph.ForEachEdgeInto(y, [&](unsigned x, unsigned slot) {
+        if (x != y && graph.Reachable(x)) {
+          edges_.push_back({static_cast<uint16_t>(x), static_cast<uint16_t>(slot)});
+        }
+      });
+    }
+    first_[states] = static_cast<uint32_t>(edges_.size());
+  }
+  const Edge* begin(unsigned y) const { return edges_.data() + first_[y]; }
+  const Edge* end(unsigned y) const { return edges_.data() + first_[y + 1]; }
+
+ private:
+  uint32_t first_[kMaxStates + 1] = {};
+  std::vector<Edge> edges_;
+};
 
 NativeLeaveSetGraph::NativeLeaveSetGraph(const DistState& dst, const BoundCostModel& model)
     : ndim_(dst.ndim()), all_((1u << dst.ndim()) - 1) {
@@ -40,19 +81,22 @@ bool NativeLeaveSetGraph::Reachable(unsigned x) const {
 // set holding its group, a reduce or a scatter from one holding none of it.
 // A shuffle is an all_to_all or, on two or more mesh dims, a permute.
 void NativeLeaveSetGraph::FillPrices(const BoundCostModel& model) {
-  for (unsigned set = 0; set <= all_; ++set) local_[set] = model.LocalLowerBoundAt(set);
+  for (unsigned set = 0; set <= all_; ++set) {
+    price_[kLocalSlot + set] = model.LocalLowerBoundAt(set);
+  }
   for (unsigned g = 1; g <= all_; ++g) {
     const MeshDimSet group = MeshDimSet::FromBits(static_cast<uint8_t>(g));
     for (unsigned set = 0; set <= all_; ++set) {
       auto at = [&](StepKind kind) { return model.GroupLowerBoundAt(set, kind, group); };
+      auto price = [&](Move move) -> double& { return price_[(move * kSets + g) * kSets + set]; };
       if ((set & g) == g) {
-        prices_[kGather][g][set] = at(StepKind::kAllGather);
-        prices_[kShuffle][g][set] = group.size() >= 2
-                                        ? std::min(at(StepKind::kAllToAll), at(StepKind::kPermute))
-                                        : at(StepKind::kAllToAll);
+        price(kGather) = at(StepKind::kAllGather);
+        price(kShuffle) = group.size() >= 2
+                              ? std::min(at(StepKind::kAllToAll), at(StepKind::kPermute))
+                              : at(StepKind::kAllToAll);
       } else if ((set & g) == 0) {
-        prices_[kReduce][g][set] = at(StepKind::kAllReduce);
-        prices_[kScatter][g][set] = at(StepKind::kReduceScatter);
+        price(kReduce) = at(StepKind::kAllReduce);
+        price(kScatter) = at(StepKind::kReduceScatter);
       }
     }
   }
@@ -105,10 +149,11 @@ void NativeLeaveSetGraph::FillExchanges(const DistState& dst, const BoundCostMod
 }
 
 void NativeLeaveSetGraph::FillToGo() {
-  FillAbstractDistances<kMaxStates>(1u << (2 * ndim_), to_go_, [this](unsigned y, auto relax) {
-    ForEachEdgeInto(y, [&](unsigned x, double price) {
-      if (Reachable(x)) relax(x, price);
-    });
+  const Edges& edges = Edges::Of(*this);
+  FillAbstractDistances<kMaxStates>(1u << (2 * ndim_), to_go_, [&](unsigned y, auto relax) {
+    for (const Edges::Edge* e = edges.begin(y); e != edges.end(y); ++e) {
+      relax(e->from, price_[e->slot]);
+    }
   });
 }
 
@@ -130,39 +175,38 @@ void NativeLeaveSetGraph::FillToGo() {
 // Local steps are priced by LocalLowerBoundAt of y's shard set. Abstract
 // states no real state maps to get edges too (they only lower distances),
 // but FillToGo relaxes none into a state that is not Reachable.
-template <typename Relax>
-void NativeLeaveSetGraph::ForEachEdgeInto(unsigned y, Relax relax) const {
+template <typename Edge>
+void NativeLeaveSetGraph::ForEachEdgeInto(unsigned y, Edge edge) const {
   const unsigned shard = y & all_;
   const unsigned leave = y >> ndim_;
   const unsigned landed_leave = all_ & ~dst_shard_;
-  const double local = local_[shard];
+  const unsigned local = kLocalSlot + shard;
+  auto slot = [](Move move, unsigned g, unsigned set) { return (move * kSets + g) * kSets + set; };
   for (unsigned g = 1; g <= all_; ++g) {
     const bool single = (g & (g - 1)) == 0;
     const unsigned rest = leave & ~g;
     if ((shard & g) == 0 && (leave & g) == (g & dst_partial_)) {  // g's members R
-      const double gather = prices_[kGather][g][shard | g];
-      const double reduce = prices_[kReduce][g][shard];
+      const unsigned gather = slot(kGather, g, shard | g);
+      const unsigned reduce = slot(kReduce, g, shard);
       ForEachSubset(g, [&](unsigned sub) {
-        relax((shard | g) | ((rest | sub) << ndim_), gather);
-        const unsigned x = shard | ((rest | sub) << ndim_);
-        if (x != y) relax(x, reduce);
+        edge((shard | g) | ((rest | sub) << ndim_), gather);
+        edge(shard | ((rest | sub) << ndim_), reduce);
       });
     }
     if ((shard & g) == g && (leave & g) == (g & landed_leave)) {
       const unsigned from = shard & ~g;
-      const double shuffle = prices_[kShuffle][g][shard];
-      const double scatter = prices_[kScatter][g][from];
+      const unsigned shuffle = slot(kShuffle, g, shard);
+      const unsigned scatter = slot(kScatter, g, from);
       ForEachSubset(g, [&](unsigned sub) {
-        const unsigned x = shard | ((rest | sub) << ndim_);
-        if (x != y) relax(x, shuffle);
-        relax(from | ((rest | sub) << ndim_), scatter);
+        edge(shard | ((rest | sub) << ndim_), shuffle);
+        edge(from | ((rest | sub) << ndim_), scatter);
       });
-      if (single) relax(from | ((rest | (g & dst_partial_)) << ndim_), local);
+      if (single) edge(from | ((rest | (g & dst_partial_)) << ndim_), local);
     }
     if (single && (shard & g) == 0) {
       // A Partial in y: dst's (from an R that l = 1 marks), or another.
-      if ((g & dst_partial_) != 0 && (leave & g) == 0) relax(y | (g << ndim_), local);
-      if ((g & dst_partial_) == 0 && (leave & g) != 0) relax(y ^ (g << ndim_), local);
+      if ((g & dst_partial_) != 0 && (leave & g) == 0) edge(y | (g << ndim_), local);
+      if ((g & dst_partial_) == 0 && (leave & g) != 0) edge(y ^ (g << ndim_), local);
     }
   }
 }

@@ -50,15 +50,22 @@ class NativeLeaveSetGraph {
     kScatter,  // reduce_scatter: Partial -> Shard
     kMoves
   };
+  // An edge's price: prices_[slot / (kSets * kSets)][...] flat, or (the
+  // last kSets) a local step's by the shard set after it.
+  static constexpr unsigned kLocalSlot = kMoves * kSets * kSets;
+  static constexpr unsigned kSlots = kLocalSlot + kSets;
+  class Edges;
   // Whether any real state maps to abstract state x (the .cc says which do not).
   bool Reachable(unsigned x) const;
   void FillPrices(const BoundCostModel& model);
   // Every abstract state's goal exchange to dst, if it may take one: its
   // to_go_ before the search.
   void FillExchanges(const DistState& dst, const BoundCostModel& model);
-  // Relaxes every abstract edge into state `y` (a step of the reversed search).
-  template <typename Relax>
-  void ForEachEdgeInto(unsigned y, Relax relax) const;
+  // Calls edge(x, slot) for every abstract edge x -> y, priced at
+  // price_[slot]. The edges depend on ndim and dst's masks alone: Edges
+  // lists them once per thread and masks.
+  template <typename Edge>
+  void ForEachEdgeInto(unsigned y, Edge edge) const;
   // A label-correcting search on the reversed edges (as LeaveSetGraph's).
   void FillToGo();
 
@@ -66,9 +73,9 @@ class NativeLeaveSetGraph {
   unsigned all_ = 0;          // every mesh dim
   unsigned dst_shard_ = 0;    // mesh dims where dst holds a Shard
   unsigned dst_partial_ = 0;  // ... a Partial
-  // [move][group][source shard set]; only the sets a move may start from.
-  double prices_[kMoves][kSets][kSets] = {};
-  double local_[kSets] = {};  // LocalLowerBoundAt, by the shard set after the step
+  // By slot: [move][group][source shard set], only the sets a move may
+  // start from; then LocalLowerBoundAt by the shard set after the step.
+  double price_[kSlots] = {};
   double to_go_[kMaxStates];  // [shard_set | leave_set << ndim]
 };
 
