@@ -10,6 +10,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -131,6 +132,48 @@ TEST(RemainingCostBoundTest, NativeBoundPricesThePartitionsDstStillNeeds) {
       {{2, 4}, {8192, 4096}, "S(0)R", "P(sum)R"},    // gathered first
   };
   ExpectNativeBoundsWithinHalfOfCStar(problems);
+}
+
+// Every layout of a 2x2x2 mesh with R, S(0), S(1), P(sum) and P(avg).
+std::vector<DistState> LayoutsOf2x2x2(const DeviceMesh& mesh) {
+  const char* placements[] = {"R", "S(0)", "S(1)", "P(sum)", "P(avg)"};
+  std::vector<DistState> layouts;
+  for (const char* a : placements) {
+    for (const char* b : placements) {
+      for (const char* c : placements) {
+        layouts.push_back(ParseDistState(std::string(a) + b + c, mesh, 2)->state);
+      }
+    }
+  }
+  return layouts;
+}
+
+// Both abstract graphs list their edges once per thread for each mesh rank
+// and destination masks (abstract_distances.h, AbstractEdgeCache): a bound
+// built after bounds towards other destinations in one thread equals the
+// bound towards the same destination built in a fresh thread, at every state.
+TEST(RemainingCostBoundTest, BoundsBuiltAfterOthersEqualBoundsBuiltInAFreshThread) {
+  const DeviceMesh mesh = *DeviceMesh::Create({2, 2, 2});
+  const std::vector<DistState> layouts = LayoutsOf2x2x2(mesh);
+  for (const char* model_name : {"pytorch", "nccl"}) {
+    const bool native = std::string(model_name) == "nccl";
+    std::unique_ptr<const BoundCostModel> model =
+        (*MakeCostModel(model_name, /*devices_per_host=*/4))
+            ->Bind(CostProblem{mesh, {48, 100}, /*itemsize=*/4});
+    auto bounds_towards = [&](const DistState& dst) {
+      const RemainingCostBound bound(
+          dst, *model,
+          native ? RemainingCostBound::Graph::kNative : RemainingCostBound::Graph::kCompat);
+      std::vector<double> h;
+      for (const DistState& s : layouts) h.push_back(bound(s));
+      return h;
+    };
+    for (const DistState& dst : layouts) {
+      std::vector<double> fresh;
+      std::thread([&] { fresh = bounds_towards(dst); }).join();
+      EXPECT_EQ(bounds_towards(dst), fresh) << model_name << " towards " << dst.ToString();
+    }
+  }
 }
 
 }  // namespace

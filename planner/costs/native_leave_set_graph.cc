@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <memory>
-#include <vector>
 
 #include "planner/costs/abstract_distances.h"
 #include "planner/costs/shard_set_blocks.h"
@@ -16,45 +14,6 @@ namespace {
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 }  // namespace
-
-// The abstract edges of one (ndim, dst's Shard mesh dims, dst's Partial
-// mesh dims), by target, between states FillToGo keeps: ForEachEdgeInto's,
-// in its order. An explicit per-thread cache (at most 120 such keys, about
-// 3,500 edges of 4 bytes each), since walking ForEachEdgeInto's branches
-// for every destination was a quarter of an easy native plan's time
-// (bench/README.md).
-class NativeLeaveSetGraph::Edges {
- public:
-  struct Edge {
-    uint16_t from;
-    uint16_t slot;
-  };
-  static const Edges& Of(const NativeLeaveSetGraph& graph) {
-    static thread_local std::unique_ptr<Edges> cache[kMaxDims + 1][kSets][kSets];
-    std::unique_ptr<Edges>& edges = cache[graph.ndim_][graph.dst_shard_][graph.dst_partial_];
-    if (edges == nullptr) edges = std::make_unique<Edges>(graph);
-    return *edges;
-  }
-  explicit Edges(const NativeLeaveSetGraph& graph) {
-    const unsigned states = 1u << (2 * graph.ndim_);
-    for (unsigned y = 0; y < states; ++y) {
-      first_[y] = static_cast<uint32_t>(edges_.size());
-      if (!graph.Reachable(y)) continue;
-      graph.ForEachEdgeInto(y, [&](unsigned x, unsigned slot) {
-        if (x != y && graph.Reachable(x)) {
-          edges_.push_back({static_cast<uint16_t>(x), static_cast<uint16_t>(slot)});
-        }
-      });
-    }
-    first_[states] = static_cast<uint32_t>(edges_.size());
-  }
-  const Edge* begin(unsigned y) const { return edges_.data() + first_[y]; }
-  const Edge* end(unsigned y) const { return edges_.data() + first_[y + 1]; }
-
- private:
-  uint32_t first_[kMaxStates + 1] = {};
-  std::vector<Edge> edges_;
-};
 
 NativeLeaveSetGraph::NativeLeaveSetGraph(const DistState& dst, const BoundCostModel& model)
     : ndim_(dst.ndim()), all_((1u << dst.ndim()) - 1) {
@@ -149,12 +108,17 @@ void NativeLeaveSetGraph::FillExchanges(const DistState& dst, const BoundCostMod
 }
 
 void NativeLeaveSetGraph::FillToGo() {
-  const Edges& edges = Edges::Of(*this);
-  FillAbstractDistances<kMaxStates>(1u << (2 * ndim_), to_go_, [&](unsigned y, auto relax) {
-    for (const Edges::Edge* e = edges.begin(y); e != edges.end(y); ++e) {
-      relax(e->from, price_[e->slot]);
-    }
+  static thread_local AbstractEdgeCache cache;
+  const unsigned states = 1u << (2 * ndim_);
+  const AbstractEdges& edges = cache.Get(ndim_, dst_shard_, dst_partial_, [&] {
+    return AbstractEdges(states, [&](unsigned y, auto edge) {
+      if (!Reachable(y)) return;
+      ForEachEdgeInto(y, [&](unsigned x, unsigned slot) {
+        if (x != y && Reachable(x)) edge(x, slot);
+      });
+    });
   });
+  FillAbstractDistances<kMaxStates>(states, to_go_, edges, price_);
 }
 
 // A mesh dim's masks: a Shard (s = 1) that must leave (l = 1) or not; a

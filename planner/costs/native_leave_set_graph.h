@@ -54,7 +54,6 @@ class NativeLeaveSetGraph {
   // last kSets) a local step's by the shard set after it.
   static constexpr unsigned kLocalSlot = kMoves * kSets * kSets;
   static constexpr unsigned kSlots = kLocalSlot + kSets;
-  class Edges;
   // Whether any real state maps to abstract state x (the .cc says which do not).
   bool Reachable(unsigned x) const;
   void FillPrices(const BoundCostModel& model);
@@ -62,8 +61,7 @@ class NativeLeaveSetGraph {
   // to_go_ before the search.
   void FillExchanges(const DistState& dst, const BoundCostModel& model);
   // Calls edge(x, slot) for every abstract edge x -> y, priced at
-  // price_[slot]. The edges depend on ndim and dst's masks alone: Edges
-  // lists them once per thread and masks.
+  // price_[slot] (listed once per thread and masks: AbstractEdgeCache).
   template <typename Edge>
   void ForEachEdgeInto(unsigned y, Edge edge) const;
   // A label-correcting search on the reversed edges (as LeaveSetGraph's).
