@@ -69,22 +69,20 @@ void NativeLeaveSetGraph::FillExchanges(const DistState& dst, const BoundCostMod
   const unsigned movable = all_ & ~dst_partial_;
   // The least each group's busiest member receives, priced by the model.
   const ShardSetBlocks& blocks = *model.group_blocks();
-  int64_t receipts[kSets];
-  auto price = [&](double* by_group) {
+  auto price = [&](const int64_t* receipts, double* by_group) {
     for (unsigned g = 1; g <= all_; ++g) {
       by_group[g] =
           model.ExchangeLowerBoundAt(MeshDimSet::FromBits(static_cast<uint8_t>(g)), receipts[g]);
     }
   };
+  int64_t receipts[kSets][kSets];  // [shard set][group]
+  blocks.GoalReceipts(dst, receipts);
   double exchange[kSets][kSets];  // [shard set][group]
-  for (unsigned set = 0; set <= all_; ++set) {
-    blocks.GoalReceipts(dst, set, receipts);
-    price(exchange[set]);
-  }
+  for (unsigned set = 0; set <= all_; ++set) price(receipts[set], exchange[set]);
   double moved[kMaxDims][kSets];  // [Shard that must leave][group]
   for (int m = 0; m < ndim_; ++m) {
-    blocks.MovedShardReceipts(dst, m, receipts);
-    price(moved[m]);
+    blocks.MovedShardReceipts(dst, m, receipts[0]);
+    price(receipts[0], moved[m]);
   }
   const unsigned states = 1u << (2 * ndim_);
   for (unsigned x = 0; x < states; ++x) {

@@ -50,8 +50,8 @@ class NativeLeaveSetGraph {
     kScatter,  // reduce_scatter: Partial -> Shard
     kMoves
   };
-  // An edge's price: prices_[slot / (kSets * kSets)][...] flat, or (the
-  // last kSets) a local step's by the shard set after it.
+  // Slots of price_: [move][group][source shard set] flat, then (the last
+  // kSets) a local step's by the shard set after it.
   static constexpr unsigned kLocalSlot = kMoves * kSets * kSets;
   static constexpr unsigned kSlots = kLocalSlot + kSets;
   // Whether any real state maps to abstract state x (the .cc says which do not).

@@ -24,17 +24,27 @@ ShardSetBlocks::ShardSetBlocks(const CostProblem& p)
     min_bytes_[set] =
         set == 0 ? static_cast<double>(p.itemsize) : std::numeric_limits<double>::infinity();
   }
+  chunks_.resize(shape_.size());
+  for (size_t d = 0; d < shape_.size(); ++d) {
+    for (unsigned set = 0; set < sets; ++set)
+      chunks_[d][set] = PaddedChunkSize(shape_[d], ways_[set]);
+  }
   double next[kSets];
-  for (int64_t length : shape_) {
+  for (const std::array<int64_t, kSets>& chunk : chunks_) {
     for (unsigned set = 0; set < sets; ++set) {
       next[set] = std::numeric_limits<double>::infinity();
       ForEachSubset(set, [&](unsigned sub) {
-        const double chunk = static_cast<double>(PaddedChunkSize(length, ways_[sub]));
-        next[set] = std::min(next[set], min_bytes_[set ^ sub] * chunk);
+        next[set] = std::min(next[set], min_bytes_[set ^ sub] * static_cast<double>(chunk[sub]));
       });
     }
     std::copy(next, next + sets, min_bytes_);
   }
+}
+
+int64_t ShardSetBlocks::Elements(const int64_t* block) const {
+  int64_t elements = 1;
+  for (size_t d = 0; d < shape_.size(); ++d) elements *= block[d];
+  return elements;
 }
 
 void ShardSetBlocks::BlockOf(const DistState& state, unsigned skipped, int64_t* block) const {
@@ -48,33 +58,39 @@ void ShardSetBlocks::BlockOf(const DistState& state, unsigned skipped, int64_t* 
   for (int d = 0; d < ndim; ++d) block[d] = PaddedChunkSize(shape_[d], ways[d]);
 }
 
-int64_t ShardSetBlocks::MostHeldOf(unsigned shard_set, const int64_t* want) const {
-  int64_t most[kSets], next[kSets];
-  ForEachSubset(shard_set, [&](unsigned set) { most[set] = set == 0 ? 1 : -1; });
+void ShardSetBlocks::MostHeldOf(const int64_t* want, int64_t* most) const {
+  const unsigned sets = 1u << mesh_ndim_;
+  int64_t next[kSets];
+  for (unsigned set = 0; set < sets; ++set) most[set] = set == 0 ? 1 : -1;
   for (size_t d = 0; d < shape_.size(); ++d) {
-    ForEachSubset(shard_set, [&](unsigned set) {
+    for (unsigned set = 0; set < sets; ++set) {
       next[set] = -1;
       ForEachSubset(set, [&](unsigned sub) {
         if (most[set ^ sub] < 0) return;
-        const int64_t held = PaddedChunkSize(shape_[d], ways_[sub]);
-        next[set] = std::max(next[set], most[set ^ sub] * std::min(held, want[d]));
+        next[set] = std::max(next[set], most[set ^ sub] * std::min(chunks_[d][sub], want[d]));
       });
-    });
-    ForEachSubset(shard_set, [&](unsigned set) { most[set] = next[set]; });
+    }
+    std::copy(next, next + sets, most);
   }
-  return most[shard_set];
 }
 
-void ShardSetBlocks::GoalReceipts(const DistState& goal, unsigned shard_set,
-                                  int64_t* by_group) const {
-  const int ndim = static_cast<int>(shape_.size());
+void ShardSetBlocks::GoalReceipts(const DistState& goal, int64_t (*by_set)[kSets]) const {
+  const unsigned sets = 1u << mesh_ndim_;
   int64_t want[kMaxTensorDims];
   BlockOf(goal, 0, want);
-  int64_t wanted = 1;
-  for (int d = 0; d < ndim; ++d) wanted *= want[d];
-  const int64_t lack = wanted - MostHeldOf(shard_set, want);
-  for (unsigned g = 1; g < (1u << mesh_ndim_); ++g) {
-    by_group[g] = std::max(lack, AverageReceipt(goal, shard_set, goal.ShardSet(), g));
+  const int64_t wanted = Elements(want);
+  int64_t most[kSets];
+  MostHeldOf(want, most);
+  const unsigned goal_set = goal.ShardSet();
+  for (unsigned g = 1; g < sets; ++g) {
+    int64_t logical[kMaxTensorDims];
+    BlockOf(goal, g, logical);
+    const int64_t block = Elements(logical);
+    const int64_t wants = ways_[g & ~goal_set];
+    for (unsigned set = 0; set < sets; ++set) {
+      const int64_t held = ways_[g & ~(set | goal_set)];
+      by_set[set][g] = std::max(wanted - most[set], AverageShare(block, wants, held, ways_[g]));
+    }
   }
 }
 
@@ -85,11 +101,14 @@ int64_t ShardSetBlocks::AverageReceipt(const DistState& state, unsigned shard_se
   if (wants <= held) return 0;
   int64_t logical[kMaxTensorDims];
   BlockOf(state, group, logical);
-  int64_t block = 1;
-  for (size_t d = 0; d < shape_.size(); ++d) block *= logical[d];
-  // At most `block`, since wants <= ways(group); the product may not fit 64 bits.
+  return AverageShare(Elements(logical), wants, held, ways_[group]);
+}
+
+int64_t ShardSetBlocks::AverageShare(int64_t block, int64_t wants, int64_t held, int64_t ways) {
+  if (wants <= held) return 0;
+  // At most `block`, since wants <= ways; the product may not fit 64 bits.
   const __int128 copies = static_cast<__int128>(block) * (wants - held);
-  return static_cast<int64_t>(copies / ways_[group]);
+  return static_cast<int64_t>(copies / ways);
 }
 
 void ShardSetBlocks::MovedShardReceipts(const DistState& goal, int m, int64_t* by_group) const {

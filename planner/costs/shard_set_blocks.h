@@ -7,10 +7,11 @@
 //
 //   ShardSetBlocks blocks(problem);         // mesh of up to kMaxDims dims
 //   blocks.MinBytes(shard_set)              // <= BlockBytes of any such state
-//   blocks.GoalReceipts(goal, shard_set, receipts)  // per group, elements
+//   blocks.GoalReceipts(goal, receipts)     // per shard set and group, elements
 #ifndef RESHARD_PLANNER_COSTS_SHARD_SET_BLOCKS_H_
 #define RESHARD_PLANNER_COSTS_SHARD_SET_BLOCKS_H_
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -32,9 +33,10 @@ class ShardSetBlocks {
   // multiplies, in its order, so at most its bytes, bit for bit.
   double MinBytes(unsigned shard_set) const { return min_bytes_[shard_set]; }
 
-  // For every group g in [1, 2^ndim) (bits), a lower bound on the elements
-  // the busiest member of rank 0's group receives in an exchange on g from
-  // any state with `shard_set` to `goal` (spec §4.2 edge 13): the larger of
+  // For every shard set s and group g in [1, 2^ndim) (bits), in
+  // by_set[s][g], a lower bound on the elements the busiest member of rank
+  // 0's group receives in an exchange on g from any state with shard set s
+  // to `goal` (spec §4.2 edge 13): the larger of
   //   rank 0's lack, the elements of its block in `goal` it cannot hold
   //     (both blocks start at the origin of every tensor dim, so they share
   //     min(want, held) along each; the most over every way to shard), and
@@ -44,7 +46,7 @@ class ShardSetBlocks {
   //     goal fixes their index on it, each Replicate leaves it free) and at
   //     most ways(g - both shard sets) members both hold and want (a Shard
   //     in either state fixes the index); the rest they receive.
-  void GoalReceipts(const DistState& goal, unsigned shard_set, int64_t* by_group) const;
+  void GoalReceipts(const DistState& goal, int64_t (*by_set)[kSets]) const;
   // The members' average alone, for an exchange on `group` from a state with
   // `shard_set` to one with `goal_shard_set`; `state` holds the goal's
   // placements outside the group (the exchange's source or goal).
@@ -71,14 +73,22 @@ class ShardSetBlocks {
   // Rank 0's block in `state`, per tensor dim, split by every Shard mesh dim
   // outside `skipped` (bits).
   void BlockOf(const DistState& state, unsigned skipped, int64_t* block) const;
-  // The most elements of `want` rank 0 may hold at `shard_set` (a dynamic
-  // program over the tensor dims, as the constructor's).
-  int64_t MostHeldOf(unsigned shard_set, const int64_t* want) const;
+  // The product of `block`'s dims.
+  int64_t Elements(const int64_t* block) const;
+  // most[s]: the most elements of `want` rank 0 may hold at each shard set
+  // s (a dynamic program over the tensor dims, as the constructor's).
+  void MostHeldOf(const int64_t* want, int64_t* most) const;
+  // AverageReceipt's share: of a logical block of `block` elements, which
+  // `wants` of the group's `ways` members want and at most `held` of them
+  // both hold and want, the average member receives.
+  static int64_t AverageShare(int64_t block, int64_t wants, int64_t held, int64_t ways);
 
   int mesh_ndim_;
   std::vector<int64_t> shape_;
   int64_t size_[kMaxDims] = {};
   int64_t ways_[kSets] = {};  // ranks of a set's mesh dims
+  // chunks_[d][s]: tensor dim d's padded chunk over the mesh dims of set s.
+  std::vector<std::array<int64_t, kSets>> chunks_;
   double min_bytes_[kSets] = {};
 };
 
