@@ -12,12 +12,14 @@
 namespace reshard {
 
 // An abstract graph's edges by target, each from a state at the price
-// prices[slot] of the destination at hand. The edges of both bounds'
-// graphs depend only on the mesh rank and the destination's masks, their
-// prices on everything else: so they are listed once (AbstractEdgeCache)
-// and each destination's fill walks the list with its own prices, instead
-// of the branches that find them (a quarter of an easy native plan's time,
-// bench/README.md).
+// prices[slot] of the destination at hand. The native bound's edges
+// (native_leave_set_graph.h) depend only on the mesh rank and the
+// destination's masks, their prices on everything else: so they are listed
+// once (AbstractEdgeCache) and each destination's fill walks the list with
+// its own prices, instead of the branches that find them (a quarter of an
+// easy native plan's time, bench/README.md). The compat graph's few edges
+// per state are found faster than listed anew for each of a batch's
+// destination masks.
 class AbstractEdges {
  public:
   struct Edge {
@@ -43,7 +45,7 @@ class AbstractEdges {
   std::vector<Edge> edges_;
 };
 
-// A per-thread cache of one kind of graph's AbstractEdges, by mesh rank
+// A per-thread cache of a graph's AbstractEdges, by mesh rank
 // (at most 4) and the destination's Shard and Partial masks: at most 120
 // keys, each listed on first use (a few thousand edges of 4 bytes).
 class AbstractEdgeCache {
@@ -73,15 +75,14 @@ void ForEachSubset(unsigned set, F f) {
 // label-correcting search (first in, first out) from every state whose
 // to_go[] is finite on entry (0 at the destination, or a last step's price;
 // queued cheapest first),
-// over `states` (at most kMaxStates) states and `edges`, priced by
-// `prices`. No heap: a state is queued again
+// over `states` (at most kMaxStates) states; edges_into(y, relax) calls
+// relax(x, price) for every edge x -> y. No heap: a state is queued again
 // when its distance drops. At its fixpoint every edge has
 // to_go[x] <= price + to_go[y], as Dijkstra's, and on a few hundred states
 // it costs fewer instructions and far fewer mispredicted branches
 // (bench/README.md).
-template <unsigned kMaxStates>
-void FillAbstractDistances(unsigned states, double* to_go, const AbstractEdges& edges,
-                           const double* prices) {
+template <unsigned kMaxStates, typename EdgesInto>
+void FillAbstractDistances(unsigned states, double* to_go, EdgesInto edges_into) {
   bool queued[kMaxStates] = {};
   uint16_t queue[kMaxStates];  // a ring: a state is in it at most once
   unsigned head = 0, size = 0;
@@ -109,13 +110,13 @@ void FillAbstractDistances(unsigned states, double* to_go, const AbstractEdges& 
     --size;
     queued[y] = false;
     const double d = to_go[y];
-    for (const AbstractEdges::Edge* e = edges.begin(y); e != edges.end(y); ++e) {
-      const double via = prices[e->slot] + d;
-      if (via < to_go[e->from]) {
-        to_go[e->from] = via;
-        push(e->from);
+    edges_into(y, [&](unsigned x, double price) {
+      const double via = price + d;
+      if (via < to_go[x]) {
+        to_go[x] = via;
+        push(x);
       }
-    }
+    });
   }
 }
 

@@ -23,11 +23,8 @@ void LeaveSetGraph::FillToGo() {
   const unsigned states = 1u << (2 * ndim_);
   std::fill(to_go_, to_go_ + states, std::numeric_limits<double>::infinity());
   to_go_[dst_shard_] = 0;
-  static thread_local AbstractEdgeCache cache;
-  const AbstractEdges& edges = cache.Get(ndim_, dst_shard_, dst_partial_, [&] {
-    return AbstractEdges(states, [&](unsigned y, auto edge) { ForEachEdgeInto(y, edge); });
-  });
-  FillAbstractDistances<kMaxStates>(states, to_go_, edges, price_);
+  FillAbstractDistances<kMaxStates>(states, to_go_,
+                                    [this](unsigned y, auto relax) { ForEachEdgeInto(y, relax); });
 }
 
 // Only the kinds that can leave a mesh dim in that set: Shard steps where m
@@ -35,17 +32,16 @@ void LeaveSetGraph::FillToGo() {
 void LeaveSetGraph::FillPrices(const BoundCostModel& model) {
   for (unsigned set = 0; set < (1u << ndim_); ++set) {
     for (int m = 0; m < ndim_; ++m) {
-      auto price = [&](Kind kind, StepKind step) {
-        price_[Slot(set, m, kind)] = model.LowerBoundAt(set, step, m);
-      };
+      auto at = [&](StepKind kind) { return model.LowerBoundAt(set, kind, m); };
+      Prices& prices = prices_[set * ndim_ + m];
       if (set & (1u << m)) {
-        price(kAllToAll, StepKind::kAllToAll);
-        price(kAllGather, StepKind::kAllGather);
+        prices.all_to_all = at(StepKind::kAllToAll);
+        prices.all_gather = at(StepKind::kAllGather);
       } else {
-        price(kAllReduce, StepKind::kAllReduce);
-        price(kReduceScatter, StepKind::kReduceScatter);
-        price(kChunk, StepKind::kChunk);
-        price(kPartition, StepKind::kPartition);
+        prices.all_reduce = at(StepKind::kAllReduce);
+        prices.reduce_scatter = at(StepKind::kReduceScatter);
+        prices.chunk = at(StepKind::kChunk);
+        prices.partition = at(StepKind::kPartition);
       }
     }
   }
@@ -68,8 +64,8 @@ void LeaveSetGraph::FillPrices(const BoundCostModel& model) {
 // edge from both. Abstract states no real state maps to (a Partial dst
 // holds where no step can make one) get edges too; they only lower
 // distances.
-template <typename Edge>
-void LeaveSetGraph::ForEachEdgeInto(unsigned y, Edge edge) const {
+template <typename Relax>
+void LeaveSetGraph::ForEachEdgeInto(unsigned y, Relax relax) const {
   const unsigned shard_set = y & ((1u << ndim_) - 1);
   for (int m = 0; m < ndim_; ++m) {
     const unsigned s = 1u << m;
@@ -77,22 +73,22 @@ void LeaveSetGraph::ForEachEdgeInto(unsigned y, Edge edge) const {
     const bool dst_shard = (dst_shard_ & s) != 0;
     if (y & s) {
       if (!dst_shard && !(y & l)) continue;  // no state maps to y
-      if (!(y & l)) edge(y | l, Slot(shard_set, m, kAllToAll));
+      if (!(y & l)) relax(y | l, prices_[shard_set * ndim_ + m].all_to_all);
       // Landing in the leave set where dst holds a Shard: the same step
       // landing out of it (y without l) is no dearer to finish from.
       if (dst_shard && (y & l)) continue;
       const unsigned x = (y ^ s) & ~l;
-      const unsigned from = shard_set ^ s;
-      edge(x, Slot(from, m, kChunk));
-      edge(x | l, Slot(from, m, kReduceScatter));
-      if (dst_partial_ & s) edge(x, Slot(from, m, kReduceScatter));
+      const Prices& from = prices_[(shard_set ^ s) * ndim_ + m];
+      relax(x, from.chunk);
+      relax(x | l, from.reduce_scatter);
+      if (dst_partial_ & s) relax(x, from.reduce_scatter);
     } else if (!(y & l)) {
-      const unsigned all_gather = Slot(shard_set | s, m, kAllGather);
-      if (dst_shard) edge(y | s, all_gather);
-      edge(y | s | l, all_gather);
-      edge(y | l, Slot(shard_set, m, kAllReduce));
+      const double all_gather = prices_[(shard_set | s) * ndim_ + m].all_gather;
+      if (dst_shard) relax(y | s, all_gather);
+      relax(y | s | l, all_gather);
+      relax(y | l, prices_[shard_set * ndim_ + m].all_reduce);
     } else {
-      edge(y ^ l, Slot(shard_set, m, kPartition));
+      relax(y ^ l, prices_[shard_set * ndim_ + m].partition);
     }
   }
 }

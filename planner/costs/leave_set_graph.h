@@ -44,17 +44,14 @@ class LeaveSetGraph {
   }
 
  private:
-  // The compat kinds an edge may take, by which its price is found.
-  enum Kind { kAllToAll, kAllGather, kAllReduce, kReduceScatter, kChunk, kPartition, kKinds };
-  // An edge's price: price_[Slot(...)].
-  static unsigned Slot(unsigned shard_set, int mesh_dim, Kind kind) {
-    return (shard_set * kMaxDims + mesh_dim) * kKinds + kind;
-  }
+  // Prices of the compat kinds on one mesh dim, by source shard set.
+  struct Prices {
+    double all_to_all, all_gather, all_reduce, reduce_scatter, chunk, partition;
+  };
   void FillPrices(const BoundCostModel& model);
-  // Calls edge(x, slot) for every abstract edge x -> y, priced at
-  // price_[slot] (listed once per thread and masks: AbstractEdgeCache).
-  template <typename Edge>
-  void ForEachEdgeInto(unsigned y, Edge edge) const;
+  // Relaxes every abstract edge into state `y` (a step of the reversed search).
+  template <typename Relax>
+  void ForEachEdgeInto(unsigned y, Relax relax) const;
   // A label-correcting search from dst's masks on the reversed edges: to_go_ of every state.
   void FillToGo();
 
@@ -62,8 +59,8 @@ class LeaveSetGraph {
   unsigned dst_shard_ = 0;    // mesh dims where dst holds a Shard
   unsigned dst_partial_ = 0;  // ... a Partial
   // Fixed arrays: one graph per search, built without allocating.
-  double price_[(1 << kMaxDims) * kMaxDims * kKinds];  // by Slot
-  double to_go_[kMaxStates];                           // [shard_set | leave_set << ndim]
+  Prices prices_[(1 << kMaxDims) * kMaxDims];  // [shard_set * ndim + mesh_dim]
+  double to_go_[kMaxStates];                   // [shard_set | leave_set << ndim]
 };
 
 }  // namespace reshard

@@ -116,7 +116,11 @@ void NativeLeaveSetGraph::FillToGo() {
       });
     });
   });
-  FillAbstractDistances<kMaxStates>(states, to_go_, edges, price_);
+  FillAbstractDistances<kMaxStates>(states, to_go_, [&](unsigned y, auto relax) {
+    for (const AbstractEdges::Edge* e = edges.begin(y); e != edges.end(y); ++e) {
+      relax(e->from, price_[e->slot]);
+    }
+  });
 }
 
 // A mesh dim's masks: a Shard (s = 1) that must leave (l = 1) or not; a
