@@ -322,6 +322,15 @@ TEST(RouteSlicesTest, SameRoutesAsTheReferenceOnBoxesThatAreNoGrid) {
   }
 }
 
+// More distinct demand sizes than LargestFirst counts (16): the comparison
+// sort takes over, largest first as in the reference.
+TEST(RouteSlicesTest, SameRoutesAsTheReferenceWithManyDemandSizes) {
+  std::vector<Box> held(24, Rows(0, 0)), wanted(24, Rows(0, 0));
+  held[0] = held[1] = held[2] = Rows(0, 40);
+  for (int64_t i = 3; i < 24; ++i) wanted[i] = Rows(0, i);  // 21 sizes, ascending
+  ExpectSameAsReference(held, wanted);
+}
+
 // The hand-made cases above, too (rank-0 boxes: one class, met by all).
 TEST(RouteSlicesTest, SameRoutesAsTheReferenceOnSmallCases) {
   ExpectSameAsReference({Rows(0, 4), Rows(0, 4), Rows(4, 8), Rows(4, 8)},

@@ -251,44 +251,58 @@ void ForEachMeeting(absl::Span<const Box> held, absl::Span<const Box> wanted, Wo
 // the lower index.
 int64_t ChooseSender(const Classes& c, int64_t k, int64_t receiver,
                      const std::vector<int64_t>& load) {
-  auto key = [&](int64_t i) { return std::make_tuple(load[i], std::llabs(i - receiver), i); };
+  // (distance, index) in one word: both are below 2^31 participants.
+  auto tie = [&](int64_t i) { return (std::llabs(i - receiver) << 32) | i; };
   int64_t best = c.holders[c.start[k]];
-  auto best_key = key(best);
+  int64_t best_load = load[best], best_tie = tie(best);
   for (int64_t h = c.start[k] + 1; h < c.start[k + 1]; ++h) {
-    const auto candidate = key(c.holders[h]);
-    if (candidate < best_key) {
-      best = c.holders[h];
-      best_key = candidate;
+    const int64_t i = c.holders[h];
+    const int64_t l = load[i], t = tie(i);
+    if (l < best_load || (l == best_load && t < best_tie)) {
+      best = i;
+      best_load = l;
+      best_tie = t;
     }
   }
   return best;
 }
 
+// `choices` stably sorted by elements, descending, by comparisons.
+std::vector<int64_t> SortedBySize(std::vector<int64_t> choices,
+                                  const std::vector<Meeting>& meetings) {
+  std::stable_sort(choices.begin(), choices.end(), [&](int64_t a, int64_t b) {
+    return meetings[a].elements > meetings[b].elements;
+  });
+  return choices;
+}
+
 // `choices` (ascending indices into `meetings`) stably sorted by elements,
 // descending: a counting sort over the distinct sizes, which are few (the
 // blocks of a layout differ by at most one row per split), so this is linear
-// where a comparison sort of every demand was the hot spot of pricing.
+// where a comparison sort of every demand was the hot spot of pricing; past
+// a few sizes, SortedBySize.
 std::vector<int64_t> LargestFirst(const std::vector<int64_t>& choices,
                                   const std::vector<Meeting>& meetings) {
-  std::vector<int64_t> sizes;  // distinct (past a few, sorted out below), then descending
-  for (int64_t i : choices) {
-    const int64_t e = meetings[i].elements;
-    if (sizes.size() >= 16 || std::find(sizes.begin(), sizes.end(), e) == sizes.end()) {
-      sizes.push_back(e);
-    }
+  constexpr size_t kFewSizes = 16;
+  // Each choice's size as an index into `sizes`, in order of first sight.
+  std::vector<int64_t> sizes;
+  std::vector<uint32_t> bucket(choices.size());
+  for (size_t x = 0; x < choices.size(); ++x) {
+    const int64_t e = meetings[choices[x]].elements;
+    const auto at = std::find(sizes.begin(), sizes.end(), e);
+    if (at == sizes.end() && sizes.size() == kFewSizes) return SortedBySize(choices, meetings);
+    bucket[x] = static_cast<uint32_t>(at - sizes.begin());
+    if (at == sizes.end()) sizes.push_back(e);
   }
   if (sizes.size() <= 1) return choices;  // one size: step 1's order
-  std::sort(sizes.begin(), sizes.end(), std::greater<int64_t>());
-  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-  std::vector<uint32_t> bucket(choices.size());
-  std::vector<int64_t> next(sizes.size() + 1, 0);
-  for (size_t x = 0; x < choices.size(); ++x) {
-    bucket[x] = static_cast<uint32_t>(std::lower_bound(sizes.begin(), sizes.end(),
-                                                       meetings[choices[x]].elements,
-                                                       std::greater<int64_t>()) -
-                                      sizes.begin());
-    ++next[bucket[x] + 1];
+  // rank[b]: bucket b's place among the sizes, descending.
+  uint32_t rank[kFewSizes];
+  for (size_t b = 0; b < sizes.size(); ++b) {
+    rank[b] = static_cast<uint32_t>(
+        std::count_if(sizes.begin(), sizes.end(), [&](int64_t e) { return e > sizes[b]; }));
   }
+  std::vector<int64_t> next(sizes.size() + 1, 0);
+  for (uint32_t& b : bucket) ++next[(b = rank[b]) + 1];
   for (size_t b = 1; b < next.size(); ++b) next[b] += next[b - 1];
   std::vector<int64_t> out(choices.size());
   for (size_t x = 0; x < choices.size(); ++x) out[next[bucket[x]]++] = choices[x];
