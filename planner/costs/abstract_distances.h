@@ -45,9 +45,9 @@ class AbstractEdges {
   std::vector<Edge> edges_;
 };
 
-// A per-thread cache of a graph's AbstractEdges, by mesh rank
-// (at most 4) and the destination's Shard and Partial masks: at most 120
-// keys, each listed on first use (a few thousand edges of 4 bytes).
+// A cache of a graph's AbstractEdges, by mesh rank (at most 4) and the
+// destination's Shard and Partial masks: at most 120 keys, each listed on
+// first use (a few thousand edges of 4 bytes). One per thread (thread_local).
 class AbstractEdgeCache {
  public:
   // make() returns the AbstractEdges of this key.

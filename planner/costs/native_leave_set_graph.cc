@@ -47,7 +47,7 @@ void NativeLeaveSetGraph::FillPrices(const BoundCostModel& model) {
     const MeshDimSet group = MeshDimSet::FromBits(static_cast<uint8_t>(g));
     for (unsigned set = 0; set <= all_; ++set) {
       auto at = [&](StepKind kind) { return model.GroupLowerBoundAt(set, kind, group); };
-      auto price = [&](Move move) -> double& { return price_[(move * kSets + g) * kSets + set]; };
+      auto price = [&](Move move) -> double& { return price_[Slot(move, g, set)]; };
       if ((set & g) == g) {
         price(kGather) = at(StepKind::kAllGather);
         price(kShuffle) = group.size() >= 2
@@ -147,13 +147,12 @@ void NativeLeaveSetGraph::ForEachEdgeInto(unsigned y, Edge edge) const {
   const unsigned leave = y >> ndim_;
   const unsigned landed_leave = all_ & ~dst_shard_;
   const unsigned local = kLocalSlot + shard;
-  auto slot = [](Move move, unsigned g, unsigned set) { return (move * kSets + g) * kSets + set; };
   for (unsigned g = 1; g <= all_; ++g) {
     const bool single = (g & (g - 1)) == 0;
     const unsigned rest = leave & ~g;
     if ((shard & g) == 0 && (leave & g) == (g & dst_partial_)) {  // g's members R
-      const unsigned gather = slot(kGather, g, shard | g);
-      const unsigned reduce = slot(kReduce, g, shard);
+      const unsigned gather = Slot(kGather, g, shard | g);
+      const unsigned reduce = Slot(kReduce, g, shard);
       ForEachSubset(g, [&](unsigned sub) {
         edge((shard | g) | ((rest | sub) << ndim_), gather);
         edge(shard | ((rest | sub) << ndim_), reduce);
@@ -161,8 +160,8 @@ void NativeLeaveSetGraph::ForEachEdgeInto(unsigned y, Edge edge) const {
     }
     if ((shard & g) == g && (leave & g) == (g & landed_leave)) {
       const unsigned from = shard & ~g;
-      const unsigned shuffle = slot(kShuffle, g, shard);
-      const unsigned scatter = slot(kScatter, g, from);
+      const unsigned shuffle = Slot(kShuffle, g, shard);
+      const unsigned scatter = Slot(kScatter, g, from);
       ForEachSubset(g, [&](unsigned sub) {
         edge(shard | ((rest | sub) << ndim_), shuffle);
         edge(from | ((rest | sub) << ndim_), scatter);

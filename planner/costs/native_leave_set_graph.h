@@ -52,6 +52,9 @@ class NativeLeaveSetGraph {
   };
   // Slots of price_: [move][group][source shard set] flat, then (the last
   // kSets) a local step's by the shard set after it.
+  static constexpr unsigned Slot(Move move, unsigned group, unsigned shard_set) {
+    return (move * kSets + group) * kSets + shard_set;
+  }
   static constexpr unsigned kLocalSlot = kMoves * kSets * kSets;
   static constexpr unsigned kSlots = kLocalSlot + kSets;
   // Whether any real state maps to abstract state x (the .cc says which do not).
