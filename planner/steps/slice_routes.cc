@@ -251,7 +251,8 @@ void ForEachMeeting(absl::Span<const Box> held, absl::Span<const Box> wanted, Wo
 // the lower index.
 int64_t ChooseSender(const Classes& c, int64_t k, int64_t receiver,
                      const std::vector<int64_t>& load) {
-  // (distance, index) in one word: both are below 2^31 participants.
+  // (distance, index) in one word, compared as the pair: both are rank
+  // indices, far below 2^31.
   auto tie = [&](int64_t i) { return (std::llabs(i - receiver) << 32) | i; };
   int64_t best = c.holders[c.start[k]];
   int64_t best_load = load[best], best_tie = tie(best);
