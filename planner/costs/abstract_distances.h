@@ -59,7 +59,9 @@ class AbstractEdgeCache {
   }
 
  private:
-  std::unique_ptr<AbstractEdges> edges_[5][16][16];
+  static constexpr int kMaxDims = 4;
+  static constexpr int kMasks = 1 << kMaxDims;
+  std::unique_ptr<AbstractEdges> edges_[kMaxDims + 1][kMasks][kMasks];
 };
 
 // Calls f(sub) for every subset of `set` (bits), the empty one last.
