@@ -110,6 +110,30 @@ FirstMemberReceipt FirstMemberReceiptOf(const DistState& state, const Step& step
 
 namespace {
 
+// GroupSplitsIn(state, group, d) for every d < tensor_ndim, each list packed
+// 4 bits per mesh dim behind a leading 1 (DimFactorCache's key), found in
+// one pass over the mesh dims: an exchange's factors ask for every tensor
+// dim, before and after the step, for every exchange edge of a cost matrix.
+constexpr uint64_t kNoSplits = 1;  // an empty list
+void PackedGroupSplits(const DistState& state, MeshDimSet group, int tensor_ndim,
+                       uint64_t* packed) {
+  // Per tensor dim, 4 bits per order position: 1 + the group's mesh dim there, or 0.
+  uint64_t by_position[kMaxTensorDims] = {};
+  for (int m = 0; m < state.ndim(); ++m) {
+    const Placement p = state.placement(m);
+    if (group.Contains(m) && p.is_shard() && p.dim() < tensor_ndim) {
+      by_position[p.dim()] |= static_cast<uint64_t>(m + 1) << (4 * state.OrderPosition(m));
+    }
+  }
+  for (int d = 0; d < tensor_ndim; ++d) {
+    uint64_t list = kNoSplits;
+    for (uint64_t rest = by_position[d]; rest != 0; rest >>= 4) {
+      if ((rest & 15) != 0) list = (list << 4) | ((rest & 15) - 1);
+    }
+    packed[d] = list;
+  }
+}
+
 // One tensor dim's share of a member's load (ExchangeLoadBoundOf and
 // LoadWithoutReplicas multiply them over the tensor dims, since blocks are
 // products of slices): its target slice's elements, those it holds, how
@@ -136,10 +160,11 @@ struct MemberFactors {  // 48 bytes: a cache holds tens of thousands
 // or when it holds more than kMaxFactors.
 class DimFactorCache {
  public:
-  // The offset in factors() of the key's members' factors, made if new.
+  // The offset in factors() of the key's members' factors, made if new;
+  // `before` and `after` are the splits packed as by PackedGroupSplits.
   // Offsets stay valid until Reset.
-  size_t Find(const DeviceMesh& mesh, MeshDimSet group, const MeshDimList& before,
-              const MeshDimList& after, int64_t length);
+  size_t Find(const DeviceMesh& mesh, MeshDimSet group, uint64_t before, uint64_t after,
+              int64_t length);
   const MemberFactors* factors() const { return factors_.data(); }
   // Empties the cache if it was for another mesh or grew past its limit.
   void Reset(const DeviceMesh& mesh) {
@@ -157,11 +182,12 @@ class DimFactorCache {
 
  private:
   static constexpr size_t kMaxFactors = size_t{1} << 16;  // 3 MB
-  // A list of at most kMaxMeshDims mesh dims, 4 bits each behind a leading 1.
-  static uint64_t Pack(const MeshDimList& list) {
-    uint64_t packed = 1;
-    for (int m : list) packed = (packed << 4) | static_cast<uint64_t>(m);
-    return packed;
+  // A list PackedGroupSplits packed (Make needs it on a miss only).
+  static MeshDimList Unpack(uint64_t packed) {
+    MeshDimList list;
+    for (; packed > kNoSplits; packed >>= 4) list.push_back(static_cast<int>(packed & 15));
+    std::reverse(list.begin(), list.end());
+    return list;
   }
   void Make(const DeviceMesh& mesh, MeshDimSet group, const MeshDimList& before,
             const MeshDimList& after, int64_t length);
@@ -181,11 +207,11 @@ class DimFactorCache {
   std::vector<int64_t> wanted_meets_, held_meets_, nonempty_before_;
 };
 
-size_t DimFactorCache::Find(const DeviceMesh& mesh, MeshDimSet group, const MeshDimList& before,
-                            const MeshDimList& after, int64_t length) {
-  const auto [it, inserted] = offsets_.try_emplace(
-      std::make_tuple(Pack(before), Pack(after), length, group.bits()), factors_.size());
-  if (inserted) Make(mesh, group, before, after, length);
+size_t DimFactorCache::Find(const DeviceMesh& mesh, MeshDimSet group, uint64_t before,
+                            uint64_t after, int64_t length) {
+  const auto [it, inserted] =
+      offsets_.try_emplace(std::make_tuple(before, after, length, group.bits()), factors_.size());
+  if (inserted) Make(mesh, group, Unpack(before), Unpack(after), length);
   return it->second;
 }
 
@@ -254,11 +280,13 @@ ExchangeFactors FactorsOf(const DistState& state, const DistState& next, const S
   cache.Reset(mesh);
   ExchangeFactors x;
   x.cache = &cache;
+  const int tensor_ndim = static_cast<int>(logical.size());
+  uint64_t befores[kMaxTensorDims], afters[kMaxTensorDims];
+  PackedGroupSplits(state, step.group, tensor_ndim, befores);
+  PackedGroupSplits(next, step.group, tensor_ndim, afters);
   for (size_t d = 0; d < logical.size(); ++d) {
-    const int dim = static_cast<int>(d);
-    const MeshDimList before = GroupSplitsIn(state, step.group, dim);
-    const MeshDimList after = GroupSplitsIn(next, step.group, dim);
-    if (before.empty() && after.empty()) {
+    const uint64_t before = befores[d], after = afters[d];
+    if (before == kNoSplits && after == kNoSplits) {
       x.elements *= logical[d];
       x.shared_meets *= logical[d] > 0 ? 1 : 0;
     } else {
