@@ -278,7 +278,7 @@ void GoalTransitions::Append(const DistState& state, const ShardOrders& orders,
                              std::vector<Step>* out) const {
   AppendPartialGroups(state, goal_, tensor_ndim_, PartialSteps::kGoalOrders, out);
   // A goal permute moves at least two mesh dims that shard in both states
-  // (AppendGoalPermute): most of a matrix's states and goals share fewer.
+  // (AppendGoalPermute); many of a matrix's (state, goal) pairs share fewer.
   if (__builtin_popcount(state.ShardSet() & goal_shards_) >= 2) {
     AppendGoalPermute(orders, goal_orders_, goal_shards_, tensor_ndim_, out);
   }
