@@ -11,6 +11,38 @@
 namespace reshard {
 namespace {
 
+// GroupSplitsIn(state, group, d) for every d < tensor_ndim, each list packed
+// 4 bits per mesh dim behind a leading 1 (DimFactorCache's key), found in
+// one pass over the mesh dims: pricing and bounding an exchange ask for every
+// tensor dim, before and after the step, for every exchange edge.
+constexpr uint64_t kNoSplits = 1;  // an empty list
+void PackedGroupSplits(const DistState& state, MeshDimSet group, int tensor_ndim,
+                       uint64_t* packed) {
+  // Per tensor dim, 4 bits per order position: 1 + the group's mesh dim there, or 0.
+  uint64_t by_position[kMaxTensorDims] = {};
+  for (int m = 0; m < state.ndim(); ++m) {
+    const Placement p = state.placement(m);
+    if (group.Contains(m) && p.is_shard() && p.dim() < tensor_ndim) {
+      by_position[p.dim()] |= static_cast<uint64_t>(m + 1) << (4 * state.OrderPosition(m));
+    }
+  }
+  for (int d = 0; d < tensor_ndim; ++d) {
+    uint64_t list = kNoSplits;
+    for (uint64_t rest = by_position[d]; rest != 0; rest >>= 4) {
+      if ((rest & 15) != 0) list = (list << 4) | ((rest & 15) - 1);
+    }
+    packed[d] = list;
+  }
+}
+
+// One list PackedGroupSplits packed.
+MeshDimList UnpackSplits(uint64_t packed) {
+  MeshDimList list;
+  for (; packed > kNoSplits; packed >>= 4) list.push_back(static_cast<int>(packed & 15));
+  std::reverse(list.begin(), list.end());
+  return list;
+}
+
 // Every member's block as a grid: per tensor dim the group's slices over its
 // splits in `in` (GroupSliceGrid), into *grid, whose vectors keep their
 // storage.
@@ -18,9 +50,11 @@ void FillGrid(const DistState& in, MeshDimSet group, const DeviceMesh& mesh,
               absl::Span<const int64_t> logical, SliceGrid* grid) {
   grid->table.resize(logical.size());
   grid->index.resize(logical.size());
+  uint64_t splits[kMaxTensorDims];
+  PackedGroupSplits(in, group, static_cast<int>(logical.size()), splits);
   for (size_t d = 0; d < logical.size(); ++d) {
-    GroupSliceGrid(mesh, group, GroupSplitsIn(in, group, static_cast<int>(d)), logical[d],
-                   &grid->table[d], &grid->index[d]);
+    GroupSliceGrid(mesh, group, UnpackSplits(splits[d]), logical[d], &grid->table[d],
+                   &grid->index[d]);
   }
 }
 
@@ -79,9 +113,12 @@ FirstMemberReceipt FirstMemberReceiptOf(const DistState& state, const Step& step
   // GroupSplitsOf's states, the step applied once rather than per tensor dim
   // (the search bounds every exchange edge by this, spec §5.2 item 7).
   const DistState next = ApplyStep(state, step);
+  const int tensor_ndim = static_cast<int>(logical.size());
+  uint64_t befores[kMaxTensorDims], afters[kMaxTensorDims];
+  PackedGroupSplits(state, step.group, tensor_ndim, befores);
+  PackedGroupSplits(next, step.group, tensor_ndim, afters);
   for (size_t d = 0; d < logical.size(); ++d) {
-    const int dim = static_cast<int>(d);
-    const MeshDimList after = GroupSplitsIn(next, step.group, dim);
+    const MeshDimList after = UnpackSplits(afters[d]);
     int64_t sizes[kMaxMeshDims];
     const int64_t zeros[kMaxMeshDims] = {};
     for (size_t i = 0; i < after.size(); ++i) sizes[i] = mesh.size(after[i]);
@@ -92,7 +129,7 @@ FirstMemberReceipt FirstMemberReceiptOf(const DistState& state, const Step& step
     // its end on meet it no more; the first member's own is the first visited.
     bool first = true;
     int64_t own = 0, meets = 0;
-    ForEachChunk(mesh, GroupSplitsIn(state, step.group, dim), logical[d], [&](const Slice& s) {
+    ForEachChunk(mesh, UnpackSplits(befores[d]), logical[d], [&](const Slice& s) {
       const int64_t overlap = s.size > 0 ? Overlap(s, want) : 0;
       if (first) own = overlap;
       first = false;
@@ -109,30 +146,6 @@ FirstMemberReceipt FirstMemberReceiptOf(const DistState& state, const Step& step
 }
 
 namespace {
-
-// GroupSplitsIn(state, group, d) for every d < tensor_ndim, each list packed
-// 4 bits per mesh dim behind a leading 1 (DimFactorCache's key), found in
-// one pass over the mesh dims: an exchange's factors ask for every tensor
-// dim, before and after the step, for every exchange edge of a cost matrix.
-constexpr uint64_t kNoSplits = 1;  // an empty list
-void PackedGroupSplits(const DistState& state, MeshDimSet group, int tensor_ndim,
-                       uint64_t* packed) {
-  // Per tensor dim, 4 bits per order position: 1 + the group's mesh dim there, or 0.
-  uint64_t by_position[kMaxTensorDims] = {};
-  for (int m = 0; m < state.ndim(); ++m) {
-    const Placement p = state.placement(m);
-    if (group.Contains(m) && p.is_shard() && p.dim() < tensor_ndim) {
-      by_position[p.dim()] |= static_cast<uint64_t>(m + 1) << (4 * state.OrderPosition(m));
-    }
-  }
-  for (int d = 0; d < tensor_ndim; ++d) {
-    uint64_t list = kNoSplits;
-    for (uint64_t rest = by_position[d]; rest != 0; rest >>= 4) {
-      if ((rest & 15) != 0) list = (list << 4) | ((rest & 15) - 1);
-    }
-    packed[d] = list;
-  }
-}
 
 // One tensor dim's share of a member's load (ExchangeLoadBoundOf and
 // LoadWithoutReplicas multiply them over the tensor dims, since blocks are
@@ -182,13 +195,6 @@ class DimFactorCache {
 
  private:
   static constexpr size_t kMaxFactors = size_t{1} << 16;  // 3 MB
-  // A list PackedGroupSplits packed (Make needs it on a miss only).
-  static MeshDimList Unpack(uint64_t packed) {
-    MeshDimList list;
-    for (; packed > kNoSplits; packed >>= 4) list.push_back(static_cast<int>(packed & 15));
-    std::reverse(list.begin(), list.end());
-    return list;
-  }
   void Make(const DeviceMesh& mesh, MeshDimSet group, const MeshDimList& before,
             const MeshDimList& after, int64_t length);
   // Per entry of `of`, the non-empty entries of `table` meeting it: those in
@@ -211,7 +217,7 @@ size_t DimFactorCache::Find(const DeviceMesh& mesh, MeshDimSet group, uint64_t b
                             uint64_t after, int64_t length) {
   const auto [it, inserted] =
       offsets_.try_emplace(std::make_tuple(before, after, length, group.bits()), factors_.size());
-  if (inserted) Make(mesh, group, Unpack(before), Unpack(after), length);
+  if (inserted) Make(mesh, group, UnpackSplits(before), UnpackSplits(after), length);
   return it->second;
 }
 
