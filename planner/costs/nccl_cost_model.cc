@@ -1,6 +1,7 @@
 #include "planner/costs/nccl_cost_model.h"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -47,6 +48,17 @@ double ExchangeTimeUs(const NcclP2pLinks& links, const HostSpan& s, const RouteL
   return NcclP2pTimeUs(links, Messages(s, std::max<int64_t>(1, load.max_messages), bytes));
 }
 
+// ExchangeTimeLowerBoundUs's bytes term (below), without its latency.
+double ExchangeTransferLowerBoundUs(const NcclP2pLinks& links, const HostSpan& s, double bytes) {
+  const int64_t peers = s.ranks - 1;
+  const int64_t remote = s.ranks - s.local;
+  const double kb = bytes / 1000;
+  return remote == 0 ? kb / links.nvlink_gbps
+                     : std::max(kb / (links.nvlink_gbps + links.net_gbps),
+                                kb * static_cast<double>(remote) / static_cast<double>(peers) /
+                                    links.net_gbps);
+}
+
 // A lower bound on ExchangeTimeUs over `s` when the busiest member moves at
 // least `bytes` in at least `messages` >= 1 messages (spec §5.2 item 7):
 // NcclP2pTimeUs's latency grows with the messages (more rounds, more of
@@ -58,15 +70,8 @@ double ExchangeTimeUs(const NcclP2pLinks& links, const HostSpan& s, const RouteL
 double ExchangeTimeLowerBoundUs(const NcclP2pLinks& links, const HostSpan& s, int64_t messages,
                                 double bytes) {
   if (s.ranks <= 1) return 0;
-  const int64_t peers = s.ranks - 1;
-  const int64_t remote = s.ranks - s.local;
   const double lat = NcclP2pTimeUs(links, Messages(s, std::max<int64_t>(1, messages), 0.0));
-  const double kb = bytes / 1000;
-  const double transfer = remote == 0 ? kb / links.nvlink_gbps
-                                      : std::max(kb / (links.nvlink_gbps + links.net_gbps),
-                                                 kb * static_cast<double>(remote) /
-                                                     static_cast<double>(peers) / links.net_gbps);
-  return (lat + transfer) * (1 - 1e-6);
+  return (lat + ExchangeTransferLowerBoundUs(links, s, bytes)) * (1 - 1e-6);
 }
 
 // NcclTuning(profile, ranks, nodes), kept per thread: `reshard batch` binds
@@ -92,6 +97,129 @@ const NcclTuning& TuningFor(const NcclProfile& profile, int64_t ranks, int64_t n
   return it->second;
 }
 
+// The peer messages of an exchange of a `bytes` local block: all_to_all
+// sends 1/n of it to each peer; a permute at most all of it, spread over
+// at most every peer (an upper bound, as §6.2's).
+NcclP2pCall Exchange(StepKind kind, const HostSpan& s, double bytes) {
+  const double n = static_cast<double>(s.ranks);
+  const double share = kind == StepKind::kAllToAll ? bytes / n : bytes / (n - 1);
+  NcclP2pCall call;
+  call.intra_peers = s.local - 1;
+  call.inter_peers = s.ranks - s.local;
+  call.intra_bytes = share * static_cast<double>(call.intra_peers);
+  call.inter_bytes = share * static_cast<double>(call.inter_peers);
+  return call;
+}
+
+// NCCL's price of one call of `kind` over the communicator `s` (table `t`)
+// moving `bytes` (§6.2's bytes: NCCL's nBytes for collectives, the local
+// block for exchanges).
+double CallTimeUs(const NcclTuning& t, const HostSpan& s, const NcclP2pLinks& links, StepKind kind,
+                  double bytes) {
+  if (s.ranks <= 1) return 0;
+  switch (kind) {
+    case StepKind::kAllGather:
+      return t.Time(NcclFunc::kAllGather, bytes).time_us;
+    case StepKind::kReduceScatter:
+      return t.Time(NcclFunc::kReduceScatter, bytes).time_us;
+    case StepKind::kAllReduce:
+      return t.Time(NcclFunc::kAllReduce, bytes).time_us;
+    case StepKind::kAllToAll:
+    case StepKind::kPermute:
+      return NcclP2pTimeUs(links, Exchange(kind, s, bytes));
+    // The least an exchange costs: one message of `bytes` (StepCost prices
+    // each exchange by its routes, ExchangeCost).
+    case StepKind::kExchange:
+      return NcclP2pTimeUs(links, Messages(s, 1, bytes));
+    case StepKind::kChunk:
+    case StepKind::kPartition:
+      return 0;
+  }
+  return 0;
+}
+
+// What a bound model needs of the mesh alone, whatever the tensor: per set
+// of mesh dims its communicator and NCCL table, and LowerBound's shares.
+struct MeshTables {
+  HostSpan span[kNumGroups];
+  std::vector<NcclTuning> tunings;  // by the group's bits
+  double bound[kMaxMeshDims][kNumStepKinds] = {};
+  // The latency of one message on the group (an exchange's least), by bits.
+  double one_message[kNumGroups] = {};
+};
+
+MeshTables MakeMeshTables(const NcclProfile& profile, const NcclP2pLinks& links,
+                          const DeviceMesh& mesh, int64_t devices_per_host) {
+  MeshTables tables;
+  const int groups = 1 << mesh.ndim();
+  tables.tunings.reserve(groups);
+  double min_lat[kNumStepKinds] = {};
+  bool seen = false;
+  for (int bits = 0; bits < groups; ++bits) {
+    const HostSpan& s = tables.span[bits] =
+        HostSpanOf(mesh, MeshDimSet::FromBits(static_cast<uint8_t>(bits)), devices_per_host);
+    const NcclTuning& t = tables.tunings.emplace_back(TuningFor(profile, s.ranks, s.nodes));
+    if (s.ranks <= 1) continue;
+    tables.one_message[bits] = NcclP2pTimeUs(links, Messages(s, 1, 0.0));
+    double lat[kNumStepKinds] = {};
+    for (StepKind kind : kAllStepKinds) {
+      lat[static_cast<int>(kind)] = CallTimeUs(t, s, links, kind, 0);
+    }
+    for (int k = 0; k < kNumStepKinds; ++k) {
+      min_lat[k] = seen ? std::min(min_lat[k], lat[k]) : lat[k];
+    }
+    seen = true;
+  }
+  // Spec §6.4 "bounds": a call on a group holding mesh dim m (size > 1)
+  // costs at least the smallest latency of any group; the share of it
+  // per mesh dim sums to at most that over any group.
+  // An exchange may replace any communicating step (cost_model.h): its
+  // bound is the smallest latency of every communicating kind.
+  double min_any = 0;
+  bool any = false;
+  for (StepKind kind : kAllStepKinds) {
+    if (!IsCommunicating(kind)) continue;
+    const double lat = min_lat[static_cast<int>(kind)];
+    min_any = any ? std::min(min_any, lat) : lat;
+    any = true;
+  }
+  min_lat[static_cast<int>(StepKind::kExchange)] = min_any;
+  int sharing = 0;
+  for (int m = 0; m < mesh.ndim(); ++m) sharing += mesh.size(m) > 1;
+  for (int m = 0; m < mesh.ndim(); ++m) {
+    for (int k = 0; k < kNumStepKinds; ++k) {
+      tables.bound[m][k] = mesh.size(m) > 1 ? min_lat[k] / sharing : 0;
+    }
+  }
+  return tables;
+}
+
+// MakeMeshTables, kept per thread as TuningFor's tunings are: a batch's
+// lines share meshes, and a mesh's tables (its groups' host spans above all)
+// cost as much as the rest of binding the model. Shared, so that a bound
+// model keeps its tables when the cache is emptied.
+std::shared_ptr<const MeshTables> MeshTablesFor(const NcclProfile& profile,
+                                                const NcclP2pLinks& links, const DeviceMesh& mesh,
+                                                int64_t devices_per_host) {
+  constexpr size_t kMaxMeshes = 256;  // about 20 KB each on 4-D meshes
+  using Key = std::pair<std::vector<int64_t>, int64_t>;
+  thread_local struct {
+    NcclProfile profile;
+    absl::flat_hash_map<Key, std::shared_ptr<const MeshTables>> tables;
+  } cache;
+  if (cache.profile != profile || cache.tables.size() >= kMaxMeshes) {
+    cache.profile = profile;
+    cache.tables.clear();
+  }
+  Key key(mesh.sizes(), devices_per_host);
+  std::shared_ptr<const MeshTables>& tables = cache.tables[key];
+  if (tables == nullptr) {
+    tables =
+        std::make_shared<const MeshTables>(MakeMeshTables(profile, links, mesh, devices_per_host));
+  }
+  return tables;
+}
+
 // Spec §6.4, bound to one problem: one NCCL table per set of mesh dims
 // (at most 2^8), so that StepCost only looks up and compares.
 class NcclCosts : public BoundCostModel {
@@ -102,44 +230,9 @@ class NcclCosts : public BoundCostModel {
         global_shape_(p.global_shape),
         itemsize_(p.itemsize),
         links_(NcclP2pLinksFor(profile)),
-        memory_bytes_per_us_(profile.memory_gbps * 1e3) {
-    const int groups = 1 << p.mesh.ndim();
-    tunings_.reserve(groups);
-    double min_lat[kNumStepKinds] = {};
-    bool seen = false;
-    for (int bits = 0; bits < groups; ++bits) {
-      span_[bits] =
-          HostSpanOf(p.mesh, MeshDimSet::FromBits(static_cast<uint8_t>(bits)), devices_per_host);
-      tunings_.push_back(TuningFor(profile, span_[bits].ranks, span_[bits].nodes));
-      if (span_[bits].ranks <= 1) continue;
-      double lat[kNumStepKinds] = {};
-      for (StepKind kind : kAllStepKinds) lat[static_cast<int>(kind)] = CallTime(kind, bits, 0);
-      for (int k = 0; k < kNumStepKinds; ++k) {
-        min_lat[k] = seen ? std::min(min_lat[k], lat[k]) : lat[k];
-      }
-      seen = true;
-    }
-    // Spec §6.4 "bounds": a call on a group holding mesh dim m (size > 1)
-    // costs at least the smallest latency of any group; the share of it
-    // per mesh dim sums to at most that over any group.
-    // An exchange may replace any communicating step (cost_model.h): its
-    // bound is the smallest latency of every communicating kind.
-    double min_any = 0;
-    bool any = false;
-    for (StepKind kind : kAllStepKinds) {
-      if (!IsCommunicating(kind)) continue;
-      const double lat = min_lat[static_cast<int>(kind)];
-      min_any = any ? std::min(min_any, lat) : lat;
-      any = true;
-    }
-    min_lat[static_cast<int>(StepKind::kExchange)] = min_any;
-    int sharing = 0;
-    for (int m = 0; m < p.mesh.ndim(); ++m) sharing += p.mesh.size(m) > 1;
-    for (int m = 0; m < p.mesh.ndim(); ++m) {
-      for (int k = 0; k < kNumStepKinds; ++k) {
-        bound_[m][k] = p.mesh.size(m) > 1 ? min_lat[k] / sharing : 0;
-      }
-    }
+        memory_bytes_per_us_(profile.memory_gbps * 1e3),
+        tables_(MeshTablesFor(profile, links_, p.mesh, devices_per_host)),
+        span_(tables_->span) {
     if (p.mesh.ndim() <= ShardSetBlocks::kMaxDims) blocks_.emplace(p);
   }
 
@@ -152,7 +245,7 @@ class NcclCosts : public BoundCostModel {
   }
 
   double LowerBound(StepKind kind, int mesh_dim) const override {
-    return bound_[mesh_dim][static_cast<int>(kind)];
+    return tables_->bound[mesh_dim][static_cast<int>(kind)];
   }
 
   // Spec §6.4 "bounds": a call on a group costs at least its own
@@ -165,7 +258,7 @@ class NcclCosts : public BoundCostModel {
     const HostSpan& s = span_[bits];
     if (s.ranks <= 1 || !IsCommunicating(kind)) return 0;
     const double bytes = blocks_->MinBytes(shard_set);
-    const NcclTuning& t = tunings_[bits];
+    const NcclTuning& t = tables_->tunings[bits];
     switch (kind) {
       case StepKind::kAllGather:
         return t.TimeLowerBound(NcclFunc::kAllGather, bytes * static_cast<double>(s.ranks));
@@ -177,7 +270,7 @@ class NcclCosts : public BoundCostModel {
       case StepKind::kPermute:
         return NcclP2pTimeUs(links_, Exchange(kind, s, bytes));
       default:  // an exchange's least: one message (its own bound is below)
-        return NcclP2pTimeUs(links_, Messages(s, 1, 0.0));
+        return tables_->one_message[bits];
     }
   }
   // A local step writes its output block (the input, for a partition),
@@ -187,10 +280,12 @@ class NcclCosts : public BoundCostModel {
   }
   // ExchangeTimeLowerBoundUs of one message of `received` elements.
   double ExchangeLowerBoundAt(MeshDimSet group, int64_t received) const override {
-    const HostSpan& s = span_[group.bits()];
-    return s.ranks <= 1
-               ? 0
-               : ExchangeTimeLowerBoundUs(links_, s, 1, itemsize_ * static_cast<double>(received));
+    const int bits = group.bits();
+    const HostSpan& s = span_[bits];
+    if (s.ranks <= 1) return 0;
+    const double bytes = itemsize_ * static_cast<double>(received);
+    return (tables_->one_message[bits] + ExchangeTransferLowerBoundUs(links_, s, bytes)) *
+           (1 - 1e-6);
   }
 
   // An exchange's routes are most of native planning's time (spec §5.2
@@ -225,45 +320,8 @@ class NcclCosts : public BoundCostModel {
   MemoryBackend memory_backend() const override { return MemoryBackend::kNccl; }
 
  private:
-  // NCCL's price of one call on the group `bits` moving `bytes` (§6.2's
-  // bytes: NCCL's nBytes for collectives, the local block for exchanges).
   double CallTime(StepKind kind, int bits, double bytes) const {
-    const HostSpan& s = span_[bits];
-    if (s.ranks <= 1) return 0;
-    const NcclTuning& t = tunings_[bits];
-    switch (kind) {
-      case StepKind::kAllGather:
-        return t.Time(NcclFunc::kAllGather, bytes).time_us;
-      case StepKind::kReduceScatter:
-        return t.Time(NcclFunc::kReduceScatter, bytes).time_us;
-      case StepKind::kAllReduce:
-        return t.Time(NcclFunc::kAllReduce, bytes).time_us;
-      case StepKind::kAllToAll:
-      case StepKind::kPermute:
-        return NcclP2pTimeUs(links_, Exchange(kind, s, bytes));
-      // The least an exchange costs: one message of `bytes` (StepCost prices
-      // each exchange by its routes, ExchangeCost).
-      case StepKind::kExchange:
-        return NcclP2pTimeUs(links_, Messages(s, 1, bytes));
-      case StepKind::kChunk:
-      case StepKind::kPartition:
-        return 0;
-    }
-    return 0;
-  }
-
-  // The peer messages of an exchange of a `bytes` local block: all_to_all
-  // sends 1/n of it to each peer; a permute at most all of it, spread over
-  // at most every peer (an upper bound, as §6.2's).
-  static NcclP2pCall Exchange(StepKind kind, const HostSpan& s, double bytes) {
-    const double n = static_cast<double>(s.ranks);
-    const double share = kind == StepKind::kAllToAll ? bytes / n : bytes / (n - 1);
-    NcclP2pCall call;
-    call.intra_peers = s.local - 1;
-    call.inter_peers = s.ranks - s.local;
-    call.intra_bytes = share * static_cast<double>(call.intra_peers);
-    call.inter_bytes = share * static_cast<double>(call.inter_peers);
-    return call;
+    return CallTimeUs(tables_->tunings[bits], span_[bits], links_, kind, bytes);
   }
 
   // The step's LogicalShape at coordinate 0 into `logical`, without
@@ -314,9 +372,8 @@ class NcclCosts : public BoundCostModel {
   double itemsize_;
   NcclP2pLinks links_;
   double memory_bytes_per_us_;
-  HostSpan span_[kNumGroups];
-  std::vector<NcclTuning> tunings_;
-  double bound_[kMaxMeshDims][kNumStepKinds] = {};
+  std::shared_ptr<const MeshTables> tables_;
+  const HostSpan* span_;  // tables_->span
   // Group bounds: meshes of up to ShardSetBlocks::kMaxDims dims.
   std::optional<ShardSetBlocks> blocks_;
 };
