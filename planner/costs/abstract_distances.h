@@ -86,20 +86,12 @@ void ForEachSubset(unsigned set, F f) {
 template <unsigned kMaxStates, typename EdgesInto>
 void FillAbstractDistances(unsigned states, double* to_go, EdgesInto edges_into) {
   bool queued[kMaxStates] = {};
-  // A ring of twice the states, so that a slot written ahead of the queue's
-  // end (Relax) never holds a queued state: at most kMaxStates are queued.
-  constexpr unsigned kRing = 2 * kMaxStates;
-  static_assert((kRing & (kRing - 1)) == 0, "a power of two: the ring wraps by a mask");
-  uint16_t queue[kRing];
+  uint16_t queue[kMaxStates];  // a ring: a state is in it at most once
   unsigned head = 0, size = 0;
-  // Without branches: whether a distance drops goes either way at random,
-  // and mispredicting it was most of this search's time (bench/README.md).
-  auto relax = [&](unsigned x, double via) {
-    const bool drops = via < to_go[x];
-    to_go[x] = drops ? via : to_go[x];
-    queue[(head + size) & (kRing - 1)] = static_cast<uint16_t>(x);
-    size += drops & !queued[x];
-    queued[x] |= drops;
+  auto push = [&](unsigned x) {
+    if (queued[x]) return;
+    queued[x] = true;
+    queue[(head + size++) % kMaxStates] = static_cast<uint16_t>(x);
   };
   // Cheapest first, so that the first visits come nearly in Dijkstra's order
   // and fewer states are visited again (the native graph's many exchange
@@ -113,17 +105,20 @@ void FillAbstractDistances(unsigned states, double* to_go, EdgesInto edges_into)
   }
   std::stable_sort(seeds, seeds + num_seeds,
                    [&](uint16_t a, uint16_t b) { return to_go[a] < to_go[b]; });
-  for (unsigned i = 0; i < num_seeds; ++i) {
-    queue[size++] = seeds[i];
-    queued[seeds[i]] = true;
-  }
+  for (unsigned i = 0; i < num_seeds; ++i) push(seeds[i]);
   while (size > 0) {
     const unsigned y = queue[head];
-    head = (head + 1) & (kRing - 1);
+    head = (head + 1) % kMaxStates;
     --size;
     queued[y] = false;
     const double d = to_go[y];
-    edges_into(y, [&](unsigned x, double price) { relax(x, price + d); });
+    edges_into(y, [&](unsigned x, double price) {
+      const double via = price + d;
+      if (via < to_go[x]) {
+        to_go[x] = via;
+        push(x);
+      }
+    });
   }
 }
 
