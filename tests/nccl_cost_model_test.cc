@@ -240,25 +240,43 @@ TEST(BlockBytesTest, InterleavedProblemsAndStatesPriceAsFresh) {
 // (nccl_cost_model.cc, TuningFor): prices under profiles that differ in one
 // field each, bound in turn on one thread, must equal those of a thread
 // that bound that profile alone.
+// A gather on one, then two mesh dims, and a reduce, from S(0)S(1)P(sum) on
+// 8x4x2: what the per-thread caches below must price as a fresh thread does.
+std::vector<Step> GathersAndAReduce() {
+  return {
+      MakeStep(MeshDimSet::Single(0), Placement::Shard(0), Placement::Replicate()),
+      MakeStep(MeshDimSet::Single(1), Placement::Shard(1), Placement::Replicate()),
+      MakeGroupStep({0, 1}, Placement::Shard(0), Placement::Replicate()),
+      MakeStep(MeshDimSet::Single(2), Placement::Partial(ReduceOp::kSum), Placement::Replicate())};
+}
+
+// The model's prices of GathersAndAReduce, then its LowerBound of each kind
+// on each mesh dim.
+std::vector<double> PricesAndBounds(const BoundCostModel& model) {
+  const DeviceMesh mesh = *DeviceMesh::Create({8, 4, 2});
+  const DistState state = ParseDistState("S(0)S(1)P(sum)", mesh, 2)->state;
+  std::vector<double> out;
+  for (const Step& step : GathersAndAReduce()) out.push_back(model.StepCost(state, step));
+  for (int m = 0; m < mesh.ndim(); ++m) {
+    for (StepKind kind : kAllStepKinds) out.push_back(model.LowerBound(kind, m));
+  }
+  return out;
+}
+
+std::unique_ptr<const BoundCostModel> BindOn8x4x2(const NcclProfile& profile,
+                                                  int64_t devices_per_host) {
+  return (*MakeNcclCostModel(profile, devices_per_host))
+      ->Bind(CostProblem{*DeviceMesh::Create({8, 4, 2}), {4096, 1000}, 4});
+}
+
 TEST(NcclCostModelTest, TuningsKeptPerThreadPriceAsAFreshThreadDoes) {
   std::vector<NcclProfile> profiles(5, DefaultNcclProfile());
   profiles[1].nic_gbps = 25;
   profiles[2].amd_cpu = true;
   profiles[3].nvlink_gbps = 200;
   profiles[4] = *BuiltinNcclProfile("a100-8x200g");
-  const DeviceMesh mesh = *DeviceMesh::Create({8, 4, 2});
-  const DistState state = ParseDistState("S(0)S(1)P(sum)", mesh, 2)->state;
-  const std::vector<Step> steps = {
-      MakeStep(MeshDimSet::Single(0), Placement::Shard(0), Placement::Replicate()),
-      MakeStep(MeshDimSet::Single(1), Placement::Shard(1), Placement::Replicate()),
-      MakeGroupStep({0, 1}, Placement::Shard(0), Placement::Replicate()),
-      MakeStep(MeshDimSet::Single(2), Placement::Partial(ReduceOp::kSum), Placement::Replicate())};
   auto prices = [&](const NcclProfile& profile) {
-    const std::unique_ptr<const BoundCostModel> model =
-        (*MakeNcclCostModel(profile, 4))->Bind(CostProblem{mesh, {4096, 1000}, 4});
-    std::vector<double> out;
-    for (const Step& step : steps) out.push_back(model->StepCost(state, step));
-    return out;
+    return PricesAndBounds(*BindOn8x4x2(profile, 4));
   };
   std::vector<std::vector<double>> alone(profiles.size());
   for (size_t i = 0; i < profiles.size(); ++i) {
@@ -271,6 +289,27 @@ TEST(NcclCostModelTest, TuningsKeptPerThreadPriceAsAFreshThreadDoes) {
   for (int i : {0, 1, 0, 2, 2, 0, 3, 0, 4, 1, 4}) {
     EXPECT_EQ(prices(profiles[i]), alone[i]) << profiles[i].name << " " << i;
   }
+}
+
+// A mesh's tables are kept per thread by (mesh, ranks per host) and emptied
+// when the profile changes: a model bound before keeps its own.
+TEST(NcclCostModelTest, ModelsKeepTheirMeshTablesWhenTheCacheEmpties) {
+  NcclProfile slow_nics = DefaultNcclProfile();
+  slow_nics.nic_gbps = 25;
+  std::vector<double> fresh[3];
+  std::thread([&] {
+    fresh[0] = PricesAndBounds(*BindOn8x4x2(DefaultNcclProfile(), 4));
+    fresh[1] = PricesAndBounds(*BindOn8x4x2(DefaultNcclProfile(), 8));
+    fresh[2] = PricesAndBounds(*BindOn8x4x2(slow_nics, 4));
+  }).join();
+  EXPECT_NE(fresh[0], fresh[1]);  // the ranks per host are part of the key
+  EXPECT_NE(fresh[0], fresh[2]);
+  const auto four = BindOn8x4x2(DefaultNcclProfile(), 4);
+  const auto eight = BindOn8x4x2(DefaultNcclProfile(), 8);
+  const auto slow = BindOn8x4x2(slow_nics, 4);  // another profile: the cache empties
+  EXPECT_EQ(PricesAndBounds(*four), fresh[0]);
+  EXPECT_EQ(PricesAndBounds(*eight), fresh[1]);
+  EXPECT_EQ(PricesAndBounds(*slow), fresh[2]);
 }
 
 TEST(NcclCostModelTest, HostSpanOfGroups) {

@@ -201,7 +201,7 @@ MeshTables MakeMeshTables(const NcclProfile& profile, const NcclP2pLinks& links,
 std::shared_ptr<const MeshTables> MeshTablesFor(const NcclProfile& profile,
                                                 const NcclP2pLinks& links, const DeviceMesh& mesh,
                                                 int64_t devices_per_host) {
-  constexpr size_t kMaxMeshes = 256;  // about 20 KB each on 4-D meshes
+  constexpr size_t kMaxMeshes = 256;  // about 30 KB each on 4-D meshes: 8 MB at most
   using Key = std::pair<std::vector<int64_t>, int64_t>;
   thread_local struct {
     NcclProfile profile;
@@ -221,7 +221,8 @@ std::shared_ptr<const MeshTables> MeshTablesFor(const NcclProfile& profile,
 }
 
 // Spec §6.4, bound to one problem: one NCCL table per set of mesh dims
-// (at most 2^8), so that StepCost only looks up and compares.
+// (at most 2^8, its mesh's MeshTables), so that StepCost only looks up and
+// compares.
 class NcclCosts : public BoundCostModel {
  public:
   NcclCosts(const CostProblem& p, const NcclProfile& profile, int64_t devices_per_host)
@@ -320,6 +321,7 @@ class NcclCosts : public BoundCostModel {
   MemoryBackend memory_backend() const override { return MemoryBackend::kNccl; }
 
  private:
+  // CallTimeUs on the group `bits`.
   double CallTime(StepKind kind, int bits, double bytes) const {
     return CallTimeUs(tables_->tunings[bits], span_[bits], links_, kind, bytes);
   }
