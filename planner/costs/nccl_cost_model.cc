@@ -48,17 +48,6 @@ double ExchangeTimeUs(const NcclP2pLinks& links, const HostSpan& s, const RouteL
   return NcclP2pTimeUs(links, Messages(s, std::max<int64_t>(1, load.max_messages), bytes));
 }
 
-// ExchangeTimeLowerBoundUs's bytes term (below), without its latency.
-double ExchangeTransferLowerBoundUs(const NcclP2pLinks& links, const HostSpan& s, double bytes) {
-  const int64_t peers = s.ranks - 1;
-  const int64_t remote = s.ranks - s.local;
-  const double kb = bytes / 1000;
-  return remote == 0 ? kb / links.nvlink_gbps
-                     : std::max(kb / (links.nvlink_gbps + links.net_gbps),
-                                kb * static_cast<double>(remote) / static_cast<double>(peers) /
-                                    links.net_gbps);
-}
-
 // A lower bound on ExchangeTimeUs over `s` when the busiest member moves at
 // least `bytes` in at least `messages` >= 1 messages (spec §5.2 item 7):
 // NcclP2pTimeUs's latency grows with the messages (more rounds, more of
@@ -67,11 +56,25 @@ double ExchangeTransferLowerBoundUs(const NcclP2pLinks& links, const HostSpan& s
 // so that share of the bytes goes over the network (all of them on NVLink
 // within one host), and whatever the split the slower share takes at least
 // the bytes over the two bandwidths' sum. Shrunk by a millionth for rounding.
+// `latency` is the messages' NcclP2pTimeUs at 0 bytes (ExchangeTimeLowerBoundUs
+// finds it; the mesh's tables keep one message's).
+double ExchangeLowerBoundAtLatency(double latency, const NcclP2pLinks& links, const HostSpan& s,
+                                   double bytes) {
+  const int64_t peers = s.ranks - 1;
+  const int64_t remote = s.ranks - s.local;
+  const double kb = bytes / 1000;
+  const double transfer = remote == 0 ? kb / links.nvlink_gbps
+                                      : std::max(kb / (links.nvlink_gbps + links.net_gbps),
+                                                 kb * static_cast<double>(remote) /
+                                                     static_cast<double>(peers) / links.net_gbps);
+  return (latency + transfer) * (1 - 1e-6);
+}
+
 double ExchangeTimeLowerBoundUs(const NcclP2pLinks& links, const HostSpan& s, int64_t messages,
                                 double bytes) {
   if (s.ranks <= 1) return 0;
   const double lat = NcclP2pTimeUs(links, Messages(s, std::max<int64_t>(1, messages), 0.0));
-  return (lat + ExchangeTransferLowerBoundUs(links, s, bytes)) * (1 - 1e-6);
+  return ExchangeLowerBoundAtLatency(lat, links, s, bytes);
 }
 
 // NcclTuning(profile, ranks, nodes), kept per thread: `reshard batch` binds
@@ -160,11 +163,11 @@ MeshTables MakeMeshTables(const NcclProfile& profile, const NcclP2pLinks& links,
         HostSpanOf(mesh, MeshDimSet::FromBits(static_cast<uint8_t>(bits)), devices_per_host);
     const NcclTuning& t = tables.tunings.emplace_back(TuningFor(profile, s.ranks, s.nodes));
     if (s.ranks <= 1) continue;
-    tables.one_message[bits] = NcclP2pTimeUs(links, Messages(s, 1, 0.0));
     double lat[kNumStepKinds] = {};
     for (StepKind kind : kAllStepKinds) {
       lat[static_cast<int>(kind)] = CallTimeUs(t, s, links, kind, 0);
     }
+    tables.one_message[bits] = lat[static_cast<int>(StepKind::kExchange)];
     for (int k = 0; k < kNumStepKinds; ++k) {
       min_lat[k] = seen ? std::min(min_lat[k], lat[k]) : lat[k];
     }
@@ -284,9 +287,8 @@ class NcclCosts : public BoundCostModel {
     const int bits = group.bits();
     const HostSpan& s = span_[bits];
     if (s.ranks <= 1) return 0;
-    const double bytes = itemsize_ * static_cast<double>(received);
-    return (tables_->one_message[bits] + ExchangeTransferLowerBoundUs(links_, s, bytes)) *
-           (1 - 1e-6);
+    return ExchangeLowerBoundAtLatency(tables_->one_message[bits], links_, s,
+                                       itemsize_ * static_cast<double>(received));
   }
 
   // An exchange's routes are most of native planning's time (spec §5.2
