@@ -2,9 +2,12 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "base/status_macros.h"
 #include "collectives/nccl/cuda_copy_plan.h"
 #include "collectives/nccl/nccl_layout.h"
 
@@ -27,30 +30,54 @@ absl::Status Check(cudaError_t error, absl::string_view context) {
                     context);
 }
 
+// The pool CudaCopyEngineOptions asks for, on `device`.
+absl::StatusOr<std::shared_ptr<CUmemPoolHandle_st>> PoolFor(int device, bool own_pool) {
+  cudaMemPool_t pool = nullptr;
+  if (!own_pool) {
+    RESHARD_RETURN_IF_ERROR(
+        Check(cudaDeviceGetMemPool(&pool, device), "cuda copy engine: cudaDeviceGetMemPool"));
+    return std::shared_ptr<CUmemPoolHandle_st>(pool, [](cudaMemPool_t) {});
+  }
+  cudaMemPoolProps props = {};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.handleTypes = cudaMemHandleTypeNone;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = device;
+  RESHARD_RETURN_IF_ERROR(
+      Check(cudaMemPoolCreate(&pool, &props), "cuda copy engine: cudaMemPoolCreate"));
+  // Destroying a pool with allocations outstanding defers its release until
+  // they are freed, so tensors may outlive the engine.
+  std::shared_ptr<CUmemPoolHandle_st> owned(pool, [](cudaMemPool_t p) { cudaMemPoolDestroy(p); });
+  uint64_t keep_all = UINT64_MAX;
+  RESHARD_RETURN_IF_ERROR(
+      Check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_all),
+            "cuda copy engine: cudaMemPoolSetAttribute(cudaMemPoolAttrReleaseThreshold)"));
+  return owned;
+}
+
 }  // namespace
 
-absl::StatusOr<CudaCopyEngine> CudaCopyEngine::Create(cudaStream_t stream) {
+absl::StatusOr<CudaCopyEngine> CudaCopyEngine::Create(cudaStream_t stream,
+                                                      const CudaCopyEngineOptions& options) {
   int device = 0;
-  if (absl::Status s = Check(cudaGetDevice(&device), "cuda copy engine: cudaGetDevice"); !s.ok()) {
-    return s;
-  }
+  RESHARD_RETURN_IF_ERROR(Check(cudaGetDevice(&device), "cuda copy engine: cudaGetDevice"));
   int max_pitch = 0;
-  if (absl::Status s = Check(cudaDeviceGetAttribute(&max_pitch, cudaDevAttrMaxPitch, device),
-                             "cuda copy engine: cudaDeviceGetAttribute(cudaDevAttrMaxPitch)");
-      !s.ok()) {
-    return s;
-  }
+  RESHARD_RETURN_IF_ERROR(Check(cudaDeviceGetAttribute(&max_pitch, cudaDevAttrMaxPitch, device),
+                                "cuda copy engine: cudaDeviceGetAttribute(cudaDevAttrMaxPitch)"));
+  RESHARD_ASSIGN_OR_RETURN(std::shared_ptr<CUmemPoolHandle_st> pool,
+                           PoolFor(device, options.own_pool));
   // A pitch limit below one byte would be a driver bug; stay correct anyway
   // (row-by-row copies work with any pitch).
-  return CudaCopyEngine(stream, max_pitch > 0 ? max_pitch : 1);
+  return CudaCopyEngine(stream, max_pitch > 0 ? max_pitch : 1, std::move(pool));
 }
 
 absl::StatusOr<LocalTensor> CudaCopyEngine::Allocate(DType dtype, std::vector<int64_t> shape) {
   const int64_t bytes = NumElements(shape) * ItemSize(dtype);
   void* data = nullptr;
   if (bytes != 0) {
-    if (absl::Status s = Check(cudaMallocAsync(&data, static_cast<size_t>(bytes), stream_),
-                               absl::StrFormat("cuda allocation of %d bytes", bytes));
+    if (absl::Status s =
+            Check(cudaMallocFromPoolAsync(&data, static_cast<size_t>(bytes), pool_.get(), stream_),
+                  absl::StrFormat("cuda allocation of %d bytes", bytes));
         !s.ok()) {
       return s;
     }

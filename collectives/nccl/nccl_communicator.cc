@@ -114,7 +114,8 @@ absl::StatusOr<std::unique_ptr<NcclCommunicator>> NcclCommunicator::Connect(
       return s;
     }
   }
-  absl::StatusOr<CudaCopyEngine> engine = CudaCopyEngine::Create(stream);
+  absl::StatusOr<CudaCopyEngine> engine =
+      CudaCopyEngine::Create(stream, CudaCopyEngineOptions{options.own_pool});
   if (!engine.ok()) return engine.status();
   std::unique_ptr<NcclCommunicator> comm(new NcclCommunicator(mesh, rank, *engine));
   // Every group has one member: nothing to join.

@@ -1,12 +1,12 @@
 // NcclCommunicator: the Communicator (communicator.h) for CUDA device memory
 // on NCCL.
 //
-// STATUS: compiled and linked here (CUDA 13, NCCL 2.28), never run on a GPU
-// yet: no machine of this project has one. Its GPU-free logic is unit tested
-// in the default build (tests/nccl_layout_test, nccl_copy_plan_test,
-// nccl_bootstrap_test); the NCCL and CUDA calls themselves are untested.
-// tests/gpu holds what one GPU can check of them (scripts/gpu-test), compiled
-// and linked but not run yet.
+// STATUS: compiled and linked here (CUDA 13, NCCL 2.28). Its GPU-free logic
+// is unit tested in the default build (tests/nccl_layout_test,
+// nccl_copy_plan_test, nccl_bootstrap_test); what one GPU can check of the
+// NCCL and CUDA calls (one-rank communicators: init, split, every
+// collective, abort) passes tests/gpu on an H200 (scripts/gpu-test). NCCL
+// across several GPUs has never run.
 //
 // Build (what scripts/test runs for the CUDA step; needs /usr/local/cuda):
 //   bazel build --config=cuda //...
@@ -92,6 +92,10 @@ struct NcclOptions {
   // communicator, so this is how tests/gpu exercises every NCCL call. Every
   // rank must pass the same value.
   bool split_size_one_dims = false;
+  // CudaCopyEngineOptions::own_pool of the communicator's copy engine: its
+  // buffers from a pool of its own that keeps freed memory mapped (default),
+  // or from the device's current pool.
+  bool own_pool = true;
 };
 
 class NcclCommunicator final : public Communicator {

@@ -4,10 +4,11 @@
 // NcclCommunicator::AllToAllV), one on the source mesh for a source rank and
 // one on the destination mesh for a destination rank.
 //
-// STATUS: compiled and linked (--config=cuda), never run on a GPU; the
-// GPU-free part (who joins what, in which order: cross_mesh_communicators.h)
-// is tested in the default build (tests/cross_mesh_test), the one-GPU case in
-// tests/gpu/nccl_cross_mesh_test (scripts/gpu-test).
+// STATUS: the one-GPU case (one participant, source and destination rank at
+// once) passes tests/gpu/nccl_cross_mesh_test on an H200 (scripts/gpu-test);
+// a move among several GPUs has never run. The GPU-free part (who joins
+// what, in which order: cross_mesh_communicators.h) is tested in the default
+// build (tests/cross_mesh_test).
 //
 // Each communicator is an NcclCommunicator::Connect of its own (its own
 // unique id, exchanged in `store` under options.prefix + "/union", "/src",

@@ -1,8 +1,8 @@
 // Proves that the NCCL backend links against libnccl and libcudart: it takes
 // the address of every entry point of nccl_communicator.h, cuda_copy_engine.h
 // and nccl_cross_mesh.h, so the linker must resolve all of their NCCL and
-// CUDA symbols. It is built by `bazel build --config=cuda //...` and never run (no
-// GPU here); if run, it only prints the NCCL versions. Without --config=cuda
+// CUDA symbols. It is built by `bazel build --config=cuda //...`; linking is the
+// check, so no test runs it; if run, it only prints the NCCL versions. Without --config=cuda
 // (RESHARD_CUDA unset) it is a stub that says so.
 #include <cstdio>
 

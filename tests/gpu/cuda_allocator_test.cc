@@ -1,9 +1,10 @@
 // The stream-ordered allocator under repeated plans: every buffer the executor
-// allocates (cudaMallocAsync) goes back to the pool (cudaFreeAsync), so
+// allocates (from its pool, stream-ordered) goes back to the pool (cudaFreeAsync), so
 // running the same plans over and over leaves nothing allocated after each
 // round, peaks no higher than the first round and reserves no more than the
 // second (the pool's layout settles once it has been used). Read from the
-// device's current memory pool's counters.
+// counters of the engine's memory pool; and that pool keeps what is freed
+// mapped across synchronisations, which the device's default pool does not.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -24,20 +25,82 @@ uint64_t PoolAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr) {
   return value;
 }
 
-TEST(CudaAllocator, RepeatedPlansDoNotGrowThePool) {
-  int device = 0;
-  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
-  cudaMemPool_t pool = nullptr;
-  ASSERT_EQ(cudaDeviceGetMemPool(&pool, device), cudaSuccess);
-  // Keep freed memory in the pool (as a caching allocator does) so that its
-  // reserved size shows growth instead of being trimmed at every sync.
-  uint64_t keep_all = UINT64_MAX;
-  ASSERT_EQ(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_all), cudaSuccess);
+constexpr int64_t kMiB = int64_t{1} << 20;
 
+cudaMemPool_t DevicePool() {
+  int device = 0;
+  EXPECT_EQ(cudaGetDevice(&device), cudaSuccess);
+  cudaMemPool_t pool = nullptr;
+  EXPECT_EQ(cudaDeviceGetMemPool(&pool, device), cudaSuccess);
+  return pool;
+}
+
+// Allocates 64 MiB on the engine, frees it and synchronises the stream.
+void AllocateFreeAndSync(CudaCopyEngine& engine, TestStream& stream) {
+  absl::StatusOr<LocalTensor> t = engine.Allocate(DType::kU8, {64 * kMiB});
+  ASSERT_TRUE(t.ok()) << t.status();
+  *t = LocalTensor();
+  ASSERT_TRUE(stream.Sync().ok());
+}
+
+TEST(CudaAllocator, TheEnginesOwnPoolKeepsFreedMemoryMappedAcrossSynchronisations) {
   TestStream stream;
   ASSERT_TRUE(stream.creation_status().ok()) << stream.creation_status();
   absl::StatusOr<CudaCopyEngine> engine = CudaCopyEngine::Create(stream.get());
   ASSERT_TRUE(engine.ok()) << engine.status();
+  ASSERT_NE(engine->pool(), DevicePool());
+  AllocateFreeAndSync(*engine, stream);
+  EXPECT_EQ(PoolAttribute(engine->pool(), cudaMemPoolAttrUsedMemCurrent), 0u);
+  const uint64_t reserved = PoolAttribute(engine->pool(), cudaMemPoolAttrReservedMemCurrent);
+  EXPECT_GE(reserved, static_cast<uint64_t>(64 * kMiB));
+  // The next plan's buffer is the one kept: nothing more is mapped.
+  AllocateFreeAndSync(*engine, stream);
+  EXPECT_EQ(PoolAttribute(engine->pool(), cudaMemPoolAttrReservedMemCurrent), reserved);
+}
+
+TEST(CudaAllocator, CopiesOfAnEngineShareItsPoolAndATensorMayOutliveThem) {
+  TestStream stream;
+  ASSERT_TRUE(stream.creation_status().ok()) << stream.creation_status();
+  absl::StatusOr<LocalTensor> survivor;
+  {
+    absl::StatusOr<CudaCopyEngine> engine = CudaCopyEngine::Create(stream.get());
+    ASSERT_TRUE(engine.ok()) << engine.status();
+    const CudaCopyEngine copy = *engine;
+    EXPECT_EQ(copy.pool(), engine->pool());
+    survivor = engine->Allocate(DType::kF32, {1024});
+    ASSERT_TRUE(survivor.ok()) << survivor.status();
+  }
+  // The pool is destroyed once its last allocation is freed, not before.
+  ASSERT_EQ(cudaMemsetAsync(survivor->data(), 0, 4096, stream.get()), cudaSuccess);
+  ASSERT_TRUE(stream.Sync().ok());
+  *survivor = LocalTensor();
+  ASSERT_TRUE(stream.Sync().ok());
+}
+
+TEST(CudaAllocator, WithoutItsOwnPoolTheEngineUsesTheDevicesCurrentPool) {
+  TestStream stream;
+  ASSERT_TRUE(stream.creation_status().ok()) << stream.creation_status();
+  absl::StatusOr<CudaCopyEngine> engine =
+      CudaCopyEngine::Create(stream.get(), CudaCopyEngineOptions{/*own_pool=*/false});
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  ASSERT_EQ(engine->pool(), DevicePool());
+  uint64_t release_threshold = 0;  // CUDA's default, set again in case
+  ASSERT_EQ(
+      cudaMemPoolSetAttribute(engine->pool(), cudaMemPoolAttrReleaseThreshold, &release_threshold),
+      cudaSuccess);
+  // Which is why the engine has a pool of its own: the device's gives back
+  // what is free at every synchronisation.
+  AllocateFreeAndSync(*engine, stream);
+  EXPECT_LT(PoolAttribute(engine->pool(), cudaMemPoolAttrReservedMemCurrent),
+            static_cast<uint64_t>(64 * kMiB));
+}
+
+TEST(CudaAllocator, RepeatedPlansDoNotGrowThePool) {
+  TestStream stream;
+  ASSERT_TRUE(stream.creation_status().ok()) << stream.creation_status();
+  absl::StatusOr<CudaCopyEngine> engine = CudaCopyEngine::Create(stream.get());
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  const cudaMemPool_t pool = engine->pool();
   const std::vector<PreparedCase> cases = LocalOnlyCases(20, 8, 1000, 20000);
   ASSERT_EQ(cases.size(), 20u);
   const Transfer transfer = CudaTransfer(*engine);
