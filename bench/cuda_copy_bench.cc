@@ -5,7 +5,9 @@
 // output's stream-ordered allocation included (as in the executor), and the
 // stream synchronised after each, as a caller does between plans. The copy
 // engine's second argument is its pool: 1 its own (the default), 0 the
-// device's default pool with CUDA's default release threshold.
+// device's default pool with CUDA's default release threshold. Strided rows
+// are copied by the engine's kernel (collectives/nccl/strided_copy.h);
+// BM_CudaMemcpy2DSameRows is the same rows on the copy engines.
 //
 //   bazel run -c opt --config=cuda //bench:cuda_copy_bench      (needs a GPU)
 //   scripts/gpu-test --bench                                    (the same)
@@ -17,6 +19,7 @@
 #ifdef RESHARD_CUDA
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -130,6 +133,40 @@ void BM_CudaMemcpySameBytes(benchmark::State& state) {
   cudaFree(dst);
 }
 
+// The case's copy as one cudaMemcpy2DAsync on the copy engines (what the
+// engine called for strided rows before it had its own kernel): the rows
+// outside `dim` times the bytes it keeps along `dim` and after it.
+void BM_CudaMemcpy2DSameRows(benchmark::State& state) {
+  const Case& c = Cases()[state.range(0)];
+  state.SetLabel(c.name);
+  Gpu gpu;
+  int64_t rows = 1, inner = ItemSize(DType::kF32);
+  for (int d = 0; d < c.dim; ++d) rows *= c.shape[d];
+  for (size_t d = c.dim + 1; d < c.shape.size(); ++d) inner *= c.shape[d];
+  const int64_t kept = c.kind == Case::kResize ? c.length : ChunkSize(c.shape[c.dim], 4, 1);
+  const auto src_pitch = static_cast<size_t>(c.shape[c.dim] * inner);
+  const auto dst_pitch = static_cast<size_t>(kept * inner);
+  const size_t width = std::min(src_pitch, dst_pitch);
+  const auto height = static_cast<size_t>(rows);
+  void* src = nullptr;
+  void* dst = nullptr;
+  if (cudaMalloc(&src, src_pitch * height) != cudaSuccess ||
+      cudaMalloc(&dst, dst_pitch * height) != cudaSuccess) {
+    return state.SkipWithError("cudaMalloc failed");
+  }
+  cudaMemsetAsync(src, 1, src_pitch * height, gpu.stream);
+  for (auto _ : state) {
+    cudaEventRecord(gpu.start, gpu.stream);
+    cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, height, cudaMemcpyDeviceToDevice,
+                      gpu.stream);
+    cudaEventRecord(gpu.stop, gpu.stream);
+    state.SetIterationTime(gpu.Elapsed());
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(width * height));
+  cudaFree(src);
+  cudaFree(dst);
+}
+
 void AllCases(benchmark::internal::Benchmark* b) {
   for (int i = 0; i < static_cast<int>(Cases().size()); ++i) b->Arg(i);
   b->UseManualTime();
@@ -146,6 +183,7 @@ void AllCasesBothPools(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(BM_CopyEngine)->Apply(AllCasesBothPools);
 BENCHMARK(BM_CudaMemcpySameBytes)->Apply(AllCases);
+BENCHMARK(BM_CudaMemcpy2DSameRows)->Apply(AllCases);
 
 }  // namespace
 }  // namespace reshard

@@ -55,7 +55,8 @@ class CudaCopyEngine final : public CopyEngine {
   // deleter is cudaFreeAsync on the same stream, so the stream must outlive
   // every tensor allocated here (the pool lives until they are freed).
   absl::StatusOr<LocalTensor> Allocate(DType dtype, std::vector<int64_t> shape) override;
-  // Device-to-device cudaMemcpyAsync/cudaMemcpy2DAsync.
+  // Device-to-device: cudaMemcpyAsync, or a strided copy kernel
+  // (strided_copy.h) for strided rows.
   absl::Status Copy(const Copy2D& copy, void* dst, const void* src) override;
   // cudaMemsetAsync/cudaMemset2DAsync with 0.
   absl::Status Fill(const Fill2D& fill, void* dst) override;

@@ -3,10 +3,12 @@
 // (cuda_copy_engine.h) only issues them.
 //
 // A copy whose rows are back to back is one cudaMemcpyAsync (no pitch limit);
-// a strided one is one cudaMemcpy2DAsync, unless a pitch exceeds the device's
-// maximum (cudaDevAttrMaxPitch, about 2 GiB), which cudaMemcpy2DAsync rejects:
-// then it is one cudaMemcpyAsync per row (few rows, since each is that far
-// apart). Fills are the same with cudaMemsetAsync/cudaMemset2DAsync.
+// a strided one is one 2-D copy (CopyRowsOnGpu, strided_copy.h, which takes
+// cudaMemcpy2DAsync's arguments), unless a pitch exceeds the device's maximum
+// (cudaDevAttrMaxPitch, about 2 GiB): then it is one cudaMemcpyAsync per row
+// (few rows, since each is that far apart). Fills are the same with
+// cudaMemsetAsync/cudaMemset2DAsync, which rejects such pitches; the kernel
+// would not, but one rule for both keeps the plans alike.
 #ifndef RESHARD_COLLECTIVES_NCCL_CUDA_COPY_PLAN_H_
 #define RESHARD_COLLECTIVES_NCCL_CUDA_COPY_PLAN_H_
 
@@ -19,8 +21,8 @@ namespace reshard {
 
 // One copy call. k1D: cudaMemcpyAsync(dst + dst_offset, src + src_offset,
 // width, ...) with height 1 and the pitches unused. k2D:
-// cudaMemcpy2DAsync(dst + dst_offset, dst_pitch, src + src_offset, src_pitch,
-// width, height, ...).
+// CopyRowsOnGpu(dst + dst_offset, dst_pitch, src + src_offset, src_pitch,
+// width, height, ...), cudaMemcpy2DAsync's arguments.
 struct CudaCopyCall {
   enum class Kind { k1D, k2D };
   Kind kind = Kind::k1D;

@@ -1,18 +1,21 @@
 // The CUDA copy engine against the host engine (the reference): every pad,
 // trim, chunk, place, zero fill and chunk packing the executor does
 // (collectives/executor.cc, spec §11), on uneven and empty shards, for every
-// dtype, gives the same bytes on the GPU as on the host. And a bad pointer is
-// an error Status, after which the engine still works.
+// dtype, gives the same bytes on the GPU as on the host; its strided copy
+// kernel writes what cudaMemcpy2DAsync writes. And a bad pointer is an error
+// Status, after which the engine still works.
 #include "collectives/nccl/cuda_copy_engine.h"
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "collectives/nccl/strided_copy.h"
 #include "collectives/tensor/local_tensor.h"
 #include "gtest/gtest.h"
 #include "planner/layout/chunk.h"
@@ -90,7 +93,7 @@ TEST_F(CudaCopyEngineTest, ANullPointerIsAnErrorStatusAndTheEngineStillWorks) {
   Fill2D fill_1d{/*rows=*/1, /*row_bytes=*/256, 0, 256};
   Fill2D fill_2d{/*rows=*/8, /*row_bytes=*/16, 0, 64};
 
-  // cudaMemcpyAsync / cudaMemcpy2DAsync / cudaMemsetAsync / cudaMemset2DAsync
+  // cudaMemcpyAsync / CopyRowsOnGpu / cudaMemsetAsync / cudaMemset2DAsync
   // reject a null pointer with cudaErrorInvalidValue before enqueueing.
   for (const Copy2D& copy : {contiguous, strided}) {
     absl::Status to_null = engine_->Copy(copy, nullptr, buf->data());
@@ -114,6 +117,69 @@ TEST_F(CudaCopyEngineTest, ANullPointerIsAnErrorStatusAndTheEngineStillWorks) {
   absl::StatusOr<LocalTensor> got = ToHost(*engine_, *copy);
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_TRUE(SameBytes(*got, host_in));
+}
+
+// `bytes` of device memory (cudaMalloc), or null.
+uint8_t* DeviceBytes(size_t bytes) {
+  void* p = nullptr;
+  return cudaMalloc(&p, bytes) == cudaSuccess ? static_cast<uint8_t*>(p) : nullptr;
+}
+
+// The strided copy kernel moves 16, 8, 4, 2 or 1 bytes per thread by the
+// alignment of its pointers, pitches and width: at each, and with more rows
+// than one grid's height, it writes what cudaMemcpy2DAsync writes, and no
+// byte between the rows.
+TEST_F(CudaCopyEngineTest, StridedCopiesOnTheCoresEqualCudaMemcpy2DAtEveryAlignment) {
+  struct Shape {
+    size_t offset, width, extra_pitch, height;
+  };
+  // 8,192 rows of 16 bytes: rows of one uint4 take blocks of 8 rows, and a
+  // grid is at most 65,535 blocks high, so the last case wraps around it.
+  const std::vector<Shape> shapes = {
+      {0, 16, 16, 5},       {0, 4096, 64, 33},  {8, 24, 8, 7},    {4, 12, 4, 9},
+      {2, 6, 2, 3},         {1, 5, 3, 4},       {0, 1, 0, 6},     {3, 4000, 5, 2},
+      {0, 16000, 384, 300}, {0, 16, 0, 600000}, {16, 2048, 0, 1},
+  };
+  for (const Shape& s : shapes) {
+    const size_t pitch = s.width + s.extra_pitch;
+    const size_t bytes = s.offset + pitch * s.height;
+    const std::string what = absl::StrCat("offset ", s.offset, ", ", s.height, " rows of ", s.width,
+                                          " bytes, pitch ", pitch);
+    std::vector<uint8_t> host(bytes);
+    for (size_t i = 0; i < bytes; ++i) host[i] = static_cast<uint8_t>(i * 131 + 7);
+    uint8_t* src = DeviceBytes(bytes);
+    uint8_t* kernel = DeviceBytes(bytes);
+    uint8_t* reference = DeviceBytes(bytes);
+    ASSERT_TRUE(src != nullptr && kernel != nullptr && reference != nullptr) << what;
+    ASSERT_EQ(cudaMemcpy(src, host.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemset(kernel, 0xab, bytes), cudaSuccess);
+    ASSERT_EQ(cudaMemset(reference, 0xab, bytes), cudaSuccess);
+    // Rows `pitch` apart in src, packed or `pitch` apart in dst: both ways.
+    const size_t dst_pitch = s.height % 2 == 0 ? pitch : s.width;
+    ASSERT_EQ(CopyRowsOnGpu(kernel + s.offset, dst_pitch, src + s.offset, pitch, s.width, s.height,
+                            stream_.get()),
+              cudaSuccess)
+        << what;
+    ASSERT_EQ(cudaMemcpy2DAsync(reference + s.offset, dst_pitch, src + s.offset, pitch, s.width,
+                                s.height, cudaMemcpyDeviceToDevice, stream_.get()),
+              cudaSuccess)
+        << what;
+    ASSERT_TRUE(stream_.Sync().ok()) << what;
+    std::vector<uint8_t> got(bytes), want(bytes);
+    ASSERT_EQ(cudaMemcpy(got.data(), kernel, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(want.data(), reference, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_TRUE(got == want) << what;
+    cudaFree(src);
+    cudaFree(kernel);
+    cudaFree(reference);
+  }
+  // Refused before anything runs, as cudaMemcpy2DAsync refuses them.
+  uint8_t* buf = DeviceBytes(256);
+  ASSERT_NE(buf, nullptr);
+  EXPECT_EQ(CopyRowsOnGpu(nullptr, 16, buf, 16, 16, 2, stream_.get()), cudaErrorInvalidValue);
+  EXPECT_EQ(CopyRowsOnGpu(buf, 8, buf + 128, 16, 16, 2, stream_.get()), cudaErrorInvalidPitchValue);
+  EXPECT_TRUE(stream_.Sync().ok());
+  cudaFree(buf);
 }
 
 TEST_F(CudaCopyEngineTest, AnImpossibleAllocationIsAnErrorStatus) {

@@ -1,0 +1,69 @@
+#include <cstdint>
+
+#include "collectives/nccl/strided_copy.h"
+
+namespace reshard {
+namespace {
+
+constexpr unsigned kThreads = 256;
+constexpr unsigned kMaxGridY = 65535;
+
+// Thread (x, y) of the grid copies elements x, x + X, ... of rows y, y + Y,
+// ...; a block is kThreads / columns rows of `columns` threads, so that
+// narrow rows still fill its warps.
+template <typename T>
+__global__ void CopyRows(char* dst, size_t dst_pitch, const char* src, size_t src_pitch,
+                         size_t row_elements, size_t height) {
+  const size_t x_stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+  const size_t y_stride = static_cast<size_t>(gridDim.y) * blockDim.y;
+  for (size_t row = static_cast<size_t>(blockIdx.y) * blockDim.y + threadIdx.y; row < height;
+       row += y_stride) {
+    const T* s = reinterpret_cast<const T*>(src + row * src_pitch);
+    T* d = reinterpret_cast<T*>(dst + row * dst_pitch);
+    for (size_t x = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; x < row_elements;
+         x += x_stride) {
+      d[x] = s[x];
+    }
+  }
+}
+
+template <typename T>
+cudaError_t Launch(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t width,
+                   size_t height, cudaStream_t stream) {
+  size_t row_elements = width / sizeof(T);  // not const: cudaLaunchKernel takes void*
+  unsigned columns = 32;                    // a warp at least
+  while (columns < kThreads && columns < row_elements) columns *= 2;
+  const dim3 block(columns, kThreads / columns);
+  const size_t blocks_x = (row_elements + columns - 1) / columns;
+  const size_t blocks_y = (height + block.y - 1) / block.y;
+  // x: up to 2^31 - 1 blocks, far beyond any row; y: grid-stride past 65535.
+  const dim3 grid(static_cast<unsigned>(blocks_x),
+                  static_cast<unsigned>(blocks_y < kMaxGridY ? blocks_y : kMaxGridY));
+  // cudaLaunchKernel returns this launch's error; cudaGetLastError after a
+  // <<<>>> launch would also return an earlier call's, which is not ours.
+  char* d = static_cast<char*>(dst);
+  const char* s = static_cast<const char*>(src);
+  void* args[] = {&d, &dst_pitch, &s, &src_pitch, &row_elements, &height};
+  return cudaLaunchKernel(reinterpret_cast<const void*>(&CopyRows<T>), grid, block, args, 0,
+                          stream);
+}
+
+}  // namespace
+
+cudaError_t CopyRowsOnGpu(void* dst, size_t dst_pitch, const void* src, size_t src_pitch,
+                          size_t width, size_t height, cudaStream_t stream) {
+  if (width == 0 || height == 0) return cudaSuccess;
+  // As cudaMemcpy2DAsync refuses them, before anything is enqueued: a kernel
+  // would fault instead, and a fault ends the whole CUDA context.
+  if (dst == nullptr || src == nullptr) return cudaErrorInvalidValue;
+  if (height > 1 && (dst_pitch < width || src_pitch < width)) return cudaErrorInvalidPitchValue;
+  const uint64_t all = reinterpret_cast<uint64_t>(dst) | reinterpret_cast<uint64_t>(src) |
+                       dst_pitch | src_pitch | width;
+  if (all % 16 == 0) return Launch<uint4>(dst, dst_pitch, src, src_pitch, width, height, stream);
+  if (all % 8 == 0) return Launch<uint2>(dst, dst_pitch, src, src_pitch, width, height, stream);
+  if (all % 4 == 0) return Launch<uint32_t>(dst, dst_pitch, src, src_pitch, width, height, stream);
+  if (all % 2 == 0) return Launch<uint16_t>(dst, dst_pitch, src, src_pitch, width, height, stream);
+  return Launch<uint8_t>(dst, dst_pitch, src, src_pitch, width, height, stream);
+}
+
+}  // namespace reshard

@@ -1,0 +1,32 @@
+// A strided 2-D copy in device memory run by the GPU's cores: `height` rows
+// of `width` bytes, rows `src_pitch` bytes apart in `src` and `dst_pitch`
+// apart in `dst`, enqueued on `stream`.
+//
+// cudaMemcpy2DAsync runs such copies on the copy engines, which move rows of
+// a few KB at well under half of a contiguous copy's rate (on an H200, 16 KB
+// rows at 718 GB/s against 1.7 TB/s; bench/README.md, "The CUDA copy engine
+// vs cudaMemcpy"): the executor's chunk, pad and trim copies along a tensor
+// dim other than the first are all of this kind. Each thread moves 16, 8, 4, 2
+// or 1 bytes, the widest that the pointers, pitches and width allow.
+//
+// Built by nvcc (collectives/nccl/BUILD.bazel, --config=cuda only).
+#ifndef RESHARD_COLLECTIVES_NCCL_STRIDED_COPY_H_
+#define RESHARD_COLLECTIVES_NCCL_STRIDED_COPY_H_
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+namespace reshard {
+
+// cudaSuccess once enqueued; the launch's error otherwise (the copy's own
+// faults surface later on the stream, as with cudaMemcpy2DAsync). Nothing to
+// do when width or height is 0. As cudaMemcpy2DAsync does, a null pointer is
+// cudaErrorInvalidValue and a pitch below the width (more than one row)
+// cudaErrorInvalidPitchValue, with nothing enqueued.
+cudaError_t CopyRowsOnGpu(void* dst, size_t dst_pitch, const void* src, size_t src_pitch,
+                          size_t width, size_t height, cudaStream_t stream);
+
+}  // namespace reshard
+
+#endif  // RESHARD_COLLECTIVES_NCCL_STRIDED_COPY_H_
