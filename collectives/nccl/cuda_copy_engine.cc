@@ -101,7 +101,7 @@ absl::Status CudaCopyEngine::Copy(const Copy2D& copy, void* dst, const void* src
       error = cudaMemcpyAsync(d + c.dst_offset, s + c.src_offset, static_cast<size_t>(c.width),
                               cudaMemcpyDeviceToDevice, stream_);
     } else {
-      // On the cores: the copy engines' 2-D copies are 2-3x slower
+      // On the cores: the copy engines' 2-D copies are about 2x slower
       // (strided_copy.h).
       error = CopyRowsOnGpu(d + c.dst_offset, static_cast<size_t>(c.dst_pitch), s + c.src_offset,
                             static_cast<size_t>(c.src_pitch), static_cast<size_t>(c.width),

@@ -1,5 +1,5 @@
 // The stream-ordered allocator under repeated plans: every buffer the executor
-// allocates (from its pool, stream-ordered) goes back to the pool (cudaFreeAsync), so
+// allocates from the copy engine's pool goes back to it (cudaFreeAsync), so
 // running the same plans over and over leaves nothing allocated after each
 // round, peaks no higher than the first round and reserves no more than the
 // second (the pool's layout settles once it has been used). Read from the
