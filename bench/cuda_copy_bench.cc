@@ -31,14 +31,17 @@
 namespace reshard {
 namespace {
 
-// One executor copy on a f32 tensor: pad or trim `dim` to `length`, or take
-// chunk 1 of 4 along it (torch.chunk sizes).
+// One executor copy: pad or trim `dim` to `length`, or take chunk 1 of 4
+// along it (torch.chunk sizes). The first seven are the cases the engine was
+// tuned on; the rest vary the row width (2 to 8 MB), the dtype and the
+// alignment, so that no vector width or block shape is left unmeasured.
 struct Case {
   const char* name;
   std::vector<int64_t> shape;
   int dim;
   enum Kind { kResize, kChunk } kind;
   int64_t length;  // kResize: the new length
+  DType dtype = DType::kF32;
 };
 
 const std::vector<Case>& Cases() {
@@ -50,6 +53,22 @@ const std::vector<Case>& Cases() {
       {"chunk 1 of 4, rows (contiguous)", {4096, 4096}, 0, Case::kChunk, 0},
       {"chunk 1 of 4, columns (2-D)", {4096, 4096}, 1, Case::kChunk, 0},
       {"chunk 1 of 4, middle dim (2-D)", {64, 4096, 64}, 1, Case::kChunk, 0},
+      {"chunk 1 of 4, last dim of 8 (8 B rows)", {1 << 20, 8}, 1, Case::kChunk, 0},
+      {"chunk 1 of 4, last dim of 6, f64 (16 B rows)",
+       {1 << 18, 6},
+       1,
+       Case::kChunk,
+       0,
+       DType::kF64},
+      {"chunk 1 of 4, bf16 columns of 1001 (502 B rows)",
+       {8191, 1001},
+       1,
+       Case::kChunk,
+       0,
+       DType::kBF16},
+      {"pad columns 4099 -> 4100 (uneven)", {4097, 4099}, 1, Case::kResize, 4100},
+      {"trim middle dim 3 -> 2 (8 MB rows)", {16, 3, 1 << 20}, 1, Case::kResize, 2},
+      {"chunk 1 of 4, columns, 64 x 64 (small)", {64, 64}, 1, Case::kChunk, 0},
   };
   return *cases;
 }
@@ -92,7 +111,7 @@ void BM_CopyEngine(benchmark::State& state) {
   absl::StatusOr<CudaCopyEngine> engine =
       CudaCopyEngine::Create(gpu.stream, CudaCopyEngineOptions{own_pool});
   if (!engine.ok()) return state.SkipWithError(std::string(engine.status().message()).c_str());
-  absl::StatusOr<LocalTensor> in = engine->Allocate(DType::kF32, c.shape);
+  absl::StatusOr<LocalTensor> in = engine->Allocate(c.dtype, c.shape);
   if (!in.ok()) return state.SkipWithError("allocation failed");
   cudaMemsetAsync(in->data(), 1, static_cast<size_t>(in->nbytes()), gpu.stream);
   int64_t bytes = 0;
@@ -115,7 +134,7 @@ void BM_CudaMemcpySameBytes(benchmark::State& state) {
   Gpu gpu;
   std::vector<int64_t> out_shape = c.shape;
   out_shape[c.dim] = c.kind == Case::kResize ? c.length : ChunkSize(c.shape[c.dim], 4, 1);
-  const size_t bytes = static_cast<size_t>(NumElements(out_shape) * ItemSize(DType::kF32));
+  const size_t bytes = static_cast<size_t>(NumElements(out_shape) * ItemSize(c.dtype));
   void* src = nullptr;
   void* dst = nullptr;
   if (cudaMalloc(&src, bytes) != cudaSuccess || cudaMalloc(&dst, bytes) != cudaSuccess) {
@@ -140,7 +159,7 @@ void BM_CudaMemcpy2DSameRows(benchmark::State& state) {
   const Case& c = Cases()[state.range(0)];
   state.SetLabel(c.name);
   Gpu gpu;
-  int64_t rows = 1, inner = ItemSize(DType::kF32);
+  int64_t rows = 1, inner = ItemSize(c.dtype);
   for (int d = 0; d < c.dim; ++d) rows *= c.shape[d];
   for (size_t d = c.dim + 1; d < c.shape.size(); ++d) inner *= c.shape[d];
   const int64_t kept = c.kind == Case::kResize ? c.length : ChunkSize(c.shape[c.dim], 4, 1);

@@ -9,8 +9,7 @@ constexpr unsigned kThreads = 256;
 constexpr unsigned kMaxGridY = 65535;
 
 // Thread (x, y) of the grid copies elements x, x + X, ... of rows y, y + Y,
-// ...; a block is kThreads / columns rows of `columns` threads, so that
-// narrow rows still fill its warps.
+// ...; a block is kThreads / columns rows of `columns` threads.
 template <typename T>
 __global__ void CopyRows(char* dst, size_t dst_pitch, const char* src, size_t src_pitch,
                          size_t row_elements, size_t height) {
@@ -31,7 +30,9 @@ template <typename T>
 cudaError_t Launch(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t width,
                    size_t height, cudaStream_t stream) {
   size_t row_elements = width / sizeof(T);  // not const: cudaLaunchKernel takes void*
-  unsigned columns = 32;                    // a warp at least
+  // Narrow rows take narrow blocks, so that a warp spans several rows
+  // instead of idling most of its lanes.
+  unsigned columns = 1;
   while (columns < kThreads && columns < row_elements) columns *= 2;
   const dim3 block(columns, kThreads / columns);
   const size_t blocks_x = (row_elements + columns - 1) / columns;

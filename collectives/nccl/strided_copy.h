@@ -3,11 +3,12 @@
 // apart in `dst`, enqueued on `stream`.
 //
 // cudaMemcpy2DAsync runs such copies on the copy engines, which move rows of
-// a few KB at under half of a contiguous copy's rate (on an H200, rows of
-// 4-16 KB at 629-763 GB/s against 1.75 TB/s, where this kernel reaches
-// 1.15-1.6 TB/s; bench/README.md, "The CUDA copy engine vs cudaMemcpy"): the
-// executor's chunk, pad and trim copies along a tensor dim other than the
-// first are all of this kind. Each thread moves 16, 8, 4, 2
+// a few KB at under half of a contiguous copy's rate and rows of a few bytes
+// at a twentieth (on an H200, 630-810 GB/s and 64-89 GB/s against about
+// 1.7 TB/s; this kernel is 1.8-2.3x and 4.4-8.3x faster there, slower on
+// rows only 2-byte aligned; bench/README.md, "The CUDA copy engine vs
+// cudaMemcpy"): the executor's chunk, pad and trim copies along a tensor dim
+// other than the first are all of this kind. Each thread moves 16, 8, 4, 2
 // or 1 bytes, the widest that the pointers, pitches and width allow.
 //
 // Built by nvcc (collectives/nccl/BUILD.bazel, --config=cuda only).

@@ -133,12 +133,12 @@ TEST_F(CudaCopyEngineTest, StridedCopiesOnTheCoresEqualCudaMemcpy2DAtEveryAlignm
   struct Shape {
     size_t offset, width, extra_pitch, height;
   };
-  // 8,192 rows of 16 bytes: rows of one uint4 take blocks of 8 rows, and a
-  // grid is at most 65,535 blocks high, so the last case wraps around it.
+  // 17M rows of 16 bytes: rows of one uint4 take blocks of 256 rows, and a
+  // grid is at most 65,535 blocks high, so that case wraps around it.
   const std::vector<Shape> shapes = {
-      {0, 16, 16, 5},       {0, 4096, 64, 33},  {8, 24, 8, 7},    {4, 12, 4, 9},
-      {2, 6, 2, 3},         {1, 5, 3, 4},       {0, 1, 0, 6},     {3, 4000, 5, 2},
-      {0, 16000, 384, 300}, {0, 16, 0, 600000}, {16, 2048, 0, 1},
+      {0, 16, 16, 5},       {0, 4096, 64, 33},    {8, 24, 8, 7},    {4, 12, 4, 9},
+      {2, 6, 2, 3},         {1, 5, 3, 4},         {0, 1, 0, 6},     {3, 4000, 5, 2},
+      {0, 16000, 384, 300}, {0, 16, 0, 17000000}, {16, 2048, 0, 1},
   };
   for (const Shape& s : shapes) {
     const size_t pitch = s.width + s.extra_pitch;
