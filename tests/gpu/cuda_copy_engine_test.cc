@@ -182,6 +182,44 @@ TEST_F(CudaCopyEngineTest, StridedCopiesOnTheCoresEqualCudaMemcpy2DAtEveryAlignm
   cudaFree(buf);
 }
 
+// Rows farther apart than the device's maximum pitch (about 2 GiB), which
+// cudaMemset2DAsync refuses, are copied and zero-filled one row at a time
+// (cuda_copy_plan.h): 3 rows of 16 bytes, max pitch + 64 apart.
+TEST_F(CudaCopyEngineTest, RowsFartherApartThanTheMaximumPitchGoRowByRow) {
+  int device = 0, max_pitch = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&max_pitch, cudaDevAttrMaxPitch, device), cudaSuccess);
+  const size_t pitch = static_cast<size_t>(max_pitch) + 64, rows = 3, row = 16;
+  const size_t bytes = pitch * (rows - 1) + row;
+  uint8_t* wide = DeviceBytes(bytes);
+  uint8_t* packed = DeviceBytes(rows * row);
+  ASSERT_TRUE(wide != nullptr && packed != nullptr) << bytes << " bytes";
+  std::vector<uint8_t> want(rows * row);
+  for (size_t i = 0; i < want.size(); ++i) want[i] = static_cast<uint8_t>(i + 1);
+  for (size_t r = 0; r < rows; ++r) {
+    ASSERT_EQ(cudaMemcpy(wide + r * pitch, want.data() + r * row, row, cudaMemcpyHostToDevice),
+              cudaSuccess);
+  }
+  const auto p = static_cast<int64_t>(pitch), n = static_cast<int64_t>(row);
+  ASSERT_TRUE(engine_->Copy(Copy2D{3, n, 0, p, 0, n}, packed, wide).ok());
+  ASSERT_TRUE(stream_.Sync().ok());
+  std::vector<uint8_t> got(rows * row);
+  ASSERT_EQ(cudaMemcpy(got.data(), packed, got.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_TRUE(got == want);
+  // Zero the first 8 bytes of each wide row: the other 8 stay.
+  ASSERT_TRUE(engine_->Fill(Fill2D{3, 8, 0, p}, wide).ok());
+  ASSERT_TRUE(stream_.Sync().ok());
+  for (size_t r = 0; r < rows; ++r) {
+    uint8_t back[16];
+    ASSERT_EQ(cudaMemcpy(back, wide + r * pitch, row, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (size_t i = 0; i < row; ++i) {
+      EXPECT_EQ(back[i], i < 8 ? 0 : want[r * row + i]) << "row " << r << ", byte " << i;
+    }
+  }
+  cudaFree(wide);
+  cudaFree(packed);
+}
+
 TEST_F(CudaCopyEngineTest, AnImpossibleAllocationIsAnErrorStatus) {
   // 2^60 bytes: more than any GPU has.
   absl::StatusOr<LocalTensor> t =
