@@ -6,8 +6,9 @@
 // stream synchronised after each, as a caller does between plans. The copy
 // engine's second argument is its pool: 1 its own (the default), 0 the
 // device's default pool with CUDA's default release threshold. Strided rows
-// are copied by the engine's kernel (collectives/nccl/strided_copy.h);
-// BM_CudaMemcpy2DSameRows is the same rows on the copy engines.
+// are copied by CopyStridedRows (collectives/nccl/strided_copy.h);
+// BM_CudaMemcpy2DSameRows is the same rows on the copy engines and
+// BM_KernelSameRows on the kernel alone, neither allocating.
 //
 //   bazel run -c opt --config=cuda //bench:cuda_copy_bench      (needs a GPU)
 //   scripts/gpu-test --bench                                    (the same)
@@ -25,6 +26,7 @@
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "collectives/nccl/cuda_copy_engine.h"
+#include "collectives/nccl/strided_copy.h"
 #include "collectives/tensor/local_tensor.h"
 #include "planner/layout/chunk.h"
 
@@ -33,7 +35,7 @@ namespace {
 
 // One executor copy: pad or trim `dim` to `length`, or take chunk 1 of 4
 // along it (torch.chunk sizes). The first seven are the cases the engine was
-// tuned on; the rest vary the row width (2 to 8 MB), the dtype and the
+// tuned on; the rest vary the row width (8 B to 8 MB), the dtype and the
 // alignment, so that no vector width or block shape is left unmeasured.
 struct Case {
   const char* name;
@@ -69,6 +71,12 @@ const std::vector<Case>& Cases() {
       {"pad columns 4099 -> 4100 (uneven)", {4097, 4099}, 1, Case::kResize, 4100},
       {"trim middle dim 3 -> 2 (8 MB rows)", {16, 3, 1 << 20}, 1, Case::kResize, 2},
       {"chunk 1 of 4, columns, 64 x 64 (small)", {64, 64}, 1, Case::kChunk, 0},
+      {"chunk 1 of 4, bf16 columns of 50257 (25130 B rows)",
+       {512, 50257},
+       1,
+       Case::kChunk,
+       0,
+       DType::kBF16},
   };
   return *cases;
 }
@@ -152,39 +160,61 @@ void BM_CudaMemcpySameBytes(benchmark::State& state) {
   cudaFree(dst);
 }
 
-// The case's copy as one cudaMemcpy2DAsync on the copy engines (what the
-// engine called for strided rows before it had its own kernel): the rows
-// outside `dim` times the bytes it keeps along `dim` and after it.
-void BM_CudaMemcpy2DSameRows(benchmark::State& state) {
-  const Case& c = Cases()[state.range(0)];
-  state.SetLabel(c.name);
-  Gpu gpu;
+// The case's copy as rows: those outside `dim`, each the bytes kept along
+// `dim` and after it.
+struct Rows {
+  size_t src_pitch, dst_pitch, width, height;
+};
+Rows RowsOf(const Case& c) {
   int64_t rows = 1, inner = ItemSize(c.dtype);
   for (int d = 0; d < c.dim; ++d) rows *= c.shape[d];
   for (size_t d = c.dim + 1; d < c.shape.size(); ++d) inner *= c.shape[d];
   const int64_t kept = c.kind == Case::kResize ? c.length : ChunkSize(c.shape[c.dim], 4, 1);
   const auto src_pitch = static_cast<size_t>(c.shape[c.dim] * inner);
   const auto dst_pitch = static_cast<size_t>(kept * inner);
-  const size_t width = std::min(src_pitch, dst_pitch);
-  const auto height = static_cast<size_t>(rows);
+  return {src_pitch, dst_pitch, std::min(src_pitch, dst_pitch), static_cast<size_t>(rows)};
+}
+
+// The case's rows copied by `copy` (cudaMemcpy2DAsync's arguments), into
+// buffers allocated once.
+template <typename CopyFn>
+void SameRows(benchmark::State& state, CopyFn copy) {
+  const Case& c = Cases()[state.range(0)];
+  state.SetLabel(c.name);
+  Gpu gpu;
+  const Rows r = RowsOf(c);
   void* src = nullptr;
   void* dst = nullptr;
-  if (cudaMalloc(&src, src_pitch * height) != cudaSuccess ||
-      cudaMalloc(&dst, dst_pitch * height) != cudaSuccess) {
+  if (cudaMalloc(&src, r.src_pitch * r.height) != cudaSuccess ||
+      cudaMalloc(&dst, r.dst_pitch * r.height) != cudaSuccess) {
     return state.SkipWithError("cudaMalloc failed");
   }
-  cudaMemsetAsync(src, 1, src_pitch * height, gpu.stream);
+  cudaMemsetAsync(src, 1, r.src_pitch * r.height, gpu.stream);
   for (auto _ : state) {
     cudaEventRecord(gpu.start, gpu.stream);
-    cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, height, cudaMemcpyDeviceToDevice,
-                      gpu.stream);
+    if (copy(dst, r.dst_pitch, src, r.src_pitch, r.width, r.height, gpu.stream) != cudaSuccess) {
+      return state.SkipWithError("the copy failed");
+    }
     cudaEventRecord(gpu.stop, gpu.stream);
     state.SetIterationTime(gpu.Elapsed());
   }
-  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(width * height));
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(r.width * r.height));
   cudaFree(src);
   cudaFree(dst);
 }
+
+// One cudaMemcpy2DAsync on the copy engines: what the engine called for
+// strided rows before it had its own kernel.
+void BM_CudaMemcpy2DSameRows(benchmark::State& state) {
+  SameRows(state, [](void* dst, size_t dp, const void* src, size_t sp, size_t w, size_t h,
+                     cudaStream_t stream) {
+    return cudaMemcpy2DAsync(dst, dp, src, sp, w, h, cudaMemcpyDeviceToDevice, stream);
+  });
+}
+
+// The kernel alone, whatever the alignment (CopyStridedRows sends wide rows
+// not 4-byte aligned to cudaMemcpy2DAsync instead).
+void BM_KernelSameRows(benchmark::State& state) { SameRows(state, &CopyStridedRowsOnCores); }
 
 void AllCases(benchmark::internal::Benchmark* b) {
   for (int i = 0; i < static_cast<int>(Cases().size()); ++i) b->Arg(i);
@@ -203,6 +233,7 @@ void AllCasesBothPools(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_CopyEngine)->Apply(AllCasesBothPools);
 BENCHMARK(BM_CudaMemcpySameBytes)->Apply(AllCases);
 BENCHMARK(BM_CudaMemcpy2DSameRows)->Apply(AllCases);
+BENCHMARK(BM_KernelSameRows)->Apply(AllCases);
 
 }  // namespace
 }  // namespace reshard

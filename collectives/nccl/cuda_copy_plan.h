@@ -3,7 +3,7 @@
 // (cuda_copy_engine.h) only issues them.
 //
 // A copy whose rows are back to back is one cudaMemcpyAsync (no pitch limit);
-// a strided one is one 2-D copy (CopyRowsOnGpu, strided_copy.h, which takes
+// a strided one is one 2-D copy (CopyStridedRows, strided_copy.h, which takes
 // cudaMemcpy2DAsync's arguments), unless a pitch exceeds the device's maximum
 // (cudaDevAttrMaxPitch, about 2 GiB): then it is one cudaMemcpyAsync per row
 // (few rows, since each is that far apart). Fills are the same with
@@ -21,7 +21,7 @@ namespace reshard {
 
 // One copy call. k1D: cudaMemcpyAsync(dst + dst_offset, src + src_offset,
 // width, ...) with height 1 and the pitches unused. k2D:
-// CopyRowsOnGpu(dst + dst_offset, dst_pitch, src + src_offset, src_pitch,
+// CopyStridedRows(dst + dst_offset, dst_pitch, src + src_offset, src_pitch,
 // width, height, ...), cudaMemcpy2DAsync's arguments.
 struct CudaCopyCall {
   enum class Kind { k1D, k2D };

@@ -6,6 +6,9 @@ namespace reshard {
 namespace {
 
 constexpr unsigned kThreads = 256;
+// Rows at least this wide and not 4-byte aligned go to the copy engines:
+// there they beat the kernel's 1- and 2-byte loads (strided_copy.h).
+constexpr size_t kCopyEnginesFromBytes = 512;
 constexpr unsigned kMaxGridY = 65535;
 
 // Thread (x, y) of the grid copies elements x, x + X, ... of rows y, y + Y,
@@ -49,22 +52,37 @@ cudaError_t Launch(void* dst, size_t dst_pitch, const void* src, size_t src_pitc
                           stream);
 }
 
+// Every address and length of the copy or'd together: its low bits tell the
+// widest load that all of them allow.
+uint64_t Alignment(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t width) {
+  return reinterpret_cast<uint64_t>(dst) | reinterpret_cast<uint64_t>(src) | dst_pitch | src_pitch |
+         width;
+}
+
 }  // namespace
 
-cudaError_t CopyRowsOnGpu(void* dst, size_t dst_pitch, const void* src, size_t src_pitch,
-                          size_t width, size_t height, cudaStream_t stream) {
+cudaError_t CopyStridedRowsOnCores(void* dst, size_t dst_pitch, const void* src, size_t src_pitch,
+                                   size_t width, size_t height, cudaStream_t stream) {
   if (width == 0 || height == 0) return cudaSuccess;
   // As cudaMemcpy2DAsync refuses them, before anything is enqueued: a kernel
   // would fault instead, and a fault ends the whole CUDA context.
   if (dst == nullptr || src == nullptr) return cudaErrorInvalidValue;
   if (height > 1 && (dst_pitch < width || src_pitch < width)) return cudaErrorInvalidPitchValue;
-  const uint64_t all = reinterpret_cast<uint64_t>(dst) | reinterpret_cast<uint64_t>(src) |
-                       dst_pitch | src_pitch | width;
+  const uint64_t all = Alignment(dst, dst_pitch, src, src_pitch, width);
   if (all % 16 == 0) return Launch<uint4>(dst, dst_pitch, src, src_pitch, width, height, stream);
   if (all % 8 == 0) return Launch<uint2>(dst, dst_pitch, src, src_pitch, width, height, stream);
   if (all % 4 == 0) return Launch<uint32_t>(dst, dst_pitch, src, src_pitch, width, height, stream);
   if (all % 2 == 0) return Launch<uint16_t>(dst, dst_pitch, src, src_pitch, width, height, stream);
   return Launch<uint8_t>(dst, dst_pitch, src, src_pitch, width, height, stream);
+}
+
+cudaError_t CopyStridedRows(void* dst, size_t dst_pitch, const void* src, size_t src_pitch,
+                            size_t width, size_t height, cudaStream_t stream) {
+  if (Alignment(dst, dst_pitch, src, src_pitch, width) % 4 != 0 && width >= kCopyEnginesFromBytes) {
+    return cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, height,
+                             cudaMemcpyDeviceToDevice, stream);
+  }
+  return CopyStridedRowsOnCores(dst, dst_pitch, src, src_pitch, width, height, stream);
 }
 
 }  // namespace reshard

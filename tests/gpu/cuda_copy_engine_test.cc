@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -93,7 +94,7 @@ TEST_F(CudaCopyEngineTest, ANullPointerIsAnErrorStatusAndTheEngineStillWorks) {
   Fill2D fill_1d{/*rows=*/1, /*row_bytes=*/256, 0, 256};
   Fill2D fill_2d{/*rows=*/8, /*row_bytes=*/16, 0, 64};
 
-  // cudaMemcpyAsync / CopyRowsOnGpu / cudaMemsetAsync / cudaMemset2DAsync
+  // cudaMemcpyAsync / CopyStridedRows / cudaMemsetAsync / cudaMemset2DAsync
   // reject a null pointer with cudaErrorInvalidValue before enqueueing.
   for (const Copy2D& copy : {contiguous, strided}) {
     absl::Status to_null = engine_->Copy(copy, nullptr, buf->data());
@@ -128,8 +129,9 @@ uint8_t* DeviceBytes(size_t bytes) {
 // The strided copy kernel moves 16, 8, 4, 2 or 1 bytes per thread by the
 // alignment of its pointers, pitches and width: at each, and with more rows
 // than one grid's height, it writes what cudaMemcpy2DAsync writes, and no
-// byte between the rows.
-TEST_F(CudaCopyEngineTest, StridedCopiesOnTheCoresEqualCudaMemcpy2DAtEveryAlignment) {
+// byte between the rows; so does CopyStridedRows, which sends wide rows not
+// 4-byte aligned to cudaMemcpy2DAsync (the 4000-byte rows at offset 3).
+TEST_F(CudaCopyEngineTest, StridedCopiesEqualCudaMemcpy2DAtEveryAlignment) {
   struct Shape {
     size_t offset, width, extra_pitch, height;
   };
@@ -138,46 +140,53 @@ TEST_F(CudaCopyEngineTest, StridedCopiesOnTheCoresEqualCudaMemcpy2DAtEveryAlignm
   const std::vector<Shape> shapes = {
       {0, 16, 16, 5},       {0, 4096, 64, 33},    {8, 24, 8, 7},    {4, 12, 4, 9},
       {2, 6, 2, 3},         {1, 5, 3, 4},         {0, 1, 0, 6},     {3, 4000, 5, 2},
-      {0, 16000, 384, 300}, {0, 16, 0, 17000000}, {16, 2048, 0, 1},
+      {0, 16000, 384, 300}, {0, 16, 0, 17000000}, {16, 2048, 0, 1}, {2, 1002, 2, 40},
   };
+  const std::pair<const char*, decltype(&CopyStridedRows)> copies[] = {
+      {"CopyStridedRows", &CopyStridedRows}, {"CopyStridedRowsOnCores", &CopyStridedRowsOnCores}};
   for (const Shape& s : shapes) {
     const size_t pitch = s.width + s.extra_pitch;
     const size_t bytes = s.offset + pitch * s.height;
-    const std::string what = absl::StrCat("offset ", s.offset, ", ", s.height, " rows of ", s.width,
-                                          " bytes, pitch ", pitch);
     std::vector<uint8_t> host(bytes);
     for (size_t i = 0; i < bytes; ++i) host[i] = static_cast<uint8_t>(i * 131 + 7);
     uint8_t* src = DeviceBytes(bytes);
-    uint8_t* kernel = DeviceBytes(bytes);
+    uint8_t* got_device = DeviceBytes(bytes);
     uint8_t* reference = DeviceBytes(bytes);
-    ASSERT_TRUE(src != nullptr && kernel != nullptr && reference != nullptr) << what;
+    ASSERT_TRUE(src != nullptr && got_device != nullptr && reference != nullptr) << bytes;
     ASSERT_EQ(cudaMemcpy(src, host.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
-    ASSERT_EQ(cudaMemset(kernel, 0xab, bytes), cudaSuccess);
-    ASSERT_EQ(cudaMemset(reference, 0xab, bytes), cudaSuccess);
     // Rows `pitch` apart in src, packed or `pitch` apart in dst: both ways.
     const size_t dst_pitch = s.height % 2 == 0 ? pitch : s.width;
-    ASSERT_EQ(CopyRowsOnGpu(kernel + s.offset, dst_pitch, src + s.offset, pitch, s.width, s.height,
-                            stream_.get()),
-              cudaSuccess)
-        << what;
+    ASSERT_EQ(cudaMemset(reference, 0xab, bytes), cudaSuccess);
     ASSERT_EQ(cudaMemcpy2DAsync(reference + s.offset, dst_pitch, src + s.offset, pitch, s.width,
                                 s.height, cudaMemcpyDeviceToDevice, stream_.get()),
-              cudaSuccess)
-        << what;
-    ASSERT_TRUE(stream_.Sync().ok()) << what;
+              cudaSuccess);
+    ASSERT_TRUE(stream_.Sync().ok());
     std::vector<uint8_t> got(bytes), want(bytes);
-    ASSERT_EQ(cudaMemcpy(got.data(), kernel, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
     ASSERT_EQ(cudaMemcpy(want.data(), reference, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
-    EXPECT_TRUE(got == want) << what;
+    for (const auto& [name, copy] : copies) {
+      const std::string what = absl::StrCat(name, ": offset ", s.offset, ", ", s.height,
+                                            " rows of ", s.width, " bytes, pitch ", pitch);
+      ASSERT_EQ(cudaMemset(got_device, 0xab, bytes), cudaSuccess);
+      ASSERT_EQ(copy(got_device + s.offset, dst_pitch, src + s.offset, pitch, s.width, s.height,
+                     stream_.get()),
+                cudaSuccess)
+          << what;
+      ASSERT_TRUE(stream_.Sync().ok()) << what;
+      ASSERT_EQ(cudaMemcpy(got.data(), got_device, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+      EXPECT_TRUE(got == want) << what;
+    }
     cudaFree(src);
-    cudaFree(kernel);
+    cudaFree(got_device);
     cudaFree(reference);
   }
   // Refused before anything runs, as cudaMemcpy2DAsync refuses them.
   uint8_t* buf = DeviceBytes(256);
   ASSERT_NE(buf, nullptr);
-  EXPECT_EQ(CopyRowsOnGpu(nullptr, 16, buf, 16, 16, 2, stream_.get()), cudaErrorInvalidValue);
-  EXPECT_EQ(CopyRowsOnGpu(buf, 8, buf + 128, 16, 16, 2, stream_.get()), cudaErrorInvalidPitchValue);
+  for (const auto& [name, copy] : copies) {
+    EXPECT_EQ(copy(nullptr, 16, buf, 16, 16, 2, stream_.get()), cudaErrorInvalidValue) << name;
+    EXPECT_EQ(copy(buf, 8, buf + 128, 16, 16, 2, stream_.get()), cudaErrorInvalidPitchValue)
+        << name;
+  }
   EXPECT_TRUE(stream_.Sync().ok());
   cudaFree(buf);
 }
