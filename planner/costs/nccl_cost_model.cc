@@ -235,15 +235,14 @@ class NcclCosts : public BoundCostModel {
         itemsize_(p.itemsize),
         links_(NcclP2pLinksFor(profile)),
         memory_bytes_per_us_(profile.memory_gbps * 1e3),
-        tables_(MeshTablesFor(profile, links_, p.mesh, devices_per_host)),
-        span_(tables_->span) {
+        tables_(MeshTablesFor(profile, links_, p.mesh, devices_per_host)) {
     if (p.mesh.ndim() <= ShardSetBlocks::kMaxDims) blocks_.emplace(p);
   }
 
   double StepCost(const DistState& current, const Step& step) const override {
     const int bits = step.group.bits();
     if (step.kind == StepKind::kExchange) return ExchangeCost(current, step, bits);
-    const double bytes = bytes_(current, step, span_[bits].ranks);
+    const double bytes = bytes_(current, step, tables_->span[bits].ranks);
     if (!IsCommunicating(step.kind)) return bytes / memory_bytes_per_us_;
     return CallTime(step.kind, bits, bytes);
   }
@@ -259,7 +258,7 @@ class NcclCosts : public BoundCostModel {
   }
   double GroupLowerBoundAt(unsigned shard_set, StepKind kind, MeshDimSet group) const override {
     const int bits = group.bits();
-    const HostSpan& s = span_[bits];
+    const HostSpan& s = tables_->span[bits];
     if (s.ranks <= 1 || !IsCommunicating(kind)) return 0;
     const double bytes = blocks_->MinBytes(shard_set);
     const NcclTuning& t = tables_->tunings[bits];
@@ -285,7 +284,7 @@ class NcclCosts : public BoundCostModel {
   // ExchangeTimeLowerBoundUs of one message of `received` elements.
   double ExchangeLowerBoundAt(MeshDimSet group, int64_t received) const override {
     const int bits = group.bits();
-    const HostSpan& s = span_[bits];
+    const HostSpan& s = tables_->span[bits];
     if (s.ranks <= 1) return 0;
     return ExchangeLowerBoundAtLatency(tables_->one_message[bits], links_, s,
                                        itemsize_ * static_cast<double>(received));
@@ -325,7 +324,7 @@ class NcclCosts : public BoundCostModel {
  private:
   // CallTimeUs on the group `bits`.
   double CallTime(StepKind kind, int bits, double bytes) const {
-    return CallTimeUs(tables_->tunings[bits], span_[bits], links_, kind, bytes);
+    return CallTimeUs(tables_->tunings[bits], tables_->span[bits], links_, kind, bytes);
   }
 
   // The step's LogicalShape at coordinate 0 into `logical`, without
@@ -350,7 +349,7 @@ class NcclCosts : public BoundCostModel {
   template <typename Load>
   std::optional<double> ExchangeBound(const DistState& current, const Step& step, Load load) const {
     if (step.kind != StepKind::kExchange) return std::nullopt;
-    const HostSpan& span = span_[step.group.bits()];
+    const HostSpan& span = tables_->span[step.group.bits()];
     if (span.ranks <= 1) return 0.0;
     int64_t logical[kMaxTensorDims];
     const int ndim = LogicalAtOrigin(current, step, logical);
@@ -365,9 +364,9 @@ class NcclCosts : public BoundCostModel {
   // and bytes (the more of sent and received). Exchanges are the goal's
   // edge only, so the routes (which allocate) are computed here.
   double ExchangeCost(const DistState& current, const Step& step, int bits) const {
-    if (span_[bits].ranks <= 1) return 0;
+    if (tables_->span[bits].ranks <= 1) return 0;
     const RouteLoad load = ExchangeLoadAtOrigin(current, step, mesh_, global_shape_);
-    return ExchangeTimeUs(links_, span_[bits], load, itemsize_);
+    return ExchangeTimeUs(links_, tables_->span[bits], load, itemsize_);
   }
 
   BlockBytes bytes_;
@@ -377,7 +376,6 @@ class NcclCosts : public BoundCostModel {
   NcclP2pLinks links_;
   double memory_bytes_per_us_;
   std::shared_ptr<const MeshTables> tables_;
-  const HostSpan* span_;  // tables_->span
   // Group bounds: meshes of up to ShardSetBlocks::kMaxDims dims.
   std::optional<ShardSetBlocks> blocks_;
 };
