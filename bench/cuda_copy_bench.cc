@@ -135,14 +135,29 @@ void BM_CopyEngine(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * bytes);
 }
 
-// One cudaMemcpyAsync of as many bytes as the case writes.
+// The case's copy as rows: those outside `dim`, each the bytes kept along
+// `dim` and after it.
+struct Rows {
+  size_t src_pitch, dst_pitch, width, height;
+};
+Rows RowsOf(const Case& c) {
+  int64_t rows = 1, inner = ItemSize(c.dtype);
+  for (int d = 0; d < c.dim; ++d) rows *= c.shape[d];
+  for (size_t d = c.dim + 1; d < c.shape.size(); ++d) inner *= c.shape[d];
+  const int64_t kept = c.kind == Case::kResize ? c.length : ChunkSize(c.shape[c.dim], 4, 1);
+  const auto src_pitch = static_cast<size_t>(c.shape[c.dim] * inner);
+  const auto dst_pitch = static_cast<size_t>(kept * inner);
+  return {src_pitch, dst_pitch, std::min(src_pitch, dst_pitch), static_cast<size_t>(rows)};
+}
+
+// One cudaMemcpyAsync of as many bytes as the case writes (its rows at the
+// destination's pitch).
 void BM_CudaMemcpySameBytes(benchmark::State& state) {
   const Case& c = Cases()[state.range(0)];
   state.SetLabel(c.name);
   Gpu gpu;
-  std::vector<int64_t> out_shape = c.shape;
-  out_shape[c.dim] = c.kind == Case::kResize ? c.length : ChunkSize(c.shape[c.dim], 4, 1);
-  const size_t bytes = static_cast<size_t>(NumElements(out_shape) * ItemSize(c.dtype));
+  const Rows r = RowsOf(c);
+  const size_t bytes = r.dst_pitch * r.height;
   void* src = nullptr;
   void* dst = nullptr;
   if (cudaMalloc(&src, bytes) != cudaSuccess || cudaMalloc(&dst, bytes) != cudaSuccess) {
@@ -158,21 +173,6 @@ void BM_CudaMemcpySameBytes(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(bytes));
   cudaFree(src);
   cudaFree(dst);
-}
-
-// The case's copy as rows: those outside `dim`, each the bytes kept along
-// `dim` and after it.
-struct Rows {
-  size_t src_pitch, dst_pitch, width, height;
-};
-Rows RowsOf(const Case& c) {
-  int64_t rows = 1, inner = ItemSize(c.dtype);
-  for (int d = 0; d < c.dim; ++d) rows *= c.shape[d];
-  for (size_t d = c.dim + 1; d < c.shape.size(); ++d) inner *= c.shape[d];
-  const int64_t kept = c.kind == Case::kResize ? c.length : ChunkSize(c.shape[c.dim], 4, 1);
-  const auto src_pitch = static_cast<size_t>(c.shape[c.dim] * inner);
-  const auto dst_pitch = static_cast<size_t>(kept * inner);
-  return {src_pitch, dst_pitch, std::min(src_pitch, dst_pitch), static_cast<size_t>(rows)};
 }
 
 // The case's rows copied by `copy` (cudaMemcpy2DAsync's arguments), into
