@@ -229,6 +229,30 @@ TEST(ExchangeLoadTest, SameLoadAsFreshBlocksWhateverWasPricedBefore) {
   }
 }
 
+// ExchangeLoadOf keeps a few answers per thread (a search's later routings
+// must not push out its plan's): more distinct exchanges than it keeps,
+// priced round after round, each time as from fresh blocks.
+TEST(ExchangeLoadTest, SameLoadAsFreshBlocksPastTheAnswersKept) {
+  const DeviceMesh m232 = Mesh({2, 3, 2});
+  const DistState state = State(m232, "RS(1)S(1)", 2);
+  const Step step = MakeExchange(MeshDimSet::Of({1, 2}), {{2, 0}});
+  for (int round = 0; round < 3; ++round) {
+    for (int64_t rows = 6; rows < 46; ++rows) {  // 40 exchanges, one logical shape each
+      const std::vector<int64_t> logical = {rows, 11};
+      const std::vector<Box> held = test_util::MemberBlocks(state, step.group, m232, logical);
+      const std::vector<Box> wanted =
+          test_util::MemberBlocks(ApplyStep(state, step), step.group, m232, logical);
+      const RouteLoad want = LoadOfRoutes(RouteSlices(held, wanted), held.size());
+      const RouteLoad got = ExchangeLoadOf(state, step, m232, logical);
+      EXPECT_EQ(std::make_tuple(got.max_sent, got.max_received, got.max_sent_plus_received,
+                                got.max_messages, got.total_sent),
+                std::make_tuple(want.max_sent, want.max_received, want.max_sent_plus_received,
+                                want.max_messages, want.total_sent))
+          << "round " << round << ", " << rows << " rows";
+    }
+  }
+}
+
 // ExchangeLoadBoundOf's terms (permute_exchange.h) from every member's
 // blocks built afresh, box by box.
 ExchangeLoadBound LoadBoundOfBlocks(const std::vector<Box>& held, const std::vector<Box>& wanted) {

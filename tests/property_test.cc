@@ -735,7 +735,7 @@ void CheckNativeBoundConsistent(
     const std::function<std::shared_ptr<const CostModel>(CaseGenerator&, int)>& model_of,
     bool large = false) {
   CaseGenerator gen(seed);
-  int edges = 0, useful = 0;
+  int edges = 0, useful = 0, priced_below = 0;
   for (int i = 0; i < kCases; ++i) {
     Case c = large ? gen.NextLargeNative(1 + i % 8) : gen.NextNative();
     c.options.cost_model = model_of(gen, i);
@@ -750,17 +750,24 @@ void CheckNativeBoundConsistent(
       const DistState u = ApplyStep(c.src.state(), a);
       ASSERT_LE(bound(c.src.state()), model->StepCost(c.src.state(), a) + bound(u))
           << c.description << " via " << a.ToString();
+      ASSERT_LE(bound.StepLowerBound(c.src.state(), a, u), model->StepCost(c.src.state(), a))
+          << c.description << " via " << a.ToString();
       second.clear();
       native(u, &second);
       for (const Step& b : second) {
-        ASSERT_LE(bound(u), model->StepCost(u, b) + bound(ApplyStep(u, b)))
+        const DistState v = ApplyStep(u, b);
+        ASSERT_LE(bound(u), model->StepCost(u, b) + bound(v))
             << c.description << " at " << u.ToString() << " via " << b.ToString();
+        ASSERT_LE(bound.StepLowerBound(u, b, v), model->StepCost(u, b))
+            << c.description << " at " << u.ToString() << " via " << b.ToString();
+        priced_below += bound.StepLowerBound(u, b, v) > 0;
         ++edges;
       }
     }
   }
   EXPECT_GT(useful, kCases / 2);
   EXPECT_GT(edges, 10000);
+  EXPECT_GT(priced_below, edges / 10);  // StepLowerBound is not 0 everywhere
 }
 
 TEST(PropertyTest, NativeRemainingCostBoundIsConsistent) {
@@ -800,12 +807,13 @@ TEST(PropertyTest, NativeRemainingCostBoundIsConsistentUnderAlphaBetaOnLargerMes
 }
 
 // StateSearch::KeepOnlyOpenEdges (FindPathOn's one pass): a native A* that
-// neither prices nor keeps edges to popped states pops the same states at
-// the same costs, returns the same path, and counts every edge it
-// generated against max_search_edges, as one that keeps them all.
+// neither prices nor keeps edges to popped states, nor edges that cannot
+// beat the goal's cost so far, pops the same states at the same costs,
+// returns the same path, and counts every edge it generated against
+// max_search_edges, as one that keeps them all.
 TEST(PropertyTest, NativePassKeepingOpenEdgesOnlyFindsTheSamePathAndCountsEveryEdge) {
   CaseGenerator gen(0x5eed0013);
-  int skipped_some = 0;
+  int skipped_some = 0, beyond_goal = 0;
   for (int i = 0; i < kCases / 4; ++i) {
     const Case c = gen.NextLargeNative(1 + i % 8);
     std::unique_ptr<const BoundCostModel> model = ModelFor(c);
@@ -828,8 +836,11 @@ TEST(PropertyTest, NativePassKeepingOpenEdgesOnlyFindsTheSamePathAndCountsEveryE
     EXPECT_EQ(open.expanded(), all.expanded()) << c.description;
     EXPECT_EQ(open.edges(), all.edges()) << c.description;
     skipped_some += open.kept_edges() < all.kept_edges();
+    beyond_goal += open.edges_beyond_goal() > 0;
+    EXPECT_EQ(all.edges_beyond_goal(), 0) << c.description;
   }
   EXPECT_GT(skipped_some, kCases / 16);
+  EXPECT_GT(beyond_goal, kCases / 32);
 }
 
 // FirstMemberReceiptOf, the deferred bound's input, against the first

@@ -40,6 +40,12 @@ class NativeLeaveSetGraph {
     return to_go_[shard_set | (leave_set << ndim_)];
   }
 
+  // The price of the abstract edge that `step` (not an exchange) pays for,
+  // from a state of shard set `shard_set` to one of `shard_set_after`: a
+  // lower bound on its StepCost, bit for bit, in a few loads. An exchange
+  // gets 0 (its model's DeferredCostBound is the cheap bound there).
+  double StepPrice(unsigned shard_set, const Step& step, unsigned shard_set_after) const;
+
  private:
   static constexpr int kSets = 1 << kMaxDims;
   // The kinds of edge, by what they do to their group's mesh dims.

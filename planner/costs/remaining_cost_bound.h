@@ -95,6 +95,15 @@ class RemainingCostBound {
 
   double operator()(const DistState& state) const;
 
+  // A lower bound on StepCost(from, step), bit for bit, from the prices
+  // this bound is built on (the native abstract graph's; 0 without one or
+  // for an exchange): a few loads, for searches that skip edges which
+  // cannot beat a path already found (state_search.h).
+  double StepLowerBound(const DistState& from, const Step& step, const DistState& to) const {
+    if (!native_graph_.has_value()) return 0;
+    return native_graph_->StepPrice(from.ShardSet(), step, to.ShardSet());
+  }
+
  private:
   // What leaving costs at least, by a mesh dim's case: 0 when it need not
   // leave, kShardLeaves or kPartialLeaves (what it holds now); compat only,

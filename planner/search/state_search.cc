@@ -17,6 +17,7 @@ namespace {
 // Relative slack on C* (spec §5.1): costs are sums of a few dozen doubles, so
 // two sums of one real cost differ far less than this.
 constexpr double kBudgetSlack = 1e-9;
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 }  // namespace
 
@@ -214,12 +215,40 @@ StateSearch::VertexId StateSearch::Find(const DistState& s) const {
 
 StateSearch::VertexId StateSearch::Intern(const DistState& s) {
   auto [it, inserted] = ids_.try_emplace(s.bits(), static_cast<VertexId>(vertices_.size()));
-  if (inserted) {
-    vertices_.push_back({s, bound_ != nullptr ? (*bound_)(s) : 0.0, bound_version_,
-                         /*has_edges=*/false, /*plain_edges=*/false, 0, 0, kNone});
-    labels_.push_back({Key(), kNone, /*popped=*/false, /*goal=*/false, /*stand_in=*/false});
-  }
+  if (inserted) AddVertex(s, bound_ != nullptr ? (*bound_)(s) : 0.0);
   return it->second;
+}
+
+StateSearch::VertexId StateSearch::InternBelow(double upper, double least, const DistState& s) {
+  const VertexId known = least > upper ? kNone : Find(s);
+  const double h = least > upper       ? 0.0
+                   : known != kNone    ? H(known)
+                   : bound_ != nullptr ? (*bound_)(s)
+                                       : 0.0;
+  if (least > upper || least + h > upper) {
+    ++edges_beyond_goal_;
+    return kNone;
+  }
+  if (known != kNone) return known;
+  ids_.emplace(s.bits(), static_cast<VertexId>(vertices_.size()));
+  AddVertex(s, h);
+  return static_cast<VertexId>(vertices_.size() - 1);
+}
+
+void StateSearch::AddVertex(const DistState& s, double h) {
+  vertices_.push_back(
+      {s, h, bound_version_, /*has_edges=*/false, /*plain_edges=*/false, 0, 0, kNone});
+  labels_.push_back({Key(), kNone, /*popped=*/false, /*goal=*/false, /*stand_in=*/false});
+}
+
+double StateSearch::UpperBound() const {
+  if (!open_edges_only_ || goal_ == kNone) return kInfinity;
+  return labels_[goal_].key.g;
+}
+
+double StateSearch::StepLowerBound(const DistState& from, const Step& step,
+                                   const DistState& to) const {
+  return bound_ != nullptr ? bound_->StepLowerBound(from, step, to) : 0.0;
 }
 
 void StateSearch::SetBound(const RemainingCostBound* bound) {
@@ -255,9 +284,14 @@ bool StateSearch::GenerateEdges(VertexId u, int64_t max_edges) {
   if (edges() + static_cast<int64_t>(steps_.size()) > max_edges) return false;
   const auto first = static_cast<uint32_t>(edges_.size());
   generated_edges_ += static_cast<int64_t>(steps_.size());
+  const double upper = UpperBound();
+  const double g = labels_[u].key.g;
   for (const Step& step : steps_) {
-    const VertexId to = Intern(ApplyStep(from, step));
-    if (open_edges_only_ && labels_[to].popped) continue;
+    const DistState to_state = ApplyStep(from, step);
+    const VertexId to =
+        upper == kInfinity ? Intern(to_state)
+                           : InternBelow(upper, g + StepLowerBound(from, step, to_state), to_state);
+    if (to == kNone || (open_edges_only_ && labels_[to].popped)) continue;
     const std::optional<double> bound = model_.DeferredCostBound(from, step);
     if (bound.has_value()) {
       edges_.push_back({u, AddDeferred(u, to, step, *bound), *bound});
@@ -454,6 +488,7 @@ StateSearch::Outcome StateSearch::Run(const DistState& src, absl::Span<const Dis
   ++runs_;
   Reset();
   goals_left_ = 0;
+  goal_ = goals.size() == 1 ? Intern(goals[0]) : kNone;
   for (const DistState& goal : goals) {
     Label& label = labels_[Intern(goal)];
     if (!label.goal) ++goals_left_;  // a goal listed twice is popped once

@@ -82,7 +82,14 @@ class StateSearch {
   // For a search that runs one pass (Run called once: FindPathOn): a state's
   // edges to states already popped are neither priced nor kept, since that
   // pass never relaxes them (spec §5.2 item 2); a second pass would miss
-  // them. About a third of a native search's edges (bench/README.md).
+  // them. About a third of a native search's edges (bench/README.md). With
+  // one goal, once an edge has reached it (at g_goal, a path's cost: at
+  // least what the pass returns), neither is an edge out of u (popped at g)
+  // whose g + a lower bound on its price (the bound's StepLowerBound) +
+  // h(target) exceeds g_goal, nor is its target interned: its key would
+  // exceed the goal's, so it could neither pop before the goal nor keep a
+  // state that does from its key, and the states popped, their order and
+  // parents are the same without it (spec §5.2 item 8).
   void KeepOnlyOpenEdges() { open_edges_only_ = true; }
 
   // Another bound (or null) for the passes that follow, e.g. towards another
@@ -105,6 +112,9 @@ class StateSearch {
   int64_t edges() const { return generated_edges_; }
   // Of those, the ones kept (all but KeepOnlyOpenEdges' skipped ones).
   int64_t kept_edges() const { return static_cast<int64_t>(edges_.size()); }
+  // Of the skipped ones, those left out because they could not beat the
+  // goal's cost so far (KeepOnlyOpenEdges).
+  int64_t edges_beyond_goal() const { return edges_beyond_goal_; }
 
   // After Run: states expanded by it, and whether / at what cost it popped `s`.
   int64_t expanded() const { return expanded_; }
@@ -183,6 +193,16 @@ class StateSearch {
   // The vertex's bound under the current bound_.
   double H(VertexId v);
   VertexId Intern(const DistState& s);
+  // Intern(s); or kNone, interning nothing new, where `least` (a popped
+  // state's g plus a lower bound on the step to s) + H(s) exceeds `upper`
+  // (KeepOnlyOpenEdges' goal's g so far; counted in edges_beyond_goal_).
+  VertexId InternBelow(double upper, double least, const DistState& s);
+  void AddVertex(const DistState& s, double h);
+  // KeepOnlyOpenEdges' one goal's g so far (infinite while not reached, or
+  // without that mode or with several goals).
+  double UpperBound() const;
+  // bound_'s StepLowerBound, 0 without a bound.
+  double StepLowerBound(const DistState& from, const Step& step, const DistState& to) const;
   void Reset();
   // Boost's Dijkstra from s, popping by KeyLess<kAstar> (Run's pass).
   template <bool kAstar>
@@ -231,6 +251,7 @@ class StateSearch {
   uint32_t seen_mark_ = 0;
   std::vector<Edge> edges_;
   int64_t generated_edges_ = 0;
+  int64_t edges_beyond_goal_ = 0;
   bool open_edges_only_ = false;
   int runs_ = 0;  // Run's calls (KeepOnlyOpenEdges allows one)
   std::vector<Deferred> deferred_;
@@ -242,6 +263,7 @@ class StateSearch {
   uint64_t seq_ = 0;
   Key candidate_;          // the key the edge being examined would give its target
   size_t goals_left_ = 0;  // this pass's goals not popped yet
+  VertexId goal_ = kNone;  // this pass's goal when it has one
   Outcome outcome_ = Outcome::kExhausted;
   SearchLimit limit_hit_ = SearchLimit::kNone;
   int64_t expanded_ = 0;

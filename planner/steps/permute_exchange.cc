@@ -391,34 +391,45 @@ RouteLoad ExchangeLoadOf(const DistState& state, const Step& step, const DeviceM
   // replicas the load needs no routes (LoadWithoutReplicas); otherwise the
   // blocks as grids route without comparing boxes (LoadOfGridRoutes), and
   // each thread keeps the grids' storage between calls. A plan's exchange
-  // is priced (StepCost) and then sized for its peak memory (StepPeakBytes)
-  // with the same arguments: each thread keeps its last answer for that.
-  thread_local struct {
-    bool valid = false;
+  // is priced (StepCost) while the search runs, priced again when the
+  // plan's steps are found (EdgeBetween) and sized for its peak memory
+  // (StepPeakBytes) with the same arguments: each thread keeps its last
+  // answers for that, enough of them that a search's later routings do not
+  // push out the ones its plan takes.
+  struct Answer {
     uint64_t bits = 0;
     Step step;
     std::vector<int64_t> mesh, logical;
     RouteLoad load;
-  } last;
-  if (last.valid && last.bits == state.bits() && last.step == step && last.mesh == mesh.sizes() &&
-      absl::MakeConstSpan(last.logical) == logical) {
-    return last.load;
+  };
+  constexpr size_t kAnswers = 16;
+  thread_local std::vector<Answer> answers;
+  thread_local size_t next = 0;  // the oldest answer, replaced next
+  for (const Answer& a : answers) {
+    if (a.bits == state.bits() && a.step == step && a.mesh == mesh.sizes() &&
+        absl::MakeConstSpan(a.logical) == logical) {
+      return a.load;
+    }
   }
-  const DistState next = ApplyStep(state, step);
-  if (std::optional<RouteLoad> load = LoadWithoutReplicas(state, next, step, mesh, logical)) {
-    last.load = *load;
+  RouteLoad load;
+  const DistState after = ApplyStep(state, step);
+  if (std::optional<RouteLoad> without = LoadWithoutReplicas(state, after, step, mesh, logical)) {
+    load = *without;
   } else {
     thread_local SliceGrid source, target;
     FillGrid(state, step.group, mesh, logical, &source);
-    FillGrid(next, step.group, mesh, logical, &target);
-    last.load = LoadOfGridRoutes(source, target, mesh.GroupSize(step.group));
+    FillGrid(after, step.group, mesh, logical, &target);
+    load = LoadOfGridRoutes(source, target, mesh.GroupSize(step.group));
   }
-  last.valid = true;
-  last.bits = state.bits();
-  last.step = step;
-  last.mesh = mesh.sizes();
-  last.logical.assign(logical.begin(), logical.end());
-  return last.load;
+  if (answers.size() < kAnswers) answers.emplace_back();
+  Answer& a = answers[next];
+  next = (next + 1) % kAnswers;
+  a.bits = state.bits();
+  a.step = step;
+  a.mesh = mesh.sizes();
+  a.logical.assign(logical.begin(), logical.end());
+  a.load = load;
+  return load;
 }
 
 RouteLoad ExchangeLoadAtOrigin(const DistState& state, const Step& step, const DeviceMesh& mesh,
