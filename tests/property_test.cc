@@ -750,7 +750,8 @@ void CheckNativeBoundConsistent(
       const DistState u = ApplyStep(c.src.state(), a);
       ASSERT_LE(bound(c.src.state()), model->StepCost(c.src.state(), a) + bound(u))
           << c.description << " via " << a.ToString();
-      ASSERT_LE(bound.StepLowerBound(c.src.state(), a, u), model->StepCost(c.src.state(), a))
+      ASSERT_LE(bound.StepLowerBound(c.src.state().ShardSet(), a, u),
+                model->StepCost(c.src.state(), a))
           << c.description << " via " << a.ToString();
       second.clear();
       native(u, &second);
@@ -758,9 +759,9 @@ void CheckNativeBoundConsistent(
         const DistState v = ApplyStep(u, b);
         ASSERT_LE(bound(u), model->StepCost(u, b) + bound(v))
             << c.description << " at " << u.ToString() << " via " << b.ToString();
-        ASSERT_LE(bound.StepLowerBound(u, b, v), model->StepCost(u, b))
+        ASSERT_LE(bound.StepLowerBound(u.ShardSet(), b, v), model->StepCost(u, b))
             << c.description << " at " << u.ToString() << " via " << b.ToString();
-        priced_below += bound.StepLowerBound(u, b, v) > 0;
+        priced_below += bound.StepLowerBound(u.ShardSet(), b, v) > 0;
         ++edges;
       }
     }

@@ -105,28 +105,6 @@ void NativeLeaveSetGraph::FillExchanges(const DistState& dst, const BoundCostMod
   }
 }
 
-double NativeLeaveSetGraph::StepPrice(unsigned shard_set, const Step& step,
-                                      unsigned shard_set_after) const {
-  const unsigned g = step.group.bits();
-  switch (step.kind) {
-    case StepKind::kAllGather:
-      return price_[Slot(kGather, g, shard_set)];
-    case StepKind::kAllReduce:
-      return price_[Slot(kReduce, g, shard_set)];
-    case StepKind::kAllToAll:
-    case StepKind::kPermute:
-      return price_[Slot(kShuffle, g, shard_set)];
-    case StepKind::kReduceScatter:
-      return price_[Slot(kScatter, g, shard_set)];
-    case StepKind::kChunk:
-    case StepKind::kPartition:
-      return price_[kLocalSlot + shard_set_after];
-    case StepKind::kExchange:
-      return 0;
-  }
-  return 0;
-}
-
 void NativeLeaveSetGraph::FillToGo() {
   static thread_local AbstractEdgeCache cache;
   const unsigned states = 1u << (2 * ndim_);

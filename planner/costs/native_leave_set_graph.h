@@ -41,10 +41,29 @@ class NativeLeaveSetGraph {
   }
 
   // The price of the abstract edge that `step` (not an exchange) pays for,
-  // from a state of shard set `shard_set` to one of `shard_set_after`: a
-  // lower bound on its StepCost, bit for bit, in a few loads. An exchange
-  // gets 0 (its model's DeferredCostBound is the cheap bound there).
-  double StepPrice(unsigned shard_set, const Step& step, unsigned shard_set_after) const;
+  // from a state of shard set `shard_set` to `after`: a lower bound on its
+  // StepCost, bit for bit, in a few loads (the search asks it per edge). An
+  // exchange gets 0 (its model's DeferredCostBound is the cheap bound there).
+  double StepPrice(unsigned shard_set, const Step& step, const DistState& after) const {
+    const unsigned g = step.group.bits();
+    switch (step.kind) {
+      case StepKind::kAllGather:
+        return price_[Slot(kGather, g, shard_set)];
+      case StepKind::kAllReduce:
+        return price_[Slot(kReduce, g, shard_set)];
+      case StepKind::kAllToAll:
+      case StepKind::kPermute:
+        return price_[Slot(kShuffle, g, shard_set)];
+      case StepKind::kReduceScatter:
+        return price_[Slot(kScatter, g, shard_set)];
+      case StepKind::kChunk:
+      case StepKind::kPartition:
+        return price_[kLocalSlot + after.ShardSet()];
+      case StepKind::kExchange:
+        return 0;
+    }
+    return 0;
+  }
 
  private:
   static constexpr int kSets = 1 << kMaxDims;

@@ -98,10 +98,11 @@ class RemainingCostBound {
   // A lower bound on StepCost(from, step), bit for bit, from the prices
   // this bound is built on (the native abstract graph's; 0 without one or
   // for an exchange): a few loads, for searches that skip edges which
-  // cannot beat a path already found (state_search.h).
-  double StepLowerBound(const DistState& from, const Step& step, const DistState& to) const {
+  // cannot beat a path already found (state_search.h). `from_shard_set` is
+  // from.ShardSet(), `to` the state after the step.
+  double StepLowerBound(unsigned from_shard_set, const Step& step, const DistState& to) const {
     if (!native_graph_.has_value()) return 0;
-    return native_graph_->StepPrice(from.ShardSet(), step, to.ShardSet());
+    return native_graph_->StepPrice(from_shard_set, step, to);
   }
 
  private:

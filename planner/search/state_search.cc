@@ -246,11 +246,6 @@ double StateSearch::UpperBound() const {
   return labels_[goal_].key.g;
 }
 
-double StateSearch::StepLowerBound(const DistState& from, const Step& step,
-                                   const DistState& to) const {
-  return bound_ != nullptr ? bound_->StepLowerBound(from, step, to) : 0.0;
-}
-
 void StateSearch::SetBound(const RemainingCostBound* bound) {
   bound_ = bound;
   ++bound_version_;
@@ -286,11 +281,12 @@ bool StateSearch::GenerateEdges(VertexId u, int64_t max_edges) {
   generated_edges_ += static_cast<int64_t>(steps_.size());
   const double upper = UpperBound();
   const double g = labels_[u].key.g;
+  const unsigned from_set = from.ShardSet();
   for (const Step& step : steps_) {
     const DistState to_state = ApplyStep(from, step);
+    const double lower = bound_ != nullptr ? bound_->StepLowerBound(from_set, step, to_state) : 0;
     const VertexId to =
-        upper == kInfinity ? Intern(to_state)
-                           : InternBelow(upper, g + StepLowerBound(from, step, to_state), to_state);
+        upper == kInfinity ? Intern(to_state) : InternBelow(upper, g + lower, to_state);
     if (to == kNone || (open_edges_only_ && labels_[to].popped)) continue;
     const std::optional<double> bound = model_.DeferredCostBound(from, step);
     if (bound.has_value()) {

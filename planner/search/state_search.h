@@ -201,8 +201,6 @@ class StateSearch {
   // KeepOnlyOpenEdges' one goal's g so far (infinite while not reached, or
   // without that mode or with several goals).
   double UpperBound() const;
-  // bound_'s StepLowerBound, 0 without a bound.
-  double StepLowerBound(const DistState& from, const Step& step, const DistState& to) const;
   void Reset();
   // Boost's Dijkstra from s, popping by KeyLess<kAstar> (Run's pass).
   template <bool kAstar>

@@ -281,33 +281,39 @@ std::vector<int64_t> SortedBySize(std::vector<int64_t> choices,
 // descending: a counting sort over the distinct sizes, which are few (the
 // blocks of a layout differ by at most one row per split), so this is linear
 // where a comparison sort of every demand was the hot spot of pricing; past
-// a few sizes, SortedBySize.
-std::vector<int64_t> LargestFirst(const std::vector<int64_t>& choices,
-                                  const std::vector<Meeting>& meetings) {
+// a few sizes, SortedBySize. `choices` itself where every size is one (most
+// exchanges), else the order in *out.
+const std::vector<int64_t>& LargestFirst(const std::vector<int64_t>& choices,
+                                         const std::vector<Meeting>& meetings,
+                                         std::vector<int64_t>* out) {
   constexpr size_t kFewSizes = 16;
   // Each choice's size as an index into `sizes`, in order of first sight.
-  std::vector<int64_t> sizes;
-  std::vector<uint32_t> bucket(choices.size());
+  int64_t sizes[kFewSizes];
+  size_t num_sizes = 0;
+  thread_local std::vector<uint32_t> bucket;
+  bucket.resize(choices.size());
   for (size_t x = 0; x < choices.size(); ++x) {
     const int64_t e = meetings[choices[x]].elements;
-    const auto at = std::find(sizes.begin(), sizes.end(), e);
-    if (at == sizes.end() && sizes.size() == kFewSizes) return SortedBySize(choices, meetings);
-    bucket[x] = static_cast<uint32_t>(at - sizes.begin());
-    if (at == sizes.end()) sizes.push_back(e);
+    const size_t at = std::find(sizes, sizes + num_sizes, e) - sizes;
+    if (at == num_sizes) {
+      if (num_sizes == kFewSizes) return *out = SortedBySize(choices, meetings);
+      sizes[num_sizes++] = e;
+    }
+    bucket[x] = static_cast<uint32_t>(at);
   }
-  if (sizes.size() <= 1) return choices;  // one size: step 1's order
+  if (num_sizes <= 1) return choices;  // one size: step 1's order
   // rank[b]: bucket b's place among the sizes, descending.
   uint32_t rank[kFewSizes];
-  for (size_t b = 0; b < sizes.size(); ++b) {
+  for (size_t b = 0; b < num_sizes; ++b) {
     rank[b] = static_cast<uint32_t>(
-        std::count_if(sizes.begin(), sizes.end(), [&](int64_t e) { return e > sizes[b]; }));
+        std::count_if(sizes, sizes + num_sizes, [&](int64_t e) { return e > sizes[b]; }));
   }
-  std::vector<int64_t> next(sizes.size() + 1, 0);
-  for (uint32_t& b : bucket) ++next[(b = rank[b]) + 1];
-  for (size_t b = 1; b < next.size(); ++b) next[b] += next[b - 1];
-  std::vector<int64_t> out(choices.size());
-  for (size_t x = 0; x < choices.size(); ++x) out[next[bucket[x]]++] = choices[x];
-  return out;
+  size_t next[kFewSizes + 1] = {};
+  for (size_t x = 0; x < choices.size(); ++x) ++next[(bucket[x] = rank[bucket[x]]) + 1];
+  for (size_t b = 1; b <= num_sizes; ++b) next[b] += next[b - 1];
+  out->resize(choices.size());
+  for (size_t x = 0; x < choices.size(); ++x) (*out)[next[bucket[x]]++] = choices[x];
+  return *out;
 }
 
 // Step 3: the demands `choices` (indices into `meetings`, ascending: step
@@ -316,7 +322,8 @@ std::vector<int64_t> LargestFirst(const std::vector<int64_t>& choices,
 // forced demands included, in any order: none is read before step 3).
 void ChooseAmongReplicas(const Classes& c, const std::vector<int64_t>& choices,
                          std::vector<Meeting>* meetings, std::vector<int64_t>* load) {
-  for (int64_t i : LargestFirst(choices, *meetings)) {
+  thread_local std::vector<int64_t> order;
+  for (int64_t i : LargestFirst(choices, *meetings, &order)) {
     Meeting& d = (*meetings)[i];
     d.sender = ChooseSender(c, d.holder_class, d.receiver, *load);
     (*load)[d.sender] += d.elements;
@@ -409,6 +416,11 @@ struct GridWorkspace {
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> runs;
   std::vector<std::vector<uint32_t>> overlaps_at;
   std::vector<std::vector<int64_t>> overlaps;
+  // LoadOfGridRoutes' per participant counts, its step 3 demands and their
+  // indices, kept between calls.
+  std::vector<int64_t> sent, received, sends, receives;
+  std::vector<Meeting> choices;
+  std::vector<int64_t> all;
 };
 
 void GridClassesOf(const SliceGrid& held, int64_t participants, GridWorkspace* w) {
@@ -522,8 +534,11 @@ RouteLoad LoadOfGridRoutes(const SliceGrid& held, const SliceGrid& wanted, int64
   thread_local GridWorkspace w;
   GridClassesOf(held, participants, &w);
   GridRuns(held, wanted, &w);
-  std::vector<int64_t> sent(participants, 0), received(participants, 0);
-  std::vector<int64_t> sends(participants, 0), receives(participants, 0);
+  std::vector<int64_t>& sent = w.sent;
+  std::vector<int64_t>& received = w.received;
+  std::vector<int64_t>& sends = w.sends;
+  std::vector<int64_t>& receives = w.receives;
+  for (std::vector<int64_t>* v : {&sent, &received, &sends, &receives}) v->assign(participants, 0);
   int64_t total_sent = 0;
   auto count = [&](const Meeting& x) {
     sent[x.sender] += x.elements;
@@ -532,12 +547,14 @@ RouteLoad LoadOfGridRoutes(const SliceGrid& held, const SliceGrid& wanted, int64
     ++receives[x.receiver];
     total_sent += x.elements;
   };
-  std::vector<Meeting> choices;
+  std::vector<Meeting>& choices = w.choices;
+  choices.clear();
   ForEachGridMeeting(held, wanted, participants, &w, [&](const Meeting& x) {
     if (x.sender < 0) choices.push_back(x);
     if (x.sender >= 0 && x.sender != x.receiver) count(x);
   });
-  std::vector<int64_t> all(choices.size());
+  std::vector<int64_t>& all = w.all;
+  all.resize(choices.size());
   std::iota(all.begin(), all.end(), 0);
   ChooseAmongReplicas(w.classes, all, &choices, &sent);
   for (const Meeting& x : choices) {
