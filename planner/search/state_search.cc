@@ -213,6 +213,12 @@ StateSearch::VertexId StateSearch::Find(const DistState& s) const {
   return it == ids_.end() ? kNone : it->second;
 }
 
+inline void StateSearch::AddVertex(const DistState& s, double h) {
+  vertices_.push_back(
+      {s, h, bound_version_, /*has_edges=*/false, /*plain_edges=*/false, 0, 0, kNone});
+  labels_.push_back({Key(), kNone, /*popped=*/false, /*goal=*/false, /*stand_in=*/false});
+}
+
 StateSearch::VertexId StateSearch::Intern(const DistState& s) {
   auto [it, inserted] = ids_.try_emplace(s.bits(), static_cast<VertexId>(vertices_.size()));
   if (inserted) AddVertex(s, bound_ != nullptr ? (*bound_)(s) : 0.0);
@@ -235,13 +241,7 @@ StateSearch::VertexId StateSearch::InternBelow(double upper, double least, const
   return static_cast<VertexId>(vertices_.size() - 1);
 }
 
-void StateSearch::AddVertex(const DistState& s, double h) {
-  vertices_.push_back(
-      {s, h, bound_version_, /*has_edges=*/false, /*plain_edges=*/false, 0, 0, kNone});
-  labels_.push_back({Key(), kNone, /*popped=*/false, /*goal=*/false, /*stand_in=*/false});
-}
-
-double StateSearch::UpperBound() const {
+inline double StateSearch::UpperBound() const {
   if (!open_edges_only_ || goal_ == kNone) return kInfinity;
   return labels_[goal_].key.g;
 }
@@ -282,11 +282,14 @@ bool StateSearch::GenerateEdges(VertexId u, int64_t max_edges) {
   const double upper = UpperBound();
   const double g = labels_[u].key.g;
   const unsigned from_set = from.ShardSet();
+  auto lower = [&](const Step& step, const DistState& to) {
+    return bound_ != nullptr ? bound_->StepLowerBound(from_set, step, to) : 0.0;
+  };
   for (const Step& step : steps_) {
     const DistState to_state = ApplyStep(from, step);
-    const double lower = bound_ != nullptr ? bound_->StepLowerBound(from_set, step, to_state) : 0;
-    const VertexId to =
-        upper == kInfinity ? Intern(to_state) : InternBelow(upper, g + lower, to_state);
+    const VertexId to = upper == kInfinity
+                            ? Intern(to_state)
+                            : InternBelow(upper, g + lower(step, to_state), to_state);
     if (to == kNone || (open_edges_only_ && labels_[to].popped)) continue;
     const std::optional<double> bound = model_.DeferredCostBound(from, step);
     if (bound.has_value()) {
