@@ -314,8 +314,8 @@ TEST(NativeEdgesTest, SwapsArePermutesToTheSwappedOrdersOnRandomStates) {
 TEST(NativeApplyStepTest, GroupStepsReplayAsOneMeshDimAtATimeOnRandomStates) {
   std::mt19937 rng(23);
   int group_steps = 0;
-  for (int trial = 0; trial < 500; ++trial) {
-    const int mesh_ndim = 2 + trial % 4;
+  for (int trial = 0; trial < 700; ++trial) {
+    const int mesh_ndim = 2 + trial % (kMaxMeshDims - 1);  // every cell of the packed state
     const DistState s = RandomState(mesh_ndim, &rng);
     const DistState goal = RandomState(mesh_ndim, &rng);
     std::vector<Step> steps;

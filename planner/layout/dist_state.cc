@@ -115,6 +115,17 @@ int CountMatching(uint64_t bits, unsigned what) {
   return static_cast<int>((((zero >> 7) * kEveryByte) >> 56) & 0xff);
 }
 
+// 0xff in byte m for each bit m of `mesh_dims`: byte m first holds bit m
+// alone, which the shifts then copy down to the byte's bit 0 (never into
+// another byte's bit 0).
+uint64_t CellMask(unsigned mesh_dims) {
+  uint64_t x = (uint64_t{mesh_dims} * kEveryByte) & 0x8040201008040201ull;
+  x |= x >> 4;
+  x |= x >> 2;
+  x |= x >> 1;
+  return (x & kEveryByte) * 0xff;
+}
+
 }  // namespace
 
 DistState DistState::WithPlacement(int mesh_dim, Placement p) const {
@@ -139,10 +150,11 @@ DistState DistState::WithPlacement(int mesh_dim, Placement p) const {
 
 DistState DistState::WithGroupReplaced(MeshDimSet group, Placement rest,
                                        absl::Span<const std::pair<int, int>> entries) const {
+  // Every cell of the group set to `rest` at once: the search applies every
+  // group step it generates.
   DistState s = *this;
-  for (unsigned bits = group.bits(); bits != 0; bits &= bits - 1) {
-    s.set_cell(__builtin_ctz(bits), Encode(rest, 0));
-  }
+  const uint64_t mask = CellMask(group.bits());
+  s.bits_ = (bits_ & ~mask) | ((Encode(rest, 0) * kEveryByte) & mask);
   for (const auto& [m, d] : entries) {
     const Placement p = Placement::Shard(d);
     s.set_cell(m, Encode(p, CountMatching(s.bits_, Encode(p, 0))));
