@@ -27,9 +27,9 @@ NativeEdges::NativeEdges(const DeviceMesh& mesh, std::vector<int64_t> global_sha
 
 bool ExceedsRoutingLimit(const DistState& state, const Step& step, const DeviceMesh& mesh) {
   if (!MovesSlices(step.kind)) return false;
-  int64_t members = 1, blocks = 1;         // blocks <= members <= 2^16 below: no overflow
-  for (int m = 0; m < mesh.ndim(); ++m) {  // ascending, as ToVector, without allocating
-    if (!step.group.Contains(m)) continue;
+  int64_t members = 1, blocks = 1;  // blocks <= members <= 2^16 below: no overflow
+  for (unsigned group = step.group.bits(); group != 0; group &= group - 1) {  // ascending
+    const int m = __builtin_ctz(group);
     members *= mesh.size(m);
     if (!state.placement(m).is_replicate()) blocks *= mesh.size(m);
     if (members > kMaxRoutingMeetings) return true;
@@ -50,7 +50,7 @@ void NativeEdges::Append(const DistState& state, std::vector<Step>* out) const {
   const bool limit_memory = max_memory_ != std::numeric_limits<int64_t>::max();
   if (!routing_limit_ && !limit_memory) return;  // nothing to leave out
   auto too_big = [&](const Step& step) {
-    return (routing_limit_ && ExceedsRoutingLimit(state, step, mesh_)) ||
+    return (routing_limit_ && MovesSlices(step.kind) && ExceedsRoutingLimit(state, step, mesh_)) ||
            (limit_memory &&
             StepPeakBytes(state, step, mesh_, global_shape_, dtype_, backend_) > max_memory_);
   };
