@@ -29,47 +29,13 @@ absl::string_view StepKindName(StepKind kind) {
   return "?";
 }
 
-std::optional<StepKind> StepKindFor(Placement src, Placement dst) {
-  if (src == dst) return std::nullopt;
-  if (src.is_shard()) {
-    if (dst.is_partial()) return std::nullopt;
-    return dst.is_shard() ? StepKind::kAllToAll : StepKind::kAllGather;
-  }
-  if (src.is_partial()) {
-    if (dst.is_partial()) return std::nullopt;
-    return dst.is_shard() ? StepKind::kReduceScatter : StepKind::kAllReduce;
-  }
-  return dst.is_shard() ? StepKind::kChunk : StepKind::kPartition;
-}
-
 std::optional<StepKind> StepKindFor(Placement src, Placement dst, int64_t group_size) {
   if (group_size == 1 && src.is_shard() && dst.is_partial()) return StepKind::kPartition;
   return StepKindFor(src, dst);
 }
 
-Step MakeGroupStep(absl::Span<const int> order, Placement src, Placement dst) {
-  std::optional<StepKind> kind = StepKindFor(src, dst);
-  assert(kind.has_value() && !order.empty());
-  Step step{MeshDimSet(), kind.value_or(StepKind::kChunk), src, dst, ShardEntries()};
-  for (int m : order) step.group = step.group.With(m);
-  if (order.size() > 1 && dst.is_shard()) {
-    for (int m : order) step.entries.Append(m, dst.dim());
-  }
-  return step;
-}
-
 Step MakeStep(MeshDimSet group, Placement src, Placement dst) {
   return MakeGroupStep(group.ToVector(), src, dst);
-}
-
-Step MakePermute(absl::Span<const std::pair<int, int>> entries) {
-  Step step{MeshDimSet(), StepKind::kPermute, Placement::Replicate(), Placement::Replicate(),
-            ShardEntries()};
-  for (auto [m, d] : entries) {
-    step.group = step.group.With(m);
-    step.entries.Append(m, d);
-  }
-  return step;
 }
 
 Step MakeExchange(MeshDimSet group, absl::Span<const std::pair<int, int>> entries) {

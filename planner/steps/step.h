@@ -28,6 +28,7 @@
 #ifndef RESHARD_PLANNER_STEPS_STEP_H_
 #define RESHARD_PLANNER_STEPS_STEP_H_
 
+#include <cassert>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -75,7 +76,19 @@ constexpr bool MovesSlices(StepKind kind) {
 }
 // The kind of a src -> dst step; nullopt when no step does it: src == dst,
 // S -> P, P(x) -> P(y) (spec §4, "never allowed").
-std::optional<StepKind> StepKindFor(Placement src, Placement dst);
+// Inline: the native search makes a step per edge it generates.
+inline std::optional<StepKind> StepKindFor(Placement src, Placement dst) {
+  if (src == dst) return std::nullopt;
+  if (src.is_shard()) {
+    if (dst.is_partial()) return std::nullopt;
+    return dst.is_shard() ? StepKind::kAllToAll : StepKind::kAllGather;
+  }
+  if (src.is_partial()) {
+    if (dst.is_partial()) return std::nullopt;
+    return dst.is_shard() ? StepKind::kReduceScatter : StepKind::kAllReduce;
+  }
+  return dst.is_shard() ? StepKind::kChunk : StepKind::kPartition;
+}
 // The same for a step on a group of `group_size` ranks: on a group of one,
 // S(d) -> P(op) is a partition too, since the single shard is the whole
 // tensor and nothing moves (greedy plans plan it, as PyTorch does, spec §8).
@@ -143,10 +156,29 @@ struct Step {
 Step MakeStep(MeshDimSet group, Placement src, Placement dst);
 // A step over the mesh dims `order` (a group of one or more), which enter a
 // Shard dst in that order. src -> dst must have a kind.
-Step MakeGroupStep(absl::Span<const int> order, Placement src, Placement dst);
+// Inline, as StepKindFor.
+inline Step MakeGroupStep(absl::Span<const int> order, Placement src, Placement dst) {
+  std::optional<StepKind> kind = StepKindFor(src, dst);
+  assert(kind.has_value() && !order.empty());
+  Step step{MeshDimSet(), kind.value_or(StepKind::kChunk), src, dst, ShardEntries()};
+  for (int m : order) step.group = step.group.With(m);
+  if (order.size() > 1 && dst.is_shard()) {
+    for (int m : order) step.entries.Append(m, dst.dim());
+  }
+  return step;
+}
 // A permute: mesh dim entries[i].first moves to Shard(entries[i].second),
 // appended to that tensor dim's order in this sequence (spec §4.2).
-Step MakePermute(absl::Span<const std::pair<int, int>> entries);
+// Inline, as StepKindFor.
+inline Step MakePermute(absl::Span<const std::pair<int, int>> entries) {
+  Step step{MeshDimSet(), StepKind::kPermute, Placement::Replicate(), Placement::Replicate(),
+            ShardEntries()};
+  for (auto [m, d] : entries) {
+    step.group = step.group.With(m);
+    step.entries.Append(m, d);
+  }
+  return step;
+}
 // An exchange (spec §4.2 case 13): every mesh dim of `group` leaves its
 // order; mesh dim entries[i].first then joins Shard(entries[i].second), in
 // this sequence; the group's other mesh dims become Replicate.
