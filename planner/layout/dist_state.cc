@@ -106,15 +106,6 @@ namespace {
 
 constexpr uint64_t kEveryByte = 0x0101010101010101ull;
 
-// How many cells of `bits` hold `what` in their low 5 bits (kind and tensor
-// dim: "S(d)"), all eight bytes at once: the graph search calls
-// WithPlacement once per edge. Unused cells are 0 (R), which no Shard matches.
-int CountMatching(uint64_t bits, unsigned what) {
-  const uint64_t diff = (bits & (0x1f * kEveryByte)) ^ (what * kEveryByte);  // bytes <= 0x1f
-  const uint64_t zero = ~(diff + 0x7f * kEveryByte) & (0x80 * kEveryByte);   // bit 7: byte == 0
-  return static_cast<int>((((zero >> 7) * kEveryByte) >> 56) & 0xff);
-}
-
 // 0xff in byte m for each bit m of `mesh_dims`: byte m first holds bit m
 // alone, which the shifts then copy down to the byte's bit 0 (never into
 // another byte's bit 0).
@@ -128,23 +119,15 @@ uint64_t CellMask(unsigned mesh_dims) {
 
 }  // namespace
 
-DistState DistState::WithPlacement(int mesh_dim, Placement p) const {
+DistState DistState::WithShardLeftMidOrder(int mesh_dim) const {
   DistState s = *this;
   const unsigned old = cell(mesh_dim);
-  if ((old & 3u) == static_cast<unsigned>(Placement::Kind::kShard) &&
-      static_cast<int>(old >> 5) + 1 < CountMatching(bits_, old & 0x1f)) {
-    // Leaving mid-order (greedy plans on size-1 mesh dims): the mesh dims
-    // after it in its order move up one place.
-    for (int m = 0; m < ndim_; ++m) {
-      const unsigned c = cell(m);
-      if (m != mesh_dim && (c & 0x1f) == (old & 0x1f) && (c >> 5) > (old >> 5)) {
-        s.set_cell(m, c - (1u << 5));
-      }
+  for (int m = 0; m < ndim_; ++m) {
+    const unsigned c = cell(m);
+    if (m != mesh_dim && (c & 0x1f) == (old & 0x1f) && (c >> 5) > (old >> 5)) {
+      s.set_cell(m, c - (1u << 5));
     }
   }
-  // Entering S(b): after the mesh dims already in b's order.
-  const int position = p.is_shard() ? CountMatching(bits_, Encode(p, 0)) : 0;
-  s.set_cell(mesh_dim, Encode(p, position));
   return s;
 }
 

@@ -90,6 +90,7 @@ class DistState {
   // order (the mesh dims after it move up), entering S(b) appends it last.
   // Legal steps leave only the last mesh dim (stack discipline, spec §4);
   // step.h (ApplyStep) is the one place plans replay orders with this.
+  // Inline (below): the graph search applies every edge it generates.
   DistState WithPlacement(int mesh_dim, Placement p) const;
   // A group step's replay in one pass (step.h, ApplyGroupStep): every mesh
   // dim of `group` set to `rest`, then each (mesh dim, tensor dim) of
@@ -125,10 +126,34 @@ class DistState {
     unsigned arg = p.is_shard() ? p.dim() : p.is_partial() ? static_cast<unsigned>(p.op()) : 0;
     return static_cast<unsigned>(p.kind()) | (arg << 2) | (static_cast<unsigned>(position) << 5);
   }
+  // How many cells of `bits` hold `what` in their low 5 bits (kind and
+  // tensor dim: "S(d)"), all eight at once. Unused cells are 0 (R), which no
+  // Shard matches.
+  static int CountMatching(uint64_t bits, unsigned what) {
+    constexpr uint64_t kEveryByte = 0x0101010101010101ull;
+    const uint64_t diff = (bits & (0x1f * kEveryByte)) ^ (what * kEveryByte);  // bytes <= 0x1f
+    const uint64_t zero = ~(diff + 0x7f * kEveryByte) & (0x80 * kEveryByte);   // bit 7: byte == 0
+    return static_cast<int>((((zero >> 7) * kEveryByte) >> 56) & 0xff);
+  }
+  // WithPlacement's rare case: the Shard on `mesh_dim` is not last in its
+  // order (greedy plans on size-1 mesh dims), so the mesh dims after it
+  // move up one place.
+  DistState WithShardLeftMidOrder(int mesh_dim) const;
 
   uint64_t bits_ = 0;
   uint8_t ndim_;
 };
+
+inline DistState DistState::WithPlacement(int mesh_dim, Placement p) const {
+  const unsigned old = cell(mesh_dim);
+  const bool mid_order = (old & 3u) == static_cast<unsigned>(Placement::Kind::kShard) &&
+                         static_cast<int>(old >> 5) + 1 < CountMatching(bits_, old & 0x1f);
+  DistState s = mid_order ? WithShardLeftMidOrder(mesh_dim) : *this;
+  // Entering S(b): after the mesh dims already in b's order.
+  const int position = p.is_shard() ? CountMatching(bits_, Encode(p, 0)) : 0;
+  s.set_cell(mesh_dim, Encode(p, position));
+  return s;
+}
 
 }  // namespace reshard
 
