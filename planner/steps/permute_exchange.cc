@@ -402,7 +402,7 @@ RouteLoad ExchangeLoadOf(const DistState& state, const Step& step, const DeviceM
     std::vector<int64_t> mesh, logical;
     RouteLoad load;
   };
-  constexpr size_t kAnswers = 16;
+  constexpr size_t kAnswers = 8;
   thread_local std::vector<Answer> answers;
   thread_local size_t next = 0;  // the oldest answer, replaced next
   for (const Answer& a : answers) {
