@@ -385,6 +385,50 @@ PermuteExchange PermuteExchangeOf(const DistState& state, const Step& step, cons
   return x;
 }
 
+namespace {
+
+// The last few loads a thread routed, by their arguments (ExchangeLoadOf).
+class RecentLoads {
+ public:
+  const RouteLoad* Find(const DistState& state, const Step& step, const DeviceMesh& mesh,
+                        absl::Span<const int64_t> logical) const {
+    for (const Answer& a : answers_) {
+      if (a.bits == state.bits() && a.step == step && a.mesh == mesh.sizes() &&
+          absl::MakeConstSpan(a.logical) == logical) {
+        return &a.load;
+      }
+    }
+    return nullptr;
+  }
+  // Replaces the oldest answer once kAnswers are kept.
+  void Keep(const DistState& state, const Step& step, const DeviceMesh& mesh,
+            absl::Span<const int64_t> logical, const RouteLoad& load) {
+    if (answers_.size() < kAnswers) answers_.emplace_back();
+    Answer& a = answers_[next_];
+    next_ = (next_ + 1) % kAnswers;
+    a.bits = state.bits();
+    a.step = step;
+    a.mesh = mesh.sizes();
+    a.logical.assign(logical.begin(), logical.end());
+    a.load = load;
+  }
+
+ private:
+  // Enough that the routings of a native search after its plan's exchange
+  // do not push that one out (bench/README.md, 2026-11-27 21:01 UTC).
+  static constexpr size_t kAnswers = 8;
+  struct Answer {
+    uint64_t bits = 0;
+    Step step;
+    std::vector<int64_t> mesh, logical;
+    RouteLoad load;
+  };
+  std::vector<Answer> answers_;
+  size_t next_ = 0;
+};
+
+}  // namespace
+
 RouteLoad ExchangeLoadOf(const DistState& state, const Step& step, const DeviceMesh& mesh,
                          absl::Span<const int64_t> logical) {
   // Pricing calls this once per distinct exchange price (spec §6.4): without
@@ -393,24 +437,10 @@ RouteLoad ExchangeLoadOf(const DistState& state, const Step& step, const DeviceM
   // each thread keeps the grids' storage between calls. A plan's exchange
   // is priced (StepCost) while the search runs, priced again when the
   // plan's steps are found (EdgeBetween) and sized for its peak memory
-  // (StepPeakBytes) with the same arguments: each thread keeps its last
-  // answers for that, enough of them that a search's later routings do not
-  // push out the ones its plan takes.
-  struct Answer {
-    uint64_t bits = 0;
-    Step step;
-    std::vector<int64_t> mesh, logical;
-    RouteLoad load;
-  };
-  constexpr size_t kAnswers = 8;
-  thread_local std::vector<Answer> answers;
-  thread_local size_t next = 0;  // the oldest answer, replaced next
-  for (const Answer& a : answers) {
-    if (a.bits == state.bits() && a.step == step && a.mesh == mesh.sizes() &&
-        absl::MakeConstSpan(a.logical) == logical) {
-      return a.load;
-    }
-  }
+  // (StepPeakBytes) with the same arguments: each thread keeps its recent
+  // answers for that.
+  thread_local RecentLoads recent;
+  if (const RouteLoad* known = recent.Find(state, step, mesh, logical)) return *known;
   RouteLoad load;
   const DistState after = ApplyStep(state, step);
   if (std::optional<RouteLoad> without = LoadWithoutReplicas(state, after, step, mesh, logical)) {
@@ -421,14 +451,7 @@ RouteLoad ExchangeLoadOf(const DistState& state, const Step& step, const DeviceM
     FillGrid(after, step.group, mesh, logical, &target);
     load = LoadOfGridRoutes(source, target, mesh.GroupSize(step.group));
   }
-  if (answers.size() < kAnswers) answers.emplace_back();
-  Answer& a = answers[next];
-  next = (next + 1) % kAnswers;
-  a.bits = state.bits();
-  a.step = step;
-  a.mesh = mesh.sizes();
-  a.logical.assign(logical.begin(), logical.end());
-  a.load = load;
+  recent.Keep(state, step, mesh, logical, load);
   return load;
 }
 
