@@ -226,19 +226,18 @@ StateSearch::VertexId StateSearch::Intern(const DistState& s) {
 }
 
 StateSearch::VertexId StateSearch::InternBelow(double upper, double least, const DistState& s) {
-  const VertexId known = least > upper ? kNone : Find(s);
-  const double h = least > upper       ? 0.0
-                   : known != kNone    ? H(known)
-                   : bound_ != nullptr ? (*bound_)(s)
-                                       : 0.0;
-  if (least > upper || least + h > upper) {
-    ++edges_beyond_goal_;
-    return kNone;
+  if (least <= upper) {
+    const VertexId known = Find(s);
+    const double h = known != kNone ? H(known) : bound_ != nullptr ? (*bound_)(s) : 0.0;
+    if (least + h <= upper) {
+      if (known != kNone) return known;
+      ids_.emplace(s.bits(), static_cast<VertexId>(vertices_.size()));
+      AddVertex(s, h);
+      return static_cast<VertexId>(vertices_.size() - 1);
+    }
   }
-  if (known != kNone) return known;
-  ids_.emplace(s.bits(), static_cast<VertexId>(vertices_.size()));
-  AddVertex(s, h);
-  return static_cast<VertexId>(vertices_.size() - 1);
+  ++edges_beyond_goal_;
+  return kNone;
 }
 
 inline double StateSearch::UpperBound() const {

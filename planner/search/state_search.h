@@ -197,6 +197,7 @@ class StateSearch {
   // state's g plus a lower bound on the step to s) + H(s) exceeds `upper`
   // (KeepOnlyOpenEdges' goal's g so far; counted in edges_beyond_goal_).
   VertexId InternBelow(double upper, double least, const DistState& s);
+  // A new vertex for s, whose bound is h.
   void AddVertex(const DistState& s, double h);
   // KeepOnlyOpenEdges' one goal's g so far (infinite while not reached, or
   // without that mode or with several goals).
