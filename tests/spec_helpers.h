@@ -5,6 +5,7 @@
 #define RESHARD_TESTS_SPEC_HELPERS_H_
 
 #include <cstdint>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -44,6 +45,21 @@ inline std::vector<Box> MemberBlocks(const DistState& in, MeshDimSet group, cons
     for (size_t j = 0; j < slices.size(); ++j) blocks[j][d] = slices[j];
   }
   return blocks;
+}
+
+// The load of `step` out of `in` from routes built afresh, box by box
+// (RouteSlices over MemberBlocks): what ExchangeLoadOf must give.
+inline RouteLoad FreshRouteLoad(const DistState& in, const Step& step, const DeviceMesh& mesh,
+                                const std::vector<int64_t>& logical) {
+  const std::vector<Box> held = MemberBlocks(in, step.group, mesh, logical);
+  const std::vector<Box> wanted = MemberBlocks(ApplyStep(in, step), step.group, mesh, logical);
+  return LoadOfRoutes(RouteSlices(held, wanted), static_cast<int64_t>(held.size()));
+}
+
+// Every field of a RouteLoad, to compare two in one expectation.
+inline auto LoadFields(const RouteLoad& load) {
+  return std::make_tuple(load.max_sent, load.max_received, load.max_sent_plus_received,
+                         load.max_messages, load.total_sent);
 }
 
 }  // namespace reshard::test_util
