@@ -291,6 +291,24 @@ TEST(NcclCostModelTest, TuningsKeptPerThreadPriceAsAFreshThreadDoes) {
   }
 }
 
+// Each thread keeps recent call prices by model (nccl_cost_model.cc,
+// CallTimeMemo): two models bound at once, on the same mesh, problem and
+// steps, priced in turn, must each price as on a thread of its own.
+TEST(NcclCostModelTest, CallPricesKeptPerThreadStayWithTheirModel) {
+  NcclProfile slow_nics = DefaultNcclProfile();
+  slow_nics.nic_gbps = 25;
+  std::vector<double> fast_alone, slow_alone;
+  std::thread([&] { fast_alone = PricesAndBounds(*BindOn8x4x2(DefaultNcclProfile(), 4)); }).join();
+  std::thread([&] { slow_alone = PricesAndBounds(*BindOn8x4x2(slow_nics, 4)); }).join();
+  ASSERT_NE(fast_alone, slow_alone);
+  const std::unique_ptr<const BoundCostModel> fast = BindOn8x4x2(DefaultNcclProfile(), 4);
+  const std::unique_ptr<const BoundCostModel> slow = BindOn8x4x2(slow_nics, 4);
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(PricesAndBounds(*fast), fast_alone) << "round " << round;
+    EXPECT_EQ(PricesAndBounds(*slow), slow_alone) << "round " << round;
+  }
+}
+
 // A mesh's tables are kept per thread by (mesh, ranks per host) and emptied
 // when the profile changes: a model bound before keeps its own.
 TEST(NcclCostModelTest, ModelsKeepTheirMeshTablesWhenTheCacheEmpties) {

@@ -1,6 +1,8 @@
 #include "planner/costs/nccl_cost_model.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -226,6 +228,36 @@ std::shared_ptr<const MeshTables> MeshTablesFor(const NcclProfile& profile,
 // Spec §6.4, bound to one problem: one NCCL table per set of mesh dims
 // (at most 2^8, its mesh's MeshTables), so that StepCost only looks up and
 // compares.
+// Recent call prices per thread, by (model, kind, group, bytes): a search
+// prices the same call from many states (one block size on one group), and
+// NCCL's tuning model takes a few hundred instructions per call. A slot per
+// key hash; a price is a pure function of its key, so a hit is exact.
+class CallTimeMemo {
+ public:
+  template <typename Price>
+  double Get(uint64_t model, StepKind kind, int bits, double bytes, Price price) {
+    uint64_t raw;
+    std::memcpy(&raw, &bytes, sizeof raw);
+    const uint64_t tag = (model << 12) | (uint64_t{static_cast<uint8_t>(kind)} << 8) |
+                         static_cast<uint64_t>(bits & 0xff);
+    Entry& e = entries_[((raw ^ tag) * 0x9e3779b97f4a7c15ull) >> (64 - kLogSlots)];
+    if (e.tag != tag || e.bytes != raw) e = {tag, raw, price()};
+    return e.time;
+  }
+
+ private:
+  static constexpr int kLogSlots = 9;
+  struct Entry {
+    uint64_t tag = 0;  // model 0 is none
+    uint64_t bytes = 0;
+    double time = 0;
+  };
+  Entry entries_[1 << kLogSlots];
+};
+
+// Distinct ids for NcclCosts objects (an address may be reused by another).
+std::atomic<uint64_t> next_costs_id{1};
+
 class NcclCosts : public BoundCostModel {
  public:
   NcclCosts(const CostProblem& p, const NcclProfile& profile, int64_t devices_per_host)
@@ -324,7 +356,10 @@ class NcclCosts : public BoundCostModel {
  private:
   // CallTimeUs on the group `bits`.
   double CallTime(StepKind kind, int bits, double bytes) const {
-    return CallTimeUs(tables_->tunings[bits], tables_->span[bits], links_, kind, bytes);
+    thread_local CallTimeMemo memo;
+    return memo.Get(id_, kind, bits, bytes, [&] {
+      return CallTimeUs(tables_->tunings[bits], tables_->span[bits], links_, kind, bytes);
+    });
   }
 
   // The step's LogicalShape at coordinate 0 into `logical`, without
@@ -376,6 +411,7 @@ class NcclCosts : public BoundCostModel {
   NcclP2pLinks links_;
   double memory_bytes_per_us_;
   std::shared_ptr<const MeshTables> tables_;
+  uint64_t id_ = next_costs_id.fetch_add(1, std::memory_order_relaxed);  // CallTimeMemo's key
   // Group bounds: meshes of up to ShardSetBlocks::kMaxDims dims.
   std::optional<ShardSetBlocks> blocks_;
 };
