@@ -1,16 +1,13 @@
 #include "planner/costs/block_bytes.h"
 
 #include <algorithm>
-#include <atomic>
 
+#include "planner/costs/cache_owner_id.h"
 #include "planner/layout/chunk.h"
 
 namespace reshard {
 
 namespace {
-
-// Distinct ids for BlockBytes objects: an address may be reused by another.
-std::atomic<uint64_t> next_id{1};
 
 // The last state's block, per thread (models serve many threads at once).
 struct LastBlock {
@@ -23,7 +20,7 @@ thread_local LastBlock last;
 }  // namespace
 
 BlockBytes::BlockBytes(const CostProblem& p)
-    : id_(next_id.fetch_add(1, std::memory_order_relaxed)),
+    : id_(NewCacheOwnerId()),
       ndim_(std::min<int>(static_cast<int>(p.global_shape.size()), kMaxTensorDims)),
       mesh_ndim_(p.mesh.ndim()),
       itemsize_(p.itemsize) {

@@ -1,7 +1,6 @@
 #include "planner/costs/nccl_cost_model.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -12,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "planner/costs/block_bytes.h"
+#include "planner/costs/cache_owner_id.h"
 #include "planner/costs/nccl_tuning.h"
 #include "planner/costs/shard_set_blocks.h"
 #include "planner/layout/chunk.h"
@@ -225,9 +225,6 @@ std::shared_ptr<const MeshTables> MeshTablesFor(const NcclProfile& profile,
   return tables;
 }
 
-// Spec §6.4, bound to one problem: one NCCL table per set of mesh dims
-// (at most 2^8, its mesh's MeshTables), so that StepCost only looks up and
-// compares.
 // Recent call prices per thread, by (model, kind, group, bytes): a search
 // prices the same call from many states (one block size on one group), and
 // NCCL's tuning model takes a few hundred instructions per call. A slot per
@@ -255,9 +252,9 @@ class CallTimeMemo {
   Entry entries_[1 << kLogSlots];
 };
 
-// Distinct ids for NcclCosts objects (an address may be reused by another).
-std::atomic<uint64_t> next_costs_id{1};
-
+// Spec §6.4, bound to one problem: one NCCL table per set of mesh dims
+// (at most 2^8, its mesh's MeshTables), so that StepCost only looks up and
+// compares.
 class NcclCosts : public BoundCostModel {
  public:
   NcclCosts(const CostProblem& p, const NcclProfile& profile, int64_t devices_per_host)
@@ -411,7 +408,7 @@ class NcclCosts : public BoundCostModel {
   NcclP2pLinks links_;
   double memory_bytes_per_us_;
   std::shared_ptr<const MeshTables> tables_;
-  uint64_t id_ = next_costs_id.fetch_add(1, std::memory_order_relaxed);  // CallTimeMemo's key
+  uint64_t id_ = NewCacheOwnerId();  // CallTimeMemo's key
   // Group bounds: meshes of up to ShardSetBlocks::kMaxDims dims.
   std::optional<ShardSetBlocks> blocks_;
 };

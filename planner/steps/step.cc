@@ -1,7 +1,5 @@
 #include "planner/steps/step.h"
 
-#include <cassert>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
