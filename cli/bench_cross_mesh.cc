@@ -38,19 +38,12 @@ absl::StatusOr<CrossMeshRequest> RequestFromSettings(const BenchSettings& s) {
   return RequestOf(CrossMeshCaseOf(fields));
 }
 
-bool HasPartial(const DistSpec& spec) {
-  for (const Placement& p : spec.state().placements()) {
-    if (p.is_partial()) return true;
-  }
-  return false;
-}
-
 // Each mode planned with this machine's model (native: the cheapest
 // crossing; naive: the plain plan's steps around the baseline's hops);
 // errors name the mode. A step that cannot run is no plan (exit 3).
 absl::StatusOr<std::vector<AcrossMode>> PlanModes(const BenchSettings& s,
                                                   const CrossMeshRequest& r) {
-  if (r.src.dtype() == DType::kBool && (HasPartial(r.src) || HasPartial(r.dst))) {
+  if (r.src.dtype() == DType::kBool && (r.src.has_partial() || r.dst.has_partial())) {
     return absl::InvalidArgumentError(
         "--dtype bool: Partial placements (pending reductions) are not defined on bool data; "
         "use u8 or i32");

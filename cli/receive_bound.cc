@@ -8,13 +8,6 @@
 namespace reshard {
 namespace {
 
-bool HasPartial(const DistSpec& spec) {
-  for (const Placement& p : spec.state().placements()) {
-    if (p.is_partial()) return true;
-  }
-  return false;
-}
-
 int64_t Elements(const std::vector<int64_t>& shape) {
   int64_t n = 1;
   for (int64_t e : shape) n *= e;
@@ -38,8 +31,8 @@ ReceiveBound ReceiveLowerBoundAcross(const DistSpec& src, const DistSpec& dst,
                                      const std::vector<int64_t>& src_ranks,
                                      const std::vector<int64_t>& dst_ranks) {
   ReceiveBound bound;
-  if (HasPartial(dst)) return bound;
-  const bool src_partial = HasPartial(src);
+  if (dst.has_partial()) return bound;
+  const bool src_partial = src.has_partial();
   for (size_t d = 0; d < dst_ranks.size(); ++d) {
     const ShardRegion want = RegionOf(dst, dst.mesh().Coordinate(static_cast<int64_t>(d)));
     const auto s = std::find(src_ranks.begin(), src_ranks.end(), dst_ranks[d]);

@@ -194,15 +194,7 @@ std::vector<std::string> ChildArgs(const VerifyCase& c, const VerifySettings& s)
 
 // `job` names the case in the store that the ranks share.
 CaseReport RunCase(const VerifyCase& c, const VerifySettings& s, const std::string& job) {
-  LaunchOptions launch = s.launch;
-  launch.on = !launch.store_url.empty() ? RanksOn::kHosts
-              : s.processes             ? RanksOn::kProcesses
-                                        : RanksOn::kThreads;
-  launch.child_args = ChildArgs(c, s);
-  launch.job = job;
-  // Every rank gives up on its peers after the timeout; allow for start-up.
-  launch.wait = 2 * launch.gloo.timeout + absl::Seconds(10);
-  return VerifyOnRanks(c, launch, s.fault);
+  return VerifyOnRanks(c, CaseLaunch(s.launch, s.processes, ChildArgs(c, s), job), s.fault);
 }
 
 // Two lines on stderr: steps of every kind in passed cases, then those of

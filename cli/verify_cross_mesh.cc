@@ -180,15 +180,7 @@ std::vector<std::string> ChildArgs(const CrossMeshCase& c, const CrossMeshVerify
 // the case in their store; for hosts, HostParticipants sets this host's).
 LaunchOptions LaunchFor(const CrossMeshCase& c, const CrossMeshVerifySettings& s,
                         const std::string& job) {
-  LaunchOptions launch = s.launch;
-  launch.on = !launch.store_url.empty() ? RanksOn::kHosts
-              : s.processes             ? RanksOn::kProcesses
-                                        : RanksOn::kThreads;
-  launch.child_args = ChildArgs(c, s);
-  launch.job = job;
-  // Every participant gives up on its peers after the timeout; allow for start-up.
-  launch.wait = 2 * s.launch.gloo.timeout + absl::Seconds(10);
-  return launch;
+  return CaseLaunch(s.launch, s.processes, ChildArgs(c, s), job);
 }
 
 // Several hosts (spec §14): --ranks A-B names global ranks, the job's ranks

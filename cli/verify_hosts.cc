@@ -3,10 +3,13 @@
 #include <unistd.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/time.h"
 #include "cli/commands.h"
 #include "collectives/stores/redis_store.h"
 
@@ -78,6 +81,17 @@ absl::Status JobGoesOn(JobMembership* job) {
   absl::Status alive = job->Check();
   if (!alive.ok()) job->Abort(alive);
   return alive;
+}
+
+LaunchOptions CaseLaunch(LaunchOptions launch, bool processes, std::vector<std::string> child_args,
+                         const std::string& job) {
+  launch.on = !launch.store_url.empty() ? RanksOn::kHosts
+              : processes               ? RanksOn::kProcesses
+                                        : RanksOn::kThreads;
+  launch.child_args = std::move(child_args);
+  launch.job = job;
+  launch.wait = 2 * launch.gloo.timeout + absl::Seconds(10);
+  return launch;
 }
 
 }  // namespace reshard

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -44,6 +46,14 @@ absl::StatusOr<std::unique_ptr<JobMembership>> JoinHosts(const JobFingerprint& j
 // rank claimed twice, a reused prefix) is bad input (exit 2); ranks that
 // never joined or a dead store fail (exit 1).
 absl::Status JoinFailed(const absl::Status& s);
+
+// Where one case's ranks run: this host's share on several hosts (a store
+// URL in `launch`), else processes (`processes`) or threads, each process
+// running `child_args`, in the store's job `job`. Every rank gives up on its
+// peers after the Gloo timeout, so the launcher waits twice that, and for
+// start-up.
+LaunchOptions CaseLaunch(LaunchOptions launch, bool processes, std::vector<std::string> child_args,
+                         const std::string& job);
 
 // Several hosts: after a case, whether the job goes on (OK when `job` is
 // null: one host); a failure (a dead host or store) is recorded for the other

@@ -25,13 +25,6 @@
 namespace reshard {
 namespace {
 
-bool HasPartial(const DistSpec& spec) {
-  for (const Placement& p : spec.state().placements()) {
-    if (p.is_partial()) return true;
-  }
-  return false;
-}
-
 // A participant's connections; they stay open until every participant is
 // done (a peer may still be reading what this one sent).
 struct Connections {
@@ -159,7 +152,7 @@ std::string CheckData(const CrossMeshRequest& r, const CrossMeshPlan& plan,
     // A view for Reassemble, which only reads it.
     shards.push_back(
         LocalTensor::View(const_cast<void*>(got.data()), got.dtype(), got.shape(), got.space()));
-    if (HasPartial(r.dst)) continue;
+    if (r.dst.has_partial()) continue;
     const std::vector<int64_t> coord = r.dst.mesh().Coordinate(static_cast<int64_t>(d));
     absl::StatusOr<LocalTensor> want = ShardOf(global, r.dst, coord, seed);
     if (!want.ok()) return std::string(want.status().message());
@@ -171,7 +164,7 @@ std::string CheckData(const CrossMeshRequest& r, const CrossMeshPlan& plan,
                              LoadAsDouble(want->data(), *bad, want->dtype()));
     }
   }
-  if (!HasPartial(r.dst)) return "";
+  if (!r.dst.has_partial()) return "";
   absl::StatusOr<LocalTensor> back = Reassemble(shards, r.dst);
   if (!back.ok()) return std::string(back.status().message());
   absl::StatusOr<int64_t> bad = FirstMismatch(*back, global, tolerance);
@@ -299,7 +292,7 @@ CaseReport CheckAcross(const CrossMeshRequest& r, const CrossMeshPlan& plan,
 
 absl::StatusOr<CrossMeshPlan> PlanCrossMeshCase(const CrossMeshCase& c) {
   RESHARD_ASSIGN_OR_RETURN(CrossMeshRequest r, RequestOf(c));
-  if (c.dtype == DType::kBool && (HasPartial(r.src) || HasPartial(r.dst))) {
+  if (c.dtype == DType::kBool && (r.src.has_partial() || r.dst.has_partial())) {
     return absl::InvalidArgumentError(
         "dtype bool: Partial placements (pending reductions) are not defined on bool data; "
         "use u8 or i32");

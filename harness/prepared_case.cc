@@ -24,18 +24,11 @@ struct PlannedCase {
   Plan plan;
 };
 
-bool HasPartial(const DistSpec& spec) {
-  for (const Placement& q : spec.state().placements()) {
-    if (q.is_partial()) return true;
-  }
-  return false;
-}
-
 absl::StatusOr<PlannedCase> PlanCase(const VerifyCase& c) {
   RESHARD_ASSIGN_OR_RETURN(DeviceMesh mesh, DeviceMesh::Create(c.mesh));
   RESHARD_ASSIGN_OR_RETURN(DistSpec src, DistSpec::Parse(mesh, c.src, c.shape, c.dtype));
   RESHARD_ASSIGN_OR_RETURN(DistSpec dst, DistSpec::Parse(mesh, c.dst, c.shape, c.dtype));
-  if (c.dtype == DType::kBool && (HasPartial(src) || HasPartial(dst))) {
+  if (c.dtype == DType::kBool && (src.has_partial() || dst.has_partial())) {
     return absl::InvalidArgumentError(
         "dtype bool: Partial placements (pending reductions) are not defined on bool data; "
         "use u8 or i32");
@@ -79,7 +72,7 @@ double EstimatedBytes(const DistSpec& src, const DistSpec& dst, const Plan& plan
   const double item = ItemSize(src.dtype());
   double bytes = item * (global + ranks * 3 * peak + dst_local);
   // Reassemble: the ranks' values and the global result in doubles, plus bookkeeping.
-  if (HasPartial(dst)) bytes += 8 * ranks * dst_local + (item + 16) * global;
+  if (dst.has_partial()) bytes += 8 * ranks * dst_local + (item + 16) * global;
   return bytes;
 }
 

@@ -34,6 +34,8 @@ class DistSpec {
 
   const DeviceMesh& mesh() const { return mesh_; }
   const DistState& state() const { return state_; }
+  // Whether any mesh dim holds a Partial (the data must still be reduced).
+  bool has_partial() const { return state_.PartialOps() != 0; }
   const std::vector<int64_t>& global_shape() const { return global_shape_; }
   int tensor_ndim() const { return static_cast<int>(global_shape_.size()); }
   DType dtype() const { return dtype_; }
