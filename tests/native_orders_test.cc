@@ -30,6 +30,7 @@
 #include "planner/search/native_transitions.h"
 #include "planner/steps/step.h"
 #include "tests/collective_count_cost_model.h"
+#include "tests/spec_helpers.h"
 
 namespace reshard {
 namespace {
@@ -135,17 +136,7 @@ class Cases {
         placements.push_back(Placement::Shard(static_cast<int>(Uniform(0, tensor_ndim - 1))));
       }
     }
-    ShardOrder order;
-    for (int d = 0; d < tensor_ndim; ++d) {
-      ShardOrderEntry entry{d, {}};
-      for (int m = 0; m < mesh_ndim; ++m) {
-        if (placements[m] == Placement::Shard(d)) entry.mesh_dims.push_back(m);
-      }
-      if (entry.mesh_dims.empty()) continue;
-      std::shuffle(entry.mesh_dims.begin(), entry.mesh_dims.end(), rng_);
-      order.push_back(entry);
-    }
-    return *DistState::Create(placements, order);
+return test_util::WithShardOrders(placements, tensor_ndim, /*ascending=*/false, &rng_);
   }
 
   std::shared_ptr<const CostModel> Model() {

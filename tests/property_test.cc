@@ -67,6 +67,7 @@
 #include "planner/steps/step_bytes.h"
 #include "planner/steps/step_memory.h"
 #include "tests/collective_count_cost_model.h"
+#include "tests/spec_helpers.h"
 
 namespace reshard {
 namespace {
@@ -245,17 +246,7 @@ class CaseGenerator {
           break;
       }
     }
-    ShardOrder order;
-    for (int d = 0; d < tensor_ndim; ++d) {
-      ShardOrderEntry entry{d, {}};
-      for (int m = 0; m < mesh_ndim; ++m) {
-        if (placements[m] == Placement::Shard(d)) entry.mesh_dims.push_back(m);
-      }
-      if (entry.mesh_dims.empty()) continue;
-      if (!default_order) std::shuffle(entry.mesh_dims.begin(), entry.mesh_dims.end(), rng_);
-      order.push_back(entry);
-    }
-    return *DistState::Create(placements, order);
+return test_util::WithShardOrders(placements, tensor_ndim, default_order, &rng_);
   }
 
   std::mt19937_64 rng_;

@@ -4,7 +4,9 @@
 #ifndef RESHARD_TESTS_SPEC_HELPERS_H_
 #define RESHARD_TESTS_SPEC_HELPERS_H_
 
+#include <algorithm>
 #include <cstdint>
+#include <random>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -60,6 +62,24 @@ inline RouteLoad FreshRouteLoad(const DistState& in, const Step& step, const Dev
 inline auto LoadFields(const RouteLoad& load) {
   return std::make_tuple(load.max_sent, load.max_received, load.max_sent_plus_received,
                          load.max_messages, load.total_sent);
+}
+
+// The state of `placements` with each tensor dim's Shard mesh dims in a
+// random order drawn from `rng`, or in ascending order (`ascending`): random
+// states for the generators of the property tests.
+inline DistState WithShardOrders(const std::vector<Placement>& placements, int tensor_ndim,
+                                 bool ascending, std::mt19937_64* rng) {
+  ShardOrder order;
+  for (int d = 0; d < tensor_ndim; ++d) {
+    ShardOrderEntry entry{d, {}};
+    for (int m = 0; m < static_cast<int>(placements.size()); ++m) {
+      if (placements[m] == Placement::Shard(d)) entry.mesh_dims.push_back(m);
+    }
+    if (entry.mesh_dims.empty()) continue;
+    if (!ascending) std::shuffle(entry.mesh_dims.begin(), entry.mesh_dims.end(), *rng);
+    order.push_back(entry);
+  }
+  return *DistState::Create(placements, order);
 }
 
 }  // namespace reshard::test_util
