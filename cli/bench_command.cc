@@ -223,16 +223,7 @@ absl::Status CheckLimits(const BenchSettings& s, const std::vector<PlannedMode>&
         "%.3g GiB (--max-memory); use a smaller --shape or raise --max-memory",
         bytes / (1 << 30), modes.size(), s.max_bytes / (1 << 30)));
   }
-  for (const DistSpec* spec : {&src, &dst}) {
-    for (const Placement& q : spec->state().placements()) {
-      if (src.dtype() == DType::kBool && q.is_partial()) {
-        return absl::InvalidArgumentError(
-            "--dtype bool: Partial placements (pending reductions) are not defined on bool data; "
-            "use u8 or i32");
-      }
-    }
-  }
-  return absl::OkStatus();
+  return CheckPartialsReducible(src, dst, "--dtype");
 }
 
 // What bench reports for one mode.

@@ -43,11 +43,7 @@ absl::StatusOr<CrossMeshRequest> RequestFromSettings(const BenchSettings& s) {
 // errors name the mode. A step that cannot run is no plan (exit 3).
 absl::StatusOr<std::vector<AcrossMode>> PlanModes(const BenchSettings& s,
                                                   const CrossMeshRequest& r) {
-  if (r.src.dtype() == DType::kBool && (r.src.has_partial() || r.dst.has_partial())) {
-    return absl::InvalidArgumentError(
-        "--dtype bool: Partial placements (pending reductions) are not defined on bool data; "
-        "use u8 or i32");
-  }
+  RESHARD_RETURN_IF_ERROR(CheckPartialsReducible(r.src, r.dst, "--dtype"));
   PlanOptions options;
   options.mode = PlanMode::kNative;
   options.cost_model = s.pricing.model;

@@ -292,11 +292,7 @@ CaseReport CheckAcross(const CrossMeshRequest& r, const CrossMeshPlan& plan,
 
 absl::StatusOr<CrossMeshPlan> PlanCrossMeshCase(const CrossMeshCase& c) {
   RESHARD_ASSIGN_OR_RETURN(CrossMeshRequest r, RequestOf(c));
-  if (c.dtype == DType::kBool && (r.src.has_partial() || r.dst.has_partial())) {
-    return absl::InvalidArgumentError(
-        "dtype bool: Partial placements (pending reductions) are not defined on bool data; "
-        "use u8 or i32");
-  }
+  RESHARD_RETURN_IF_ERROR(CheckPartialsReducible(r.src, r.dst, "dtype"));
   PlanOptions options{c.mode};
   if (c.max_memory > 0) options.max_memory = c.max_memory;
   RESHARD_ASSIGN_OR_RETURN(CrossMeshPlan plan, PlanCrossMesh(r, options));

@@ -28,11 +28,7 @@ absl::StatusOr<PlannedCase> PlanCase(const VerifyCase& c) {
   RESHARD_ASSIGN_OR_RETURN(DeviceMesh mesh, DeviceMesh::Create(c.mesh));
   RESHARD_ASSIGN_OR_RETURN(DistSpec src, DistSpec::Parse(mesh, c.src, c.shape, c.dtype));
   RESHARD_ASSIGN_OR_RETURN(DistSpec dst, DistSpec::Parse(mesh, c.dst, c.shape, c.dtype));
-  if (c.dtype == DType::kBool && (src.has_partial() || dst.has_partial())) {
-    return absl::InvalidArgumentError(
-        "dtype bool: Partial placements (pending reductions) are not defined on bool data; "
-        "use u8 or i32");
-  }
+  RESHARD_RETURN_IF_ERROR(CheckPartialsReducible(src, dst, "dtype"));
   PlanOptions options{c.mode};  // native: the native default cost model
   options.algorithm = c.algorithm;
   options.coordinate.assign(mesh.ndim(), 0);

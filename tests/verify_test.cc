@@ -205,6 +205,9 @@ TEST(VerifyTest, BadInputAndHelp) {
   r = Verify({"--mesh", "2", "--shape", "4"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(absl::StrContains(r.err, "--src")) << r.err;
+  r = Verify({"--mesh", "2", "--shape", "4", "--src", "P(sum)", "--dst", "R", "--dtype", "bool"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "not defined on bool data")) << r.err;
   r = Verify({"--help"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_TRUE(absl::StrContains(r.out, "--processes")) << r.out;
