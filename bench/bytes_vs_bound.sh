@@ -15,8 +15,7 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do suites+=("$1"); shift; done
 extra=("$@")
 [ ${#suites[@]} -eq 0 ] && suites=(bench/suite.jsonl bench/cross_mesh_suite.jsonl)
 
-bazel build -c opt //cli:reshard >/dev/null 2>&1 || bazel build -c opt //cli:reshard
-reshard="$(bazel info -c opt bazel-bin 2>/dev/null)/cli/reshard"
+source bench/opt_reshard.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

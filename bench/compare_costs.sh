@@ -28,8 +28,7 @@ if [ -n "$own_layouts" ] && { [ ! -f "$own_layouts" ] || [ -z "$own_mesh" ]; }; 
   exit 2
 fi
 
-bazel build -c opt //cli:reshard >/dev/null 2>&1 || bazel build -c opt //cli:reshard
-reshard="$(bazel info -c opt bazel-bin 2>/dev/null)/cli/reshard"
+source bench/opt_reshard.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -20,9 +20,7 @@ reshard_repeats=${RESHARD_REPEATS:-$((repeats * 10 > 20 ? repeats * 10 : 20))}
 oracle=${RESHARD_ORACLE:-../shared/oracle/refplanner.py}
 [ -f "$oracle" ] || { echo "compare_oracle: oracle not found at $oracle (set RESHARD_ORACLE)" >&2; exit 2; }
 
-bazel build -c opt //cli:reshard >/dev/null 2>&1 || bazel build -c opt //cli:reshard
-# Not bazel-bin/: that link follows whichever configuration was built last.
-reshard="$(bazel info -c opt bazel-bin 2>/dev/null)/cli/reshard"
+source bench/opt_reshard.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -21,9 +21,7 @@ repeat=${2:-7}
 shift $(( $# > 2 ? 2 : $# ))
 extra=("$@")
 
-bazel build -c opt //cli:reshard >/dev/null 2>&1 || bazel build -c opt //cli:reshard
-# Not bazel-bin/: that link follows whichever configuration was built last.
-reshard="$(bazel info -c opt bazel-bin 2>/dev/null)/cli/reshard"
+source bench/opt_reshard.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -12,8 +12,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -eq 0 ]; then
-  bazel build -c opt //cli:reshard >/dev/null 2>&1 || bazel build -c opt //cli:reshard
-  set -- "$(bazel info -c opt bazel-bin 2>/dev/null)/cli/reshard"
+  source bench/opt_reshard.sh
+  set -- "$reshard"
 fi
 runs=50
 case=(plan --mesh 2,2 --shape 8,8 --src 'S(0)R' --dst 'RS(1)')
