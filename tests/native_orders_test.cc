@@ -136,7 +136,7 @@ class Cases {
         placements.push_back(Placement::Shard(static_cast<int>(Uniform(0, tensor_ndim - 1))));
       }
     }
-return test_util::WithShardOrders(placements, tensor_ndim, /*ascending=*/false, &rng_);
+    return test_util::WithShardOrders(placements, tensor_ndim, /*ascending=*/false, &rng_);
   }
 
   std::shared_ptr<const CostModel> Model() {

@@ -246,7 +246,7 @@ class CaseGenerator {
           break;
       }
     }
-return test_util::WithShardOrders(placements, tensor_ndim, default_order, &rng_);
+    return test_util::WithShardOrders(placements, tensor_ndim, default_order, &rng_);
   }
 
   std::mt19937_64 rng_;
