@@ -30,6 +30,7 @@
 #include "cli/receive_bound.h"
 #include "harness/bench_run.h"
 #include "harness/ground_truth.h"
+#include "harness/prepared_case.h"
 #include "nlohmann/json.hpp"
 #include "planner/planner.h"
 

@@ -21,6 +21,7 @@
 #include "collectives/tensor/host_math.h"
 #include "harness/faulty_communicator.h"
 #include "harness/ground_truth.h"
+#include "harness/prepared_case.h"
 
 namespace reshard {
 namespace {

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
@@ -119,17 +118,6 @@ ShardRegion RegionOf(const DistSpec& spec, absl::Span<const int64_t> coordinate)
     }
   }
   return region;
-}
-
-absl::Status CheckPartialsReducible(const DistSpec& src, const DistSpec& dst,
-                                    absl::string_view dtype_name) {
-  if (src.dtype() != DType::kBool || (!src.has_partial() && !dst.has_partial())) {
-    return absl::OkStatus();
-  }
-  return absl::InvalidArgumentError(absl::StrCat(
-      dtype_name,
-      " bool: Partial placements (pending reductions) are not defined on bool data; use u8 or "
-      "i32"));
 }
 
 absl::StatusOr<LocalTensor> TestTensor(DType dtype, std::vector<int64_t> shape, uint64_t seed,

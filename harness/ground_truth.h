@@ -28,9 +28,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "collectives/tensor/local_tensor.h"
 #include "planner/layout/dist_spec.h"
@@ -44,13 +42,6 @@ struct ShardRegion {
   std::vector<int64_t> shape;
 };
 ShardRegion RegionOf(const DistSpec& spec, absl::Span<const int64_t> coordinate);
-
-// Partial placements are pending reductions, which bool data does not
-// define (the communicators refuse to reduce it): InvalidArgument where the
-// data is bool and `src` or `dst` holds a Partial, its message led by
-// `dtype_name`, the way the caller's user named the dtype (e.g. "--dtype").
-absl::Status CheckPartialsReducible(const DistSpec& src, const DistSpec& dst,
-                                    absl::string_view dtype_name);
 
 // A deterministic host tensor of small integers (stored in `dtype`) whose
 // Partial splits (above) stay exact on a mesh of up to `num_ranks` ranks.

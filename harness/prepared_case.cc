@@ -113,6 +113,17 @@ absl::Status CheckCase(const VerifyCase& c, const VerifyLimits& limits, const Fa
   return absl::OkStatus();
 }
 
+absl::Status CheckPartialsReducible(const DistSpec& src, const DistSpec& dst,
+                                    absl::string_view dtype_name) {
+  if (src.dtype() != DType::kBool || (!src.has_partial() && !dst.has_partial())) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      dtype_name,
+      " bool: Partial placements (pending reductions) are not defined on bool data; use u8 or "
+      "i32"));
+}
+
 absl::Status CheckRunnable(const Plan& plan, DType dtype) {
   for (const TransformInfo& info : plan.steps) {
     if (dtype == DType::kBool && info.step.dst.is_partial()) {

@@ -19,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "collectives/communicator.h"
 #include "collectives/executor.h"
 #include "collectives/tensor/local_tensor.h"
@@ -49,6 +50,13 @@ absl::StatusOr<PreparedCase> Prepare(const VerifyCase& c);
 // exact local split (spec §11); InvalidArgument when bool data would pass
 // through a Partial.
 absl::Status CheckRunnable(const Plan& plan, DType dtype);
+
+// The same rule on the layouts, before any plan: InvalidArgument where the
+// data is bool and `src` or `dst` holds a Partial (a pending reduction,
+// which bool data does not define), its message led by `dtype_name`, the
+// way the caller's user named the dtype (e.g. "--dtype").
+absl::Status CheckPartialsReducible(const DistSpec& src, const DistSpec& dst,
+                                    absl::string_view dtype_name);
 
 // True for Prepare's errors that mean "skip the case" (above).
 bool IsSkip(const absl::Status& s);

@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/status/status.h"
 #include "collectives/tensor/host_math.h"
 #include "gtest/gtest.h"
 #include "harness/ground_truth.h"
@@ -23,21 +22,6 @@ DistSpec Spec(std::vector<int64_t> mesh, const std::string& notation, std::vecto
       DistSpec::Parse(*DeviceMesh::Create(std::move(mesh)), notation, std::move(shape), dtype);
   EXPECT_TRUE(s.ok()) << notation << ": " << s.status();
   return *s;
-}
-
-// Bool data holds no pending reduction: the one rule that verify, bench and
-// cross-mesh runs share, its message led by the dtype as the user named it.
-TEST(CheckPartialsReducibleTest, RefusesPartialsOnBoolDataOnly) {
-  const DistSpec bool_partial = Spec({2}, "P(sum)", {4}, DType::kBool);
-  const DistSpec bool_shard = Spec({2}, "S(0)", {4}, DType::kBool);
-  const absl::Status s = CheckPartialsReducible(bool_shard, bool_partial, "--dtype");
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.message().substr(0, 13), "--dtype bool:") << s;
-  EXPECT_EQ(CheckPartialsReducible(bool_partial, bool_shard, "dtype").code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(CheckPartialsReducible(bool_shard, bool_shard, "dtype").ok());
-  const DistSpec u8_partial = Spec({2}, "P(max)", {4}, DType::kU8);
-  EXPECT_TRUE(CheckPartialsReducible(u8_partial, u8_partial, "dtype").ok());
 }
 
 TEST(RegionOfTest, TorchChunkSizesInShardOrder) {
