@@ -368,7 +368,7 @@ TEST(CrossMeshTest, CrossingsOfTooManySlicesAreRefusedUpFront) {
 }
 
 // Spec §14 "Memory": S(0) on ranks 0, 1 to R on ranks 2, 3 (f32 8) under
-// 40 bytes per rank runs in 4 rounds (tests/crossing_rounds_test); each
+// 40 bytes per rank runs in 4 rounds (planner/cross_mesh/crossing_rounds_test); each
 // destination rank still receives its 32 bytes and matches the tensor.
 TEST(CrossMeshTest, RoundsUnderAMemoryLimitRunAndMatchTheGroundTruth) {
   CrossMeshRequest r{Spec({2}, "S(0)", {8}), Spec({2}, "R", {8}), {0, 1}, {2, 3}};
