@@ -26,6 +26,7 @@ import math
 import multiprocessing
 import os
 import random
+import sys
 import time
 import unittest
 
@@ -111,8 +112,12 @@ class TorchParity(unittest.TestCase):
               "repeats it)", flush=True)
         cases = _draw(seed)
         workers = max(1, min(4, len(os.sched_getaffinity(0))))
+        results = []
         with multiprocessing.get_context("fork").Pool(workers) as pool:
-            results = pool.map(_check, cases, chunksize=25)
+            for result in pool.imap(_check, cases, chunksize=25):
+                results.append(result)
+                if len(results) % 500 == 0:
+                    print(f"  {len(results)} of {len(cases)} cases", file=sys.stderr, flush=True)
         verdicts = [v for v, _, _ in results]
         identical, refused = verdicts.count("identical"), verdicts.count("refused")
         differ = [d for v, d, _ in results if v == "differ"]
