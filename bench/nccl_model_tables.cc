@@ -1,4 +1,4 @@
-// Prints the two tables of bench/README.md "The nccl cost model, on paper":
+// Prints the nccl cost model next to published results (bench/README.md):
 //   nccl_model_tables published bench/nccl_tests_published.csv
 //     the model (spec §6.4) next to published nccl-tests results, error per row;
 //   nccl_model_tables cases bench/nccl_cases.jsonl

@@ -17,7 +17,7 @@ namespace reshard {
 // destination's masks, their prices on everything else: so they are listed
 // once (AbstractEdgeCache) and each destination's fill walks the list with
 // its own prices, instead of the branches that find them (a quarter of an
-// easy native plan's time, bench/README.md). The compat graph's few edges
+// easy native plan's time, docs/design/planner-speed.md). The compat graph's few edges
 // per state are found faster than listed anew for each of a batch's
 // destination masks.
 class AbstractEdges {
@@ -82,7 +82,7 @@ void ForEachSubset(unsigned set, F f) {
 // when its distance drops. At its fixpoint every edge has
 // to_go[x] <= price + to_go[y], as Dijkstra's, and on a few hundred states
 // it costs fewer instructions and far fewer mispredicted branches
-// (bench/README.md).
+// (docs/design/planner-speed.md).
 template <unsigned kMaxStates, typename EdgesInto>
 void FillAbstractDistances(unsigned states, double* to_go, EdgesInto edges_into) {
   bool queued[kMaxStates] = {};

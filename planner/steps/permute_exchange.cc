@@ -415,7 +415,7 @@ class RecentLoads {
 
  private:
   // Enough that the routings of a native search after its plan's exchange
-  // do not push that one out (bench/README.md, 2026-11-27 21:01 UTC).
+  // do not push that one out (docs/design/planner-speed.md).
   static constexpr size_t kAnswers = 8;
   struct Answer {
     uint64_t bits = 0;
