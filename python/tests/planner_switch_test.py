@@ -54,6 +54,8 @@ def _program(rank, seed):
 
 
 def _worker(rank, store_dir, results):
+    if dist.is_initialized():  # a fake group forked from the test process (torch_cases)
+        dist.destroy_process_group()
     dist.init_process_group("gloo", init_method=f"file://{store_dir}/store", rank=rank,
                             world_size=4)
     try:
