@@ -15,7 +15,8 @@ _TransformInfo objects built from reshard's steps. torch's executor runs them
 and torch's redistribute_cost prices them, which is reshard's cost
 (python/tests/torch_parity_test.py checks both). Requests reshard does not take
 as input (an empty tensor dim, a dtype it has no size for, Partial ops mixed
-other than sum with avg, a _StridedShard it cannot decode) go to torch's
+other than sum with avg, a _StridedShard it cannot decode or that stands for a
+plain shard, a rank outside the mesh) go to torch's
 planner and are counted in stats(); a plan torch could not run (S->P or
 P(x)->P(y) on a mesh dim of size > 1) raises reshard.NoPlanError.
 
@@ -91,10 +92,14 @@ def _placement(token, known, classes):
 def _request(src_spec, dst_spec, use_graph, internals):
     _redistribute, DTensorSpec, _StridedShard, _mesh_resources, _ = internals
     mesh = src_spec.mesh
+    coordinate = mesh.get_coordinate()
     dtype = _DTYPES.get(src_spec.tensor_meta.dtype)
-    if dtype is None or 0 in src_spec.shape:
+    if coordinate is None or dtype is None or 0 in src_spec.shape:
         return None
     strided = any(isinstance(p, _StridedShard) for p in src_spec.placements + dst_spec.placements)
+    if strided and not all(s.use_strided_shard_as_shard_order for s in (src_spec, dst_spec)
+                           if any(isinstance(p, _StridedShard) for p in s.placements)):
+        return None  # a _StridedShard meant as a plain shard (view propagation): torch's case
     default = all(DTensorSpec.is_default_device_order(s.shard_order) for s in (src_spec, dst_spec))
     if strided or not default:
         use_graph = True
@@ -109,7 +114,7 @@ def _request(src_spec, dst_spec, use_graph, internals):
         "mesh": list(mesh.shape), "shape": [int(s) for s in src_spec.shape], "dtype": dtype,
         "src": layout(src_spec), "dst": layout(dst_spec),
         "algorithm": "graph" if use_graph else "greedy", "mode": "pytorch",
-        "cost_model": "pytorch", "coordinate": list(mesh.get_coordinate()),
+        "cost_model": "pytorch", "coordinate": list(coordinate),
         "devices_per_host": _mesh_resources.num_devices_per_host(mesh.device_type),
     }
 
