@@ -40,8 +40,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/types/span.h"
+#include "planner/costs/bounds/remaining_cost_bound.h"
 #include "planner/costs/cost_model.h"
-#include "planner/costs/remaining_cost_bound.h"
 #include "planner/layout/dist_state.h"
 #include "planner/search/distance_heap.h"
 #include "planner/search/edge_source.h"

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "planner/steps/step_bytes.h"
+#include "planner/steps/logical_shape.h"
 
 namespace reshard {
 namespace {
