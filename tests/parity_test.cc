@@ -3,7 +3,8 @@
 // `reshard batch` plans it (cli/case_json.h) must give the oracle's answer:
 // same ok, algorithm, trace and steps (mesh dim, src, dst, collective, logical
 // shape), and costs to 1e-9 relative. Expected "no_path" errors must be ours too,
-// except for the greedy S -> P on size-1 mesh dims (IsSizeOneShardToPartialPlan).
+// except for the greedy S -> P and P(x) -> P(y) on size-1 mesh dims
+// (IsSizeOnePartitionPlan).
 // Each file is one test that reports every mismatching case id.
 #include <cmath>
 #include <cstdlib>
@@ -74,22 +75,22 @@ std::vector<std::string> Differences(const json& want, const json& got) {
   return diffs;
 }
 
-// The one deliberate difference from the oracle (spec §8, issue 9): a greedy
-// request whose only S -> P steps are on size-1 mesh dims has a plan here
-// (those steps move nothing; PyTorch plans them too), where the oracle has
-// no collective name for them and answers no_path. True when `got` is such a
-// plan for case `c`.
-bool IsSizeOneShardToPartialPlan(const json& c, const json& got) {
+// The one deliberate difference from the oracle (spec §8, issues 9 and 41): a
+// greedy request whose only S -> P and P(x) -> P(y) steps are on size-1 mesh
+// dims has a plan here (those steps move nothing; PyTorch plans them too),
+// where the oracle has no collective name for them and answers no_path. True
+// when `got` is such a plan for case `c`.
+bool IsSizeOnePartitionPlan(const json& c, const json& got) {
   if (!got.value("ok", false) || got.value("algorithm", "") != "greedy") return false;
   const std::vector<int64_t> mesh = c.at("mesh").get<std::vector<int64_t>>();
-  int shard_to_partial = 0;
+  int size_one = 0;
   for (const json& step : got.at("steps")) {
     const std::string src = step.at("src"), dst = step.at("dst");
-    if (src[0] != 'S' || dst[0] != 'P') continue;
+    if (src[0] == 'R' || dst[0] != 'P') continue;
     if (mesh.at(step.at("mesh_dim").get<size_t>()) != 1 || step.at("cost") != 0.0) return false;
-    ++shard_to_partial;
+    ++size_one;
   }
-  return shard_to_partial > 0;
+  return size_one > 0;
 }
 
 void CheckFile(const std::string& name) {
@@ -113,7 +114,7 @@ void CheckFile(const std::string& name) {
       ADD_FAILURE() << name << ": the result is not JSON: " << text;
       continue;
     }
-    if (c["expected"].value("error", "") == "no_path" && IsSizeOneShardToPartialPlan(c, got)) {
+    if (c["expected"].value("error", "") == "no_path" && IsSizeOnePartitionPlan(c, got)) {
       continue;
     }
     std::vector<std::string> diffs = Differences(c["expected"], got);

@@ -10,9 +10,9 @@ namespace reshard {
 namespace {
 
 // The step for mesh dim m. S -> P and P(x) -> P(y) have no kind (spec §4);
-// PyTorch's greedy planner fails on them, and so do we, except for S -> P on
-// a size-1 mesh dim, which moves nothing (spec §8; PyTorch plans it and skips
-// size-1 mesh dims when it executes).
+// PyTorch's executor fails on them, and so do we, except on a size-1 mesh
+// dim, where they move nothing (spec §8; PyTorch plans them and skips size-1
+// mesh dims when it executes).
 absl::StatusOr<Step> GreedyStep(const DeviceMesh& mesh, int m, Placement from, Placement to) {
   std::optional<StepKind> kind = StepKindFor(from, to, mesh.size(m));
   if (!kind) {

@@ -1,13 +1,16 @@
-// The greedy planner's S -> P on size-1 mesh dims (spec §8). PyTorch plans
-// such a step and executes it as nothing (it skips size-1 mesh dims); the
-// reference oracle has no collective name for it and fails, so the expected
-// plans here are derived by hand:
+// The greedy planner's S -> P and P(x) -> P(y) on size-1 mesh dims (spec §8).
+// PyTorch plans such a step and executes it as nothing (it skips size-1 mesh
+// dims); the reference oracle has no collective name for it and fails, so the
+// expected plans here are derived by hand:
 //   mesh (1, 4), S(0)S(1) -> P(sum)R, greedy. The source has 4 shards, so
 //   pass one runs, last mesh dim first: mesh dim 1 targets R (S(1) -> R,
 //   all_gather); mesh dim 0 targets P(sum) (S(0) -> P(sum), a partition on a
 //   group of one rank). Pass two finds nothing left.
 //   Cost: the all_gather costs what it costs in S(0)S(1) -> S(0)R, a plan of
 //   that one step; the S -> P step is local and costs 0 in both models (§6).
+//   mesh (1, 1), S(0)P(sum) -> S(0)P(avg), greedy: one shard in all, so only
+//   pass two runs: mesh dim 1, P(sum) -> P(avg), a partition (PyTorch 2.13
+//   plans the same step; its executor skips it).
 #include <string>
 #include <vector>
 
@@ -52,14 +55,36 @@ TEST(GreedyPlannerTest, ShardToPartialOnSizeOneMeshDimIsALocalStep) {
   }
 }
 
-TEST(GreedyPlannerTest, ShardToPartialElsewhereHasNoGreedyPlan) {
-  const DeviceMesh mesh = *DeviceMesh::Create({2, 4});
-  PlanOptions options{PlanMode::kPyTorch};
-  options.algorithm = Algorithm::kGreedy;
-  absl::StatusOr<Plan> plan =
-      PlanRedistribution(*DistSpec::Parse(mesh, "S(0)S(1)", {8, 8}, DType::kF32),
-                         *DistSpec::Parse(mesh, "P(sum)R", {8, 8}, DType::kF32), options);
-  EXPECT_EQ(plan.status().code(), absl::StatusCode::kNotFound) << plan.status();
+TEST(GreedyPlannerTest, PartialToOtherPartialOnSizeOneMeshDimIsALocalStep) {
+  for (const std::string model : {"pytorch", "pytorch-const"}) {
+    const Plan plan = Greedy({1, 1}, "S(0)P(sum)", "S(0)P(avg)", model);
+    EXPECT_EQ(plan.Trace(), "S(0)P(sum)->S(0)P(avg)");
+    ASSERT_EQ(plan.steps.size(), 1u);
+    EXPECT_EQ(plan.steps[0].step.mesh_dim(), 1);
+    EXPECT_EQ(plan.steps[0].step.kind, StepKind::kPartition);
+    EXPECT_EQ(plan.cost, 0.0);
+    const Plan one_dim = Greedy({1}, "P(avg)", "P(sum)", model);
+    ASSERT_EQ(one_dim.steps.size(), 1u);
+    EXPECT_EQ(one_dim.steps[0].step.kind, StepKind::kPartition);
+  }
+}
+
+// S -> P and P(x) -> P(y) on a mesh dim of size > 1: no greedy plan.
+TEST(GreedyPlannerTest, ToAPartialElsewhereHasNoGreedyPlan) {
+  struct Request {
+    std::vector<int64_t> mesh;
+    std::string src, dst;
+  };
+  for (const Request& r :
+       {Request{{2, 4}, "S(0)S(1)", "P(sum)R"}, Request{{2, 1}, "P(sum)R", "P(max)R"}}) {
+    const DeviceMesh mesh = *DeviceMesh::Create(r.mesh);
+    PlanOptions options{PlanMode::kPyTorch};
+    options.algorithm = Algorithm::kGreedy;
+    absl::StatusOr<Plan> plan =
+        PlanRedistribution(*DistSpec::Parse(mesh, r.src, {8, 8}, DType::kF32),
+                           *DistSpec::Parse(mesh, r.dst, {8, 8}, DType::kF32), options);
+    EXPECT_EQ(plan.status().code(), absl::StatusCode::kNotFound) << r.src << ": " << plan.status();
+  }
 }
 
 TEST(GreedyPlannerTest, ShardToPartialIsAStepOnlyOnAOneRankGroup) {
@@ -68,7 +93,9 @@ TEST(GreedyPlannerTest, ShardToPartialIsAStepOnlyOnAOneRankGroup) {
                   max = Placement::Partial(ReduceOp::kMax);
   EXPECT_EQ(StepKindFor(s0, sum, 1), StepKind::kPartition);
   EXPECT_EQ(StepKindFor(s0, sum, 2), std::nullopt);
-  EXPECT_EQ(StepKindFor(sum, max, 1), std::nullopt);
+  EXPECT_EQ(StepKindFor(sum, max, 1), StepKind::kPartition);
+  EXPECT_EQ(StepKindFor(sum, max, 2), std::nullopt);
+  EXPECT_EQ(StepKindFor(sum, sum, 1), std::nullopt);
   EXPECT_EQ(StepKindFor(r, r, 1), std::nullopt);
   EXPECT_EQ(StepKindFor(r, sum, 4), StepKind::kPartition);
   EXPECT_EQ(StepKindFor(sum, s0, 4), StepKind::kReduceScatter);

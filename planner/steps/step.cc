@@ -28,7 +28,11 @@ absl::string_view StepKindName(StepKind kind) {
 }
 
 std::optional<StepKind> StepKindFor(Placement src, Placement dst, int64_t group_size) {
-  if (group_size == 1 && src.is_shard() && dst.is_partial()) return StepKind::kPartition;
+  // On a group of one the single local value is the whole tensor under every
+  // reduce op, so S -> P and P(x) -> P(y) move nothing (spec §8).
+  if (group_size == 1 && src != dst && !src.is_replicate() && dst.is_partial()) {
+    return StepKind::kPartition;
+  }
   return StepKindFor(src, dst);
 }
 

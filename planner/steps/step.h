@@ -90,8 +90,9 @@ inline std::optional<StepKind> StepKindFor(Placement src, Placement dst) {
   return dst.is_shard() ? StepKind::kChunk : StepKind::kPartition;
 }
 // The same for a step on a group of `group_size` ranks: on a group of one,
-// S(d) -> P(op) is a partition too, since the single shard is the whole
-// tensor and nothing moves (greedy plans plan it, as PyTorch does, spec §8).
+// S(d) -> P(op) and P(x) -> P(y) are partitions too, since the single local
+// value is the whole tensor and nothing moves (greedy plans plan them, as
+// PyTorch does, spec §8).
 std::optional<StepKind> StepKindFor(Placement src, Placement dst, int64_t group_size);
 
 // The mesh dims a step appends to shard orders, in the order they join:

@@ -1,6 +1,6 @@
 """Runs the Python tests and prints one line per test for scripts/test.
 
-    PYTHONPATH=$(bazel info -c opt bazel-bin)/python /usr/bin/python3 python/tests/run_tests.py
+    python3 -m pip install ./python && python3 python/tests/run_tests.py
 
 Lines: "PASS: python: <test>", "FAIL: python: <test>" (with the traceback
 indented below it), "SKIP: python: <test> (<reason>)". Exit code 1 when a

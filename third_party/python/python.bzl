@@ -1,9 +1,10 @@
 """The headers of the Python that runs reshard's Python module (Debian's python3-dev).
 
-Bazel compiles against the include directory that /usr/bin/python3 itself
-reports (sysconfig), so the module's ABI is that interpreter's: the one
-Debian's python3-torch serves. Another interpreter first on PATH (pyenv) is
-not asked. RESHARD_PYTHON overrides the interpreter.
+Bazel compiles against the include directory that the interpreter named by
+RESHARD_PYTHON reports (sysconfig), so the module's ABI is that interpreter's.
+`pip install ./python` (python/setup.py) sets it to the interpreter running
+pip; a bare `bazel build` (stage 1 of scripts/test compiles py_json) uses
+/usr/bin/python3, Debian's, whose headers python3-dev installs.
 """
 
 def _local_python_impl(ctx):

@@ -358,3 +358,5 @@ def _execute(local, mesh, shape, states, steps, coordinate, group):
                            step.collective not in ("chunk", "partition"))
         local = _run_step(local, step, ctx, coordinate)
     return local
+
+from reshard._planner_switch import reshard_planner_enabled, stats as planner_stats, use_reshard_planner  # noqa: E402,F401
