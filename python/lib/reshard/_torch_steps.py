@@ -36,6 +36,9 @@ import torch.distributed as dist
 from reshard import _reshard
 from reshard._torch_groups import group_of
 
+# torch >= 2.11 names them *_single; older releases *_into_tensor / *_tensor.
+ALL_GATHER = getattr(dist, "all_gather_single", None) or dist.all_gather_into_tensor
+_REDUCE_SCATTER = getattr(dist, "reduce_scatter_single", None) or dist.reduce_scatter_tensor
 # Moved as another dtype of the same width: neither gloo nor NCCL has int16.
 _WIRE_DTYPES = {torch.int16: torch.float16}
 _REDUCE_OPS = {"sum": "SUM", "avg": "SUM", "max": "MAX", "min": "MIN", "prod": "PRODUCT"}
@@ -166,7 +169,7 @@ class _AllGather:
         flat = send.new_empty([self.n * self.pad[0]] + self.pad[1:])
         if wire is not None:
             send, flat = send.view(wire), flat.view(wire)
-        _collective("all_gather", local.dtype, self.g.pg, lambda: dist.all_gather_into_tensor(
+        _collective("all_gather", local.dtype, self.g.pg, lambda: ALL_GATHER(
             flat, send, group=self.g.pg))
         buf = flat.view(local.dtype).view([self.n] + self.pad)
         if self.as_is:
@@ -270,7 +273,7 @@ class _ReduceScatter:
         slots = slots.view([self.n * self.slot[0]] + self.slot[1:])  # the concatenated form
         out = local.new_empty(self.slot)
         op = getattr(dist.ReduceOp, _REDUCE_OPS[self.op])
-        _collective("reduce_scatter", local.dtype, self.g.pg, lambda: dist.reduce_scatter_tensor(
+        _collective("reduce_scatter", local.dtype, self.g.pg, lambda: _REDUCE_SCATTER(
             out, slots, op=op, group=self.g.pg))
         out = out.narrow(self.dim, 0, self.mine)
         if not out.is_contiguous():
@@ -290,14 +293,13 @@ class _Context:
         self.group = mesh.group(coords) if len(coords) > 1 else None
 
 
-def check_steps(steps, dtype):
+def _check_steps(mesh_shape, steps, dtype):
     """Refuses, before anything is sent, a step no backend can run for `dtype`."""
     for step in steps:
-        if step.collective == "partition" and step.dst == "P(prod)":
-            raise ValueError("partition R->P(prod) is not supported: no share of a product is "
-                             "exact (docs/planner-semantics.md §11)")
         if step.collective not in ("all_reduce", "reduce_scatter"):
             continue
+        if all(mesh_shape[m] == 1 for m in step.mesh_dims):
+            continue  # one member: nothing is reduced
         op = step.src[2:-1]
         if op == "avg" and not (dtype.is_floating_point or dtype.is_complex):
             raise ValueError(f"dtype {dtype}: the plan reduces P(avg) ({step!r}), and an average "
@@ -317,8 +319,12 @@ def compile_step(mesh, shape, before, after, step, dtype):
     if kind == "chunk":
         return _Local(take=slices(ctx.after_me, ctx.before_me))
     if kind == "partition":
-        zero = step.dst == "P(sum)" and any(mesh.coordinate[m] for m in dims)
-        return _Local(zero=zero)
+        if all(mesh.shape[m] == 1 for m in dims):  # one member: its value is the reduction
+            return _Local()
+        if step.dst == "P(prod)":
+            raise ValueError(f"{step!r}: partition R->P(prod) is not supported "
+                             "(docs/planner-semantics.md §11)")
+        return _Local(zero=step.dst == "P(sum)" and any(mesh.coordinate[m] for m in dims))
     if ctx.group is None:  # a group of size 1 moves nothing (§11)
         return _Local()
     if kind == "all_gather":
@@ -334,7 +340,7 @@ def compile_step(mesh, shape, before, after, step, dtype):
 
 def compile_steps(mesh, shape, states, steps, dtype):
     """Programs of steps[i], from states[i] to states[i + 1] (Plan.states, Plan.steps)."""
-    check_steps(steps, dtype)
+    _check_steps(mesh.shape, steps, dtype)
     return [compile_step(mesh, tuple(shape), states[i], states[i + 1], step, dtype)
             for i, step in enumerate(steps)]
 

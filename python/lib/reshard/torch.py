@@ -123,41 +123,55 @@ def _block_shape(mesh, shape, state, coordinate):
     return [0 if s == 0 else size for s, (_, size) in zip(shape, box)]
 
 
-def _same_request(mesh, text, device):
-    """Every rank of the mesh asked for `text`: ValueError on every rank otherwise."""
+def _agree(mesh, text, fits, device):
+    """Every rank of the mesh asked for `text` and holds a source block of the right shape
+    (`fits`): otherwise a ValueError on every rank, naming who differs. Ranks that went on
+    with different requests would die or hang inside the backend."""
     coords = mesh.members(tuple(range(len(mesh.shape))))
     if len(coords) < 2:
         return
     group = mesh.group(coords)
     digest = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little") >> 1
-    mine = torch.tensor([digest], dtype=torch.int64, device=device)
-    everyone = mine.new_empty(len(coords))
-    dist.all_gather_into_tensor(everyone, mine, group=group.pg)
-    if bool((everyone == digest).all()):
-        return
-    texts = [None] * len(coords)
-    dist.all_gather_object(texts, text, group=group.pg)
-    asked = {}
-    for j, c in enumerate(coords):
-        asked.setdefault(texts[group.ranks[j]], []).append(list(c))
-    raise ValueError("reshard.torch: the ranks of the mesh asked for different redistributions "
-                     "(each must make the same call); " + "; ".join(
-                         f"coordinates {cs} asked {t}" for t, cs in asked.items()))
+    mine = torch.tensor([digest, int(fits)], dtype=torch.int64, device=device)
+    everyone = mine.new_empty(2 * len(coords))
+    _torch_steps.ALL_GATHER(everyone, mine, group=group.pg)
+    by_rank = everyone.view(-1, 2).tolist()
+    rows = [by_rank[r] for r in group.ranks]  # by member
+    if any(d != digest for d, _ in rows):
+        texts = [None] * len(coords)
+        dist.all_gather_object(texts, text, group=group.pg)
+        asked = {}
+        for r, c in zip(group.ranks, coords):
+            asked.setdefault(texts[r], []).append(list(c))
+        raise ValueError("reshard.torch: the ranks of the mesh asked for different "
+                         "redistributions (each must make the same call); " + "; ".join(
+                             f"coordinates {cs} asked {t}" for t, cs in asked.items()))
+    wrong = [list(c) for (_, ok), c in zip(rows, coords) if not ok]
+    if wrong:
+        raise ValueError(f"src: the local tensors at coordinates {wrong} do not have the shape "
+                         "the source layout gives them")
 
 
-def _prepare(mesh, shape, src, dst, dtype, options, device):
-    """Plans src -> dst, checks that the mesh agrees, compiles this rank's steps."""
-    src_shape = _block_shape(mesh.shape, shape, _canonical(mesh.shape, shape, src),
-                             mesh.coordinate)
-    if any(int(s) == 0 for s in shape):
+def _prepare(mesh, shape, src, dst, dtype, options, local):
+    """Plans src -> dst at this rank of `mesh`, once every rank has agreed on the request,
+    and compiles this rank's steps."""
+    error, src_shape = None, None
+    try:  # raised after the exchange, so that no rank is left waiting in it
+        src_shape = _block_shape(mesh.shape, shape, _canonical(mesh.shape, shape, src),
+                                 mesh.coordinate)
+    except (ValueError, reshard.NoPlanError) as e:
+        error = e
+    fits = error is not None or list(local.shape) == src_shape
+    _agree(mesh, repr((mesh.shape, mesh.global_ranks, list(shape), src, dst, str(dtype),
+                       sorted(options.items()))), fits, local.device)
+    if error is not None:
+        raise error
+    if any(int(s) == 0 for s in shape):  # no element moves: no plan
         dst_state = _canonical(mesh.shape, shape, dst)
         return _Prepared(src_shape, empty_shape=_block_shape(mesh.shape, shape, dst_state,
                                                              mesh.coordinate))
     p = reshard.plan(mesh=list(mesh.shape), shape=list(shape), src=src, dst=dst,
                      dtype=_dtype_name(dtype), **options)
-    _torch_steps.check_steps(p.steps, dtype)
-    _same_request(mesh, repr((mesh.shape, mesh.global_ranks, list(shape), src, dst, str(dtype),
-                              sorted(options.items()))), device)
     return _Prepared(src_shape, _torch_steps.compile_steps(mesh, shape, p.states, p.steps, dtype))
 
 
@@ -277,13 +291,12 @@ def _prepare_dtensor(spec, placements, shard_order, mode, options, local):
     shape = tuple(spec.tensor_meta.shape)
     src = _source(spec)
     dst = reshard.notation(placements, shard_order, field="placements")
-    dst_spec = _destination(spec, placements, _canonical(spec.mesh.shape, shape, dst))
     if spec.mesh.get_coordinate() is None:  # not part of the mesh: nothing to do, as torch
         prepared = _Prepared(list(local.shape))
     else:
         prepared = _prepare(_mesh_of(spec.mesh), shape, src, dst, spec.tensor_meta.dtype,
-                            options, local.device)
-    prepared.spec = dst_spec
+                            options, local)
+    prepared.spec = _destination(spec, placements, _canonical(spec.mesh.shape, shape, dst))
     return prepared
 
 
@@ -395,5 +408,5 @@ def redistribute_local(local, mesh, shape, src, dst, group=None, **options):
     prepared = _PREPARED.get(key)
     if prepared is None:
         prepared = _remember(key, _prepare(_local_mesh(mesh, group), shape, src_text, dst_text,
-                                           local.dtype, options, local.device))
+                                           local.dtype, options, local))
     return prepared.run(local)
