@@ -95,7 +95,7 @@ def _intersect(a, b):
     return tuple(out)
 
 
-def numel(box):
+def _numel(box):
     n = 1
     for _, s in box:
         n *= s
@@ -145,7 +145,7 @@ class _AllGather:
         self.c = max(b[dim][1] for b in ctx.before)
         self.pad = _sizes(ctx.before_me)
         self.pad[dim] = self.c
-        self.empty = numel([(0, s) for s in self.pad]) == 0
+        self.empty = 0 in self.pad
         # Where member j's piece goes in the output, listed by group rank.
         self.places = [None] * self.n
         for j, b in enumerate(ctx.before):
@@ -194,7 +194,7 @@ class _Exchange:
             if i != j and (first[i] != i or before[i] == before[j]):
                 return None
             box = _intersect(before[i], after[j])
-            return box if numel(box) else None
+            return box if _numel(box) else None
 
         n = len(before)
         self.g = ctx.group
@@ -204,15 +204,15 @@ class _Exchange:
         self.keep = None if keep is None else (slices(keep, ctx.before_me),
                                                slices(keep, ctx.after_me))
         self.sends = [None] * n  # by group rank: (slices into local, numel)
-        self.recvs = [None] * n  # by group rank: (slices into out, shape)
+        self.recvs = [None] * n  # by group rank: (slices into out, shape, numel)
         for j in range(n):
             send, recv = (piece(me, j), piece(j, me)) if j != me else (None, None)
             if send is not None:
-                self.sends[ranks[j]] = (slices(send, ctx.before_me), numel(send))
+                self.sends[ranks[j]] = (slices(send, ctx.before_me), _numel(send))
             if recv is not None:
-                self.recvs[ranks[j]] = (slices(recv, ctx.after_me), _sizes(recv))
+                self.recvs[ranks[j]] = (slices(recv, ctx.after_me), _sizes(recv), _numel(recv))
         self.send_sizes = [s[1] if s else 0 for s in self.sends]
-        self.recv_sizes = [numel([(0, x) for x in r[1]]) if r else 0 for r in self.recvs]
+        self.recv_sizes = [r[2] if r else 0 for r in self.recvs]
 
     def run(self, local):
         out = local.new_empty(self.out_shape)
@@ -229,10 +229,10 @@ class _Exchange:
         _collective("all_to_all", local.dtype, self.g.pg, lambda: dist.all_to_all_single(
             receive_w, send_w, self.recv_sizes, self.send_sizes, group=self.g.pg))
         offset = 0
-        for r, size in zip(self.recvs, self.recv_sizes):
+        for r in self.recvs:
             if r:
-                out[r[0]] = receive[offset:offset + size].view(r[1])
-            offset += size
+                out[r[0]] = receive[offset:offset + r[2]].view(r[1])
+                offset += r[2]
         return out
 
 
@@ -262,15 +262,24 @@ class _ReduceScatter:
         for j, b in enumerate(ctx.after):
             self.blocks[self.g.ranks[j]] = (slices(b, ctx.before_me), b[dim][1])
         self.out_shape = _sizes(ctx.after_me)
+        # The input is the slots as it is when blocks are full and in group-rank
+        # order along a dim with nothing but extent 1 before it.
+        self.as_is = all(self.slot[d] == 1 for d in range(dim)) and all(
+            size == self.c and sl[dim].start == g * self.c
+            for g, (sl, size) in enumerate(self.blocks))
 
     def run(self, local):
-        if numel([(0, s) for s in self.slot]) == 0:
+        if 0 in self.slot:
             return local.new_zeros(self.out_shape)
-        slots = local.new_zeros([self.n] + self.slot)
-        for g, (sl, size) in enumerate(self.blocks):
-            if size:
-                slots[g].narrow(self.dim, 0, size).copy_(local[sl])
-        slots = slots.view([self.n * self.slot[0]] + self.slot[1:])  # the concatenated form
+        concatenated = [self.n * self.slot[0]] + self.slot[1:]  # the form gloo takes
+        if self.as_is:
+            slots = local.contiguous().view(concatenated)
+        else:
+            slots = local.new_zeros([self.n] + self.slot)
+            for g, (sl, size) in enumerate(self.blocks):
+                if size:
+                    slots[g].narrow(self.dim, 0, size).copy_(local[sl])
+            slots = slots.view(concatenated)
         out = local.new_empty(self.slot)
         op = getattr(dist.ReduceOp, _REDUCE_OPS[self.op])
         _collective("reduce_scatter", local.dtype, self.g.pg, lambda: _REDUCE_SCATTER(
