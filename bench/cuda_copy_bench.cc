@@ -13,7 +13,7 @@
 //   bazel run -c opt --config=cuda //bench:cuda_copy_bench      (needs a GPU)
 //   scripts/gpu-test --bench                                    (the same)
 //
-// Results: bench/README.md, "The CUDA copy engine vs cudaMemcpy". Without
+// Results: bench/README.md, "Current results". Without
 // --config=cuda this is a main() that says so.
 #include <cstdio>
 

@@ -1,4 +1,4 @@
-// Prints the two tables of bench/README.md "The nccl cost model, on paper":
+// Prints the nccl cost model next to published results (bench/README.md):
 //   nccl_model_tables published bench/nccl_tests_published.csv
 //     the model (spec §6.4) next to published nccl-tests results, error per row;
 //   nccl_model_tables cases bench/nccl_cases.jsonl
@@ -19,9 +19,9 @@
 #include "nlohmann/json.hpp"
 #include "planner/costs/cost_model.h"
 #include "planner/costs/cost_model_registry.h"
-#include "planner/costs/nccl_cost_model.h"
-#include "planner/costs/nccl_profile.h"
-#include "planner/costs/nccl_tuning.h"
+#include "planner/costs/nccl/nccl_cost_model.h"
+#include "planner/costs/nccl/nccl_profile.h"
+#include "planner/costs/nccl/nccl_tuning.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/layout/dtype.h"
 #include "planner/planner.h"

@@ -19,7 +19,7 @@
 #include "mesh/device_mesh.h"
 #include "planner/costs/cost_model.h"
 #include "planner/costs/cost_model_registry.h"
-#include "planner/costs/nccl_cost_model.h"
+#include "planner/costs/nccl/nccl_cost_model.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/layout/dtype.h"
 #include "planner/planner.h"

@@ -81,7 +81,7 @@ struct Command {
   PassThroughFunction pass_through = nullptr;
 };
 
-// Two programs run the table (README, "The `reshard` command"): `reshard`
+// Two programs run the table (docs/cli.md, "Building and running"): `reshard`
 // links plan, batch and costs and no execution backend, and runs verify,
 // calibrate and bench by executing `reshard-backends` (cli/backend_exec.h),
 // which links every command. Both list the commands in this order.

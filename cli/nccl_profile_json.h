@@ -1,4 +1,4 @@
-// NCCL profiles (planner/costs/nccl_profile.h) for --profile / the batch key
+// NCCL profiles (planner/costs/nccl/nccl_profile.h) for --profile / the batch key
 // "profile" with the nccl cost model: a built-in name or a JSON file
 // (docs/planner-semantics.md §6.4):
 //
@@ -17,7 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "nlohmann/json.hpp"
-#include "planner/costs/nccl_profile.h"
+#include "planner/costs/nccl/nccl_profile.h"
 
 namespace reshard {
 

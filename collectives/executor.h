@@ -35,6 +35,7 @@
 
 #include "absl/status/status.h"
 #include "collectives/communicator.h"
+#include "collectives/execution_stats.h"
 #include "collectives/tensor/local_tensor.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/steps/plan.h"
@@ -42,23 +43,6 @@
 #include "planner/steps/step_bytes.h"
 
 namespace reshard {
-
-// What one step did on this rank. Bytes count the data this rank sent to /
-// received from the other group members, measured from the buffers the
-// collective was given; BytesOfStep (planner/steps/step.h) states the rule they
-// must follow.
-struct StepStats {
-  Step step;
-  std::vector<int64_t> logical_shape;  // as computed for this rank
-  int64_t bytes_sent = 0;
-  int64_t bytes_received = 0;
-};
-
-struct ExecutionStats {
-  std::vector<StepStats> steps;
-  int64_t bytes_sent() const;
-  int64_t bytes_received() const;
-};
 
 // Runs `plan` (from src to dst) on this rank. `t` must hold this rank's shard
 // of src (shape src.LocalShape(comm.coordinate()), src's dtype, in

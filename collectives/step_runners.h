@@ -16,7 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "collectives/communicator.h"
-#include "collectives/executor.h"
+#include "collectives/execution_stats.h"
 #include "collectives/tensor/local_tensor.h"
 #include "planner/layout/dist_state.h"
 #include "planner/steps/step.h"

@@ -116,7 +116,7 @@ void CheckGreedyPlan(const DistSpec& src, const DistSpec& dst, const Plan& plan)
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider in(data, size);
-  // Up to 8 mesh dims, the README's limit (5-8 dims of size 1-2: up to 256
+  // Up to 8 mesh dims, docs/cli.md's limit (5-8 dims of size 1-2: up to 256
   // ranks); the search budget below keeps each input well under a second.
   const int mesh_ndim = in.ConsumeIntegralInRange(1, 8);
   std::vector<int64_t> sizes;

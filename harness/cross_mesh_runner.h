@@ -5,7 +5,7 @@
 // (harness/ground_truth.h; Partial sources get local values whose reduction
 // is the tensor), and every destination rank's result compared with its
 // block of the tensor (a Partial destination: the results' reduction).
-// What `reshard verify --dst-mesh ...` and tests/cross_mesh_test.cc run.
+// What `reshard verify --dst-mesh ...` and collectives/cross_mesh_executor_test.cc run.
 //
 //   CrossMeshReport r = VerifyCrossMeshOnThreads(RandomCrossMeshCase(7, 8, 12), GlooOptions());
 //   if (r.report.outcome == Outcome::kFailed) std::cerr << r.report.detail;

@@ -14,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "base/status_macros.h"
-#include "planner/costs/remaining_cost_bound.h"
+#include "planner/costs/bounds/remaining_cost_bound.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/plan_request.h"
 #include "planner/search/edge_source.h"

@@ -29,7 +29,7 @@
 namespace reshard {
 
 // PlanOptions::max_search_edges: its default (about a second of native
-// search on an 8-D mesh and under 150 MB, README "Limits") and its largest
+// search on an 8-D mesh and under 150 MB, docs/cli.md "Limits") and its largest
 // value (the search indexes edges with 32 bits).
 inline constexpr int64_t kDefaultMaxSearchEdges = 1000000;
 inline constexpr int64_t kMaxSearchEdgesLimit = int64_t{1} << 30;
@@ -52,7 +52,7 @@ struct PlanOptions {
   int64_t max_expanded_states = 1000000;
   // Bound on the edges the graph search may generate, 1 to 2^30: its time
   // and memory (planner/search/search_limits.h; about 1 s and under 150 MB
-  // at the default on an 8-D mesh, README "Limits").
+  // at the default on an 8-D mesh, docs/cli.md "Limits").
   int64_t max_search_edges = kDefaultMaxSearchEdges;
   // Bytes any rank may hold at once (Plan::peak_bytes, >= 1). Native mode
   // plans only steps under it; pytorch mode fails when its plan exceeds it.

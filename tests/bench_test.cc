@@ -13,7 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tests/test_util.h"
+#include "tests/util/test_util.h"
 
 namespace {
 

@@ -15,8 +15,8 @@
 #include "planner/costs/alpha_beta_cost_model.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/planner.h"
-#include "tests/spec_helpers.h"
-#include "tests/test_util.h"
+#include "tests/util/spec_helpers.h"
+#include "tests/util/test_util.h"
 
 namespace reshard {
 namespace {

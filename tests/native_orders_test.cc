@@ -30,7 +30,7 @@
 #include "planner/search/native_transitions.h"
 #include "planner/steps/step.h"
 #include "tests/collective_count_cost_model.h"
-#include "tests/spec_helpers.h"
+#include "tests/util/spec_helpers.h"
 
 namespace reshard {
 namespace {

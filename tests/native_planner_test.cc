@@ -26,7 +26,7 @@
 #include "planner/steps/step_bytes.h"
 #include "planner/steps/step_memory.h"
 #include "tests/collective_count_cost_model.h"
-#include "tests/spec_helpers.h"
+#include "tests/util/spec_helpers.h"
 
 namespace reshard {
 namespace {

@@ -6,7 +6,7 @@
 #include "base/utf8.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/test_util.h"
+#include "tests/util/test_util.h"
 
 namespace reshard {
 namespace {

@@ -16,7 +16,7 @@
 #include "cli/case_json.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tests/test_util.h"
+#include "tests/util/test_util.h"
 
 namespace reshard {
 namespace {

@@ -10,7 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "planner/costs/alpha_beta_cost_model.h"
-#include "tests/test_util.h"
+#include "tests/util/test_util.h"
 
 namespace reshard {
 namespace {

@@ -46,11 +46,11 @@
 #include "gtest/gtest.h"
 #include "mesh/device_mesh.h"
 #include "planner/costs/alpha_beta_cost_model.h"
+#include "planner/costs/bounds/remaining_cost_bound.h"
 #include "planner/costs/cost_model.h"
 #include "planner/costs/cost_model_registry.h"
-#include "planner/costs/nccl_cost_model.h"
-#include "planner/costs/nccl_profile.h"
-#include "planner/costs/remaining_cost_bound.h"
+#include "planner/costs/nccl/nccl_cost_model.h"
+#include "planner/costs/nccl/nccl_profile.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/layout/dist_state.h"
 #include "planner/layout/dtype.h"
@@ -67,7 +67,7 @@
 #include "planner/steps/step_bytes.h"
 #include "planner/steps/step_memory.h"
 #include "tests/collective_count_cost_model.h"
-#include "tests/spec_helpers.h"
+#include "tests/util/spec_helpers.h"
 
 namespace reshard {
 namespace {

@@ -21,7 +21,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
-#include "tests/test_util.h"
+#include "tests/util/test_util.h"
 
 namespace {
 

@@ -31,8 +31,8 @@ struct CudaCopyEngineOptions {
   // allocations, as PyTorch's caching allocator does. The device's default
   // pool unmaps what is free at every synchronisation (release threshold 0),
   // so each plan run after one maps its buffers again: on an H200, copies of
-  // a few MB or more took 2.1-3.8x as long that way (bench/README.md, "The
-  // CUDA copy engine vs cudaMemcpy").
+  // a few MB or more took 2.1-3.8x as long that way (bench/README.md, "Current
+  // results").
   // False: the device's current pool (cudaMallocAsync), on the caller's
   // settings; what the engine frees there is free for any other user.
   bool own_pool = true;

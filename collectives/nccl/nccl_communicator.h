@@ -2,8 +2,8 @@
 // on NCCL.
 //
 // STATUS: compiled and linked here (CUDA 13, NCCL 2.28). Its GPU-free logic
-// is unit tested in the default build (tests/nccl_layout_test,
-// nccl_copy_plan_test, nccl_bootstrap_test); what one GPU can check of the
+// is unit tested in the default build (collectives/nccl/nccl_layout_test,
+// cuda_copy_plan_test, nccl_bootstrap_test); what one GPU can check of the
 // NCCL and CUDA calls (one-rank communicators: init, split, every
 // collective, abort) passes tests/gpu on an H200 (scripts/gpu-test). NCCL
 // across several GPUs has never run.

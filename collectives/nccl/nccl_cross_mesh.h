@@ -8,7 +8,7 @@
 // once) passes tests/gpu/nccl_cross_mesh_test on an H200 (scripts/gpu-test);
 // a move among several GPUs has never run. The GPU-free part (who joins
 // what, in which order: cross_mesh_communicators.h) is tested in the default
-// build (tests/cross_mesh_test).
+// build (collectives/cross_mesh_executor_test).
 //
 // Each communicator is an NcclCommunicator::Connect of its own (its own
 // unique id, exchanged in `store` under options.prefix + "/union", "/src",

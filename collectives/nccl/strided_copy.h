@@ -6,7 +6,7 @@
 // a few KB at under half of a contiguous copy's rate and rows of a few bytes
 // at a twentieth (on an H200, 593-798 GB/s and 62-87 GB/s against about
 // 1.7 TB/s; the kernel is 2.2-2.4x and 6.3-10x faster there; bench/README.md,
-// "The CUDA copy engine vs cudaMemcpy"): the executor's chunk, pad and trim
+// "Current results"): the executor's chunk, pad and trim
 // copies along a tensor dim other than the first are all of this kind. Each
 // thread moves 16, 8 or 4 bytes, the widest that the pointers, pitches and
 // width allow; where they are not 4-byte aligned, 2 or 1 for rows under

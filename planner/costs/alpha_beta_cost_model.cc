@@ -9,8 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "planner/costs/block_bytes.h"
-#include "planner/costs/nccl_cost_model.h"
-#include "planner/costs/shard_set_blocks.h"
+#include "planner/costs/bounds/shard_set_blocks.h"
+#include "planner/costs/host_span.h"
 #include "planner/steps/permute_exchange.h"
 #include "planner/steps/step_bytes.h"
 

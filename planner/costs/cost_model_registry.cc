@@ -4,7 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "planner/costs/alpha_beta_cost_model.h"
-#include "planner/costs/nccl_cost_model.h"
+#include "planner/costs/nccl/nccl_cost_model.h"
 #include "planner/costs/pytorch_const_cost_model.h"
 #include "planner/costs/pytorch_cost_model.h"
 

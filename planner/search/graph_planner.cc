@@ -6,7 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "planner/costs/remaining_cost_bound.h"
+#include "planner/costs/bounds/remaining_cost_bound.h"
 #include "planner/search/state_search.h"
 #include "planner/steps/plan_limit.h"
 

@@ -38,7 +38,7 @@ NativeGraphCosts::Edge NativeGraphCosts::MakeEdge(const DistState& from, const S
   // The refined bound where the model has one: at least the deferred bound,
   // and cheap since its terms are kept (ExchangeLoadBoundOf), so asking for
   // it at once costs less than a deferred bound and then the refined one
-  // where a table or a search needs it (bench/README.md, 2026-11-27).
+  // where a table or a search needs it (docs/design/planner-speed.md).
   std::optional<double> bound = model_.RefinedCostBound(from, step);
   if (!bound.has_value()) bound = model_.DeferredCostBound(from, step);
   if (!bound.has_value()) return {model_.StepCost(from, step), to, kPriced};

@@ -138,7 +138,7 @@ class NativeGraphCosts {
   // After a pair's search priced edges: the distances that took them, raised.
   // Only for a raise of more than kRepriceRaise of the source's distance
   // (smaller ones barely move the searches: on the 2x2x2x2 sets of
-  // bench/README.md repricing every one cost more than it saved), and up to
+  // docs/design/planner-speed.md repricing every one cost more than it saved), and up to
   // kRepriceBudget times the graph's states per target, so that a target
   // pays at most a few tables' worth.
   static constexpr double kRepriceRaise = 0.2;

@@ -45,7 +45,7 @@ StateSearch::StateSearch(const EdgeSource& edges, const BoundCostModel& model,
   // States: enough for most pruned searches, small enough for easy plans.
   // Edges: a native search (spec §5.2) keeps ~20k (about 80 per expanded
   // state); regrowing and copying them was a third of its time on the hard
-  // 4-D cases (bench/README.md). The reservation is not touched until used,
+  // 4-D cases (docs/design/planner-speed.md). The reservation is not touched until used,
   // so easy plans do not pay for it.
   ids_.reserve(256);
   vertices_.reserve(256);

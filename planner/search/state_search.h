@@ -40,8 +40,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/types/span.h"
+#include "planner/costs/bounds/remaining_cost_bound.h"
 #include "planner/costs/cost_model.h"
-#include "planner/costs/remaining_cost_bound.h"
 #include "planner/layout/dist_state.h"
 #include "planner/search/distance_heap.h"
 #include "planner/search/edge_source.h"
@@ -82,7 +82,7 @@ class StateSearch {
   // For a search that runs one pass (Run called once: FindPathOn): a state's
   // edges to states already popped are neither priced nor kept, since that
   // pass never relaxes them (spec §5.2 item 2); a second pass would miss
-  // them. About a third of a native search's edges (bench/README.md). With
+  // them. About a third of a native search's edges (docs/design/planner-speed.md). With
   // one goal, once an edge has reached it (at g_goal, a path's cost: at
   // least what the pass returns), neither is an edge out of u (popped at g)
   // whose g + a lower bound on its price (the bound's StepLowerBound) +

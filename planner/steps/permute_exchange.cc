@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "planner/steps/step_bytes.h"
+#include "planner/steps/logical_shape.h"
 
 namespace reshard {
 namespace {
@@ -415,7 +415,7 @@ class RecentLoads {
 
  private:
   // Enough that the routings of a native search after its plan's exchange
-  // do not push that one out (bench/README.md, 2026-11-27 21:01 UTC).
+  // do not push that one out (docs/design/planner-speed.md).
   static constexpr size_t kAnswers = 8;
   struct Answer {
     uint64_t bits = 0;

@@ -53,7 +53,7 @@ struct PermuteExchange {
 
 // The exchange of `step` (a legal permute or exchange from `state`,
 // CheckStep) at the rank with `coordinate`, whose logical shape for the step
-// is `logical` (LogicalShape, step.h).
+// is `logical` (LogicalShape, logical_shape.h).
 PermuteExchange PermuteExchangeOf(const DistState& state, const Step& step, const DeviceMesh& mesh,
                                   absl::Span<const int64_t> logical,
                                   absl::Span<const int64_t> coordinate);

@@ -8,7 +8,7 @@
 //   s.kind                           // StepKind::kAllGather
 //   CheckStep(state, s, mesh, 2)     // OK iff s is legal in `state` (the one legality rule)
 //   ApplyStep(state, s)              // the state after it (the one shard-order replay)
-//   LogicalShape(...), BytesOfStep(...)  // step_bytes.h: shapes and bytes per rank
+//   LogicalShape(...), BytesOfStep(...)  // logical_shape.h, step_bytes.h: per rank
 //
 // Compat steps (pytorch mode) act on one mesh dim. Native steps (spec §4.2)
 // act on a group of several mesh dims as one flattened collective, or are
@@ -17,8 +17,8 @@
 // `entries`.
 //
 // Where each rule lives (planner/steps/): kinds and construction in step.cc,
-// CheckStep in step_legality.cc, ApplyStep in step_replay.cc, shapes and
-// bytes in step_bytes.h, memory in step_memory.h.
+// CheckStep in step_legality.cc, ApplyStep in step_replay.cc, shapes in
+// logical_shape.h, bytes in step_bytes.h, memory in step_memory.h.
 //
 // Adding a kind of step: a StepKind (and its name), StepKindFor if it is
 // keyed by placements, CheckStep's rules, BytesOfStep and StepMemory, then

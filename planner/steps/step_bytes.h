@@ -1,5 +1,6 @@
-// What one step moves at one rank: the logical shape its group sees (spec
-// §10) and the bytes the executor sends and receives (spec §11).
+// What one step moves at one rank: the bytes the executor sends and
+// receives (spec §11) for the logical shape its group sees (spec §10,
+// logical_shape.h).
 #ifndef RESHARD_PLANNER_STEPS_STEP_BYTES_H_
 #define RESHARD_PLANNER_STEPS_STEP_BYTES_H_
 
@@ -10,16 +11,10 @@
 #include "mesh/device_mesh.h"
 #include "planner/layout/dist_state.h"
 #include "planner/layout/dtype.h"
+#include "planner/steps/logical_shape.h"
 #include "planner/steps/step.h"
 
 namespace reshard {
-
-// Spec §10: the tensor as the step's group sees it at the rank with
-// `coordinate`: the global shape split, in shard order, by every mesh dim of
-// `current` outside the group.
-std::vector<int64_t> LogicalShape(const DistState& current, const Step& step,
-                                  const DeviceMesh& mesh, absl::Span<const int64_t> global_shape,
-                                  absl::Span<const int64_t> coordinate);
 
 // Bytes one rank sends to and receives from the rest of the group for a step
 // with logical shape `logical` (spec §11), at the padded chunk the executor

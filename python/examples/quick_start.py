@@ -1,4 +1,4 @@
-"""The Python quick start (README "Python quick start"; scripts/demo runs it).
+"""The Python quick start (docs/python.md, "Quick start"; scripts/demo runs it).
 
     bazel build -c opt //python:reshard
     PYTHONPATH=$(bazel info -c opt bazel-bin)/python /usr/bin/python3 python/examples/quick_start.py

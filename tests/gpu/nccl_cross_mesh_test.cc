@@ -8,7 +8,7 @@
 // verify` checks cross-mesh moves with) compares the result with the ground
 // truth and the crossing's counters with the plan. Moves among several GPUs
 // (ranks that only send or only receive) need a machine with several; the
-// same code runs them on Gloo (tests/cross_mesh_test, reshard verify).
+// same code runs them on Gloo (collectives/cross_mesh_executor_test, reshard verify).
 #include "collectives/nccl/nccl_cross_mesh.h"
 
 #include <memory>

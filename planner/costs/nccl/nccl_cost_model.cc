@@ -1,0 +1,460 @@
+#include "planner/costs/nccl/nccl_cost_model.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "planner/costs/block_bytes.h"
+#include "planner/costs/bounds/shard_set_blocks.h"
+#include "planner/costs/cache_owner_id.h"
+#include "planner/costs/host_span.h"
+#include "planner/costs/nccl/nccl_tuning.h"
+#include "planner/layout/chunk.h"
+#include "planner/steps/permute_exchange.h"
+#include "planner/steps/step_bytes.h"
+
+namespace reshard {
+namespace {
+
+constexpr int kNumGroups = 1 << kMaxMeshDims;
+
+// `messages` peer messages carrying `bytes` in all, split between the
+// host's peers and other hosts' in the group's proportion (a permute's
+// split when every peer gets one: NcclCosts::Exchange), the network's
+// rounded up.
+NcclP2pCall Messages(const HostSpan& s, int64_t messages, double bytes) {
+  const int64_t peers = s.ranks - 1;
+  const int64_t remote = s.ranks - s.local;
+  NcclP2pCall call;
+  call.inter_peers = std::min(messages, (messages * remote + peers - 1) / peers);
+  call.intra_peers = messages - call.inter_peers;
+  const double each = bytes / static_cast<double>(messages);
+  call.intra_bytes = each * static_cast<double>(call.intra_peers);
+  call.inter_bytes = each * static_cast<double>(call.inter_peers);
+  return call;
+}
+
+// Spec §6.4: an exchange is one grouped send/recv like a permute, priced
+// from its routes (§11.1): its busiest member's messages (at least one) and
+// bytes (the more of sent and received), over the communicator `s`. The
+// one rule for exchange steps and cross-mesh crossings (spec §14).
+double ExchangeTimeUs(const NcclP2pLinks& links, const HostSpan& s, const RouteLoad& load,
+                      double itemsize) {
+  if (s.ranks <= 1) return 0;
+  const double bytes = itemsize * static_cast<double>(std::max(load.max_sent, load.max_received));
+  return NcclP2pTimeUs(links, Messages(s, std::max<int64_t>(1, load.max_messages), bytes));
+}
+
+// A lower bound on ExchangeTimeUs over `s` when the busiest member moves at
+// least `bytes` in at least `messages` >= 1 messages (spec §5.2 item 7):
+// NcclP2pTimeUs's latency grows with the messages (more rounds, more of
+// them over the network, which costs at least NVLink's round: nccl_tuning.cc);
+// Messages sends at least messages * remote / peers of them to other hosts,
+// so that share of the bytes goes over the network (all of them on NVLink
+// within one host), and whatever the split the slower share takes at least
+// the bytes over the two bandwidths' sum. Shrunk by a millionth for rounding.
+// `latency` is the messages' NcclP2pTimeUs at 0 bytes (ExchangeTimeLowerBoundUs
+// finds it; the mesh's tables keep one message's).
+double ExchangeLowerBoundAtLatency(double latency, const NcclP2pLinks& links, const HostSpan& s,
+                                   double bytes) {
+  const int64_t peers = s.ranks - 1;
+  const int64_t remote = s.ranks - s.local;
+  const double kb = bytes / 1000;
+  const double transfer = remote == 0 ? kb / links.nvlink_gbps
+                                      : std::max(kb / (links.nvlink_gbps + links.net_gbps),
+                                                 kb * static_cast<double>(remote) /
+                                                     static_cast<double>(peers) / links.net_gbps);
+  return (latency + transfer) * (1 - 1e-6);
+}
+
+double ExchangeTimeLowerBoundUs(const NcclP2pLinks& links, const HostSpan& s, int64_t messages,
+                                double bytes) {
+  if (s.ranks <= 1) return 0;
+  const double lat = NcclP2pTimeUs(links, Messages(s, std::max<int64_t>(1, messages), 0.0));
+  return ExchangeLowerBoundAtLatency(lat, links, s, bytes);
+}
+
+// NcclTuning(profile, ranks, nodes), kept per thread: `reshard batch` binds
+// the model once per line, and its lines' groups span the same (ranks,
+// nodes) again and again (a tuning costs about as much as pricing a few
+// dozen steps). An explicit cache, emptied when the profile changes or past
+// kMaxTunings.
+const NcclTuning& TuningFor(const NcclProfile& profile, int64_t ranks, int64_t nodes) {
+  constexpr size_t kMaxTunings = 4096;  // 1.2 KB each
+  thread_local struct {
+    NcclProfile profile;
+    absl::flat_hash_map<std::pair<int64_t, int64_t>, NcclTuning> tunings;
+  } cache;
+  if (cache.profile != profile || cache.tunings.size() >= kMaxTunings) {
+    cache.profile = profile;
+    cache.tunings.clear();
+  }
+  const std::pair<int64_t, int64_t> key(ranks, nodes);
+  auto it = cache.tunings.find(key);
+  if (it == cache.tunings.end()) {
+    it = cache.tunings.emplace(key, NcclTuning(profile, ranks, nodes)).first;
+  }
+  return it->second;
+}
+
+// The peer messages of an exchange of a `bytes` local block: all_to_all
+// sends 1/n of it to each peer; a permute at most all of it, spread over
+// at most every peer (an upper bound, as §6.2's).
+NcclP2pCall Exchange(StepKind kind, const HostSpan& s, double bytes) {
+  const double n = static_cast<double>(s.ranks);
+  const double share = kind == StepKind::kAllToAll ? bytes / n : bytes / (n - 1);
+  NcclP2pCall call;
+  call.intra_peers = s.local - 1;
+  call.inter_peers = s.ranks - s.local;
+  call.intra_bytes = share * static_cast<double>(call.intra_peers);
+  call.inter_bytes = share * static_cast<double>(call.inter_peers);
+  return call;
+}
+
+// NCCL's price of one call of `kind` over the communicator `s` (table `t`)
+// moving `bytes` (§6.2's bytes: NCCL's nBytes for collectives, the local
+// block for exchanges).
+double CallTimeUs(const NcclTuning& t, const HostSpan& s, const NcclP2pLinks& links, StepKind kind,
+                  double bytes) {
+  if (s.ranks <= 1) return 0;
+  switch (kind) {
+    case StepKind::kAllGather:
+      return t.Time(NcclFunc::kAllGather, bytes).time_us;
+    case StepKind::kReduceScatter:
+      return t.Time(NcclFunc::kReduceScatter, bytes).time_us;
+    case StepKind::kAllReduce:
+      return t.Time(NcclFunc::kAllReduce, bytes).time_us;
+    case StepKind::kAllToAll:
+    case StepKind::kPermute:
+      return NcclP2pTimeUs(links, Exchange(kind, s, bytes));
+    // The least an exchange costs: one message of `bytes` (StepCost prices
+    // each exchange by its routes, ExchangeCost).
+    case StepKind::kExchange:
+      return NcclP2pTimeUs(links, Messages(s, 1, bytes));
+    case StepKind::kChunk:
+    case StepKind::kPartition:
+      return 0;
+  }
+  return 0;
+}
+
+// What a bound model needs of the mesh alone, whatever the tensor: per set
+// of mesh dims its communicator and NCCL table, and LowerBound's shares.
+struct MeshTables {
+  HostSpan span[kNumGroups];
+  std::vector<NcclTuning> tunings;  // by the group's bits
+  double bound[kMaxMeshDims][kNumStepKinds] = {};
+  // The latency of one message on the group (an exchange's least), by bits.
+  double one_message[kNumGroups] = {};
+};
+
+MeshTables MakeMeshTables(const NcclProfile& profile, const NcclP2pLinks& links,
+                          const DeviceMesh& mesh, int64_t devices_per_host) {
+  MeshTables tables;
+  const int groups = 1 << mesh.ndim();
+  tables.tunings.reserve(groups);
+  double min_lat[kNumStepKinds] = {};
+  bool seen = false;
+  for (int bits = 0; bits < groups; ++bits) {
+    const HostSpan& s = tables.span[bits] =
+        HostSpanOf(mesh, MeshDimSet::FromBits(static_cast<uint8_t>(bits)), devices_per_host);
+    const NcclTuning& t = tables.tunings.emplace_back(TuningFor(profile, s.ranks, s.nodes));
+    if (s.ranks <= 1) continue;
+    double lat[kNumStepKinds] = {};
+    for (StepKind kind : kAllStepKinds) {
+      lat[static_cast<int>(kind)] = CallTimeUs(t, s, links, kind, 0);
+    }
+    tables.one_message[bits] = lat[static_cast<int>(StepKind::kExchange)];
+    for (int k = 0; k < kNumStepKinds; ++k) {
+      min_lat[k] = seen ? std::min(min_lat[k], lat[k]) : lat[k];
+    }
+    seen = true;
+  }
+  // Spec §6.4 "bounds": a call on a group holding mesh dim m (size > 1)
+  // costs at least the smallest latency of any group; the share of it
+  // per mesh dim sums to at most that over any group.
+  // An exchange may replace any communicating step (cost_model.h): its
+  // bound is the smallest latency of every communicating kind.
+  double min_any = 0;
+  bool any = false;
+  for (StepKind kind : kAllStepKinds) {
+    if (!IsCommunicating(kind)) continue;
+    const double lat = min_lat[static_cast<int>(kind)];
+    min_any = any ? std::min(min_any, lat) : lat;
+    any = true;
+  }
+  min_lat[static_cast<int>(StepKind::kExchange)] = min_any;
+  int sharing = 0;
+  for (int m = 0; m < mesh.ndim(); ++m) sharing += mesh.size(m) > 1;
+  for (int m = 0; m < mesh.ndim(); ++m) {
+    for (int k = 0; k < kNumStepKinds; ++k) {
+      tables.bound[m][k] = mesh.size(m) > 1 ? min_lat[k] / sharing : 0;
+    }
+  }
+  return tables;
+}
+
+// MakeMeshTables, kept per thread as TuningFor's tunings are: a batch's
+// lines share meshes, and a mesh's tables (its groups' host spans above all)
+// cost as much as the rest of binding the model. Shared, so that a bound
+// model keeps its tables when the cache is emptied.
+std::shared_ptr<const MeshTables> MeshTablesFor(const NcclProfile& profile,
+                                                const NcclP2pLinks& links, const DeviceMesh& mesh,
+                                                int64_t devices_per_host) {
+  constexpr size_t kMaxMeshes = 256;  // about 30 KB each on 4-D meshes: 8 MB at most
+  using Key = std::pair<std::vector<int64_t>, int64_t>;
+  thread_local struct {
+    NcclProfile profile;
+    absl::flat_hash_map<Key, std::shared_ptr<const MeshTables>> tables;
+  } cache;
+  if (cache.profile != profile || cache.tables.size() >= kMaxMeshes) {
+    cache.profile = profile;
+    cache.tables.clear();
+  }
+  Key key(mesh.sizes(), devices_per_host);
+  std::shared_ptr<const MeshTables>& tables = cache.tables[key];
+  if (tables == nullptr) {
+    tables =
+        std::make_shared<const MeshTables>(MakeMeshTables(profile, links, mesh, devices_per_host));
+  }
+  return tables;
+}
+
+// Recent call prices per thread, by (model, kind, group, bytes): a search
+// prices the same call from many states (one block size on one group), and
+// NCCL's tuning model takes a few hundred instructions per call. A slot per
+// key hash; a price is a pure function of its key, so a hit is exact.
+class CallTimeMemo {
+ public:
+  template <typename Price>
+  double Get(uint64_t model, StepKind kind, int bits, double bytes, Price price) {
+    uint64_t raw;
+    std::memcpy(&raw, &bytes, sizeof raw);
+    const uint64_t tag = (model << 12) | (uint64_t{static_cast<uint8_t>(kind)} << 8) |
+                         static_cast<uint64_t>(bits & 0xff);
+    Entry& e = entries_[((raw ^ tag) * 0x9e3779b97f4a7c15ull) >> (64 - kLogSlots)];
+    if (e.tag != tag || e.bytes != raw) e = {tag, raw, price()};
+    return e.time;
+  }
+
+ private:
+  static constexpr int kLogSlots = 9;
+  struct Entry {
+    uint64_t tag = 0;  // model 0 is none
+    uint64_t bytes = 0;
+    double time = 0;
+  };
+  Entry entries_[1 << kLogSlots];
+};
+
+// Spec §6.4, bound to one problem: one NCCL table per set of mesh dims
+// (at most 2^8, its mesh's MeshTables), so that StepCost only looks up and
+// compares.
+class NcclCosts : public BoundCostModel {
+ public:
+  NcclCosts(const CostProblem& p, const NcclProfile& profile, int64_t devices_per_host)
+      : bytes_(p),
+        mesh_(p.mesh),
+        global_shape_(p.global_shape),
+        itemsize_(p.itemsize),
+        links_(NcclP2pLinksFor(profile)),
+        memory_bytes_per_us_(profile.memory_gbps * 1e3),
+        tables_(MeshTablesFor(profile, links_, p.mesh, devices_per_host)) {
+    if (p.mesh.ndim() <= ShardSetBlocks::kMaxDims) blocks_.emplace(p);
+  }
+
+  double StepCost(const DistState& current, const Step& step) const override {
+    const int bits = step.group.bits();
+    if (step.kind == StepKind::kExchange) return ExchangeCost(current, step, bits);
+    const double bytes = bytes_(current, step, tables_->span[bits].ranks);
+    if (!IsCommunicating(step.kind)) return bytes / memory_bytes_per_us_;
+    return CallTime(step.kind, bits, bytes);
+  }
+
+  double LowerBound(StepKind kind, int mesh_dim) const override {
+    return tables_->bound[mesh_dim][static_cast<int>(kind)];
+  }
+
+  // Spec §6.4 "bounds": a call on a group costs at least its own
+  // communicator's price at the fewest bytes its source's shard set allows.
+  const ShardSetBlocks* group_blocks() const override {
+    return blocks_.has_value() ? &*blocks_ : nullptr;
+  }
+  double GroupLowerBoundAt(unsigned shard_set, StepKind kind, MeshDimSet group) const override {
+    const int bits = group.bits();
+    const HostSpan& s = tables_->span[bits];
+    if (s.ranks <= 1 || !IsCommunicating(kind)) return 0;
+    const double bytes = blocks_->MinBytes(shard_set);
+    const NcclTuning& t = tables_->tunings[bits];
+    switch (kind) {
+      case StepKind::kAllGather:
+        return t.TimeLowerBound(NcclFunc::kAllGather, bytes * static_cast<double>(s.ranks));
+      case StepKind::kReduceScatter:
+        return t.TimeLowerBound(NcclFunc::kReduceScatter, bytes);
+      case StepKind::kAllReduce:
+        return t.TimeLowerBound(NcclFunc::kAllReduce, bytes);
+      case StepKind::kAllToAll:
+      case StepKind::kPermute:
+        return NcclP2pTimeUs(links_, Exchange(kind, s, bytes));
+      default:  // an exchange's least: one message (its own bound is below)
+        return tables_->one_message[bits];
+    }
+  }
+  // A local step writes its output block (the input, for a partition),
+  // which holds at least MinBytes of the shard set after it.
+  double LocalLowerBoundAt(unsigned shard_set) const override {
+    return blocks_->MinBytes(shard_set) / memory_bytes_per_us_;
+  }
+  // ExchangeTimeLowerBoundUs of one message of `received` elements.
+  double ExchangeLowerBoundAt(MeshDimSet group, int64_t received) const override {
+    const int bits = group.bits();
+    const HostSpan& s = tables_->span[bits];
+    if (s.ranks <= 1) return 0;
+    return ExchangeLowerBoundAtLatency(tables_->one_message[bits], links_, s,
+                                       itemsize_ * static_cast<double>(received));
+  }
+
+  // An exchange's routes are most of native planning's time (spec §5.2
+  // item 7): bound it by its first member's received bytes and senders instead.
+  std::optional<double> DeferredCostBound(const DistState& current,
+                                          const Step& step) const override {
+    return ExchangeBound(current, step, [&](absl::Span<const int64_t> logical) {
+      const FirstMemberReceipt receipt = FirstMemberReceiptOf(current, step, mesh_, logical);
+      int64_t elements = receipt.elements;
+      if (blocks_.has_value()) {
+        // The members' average may be more (ShardSetBlocks).
+        const unsigned bits = step.group.bits();
+        unsigned goal_shard = current.ShardSet() & ~bits;
+        for (int i = 0; i < step.entries.size(); ++i) goal_shard |= 1u << step.entries.mesh_dim(i);
+        elements = std::max(elements,
+                            blocks_->AverageReceipt(current, current.ShardSet(), goal_shard, bits));
+      }
+      return std::make_pair(receipt.senders, elements);
+    });
+  }
+
+  // The busiest members' load, bounded from every member's blocks.
+  std::optional<double> RefinedCostBound(const DistState& current,
+                                         const Step& step) const override {
+    return ExchangeBound(current, step, [&](absl::Span<const int64_t> logical) {
+      const ExchangeLoadBound load = ExchangeLoadBoundOf(current, step, mesh_, logical);
+      return std::make_pair(load.messages, load.elements);
+    });
+  }
+
+  // NCCL runs all_gather and reduce_scatter in place (spec §12).
+  MemoryBackend memory_backend() const override { return MemoryBackend::kNccl; }
+
+ private:
+  // CallTimeUs on the group `bits`.
+  double CallTime(StepKind kind, int bits, double bytes) const {
+    thread_local CallTimeMemo memo;
+    return memo.Get(id_, kind, bits, bytes, [&] {
+      return CallTimeUs(tables_->tunings[bits], tables_->span[bits], links_, kind, bytes);
+    });
+  }
+
+  // The step's LogicalShape at coordinate 0 into `logical`, without
+  // allocating (once per exchange edge): the nested chunks at 0 in one pass
+  // over the mesh dims, since ceil(ceil(L / a) / b) == ceil(ceil(L / b) / a)
+  // (block_bytes.cc). Returns the tensor's ndim.
+  int LogicalAtOrigin(const DistState& current, const Step& step, int64_t* logical) const {
+    const int ndim = static_cast<int>(global_shape_.size());
+    std::copy(global_shape_.begin(), global_shape_.end(), logical);
+    for (int m = 0; m < mesh_.ndim(); ++m) {
+      const Placement p = current.placement(m);
+      if (p.is_shard() && p.dim() < ndim && !step.group.Contains(m)) {
+        logical[p.dim()] = PaddedChunkSize(logical[p.dim()], mesh_.size(m));
+      }
+    }
+    return ndim;
+  }
+
+  // The two bounds above: for an exchange, ExchangeTimeLowerBoundUs of the
+  // (messages, elements) that `load` finds at the step's logical shape at
+  // coordinate 0; nullopt for other steps.
+  template <typename Load>
+  std::optional<double> ExchangeBound(const DistState& current, const Step& step, Load load) const {
+    if (step.kind != StepKind::kExchange) return std::nullopt;
+    const HostSpan& span = tables_->span[step.group.bits()];
+    if (span.ranks <= 1) return 0.0;
+    int64_t logical[kMaxTensorDims];
+    const int ndim = LogicalAtOrigin(current, step, logical);
+    const auto [messages, elements] = load(absl::MakeConstSpan(logical, ndim));
+    return ExchangeTimeLowerBoundUs(links_, span, messages,
+                                    itemsize_ * static_cast<double>(elements));
+  }
+
+  // Spec §6.4: an exchange is one grouped send/recv like a permute, priced
+  // from its routes (§11.1) in the group of the rank at coordinate 0 (the
+  // largest logical shape): its busiest member's messages (at least one)
+  // and bytes (the more of sent and received). Exchanges are the goal's
+  // edge only, so the routes (which allocate) are computed here.
+  double ExchangeCost(const DistState& current, const Step& step, int bits) const {
+    if (tables_->span[bits].ranks <= 1) return 0;
+    const RouteLoad load = ExchangeLoadAtOrigin(current, step, mesh_, global_shape_);
+    return ExchangeTimeUs(links_, tables_->span[bits], load, itemsize_);
+  }
+
+  BlockBytes bytes_;
+  DeviceMesh mesh_;
+  std::vector<int64_t> global_shape_;
+  double itemsize_;
+  NcclP2pLinks links_;
+  double memory_bytes_per_us_;
+  std::shared_ptr<const MeshTables> tables_;
+  uint64_t id_ = NewCacheOwnerId();  // CallTimeMemo's key
+  // Group bounds: meshes of up to ShardSetBlocks::kMaxDims dims.
+  std::optional<ShardSetBlocks> blocks_;
+};
+
+class NcclCostModel : public CostModel {
+ public:
+  NcclCostModel(NcclProfile profile, int64_t devices_per_host)
+      : CostModel(Fingerprint(profile, devices_per_host)),
+        profile_(std::move(profile)),
+        devices_per_host_(devices_per_host) {}
+
+  std::unique_ptr<const BoundCostModel> Bind(const CostProblem& problem) const override {
+    return std::make_unique<NcclCosts>(problem, profile_, devices_per_host_);
+  }
+  bool prices_native_steps() const override { return true; }
+  std::optional<double> ExchangeAmongRanksUs(absl::Span<const int64_t> ranks, const RouteLoad& load,
+                                             int itemsize) const override {
+    return ExchangeTimeUs(NcclP2pLinksFor(profile_), HostSpanOfRanks(ranks, devices_per_host_),
+                          load, itemsize);
+  }
+
+ private:
+  static std::string Fingerprint(const NcclProfile& p, int64_t devices_per_host) {
+    return absl::StrCat(
+        "nccl profile=", p.name, " arch=", GpuArchName(p.arch), " gpus_per_host=", p.gpus_per_host,
+        absl::StrFormat(" nvlink_gbps=%.17g", p.nvlink_gbps), " nvswitch=", p.nvswitch ? 1 : 0,
+        " nics_per_host=", p.nics_per_host, absl::StrFormat(" nic_gbps=%.17g", p.nic_gbps),
+        " amd_cpu=", p.amd_cpu ? 1 : 0, absl::StrFormat(" memory_gbps=%.17g", p.memory_gbps),
+        " devices_per_host=", devices_per_host);
+  }
+
+  NcclProfile profile_;
+  int64_t devices_per_host_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<const CostModel>> MakeNcclCostModel(const NcclProfile& profile,
+                                                                   int64_t devices_per_host) {
+  if (absl::Status s = ValidateNcclProfile(profile); !s.ok()) return s;
+  if (devices_per_host < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("devices per host: ", devices_per_host, "; must be >= 1"));
+  }
+  return std::make_shared<const NcclCostModel>(profile, devices_per_host);
+}
+
+}  // namespace reshard
