@@ -19,7 +19,7 @@ block before and after the step (NestedChunk, §11, through
 
 Every member knows every member's blocks, so all of them decide alike to
 skip a collective that would move nothing (every piece of the group empty:
-gloo dies with SIGFPE on some of those) and keep only the local copy.
+torch 1.13's gloo died with SIGFPE on those) and keep only the local copy.
 The piece a member keeps is copied locally, never sent to itself.
 
 Dtypes: collectives that only move data send int16 as float16 bits (neither
@@ -36,7 +36,7 @@ import torch.distributed as dist
 from reshard import _reshard
 from reshard._torch_groups import group_of
 
-# torch >= 2.11 names them *_single; older releases *_into_tensor / *_tensor.
+# Newer torch names them *_single (the *_into_tensor / *_tensor names are deprecated).
 ALL_GATHER = getattr(dist, "all_gather_single", None) or dist.all_gather_into_tensor
 _REDUCE_SCATTER = getattr(dist, "reduce_scatter_single", None) or dist.reduce_scatter_tensor
 # Moved as another dtype of the same width: neither gloo nor NCCL has int16.
