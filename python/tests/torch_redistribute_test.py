@@ -1,4 +1,4 @@
-"""reshard.torch.redistribute on 4 gloo processes (CPU), compared with the full tensor.
+"""reshard.torch.redistribute_local on 4 gloo processes (CPU), compared with the full tensor.
 
 Every case lays out an integer-valued tensor with local_shard, redistributes
 it, and checks the result against local_shard of the same tensor in the
@@ -20,8 +20,10 @@ try:
     import torch
     import torch.distributed as dist
     import torch.multiprocessing as mp
-except ImportError:  # scripts/test reports the stage as skipped
-    torch = None
+    import reshard.torch
+    SKIP = None
+except ImportError as e:  # scripts/test reports the tests as skipped
+    torch, SKIP = None, str(e)
 
 import reshard
 
@@ -90,7 +92,8 @@ def _worker(rank, port, results):
         full = (torch.arange(torch.Size(shape).numel()) % 11 - 5).reshape(shape).float()
         local = rt.local_shard(full, mesh=mesh, src=src, rank=rank)
         try:
-            out = rt.redistribute(local, mesh=mesh, shape=shape, src=src, dst=dst, **options)
+            out = rt.redistribute_local(local, mesh=mesh, shape=shape, src=src, dst=dst,
+                                        **options)
             out, want = _reduced(out, mesh, dst, rank), rt.local_shard(
                 full, mesh=mesh, src=dst.replace("P(sum)", "R"), rank=rank)
             if out.shape != want.shape or not torch.equal(out, want):
@@ -106,8 +109,10 @@ def _worker(rank, port, results):
         full = (torch.arange(torch.Size(shape).numel()) % 11 - 5).reshape(shape).float()
         local = rt.local_shard(full, mesh=mesh, src=before, rank=rank)
         fields = dict(fields, logical_shape=shape, cost=0.0)
-        out = rt._execute(local, tuple(mesh), tuple(shape), [before, after],
-                          [reshard.Step(fields)], rt._coordinate(tuple(mesh), rank), None)
+        programs = rt._torch_steps.compile_steps(rt._local_mesh(tuple(mesh), None), shape,
+                                                 [before, after], [reshard.Step(fields)],
+                                                 local.dtype)
+        out = rt._torch_steps.run(local, programs)
         want = rt.local_shard(full, mesh=mesh, src=after, rank=rank)
         if out.shape != want.shape or not torch.equal(out, want):
             failures.append(f"group step {i} {before}->{after}: rank {rank} got {out.tolist()}"
@@ -134,7 +139,7 @@ def _reduced(out, mesh, dst, rank):
     return total
 
 
-@unittest.skipIf(torch is None, "torch is not importable")
+@unittest.skipIf(SKIP, SKIP)
 class TorchPlacements(unittest.TestCase):
     def test_c10d_reduce_ops_name_partials(self):
         ops = [dist.ReduceOp.SUM, dist.ReduceOp.AVG, dist.ReduceOp.MAX, dist.ReduceOp.MIN,
@@ -148,12 +153,12 @@ class TorchPlacements(unittest.TestCase):
         import reshard.torch as rt
         for key, value in (("dst_mesh", [4]), ("src_ranks", [0, 1]), ("dst_ranks", [2, 3])):
             with self.assertRaises(ValueError) as e:
-                rt.redistribute(torch.zeros(4), mesh=[2], shape=[8], src="S(0)", dst="R",
-                                **{key: value})
+                rt.redistribute_local(torch.zeros(4), mesh=[2], shape=[8], src="S(0)", dst="R",
+                                      **{key: value})
             self.assertIn(f"{key}: redistribute moves within one mesh", str(e.exception))
 
 
-@unittest.skipIf(torch is None, "torch is not importable")
+@unittest.skipIf(SKIP, SKIP)
 class RedistributeOnFourGlooProcesses(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

@@ -1,56 +1,326 @@
-"""reshard.torch: redistribute real torch tensors with torch.distributed.
+"""reshard.torch: redistribute DTensors with reshard's plans, run by torch.distributed.
 
     import reshard.torch as rt
-    local = rt.local_shard(full, mesh=[2, 2], src="S(0)[1]S(0)[0]", rank=dist.get_rank())
-    out = rt.redistribute(local, mesh=[2, 2], shape=full.shape, src="S(0)[1]S(0)[0]", dst="RS(1)")
+    from torch.distributed.tensor import Shard, Replicate
 
-Ranks: rank r of the process group (default: the world) is the mesh
-coordinate of r in row-major order (docs/planner-semantics.md §1). A rank's
-local tensor is its block of the global tensor: each tensor dim split by its
-mesh dims in shard order, as torch.chunk splits (§2); Partial mesh dims hold
-values whose reduction is the tensor.
+    out = rt.redistribute(dtensor, [Shard(1), Shard(0)])      # a DTensor, same DeviceMesh
+    out.full_tensor()                                          # torch reads it as usual
+    rt.plan(dtensor, [Shard(1), Shard(0)])                     # the reshard.Plan, not run
+    rt.redistribute(dtensor, [Shard(0), Shard(0)], shard_order=[(0, [1, 0])], mode="pytorch")
 
-redistribute plans the request once per process (the plan is cached, and the
-same on every rank: ranks plan at coordinate 0) and runs each step of the
-plan (§11) on the members of its group: the ranks that share every
-coordinate outside the step's mesh dims, ordered row-major over them. One
-torch.distributed subgroup per (mesh, mesh dims, coordinate outside them) is
-created the first time a step needs it and kept. Collectives:
+redistribute(dtensor, placements, *, shard_order=None, mode="native", **options)
+plans the move from the DTensor's placements and shard order to
+`placements` (torch's Shard, Replicate, Partial(op), _StridedShard, reshard's
+own, or notation text; `shard_order` as torch writes it: ShardOrderEntry or
+(tensor_dim, mesh_dims) pairs) and runs it on the DTensor's DeviceMesh. The
+result carries the destination placements and shard order (a DTensorSpec
+shard_order, or the _StridedShard placements given), the same global shape,
+stride and dtype. `mode` is "native" (reshard's search: group collectives,
+permutes, exchanges) or "pytorch" (the steps DTensor plans); `options` are
+further request keys of reshard.plan (algorithm, cost_model, profile,
+max_memory, devices_per_host: by default torch's device count per host for
+the mesh's device type, as DTensor's cost model counts it).
 
-    step                 collective                   note
-    all_gather S->R      all_gather (padded pieces)   pieces placed at their nested-chunk offsets
-    all_to_all S->S      all_to_all_single            exact pieces, split sizes per member
-    permute, exchange    all_to_all_single            as all_to_all; replicas: lowest index sends
-    all_reduce P->R      all_reduce                   avg: SUM, then divide by the group size
-    reduce_scatter P->S  reduce_scatter (padded)      gloo has none: all_reduce, keep own block
-    chunk R->S           (local slice)
-    partition R->P       (local)                      sum: coordinate 0 keeps, others zeros
+Every rank of the mesh must call it with the same request, as for
+DTensor.redistribute. The first time a process plans a request, the mesh's
+ranks exchange a hash of it and all raise ValueError, naming who asked what,
+if they differ (instead of dying inside gloo); later calls of a cached
+request are not checked again. Plans are cached per process; every rank runs
+the plan made at coordinate 0 (the same steps everywhere).
 
-gloo (torch 1.13) has no all_to_all (list form), no reduce_scatter and no
-ReduceOp.AVG: all_to_all_single, all_reduce plus a local slice, and SUM plus
-a division are what run there. The code paths for NCCL are the same calls on
-CUDA tensors (not run on this machine: no GPU).
+redistribute_local(local, mesh, shape, src, dst, group=None, **options) is
+the same for a plain local tensor: rank r of `group` (default: the world) is
+mesh coordinate r in row-major order; `local` is its block of a global
+tensor of `shape` laid out as `src` (notation or placements); it returns the
+block of `dst`. local_shard(full, mesh, src, rank) makes such a block.
 
-Creating subgroups (torch.distributed.new_group) is collective over the
-default group: with a `group` smaller than the world, every process of the
-default group must call redistribute with the same arguments.
+Errors (before anything is sent): ValueError for a bad request (the planner's
+message naming the field), a DTensor that needs autograd (this is not
+differentiable), a _StridedShard that is not a shard order, P(avg) reduced
+on integers; reshard.NoPlanError when no plan exists; TypeError for a dtype
+reshard or the backend cannot move or reduce (int16 moves as float16 bits,
+it cannot be reduced). Tensors with a dim of size 0 move nothing and need no
+plan. What runs each step is `_torch_steps.py`, its process groups
+`_torch_groups.py`; docs/torch.md is the user's page.
 """
 
-import functools
-import itertools
+import hashlib
+import inspect
 import re
 
 import torch
 import torch.distributed as dist
 
 import reshard
-from reshard import _reshard
+from reshard import _torch_steps
+
+if "use_local_synchronization" not in inspect.signature(dist.new_group).parameters:
+    raise ImportError(f"reshard.torch needs torch >= 2.1 (new_group(use_local_synchronization)); "
+                      f"this is torch {torch.__version__}")
+
+__all__ = ["clear_cache", "local_shard", "plan", "redistribute", "redistribute_local"]
 
 _DTYPES = {
     torch.float64: "f64", torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16",
     torch.int64: "i64", torch.int32: "i32", torch.int16: "i16", torch.int8: "i8",
     torch.uint8: "u8", torch.bool: "bool",
 }
+_TOKEN = re.compile(r"S\((\d+)\)(?:\[(\d+)\])?|R|P\((\w+)\)")
+_CACHE_LIMIT = 4096
+# Request key -> _Prepared, per process.
+_PREPARED = {}
+
+
+class _Prepared:
+    """A request made ready at this rank: the source block's shape, the step programs
+    (None: nothing to run), and for DTensors the destination spec."""
+
+    __slots__ = ("src_shape", "programs", "spec", "empty_shape")
+
+    def __init__(self, src_shape, programs=None, empty_shape=None):
+        self.src_shape, self.programs, self.empty_shape = src_shape, programs, empty_shape
+        self.spec = None
+
+    def run(self, local):
+        if list(local.shape) != self.src_shape:
+            raise ValueError(f"local: shape {list(local.shape)}, but the source layout gives "
+                             f"this rank a block of {self.src_shape}")
+        if self.empty_shape is not None:  # a tensor without elements moves nothing
+            return local.new_empty(self.empty_shape)
+        return local if self.programs is None else _torch_steps.run(local, self.programs)
+
+
+def clear_cache():
+    """Forgets prepared requests (plans and step programs; process groups stay)."""
+    _PREPARED.clear()
+
+
+def _dtype_name(dtype):
+    name = _DTYPES.get(dtype)
+    if name is None:
+        raise TypeError(f"dtype: {dtype} is not supported (reshard moves "
+                        f"{', '.join(str(d) for d in _DTYPES)})")
+    return name
+
+
+def _remember(key, prepared):
+    if len(_PREPARED) >= _CACHE_LIMIT:
+        _PREPARED.clear()
+    _PREPARED[key] = prepared
+    return prepared
+
+
+def _canonical(mesh, shape, layout):
+    """The layout as the planner states it: every Shard of a multiply-sharded dim with [k]."""
+    surrogate = [max(int(s), 1) for s in shape]  # a dim of size 0 splits like any other
+    return reshard.plan(mesh=list(mesh), shape=surrogate, src=layout, dst=layout).states[0]
+
+
+def _block_shape(mesh, shape, state, coordinate):
+    """The shape of the block at `coordinate` (dims of size 0 stay 0)."""
+    surrogate = tuple(max(int(s), 1) for s in shape)
+    box = _torch_steps.block(tuple(mesh), surrogate, state, tuple(coordinate))
+    return [0 if s == 0 else size for s, (_, size) in zip(shape, box)]
+
+
+def _agree(mesh, text, fits, device):
+    """Every rank of the mesh asked for `text` and holds a source block of the right shape
+    (`fits`): otherwise a ValueError on every rank, naming who differs. Ranks that went on
+    with different requests would die or hang inside the backend."""
+    coords = mesh.members(tuple(range(len(mesh.shape))))
+    if len(coords) < 2:
+        return
+    group = mesh.group(coords)
+    digest = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little") >> 1
+    mine = torch.tensor([digest, int(fits)], dtype=torch.int64, device=device)
+    everyone = mine.new_empty(2 * len(coords))
+    _torch_steps.ALL_GATHER(everyone, mine, group=group.pg)
+    by_rank = everyone.view(-1, 2).tolist()
+    rows = [by_rank[r] for r in group.ranks]  # by member
+    if any(d != digest for d, _ in rows):
+        texts = [None] * len(coords)
+        dist.all_gather_object(texts, text, group=group.pg)
+        asked = {}
+        for r, c in zip(group.ranks, coords):
+            asked.setdefault(texts[r], []).append(list(c))
+        raise ValueError("reshard.torch: the ranks of the mesh asked for different "
+                         "redistributions (each must make the same call); " + "; ".join(
+                             f"coordinates {cs} asked {t}" for t, cs in asked.items()))
+    wrong = [list(c) for (_, ok), c in zip(rows, coords) if not ok]
+    if wrong:
+        raise ValueError(f"src: the local tensors at coordinates {wrong} do not have the shape "
+                         "the source layout gives them")
+
+
+def _prepare(mesh, shape, src, dst, dtype, options, local):
+    """Plans src -> dst at this rank of `mesh`, once every rank has agreed on the request,
+    and compiles this rank's steps."""
+    error, src_shape = None, None
+    try:  # raised after the exchange, so that no rank is left waiting in it
+        src_shape = _block_shape(mesh.shape, shape, _canonical(mesh.shape, shape, src),
+                                 mesh.coordinate)
+    except (ValueError, reshard.NoPlanError) as e:
+        error = e
+    fits = error is not None or list(local.shape) == src_shape
+    _agree(mesh, repr((mesh.shape, mesh.global_ranks, list(shape), src, dst, str(dtype),
+                       sorted(options.items()))), fits, local.device)
+    if error is not None:
+        raise error
+    if any(int(s) == 0 for s in shape):  # no element moves: no plan
+        dst_state = _canonical(mesh.shape, shape, dst)
+        return _Prepared(src_shape, empty_shape=_block_shape(mesh.shape, shape, dst_state,
+                                                             mesh.coordinate))
+    p = reshard.plan(mesh=list(mesh.shape), shape=list(shape), src=src, dst=dst,
+                     dtype=_dtype_name(dtype), **options)
+    return _Prepared(src_shape, _torch_steps.compile_steps(mesh, shape, p.states, p.steps, dtype))
+
+
+# --- DTensors ---------------------------------------------------------------------------------
+
+
+def _torch_placements(state):
+    """Torch placements and shard order of a canonical state text ("S(0)[1]S(0)[0]P(sum)")."""
+    from torch.distributed.tensor import Partial, Replicate, Shard
+    from torch.distributed.tensor._dtensor_spec import ShardOrderEntry
+
+    placements, orders = [], {}
+    for m, token in enumerate(_TOKEN.finditer(state)):
+        dim, position, op = token.groups()
+        if dim is not None:
+            placements.append(Shard(int(dim)))
+            orders.setdefault(int(dim), []).append((int(position or 0), m))
+        elif op is not None:
+            placements.append(Partial("product" if op == "prod" else op))
+        else:
+            placements.append(Replicate())
+    order = tuple(ShardOrderEntry(tensor_dim=d, mesh_dims=tuple(m for _, m in sorted(orders[d])))
+                  for d in sorted(orders))
+    return tuple(placements), order
+
+
+def _source(spec):
+    """The notation of a DTensorSpec's layout; refuses what reshard cannot express."""
+    from torch.distributed.tensor.placement_types import _StridedShard
+
+    strided = any(isinstance(p, _StridedShard) for p in spec.placements)
+    if strided and not spec.use_strided_shard_as_shard_order:
+        raise ValueError(f"src: {spec.placements} holds a _StridedShard that is a strided "
+                         "layout, not a shard order (use_strided_shard_as_shard_order=False); "
+                         "reshard plans shard orders only: use DTensor.redistribute")
+    for p in spec.placements:
+        if "MaskPartial" in type(p).__name__:
+            raise ValueError(f"src: {p!r} (a masked Partial of an embedding lookup) is not "
+                             "supported: reduce it with DTensor.redistribute first")
+    return reshard.notation(spec.placements, None if strided else spec.shard_order, field="src")
+
+
+def _destination(spec, placements, dst_state):
+    """The DTensorSpec of the result: _StridedShard placements as given, else the
+    destination's placements with its shard order."""
+    from torch.distributed.tensor._dtensor_spec import DTensorSpec
+    from torch.distributed.tensor.placement_types import _StridedShard
+
+    if not isinstance(placements, str) and any(isinstance(p, _StridedShard) for p in placements):
+        ndim = len(spec.tensor_meta.shape)
+        given = tuple(_StridedShard(p.dim % ndim, split_factor=p.split_factor)
+                      if isinstance(p, _StridedShard) else p for p in placements)
+        normal = _torch_placements(dst_state)[0]
+        given = tuple(g if isinstance(g, _StridedShard) else n for g, n in zip(given, normal))
+        return DTensorSpec(spec.mesh, given, tensor_meta=spec.tensor_meta)
+    placements, order = _torch_placements(dst_state)
+    return DTensorSpec(spec.mesh, placements, tensor_meta=spec.tensor_meta, shard_order=order)
+
+
+def _mesh_of(device_mesh):
+    coordinate = device_mesh.get_coordinate()
+    groups = [device_mesh.get_group(d) for d in range(device_mesh.ndim)]
+    return _torch_steps.Mesh(device_mesh.shape, coordinate or [0] * device_mesh.ndim,
+                             device_mesh.mesh.flatten().tolist(), groups,
+                             dist.get_backend(groups[0]))
+
+
+def _request(spec, mode, options):
+    options = dict(options, mode=mode)
+    if "devices_per_host" not in options:  # as DTensor's cost model counts them
+        module = getattr(torch, spec.mesh.device_type, None)
+        count = module.device_count() if hasattr(module, "device_count") else 1
+        options["devices_per_host"] = max(int(count), 1)
+    for key in ("coordinate", "dtype", "shape", "mesh", "src", "dst", "dst_mesh", "src_ranks",
+                "dst_ranks"):
+        if key in options:
+            raise ValueError(f"{key}: taken from the DTensor; redistribute moves within its "
+                             "DeviceMesh (plan moves between meshes with reshard.plan, spec §14)")
+    return options
+
+
+def _spec_of(dtensor_or_spec):
+    spec = getattr(dtensor_or_spec, "_spec", dtensor_or_spec)
+    if getattr(spec, "tensor_meta", None) is None or not hasattr(spec, "mesh"):
+        raise ValueError(f"expected a DTensor or a DTensorSpec with tensor_meta, got "
+                         f"{type(dtensor_or_spec).__name__}")
+    return spec
+
+
+def plan(dtensor_or_spec, placements, *, shard_order=None, mode="native", **options):
+    """The reshard.Plan that redistribute would run, without running it (no communication).
+
+    Logical shapes are those at coordinate 0 unless `coordinate` is given.
+    """
+    spec = _spec_of(dtensor_or_spec)
+    coordinate = options.pop("coordinate", None)
+    options = _request(spec, mode, options)
+    if coordinate is not None:
+        options["coordinate"] = coordinate
+    return reshard.plan(mesh=list(spec.mesh.shape), shape=list(spec.tensor_meta.shape),
+                        src=_source(spec), dtype=_dtype_name(spec.tensor_meta.dtype),
+                        dst=reshard.notation(placements, shard_order, field="placements"),
+                        **options)
+
+
+def _key(part):
+    """A hashable stand-in for placements, shard orders and option values."""
+    if isinstance(part, (list, tuple)):
+        return tuple(_key(p) for p in part)
+    if isinstance(part, dict):
+        return tuple(sorted((k, _key(v)) for k, v in part.items()))
+    return part
+
+
+def _prepare_dtensor(spec, placements, shard_order, mode, options, local):
+    options = _request(spec, mode, options)
+    shape = tuple(spec.tensor_meta.shape)
+    src = _source(spec)
+    dst = reshard.notation(placements, shard_order, field="placements")
+    if spec.mesh.get_coordinate() is None:  # not part of the mesh: nothing to do, as torch
+        prepared = _Prepared(list(local.shape))
+    else:
+        prepared = _prepare(_mesh_of(spec.mesh), shape, src, dst, spec.tensor_meta.dtype,
+                            options, local)
+    prepared.spec = _destination(spec, placements, _canonical(spec.mesh.shape, shape, dst))
+    return prepared
+
+
+def redistribute(dtensor, placements, *, shard_order=None, mode="native", **options):
+    """`dtensor` laid out as `placements` (and `shard_order`), a DTensor on the same mesh."""
+    from torch.distributed.tensor import DTensor
+
+    if not isinstance(dtensor, DTensor):
+        raise ValueError(f"dtensor: expected a DTensor, got {type(dtensor).__name__} (use "
+                         "redistribute_local for a plain local tensor)")
+    if dtensor.requires_grad and torch.is_grad_enabled():
+        raise ValueError("dtensor: requires grad, and reshard.torch.redistribute is not "
+                         "differentiable; call it under torch.no_grad() or on dtensor.detach(), "
+                         "or use DTensor.redistribute")
+    spec, local = dtensor._spec, dtensor._local_tensor
+    key = (spec, mode, _key(placements), _key(shard_order), _key(options))
+    prepared = _PREPARED.get(key)
+    if prepared is None:
+        prepared = _remember(key, _prepare_dtensor(spec, placements, shard_order, mode, options,
+                                                   local))
+    return DTensor(prepared.run(local), prepared.spec, requires_grad=False)
+
+
+# --- Local tensors ----------------------------------------------------------------------------
 
 
 def _coordinate(mesh, rank):
@@ -59,32 +329,6 @@ def _coordinate(mesh, rank):
         coordinate.append(rank % size)
         rank //= size
     return tuple(reversed(coordinate))
-
-
-@functools.lru_cache(maxsize=4096)
-def _block(mesh, shape, state, coordinate):
-    """((offset, size), ...) per tensor dim of the rank's shard (§2; planner/chunk.h)."""
-    return tuple(_reshard.local_block(list(mesh), list(shape), state, list(coordinate)))
-
-
-def _slices(block, base):
-    """Index of `block` (global) within a tensor holding `base` (global)."""
-    return tuple(slice(o - b, o - b + s) for (o, s), (b, _) in zip(block, base))
-
-
-def _intersect(a, b):
-    out = []
-    for (ao, asz), (bo, bsz) in zip(a, b):
-        lo, hi = max(ao, bo), min(ao + asz, bo + bsz)
-        out.append((lo, max(hi - lo, 0)))
-    return tuple(out)
-
-
-def _numel(block):
-    n = 1
-    for _, s in block:
-        n *= s
-    return n
 
 
 def _split_partial(value, op, n, c):
@@ -115,206 +359,33 @@ def local_shard(full, mesh, src, rank):
     value adjusted by the others' shares.
     """
     mesh = tuple(int(m) for m in mesh)
-    state = reshard.notation(src, field="src")
-    coordinate = _coordinate(mesh, rank)
     shape = tuple(full.shape)
+    state = _canonical(mesh, shape, reshard.notation(src, field="src"))
+    coordinate = _coordinate(mesh, rank)
     value = full
-    placements = _placements(mesh, shape, state)
-    for m, placement in enumerate(placements):
-        if placement.startswith("P("):
-            value = _split_partial(value, placement[2:-1], mesh[m], coordinate[m])
-    block = _block(mesh, shape, state, coordinate)
-    return value[_slices(block, [(0, s) for s in shape])].clone()
+    for m, token in enumerate(_TOKEN.finditer(state)):
+        if token.group(3) is not None:
+            value = _split_partial(value, token.group(3), mesh[m], coordinate[m])
+    if any(s == 0 for s in shape):
+        return value.new_empty(_block_shape(mesh, shape, state, coordinate))
+    box = _torch_steps.block(mesh, shape, state, coordinate)
+    return value[_torch_steps.slices(box, [(0, s) for s in shape])].clone()
 
 
-@functools.lru_cache(maxsize=4096)
-def _placements(mesh, shape, state):
-    """Each mesh dim's placement token, without order suffix, of the state as planned (§3, §7)."""
-    plan = reshard.plan(mesh=list(mesh), shape=list(shape), src=state, dst=state)
-    return tuple(re.findall(r"S\(\d+\)|R|P\(\w+\)", re.sub(r"\[\d+\]", "", plan.states[0])))
+def _local_mesh(mesh, group):
+    pg = group if group is not None else dist.group.WORLD
+    size = dist.get_world_size(pg)
+    ranks = 1
+    for m in mesh:
+        ranks *= m
+    if size != ranks:
+        raise ValueError(f"mesh: {list(mesh)} has {ranks} ranks, the process group {size}")
+    global_ranks = [dist.get_global_rank(pg, r) for r in range(size)]
+    return _torch_steps.Mesh(mesh, _coordinate(mesh, dist.get_rank(pg)), global_ranks, [pg],
+                             dist.get_backend(pg))
 
 
-_PLANS = {}
-
-
-def _plan(mesh, shape, src, dst, dtype, options):
-    key = (mesh, shape, src, dst, dtype, tuple(sorted(options.items())))
-    plan = _PLANS.get(key)
-    if plan is None:
-        plan = reshard.plan(mesh=list(mesh), shape=list(shape), src=src, dst=dst, dtype=dtype,
-                            **options)
-        _PLANS[key] = plan
-    return plan
-
-
-class _Groups:
-    """Subgroups of a process group, one per set of mesh ranks, created once per process."""
-
-    _cache = {}
-
-    @classmethod
-    def of(cls, group, mesh, dims, ranks):
-        """The process group of the mesh ranks `ranks`, the members of a step on `dims`."""
-        if len(ranks) == dist.get_world_size(group):
-            return group
-        key = (id(group), ranks)
-        if key not in cls._cache:
-            cls._create_all(group, mesh, dims)
-        return cls._cache[key]
-
-    @classmethod
-    def _create_all(cls, group, mesh, dims):
-        """Every group of a step on `dims`: new_group is collective, so all in the same order."""
-        world = group is None or group == dist.group.WORLD
-        outside = [m for m in range(len(mesh)) if m not in dims]
-        for rest in itertools.product(*[range(mesh[m]) for m in outside]):
-            ranks = tuple(_member_ranks(mesh, dims, dict(zip(outside, rest))))
-            global_ranks = ranks if world else [dist.get_global_rank(group, r) for r in ranks]
-            cls._cache[(id(group), ranks)] = dist.new_group(ranks=list(global_ranks))
-
-
-def _member_ranks(mesh, dims, fixed):
-    """Mesh ranks of a group: coordinates `fixed` outside dims, row-major over dims ascending."""
-    ranks = []
-    for inside in itertools.product(*[range(mesh[m]) for m in dims]):
-        coordinate = dict(fixed)
-        coordinate.update(zip(dims, inside))
-        rank = 0
-        for m, size in enumerate(mesh):
-            rank = rank * size + coordinate[m]
-        ranks.append(rank)
-    return ranks
-
-
-class _StepContext:
-    """One step at one rank: its group's members and every member's blocks."""
-
-    def __init__(self, mesh, shape, before, after, dims, coordinate, group, communicates):
-        self.dims = dims
-        fixed = {m: coordinate[m] for m in range(len(mesh)) if m not in dims}
-        self.ranks = tuple(_member_ranks(mesh, dims, fixed))
-        self.n = len(self.ranks)
-        self.me = self.ranks.index(_member_ranks(mesh, (), dict(enumerate(coordinate)))[0])
-        coords = [_coordinate(mesh, r) for r in self.ranks]
-        self.before = [_block(mesh, shape, before, c) for c in coords]
-        self.after = [_block(mesh, shape, after, c) for c in coords]
-        self.pg = None
-        if communicates and self.n > 1:
-            self.pg = _Groups.of(group, mesh, dims, self.ranks)
-
-
-def _reduce_op(op):
-    return {"sum": dist.ReduceOp.SUM, "avg": dist.ReduceOp.SUM, "max": dist.ReduceOp.MAX,
-            "min": dist.ReduceOp.MIN, "prod": dist.ReduceOp.PRODUCT}[op]
-
-
-def _gloo(pg):
-    return dist.get_backend(pg) == "gloo"
-
-
-def _all_gather(local, ctx, dim):
-    mine, out_block = ctx.before[ctx.me], ctx.after[ctx.me]
-    c = max(b[dim][1] for b in ctx.before)
-    out = local.new_zeros([s for _, s in out_block])
-    if c == 0:
-        return out
-    pad = list(local.shape)
-    pad[dim] = c
-    send = local.new_zeros(pad)
-    send.narrow(dim, 0, mine[dim][1]).copy_(local)
-    pieces = [torch.empty_like(send) for _ in range(ctx.n)]
-    dist.all_gather(pieces, send.contiguous(), group=ctx.pg)
-    for j, piece in enumerate(pieces):
-        block = ctx.before[j]
-        out[_slices(block, out_block)] = piece.narrow(dim, 0, block[dim][1])
-    return out
-
-
-def _exchange(local, ctx):
-    """Member j receives the part of after_j it does not hold: all_to_all, group all_to_all,
-    permute and exchange. Among replicas (members with equal before blocks) the lowest-index
-    one sends: the same pieces as the C++ routes (§11.1), without their load balancing."""
-    first = [ctx.before.index(b) for b in ctx.before]  # each member's class: its first holder
-
-    def piece(i, j):  # what member i sends member j; None: nothing
-        if i != j and (first[i] != i or ctx.before[i] == ctx.before[j]):
-            return None  # another replica sends it, or j holds it already
-        return _intersect(ctx.before[i], ctx.after[j])
-
-    def empty_like_box(box):
-        return tuple((o, 0) for o, _ in box)
-
-    mine_before, mine_after = ctx.before[ctx.me], ctx.after[ctx.me]
-    sends = [piece(ctx.me, j) or empty_like_box(mine_before) for j in range(ctx.n)]
-    recvs = [piece(i, ctx.me) or empty_like_box(mine_after) for i in range(ctx.n)]
-    send = torch.cat([local[_slices(b, mine_before)].reshape(-1) for b in sends])
-    receive = local.new_empty(sum(_numel(b) for b in recvs))
-    dist.all_to_all_single(receive, send.contiguous(), [_numel(b) for b in recvs],
-                           [_numel(b) for b in sends], group=ctx.pg)
-    out = local.new_empty([s for _, s in mine_after])
-    offset = 0
-    for block in recvs:
-        size = _numel(block)
-        if size:
-            out[_slices(block, mine_after)] = receive[offset:offset + size].reshape(
-                [s for _, s in block])
-        offset += size
-    return out
-
-
-def _all_reduce(local, ctx, op):
-    out = local.clone()
-    dist.all_reduce(out, op=_reduce_op(op), group=ctx.pg)
-    return out / ctx.n if op == "avg" else out
-
-
-def _reduce_scatter(local, ctx, op, dim):
-    mine_before, mine_after = ctx.before[ctx.me], ctx.after[ctx.me]
-    if _gloo(ctx.pg):  # gloo has no reduce_scatter (torch 1.13)
-        return _all_reduce(local, ctx, op)[_slices(mine_after, mine_before)].clone()
-    c = max(b[dim][1] for b in ctx.after)
-    slots = []
-    for block in ctx.after:
-        shape = list(local.shape)
-        shape[dim] = c
-        slot = local.new_zeros(shape)
-        slot.narrow(dim, 0, block[dim][1]).copy_(local[_slices(block, mine_before)])
-        slots.append(slot)
-    out = torch.empty_like(slots[0])
-    dist.reduce_scatter(out, slots, op=_reduce_op(op), group=ctx.pg)
-    out = out.narrow(dim, 0, mine_after[dim][1]).clone()
-    return out / ctx.n if op == "avg" else out
-
-
-def _tensor_dim(placement):
-    return int(placement[placement.index("(") + 1:placement.index(")")])
-
-
-def _run_step(local, step, ctx, coordinate):
-    kind = step.collective
-    mine_before, mine_after = ctx.before[ctx.me], ctx.after[ctx.me]
-    if ctx.n == 1:  # a group of size 1 moves nothing (§11)
-        return local
-    if kind == "chunk":
-        return local[_slices(mine_after, mine_before)].clone()
-    if kind == "partition":
-        op = step.dst[2:-1]
-        if op == "prod":
-            raise ValueError("partition R->P(prod) is not supported (docs/planner-semantics.md §11)")
-        keep = op != "sum" or all(coordinate[m] == 0 for m in ctx.dims)
-        return local if keep else torch.zeros_like(local)
-    if kind == "all_gather":
-        return _all_gather(local, ctx, _tensor_dim(step.src))
-    if kind in ("all_to_all", "permute", "exchange"):
-        return _exchange(local, ctx)
-    if kind == "all_reduce":
-        return _all_reduce(local, ctx, step.src[2:-1])
-    if kind == "reduce_scatter":
-        return _reduce_scatter(local, ctx, step.src[2:-1], _tensor_dim(step.dst))
-    raise ValueError(f"unknown step kind {kind!r}")
-
-
-def redistribute(local, mesh, shape, src, dst, group=None, **options):
+def redistribute_local(local, mesh, shape, src, dst, group=None, **options):
     """This rank's local tensor of the same global tensor, laid out as `dst`.
 
     `options` are further request keys (mode, algorithm, cost_model,
@@ -322,41 +393,23 @@ def redistribute(local, mesh, shape, src, dst, group=None, **options):
     Every rank of `group` (default: the world) must call it with the same
     arguments.
     """
-    if "coordinate" in options or "dtype" in options:
-        raise ValueError("coordinate, dtype: taken from the process group and the tensor")
+    for key in ("coordinate", "dtype"):
+        if key in options:
+            raise ValueError(f"{key}: taken from the process group and the tensor")
     for key in ("dst_mesh", "src_ranks", "dst_ranks"):
         if key in options:
             raise ValueError(f"{key}: redistribute moves within one mesh; plan a move between "
                              "meshes with reshard.plan (spec §14)")
     mesh = tuple(int(m) for m in mesh)
     shape = tuple(int(s) for s in shape)
-    ranks = 1
-    for m in mesh:
-        ranks *= m
-    if dist.get_world_size(group) != ranks:
-        raise ValueError(f"mesh: {list(mesh)} has {ranks} ranks, the process group "
-                         f"{dist.get_world_size(group)}")
-    dtype = _DTYPES.get(local.dtype)
-    if dtype is None:
-        raise ValueError(f"dtype: {local.dtype} is not supported")
     src_text = reshard.notation(src, field="src")
     dst_text = reshard.notation(dst, field="dst")
-    plan = _plan(mesh, shape, src_text, dst_text, dtype, options)
-    coordinate = _coordinate(mesh, dist.get_rank(group))
-    expected = tuple(s for _, s in _block(mesh, shape, plan.states[0], coordinate))
-    if tuple(local.shape) != expected:
-        raise ValueError(f"local: shape {list(local.shape)}, but src {src_text} gives this rank "
-                         f"(coordinate {list(coordinate)}) {list(expected)}")
-    return _execute(local, mesh, shape, plan.states, plan.steps, coordinate, group)
+    key = ("local", mesh, shape, src_text, dst_text, local.dtype, group, _key(options))
+    prepared = _PREPARED.get(key)
+    if prepared is None:
+        prepared = _remember(key, _prepare(_local_mesh(mesh, group), shape, src_text, dst_text,
+                                           local.dtype, options, local))
+    return prepared.run(local)
 
-
-def _execute(local, mesh, shape, states, steps, coordinate, group):
-    """Runs steps[i] from states[i] to states[i + 1] (Plan.states, Plan.steps) at this rank."""
-    for i, step in enumerate(steps):
-        dims = tuple(sorted(step.mesh_dims))
-        ctx = _StepContext(mesh, shape, states[i], states[i + 1], dims, coordinate, group,
-                           step.collective not in ("chunk", "partition"))
-        local = _run_step(local, step, ctx, coordinate)
-    return local
 
 from reshard._planner_switch import reshard_planner_enabled, stats as planner_stats, use_reshard_planner  # noqa: E402,F401
