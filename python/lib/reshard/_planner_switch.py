@@ -31,7 +31,6 @@ import inspect
 import torch
 
 import reshard
-from reshard import NoPlanError
 
 _DTYPES = {
     torch.float64: "f64", torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16",
