@@ -1,6 +1,6 @@
-// The least-squares fit behind `reshard calibrate` (cli/alpha_beta_fit.h), on
+// The least-squares fit behind `reshard calibrate` (harness/alpha_beta_fit.h), on
 // synthetic timings made from known parameters with spec §6.2's formulas.
-#include "cli/alpha_beta_fit.h"
+#include "harness/alpha_beta_fit.h"
 
 #include <vector>
 

@@ -1,7 +1,7 @@
-// Calibrate's samples as measured tables (cli/measured_tables.h): one table
+// Calibrate's samples as measured tables (harness/measured_tables.h): one table
 // per kind and group size, groups of one size merged by the median, and each
 // size predicted with its sample held out.
-#include "cli/measured_tables.h"
+#include "harness/measured_tables.h"
 
 #include <cmath>
 

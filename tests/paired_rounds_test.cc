@@ -1,5 +1,5 @@
-// cli/paired_rounds.h: bench's round-by-round comparison of two modes.
-#include "cli/paired_rounds.h"
+// harness/paired_rounds.h: bench's round-by-round comparison of two modes.
+#include "harness/paired_rounds.h"
 
 #include <vector>
 

@@ -1,6 +1,6 @@
-// ReceiveLowerBound (cli/receive_bound.h): the part of each rank's
+// ReceiveLowerBound (harness/receive_bound.h): the part of each rank's
 // destination block it does not hold, worked out by hand per case.
-#include "cli/receive_bound.h"
+#include "harness/receive_bound.h"
 
 #include <string>
 #include <vector>
