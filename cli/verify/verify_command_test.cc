@@ -397,7 +397,7 @@ TEST(VerifyTest, CrossMeshBadInput) {
 int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
   if (argc < 2) {
-    std::fprintf(stderr, "usage: verify_test <path to reshard>\n");
+    std::fprintf(stderr, "usage: verify_command_test <path to reshard>\n");
     return 2;
   }
   g_binary = argv[1];

@@ -280,7 +280,7 @@ TEST(BenchTest, DryRunJsonCountsEachModesBusiestSender) {
 int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
   if (argc < 3) {
-    std::fprintf(stderr, "usage: bench_test <path to reshard> <alpha-beta profile>\n");
+    std::fprintf(stderr, "usage: bench_command_test <path to reshard> <alpha-beta profile>\n");
     return 2;
   }
   g_binary = argv[1];
