@@ -262,4 +262,16 @@ TEST(ReshardTest, MissingReshardBackendsIsAClearError) {
   EXPECT_TRUE(absl::StrContains(verify.err, "bazel build //cli:reshard")) << verify.err;
 }
 
+// The top-level and plan's --help name the commands and the request flags.
+TEST(ReshardTest, HelpNamesTheCommandsAndPlanHelpTheRequestFlags) {
+  Result top = RunReshard({"--help"});
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  EXPECT_TRUE(absl::StrContains(top.out + top.err, "plan")) << top.out;
+  EXPECT_TRUE(absl::StrContains(top.out + top.err, "batch")) << top.out;
+  Result plan = RunReshard({"plan", "--help"});
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_TRUE(absl::StrContains(plan.out + plan.err, "--mesh")) << plan.out;
+  EXPECT_TRUE(absl::StrContains(plan.out + plan.err, "--src")) << plan.out;
+}
+
 }  // namespace

@@ -1,10 +1,13 @@
 #include "cli/reshard_test_util.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 
 namespace reshard::cli_test {
@@ -80,6 +83,18 @@ const std::vector<std::string> kTrainerToInference = {
 std::vector<std::string> With(std::vector<std::string> args, std::vector<std::string> more) {
   args.insert(args.end(), more.begin(), more.end());
   return args;
+}
+
+bool Close(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b)); }
+
+std::vector<json> JsonLines(const std::string& out) {
+  std::vector<json> lines;
+  for (absl::string_view line : absl::StrSplit(out, '\n', absl::SkipWhitespace())) {
+    json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    EXPECT_FALSE(j.is_discarded()) << line;
+    if (!j.is_discarded()) lines.push_back(std::move(j));
+  }
+  return lines;
 }
 
 void WriteText(const std::string& path, const std::string& text) { std::ofstream(path) << text; }

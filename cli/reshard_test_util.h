@@ -38,6 +38,21 @@ void WriteText(const std::string& path, const std::string& text);
 // ranks 8, 9: trainer rank (a, b) holds rows 4a.., columns 6b.. (96 bytes)
 // and sends it to rank 8 + b, which must receive its whole 16 x 6 block.
 extern const std::vector<std::string> kTrainerToInference;
+// PyTorch's shard-order example on a 2 x 2 x 2 mesh (8 x 8 x 8 f32), with
+// the oracle's trace and cost (spec §5, §8): pytorch mode, as the oracle is
+// PyTorch's planner.
+inline constexpr char kPytorchSrc[] = "S(0)[1]S(0)[0]S(0)[2]";
+inline constexpr char kPytorchDst[] = "RS(0)[0]S(0)[1]";
+inline constexpr char kPytorchTrace[] =
+    "S(0)[1]S(0)[0]S(0)[2]->S(0)[1]S(0)[0]R->RS(0)R->RS(0)[0]S(0)[1]";
+inline constexpr double kPytorchCost = 14.408155709661397;
+
+// Equal to a relative 1e-9 (at least 1e-9 absolute): a cost printed and read.
+bool Close(double a, double b);
+// Each non-blank line of `out` as JSON (a line that does not parse fails the
+// test and is skipped).
+std::vector<nlohmann::json> JsonLines(const std::string& out);
+
 // `args` followed by `more`.
 std::vector<std::string> With(std::vector<std::string> args, std::vector<std::string> more);
 

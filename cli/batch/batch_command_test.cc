@@ -21,7 +21,13 @@ namespace {
 
 using json = nlohmann::json;
 using Result = reshard::test_util::CommandResult;
+using reshard::cli_test::Close;
 using reshard::cli_test::GoldenCase;
+using reshard::cli_test::JsonLines;
+using reshard::cli_test::kPytorchCost;
+using reshard::cli_test::kPytorchDst;
+using reshard::cli_test::kPytorchSrc;
+using reshard::cli_test::kPytorchTrace;
 using reshard::cli_test::RunReshard;
 using reshard::cli_test::TempPath;
 using reshard::cli_test::WriteText;
@@ -177,6 +183,66 @@ TEST(BatchCommandTest, BatchPlansCrossMeshLinesAndNamesTheirKeys) {
       << out[2];
   EXPECT_EQ(out[3]["error"], "dst_ranks: 2 ranks for a mesh of 3 ranks");
   EXPECT_TRUE(out[4]["ok"].get<bool>() && out[4]["cost"].is_null()) << out[4];
+}
+
+// Results in input order; a malformed line and a request the greedy planner
+// cannot do (S -> P) give ok: false and the batch goes on; the graph planner
+// does S -> P through R. Costs are the oracle's (spec §5, §6, §8).
+TEST(BatchCommandTest, SixLinesAnsweredInOrderWithTheOraclesCosts) {
+  const std::string input = absl::StrCat(
+      R"j({"id": "a", "mesh": [2, 2, 2], "shape": [8, 8, 8], "dtype": "f32", "src": ")j",
+      kPytorchSrc, R"j(", "dst": ")j", kPytorchDst, R"j(", "mode": "pytorch"})j", "\n",
+      R"j({"id": "b", "mesh": [4], "shape": [13, 8], "src": "S(0)", "dst": "R", "mode": "pytorch"})j"
+      "\n"
+      R"j({"id": "c", "mesh": [4], "shape": [8], "src": "S(0)", "dst":)j"
+      "\n"
+      R"j({"id": "d", "mesh": [4], "shape": [8], "src": "S(0)", "dst": "P(sum)", "algorithm": "greedy", "mode": "pytorch"})j"
+      "\n"
+      R"j({"id": "e", "mesh": [2, 2], "shape": [8, 8], "src": "P(sum)R", "dst": "S(0)S(1)", "cost_model": "pytorch"})j"
+      "\n"
+      R"j({"id": "f", "mesh": [4], "shape": [8], "src": "S(0)", "dst": "P(sum)", "algorithm": "graph", "mode": "pytorch"})j"
+      "\n");
+  Result r = RunReshard({"batch"}, input);
+  const std::vector<json> rs = JsonLines(r.out);
+  ASSERT_EQ(rs.size(), 6u) << r.out;
+  std::vector<json> ids;
+  for (const json& x : rs) ids.push_back(x.value("id", json()));
+  EXPECT_EQ(ids[0], "a");
+  EXPECT_EQ(ids[1], "b");
+  EXPECT_EQ(ids[3], "d");
+  EXPECT_EQ(ids[4], "e");
+  EXPECT_EQ(ids[5], "f");
+  const std::vector<bool> want_ok = {true, true, false, false, true, true};
+  for (size_t i = 0; i < rs.size(); ++i) EXPECT_EQ(rs[i]["ok"], want_ok[i]) << rs[i];
+  EXPECT_EQ(rs[0]["trace"], kPytorchTrace) << rs[0];
+  EXPECT_TRUE(Close(rs[0]["cost"].get<double>(), kPytorchCost)) << rs[0];
+  EXPECT_EQ(rs[1]["trace"], "S(0)->R") << rs[1];
+  EXPECT_EQ(rs[1]["algorithm"], "greedy") << rs[1];
+  EXPECT_TRUE(Close(rs[1]["cost"].get<double>(), 8.403313257049941)) << rs[1];
+  EXPECT_FALSE(rs[2].value("error", std::string()).empty()) << rs[2];
+  EXPECT_FALSE(rs[3].value("error", std::string()).empty()) << rs[3];
+  EXPECT_EQ(rs[4]["trace"], "P(sum)R->S(0)R->S(0)S(1)") << rs[4];
+  EXPECT_TRUE(Close(rs[4]["cost"].get<double>(), 7.201359284943566)) << rs[4];
+  std::vector<std::string> collectives;
+  for (const json& s : rs[4]["steps"]) collectives.push_back(s["collective"]);
+  EXPECT_EQ(collectives, (std::vector<std::string>{"reduce_scatter", "chunk"})) << rs[4];
+  EXPECT_EQ(rs[5]["trace"], "S(0)->R->P(sum)") << rs[5];
+  EXPECT_EQ(rs[5]["algorithm"], "graph") << rs[5];
+  EXPECT_TRUE(Close(rs[5]["cost"].get<double>(), 8.400254865926918)) << rs[5];
+}
+
+// Issue 19: a 3 MB line is an error result (read no further than the limit)
+// and the next line is planned.
+TEST(BatchCommandTest, ThreeMegabyteLineIsAnErrorAndTheNextIsPlanned) {
+  const std::string input =
+      absl::StrCat(R"j({"id": 1, "src": ")j", std::string(3000000, 'R'), "\"}\n",
+                   R"j({"id": 2, "mesh": [2], "shape": [8], "src": "S(0)", "dst": "R"})j", "\n");
+  Result r = RunReshard({"batch"}, input);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<json> lines = JsonLines(r.out);
+  ASSERT_EQ(lines.size(), 2u) << r.out.substr(0, 300);
+  EXPECT_TRUE(absl::StrContains(lines[0]["error"].get<std::string>(), "longer than")) << lines[0];
+  EXPECT_EQ(lines[1]["ok"], true) << lines[1];
 }
 
 }  // namespace

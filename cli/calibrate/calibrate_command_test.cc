@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -87,6 +89,46 @@ TEST(CalibrateCommandTest, CalibrateRefusesUpFront) {
   EXPECT_TRUE(absl::StrContains(bad_name.err, "--name")) << bad_name.err;
   EXPECT_TRUE(bad_name.out.empty()) << bad_name.out;
   EXPECT_EQ(reshard::test_util::ReadFile(out), "keep");
+}
+
+// A calibrated profile (tiny sizes: seconds) has every kind's table at both
+// group sizes, and plan reads it with alpha-beta (spec §6.2) and measured
+// (spec §6.3).
+TEST(CalibrateCommandTest, VersionTwoProfileHasEveryTableAndBothModelsReadIt) {
+  const std::string profile = TempPath("calibrated.json");
+  Result r = RunReshard(
+      {"calibrate", "--mesh", "2,2", "--sizes", "4K,64K,4M", "--repeat", "3", "--out", profile});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json p = json::parse(reshard::test_util::ReadFile(profile));
+  EXPECT_EQ(p["version"], 2) << p;
+  EXPECT_GT(p["intra_host"]["beta_gbps"].get<double>(), 0) << p;
+  std::set<std::pair<std::string, int>> kinds, want;
+  for (const json& t : p["tables"]) {
+    kinds.insert({t["kind"].get<std::string>(), t["n"].get<int>()});
+    EXPECT_EQ(t["samples"].size(), 3u) << t;
+  }
+  for (const char* k : {"all_gather", "reduce_scatter", "all_reduce", "all_to_all", "permute"}) {
+    for (int n : {2, 4}) want.insert({k, n});
+  }
+  EXPECT_EQ(kinds, want);
+  EXPECT_TRUE(absl::StrContains(r.out, "held-out error, interpolated sizes: median")) << r.out;
+  for (const std::string model : {"alpha-beta", "measured"}) {
+    Result plan = RunReshard({"plan", "--mesh", "2,2", "--shape", "64,64", "--src", "S(0)S(1)",
+                              "--dst", "RR", "--cost-model", model, "--profile", profile});
+    ASSERT_EQ(plan.exit_code, 0) << plan.err;
+    EXPECT_TRUE(absl::StrContains(plan.out, absl::StrCat("(cost model ", model, ")"))) << plan.out;
+  }
+}
+
+// Issue 20: a bad --name is refused before timing, and the file is kept.
+TEST(CalibrateCommandTest, InvalidUtf8NameIsRefusedFirstAndTheFileKept) {
+  const std::string kept = TempPath("kept.json");
+  WriteText(kept, "keep\n");
+  Result r = RunReshard({"calibrate", "--mesh", "2,2", "--name", "\xff", "--out", kept});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "--name")) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "UTF-8")) << r.err;
+  EXPECT_EQ(reshard::test_util::ReadFile(kept), "keep\n");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -22,7 +23,12 @@ namespace {
 
 using json = nlohmann::json;
 using Result = reshard::test_util::CommandResult;
+using reshard::cli_test::Close;
 using reshard::cli_test::GoldenCase;
+using reshard::cli_test::kPytorchCost;
+using reshard::cli_test::kPytorchDst;
+using reshard::cli_test::kPytorchSrc;
+using reshard::cli_test::kPytorchTrace;
 using reshard::cli_test::PlanArgs;
 using reshard::cli_test::PlanJson;
 using reshard::cli_test::RunReshard;
@@ -361,6 +367,130 @@ TEST(PlanCommandTest, StepsOverSeveralMeshDimsPrintThem) {
     }
   }
   EXPECT_GT(group_steps, 0) << got;
+}
+
+// PyTorch's shard-order example (spec §5, §8), the oracle's answer.
+TEST(PlanCommandTest, ShardOrderExampleAsJsonIsTheOracles) {
+  Result r =
+      RunReshard({"plan", "--mesh", "2,2,2", "--shape", "8,8,8", "--dtype", "f32", "--src",
+                  kPytorchSrc, "--dst", kPytorchDst, "--format", "json", "--mode", "pytorch"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json p = json::parse(r.out);
+  EXPECT_EQ(p["ok"], true) << p;
+  EXPECT_EQ(p["algorithm"], "graph") << p;
+  EXPECT_EQ(p["trace"], kPytorchTrace) << p;
+  EXPECT_TRUE(Close(p["cost"].get<double>(), kPytorchCost)) << p["cost"];
+  const json want = json::parse(R"j([[2, "S(0)", "R", "all_gather", [2, 8, 8]],
+                                    [0, "S(0)", "R", "all_gather", [4, 8, 8]],
+                                    [2, "R", "S(0)", "chunk", [4, 8, 8]]])j");
+  json got = json::array();
+  for (const json& s : p["steps"]) {
+    got.push_back({s["mesh_dim"], s["src"], s["dst"], s["collective"], s["logical_shape"]});
+  }
+  EXPECT_EQ(got, want);
+}
+
+TEST(PlanCommandTest, ShardOrderExampleAsTextAndDot) {
+  const std::vector<std::string> args = {"plan",      "--mesh", "2,2,2",     "--shape",
+                                         "8,8,8",     "--src",  kPytorchSrc, "--dst",
+                                         kPytorchDst, "--mode", "pytorch"};
+  Result text = RunReshard(args);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(absl::StrContains(text.out, kPytorchTrace)) << text.out;
+  EXPECT_TRUE(absl::StrContains(text.out, "all_gather")) << text.out;
+  EXPECT_TRUE(absl::StrContains(text.out, "chunk")) << text.out;
+  std::vector<std::string> dot_args = args;
+  dot_args.insert(dot_args.end(), {"--format", "dot"});
+  Result dot = RunReshard(dot_args);
+  ASSERT_EQ(dot.exit_code, 0) << dot.err;
+  const absl::string_view out = absl::StripAsciiWhitespace(dot.out);
+  EXPECT_TRUE(absl::StartsWith(out, "digraph")) << dot.out.substr(0, 80);
+  size_t arrows = 0;
+  for (size_t i = dot.out.find("->"); i != std::string::npos; i = dot.out.find("->", i + 2)) {
+    ++arrows;
+  }
+  EXPECT_GE(arrows, 3u) << dot.out;
+  EXPECT_TRUE(absl::StrContains(dot.out, "all_gather")) << dot.out;
+  EXPECT_TRUE(absl::EndsWith(out, "}")) << dot.out;
+}
+
+TEST(PlanCommandTest, BadTokenAndZeroMeshSizeAreBadInputAndNoGreedyPlanIsThree) {
+  Result token = RunReshard(
+      {"plan", "--mesh", "2,2,2", "--shape", "8,8,8", "--src", "S(0)RX(1)", "--dst", "RRR"});
+  EXPECT_EQ(token.exit_code, 2) << token.err;
+  EXPECT_TRUE(absl::StrContains(token.err, "X")) << token.err;
+  Result zero =
+      RunReshard({"plan", "--mesh", "2,0", "--shape", "8", "--src", "S(0)R", "--dst", "RR"});
+  EXPECT_EQ(zero.exit_code, 2) << zero.err;
+  EXPECT_TRUE(absl::StrContains(zero.err, "mesh")) << zero.err;
+  Result greedy = RunReshard({"plan", "--algorithm", "greedy", "--mesh", "4", "--shape", "8",
+                              "--src", "S(0)", "--dst", "P(sum)", "--mode", "pytorch"});
+  EXPECT_EQ(greedy.exit_code, 3) << greedy.err;
+  EXPECT_FALSE(absl::StripAsciiWhitespace(greedy.err).empty());
+}
+
+// Issue 19/20: an 8-D search that ran for minutes and grew past 2.5 GB ends at
+// its edge budget with exit 3 and the limit named.
+TEST(PlanCommandTest, EightDimSearchEndsAtItsEdgeBudget) {
+  Result r = RunReshard({"plan", "--mesh", "2,2,2,2,2,2,2,2", "--shape", "256,256,256,256,2,2,2,2",
+                         "--src", "PPPPPPPP", "--dst", "S(0)S(1)S(2)S(3)S(4)S(5)S(6)S(7)"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "max_search_edges")) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "--max-edges")) << r.err;
+}
+
+// Hostile profile files are refused (exit 2) instead of crashing or hanging;
+// a profile whose costs overflow is refused naming the field.
+TEST(PlanCommandTest, HostileProfilesAreBadInput) {
+  const std::vector<std::string> plan = {"plan",  "--mesh", "2",     "--shape", "8",
+                                         "--src", "S(0)",   "--dst", "R",       "--profile"};
+  const std::string deep = TempPath("deep.json");
+  WriteText(deep, std::string(200000, '['));
+  std::vector<std::string> args = plan;
+  args.push_back(deep);
+  Result nested = RunReshard(args);
+  EXPECT_EQ(nested.exit_code, 2) << nested.err;
+  EXPECT_TRUE(absl::StrContains(nested.err, "nested deeper")) << nested.err;
+  args = plan;
+  args.push_back("/dev/zero");
+  Result zero = RunReshard(args);
+  EXPECT_EQ(zero.exit_code, 2) << zero.err;
+  EXPECT_TRUE(absl::StrContains(zero.err, "not a regular file or a pipe")) << zero.err;
+  const std::string huge = TempPath("huge.json");
+  WriteText(huge, R"j({"name": "x", "intra_host": {"alpha_us": 1e308, "beta_gbps": 1}, )j"
+                  R"j("inter_host": {"alpha_us": 1, "beta_gbps": 1}, "memory_gbps": 1})j");
+  Result overflow = RunReshard({"plan", "--mesh", "2,2", "--shape", "8", "--src", "S(0)S(0)",
+                                "--dst", "RR", "--profile", huge, "--format", "json"});
+  EXPECT_EQ(overflow.exit_code, 2) << overflow.err;
+  EXPECT_TRUE(absl::StrContains(overflow.err, "intra_host.alpha_us")) << overflow.err;
+  EXPECT_EQ(overflow.out, "");
+}
+
+// The default native model is nccl (spec §6.4): on 8 hosts x 8 GPUs a 1 GiB
+// S(0)S(0) -> RR is one flat all_gather over both mesh dims; its profiles
+// by name.
+TEST(PlanCommandTest, NcclByDefaultGathersFlatAtOneGib) {
+  Result r = RunReshard({"plan", "--mesh", "8,8", "--shape", "268435456", "--src", "S(0)S(0)",
+                         "--dst", "RR", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json p = json::parse(r.out);
+  EXPECT_EQ(p["mode"], "native") << p;
+  ASSERT_EQ(p["steps"].size(), 1u) << p;
+  const json& step = p["steps"][0];
+  EXPECT_TRUE(step["mesh_dim"] == "0,1" || step.value("mesh_dims", json()) == json({0, 1})) << p;
+  Result a100 = RunReshard({"plan", "--mesh", "2,2", "--shape", "64,64", "--src", "S(0)R", "--dst",
+                            "RR", "--profile", "a100-8x200g"});
+  ASSERT_EQ(a100.exit_code, 0) << a100.err;
+  EXPECT_TRUE(absl::StrContains(a100.out, "(cost model nccl)")) << a100.out;
+}
+
+// One rule for greedy: with --mode native it is bad input.
+TEST(PlanCommandTest, GreedyInNativeModeIsBadInput) {
+  Result r = RunReshard({"plan", "--mesh", "1,4", "--shape", "8,8", "--src", "S(0)S(1)", "--dst",
+                         "P(sum)R", "--algorithm", "greedy", "--mode", "native"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "greedy")) << r.err;
+  EXPECT_EQ(r.out, "");
 }
 
 }  // namespace

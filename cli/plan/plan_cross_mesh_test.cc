@@ -170,4 +170,47 @@ TEST(PlanCrossMeshTest, SameMeshDefaultsGivenExplicitlyChangeNothing) {
   EXPECT_EQ(lines[0], lines[1]);
 }
 
+// Trainer 4x2 S(0)S(1) on ranks 0-7 to inference S(1) on ranks 8, 9, bf16
+// 1024 x 512: each trainer rank sends its 256 x 256 block (131072 bytes) to
+// one inference rank, which must receive 512 x 256 x 2 bytes.
+TEST(PlanCrossMeshTest, TrainerToInferenceJsonCountsEveryPairsBytes) {
+  Result r = RunReshard({"plan", "--mesh", "4,2", "--shape", "1024,512", "--dtype", "bf16", "--src",
+                         "S(0)S(1)", "--dst-mesh", "2", "--dst", "S(1)", "--dst-ranks", "8,9",
+                         "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json p = json::parse(r.out);
+  EXPECT_EQ(p["ok"], true) << p;
+  EXPECT_EQ(p["cross_mesh"], true) << p;
+  const json& c = p["crossing"];
+  EXPECT_EQ(c["participants"], json({0, 1, 2, 3, 4, 5, 6, 7, 8, 9})) << c;
+  ASSERT_EQ(c["pairs"].size(), 8u) << c;
+  for (const json& pair : c["pairs"]) EXPECT_EQ(pair["bytes"], 131072) << pair;
+  EXPECT_EQ(c["max_bytes_sent"], 131072) << c;
+  EXPECT_EQ(c["receive_lower_bound_max"], 524288) << c;
+  EXPECT_EQ(p["cost"], c["cost"]) << p;
+  EXPECT_GT(p["cost"].get<double>(), 0) << p;
+}
+
+// Under --max-memory the crossing runs in rounds (spec §14 "Memory"): S(0)
+// to S(0) on two other ranks, f32 8: every rank holds a 16-byte block, so 20
+// bytes (one f32 in flight) is the least limit, and under it each block
+// crosses one element per round; below it there is no plan. Dot is refused.
+TEST(PlanCrossMeshTest, LeastMaxMemoryRunsInRoundsAndLessIsNoPlan) {
+  const std::vector<std::string> args = {"plan", "--mesh", "2",    "--shape",     "8",  "--src",
+                                         "S(0)", "--dst",  "S(0)", "--dst-ranks", "2,3"};
+  Result rounds = RunReshard(With(args, {"--max-memory", "20", "--format", "json"}));
+  ASSERT_EQ(rounds.exit_code, 0) << rounds.err;
+  const json p = json::parse(rounds.out);
+  EXPECT_EQ(p["crossing"]["rounds"], 4) << p;
+  EXPECT_EQ(p["peak_bytes"], 20) << p;
+  Result less = RunReshard(With(args, {"--max-memory", "19"}));
+  EXPECT_EQ(less.exit_code, 3) << less.err;
+  EXPECT_TRUE(absl::StrContains(less.err, "--max-memory")) << less.err;
+  EXPECT_TRUE(absl::StrContains(less.err, "at least 20")) << less.err;
+  Result dot = RunReshard({"plan", "--mesh", "2", "--shape", "8", "--src", "S(0)", "--dst", "R",
+                           "--dst-ranks", "2,3", "--format", "dot"});
+  EXPECT_EQ(dot.exit_code, 2) << dot.err;
+  EXPECT_TRUE(absl::StrContains(dot.err, "--format dot")) << dot.err;
+}
+
 }  // namespace
