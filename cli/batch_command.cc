@@ -16,10 +16,12 @@
 #include "absl/strings/str_join.h"
 #include "base/bounded_input.h"
 #include "base/utf8.h"
-#include "cli/case_json.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/help.h"
+#include "formats/batch_line.h"
+#include "formats/request_json.h"
+#include "formats/result_json.h"
 #include "planner/costs/cost_model_registry.h"
 
 namespace reshard {

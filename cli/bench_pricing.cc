@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/utf8.h"
-#include "cli/profile_json.h"
+#include "formats/profile_json.h"
 #include "planner/costs/alpha_beta_cost_model.h"
 #include "planner/costs/measured_cost_model.h"
 

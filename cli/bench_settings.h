@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "cli/bench_pricing.h"
-#include "cli/case_json.h"
 #include "cli/receive_bound.h"
 #include "collectives/gloo/gloo_communicator.h"
+#include "formats/request_json.h"
 #include "nlohmann/json.hpp"
 
 namespace reshard {

@@ -29,8 +29,8 @@
 #include "cli/collective_timing.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
-#include "cli/profile_json.h"
 #include "collectives/gloo/gloo_communicator.h"
+#include "formats/profile_json.h"
 #include "harness/run_ranks.h"
 
 namespace reshard {

@@ -7,7 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 #include "cli/measured_tables.h"
-#include "cli/profile_json.h"
+#include "formats/profile_json.h"
 #include "planner/costs/measured_cost_model.h"
 
 namespace reshard {

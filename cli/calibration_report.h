@@ -2,7 +2,7 @@
 // measured tables (spec §6.3) with each size's spread, how well each table
 // predicts the sizes it is not given (held out one at a time), the
 // machine-wide alpha-beta fit (spec §6.2) with its error for comparison, and
-// the version 2 profile (cli/profile_json.h) with a "fit" section recording
+// the version 2 profile (formats/profile_json.h) with a "fit" section recording
 // how it was measured.
 #ifndef RESHARD_CLI_CALIBRATION_REPORT_H_
 #define RESHARD_CLI_CALIBRATION_REPORT_H_

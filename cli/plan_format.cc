@@ -6,8 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
-#include "cli/case_json.h"
-#include "cli/cross_mesh_json.h"
+#include "formats/cross_mesh_json.h"
+#include "formats/result_json.h"
 
 namespace reshard {
 namespace {

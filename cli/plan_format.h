@@ -1,5 +1,5 @@
 // How `reshard plan` prints a plan: a table for people, Graphviz for pictures.
-// (The JSON form is case_json.h's AppendResultJson, shared with `reshard batch`.)
+// (The JSON form is formats/result_json.h's AppendResultJson, shared with `reshard batch`.)
 #ifndef RESHARD_CLI_PLAN_FORMAT_H_
 #define RESHARD_CLI_PLAN_FORMAT_H_
 

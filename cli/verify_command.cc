@@ -32,7 +32,6 @@
 #include "base/status_macros.h"
 #include "base/utf8.h"
 #include "cli/backend_command_summaries.h"
-#include "cli/case_json.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/help.h"
@@ -42,6 +41,7 @@
 #include "collectives/gloo/gloo_communicator.h"
 #include "collectives/gloo/listen_address.h"
 #include "collectives/stores/redis_store.h"
+#include "formats/request_json.h"
 #include "harness/job_membership.h"
 #include "harness/verify_runner.h"
 

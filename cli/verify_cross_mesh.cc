@@ -13,9 +13,9 @@
 #include "absl/time/time.h"
 #include "base/status_macros.h"
 #include "base/utf8.h"
-#include "cli/case_json.h"
-#include "cli/cross_mesh_json.h"
 #include "cli/verify_hosts.h"
+#include "formats/cross_mesh_json.h"
+#include "formats/request_json.h"
 #include "harness/cross_mesh_runner.h"
 #include "harness/job_membership.h"
 

@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <string>
 
-#include "cli/case_json.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
+#include "formats/request_json.h"
 #include "harness/cross_mesh_case.h"
 #include "harness/prepared_case.h"
 #include "harness/run_ranks.h"

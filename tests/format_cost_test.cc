@@ -1,10 +1,10 @@
-// cli/case_json.h: how a cost is written (batch, plan --format json, costs).
+// formats/result_json.h: how a cost is written (batch, plan --format json, costs).
 #include <cmath>
 #include <cstdlib>
 #include <random>
 #include <string>
 
-#include "cli/case_json.h"
+#include "formats/result_json.h"
 #include "gtest/gtest.h"
 
 namespace reshard {

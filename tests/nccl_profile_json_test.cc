@@ -1,5 +1,5 @@
-// NCCL profiles as JSON (cli/nccl_profile_json.h, spec §6.4).
-#include "cli/nccl_profile_json.h"
+// NCCL profiles as JSON (formats/nccl_profile_json.h, spec §6.4).
+#include "formats/nccl_profile_json.h"
 
 #include <string>
 

@@ -1,6 +1,6 @@
-// Profile files (cli/profile_json.h): the schema, its errors, and the
+// Profile files (formats/profile_json.h): the schema, its errors, and the
 // committed measured profile against its built-in copy.
-#include "cli/profile_json.h"
+#include "formats/profile_json.h"
 
 #include <cstdlib>
 #include <string>

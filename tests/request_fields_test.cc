@@ -1,6 +1,6 @@
-// The CLI's translation of library field names (cli/request_fields.h): a
+// The CLI's translation of library field names (formats/request_fields.h): a
 // leading "field: " and every `field` become the flag or the JSON key.
-#include "cli/request_fields.h"
+#include "formats/request_fields.h"
 
 #include "gtest/gtest.h"
 #include "planner/steps/plan_limit.h"

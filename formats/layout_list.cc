@@ -1,4 +1,4 @@
-#include "cli/layout_list.h"
+#include "formats/layout_list.h"
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"

@@ -8,8 +8,8 @@
 //
 // Every key but "model" (which, if present, must be "nccl") is required;
 // other keys are errors naming the file and the key.
-#ifndef RESHARD_CLI_NCCL_PROFILE_JSON_H_
-#define RESHARD_CLI_NCCL_PROFILE_JSON_H_
+#ifndef RESHARD_FORMATS_NCCL_PROFILE_JSON_H_
+#define RESHARD_FORMATS_NCCL_PROFILE_JSON_H_
 
 #include <map>
 #include <string>
@@ -33,4 +33,4 @@ absl::StatusOr<NcclProfile> ReadNcclProfile(const std::string& name_or_path);
 
 }  // namespace reshard
 
-#endif  // RESHARD_CLI_NCCL_PROFILE_JSON_H_
+#endif  // RESHARD_FORMATS_NCCL_PROFILE_JSON_H_

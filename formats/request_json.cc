@@ -1,21 +1,15 @@
-#include "cli/case_json.h"
+#include "formats/request_json.h"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <limits>
 #include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
-#include "absl/strings/strip.h"
 #include "base/status_macros.h"
 #include "base/utf8.h"
-#include "cli/cross_mesh_json.h"
-#include "cli/nccl_profile_json.h"
+#include "formats/nccl_profile_json.h"
 #include "mesh/device_mesh.h"
 #include "planner/costs/cost_model.h"
 #include "planner/costs/cost_model_registry.h"
@@ -23,7 +17,6 @@
 #include "planner/layout/dist_spec.h"
 #include "planner/layout/dtype.h"
 #include "planner/planner.h"
-#include "planner/steps/plan_limit.h"
 
 namespace reshard {
 namespace {
@@ -37,9 +30,6 @@ constexpr absl::string_view kKeys[] = {"id",        "mesh",       "shape",
                                        "profile",   "coordinate", "expected",
                                        "mode",      "max_memory", "max_edges",
                                        "dst_mesh",  "src_ranks",  "dst_ranks"};
-// Deeper JSON than this is not a case; refusing it early keeps a hostile line
-// from exhausting the stack in the recursive parts of the JSON library.
-constexpr int kMaxJsonDepth = 16;
 
 // The value as JSON text, shortened (at a character boundary) for an error message.
 std::string Shown(const json& v) { return Abbreviate(v.dump(), 40); }
@@ -92,90 +82,7 @@ absl::StatusOr<Algorithm> AlgorithmOrError(absl::string_view name) {
                                                  "\" (known: auto, graph, greedy)"));
 }
 
-// Deepest nesting of [ and { outside strings; stops counting past the limit.
-int JsonDepth(absl::string_view text) {
-  int depth = 0, max_depth = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > max_depth && (max_depth = depth) > kMaxJsonDepth) break;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return max_depth;
-}
-
-// The JSON parser keeps integers beyond 64 bits only as doubles; echoing such
-// an id would print other digits than the request's.
-absl::Status CheckId(const json& id) {
-  if (!id.is_number_float()) return absl::OkStatus();
-  const double v = id.get<double>();
-  if (std::abs(v) < 0x1p63 || v != std::floor(v)) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat("id: ", Shown(id), " is an integer too large to echo exactly (more than ",
-                   "64 bits); give big ids as strings"));
-}
-
 }  // namespace
-
-// A JSON string literal: quotes, backslashes and control characters escaped,
-// bytes that are not UTF-8 replaced (messages may quote raw input).
-void AppendJsonString(absl::string_view text, std::string* out) {
-  std::string valid;
-  absl::string_view s = text;
-  if (!IsValidUtf8(text)) s = valid = Utf8Valid(text);
-  out->push_back('"');
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out->append("\\\"");
-        break;
-      case '\\':
-        out->append("\\\\");
-        break;
-      case '\n':
-        out->append("\\n");
-        break;
-      case '\t':
-        out->append("\\t");
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          absl::StrAppend(out, absl::StrFormat("\\u%04x", static_cast<unsigned char>(c)));
-        } else {
-          out->push_back(c);
-        }
-    }
-  }
-  out->push_back('"');
-}
-
-void AppendCost(double cost, std::string* out) {
-  char buf[64];
-  // Shortest round trip (C++17 <charconv>), like Python's repr.
-  char* end = std::to_chars(buf, buf + sizeof(buf), cost).ptr;
-  const bool integral = std::find_if(buf, end, [](char c) {
-                          return c == '.' || c == 'e' || c == 'n';
-                        }) == end;  // not inf/nan either
-  out->append(buf, end);
-  if (integral) out->append(".0");  // "2" -> "2.0"
-}
-
-std::string FormatCost(double cost) {
-  std::string s;
-  AppendCost(cost, &s);
-  return s;
-}
 
 namespace {
 
@@ -403,128 +310,6 @@ absl::Status RequestFromJson(const json& object, RequestFields* r) {
     r->max_memory = bytes;
   }
   return absl::OkStatus();
-}
-
-namespace {
-
-// One step's object; keys beyond the compat ones (mesh_dims, order, moves)
-// only for native steps, so compat results keep their exact text.
-void AppendStepJson(const TransformInfo& info, std::string* out) {
-  const Step& step = info.step;
-  absl::StrAppend(out, "{\"mesh_dim\":", step.mesh_dim(), ",\"src\":\"", step.src.ToString(),
-                  "\",\"dst\":\"", step.dst.ToString(), "\",\"collective\":\"",
-                  StepKindName(step.kind), "\",\"logical_shape\":[",
-                  absl::StrJoin(info.logical_shape, ","), "],\"cost\":", FormatCost(info.cost));
-  const bool moves = MovesSlices(step.kind);  // a permute or an exchange
-  if (step.group.size() > 1 || moves) {
-    absl::StrAppend(out, ",\"mesh_dims\":[", absl::StrJoin(step.group.ToVector(), ","), "]");
-  }
-  std::vector<std::string> items;
-  if (moves) {
-    for (const auto& [m, p] : MovesOf(step)) {
-      items.push_back(absl::StrCat("{\"mesh_dim\":", m, ",\"dst\":\"", p.ToString(), "\"}"));
-    }
-    absl::StrAppend(out, ",\"moves\":[", absl::StrJoin(items, ","), "]");
-  } else if (!step.entries.empty()) {
-    for (int i = 0; i < step.entries.size(); ++i)
-      items.push_back(absl::StrCat(step.entries.mesh_dim(i)));
-    absl::StrAppend(out, ",\"order\":[", absl::StrJoin(items, ","), "]");
-  }
-  out->push_back('}');
-}
-
-}  // namespace
-
-namespace {
-
-// JSON has no inf or NaN: a plan whose cost overflowed is printed as an
-// error. The planner refuses cost-model parameters that could overflow
-// (spec §6.2); this is the last line of defence for models it cannot check.
-absl::Status CheckFinite(const Plan& plan) {
-  bool finite = std::isfinite(plan.cost);
-  for (const TransformInfo& info : plan.steps) finite = finite && std::isfinite(info.cost);
-  if (finite) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat("cost_model: the plan's cost is not finite (", FormatCost(plan.cost),
-                   "); the cost model's parameters make a step's price overflow"));
-}
-
-}  // namespace
-
-void AppendStepsJson(const Plan& plan, std::string* out) {
-  out->push_back('[');
-  for (size_t i = 0; i < plan.steps.size(); ++i) {
-    if (i > 0) out->push_back(',');
-    AppendStepJson(plan.steps[i], out);
-  }
-  out->push_back(']');
-}
-
-void AppendResultJson(const json& id, const absl::StatusOr<Plan>& plan, std::string* out) {
-  if (plan.ok()) {
-    if (absl::Status finite = CheckFinite(*plan); !finite.ok()) {
-      return AppendResultJson(id, finite, out);
-    }
-  }
-  absl::StrAppend(out, "{\"id\":", id.dump(), ",\"ok\":", plan.ok() ? "true" : "false");
-  if (!plan.ok()) {
-    absl::StrAppend(out, ",\"error\":");
-    AppendJsonString(plan.status().message(), out);
-    if (std::optional<PlanLimit> limit = PlanLimitOf(plan.status())) {
-      absl::StrAppend(out, ",\"limit\":");
-      AppendJsonString(PlanLimitField(*limit), out);
-    }
-    out->push_back('}');
-    return;
-  }
-  absl::StrAppend(out, ",\"algorithm\":\"", AlgorithmName(plan->algorithm),
-                  "\",\"cost\":", FormatCost(plan->cost), ",\"trace\":");
-  AppendJsonString(plan->Trace(), out);
-  absl::StrAppend(out, ",\"steps\":");
-  AppendStepsJson(*plan, out);
-  absl::StrAppend(out, ",\"mode\":\"", PlanModeName(plan->mode),
-                  "\",\"peak_bytes\":", plan->peak_bytes, ",\"cost_model\":");
-  AppendJsonString(plan->cost_model, out);
-  out->push_back('}');
-}
-
-void AppendCaseResult(const json& object, int64_t max_states, std::string* out,
-                      ProfileCache* profiles, int64_t max_edges) {
-  json id = object.is_object() && object.contains("id") ? object["id"] : json();
-  if (absl::Status s = CheckId(id); !s.ok()) return AppendResultJson(json(), s, out);
-  RequestFields request;
-  request.max_states = max_states;
-  request.max_edges = max_edges;
-  if (absl::Status s = RequestFromJson(object, &request); !s.ok()) {
-    return AppendResultJson(id, s, out);
-  }
-  if (IsCrossMesh(request)) {
-    return AppendCrossMeshResultJson(
-        id, CrossMeshPlanFromFields(request, FieldStyle::kJsonKey, profiles), out);
-  }
-  AppendResultJson(id, PlanFromFields(request, FieldStyle::kJsonKey, profiles), out);
-}
-
-void AppendCaseResult(absl::string_view line, int64_t max_states, std::string* out,
-                      ProfileCache* profiles, int64_t max_edges) {
-  if (JsonDepth(line) > kMaxJsonDepth) {
-    return AppendResultJson(json(),
-                            absl::InvalidArgumentError(
-                                absl::StrCat("malformed JSON: nested deeper than ", kMaxJsonDepth)),
-                            out);
-  }
-  json object;
-  try {
-    object = json::parse(line.begin(), line.end());
-  } catch (const json::exception& e) {
-    // The library's message says where and what ("parse error at line 1, column 5: ...",
-    // "number overflow parsing '1e400'").
-    return AppendResultJson(json(),
-                            absl::InvalidArgumentError(absl::StrCat(
-                                "malformed JSON: ", Abbreviate(e.what(), kMaxJsonErrorBytes))),
-                            out);
-  }
-  AppendCaseResult(object, max_states, out, profiles, max_edges);
 }
 
 }  // namespace reshard

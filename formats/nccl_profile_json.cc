@@ -1,4 +1,4 @@
-#include "cli/nccl_profile_json.h"
+#include "formats/nccl_profile_json.h"
 
 #include <algorithm>
 #include <fstream>

@@ -1,4 +1,4 @@
-#include "cli/request_fields.h"
+#include "formats/request_fields.h"
 
 #include "absl/strings/cord.h"
 #include "absl/strings/match.h"

@@ -1,4 +1,4 @@
-#include "cli/cross_mesh_json.h"
+#include "formats/cross_mesh_json.h"
 
 #include <algorithm>
 #include <cmath>

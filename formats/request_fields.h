@@ -2,8 +2,8 @@
 // PlanOptions spells it ("max_memory: must be ...", `cost_model` inside a
 // message, plan_request.h); the CLI prints the flag (`reshard plan`:
 // --max-memory) or the JSON key (`reshard batch`: max_memory).
-#ifndef RESHARD_CLI_REQUEST_FIELDS_H_
-#define RESHARD_CLI_REQUEST_FIELDS_H_
+#ifndef RESHARD_FORMATS_REQUEST_FIELDS_H_
+#define RESHARD_FORMATS_REQUEST_FIELDS_H_
 
 #include <string>
 
@@ -30,4 +30,4 @@ absl::Status InFrontEndTerms(const absl::Status& status, FieldStyle style);
 
 }  // namespace reshard
 
-#endif  // RESHARD_CLI_REQUEST_FIELDS_H_
+#endif  // RESHARD_FORMATS_REQUEST_FIELDS_H_

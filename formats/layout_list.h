@@ -2,8 +2,8 @@
 // notation, blank lines skipped. Read through base/bounded_input.h: only a
 // regular file or a pipe, and no more bytes than `max_layouts` lines may
 // take, so a huge or endless file is refused while it is read (issue 19).
-#ifndef RESHARD_CLI_LAYOUT_LIST_H_
-#define RESHARD_CLI_LAYOUT_LIST_H_
+#ifndef RESHARD_FORMATS_LAYOUT_LIST_H_
+#define RESHARD_FORMATS_LAYOUT_LIST_H_
 
 #include <cstdint>
 #include <string>
@@ -38,4 +38,4 @@ absl::StatusOr<std::vector<DistState>> ReadLayoutList(const std::string& path,
 
 }  // namespace reshard
 
-#endif  // RESHARD_CLI_LAYOUT_LIST_H_
+#endif  // RESHARD_FORMATS_LAYOUT_LIST_H_

@@ -1,4 +1,4 @@
-#include "cli/profile_json.h"
+#include "formats/profile_json.h"
 
 #include <unistd.h>
 

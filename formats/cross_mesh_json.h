@@ -7,17 +7,18 @@
 //     absl::StatusOr<CrossMeshPlan> plan = CrossMeshPlanFromFields(fields, FieldStyle::kFlag);
 //     AppendCrossMeshResultJson(nullptr, plan, &out);
 //   }
-#ifndef RESHARD_CLI_CROSS_MESH_JSON_H_
-#define RESHARD_CLI_CROSS_MESH_JSON_H_
+#ifndef RESHARD_FORMATS_CROSS_MESH_JSON_H_
+#define RESHARD_FORMATS_CROSS_MESH_JSON_H_
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "cli/case_json.h"
-#include "cli/profile_json.h"
-#include "cli/request_fields.h"
+#include "formats/profile_json.h"
+#include "formats/request_fields.h"
+#include "formats/request_json.h"
+#include "formats/result_json.h"
 #include "nlohmann/json.hpp"
 #include "planner/cross_mesh/cross_mesh_plan.h"
 
@@ -55,4 +56,4 @@ void AppendCrossMeshResultJson(const nlohmann::json& id, const absl::StatusOr<Cr
 
 }  // namespace reshard
 
-#endif  // RESHARD_CLI_CROSS_MESH_JSON_H_
+#endif  // RESHARD_FORMATS_CROSS_MESH_JSON_H_

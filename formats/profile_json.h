@@ -22,8 +22,8 @@
 // Either version serves alpha-beta (its links); the measured model needs
 // version 2. Every other key is an error, so that a typo does not silently
 // keep a default.
-#ifndef RESHARD_CLI_PROFILE_JSON_H_
-#define RESHARD_CLI_PROFILE_JSON_H_
+#ifndef RESHARD_FORMATS_PROFILE_JSON_H_
+#define RESHARD_FORMATS_PROFILE_JSON_H_
 
 #include <cstdint>
 #include <map>
@@ -81,4 +81,4 @@ class ProfileCache {
 
 }  // namespace reshard
 
-#endif  // RESHARD_CLI_PROFILE_JSON_H_
+#endif  // RESHARD_FORMATS_PROFILE_JSON_H_
