@@ -145,6 +145,10 @@ void AppendResultJson(const json& id, const absl::StatusOr<Plan>& plan, std::str
   absl::StrAppend(out, ",\"mode\":\"", PlanModeName(plan->mode),
                   "\",\"peak_bytes\":", plan->peak_bytes, ",\"cost_model\":");
   AppendJsonString(plan->cost_model, out);
+  if (!plan->not_optimal.empty()) {  // spec §5.2 item 9: only when a limit stopped the search
+    absl::StrAppend(out, ",\"not_optimal\":");
+    AppendJsonString(plan->not_optimal, out);
+  }
   out->push_back('}');
 }
 

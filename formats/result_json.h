@@ -26,7 +26,8 @@ void AppendJsonString(absl::string_view text, std::string* out);
 // id, ok, algorithm, cost, trace, steps (each mesh_dim, src, dst, collective,
 // logical_shape, cost, then for a step over several mesh dims mesh_dims and,
 // when it enters Shard in an order, order; for a permute or exchange its moves), mode,
-// peak_bytes, cost_model (Plan::cost_model, the model's fingerprint), in that order (keys added
+// peak_bytes, cost_model (Plan::cost_model, the model's fingerprint), not_optimal (only when
+// Plan::not_optimal is set: a limit stopped native mode's search), in that order (keys added
 // later go last, so older readers and golden files keep their prefix); or id, ok=false, error, and
 // "limit" (the library field, e.g. "max_search_edges") when a limit was hit. Written directly
 // rather than through a JSON DOM: `reshard batch` throughput depends on it.
