@@ -2,13 +2,8 @@
 // processes with --processes; harness/run_ranks.h) and writes a version 2
 // profile (cli/calibration_report.h: the measured model's tables, spec §6.3,
 // and the alpha-beta fit, spec §6.2).
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -21,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/output_file.h"
 #include "base/status_macros.h"
 #include "base/utf8.h"
 #include "cli/alpha_beta_fit.h"
@@ -127,26 +123,6 @@ absl::StatusOr<CalibrateSettings> ParseSettings(const FlagValues& flags) {
   return s;
 }
 
-// Fails early, before minutes of timing, when --out cannot be written: the
-// profile is written to a temporary file beside it and renamed over it
-// (WriteProfileFile), so both must be possible. Leaves no file behind.
-absl::Status CheckWritable(const std::string& path) {
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--out: ", Utf8Valid(path), " is a directory; name the profile file"));
-  }
-  const std::string probe_path = absl::StrCat(path, ".tmp.", getpid());
-  std::ofstream probe(probe_path);
-  if (!probe) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--out: cannot write beside ", Utf8Valid(path), ": ", std::strerror(errno)));
-  }
-  probe.close();
-  std::filesystem::remove(probe_path, ignored);
-  return absl::OkStatus();
-}
-
 // One rank's part: its times for every probe, as text (one per line).
 RankFunction TimingRank(const CalibrateSettings& s, const std::vector<Probe>& probes) {
   return [&s, &probes](Rank& rank) -> absl::StatusOr<std::string> {
@@ -230,7 +206,11 @@ CommandResult RunCalibrate(const FlagValues& flags, const std::vector<std::strin
     return RunChildRank(s->mesh, ChildRank{*rank, flags.Get("store-dir"), flags.Get("job")},
                         Launch(*s), TimingRank(*s, probes));
   }
-  if (absl::Status w = CheckWritable(s->out); !w.ok()) return Fail(w.message(), kExitBadInput);
+  // Before minutes of timing (base/output_file.h: a symlink's target, a
+  // regular file or a new path, a directory that can hold it).
+  if (absl::StatusOr<std::string> w = CheckOutputPath(s->out, "--out"); !w.ok()) {
+    return Fail(w.status().message(), kExitBadInput);
+  }
   return Calibrate(*s);
 }
 
@@ -267,8 +247,10 @@ Command CalibrateCommand() {
           {
               {"mesh", "SIZES", "required; the mesh whose groups are timed, e.g. 2,4"},
               {"out", "FILE",
-               "required; the profile to write (JSON, see README), replaced atomically (a "
-               "temporary file, then a rename)"},
+               "required; the profile to write (JSON, see README): a new path or a regular "
+               "file, replaced atomically (a temporary file, then a rename); a symlink's target "
+               "is written, the link stays; anything else (a directory, FIFO or device) is "
+               "refused before timing"},
               {"sizes", "LIST",
                "4K,16K,64K,256K,1M,4M,16M,64M; message sizes in bytes (K, M suffixes), as spec "
                "§6.2 counts them per kind"},

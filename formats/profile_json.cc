@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/bounded_input.h"
+#include "base/output_file.h"
 #include "base/utf8.h"
 
 namespace reshard {
@@ -280,15 +281,7 @@ absl::Status WriteProfileFile(const std::string& path, const json& profile) {
     return absl::InvalidArgumentError(
         absl::StrCat(Utf8Valid(path), ": cannot write the profile: ", e.what()));
   }
-  const std::string tmp = absl::StrCat(path, ".tmp.", getpid());
-  std::ofstream out(tmp);
-  out << text;
-  out.close();
-  if (!out || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return absl::InvalidArgumentError(absl::StrCat(Utf8Valid(path), ": cannot write the profile"));
-  }
-  return absl::OkStatus();
+  return WriteOutputFile(path, text, "--out");
 }
 
 const absl::StatusOr<LoadedProfile>& ProfileCache::Get(const std::string& path) {

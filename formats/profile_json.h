@@ -63,10 +63,11 @@ absl::StatusOr<CostProfile> ReadProfileFile(const std::string& path);
 nlohmann::json ProfileToJson(const CostProfile& profile);
 // Version 2 ("version": 2, the machine's keys and "tables"; no "fit").
 nlohmann::json MeasuredProfileToJson(const MeasuredProfile& profile);
-// Writes `profile` (pretty-printed) to `path` atomically: a temporary file
-// beside it, then a rename, so that a failure leaves an existing file as it
-// was. InvalidArgument naming the path when it cannot be written (or the
-// profile is not valid UTF-8).
+// Writes `profile` (pretty-printed) to `path` by WriteOutputFile
+// (base/output_file.h: through symlinks, atomically, only over a regular
+// file or a new path), so that a failure leaves an existing file as it was.
+// InvalidArgument naming the path when it cannot be written (or the profile
+// is not valid UTF-8).
 absl::Status WriteProfileFile(const std::string& path, const nlohmann::json& profile);
 
 // Each path read once, its profile or its error kept: `reshard batch` may

@@ -3,6 +3,9 @@
 // and that --format json parses and --format dot is a digraph. Expected plans
 // come from the oracle's golden data (tests/testdata/pytorch-tests.jsonl).
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -571,6 +574,36 @@ TEST(CliTest, CalibrateWritesAProfileThatPlanReads) {
   }
 }
 
+// Issue 44: --out through a symlink replaced the link with a file; a FIFO
+// became a file (and, as root, /dev/full). Now the link's target gets the
+// profile, and what is not a regular file is refused before any timing.
+TEST(CliTest, CalibrateOutWritesThroughASymlinkAndRefusesAFifo) {
+  const std::string target = TempPath("out-target.json"), link = TempPath("out-link.json");
+  const std::string fifo = TempPath("out-fifo");
+  std::remove(link.c_str());
+  std::remove(fifo.c_str());
+  WriteText(target, "{}");
+  ASSERT_EQ(symlink("out-target.json", link.c_str()), 0);
+  Result r =
+      RunReshard({"calibrate", "--mesh", "2", "--sizes", "4K,1M", "--repeat", "1", "--out", link});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  struct stat st;
+  ASSERT_EQ(lstat(link.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  EXPECT_EQ(json::parse(reshard::test_util::ReadFile(target))["version"], 2);
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& out : {fifo, std::string("/dev/full")}) {
+    Result refused = RunReshard({"calibrate", "--mesh", "2", "--sizes", "4K", "--out", out});
+    EXPECT_EQ(refused.exit_code, 2) << out;
+    EXPECT_TRUE(absl::StrContains(refused.err, "not a regular file")) << refused.err;
+    EXPECT_TRUE(refused.out.empty()) << "timed before refusing: " << refused.out;
+  }
+  ASSERT_EQ(stat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  ASSERT_EQ(stat("/dev/full", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+}
+
 TEST(CliTest, CalibrateRefusesUpFront) {
   const std::string out = TempPath("refused.json");
   auto run = [&](std::vector<std::string> extra) {
@@ -589,7 +622,7 @@ TEST(CliTest, CalibrateRefusesUpFront) {
   EXPECT_TRUE(absl::StrContains(sizes.err, "--sizes")) << sizes.err;
   Result unwritable = run({"--mesh", "2", "--out", "/nonexistent-dir/p.json"});
   EXPECT_EQ(unwritable.exit_code, 2);
-  EXPECT_TRUE(absl::StrContains(unwritable.err, "--out: cannot write")) << unwritable.err;
+  EXPECT_TRUE(absl::StrContains(unwritable.err, "cannot be written")) << unwritable.err;
   EXPECT_TRUE(unwritable.out.empty()) << "timed before refusing: " << unwritable.out;
   // Issue 20: a name the JSON profile cannot hold is refused before timing,
   // and an existing file is left as it was.
