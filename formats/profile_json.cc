@@ -175,7 +175,13 @@ absl::Status GetMachine(const json& object, absl::string_view source, CostProfil
   return absl::OkStatus();
 }
 
-absl::StatusOr<json> ParseFile(const std::string& path) {
+json LinkJson(const LinkProfile& l) {
+  return json{{"alpha_us", l.alpha_us}, {"beta_gbps", l.beta_gbps}};
+}
+
+}  // namespace
+
+absl::StatusOr<json> ReadProfileJson(const std::string& path) {
   absl::StatusOr<std::string> text = ReadBoundedFile(path, kMaxProfileFileBytes);
   if (!text.ok()) return text.status();
   if (absl::Status s = CheckJsonNesting(*text, path, kMaxProfileJsonDepth); !s.ok()) return s;
@@ -188,12 +194,6 @@ absl::StatusOr<json> ParseFile(const std::string& path) {
         absl::StrCat(path, ": not JSON: ", Abbreviate(e.what(), kMaxJsonErrorBytes)));
   }
 }
-
-json LinkJson(const LinkProfile& l) {
-  return json{{"alpha_us", l.alpha_us}, {"beta_gbps", l.beta_gbps}};
-}
-
-}  // namespace
 
 absl::StatusOr<LoadedProfile> LoadedProfileFromJson(const json& object, absl::string_view source) {
   if (absl::Status s = CheckKeys(object, source, "",
@@ -226,7 +226,7 @@ absl::StatusOr<LoadedProfile> LoadedProfileFromJson(const json& object, absl::st
 }
 
 absl::StatusOr<LoadedProfile> ReadLoadedProfileFile(const std::string& path) {
-  absl::StatusOr<json> object = ParseFile(path);
+  absl::StatusOr<json> object = ReadProfileJson(path);
   if (!object.ok()) return object.status();
   return LoadedProfileFromJson(*object, path);
 }

@@ -53,6 +53,13 @@ absl::StatusOr<LoadedProfile> LoadedProfileFromJson(const nlohmann::json& object
 // nests deeper than kMaxProfileJsonDepth or is not JSON (base/bounded_input.h).
 inline constexpr int64_t kMaxProfileFileBytes = 16 << 20;  // calibrate's fit: ~100 KB
 inline constexpr int kMaxProfileJsonDepth = 32;            // the schema needs 4
+
+// The one reader of every profile file (alpha-beta, measured, nccl): the JSON
+// at `path` ("-" is stdin), read by ReadBoundedFile (a regular file or a pipe
+// of at most kMaxProfileFileBytes; a directory or device refused) and nesting
+// at most kMaxProfileJsonDepth. InvalidArgument naming the path otherwise,
+// the parser's message shortened to kMaxJsonErrorBytes.
+absl::StatusOr<nlohmann::json> ReadProfileJson(const std::string& path);
 absl::StatusOr<LoadedProfile> ReadLoadedProfileFile(const std::string& path);
 
 // The alpha-beta part of either version.
