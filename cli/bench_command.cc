@@ -377,16 +377,24 @@ CommandResult RunAndReport(const BenchSettings& s, const FlagValues& flags,
   }
   std::vector<RankRuns> runs = RunBench(prepared, s.repeat, Launch(s, args));
   bool all_verified = true;
+  std::string out_of_resources;  // said once, whichever modes ran out
   for (size_t m = 0; m < prepared.size(); ++m) {
     reports[m].measured = Measure(prepared[m], runs, m, s.repeat);
-    if (!reports[m].measured.verified) {
+    const ModeMeasurement& measured = reports[m].measured;
+    if (measured.out_of_resources) {
+      if (out_of_resources.empty()) out_of_resources = measured.detail;
+    } else if (!measured.verified) {
       all_verified = false;
       std::cerr << "reshard bench: " << reports[m].mode
-                << " mode not verified: " << Utf8Valid(reports[m].measured.detail) << "\n";
+                << " mode not verified: " << Utf8Valid(measured.detail) << "\n";
     }
     if (s.format == "json") std::cout << JsonLine(reports[m]) << "\n";
   }
   if (s.format == "text") std::cout << TextTable(reports);
+  if (!out_of_resources.empty()) {
+    std::cerr << "reshard bench: " << Utf8Valid(out_of_resources) << "\n";
+    return kExitNoPlan;
+  }
   return all_verified ? kExitOk : kExitInternal;
 }
 
@@ -560,7 +568,8 @@ Command BenchCommand() {
   2  bad input, naming the flag
   3  no plan in some mode: none exists (pytorch mode plans with its greedy
      planner where it can, which cannot do S -> P or P(x) -> P(y)), or a
-     graph search hit its bound
+     graph search hit its bound; or the ranks ran out of memory or threads
+     (ulimit -v, ulimit -u): one message on stderr
 
 )txt",
                        ModesHelp()),
