@@ -6,6 +6,7 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "planner/costs/cost_model_registry.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/planner.h"
 
@@ -47,6 +48,25 @@ TEST(ResultJsonTest, ACompleteSearchHasNoNote) {
   const nlohmann::json result = nlohmann::json::parse(out);
   ASSERT_TRUE(result["ok"].get<bool>()) << out;
   EXPECT_FALSE(result.contains("not_optimal")) << out;
+}
+
+// Issue 44: a permute printed "src":"R","dst":"R". Its src and dst are now
+// the placements of its group's mesh dims before and after.
+TEST(ResultJsonTest, APermuteSaysWhatMoves) {
+  const DeviceMesh mesh = *DeviceMesh::Create({2, 2});
+  PlanOptions options{PlanMode::kNative};
+  options.cost_model = *MakeCostModel("alpha-beta");  // plans this swap as one permute
+  const absl::StatusOr<Plan> plan =
+      PlanRedistribution(*DistSpec::Parse(mesh, "S(0)S(1)", {8, 8}, DType::kF32),
+                         *DistSpec::Parse(mesh, "S(1)S(0)", {8, 8}, DType::kF32), options);
+  std::string out;
+  AppendResultJson(nlohmann::json(1), plan, &out);
+  const nlohmann::json result = nlohmann::json::parse(out);
+  ASSERT_EQ(result["steps"].size(), 1u) << out;
+  const nlohmann::json& step = result["steps"][0];
+  EXPECT_EQ(step["collective"], "permute") << out;
+  EXPECT_EQ(step["src"], "S(0)S(1)") << out;
+  EXPECT_EQ(step["dst"], "S(1)S(0)") << out;
 }
 
 }  // namespace
