@@ -81,13 +81,17 @@ absl::StatusOr<Plan> GreedyPlan(const DistSpec& src, const DistSpec& dst,
   return plan;
 }
 
+// Spec §9: the greedy planner cannot express shard orders.
+bool NeedsGraph(const DistSpec& src, const DistSpec& dst) {
+  return src.strided_input() || dst.strided_input() || !src.state().HasDefaultOrder() ||
+         !dst.state().HasDefaultOrder();
+}
+
 // Spec §5, §8, §9.
 absl::StatusOr<Plan> PyTorchPlan(const DistSpec& src, const DistSpec& dst,
                                  const BoundCostModel& model, const PlanOptions& options,
                                  const std::vector<int64_t>& coord) {
-  // Spec §9: the greedy planner cannot express shard orders.
-  const bool needs_graph = src.strided_input() || dst.strided_input() ||
-                           !src.state().HasDefaultOrder() || !dst.state().HasDefaultOrder();
+  const bool needs_graph = NeedsGraph(src, dst);
   if (needs_graph || options.algorithm == Algorithm::kGraph) {
     absl::StatusOr<Plan> plan = GraphPlan(src, dst, model, options, coord);
     const std::optional<PlanLimit> hit = PlanLimitOf(plan.status());
@@ -109,15 +113,24 @@ absl::StatusOr<Plan> PyTorchPlan(const DistSpec& src, const DistSpec& dst,
 
 // Spec §5.2 item 9: pytorch mode's plan, priced by the native model, is a
 // path on the native graph where its steps fit; its states are the native
-// search's incumbent. None when pytorch mode has no plan.
+// search's incumbent. None when pytorch mode has no plan, or when it needs
+// its graph search and `graph` is false (that search, priced by the native
+// model, costs as much as the native one: it is run only once a limit has
+// stopped the native search).
 std::vector<DistState> IncumbentStates(const DistSpec& src, const DistSpec& dst,
                                        const BoundCostModel& model, const PlanOptions& options,
-                                       const std::vector<int64_t>& coord) {
+                                       const std::vector<int64_t>& coord, bool graph) {
+  if (!graph && NeedsGraph(src, dst)) return {};
   PlanOptions pytorch = options;
   pytorch.algorithm = Algorithm::kAuto;
   absl::StatusOr<Plan> plan = PyTorchPlan(src, dst, model, pytorch, coord);
   if (!plan.ok()) return {};
   return std::move(plan->states);
+}
+
+bool StoppedByLimit(const absl::Status& status) {
+  const std::optional<PlanLimit> limit = PlanLimitOf(status);
+  return limit == PlanLimit::kMaxExpandedStates || limit == PlanLimit::kMaxSearchEdges;
 }
 
 // What a plan found by a search that `stopped` at a limit says (Plan::not_optimal).
@@ -140,10 +153,16 @@ absl::StatusOr<Plan> NativePlan(const DistSpec& src, const DistSpec& dst,
                           absl::StrCat("the source shard alone takes ", source_bytes,
                                        " bytes per rank, over the limit of ", options.max_memory));
   }
-  const std::vector<DistState> incumbent = IncumbentStates(src, dst, model, options, coord);
-  absl::StatusOr<GraphPath> path =
-      FindNativePath(src.mesh(), src.global_shape(), src.dtype(), src.state(), dst.state(), model,
-                     LimitsOf(options), options.max_memory, incumbent);
+  const auto search = [&](absl::Span<const DistState> incumbent) {
+    return FindNativePath(src.mesh(), src.global_shape(), src.dtype(), src.state(), dst.state(),
+                          model, LimitsOf(options), options.max_memory, incumbent);
+  };
+  const std::vector<DistState> greedy = IncumbentStates(src, dst, model, options, coord, false);
+  absl::StatusOr<GraphPath> path = search(greedy);
+  if (greedy.empty() && StoppedByLimit(path.status())) {
+    const std::vector<DistState> incumbent = IncumbentStates(src, dst, model, options, coord, true);
+    if (!incumbent.empty()) path = search(incumbent);
+  }
   if (absl::IsNotFound(path.status()) &&
       options.max_memory != std::numeric_limits<int64_t>::max()) {
     return PlanLimitError(PlanLimit::kMaxMemory,
