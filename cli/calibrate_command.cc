@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,16 +45,6 @@ struct CalibrateSettings {
   GlooOptions gloo;
 };
 
-absl::StatusOr<int64_t> BoundedFlag(const FlagValues& flags, absl::string_view name,
-                                    absl::string_view fallback, int64_t lo, int64_t hi) {
-  RESHARD_ASSIGN_OR_RETURN(int64_t v, ParseInt(name, flags.Get(name, fallback)));
-  if (v < lo || v > hi) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--", name, ": ", v, " is out of range; must be between ", lo, " and ", hi));
-  }
-  return v;
-}
-
 absl::StatusOr<std::vector<int64_t>> ParseSizes(const std::string& text) {
   std::vector<int64_t> sizes;
   for (absl::string_view item : absl::StrSplit(text, ',')) {
@@ -63,6 +54,12 @@ absl::StatusOr<std::vector<int64_t>> ParseSizes(const std::string& text) {
           "--sizes: ", size, " bytes is out of range; each size must be between 4 and 256M"));
     }
     sizes.push_back(size);
+  }
+  // Checked before timing: the fit needs two sizes (a bandwidth is a slope).
+  if (std::set<int64_t>(sizes.begin(), sizes.end()).size() < 2) {
+    return absl::InvalidArgumentError(
+        "--sizes: give at least two different sizes (the fit is a line through them), e.g. "
+        "4K,4M");
   }
   return sizes;
 }
@@ -101,7 +98,7 @@ absl::StatusOr<CalibrateSettings> ParseSettings(const FlagValues& flags) {
   if (!mesh.ok())
     return absl::InvalidArgumentError(absl::StrCat("--mesh: ", mesh.status().message()));
   s.mesh = *mesh;
-  RESHARD_ASSIGN_OR_RETURN(int64_t max_ranks, BoundedFlag(flags, "max-ranks", "16", 1, 4096));
+  RESHARD_ASSIGN_OR_RETURN(int64_t max_ranks, IntFlagIn(flags, "max-ranks", 16, 1, 4096));
   if (s.mesh.num_ranks() > max_ranks) {
     return absl::InvalidArgumentError(
         absl::StrCat("--mesh: ", s.mesh.ToString(), " has ", s.mesh.num_ranks(),
@@ -113,8 +110,8 @@ absl::StatusOr<CalibrateSettings> ParseSettings(const FlagValues& flags) {
         absl::StrCat("--mesh: ", s.mesh.ToString(), " has one rank; nothing to time"));
   }
   RESHARD_ASSIGN_OR_RETURN(s.sizes, ParseSizes(flags.Get("sizes", kDefaultSizes)));
-  RESHARD_ASSIGN_OR_RETURN(s.repeat, BoundedFlag(flags, "repeat", "5", 1, 1000));
-  RESHARD_ASSIGN_OR_RETURN(int64_t timeout, BoundedFlag(flags, "timeout", "60", 1, 86400));
+  RESHARD_ASSIGN_OR_RETURN(s.repeat, IntFlagIn(flags, "repeat", 5, 1, 1000));
+  RESHARD_ASSIGN_OR_RETURN(int64_t timeout, IntFlagIn(flags, "timeout", 60, 1, 86400));
   s.gloo.timeout = absl::Seconds(timeout);
   s.processes = flags.Has("processes");
   s.out = flags.Get("out");

@@ -370,6 +370,22 @@ TEST(CliTest, RanksOutOfMemoryExitThreeWithOneMessage) {
   }
 }
 
+// Issue 44: verify took --seed -1 where bench refused it; an integer past
+// int64 was "not an integer". One rule now (IntFlagIn, ParseInt).
+TEST(CliTest, BoundedIntegerFlagsSayTheirRange) {
+  for (const char* command : {"verify", "bench"}) {
+    Result r = RunReshard(
+        {command, "--seed", "-1", "--mesh", "2", "--shape", "8", "--src", "S(0)", "--dst", "R"});
+    EXPECT_EQ(r.exit_code, 2) << command;
+    EXPECT_TRUE(absl::StrContains(r.err, "--seed: -1 is out of range; must be between 0 and"))
+        << command << ": " << r.err;
+  }
+  Result huge = RunReshard({"bench", "--repeat", "99999999999999999999", "--mesh", "2", "--shape",
+                            "8", "--src", "S(0)", "--dst", "R"});
+  EXPECT_EQ(huge.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(huge.err, "is out of range for an integer")) << huge.err;
+}
+
 // Issue 9, item 2: every output line is valid UTF-8 JSON, whatever bytes the
 // input holds, and quotes are shortened between characters.
 TEST(CliTest, OutputIsValidUtf8WhateverTheInput) {
@@ -675,6 +691,11 @@ TEST(CliTest, CalibrateRefusesUpFront) {
   Result no_out = run({"--mesh", "2"});
   EXPECT_EQ(no_out.exit_code, 2);
   EXPECT_TRUE(absl::StrContains(no_out.err, "--out")) << no_out.err;
+  // Issue 44: one size was timed before the fit failed on it.
+  Result one_size = run({"--mesh", "2", "--sizes", "4K", "--out", out});
+  EXPECT_EQ(one_size.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(one_size.err, "at least two different sizes")) << one_size.err;
+  EXPECT_TRUE(one_size.out.empty()) << "timed before refusing: " << one_size.out;
   Result sizes = run({"--mesh", "2", "--sizes", "4K,x", "--out", out});
   EXPECT_EQ(sizes.exit_code, 2);
   EXPECT_TRUE(absl::StrContains(sizes.err, "--sizes")) << sizes.err;
