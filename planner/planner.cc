@@ -81,6 +81,12 @@ absl::StatusOr<Plan> GreedyPlan(const DistSpec& src, const DistSpec& dst,
   return plan;
 }
 
+// Whether a search ended at max_expanded_states or max_search_edges.
+bool StoppedByLimit(const absl::Status& status) {
+  const std::optional<PlanLimit> limit = PlanLimitOf(status);
+  return limit == PlanLimit::kMaxExpandedStates || limit == PlanLimit::kMaxSearchEdges;
+}
+
 // Spec §9: the greedy planner cannot express shard orders.
 bool NeedsGraph(const DistSpec& src, const DistSpec& dst) {
   return src.strided_input() || dst.strided_input() || !src.state().HasDefaultOrder() ||
@@ -94,8 +100,7 @@ absl::StatusOr<Plan> PyTorchPlan(const DistSpec& src, const DistSpec& dst,
   const bool needs_graph = NeedsGraph(src, dst);
   if (needs_graph || options.algorithm == Algorithm::kGraph) {
     absl::StatusOr<Plan> plan = GraphPlan(src, dst, model, options, coord);
-    const std::optional<PlanLimit> hit = PlanLimitOf(plan.status());
-    if (hit != PlanLimit::kMaxExpandedStates && hit != PlanLimit::kMaxSearchEdges) return plan;
+    if (!StoppedByLimit(plan.status())) return plan;
     // Suggest the greedy planner only where it could be used.
     absl::Status advised(plan.status().code(),
                          absl::StrCat(plan.status().message(),
@@ -126,11 +131,6 @@ std::vector<DistState> IncumbentStates(const DistSpec& src, const DistSpec& dst,
   absl::StatusOr<Plan> plan = PyTorchPlan(src, dst, model, pytorch, coord);
   if (!plan.ok()) return {};
   return std::move(plan->states);
-}
-
-bool StoppedByLimit(const absl::Status& status) {
-  const std::optional<PlanLimit> limit = PlanLimitOf(status);
-  return limit == PlanLimit::kMaxExpandedStates || limit == PlanLimit::kMaxSearchEdges;
 }
 
 // What a plan found by a search that `stopped` at a limit says (Plan::not_optimal).
