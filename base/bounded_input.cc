@@ -48,6 +48,8 @@ absl::StatusOr<std::string> ReadBoundedFile(const std::string& path, int64_t max
   absl::StatusOr<std::string> text;
   if (fstat(fd, &info) != 0) {
     text = FileError(path, absl::StrCat("cannot stat: ", std::strerror(errno)));
+  } else if (S_ISDIR(info.st_mode)) {
+    text = FileError(path, "a directory, not a file");
   } else if (!S_ISREG(info.st_mode) && !S_ISFIFO(info.st_mode)) {
     text = FileError(path, "not a regular file or a pipe");
   } else if (S_ISREG(info.st_mode) && info.st_size > max_bytes) {

@@ -1,5 +1,6 @@
 #include "cli/flags.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "absl/container/flat_hash_set.h"
@@ -71,10 +72,27 @@ absl::StatusOr<FlagValues> FlagParser::Parse(const std::vector<std::string>& arg
 absl::StatusOr<int64_t> ParseInt(absl::string_view flag, absl::string_view text) {
   int64_t v;
   if (!absl::SimpleAtoi(text, &v)) {
+    absl::string_view digits = absl::StripPrefix(text, "-");
+    const bool overflow = !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) {
+      return c >= '0' && c <= '9';
+    });
     return absl::InvalidArgumentError(
-        absl::StrCat("--", flag, ": \"", Abbreviate(text, 64), "\" is not an integer"));
+        absl::StrCat("--", flag, ": \"", Abbreviate(text, 64), "\" is ",
+                     overflow ? "out of range for an integer" : "not an integer"));
   }
   return v;
+}
+
+absl::StatusOr<int64_t> IntFlagIn(const FlagValues& flags, absl::string_view name, int64_t fallback,
+                                  int64_t lo, int64_t hi) {
+  if (!flags.Has(name)) return fallback;
+  absl::StatusOr<int64_t> v = ParseInt(name, flags.Get(name));
+  if (!v.ok()) return v;
+  if (*v < lo || *v > hi) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", name, ": ", *v, " is out of range; must be between ", lo, " and ", hi));
+  }
+  return *v;
 }
 
 absl::StatusOr<int64_t> ParseByteSize(absl::string_view flag, absl::string_view text) {

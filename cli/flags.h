@@ -70,8 +70,14 @@ absl::StatusOr<std::vector<int64_t>> ParseIntList(absl::string_view flag, absl::
 // negative, or given twice. Whether it has its mesh's size is checked where
 // the mesh is known (PlanCrossMesh).
 absl::StatusOr<std::vector<int64_t>> ParseRankList(absl::string_view flag, absl::string_view text);
-// "8" -> 8, InvalidArgument `--<flag>: "x" is not an integer` otherwise.
+// "8" -> 8, InvalidArgument `--<flag>: "x" is not an integer` otherwise
+// (`... is out of range` for digits past int64).
 absl::StatusOr<int64_t> ParseInt(absl::string_view flag, absl::string_view text);
+// The flag's integer (`fallback` when it is absent), InvalidArgument
+// `--<flag>: V is out of range; must be between LO and HI` outside [lo, hi]:
+// one rule for every bounded integer flag (--seed, --repeat, --timeout, ...).
+absl::StatusOr<int64_t> IntFlagIn(const FlagValues& flags, absl::string_view name, int64_t fallback,
+                                  int64_t lo, int64_t hi);
 // "512M" -> 512 << 20: an integer with an optional suffix K, M, G or T
 // (powers of 1024). InvalidArgument naming the flag otherwise.
 absl::StatusOr<int64_t> ParseByteSize(absl::string_view flag, absl::string_view text);

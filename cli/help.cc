@@ -54,8 +54,11 @@ std::string ExitCodesHelp() {
      verify, calibrate, bench: reshard-backends is not beside reshard
   2  bad input; the message on stderr names the flag or token
   3  no plan: none exists (e.g. the greedy planner cannot do S -> P or
-     P(x) -> P(y)), the graph search hit --max-states or --max-edges, or no
-     plan keeps every rank under --max-memory
+     P(x) -> P(y)), the graph search hit --max-states or --max-edges without
+     a plan (native mode returns pytorch mode's plan or a cheaper one, with
+     a note, where it has one), or no plan keeps every rank under
+     --max-memory; a cross-mesh move past its size bounds; verify, bench:
+     the ranks ran out of memory or threads (ulimit -v, -u)
 )txt";
 }
 

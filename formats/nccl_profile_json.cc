@@ -1,14 +1,16 @@
 #include "formats/nccl_profile_json.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
+#include <filesystem>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "base/utf8.h"
+#include "formats/profile_json.h"
 
 namespace reshard {
 namespace {
@@ -46,7 +48,8 @@ absl::Status CheckKeys(const json& object, absl::string_view source) {
   return absl::OkStatus();
 }
 
-absl::Status Expected(absl::string_view source, const char* key, const char* what, const json& v) {
+absl::Status Expected(absl::string_view source, const char* key, absl::string_view what,
+                      const json& v) {
   return KeyError(source, key, absl::StrCat("expected ", what, ", got ", Abbreviate(v.dump(), 40)));
 }
 
@@ -61,11 +64,16 @@ absl::StatusOr<NcclProfile> NcclProfileFromJson(const json& o, absl::string_view
     return Expected(source, "arch", "\"volta\", \"ampere\", \"hopper\" or \"blackwell\"",
                     o["arch"]);
   }
-  for (const char* key : {"gpus_per_host", "nics_per_host"}) {
-    if (!o[key].is_number_integer()) return Expected(source, key, "an integer", o[key]);
+  // Checked here, before the narrowing to int (1e10 must not wrap into range).
+  for (const auto& [key, out] : {std::pair{"gpus_per_host", &p.gpus_per_host},
+                                 std::pair{"nics_per_host", &p.nics_per_host}}) {
+    if (!o[key].is_number_integer() || o[key].get<double>() < 1 ||
+        o[key].get<double>() > kMaxNcclGpusPerHost) {
+      return Expected(source, key, absl::StrCat("an integer from 1 to ", kMaxNcclGpusPerHost),
+                      o[key]);
+    }
+    *out = o[key].get<int>();
   }
-  p.gpus_per_host = o["gpus_per_host"].get<int>();
-  p.nics_per_host = o["nics_per_host"].get<int>();
   for (const char* key : {"nvswitch", "amd_cpu"}) {
     if (!o[key].is_boolean()) return Expected(source, key, "true or false", o[key]);
   }
@@ -101,21 +109,13 @@ absl::StatusOr<NcclProfile> ReadNcclProfile(const std::string& name_or_path) {
   if (std::find(names.begin(), names.end(), name_or_path) != names.end()) {
     return BuiltinNcclProfile(name_or_path);
   }
-  std::ifstream in(name_or_path);
-  if (!in) {
+  std::error_code error;
+  if (!std::filesystem::exists(name_or_path, error)) {
     return absl::NotFoundError(absl::StrCat(Abbreviate(name_or_path, 200),
                                             ": neither a built-in nccl profile (",
-                                            absl::StrJoin(names, ", "), ") nor a readable file"));
+                                            absl::StrJoin(names, ", "), ") nor a file"));
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  json object;
-  try {
-    object = json::parse(text.str());
-  } catch (const json::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        Abbreviate(name_or_path, 200), ": not JSON: ", Abbreviate(e.what(), kMaxJsonErrorBytes)));
-  }
+  RESHARD_ASSIGN_OR_RETURN(const json object, ReadProfileJson(name_or_path));
   return NcclProfileFromJson(object, name_or_path);
 }
 

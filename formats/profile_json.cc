@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/bounded_input.h"
+#include "base/output_file.h"
 #include "base/utf8.h"
 
 namespace reshard {
@@ -174,7 +175,13 @@ absl::Status GetMachine(const json& object, absl::string_view source, CostProfil
   return absl::OkStatus();
 }
 
-absl::StatusOr<json> ParseFile(const std::string& path) {
+json LinkJson(const LinkProfile& l) {
+  return json{{"alpha_us", l.alpha_us}, {"beta_gbps", l.beta_gbps}};
+}
+
+}  // namespace
+
+absl::StatusOr<json> ReadProfileJson(const std::string& path) {
   absl::StatusOr<std::string> text = ReadBoundedFile(path, kMaxProfileFileBytes);
   if (!text.ok()) return text.status();
   if (absl::Status s = CheckJsonNesting(*text, path, kMaxProfileJsonDepth); !s.ok()) return s;
@@ -187,12 +194,6 @@ absl::StatusOr<json> ParseFile(const std::string& path) {
         absl::StrCat(path, ": not JSON: ", Abbreviate(e.what(), kMaxJsonErrorBytes)));
   }
 }
-
-json LinkJson(const LinkProfile& l) {
-  return json{{"alpha_us", l.alpha_us}, {"beta_gbps", l.beta_gbps}};
-}
-
-}  // namespace
 
 absl::StatusOr<LoadedProfile> LoadedProfileFromJson(const json& object, absl::string_view source) {
   if (absl::Status s = CheckKeys(object, source, "",
@@ -225,7 +226,7 @@ absl::StatusOr<LoadedProfile> LoadedProfileFromJson(const json& object, absl::st
 }
 
 absl::StatusOr<LoadedProfile> ReadLoadedProfileFile(const std::string& path) {
-  absl::StatusOr<json> object = ParseFile(path);
+  absl::StatusOr<json> object = ReadProfileJson(path);
   if (!object.ok()) return object.status();
   return LoadedProfileFromJson(*object, path);
 }
@@ -280,15 +281,7 @@ absl::Status WriteProfileFile(const std::string& path, const json& profile) {
     return absl::InvalidArgumentError(
         absl::StrCat(Utf8Valid(path), ": cannot write the profile: ", e.what()));
   }
-  const std::string tmp = absl::StrCat(path, ".tmp.", getpid());
-  std::ofstream out(tmp);
-  out << text;
-  out.close();
-  if (!out || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return absl::InvalidArgumentError(absl::StrCat(Utf8Valid(path), ": cannot write the profile"));
-  }
-  return absl::OkStatus();
+  return WriteOutputFile(path, text, "--out");
 }
 
 const absl::StatusOr<LoadedProfile>& ProfileCache::Get(const std::string& path) {

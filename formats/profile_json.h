@@ -53,6 +53,13 @@ absl::StatusOr<LoadedProfile> LoadedProfileFromJson(const nlohmann::json& object
 // nests deeper than kMaxProfileJsonDepth or is not JSON (base/bounded_input.h).
 inline constexpr int64_t kMaxProfileFileBytes = 16 << 20;  // calibrate's fit: ~100 KB
 inline constexpr int kMaxProfileJsonDepth = 32;            // the schema needs 4
+
+// The one reader of every profile file (alpha-beta, measured, nccl): the JSON
+// at `path` ("-" is stdin), read by ReadBoundedFile (a regular file or a pipe
+// of at most kMaxProfileFileBytes; a directory or device refused) and nesting
+// at most kMaxProfileJsonDepth. InvalidArgument naming the path otherwise,
+// the parser's message shortened to kMaxJsonErrorBytes.
+absl::StatusOr<nlohmann::json> ReadProfileJson(const std::string& path);
 absl::StatusOr<LoadedProfile> ReadLoadedProfileFile(const std::string& path);
 
 // The alpha-beta part of either version.
@@ -63,10 +70,11 @@ absl::StatusOr<CostProfile> ReadProfileFile(const std::string& path);
 nlohmann::json ProfileToJson(const CostProfile& profile);
 // Version 2 ("version": 2, the machine's keys and "tables"; no "fit").
 nlohmann::json MeasuredProfileToJson(const MeasuredProfile& profile);
-// Writes `profile` (pretty-printed) to `path` atomically: a temporary file
-// beside it, then a rename, so that a failure leaves an existing file as it
-// was. InvalidArgument naming the path when it cannot be written (or the
-// profile is not valid UTF-8).
+// Writes `profile` (pretty-printed) to `path` by WriteOutputFile
+// (base/output_file.h: through symlinks, atomically, only over a regular
+// file or a new path), so that a failure leaves an existing file as it was.
+// InvalidArgument naming the path when it cannot be written (or the profile
+// is not valid UTF-8).
 absl::Status WriteProfileFile(const std::string& path, const nlohmann::json& profile);
 
 // Each path read once, its profile or its error kept: `reshard batch` may

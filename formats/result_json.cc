@@ -67,15 +67,27 @@ std::string FormatCost(double cost) {
 
 namespace {
 
-// One step's object; keys beyond the compat ones (mesh_dims, order, moves)
-// only for native steps, so compat results keep their exact text.
-void AppendStepJson(const TransformInfo& info, std::string* out) {
+// The placements of `group`'s mesh dims in `state`, in mesh-dim order
+// ("S(0)S(1)"): a permute's or exchange's src and dst, whose Step::src and
+// dst (Replicate) say nothing of what moves (issue 44).
+std::string GroupPlacements(const DistState& state, MeshDimSet group) {
+  std::string text;
+  for (int m : group.ToVector()) absl::StrAppend(&text, state.placement(m).ToString());
+  return text;
+}
+
+// One step's object, leaving `before` for `after`; keys beyond the compat
+// ones (mesh_dims, order, moves) only for native steps, so compat results
+// keep their exact text.
+void AppendStepJson(const TransformInfo& info, const DistState& before, const DistState& after,
+                    std::string* out) {
   const Step& step = info.step;
-  absl::StrAppend(out, "{\"mesh_dim\":", step.mesh_dim(), ",\"src\":\"", step.src.ToString(),
-                  "\",\"dst\":\"", step.dst.ToString(), "\",\"collective\":\"",
-                  StepKindName(step.kind), "\",\"logical_shape\":[",
-                  absl::StrJoin(info.logical_shape, ","), "],\"cost\":", FormatCost(info.cost));
   const bool moves = MovesSlices(step.kind);  // a permute or an exchange
+  absl::StrAppend(out, "{\"mesh_dim\":", step.mesh_dim(), ",\"src\":\"",
+                  moves ? GroupPlacements(before, step.group) : step.src.ToString(),
+                  "\",\"dst\":\"", moves ? GroupPlacements(after, step.group) : step.dst.ToString(),
+                  "\",\"collective\":\"", StepKindName(step.kind), "\",\"logical_shape\":[",
+                  absl::StrJoin(info.logical_shape, ","), "],\"cost\":", FormatCost(info.cost));
   if (step.group.size() > 1 || moves) {
     absl::StrAppend(out, ",\"mesh_dims\":[", absl::StrJoin(step.group.ToVector(), ","), "]");
   }
@@ -115,7 +127,7 @@ void AppendStepsJson(const Plan& plan, std::string* out) {
   out->push_back('[');
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     if (i > 0) out->push_back(',');
-    AppendStepJson(plan.steps[i], out);
+    AppendStepJson(plan.steps[i], plan.states[i], plan.states[i + 1], out);
   }
   out->push_back(']');
 }
@@ -145,6 +157,10 @@ void AppendResultJson(const json& id, const absl::StatusOr<Plan>& plan, std::str
   absl::StrAppend(out, ",\"mode\":\"", PlanModeName(plan->mode),
                   "\",\"peak_bytes\":", plan->peak_bytes, ",\"cost_model\":");
   AppendJsonString(plan->cost_model, out);
+  if (!plan->not_optimal.empty()) {  // spec §5.2 item 9: only when a limit stopped the search
+    absl::StrAppend(out, ",\"not_optimal\":");
+    AppendJsonString(plan->not_optimal, out);
+  }
   out->push_back('}');
 }
 

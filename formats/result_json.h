@@ -25,8 +25,10 @@ void AppendJsonString(absl::string_view text, std::string* out);
 // Appends the result object as one line of JSON text without the newline:
 // id, ok, algorithm, cost, trace, steps (each mesh_dim, src, dst, collective,
 // logical_shape, cost, then for a step over several mesh dims mesh_dims and,
-// when it enters Shard in an order, order; for a permute or exchange its moves), mode,
-// peak_bytes, cost_model (Plan::cost_model, the model's fingerprint), in that order (keys added
+// when it enters Shard in an order, order; for a permute or exchange its moves, and as its src
+// and dst the placements of its mesh dims before and after, e.g. "S(0)S(1)" -> "S(1)S(0)"), mode,
+// peak_bytes, cost_model (Plan::cost_model, the model's fingerprint), not_optimal (only when
+// Plan::not_optimal is set: a limit stopped native mode's search), in that order (keys added
 // later go last, so older readers and golden files keep their prefix); or id, ok=false, error, and
 // "limit" (the library field, e.g. "max_search_edges") when a limit was hit. Written directly
 // rather than through a JSON DOM: `reshard batch` throughput depends on it.

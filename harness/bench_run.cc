@@ -206,6 +206,7 @@ ModeMeasurement Measure(const PreparedCase& mode, std::vector<RankRuns>& runs, s
   const CaseReport report = Check(mode, results);
   out.verified = complete && report.outcome == Outcome::kPassed;
   out.detail = report.detail;
+  out.out_of_resources = report.outcome == Outcome::kSkipped;
   if (!complete && out.detail.empty()) out.detail = "a rank did not run every repetition";
   // The slowest rank's time is only known for rounds every rank finished.
   size_t rounds = out.run_us.size();

@@ -55,6 +55,9 @@ struct ModeMeasurement {
   int64_t bytes_sent_max = 0;  // the last run's, max over ranks (ExecutionStats)
   bool verified = false;       // every rank ran every round and Check passed
   std::string detail;          // why not verified
+  // Not verified because a rank ran out of memory or threads (Check's
+  // skipped outcome): the machine's limit, not a wrong result.
+  bool out_of_resources = false;
 };
 ModeMeasurement Measure(const PreparedCase& mode, std::vector<RankRuns>& runs, size_t index,
                         int64_t repeat);

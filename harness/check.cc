@@ -164,6 +164,15 @@ std::string Problem(const PreparedCase& p, std::vector<absl::StatusOr<RankResult
 
 CaseReport Check(const PreparedCase& p, std::vector<absl::StatusOr<RankResult>>& results) {
   CaseReport report;
+  // Out of memory or threads (ulimit): the machine's limit, not a wrong
+  // result; one message, however many ranks said it.
+  for (const absl::StatusOr<RankResult>& r : results) {
+    if (absl::IsResourceExhausted(r.status())) {
+      report.outcome = Outcome::kSkipped;
+      report.detail = absl::StrCat("out of resources: ", r.status().message());
+      return report;
+    }
+  }
   if (std::string problem = Problem(p, results); !problem.empty()) {
     report.outcome = Outcome::kFailed;
     report.detail = absl::StrCat("plan ", p.plan.Trace(), " (", AlgorithmName(p.plan.algorithm),

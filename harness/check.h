@@ -42,7 +42,9 @@ struct CaseReport {
   std::array<int64_t, kNumStepKinds> group_steps_by_kind{};
 };
 
-// Compares every rank's result (indexed by rank) with the ground truth.
+// Compares every rank's result (indexed by rank) with the ground truth. A
+// rank that ran out of memory or threads (ResourceExhausted) makes the case
+// skipped, "out of resources: " and its message once (issue 44).
 CaseReport Check(const PreparedCase& p, std::vector<absl::StatusOr<RankResult>>& results);
 
 // Whether `plan` reduces (all_reduce or reduce_scatter): floating-point

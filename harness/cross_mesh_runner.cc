@@ -6,7 +6,6 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -17,6 +16,7 @@
 #include "absl/synchronization/mutex.h"
 #include "base/status_macros.h"
 #include "collectives/cross_mesh_communicators.h"
+#include "collectives/gloo/thread_ranks.h"
 #include "collectives/stores/in_process_store.h"
 #include "collectives/tensor/host_math.h"
 #include "harness/faulty_communicator.h"
@@ -43,24 +43,25 @@ absl::Status Connect(const CrossMeshPlan& plan, int64_t index, std::shared_ptr<S
                      Connections& c) {
   RESHARD_ASSIGN_OR_RETURN(std::vector<CrossMeshMembership> members,
                            CrossMeshMemberships(plan, plan.participants[index]));
-  std::vector<absl::Status> status(members.size());
-  std::vector<std::thread> threads;
-  for (size_t k = 0; k < members.size(); ++k) {
-    const CrossMeshMembership& m = members[k];
-    if (m.role == CrossMeshRole::kUnion && !with_union) continue;
-    std::unique_ptr<GlooCommunicator>* out = m.role == CrossMeshRole::kUnion    ? &c.own_union
-                                             : m.role == CrossMeshRole::kSource ? &c.src_comm
-                                                                                : &c.dst_comm;
-    threads.emplace_back([&, k, out] {
-      GlooOptions o = options;
-      o.prefix = absl::StrCat(prefix, CrossMeshRoleName(members[k].role));
-      absl::StatusOr<std::unique_ptr<GlooCommunicator>> comm =
-          GlooCommunicator::Connect(members[k].mesh, members[k].rank, store, o);
-      if (comm.ok()) *out = *std::move(comm);
-      status[k] = comm.status();
-    });
+  if (!with_union) {
+    members.erase(std::remove_if(
+                      members.begin(), members.end(),
+                      [](const CrossMeshMembership& m) { return m.role == CrossMeshRole::kUnion; }),
+                  members.end());
   }
-  for (std::thread& t : threads) t.join();
+  const std::vector<absl::Status> status =
+      RunTogetherOnThreads(static_cast<int64_t>(members.size()), [&](int64_t k) {
+        const CrossMeshMembership& m = members[k];
+        std::unique_ptr<GlooCommunicator>* out = m.role == CrossMeshRole::kUnion    ? &c.own_union
+                                                 : m.role == CrossMeshRole::kSource ? &c.src_comm
+                                                                                    : &c.dst_comm;
+        GlooOptions o = options;
+        o.prefix = absl::StrCat(prefix, CrossMeshRoleName(m.role));
+        absl::StatusOr<std::unique_ptr<GlooCommunicator>> comm =
+            GlooCommunicator::Connect(m.mesh, m.rank, store, o);
+        if (comm.ok()) *out = *std::move(comm);
+        return comm.status();
+      });
   if (c.own_union != nullptr) c.union_comm = c.own_union.get();
   for (const absl::Status& s : status) RESHARD_RETURN_IF_ERROR(s);
   return absl::OkStatus();
@@ -220,35 +221,29 @@ std::vector<absl::Status> OnParticipantThreads(const CrossMeshRequest& r, const 
                                                const ParticipantBody& body) {
   const std::shared_ptr<Store> store = NewInProcessStore();
   const size_t n = plan.participants.size();
-  std::vector<absl::Status> status(n);
   std::vector<Connections> connections(n);
-  std::vector<std::thread> threads;
   // Every participant closes its connections once all are done (a peer may
   // still be reading what it sent), all at once: closing takes a while.
   absl::Mutex mu;
   size_t running = n;
-  for (size_t i = 0; i < n; ++i) {
-    threads.emplace_back([&, i] {
-      Connections& c = connections[i];
-      c.die = [&c] {
-        for (auto* comm : {c.own_union.get(), c.src_comm.get(), c.dst_comm.get()}) {
-          if (comm != nullptr) comm->Abort();
-        }
-      };
-      const int64_t index = static_cast<int64_t>(i);
-      status[i] = Connect(plan, index, store, options, "", true, c);
-      if (status[i].ok()) status[i] = body(index, CommsOf(c));
-      {
-        absl::MutexLock lock(&mu);
-        --running;
-        mu.Await(absl::Condition(
-            +[](size_t* k) { return *k == 0; }, &running));
+  return RunTogetherOnThreads(static_cast<int64_t>(n), [&](int64_t index) {
+    Connections& c = connections[index];
+    c.die = [&c] {
+      for (auto* comm : {c.own_union.get(), c.src_comm.get(), c.dst_comm.get()}) {
+        if (comm != nullptr) comm->Abort();
       }
-      c = Connections();
-    });
-  }
-  for (std::thread& t : threads) t.join();
-  return status;
+    };
+    absl::Status status = Connect(plan, index, store, options, "", true, c);
+    if (status.ok()) status = body(index, CommsOf(c));
+    {
+      absl::MutexLock lock(&mu);
+      --running;
+      mu.Await(absl::Condition(
+          +[](size_t* k) { return *k == 0; }, &running));
+    }
+    c = Connections();
+    return status;
+  });
 }
 
 std::vector<ParticipantResult> RunAcrossOnThreads(const CrossMeshRequest& r,

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -47,31 +48,6 @@ absl::StatusOr<Plan> GraphPlan(const DistSpec& src, const DistSpec& dst,
   return PlanOf(std::move(path), src, coord);
 }
 
-// Spec §5.2: the cheapest plan on the native graph, under the memory limit.
-absl::StatusOr<Plan> NativePlan(const DistSpec& src, const DistSpec& dst,
-                                const BoundCostModel& model, const PlanOptions& options,
-                                const std::vector<int64_t>& coord) {
-  const int64_t source_bytes = LocalBytes(src.state(), src.mesh(), src.global_shape(), src.dtype());
-  if (source_bytes > options.max_memory) {
-    return PlanLimitError(PlanLimit::kMaxMemory,
-                          absl::StrCat("the source shard alone takes ", source_bytes,
-                                       " bytes per rank, over the limit of ", options.max_memory));
-  }
-  absl::StatusOr<GraphPath> path =
-      FindNativePath(src.mesh(), src.global_shape(), src.dtype(), src.state(), dst.state(), model,
-                     LimitsOf(options), options.max_memory);
-  if (absl::IsNotFound(path.status()) &&
-      options.max_memory != std::numeric_limits<int64_t>::max()) {
-    return PlanLimitError(PlanLimit::kMaxMemory,
-                          absl::StrCat("no plan keeps every rank under ", options.max_memory,
-                                       " bytes; raise it, or drop it to see the plan's peak"));
-  }
-  if (!path.ok()) return path.status();
-  Plan plan = PlanOf(*std::move(path), src, coord);
-  plan.mode = PlanMode::kNative;
-  return plan;
-}
-
 // Spec §8 (compat): a greedy step on mesh dim k reports the global shape split
 // by the source Shards of mesh dims < k, whatever state it starts from.
 std::vector<std::vector<int64_t>> GreedyLogicalShapes(const DistSpec& src,
@@ -105,17 +81,26 @@ absl::StatusOr<Plan> GreedyPlan(const DistSpec& src, const DistSpec& dst,
   return plan;
 }
 
+// Whether a search ended at max_expanded_states or max_search_edges.
+bool StoppedByLimit(const absl::Status& status) {
+  const std::optional<PlanLimit> limit = PlanLimitOf(status);
+  return limit == PlanLimit::kMaxExpandedStates || limit == PlanLimit::kMaxSearchEdges;
+}
+
+// Spec §9: the greedy planner cannot express shard orders.
+bool NeedsGraph(const DistSpec& src, const DistSpec& dst) {
+  return src.strided_input() || dst.strided_input() || !src.state().HasDefaultOrder() ||
+         !dst.state().HasDefaultOrder();
+}
+
 // Spec §5, §8, §9.
 absl::StatusOr<Plan> PyTorchPlan(const DistSpec& src, const DistSpec& dst,
                                  const BoundCostModel& model, const PlanOptions& options,
                                  const std::vector<int64_t>& coord) {
-  // Spec §9: the greedy planner cannot express shard orders.
-  const bool needs_graph = src.strided_input() || dst.strided_input() ||
-                           !src.state().HasDefaultOrder() || !dst.state().HasDefaultOrder();
+  const bool needs_graph = NeedsGraph(src, dst);
   if (needs_graph || options.algorithm == Algorithm::kGraph) {
     absl::StatusOr<Plan> plan = GraphPlan(src, dst, model, options, coord);
-    const std::optional<PlanLimit> hit = PlanLimitOf(plan.status());
-    if (hit != PlanLimit::kMaxExpandedStates && hit != PlanLimit::kMaxSearchEdges) return plan;
+    if (!StoppedByLimit(plan.status())) return plan;
     // Suggest the greedy planner only where it could be used.
     absl::Status advised(plan.status().code(),
                          absl::StrCat(plan.status().message(),
@@ -129,6 +114,67 @@ absl::StatusOr<Plan> PyTorchPlan(const DistSpec& src, const DistSpec& dst,
     return advised;
   }
   return GreedyPlan(src, dst, model, coord);
+}
+
+// Spec §5.2 item 9: pytorch mode's plan, priced by the native model, is a
+// path on the native graph where its steps fit; its states are the native
+// search's incumbent. None when pytorch mode has no plan, or when it needs
+// its graph search and `graph` is false (that search, priced by the native
+// model, costs as much as the native one: it is run only once a limit has
+// stopped the native search).
+std::vector<DistState> IncumbentStates(const DistSpec& src, const DistSpec& dst,
+                                       const BoundCostModel& model, const PlanOptions& options,
+                                       const std::vector<int64_t>& coord, bool graph) {
+  if (!graph && NeedsGraph(src, dst)) return {};
+  PlanOptions pytorch = options;
+  pytorch.algorithm = Algorithm::kAuto;
+  absl::StatusOr<Plan> plan = PyTorchPlan(src, dst, model, pytorch, coord);
+  if (!plan.ok()) return {};
+  return std::move(plan->states);
+}
+
+// What a plan found by a search that `stopped` at a limit says (Plan::not_optimal).
+std::string StoppedNote(SearchLimit stopped, const PlanOptions& options) {
+  if (stopped == SearchLimit::kNone) return "";
+  const int64_t value =
+      stopped == SearchLimit::kSearchEdges ? options.max_search_edges : options.max_expanded_states;
+  return absl::StrCat("the search stopped at ", SearchLimitField(stopped), " (", value,
+                      ") before proving a plan cheapest; this is the cheapest it found (at most "
+                      "pytorch mode's cost); raise the limit for the optimum");
+}
+
+// Spec §5.2: the cheapest plan on the native graph, under the memory limit.
+absl::StatusOr<Plan> NativePlan(const DistSpec& src, const DistSpec& dst,
+                                const BoundCostModel& model, const PlanOptions& options,
+                                const std::vector<int64_t>& coord) {
+  const int64_t source_bytes = LocalBytes(src.state(), src.mesh(), src.global_shape(), src.dtype());
+  if (source_bytes > options.max_memory) {
+    return PlanLimitError(PlanLimit::kMaxMemory,
+                          absl::StrCat("the source shard alone takes ", source_bytes,
+                                       " bytes per rank, over the limit of ", options.max_memory));
+  }
+  const auto search = [&](absl::Span<const DistState> incumbent) {
+    return FindNativePath(src.mesh(), src.global_shape(), src.dtype(), src.state(), dst.state(),
+                          model, LimitsOf(options), options.max_memory, incumbent);
+  };
+  const std::vector<DistState> greedy = IncumbentStates(src, dst, model, options, coord, false);
+  absl::StatusOr<GraphPath> path = search(greedy);
+  if (greedy.empty() && StoppedByLimit(path.status())) {
+    const std::vector<DistState> incumbent = IncumbentStates(src, dst, model, options, coord, true);
+    if (!incumbent.empty()) path = search(incumbent);
+  }
+  if (absl::IsNotFound(path.status()) &&
+      options.max_memory != std::numeric_limits<int64_t>::max()) {
+    return PlanLimitError(PlanLimit::kMaxMemory,
+                          absl::StrCat("no plan keeps every rank under ", options.max_memory,
+                                       " bytes; raise it, or drop it to see the plan's peak"));
+  }
+  if (!path.ok()) return path.status();
+  const SearchLimit stopped = path->stopped;
+  Plan plan = PlanOf(*std::move(path), src, coord);
+  plan.mode = PlanMode::kNative;
+  plan.not_optimal = StoppedNote(stopped, options);
+  return plan;
 }
 
 }  // namespace

@@ -98,18 +98,20 @@ TEST(ProfileRangeTest, PricesThatCouldOverflowAreRefusedNamingTheField) {
 }
 
 // Issue 19: on a mesh of eight 2s, P(sum)x8 -> S(0)..S(7) ran for minutes and
-// grew past 2.5 GB. Now the edge budget ends it, with the limit typed.
+// grew past 2.5 GB. Now the edge budget ends it; since issue 44 with the
+// cheapest plan known (pytorch mode's at worst, spec §5.2 item 9), the limit
+// named in Plan::not_optimal.
 TEST(SearchBudgetTest, AnEightDimSearchEndsAtItsEdgeBudget) {
   const DeviceMesh mesh = test_util::Mesh({2, 2, 2, 2, 2, 2, 2, 2});
   const std::vector<int64_t> shape = {256, 256, 256, 256, 2, 2, 2, 2};
   PlanOptions options;
-  options.max_search_edges = 100000;
+  options.max_search_edges = 1000;
   const absl::StatusOr<Plan> plan =
       PlanRedistribution(test_util::Spec(mesh, "PPPPPPPP", shape),
                          test_util::Spec(mesh, "S(0)S(1)S(2)S(3)S(4)S(5)S(6)S(7)", shape), options);
-  ASSERT_EQ(plan.status().code(), absl::StatusCode::kResourceExhausted) << plan.status();
-  EXPECT_EQ(PlanLimitOf(plan.status()), PlanLimit::kMaxSearchEdges);
-  EXPECT_THAT(plan.status().message(), HasSubstr("max_search_edges (100000)"));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->mode, PlanMode::kNative);
+  EXPECT_THAT(plan->not_optimal, HasSubstr("max_search_edges (1000)"));
 }
 
 TEST(SearchBudgetTest, EveryLimitIsTyped) {

@@ -37,17 +37,6 @@
 namespace reshard {
 namespace {
 
-absl::StatusOr<int64_t> IntIn(const FlagValues& flags, const char* name, int64_t fallback,
-                              int64_t lo, int64_t hi) {
-  if (!flags.Has(name)) return fallback;
-  RESHARD_ASSIGN_OR_RETURN(int64_t v, ParseInt(name, flags.Get(name)));
-  if (v < lo || v > hi) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("--%s: must be between %d and %d, got %d", name, lo, hi, v));
-  }
-  return v;
-}
-
 // Same-mesh modes: native, pytorch; cross-mesh: native, naive (spec §14).
 absl::Status ParseModes(const FlagValues& flags, BenchSettings* s) {
   s->modes =
@@ -120,14 +109,14 @@ absl::StatusOr<BenchSettings> ParseSettings(const FlagValues& flags) {
   r.dst = flags.Get("dst");
   r.cost_model = flags.Get("cost-model", "pytorch");
   r.profile = flags.Get("profile");
-  RESHARD_ASSIGN_OR_RETURN(r.devices_per_host, IntIn(flags, "devices-per-host", 8, 1, 1 << 20));
+  RESHARD_ASSIGN_OR_RETURN(r.devices_per_host, IntFlagIn(flags, "devices-per-host", 8, 1, 1 << 20));
   RESHARD_RETURN_IF_ERROR(ParseCrossMeshFields(flags, &s));
   RESHARD_RETURN_IF_ERROR(ParseModes(flags, &s));
-  RESHARD_ASSIGN_OR_RETURN(s.repeat, IntIn(flags, "repeat", 5, 1, 1000));
-  RESHARD_ASSIGN_OR_RETURN(s.seed, IntIn(flags, "seed", 0, 0, int64_t{1} << 62));
-  RESHARD_ASSIGN_OR_RETURN(int64_t timeout, IntIn(flags, "timeout", 30, 1, 3600));
+  RESHARD_ASSIGN_OR_RETURN(s.repeat, IntFlagIn(flags, "repeat", 5, 1, 1000));
+  RESHARD_ASSIGN_OR_RETURN(s.seed, IntFlagIn(flags, "seed", 0, 0, int64_t{1} << 62));
+  RESHARD_ASSIGN_OR_RETURN(int64_t timeout, IntFlagIn(flags, "timeout", 30, 1, 3600));
   s.gloo.timeout = absl::Seconds(timeout);
-  RESHARD_ASSIGN_OR_RETURN(s.max_ranks, IntIn(flags, "max-ranks", 64, 1, 4096));
+  RESHARD_ASSIGN_OR_RETURN(s.max_ranks, IntFlagIn(flags, "max-ranks", 64, 1, 4096));
   s.max_bytes = DefaultMaxHostMemory();
   if (flags.Has("max-memory")) {
     RESHARD_ASSIGN_OR_RETURN(int64_t bytes, ParseByteSize("max-memory", flags.Get("max-memory")));
@@ -377,16 +366,24 @@ CommandResult RunAndReport(const BenchSettings& s, const FlagValues& flags,
   }
   std::vector<RankRuns> runs = RunBench(prepared, s.repeat, Launch(s, args));
   bool all_verified = true;
+  std::string out_of_resources;  // said once, whichever modes ran out
   for (size_t m = 0; m < prepared.size(); ++m) {
     reports[m].measured = Measure(prepared[m], runs, m, s.repeat);
-    if (!reports[m].measured.verified) {
+    const ModeMeasurement& measured = reports[m].measured;
+    if (measured.out_of_resources) {
+      if (out_of_resources.empty()) out_of_resources = measured.detail;
+    } else if (!measured.verified) {
       all_verified = false;
       std::cerr << "reshard bench: " << reports[m].mode
-                << " mode not verified: " << Utf8Valid(reports[m].measured.detail) << "\n";
+                << " mode not verified: " << Utf8Valid(measured.detail) << "\n";
     }
     if (s.format == "json") std::cout << JsonLine(reports[m]) << "\n";
   }
   if (s.format == "text") std::cout << TextTable(reports);
+  if (!out_of_resources.empty()) {
+    std::cerr << "reshard bench: " << Utf8Valid(out_of_resources) << "\n";
+    return kExitNoPlan;
+  }
   return all_verified ? kExitOk : kExitInternal;
 }
 
@@ -560,7 +557,8 @@ Command BenchCommand() {
   2  bad input, naming the flag
   3  no plan in some mode: none exists (pytorch mode plans with its greedy
      planner where it can, which cannot do S -> P or P(x) -> P(y)), or a
-     graph search hit its bound
+     graph search hit its bound; or the ranks ran out of memory or threads
+     (ulimit -v, ulimit -u): one message on stderr
 
 )txt",
                        ModesHelp()),

@@ -2,14 +2,10 @@
 // processes with --processes; harness/run_ranks.h) and writes a version 2
 // profile (cli/calibrate/calibration_report.h: the measured model's tables, spec §6.3,
 // and the alpha-beta fit, spec §6.2).
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,6 +17,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/output_file.h"
 #include "base/status_macros.h"
 #include "base/utf8.h"
 #include "cli/backend_command_summaries.h"
@@ -48,16 +45,6 @@ struct CalibrateSettings {
   GlooOptions gloo;
 };
 
-absl::StatusOr<int64_t> BoundedFlag(const FlagValues& flags, absl::string_view name,
-                                    absl::string_view fallback, int64_t lo, int64_t hi) {
-  RESHARD_ASSIGN_OR_RETURN(int64_t v, ParseInt(name, flags.Get(name, fallback)));
-  if (v < lo || v > hi) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--", name, ": ", v, " is out of range; must be between ", lo, " and ", hi));
-  }
-  return v;
-}
-
 absl::StatusOr<std::vector<int64_t>> ParseSizes(const std::string& text) {
   std::vector<int64_t> sizes;
   for (absl::string_view item : absl::StrSplit(text, ',')) {
@@ -67,6 +54,12 @@ absl::StatusOr<std::vector<int64_t>> ParseSizes(const std::string& text) {
           "--sizes: ", size, " bytes is out of range; each size must be between 4 and 256M"));
     }
     sizes.push_back(size);
+  }
+  // Checked before timing: the fit needs two sizes (a bandwidth is a slope).
+  if (std::set<int64_t>(sizes.begin(), sizes.end()).size() < 2) {
+    return absl::InvalidArgumentError(
+        "--sizes: give at least two different sizes (the fit is a line through them), e.g. "
+        "4K,4M");
   }
   return sizes;
 }
@@ -105,7 +98,7 @@ absl::StatusOr<CalibrateSettings> ParseSettings(const FlagValues& flags) {
   if (!mesh.ok())
     return absl::InvalidArgumentError(absl::StrCat("--mesh: ", mesh.status().message()));
   s.mesh = *mesh;
-  RESHARD_ASSIGN_OR_RETURN(int64_t max_ranks, BoundedFlag(flags, "max-ranks", "16", 1, 4096));
+  RESHARD_ASSIGN_OR_RETURN(int64_t max_ranks, IntFlagIn(flags, "max-ranks", 16, 1, 4096));
   if (s.mesh.num_ranks() > max_ranks) {
     return absl::InvalidArgumentError(
         absl::StrCat("--mesh: ", s.mesh.ToString(), " has ", s.mesh.num_ranks(),
@@ -117,34 +110,14 @@ absl::StatusOr<CalibrateSettings> ParseSettings(const FlagValues& flags) {
         absl::StrCat("--mesh: ", s.mesh.ToString(), " has one rank; nothing to time"));
   }
   RESHARD_ASSIGN_OR_RETURN(s.sizes, ParseSizes(flags.Get("sizes", kDefaultSizes)));
-  RESHARD_ASSIGN_OR_RETURN(s.repeat, BoundedFlag(flags, "repeat", "5", 1, 1000));
-  RESHARD_ASSIGN_OR_RETURN(int64_t timeout, BoundedFlag(flags, "timeout", "60", 1, 86400));
+  RESHARD_ASSIGN_OR_RETURN(s.repeat, IntFlagIn(flags, "repeat", 5, 1, 1000));
+  RESHARD_ASSIGN_OR_RETURN(int64_t timeout, IntFlagIn(flags, "timeout", 60, 1, 86400));
   s.gloo.timeout = absl::Seconds(timeout);
   s.processes = flags.Has("processes");
   s.out = flags.Get("out");
   s.name = flags.Get("name", "gloo-loopback");
   RESHARD_RETURN_IF_ERROR(CheckName(s.name));
   return s;
-}
-
-// Fails early, before minutes of timing, when --out cannot be written: the
-// profile is written to a temporary file beside it and renamed over it
-// (WriteProfileFile), so both must be possible. Leaves no file behind.
-absl::Status CheckWritable(const std::string& path) {
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--out: ", Utf8Valid(path), " is a directory; name the profile file"));
-  }
-  const std::string probe_path = absl::StrCat(path, ".tmp.", getpid());
-  std::ofstream probe(probe_path);
-  if (!probe) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--out: cannot write beside ", Utf8Valid(path), ": ", std::strerror(errno)));
-  }
-  probe.close();
-  std::filesystem::remove(probe_path, ignored);
-  return absl::OkStatus();
 }
 
 // One rank's part: its times for every probe, as text (one per line).
@@ -230,7 +203,11 @@ CommandResult RunCalibrate(const FlagValues& flags, const std::vector<std::strin
     return RunChildRank(s->mesh, ChildRank{*rank, flags.Get("store-dir"), flags.Get("job")},
                         Launch(*s), TimingRank(*s, probes));
   }
-  if (absl::Status w = CheckWritable(s->out); !w.ok()) return Fail(w.message(), kExitBadInput);
+  // Before minutes of timing (base/output_file.h: a symlink's target, a
+  // regular file or a new path, a directory that can hold it).
+  if (absl::StatusOr<std::string> w = CheckOutputPath(s->out, "--out"); !w.ok()) {
+    return Fail(w.status().message(), kExitBadInput);
+  }
   return Calibrate(*s);
 }
 
@@ -267,8 +244,10 @@ Command CalibrateCommand() {
           {
               {"mesh", "SIZES", "required; the mesh whose groups are timed, e.g. 2,4"},
               {"out", "FILE",
-               "required; the profile to write (JSON, see README), replaced atomically (a "
-               "temporary file, then a rename)"},
+               "required; the profile to write (JSON, see README): a new path or a regular "
+               "file, replaced atomically (a temporary file, then a rename); a symlink's target "
+               "is written, the link stays; anything else (a directory, FIFO or device) is "
+               "refused before timing"},
               {"sizes", "LIST",
                "4K,16K,64K,256K,1M,4M,16M,64M; message sizes in bytes (K, M suffixes), as spec "
                "§6.2 counts them per kind"},

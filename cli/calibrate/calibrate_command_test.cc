@@ -1,6 +1,9 @@
 // `reshard calibrate` end to end: the profile it writes is one plan reads,
 // and it refuses bad input up front.
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -61,6 +64,36 @@ TEST(CalibrateCommandTest, CalibrateWritesAProfileThatPlanReads) {
   }
 }
 
+// Issue 44: --out through a symlink replaced the link with a file; a FIFO
+// became a file (and, as root, /dev/full). Now the link's target gets the
+// profile, and what is not a regular file is refused before any timing.
+TEST(CalibrateCommandTest, CalibrateOutWritesThroughASymlinkAndRefusesAFifo) {
+  const std::string target = TempPath("out-target.json"), link = TempPath("out-link.json");
+  const std::string fifo = TempPath("out-fifo");
+  std::remove(link.c_str());
+  std::remove(fifo.c_str());
+  WriteText(target, "{}");
+  ASSERT_EQ(symlink("out-target.json", link.c_str()), 0);
+  Result r =
+      RunReshard({"calibrate", "--mesh", "2", "--sizes", "4K,1M", "--repeat", "1", "--out", link});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  struct stat st;
+  ASSERT_EQ(lstat(link.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  EXPECT_EQ(json::parse(reshard::test_util::ReadFile(target))["version"], 2);
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& out : {fifo, std::string("/dev/full")}) {
+    Result refused = RunReshard({"calibrate", "--mesh", "2", "--sizes", "4K,1M", "--out", out});
+    EXPECT_EQ(refused.exit_code, 2) << out;
+    EXPECT_TRUE(absl::StrContains(refused.err, "not a regular file")) << refused.err;
+    EXPECT_TRUE(refused.out.empty()) << "timed before refusing: " << refused.out;
+  }
+  ASSERT_EQ(stat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  ASSERT_EQ(stat("/dev/full", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+}
+
 TEST(CalibrateCommandTest, CalibrateRefusesUpFront) {
   const std::string out = TempPath("refused.json");
   auto run = [&](std::vector<std::string> extra) {
@@ -74,12 +107,17 @@ TEST(CalibrateCommandTest, CalibrateRefusesUpFront) {
   Result no_out = run({"--mesh", "2"});
   EXPECT_EQ(no_out.exit_code, 2);
   EXPECT_TRUE(absl::StrContains(no_out.err, "--out")) << no_out.err;
+  // Issue 44: one size was timed before the fit failed on it.
+  Result one_size = run({"--mesh", "2", "--sizes", "4K", "--out", out});
+  EXPECT_EQ(one_size.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(one_size.err, "at least two different sizes")) << one_size.err;
+  EXPECT_TRUE(one_size.out.empty()) << "timed before refusing: " << one_size.out;
   Result sizes = run({"--mesh", "2", "--sizes", "4K,x", "--out", out});
   EXPECT_EQ(sizes.exit_code, 2);
   EXPECT_TRUE(absl::StrContains(sizes.err, "--sizes")) << sizes.err;
   Result unwritable = run({"--mesh", "2", "--out", "/nonexistent-dir/p.json"});
   EXPECT_EQ(unwritable.exit_code, 2);
-  EXPECT_TRUE(absl::StrContains(unwritable.err, "--out: cannot write")) << unwritable.err;
+  EXPECT_TRUE(absl::StrContains(unwritable.err, "cannot be written")) << unwritable.err;
   EXPECT_TRUE(unwritable.out.empty()) << "timed before refusing: " << unwritable.out;
   // Issue 20: a name the JSON profile cannot hold is refused before timing,
   // and an existing file is left as it was.

@@ -165,9 +165,11 @@ Command PlanCommand() {
           {"cost-model", "NAME",
            absl::StrCat("the mode's: nccl (native) or pytorch; one of: ",
                         absl::StrJoin(CostModelNames(), ", "),
-                        " (all in microseconds but pytorch-const; nccl is NCCL's own model of "
-                        "GPU clusters, spec §6.4; alpha-beta a textbook latency-bandwidth "
-                        "model, spec §6.2)")},
+                        ", measured (all in microseconds but pytorch-const; nccl is NCCL's own "
+                        "model of GPU clusters, spec §6.4; alpha-beta a textbook "
+                        "latency-bandwidth model, spec §6.2; measured interpolates the tables "
+                        "reshard calibrate writes, spec §6.3: --profile FILE, else the built-in "
+                        "gloo-loopback)")},
           {"devices-per-host", "N",
            "8; ranks per host, for the pytorch, alpha-beta and nccl cost models (which ranks "
            "share a host)"},

@@ -429,14 +429,16 @@ TEST(PlanCommandTest, BadTokenAndZeroMeshSizeAreBadInputAndNoGreedyPlanIsThree) 
   EXPECT_FALSE(absl::StripAsciiWhitespace(greedy.err).empty());
 }
 
-// Issue 19/20: an 8-D search that ran for minutes and grew past 2.5 GB ends at
-// its edge budget with exit 3 and the limit named.
-TEST(PlanCommandTest, EightDimSearchEndsAtItsEdgeBudget) {
+// Issue 19/20/44: an 8-D search that ran for minutes and grew past 2.5 GB
+// ends at its edge budget; since issue 44 with the cheapest plan it knows
+// (pytorch mode's at worst, spec §5.2 item 9) and a note naming the limit.
+TEST(PlanCommandTest, EightDimSearchStoppedAtItsEdgeBudgetStillPlans) {
   Result r = RunReshard({"plan", "--mesh", "2,2,2,2,2,2,2,2", "--shape", "256,256,256,256,2,2,2,2",
-                         "--src", "PPPPPPPP", "--dst", "S(0)S(1)S(2)S(3)S(4)S(5)S(6)S(7)"});
-  EXPECT_EQ(r.exit_code, 3) << r.err;
-  EXPECT_TRUE(absl::StrContains(r.err, "max_search_edges")) << r.err;
-  EXPECT_TRUE(absl::StrContains(r.err, "--max-edges")) << r.err;
+                         "--src", "PPPPPPPP", "--dst", "S(0)S(1)S(2)S(3)S(4)S(5)S(6)S(7)",
+                         "--max-edges", "1000"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.out, "may not be optimal")) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, "max_search_edges (1000)")) << r.out;
 }
 
 // Hostile profile files are refused (exit 2) instead of crashing or hanging;

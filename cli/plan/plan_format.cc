@@ -178,6 +178,9 @@ std::string FormatPlanText(const Plan& plan, absl::string_view cost_model,
   absl::StrAppend(&out, "\nmode:       ", PlanModeName(plan.mode),
                   "\npeak bytes: ", plan.peak_bytes,
                   " per rank (the most any rank holds at once)\n");
+  if (!plan.not_optimal.empty()) {
+    absl::StrAppend(&out, "note:       this plan may not be optimal: ", plan.not_optimal, "\n");
+  }
   return out;
 }
 

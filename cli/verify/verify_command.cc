@@ -137,7 +137,7 @@ absl::Status ParseFault(const FlagValues& flags, VerifySettings* s) {
 
 absl::StatusOr<VerifySettings> ParseSettings(const FlagValues& flags) {
   VerifySettings s;
-  RESHARD_ASSIGN_OR_RETURN(s.seed, IntFlag(flags, "seed", "0"));
+  RESHARD_ASSIGN_OR_RETURN(s.seed, IntFlagIn(flags, "seed", 0, 0, int64_t{1} << 62));  // as bench
   RESHARD_ASSIGN_OR_RETURN(int64_t timeout, IntFlag(flags, "timeout", "30"));
   if (timeout < 1) return absl::InvalidArgumentError("--timeout: must be at least 1 second");
   s.launch.gloo.timeout = absl::Seconds(timeout);
@@ -434,7 +434,7 @@ Command VerifyCommand() {
       {
           {"mesh", "SIZES", "mesh sizes, e.g. 2,2,2 (one case)"},
           {"shape", "SIZES", "global tensor shape, e.g. 13,8 (one case)"},
-          {"dtype", "NAME", "f64 f32 f16 bf16 i64 i32 i16 i8 u8 (default f32)"},
+          {"dtype", "NAME", "f64 f32 f16 bf16 i64 i32 i16 i8 u8 bool (default f32)"},
           {"src", "LAYOUT", "the source layout in the notation below (one case)"},
           {"dst", "LAYOUT", "the destination layout (one case)"},
           {"dst-mesh", "SIZES",

@@ -2,10 +2,12 @@
 
 #include <signal.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <exception>
 #include <mutex>
+#include <new>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -47,6 +49,14 @@ absl::Status FromException(absl::string_view what, const std::exception& e) {
   const std::string lower = absl::AsciiStrToLower(e.what());
   if (absl::StrContains(lower, "timed out") || absl::StrContains(lower, "timeout")) {
     return absl::DeadlineExceededError(msg);
+  }
+  // Out of memory or threads (ulimit -v, -u): the machine's limit, not a
+  // bug; Gloo reports it as an enforce failure quoting strerror.
+  if (dynamic_cast<const std::bad_alloc*>(&e) != nullptr ||
+      absl::StrContains(e.what(), std::strerror(ENOMEM)) ||
+      absl::StrContains(e.what(), std::strerror(EAGAIN))) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(msg, " (this process's memory or thread limit, ulimit -v or -u, is too low)"));
   }
   if (dynamic_cast<const gloo::IoException*>(&e) != nullptr) {
     return absl::UnavailableError(msg);

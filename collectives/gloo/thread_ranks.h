@@ -7,6 +7,7 @@
 #ifndef RESHARD_COLLECTIVES_GLOO_THREAD_RANKS_H_
 #define RESHARD_COLLECTIVES_GLOO_THREAD_RANKS_H_
 
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -16,9 +17,19 @@
 
 namespace reshard {
 
-// Starts one thread per rank, connects it and calls fn; returns each rank's
-// status (a failed Connect is that rank's status), indexed by rank.
-// fn runs concurrently on all ranks and must be thread-safe across them.
+// Calls fn(0) .. fn(n - 1) concurrently, one thread each, and returns their
+// statuses. The threads start together: when one cannot be created (a
+// memory or thread limit: ulimit -v, -u), none calls fn and every status is
+// the same ResourceExhausted, so no thread waits for a peer that never came;
+// a std::bad_alloc in fn is that call's ResourceExhausted (issue 44: verify
+// and bench aborted with an uncaught std::system_error).
+std::vector<absl::Status> RunTogetherOnThreads(int64_t n,
+                                               const std::function<absl::Status(int64_t)>& fn);
+
+// Starts one thread per rank (RunTogetherOnThreads), connects it and calls
+// fn; returns each rank's status (a failed Connect is that rank's status),
+// indexed by rank. fn runs concurrently on all ranks and must be thread-safe
+// across them.
 std::vector<absl::Status> RunRanksOnThreads(
     const DeviceMesh& mesh, const GlooOptions& options,
     const std::function<absl::Status(GlooCommunicator& comm)>& fn);

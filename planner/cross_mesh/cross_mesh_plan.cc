@@ -230,6 +230,16 @@ absl::StatusOr<CrossMeshPlan> PlanThrough(const CrossMeshRequest& request, const
 
 // The rank lists with their defaults, and their union.
 absl::StatusOr<Ranks> RanksOfRequest(const CrossMeshRequest& request) {
+  const int64_t named = request.src.mesh().num_ranks() + request.dst.mesh().num_ranks();
+  if (named > kMaxCrossingRanks) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "dst_ranks: the move names ", named,
+        " ranks (source and destination meshes together), "
+        "more than ",
+        kMaxCrossingRanks,
+        " (planning reads every rank's block, and the plan lists every rank); move between "
+        "smaller meshes"));
+  }
   Ranks ranks;
   RESHARD_ASSIGN_OR_RETURN(ranks.src,
                            RanksOf("src_ranks", request.src_ranks, request.src.mesh().num_ranks()));
@@ -273,21 +283,24 @@ absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
   RESHARD_ASSIGN_OR_RETURN(const DistSpec plain_dst, WithoutPartials(request.dst));
   std::optional<CrossMeshPlan> best;
   if (plain.ok()) best = *std::move(plain);
-  // Every candidate's routes count against one budget of kMaxCrossingSlices.
-  int64_t slices_left =
-      kMaxCrossingSlices - (best.has_value() ? static_cast<int64_t>(best->routes.size()) : 0);
+  // Every candidate's routes, and its scan of every participant's block,
+  // count against one budget of kMaxCrossingSlices.
+  const auto work = [&](const CrossMeshPlan& plan) {
+    return static_cast<int64_t>(plan.routes.size() + ranks.participants.size());
+  };
+  int64_t slices_left = kMaxCrossingSlices - (best.has_value() ? work(*best) : 0);
   const std::vector<DistSpec> srcs =
       LayoutsAround(plain_src, FreeMeshDims(request.src, false), kMaxCrossingCandidates);
   const std::vector<DistSpec> dsts =
       LayoutsAround(plain_dst, FreeMeshDims(request.dst, true),
                     kMaxCrossingCandidates / static_cast<int64_t>(srcs.size()));
   for (size_t i = 0; i < srcs.size(); ++i) {
-    for (size_t j = (i == 0 ? 1 : 0); j < dsts.size(); ++j) {
+    for (size_t j = (i == 0 ? 1 : 0); j < dsts.size() && slices_left > 0; ++j) {
       absl::StatusOr<CrossMeshPlan> plan =
           PlanThrough(request, ranks, srcs[i], dsts[j], options, slices_left);
       // A candidate past a limit or without a plan is not taken.
       if (!plan.ok()) continue;
-      slices_left -= static_cast<int64_t>(plan->routes.size());
+      slices_left -= work(*plan);
       if (!best.has_value() || *plan->cost < *best->cost) best = *std::move(plan);
     }
   }

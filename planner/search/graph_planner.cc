@@ -22,9 +22,9 @@ struct PricedStep {
 // The cheapest edge from `a` to `b`, the first of equals, as the search
 // relaxed it, and its price: each edge to b priced once (an exchange's
 // price is a routing). The search does not keep edges, so a path's steps
-// are found again here, a few per plan.
-PricedStep EdgeBetween(const DistState& a, const DistState& b, const EdgeSource& edges,
-                       const BoundCostModel& model) {
+// are found again here, a few per plan. Nullopt when there is none.
+std::optional<PricedStep> EdgeBetween(const DistState& a, const DistState& b,
+                                      const EdgeSource& edges, const BoundCostModel& model) {
   std::vector<Step> steps;
   steps.reserve(64);  // one allocation for the few dozen edges of a state, not five
   edges.Append(a, &steps);
@@ -34,7 +34,24 @@ PricedStep EdgeBetween(const DistState& a, const DistState& b, const EdgeSource&
     const double cost = model.StepCost(a, step);
     if (!best.has_value() || cost < best->cost) best = PricedStep{step, cost};
   }
-  return *best;  // b was reached from a
+  return best;
+}
+
+// `states` as a path on `edges` (its cost summed left to right, as a search
+// sums it), or nullopt when two of them are not joined by an edge.
+std::optional<GraphPath> PathThrough(absl::Span<const DistState> states, const EdgeSource& edges,
+                                     const BoundCostModel& model) {
+  if (states.empty()) return std::nullopt;
+  GraphPath path;
+  path.states.assign(states.begin(), states.end());
+  for (size_t i = 0; i + 1 < states.size(); ++i) {
+    std::optional<PricedStep> step = EdgeBetween(states[i], states[i + 1], edges, model);
+    if (!step.has_value()) return std::nullopt;
+    path.steps.push_back(std::move(step->step));
+    path.costs.push_back(step->cost);
+    path.cost += step->cost;
+  }
+  return path;
 }
 
 // The compat graph's one edge from `a` to `b` (spec §4): it changes one mesh
@@ -127,28 +144,45 @@ StateSearch::Outcome SearchToward(StateSearch* search, const DistState& src, con
 
 absl::StatusOr<GraphPath> FindPathOn(const EdgeSource& edges, const DistState& src,
                                      const DistState& dst, const BoundCostModel& model,
-                                     const SearchLimits& limits, const RemainingCostBound* bound) {
+                                     const SearchLimits& limits, const RemainingCostBound* bound,
+                                     absl::Span<const DistState> incumbent) {
+  std::optional<GraphPath> known = PathThrough(incumbent, edges, model);
+  if (known.has_value() && (known->states.front() != src || known->states.back() != dst)) {
+    known.reset();
+  }
   StateSearch search(edges, model, nullptr);
   search.KeepOnlyOpenEdges();
+  if (known.has_value()) search.SetIncumbent(known->cost);
   const StateSearch::Outcome found = SearchToward(&search, src, dst, bound, limits);
-  if (found != StateSearch::Outcome::kReached) {
-    return SearchFailure(search, found, src, dst, limits);
+  const auto edge_between = [&](const DistState& a, const DistState& b) {
+    return *EdgeBetween(a, b, edges, model);  // the search relaxed an edge from a to b
+  };
+  if (found == StateSearch::Outcome::kReached) {
+    return PathOf(search, dst, search.expanded(), edge_between);
   }
-  return PathOf(search, dst, search.expanded(), [&](const DistState& a, const DistState& b) {
-    return EdgeBetween(a, b, edges, model);
-  });
+  if (!known.has_value()) return SearchFailure(search, found, src, dst, limits);
+  // Stopped by a limit (exhausted cannot happen: the incumbent's own keys
+  // stay within its cost): the cheaper of the incumbent and the search's
+  // path to dst so far.
+  GraphPath best = search.CostTo(dst) < known->cost
+                       ? PathOf(search, dst, search.expanded(), edge_between)
+                       : *std::move(known);
+  best.expanded = search.expanded();
+  best.stopped = found == StateSearch::Outcome::kBound ? search.limit_hit() : SearchLimit::kNone;
+  return best;
 }
 
 absl::StatusOr<GraphPath> FindNativePath(const DeviceMesh& mesh,
                                          absl::Span<const int64_t> global_shape, DType dtype,
                                          const DistState& src, const DistState& dst,
                                          const BoundCostModel& model, const SearchLimits& limits,
-                                         int64_t max_memory) {
+                                         int64_t max_memory,
+                                         absl::Span<const DistState> incumbent) {
   const NativeEdges edges(mesh, std::vector<int64_t>(global_shape.begin(), global_shape.end()),
                           dtype, dst, src.PartialOps() | dst.PartialOps(), max_memory,
                           model.memory_backend());
   const RemainingCostBound bound(dst, model, RemainingCostBound::Graph::kNative);
-  return FindPathOn(edges, src, dst, model, limits, &bound);
+  return FindPathOn(edges, src, dst, model, limits, &bound, incumbent);
 }
 
 }  // namespace reshard

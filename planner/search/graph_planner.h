@@ -30,6 +30,9 @@ struct GraphPath {
   std::vector<double> costs;
   double cost = 0;       // as the search summed it (bit-identical to PyTorch's)
   int64_t expanded = 0;  // by all passes together
+  // kNone: a cheapest path. Otherwise the limit that stopped the search
+  // before it proved one: the path is the cheapest found (spec §5.2 item 9).
+  SearchLimit stopped = SearchLimit::kNone;
 };
 
 enum class GraphSearch {
@@ -59,19 +62,28 @@ StateSearch::Outcome SearchToward(StateSearch* search, const DistState& src, con
 // (consistent on `edges`; RemainingCostBound::Graph::kNative for the native
 // edges), or Dijkstra when it is null or not useful. Between parallel edges,
 // the cheapest (the first of equals).
+//
+// `incumbent`, when it has states, is a path known before the search (spec
+// §5.2 item 9): where each of its states leads to the next by an edge, its
+// cost bounds the search (StateSearch::SetIncumbent; the same path is found
+// where the search completes), and when a limit stops the search the
+// cheapest path known is returned, `stopped` set, instead of an error.
 absl::StatusOr<GraphPath> FindPathOn(const EdgeSource& edges, const DistState& src,
                                      const DistState& dst, const BoundCostModel& model,
                                      const SearchLimits& limits,
-                                     const RemainingCostBound* bound = nullptr);
+                                     const RemainingCostBound* bound = nullptr,
+                                     absl::Span<const DistState> incumbent = {});
 
 // Spec §5.2: a cheapest path from src to dst on the native graph (NativeEdges
 // towards dst, without the steps over `max_memory` bytes per rank), by A*
-// with RemainingCostBound's native form. Errors as FindGraphPath's.
+// with RemainingCostBound's native form; `incumbent` as FindPathOn's. Errors
+// as FindGraphPath's.
 absl::StatusOr<GraphPath> FindNativePath(const DeviceMesh& mesh,
                                          absl::Span<const int64_t> global_shape, DType dtype,
                                          const DistState& src, const DistState& dst,
                                          const BoundCostModel& model, const SearchLimits& limits,
-                                         int64_t max_memory);
+                                         int64_t max_memory,
+                                         absl::Span<const DistState> incumbent = {});
 
 }  // namespace reshard
 

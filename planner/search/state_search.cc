@@ -242,7 +242,7 @@ StateSearch::VertexId StateSearch::InternBelow(double upper, double least, const
 
 inline double StateSearch::UpperBound() const {
   if (!open_edges_only_ || goal_ == kNone) return kInfinity;
-  return labels_[goal_].key.g;
+  return std::min(labels_[goal_].key.g, incumbent_);
 }
 
 void StateSearch::SetBound(const RemainingCostBound* bound) {

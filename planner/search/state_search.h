@@ -91,6 +91,11 @@ class StateSearch {
   // state that does from its key, and the states popped, their order and
   // parents are the same without it (spec §5.2 item 8).
   void KeepOnlyOpenEdges() { open_edges_only_ = true; }
+  // With KeepOnlyOpenEdges and one goal: the cost of a path to it known
+  // before the pass (native mode's incumbent, spec §5.2 item 9), which bounds
+  // it as the goal's g so far does. Exact: that path's forward sum is at
+  // least the goal's, and only keys above it are left out.
+  void SetIncumbent(double cost) { incumbent_ = cost; }
 
   // Another bound (or null) for the passes that follow, e.g. towards another
   // destination on the same graph: the states and edges generated stay, each
@@ -199,8 +204,9 @@ class StateSearch {
   VertexId InternBelow(double upper, double least, const DistState& s);
   // A new vertex for s, whose bound is h.
   void AddVertex(const DistState& s, double h);
-  // KeepOnlyOpenEdges' one goal's g so far (infinite while not reached, or
-  // without that mode or with several goals).
+  // KeepOnlyOpenEdges' one goal's g so far, or the incumbent when smaller
+  // (infinite while neither is known, or without that mode or with several
+  // goals).
   double UpperBound() const;
   void Reset();
   // Boost's Dijkstra from s, popping by KeyLess<kAstar> (Run's pass).
@@ -252,6 +258,7 @@ class StateSearch {
   int64_t generated_edges_ = 0;
   int64_t edges_beyond_goal_ = 0;
   bool open_edges_only_ = false;
+  double incumbent_ = std::numeric_limits<double>::infinity();
   int runs_ = 0;  // Run's calls (KeepOnlyOpenEdges allows one)
   std::vector<Deferred> deferred_;
   std::vector<Step> steps_;  // scratch for GenerateEdges

@@ -48,6 +48,10 @@ struct Plan {
   double cost = 0;  // sum of the steps' costs
   // Graph planner only: how many states the search expanded.
   int64_t expanded_states = 0;
+  // Empty for a cheapest plan. Otherwise why this one may not be: a native
+  // search stopped by a limit returns the cheapest plan it knew, at worst
+  // pytorch mode's (spec §5.2 item 9), and this says which limit to raise.
+  std::string not_optimal;
   // The most bytes any rank holds at once while the plan runs (step_memory.h).
   int64_t peak_bytes = 0;
   // The fingerprint of the cost model that priced it (cost_model.h: its name

@@ -31,6 +31,16 @@ class PlanObject(unittest.TestCase):
         self.assertEqual(p.cost_model, "pytorch devices_per_host=8")
         self.assertEqual(len(p.states), len(p.steps) + 1)
 
+    def test_a_stopped_native_search_returns_a_plan_and_says_so(self):
+        # Spec §5.2 item 9 (issue 44): pytorch mode's plan is the incumbent, so a
+        # limit gives the cheapest plan found, never "no plan"; not_optimal names it.
+        case = dict(mesh=[2] * 5, shape=[16] * 5, src="P(sum)" * 5, dst="R" * 5)
+        stopped = reshard.plan(**case, max_edges=10)
+        self.assertEqual(stopped.mode, "native")
+        self.assertIn("max_search_edges (10)", stopped.not_optimal)
+        self.assertEqual(stopped.to_dict()["not_optimal"], stopped.not_optimal)
+        self.assertEqual(reshard.plan(**IDX1).not_optimal, "")
+
     def test_repr_shows_trace_and_steps(self):
         text = repr(reshard.plan(**IDX1))
         self.assertIn("S(0)[1]S(0)[0]S(0)[2]->", text)

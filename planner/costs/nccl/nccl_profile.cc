@@ -8,10 +8,14 @@
 namespace reshard {
 namespace {
 
-absl::Status Positive(absl::string_view field, double value) {
-  if (std::isfinite(value) && value > 0) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat("nccl profile: ", field, " is ", value, "; must be > 0 and finite"));
+// Spec §6.4, "Profile ranges": every field of a real machine, with room to
+// spare, and nothing NCCL's arithmetic would silently clamp or overflow
+// (channel counts are ints of bandwidth ratios).
+absl::Status InRange(absl::string_view field, double value, double least, double most,
+                     absl::string_view unit) {
+  if (std::isfinite(value) && value >= least && value <= most) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("nccl profile: ", field, " is ", value,
+                                                 "; must be from ", least, " to ", most, unit));
 }
 
 // An 8-GPU NVSwitch host with 8 NICs; the rest per generation.
@@ -53,17 +57,21 @@ bool ParseGpuArch(absl::string_view name, GpuArch* arch) {
 }
 
 absl::Status ValidateNcclProfile(const NcclProfile& p) {
-  if (p.gpus_per_host < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("nccl profile: gpus_per_host is ", p.gpus_per_host, "; must be >= 1"));
+  const struct {
+    absl::string_view field;
+    double value, least, most;
+    absl::string_view unit;
+  } fields[] = {
+      {"gpus_per_host", static_cast<double>(p.gpus_per_host), 1, kMaxNcclGpusPerHost, ""},
+      {"nics_per_host", static_cast<double>(p.nics_per_host), 1, kMaxNcclGpusPerHost, ""},
+      {"nvlink_gbps", p.nvlink_gbps, 1, 1e4, " GB/s"},
+      {"nic_gbps", p.nic_gbps, 0.1, 1e4, " GB/s"},
+      {"memory_gbps", p.memory_gbps, 1, 1e5, " GB/s"},
+  };
+  for (const auto& f : fields) {
+    if (absl::Status s = InRange(f.field, f.value, f.least, f.most, f.unit); !s.ok()) return s;
   }
-  if (p.nics_per_host < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("nccl profile: nics_per_host is ", p.nics_per_host, "; must be >= 1"));
-  }
-  if (absl::Status s = Positive("nvlink_gbps", p.nvlink_gbps); !s.ok()) return s;
-  if (absl::Status s = Positive("nic_gbps", p.nic_gbps); !s.ok()) return s;
-  return Positive("memory_gbps", p.memory_gbps);
+  return absl::OkStatus();
 }
 
 std::vector<std::string> NcclProfileNames() {

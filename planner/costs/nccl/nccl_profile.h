@@ -56,7 +56,13 @@ struct NcclProfile {
   friend bool operator!=(const NcclProfile& a, const NcclProfile& b) { return !(a == b); }
 };
 
-// InvalidArgument naming the bad field ("nic_gbps: ...").
+// The most GPUs (and NICs) a host may hold: an NVL72 rack's NVLink domain.
+inline constexpr int kMaxNcclGpusPerHost = 72;
+
+// InvalidArgument naming the bad field and its range ("nccl profile: nic_gbps
+// is 1e-320; must be from 0.1 to 10000 GB/s"): gpus_per_host and
+// nics_per_host 1 to 72, nvlink_gbps 1 to 1e4, nic_gbps 0.1 to 1e4,
+// memory_gbps 1 to 1e5 (spec §6.4).
 absl::Status ValidateNcclProfile(const NcclProfile& profile);
 
 // The built-in profiles, first the default: "h100-8x400g", "h200-8x400g",

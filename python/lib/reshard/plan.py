@@ -1,7 +1,8 @@
 """Plan, CrossMeshPlan and Step: a `reshard batch` result object, read by attribute.
 
 Plan.to_dict() is exactly the object `reshard batch` prints for the same
-request (id, ok, algorithm, cost, trace, steps, mode, peak_bytes, cost_model); each Step
+request (id, ok, algorithm, cost, trace, steps, mode, peak_bytes, cost_model, and
+not_optimal when a limit stopped the search); each Step
 carries its JSON fields (mesh_dim, src, dst, collective, logical_shape, cost,
 and for native group steps mesh_dims and order, for permutes mesh_dims and
 moves; docs/planner-semantics.md §4.2, §10). CrossMeshPlan is the object batch
@@ -41,10 +42,10 @@ class Step:
 
 
 class Plan:
-    """A plan: trace, cost, algorithm, mode, peak_bytes, cost_model, steps, states."""
+    """A plan: trace, cost, algorithm, mode, peak_bytes, cost_model, steps, states, not_optimal."""
 
     __slots__ = ("_fields", "id", "trace", "cost", "algorithm", "mode", "peak_bytes",
-                 "cost_model", "steps", "states")
+                 "cost_model", "steps", "states", "not_optimal")
 
     @classmethod
     def _from_fields(cls, fields, states):
@@ -59,6 +60,10 @@ class Plan:
         self.peak_bytes = f["peak_bytes"]
         # The model that priced it: its fingerprint (name, profile, parameters).
         self.cost_model = f["cost_model"]
+        # "" for a cheapest plan; otherwise the limit that stopped native mode's
+        # search before it proved one (spec §5.2 item 9): the plan is the cheapest
+        # found, never costlier than pytorch mode's.
+        self.not_optimal = f.get("not_optimal", "")
         self.steps = [Step(s) for s in f["steps"]]
         # The states the data goes through (§10): states[i] -> steps[i] -> states[i + 1].
         # For greedy plans the trace may print other shard orders (§8); these are real.
