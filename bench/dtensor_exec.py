@@ -1,7 +1,7 @@
 """DTensor.redistribute vs reshard.torch.redistribute (native, pytorch mode), executed.
 
-    RESHARD_PYTHON=$(python3 -c 'import sys;print(sys.executable)') bazel build //python:reshard
-    PYTHONPATH=$(bazel info bazel-bin)/python python3 bench/dtensor_exec.py --rounds 7
+    python3 -m pip install ./python                       # reshard in this environment
+    python3 bench/dtensor_exec.py --rounds 5 --native-profile bench/profiles/gloo-loopback.json
 
 8 gloo CPU processes (one spawn), one DeviceMesh per mesh shape. Per case
 the source DTensor is built from a seeded global tensor, then each round

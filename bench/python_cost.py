@@ -1,7 +1,7 @@
 """reshard.cost from Python: first-call and cached calls per second (bench/README.md).
 
-    PYTHONPATH=$(bazel info -c opt bazel-bin)/python /usr/bin/python3 bench/python_cost.py \
-        [--oracle ../shared/oracle/refplanner.py] [--rounds 20]
+    python3 -m pip install ./python                       # reshard in this environment
+    python3 bench/python_cost.py [--oracle ../shared/oracle/refplanner.py] [--rounds 20]
 
 Cases: the parity cases that have a plan (tests/testdata/pytorch-tests.jsonl
 and examples.jsonl, pytorch mode as the oracle plans them). Prints

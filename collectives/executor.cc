@@ -64,7 +64,7 @@ absl::StatusOr<std::vector<CheckedStep>> CheckPlan(const DistSpec& src, const Di
     if (absl::Status s = CheckStep(state, step, mesh, src.tensor_ndim()); !s.ok()) {
       return StepError(static_cast<int>(i), step, s);
     }
-    if (step.kind == StepKind::kPartition && step.dst.op() == ReduceOp::kProd) {
+    if (!RunsOnData(step, mesh.GroupSize(step.group))) {
       return StepError(static_cast<int>(i), step,
                        absl::UnimplementedError("R->P(prod) has no exact local split (spec §11); "
                                                 "plan to another reduce op"));

@@ -25,8 +25,8 @@
 // InvalidArgument when the tensor, specs, communicator and plan do not fit
 // together (checked before any communication, identically on every rank, so
 // a bad plan fails everywhere rather than hanging); Unimplemented for R->P(prod)
-// (spec §11); the communicator's errors (timeouts, lost peers) otherwise.
-// After an error, t's contents are unspecified.
+// over two or more ranks (RunsOnData, spec §11); the communicator's errors (timeouts, lost peers)
+// otherwise. After an error, t's contents are unspecified.
 #ifndef RESHARD_COLLECTIVES_EXECUTOR_H_
 #define RESHARD_COLLECTIVES_EXECUTOR_H_
 

@@ -102,6 +102,17 @@ TEST(ExecutorTest, PartitionProdIsAnErrorOnEveryRank) {
   }
 }
 
+// On a size-1 mesh dim the one local value is the product: the partition
+// moves nothing and runs (RunsOnData, planner/steps/step.h), as native plans
+// such as RP(prod)S(0) -> S(0)[0]S(0)[1]R on a 1x2x4 mesh need.
+TEST(ExecutorTest, PartitionProdRunsOnASizeOneMeshDim) {
+  const DistSpec src = Spec({1, 2}, "RS(0)", {5}), dst = Spec({1, 2}, "P(prod)S(0)", {5});
+  RunResult run =
+      Execute(src, dst, OneStep(0, Placement::Replicate(), Placement::Partial(ReduceOp::kProd)));
+  ExpectDstShards(src, dst, run);
+  ExpectBytes(run, 0, 0);
+}
+
 TEST(ExecutorTest, ZeroSizeShards) {
   // 2 rows over 4 ranks: 1, 1, 0, 0. Ranks with nothing still take part.
   const DistSpec src = Spec({4}, "S(0)", {2, 3}), r = Spec({4}, "R", {2, 3}),

@@ -292,8 +292,8 @@ absl::StatusOr<CrossMeshPlan> PlanCrossMeshCase(const CrossMeshCase& c) {
   PlanOptions options{c.mode};
   if (c.max_memory > 0) options.max_memory = c.max_memory;
   RESHARD_ASSIGN_OR_RETURN(CrossMeshPlan plan, PlanCrossMesh(r, options));
-  RESHARD_RETURN_IF_ERROR(CheckRunnable(plan.before, c.dtype));
-  RESHARD_RETURN_IF_ERROR(CheckRunnable(plan.after, c.dtype));
+  RESHARD_RETURN_IF_ERROR(CheckRunnable(plan.before, r.src.mesh(), c.dtype));
+  RESHARD_RETURN_IF_ERROR(CheckRunnable(plan.after, r.dst.mesh(), c.dtype));
   return plan;
 }
 

@@ -45,10 +45,14 @@ struct PreparedCase {
 // plan exists (skip); Unimplemented when the plan needs R->P(prod) (skip).
 absl::StatusOr<PreparedCase> Prepare(const VerifyCase& c);
 
-// Whether `plan` can run on data of `dtype` (the rule Prepare applies, and
-// reshard bench too): Unimplemented when it needs R->P(prod), which has no
-// exact local split (spec §11); InvalidArgument when bool data would pass
+// Whether `plan` can run on `mesh` with data of `dtype` (the rule Prepare
+// applies, and reshard bench too): Unimplemented when a step needs R->P(prod)
+// over two or more ranks, which has no exact local split (RunsOnData,
+// planner/steps/step.h, spec §11); InvalidArgument when bool data would pass
 // through a Partial.
+absl::Status CheckRunnable(const Plan& plan, const DeviceMesh& mesh, DType dtype);
+// The same without the mesh: every R->P(prod) is refused, even on a size-1
+// mesh dim where it moves nothing. For callers that have not the mesh at hand.
 absl::Status CheckRunnable(const Plan& plan, DType dtype);
 
 // The same rule on the layouts, before any plan: InvalidArgument where the

@@ -25,13 +25,40 @@ TEST(RequestRules, APlanNeedingRToPProdCannotRun) {
   r.dst = "P(prod)";
   absl::StatusOr<Plan> plan = PlanFromFields(r, FieldStyle::kFlag);
   ASSERT_TRUE(plan.ok()) << plan.status();
-  const absl::Status s = CheckRunnable(*plan, DType::kF32);
+  const DeviceMesh mesh = *DeviceMesh::Create(r.mesh);
+  const absl::Status s = CheckRunnable(*plan, mesh, DType::kF32);
   EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented) << s;
   EXPECT_THAT(s.message(), HasSubstr("needs R->P(prod)"));
   r.dst = "P(sum)";
   plan = PlanFromFields(r, FieldStyle::kFlag);
   ASSERT_TRUE(plan.ok()) << plan.status();
-  EXPECT_TRUE(CheckRunnable(*plan, DType::kF32).ok());
+  EXPECT_TRUE(CheckRunnable(*plan, mesh, DType::kF32).ok());
+}
+
+// The rule is RunsOnData's (planner/steps/step.h): on a size-1 mesh dim the
+// partition moves nothing, so the native plan that uses one runs; without
+// the mesh, CheckRunnable cannot tell and refuses it.
+TEST(RequestRules, RToPProdOnASizeOneMeshDimCanRun) {
+  RequestFields r;
+  r.mesh = {1, 2, 4};
+  r.shape = {7};
+  r.src = "RP(prod)S(0)";
+  r.dst = "S(0)[0]S(0)[1]R";
+  r.mode = "native";
+  absl::StatusOr<Plan> plan = PlanFromFields(r, FieldStyle::kFlag);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const DeviceMesh mesh = *DeviceMesh::Create(r.mesh);
+  bool partitions_size_one_dim = false;
+  for (const TransformInfo& info : plan->steps) {
+    partitions_size_one_dim |= info.step.kind == StepKind::kPartition &&
+                               info.step.dst.op() == ReduceOp::kProd &&
+                               mesh.GroupSize(info.step.group) == 1;
+  }
+  ASSERT_TRUE(partitions_size_one_dim) << plan->Trace();
+  EXPECT_TRUE(CheckRunnable(*plan, mesh, DType::kF32).ok());
+  EXPECT_EQ(CheckRunnable(*plan, DType::kF32).code(), absl::StatusCode::kUnimplemented);
+  const DeviceMesh wide = *DeviceMesh::Create({2, 2, 4});
+  EXPECT_EQ(CheckRunnable(*plan, wide, DType::kF32).code(), absl::StatusCode::kUnimplemented);
 }
 
 // The rule on the layouts, before any plan: bool data holds no pending

@@ -150,6 +150,21 @@ TEST(VerifyTest, OneCaseWithoutPlanIsSkipped) {
   EXPECT_EQ(LastLine(r.out), "0 passed, 0 failed");
 }
 
+// Native mode plans R->P(prod) on the size-1 mesh dim 0 here (then a group
+// reduce_scatter over mesh dims 0, 1): it moves nothing and runs
+// (RunsOnData, planner/steps/step.h). Over two ranks it has no exact split
+// and the case is skipped.
+TEST(VerifyTest, RToPProdRunsOnlyOnASizeOneMeshDim) {
+  Result r = Verify({"--mesh", "1,2,4", "--shape", "7", "--src", "RP(prod)S(0)", "--dst",
+                     "S(0)[0]S(0)[1]R", "--mode", "native"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(LastLine(r.out), "1 passed, 0 failed");
+  r = Verify({"--mesh", "2", "--shape", "4", "--src", "R", "--dst", "P(prod)"});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_TRUE(absl::StrContains(r.out, "needs R->P(prod), which has no exact split")) << r.out;
+  EXPECT_EQ(LastLine(r.out), "0 passed, 0 failed");
+}
+
 // A killed rank fails the case; the survivors in its group name the step and
 // mesh dim, and the printed line reruns the case with the same fault.
 void ExpectKilledRankReported(bool processes) {

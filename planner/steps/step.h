@@ -210,6 +210,15 @@ std::vector<std::pair<int, Placement>> MovesOf(const Step& step);
 absl::Status CheckStep(const DistState& state, const Step& step, const DeviceMesh& mesh,
                        int tensor_ndim);
 
+// Whether a legal step on a group of `group_size` ranks (mesh.GroupSize(
+// step.group)) can run on real data (spec §11), the one rule for the
+// executor, `reshard verify` and `reshard bench`: a partition R->P(prod) over
+// two or more ranks has no exact local split and is refused; every other
+// step runs. On a group of size 1 the one local value is the product, so the
+// partition moves nothing and runs, as the planners' size-1 steps assume
+// (StepKindFor with a group size, spec §8).
+bool RunsOnData(const Step& step, int64_t group_size);
+
 // The state after `step`: each mesh dim of the group takes step.dst; leaving
 // S(a) removes it from a's order, entering S(b) appends it to b's (spec §4),
 // in the order of `entries` for several mesh dims; a permute or an exchange

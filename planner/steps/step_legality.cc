@@ -159,4 +159,8 @@ absl::Status CheckStep(const DistState& state, const Step& step, const DeviceMes
   return CheckGroupCollective(state, step, tensor_ndim);
 }
 
+bool RunsOnData(const Step& step, int64_t group_size) {
+  return !(step.kind == StepKind::kPartition && step.dst.op() == ReduceOp::kProd && group_size > 1);
+}
+
 }  // namespace reshard

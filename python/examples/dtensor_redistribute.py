@@ -1,6 +1,7 @@
 """DTensors in, DTensors out: reshard.torch.redistribute on 4 gloo processes (docs/torch.md).
 
-    PYTHONPATH=$(bazel info bazel-bin)/python python3 python/examples/dtensor_redistribute.py
+    python3 -m pip install ./python                       # reshard in this environment
+    python3 python/examples/dtensor_redistribute.py
 
 Each process holds a [7, 5] tensor (uneven on purpose) sharded on a 2 x 2
 DeviceMesh, moves it to other layouts with reshard (native and pytorch mode)

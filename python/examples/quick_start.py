@@ -1,7 +1,7 @@
 """The Python quick start (docs/python.md, "Quick start"; scripts/demo runs it).
 
-    bazel build -c opt //python:reshard
-    PYTHONPATH=$(bazel info -c opt bazel-bin)/python /usr/bin/python3 python/examples/quick_start.py
+    python3 -m pip install ./python                       # reshard in this environment
+    python3 python/examples/quick_start.py
 """
 
 import reshard

@@ -2,7 +2,6 @@
 
 import sys
 import threading
-import time
 import unittest
 
 import reshard
@@ -268,24 +267,38 @@ class Threads(unittest.TestCase):
                 dst="S(3)S(2)S(1)S(0)")
 
     def test_the_gil_is_released_while_planning(self):
-        done = threading.Event()
-        ticks = 0
+        # No timing: with the interpreter's switch interval made huge, this
+        # thread never hands the GIL over by itself, so the helper thread
+        # (woken by `go`) can only run while this thread is blocked or inside
+        # C++ that released the GIL. It records whether a plan was running
+        # then. Holding the GIL through the search would make it run only at
+        # join(), after every plan, and the check fails every time.
+        go, ran = threading.Event(), threading.Event()
+        state = {"planning": False, "seen_planning": None}
 
-        def plan():
-            # A max_states no other test uses: not an answer from the plan cache.
-            reshard.plan(**self.SLOW, max_states=987654)
-            done.set()
+        def helper():
+            go.wait()
+            state["seen_planning"] = state["planning"]
+            ran.set()
 
-        start = time.perf_counter()
-        thread = threading.Thread(target=plan)
-        thread.start()
-        while not done.is_set():
-            ticks += 1
-            time.sleep(0.001)
-        thread.join()
-        elapsed = time.perf_counter() - start
-        # With the GIL held for the whole search the loop would not run at all.
-        self.assertGreater(ticks, 2 if elapsed > 0.02 else 0, f"{elapsed:.3f} s")
+        saved = sys.getswitchinterval()
+        sys.setswitchinterval(1000.0)
+        try:
+            thread = threading.Thread(target=helper)
+            thread.start()
+            go.set()
+            # Up to 50 plans (max_states no other test uses: none from the
+            # plan cache); the helper wakes within the first one or few.
+            for i in range(50):
+                state["planning"] = True
+                reshard.plan(**self.SLOW, max_states=987654 - i)
+                state["planning"] = False
+                if ran.is_set():
+                    break
+            thread.join()
+        finally:
+            sys.setswitchinterval(saved)
+        self.assertTrue(state["seen_planning"], "no other thread ran while reshard.plan searched")
 
     def test_threads_planning_at_once_agree(self):
         results = []
