@@ -124,32 +124,19 @@ absl::Status CheckPartialsReducible(const DistSpec& src, const DistSpec& dst,
       "i32"));
 }
 
-namespace {
-
-// CheckRunnable's rule; a null `mesh` counts every group as two or more ranks.
-absl::Status CheckPlanRunnable(const Plan& plan, const DeviceMesh* mesh, DType dtype) {
+absl::Status CheckRunnable(const Plan& plan, const DeviceMesh& mesh, DType dtype) {
   for (const TransformInfo& info : plan.steps) {
     if (dtype == DType::kBool && info.step.dst.is_partial()) {
       return absl::InvalidArgumentError(
           absl::StrCat("dtype bool: the plan ", plan.Trace(),
                        " goes through a Partial, which bool data cannot reduce; use u8 or i32"));
     }
-    if (!RunsOnData(info.step, mesh != nullptr ? mesh->GroupSize(info.step.group) : 2)) {
+    if (!RunsOnData(info.step, mesh.GroupSize(info.step.group))) {
       return absl::UnimplementedError(
           absl::StrCat("the plan ", plan.Trace(), " needs R->P(prod), which has no exact split"));
     }
   }
   return absl::OkStatus();
-}
-
-}  // namespace
-
-absl::Status CheckRunnable(const Plan& plan, const DeviceMesh& mesh, DType dtype) {
-  return CheckPlanRunnable(plan, &mesh, dtype);
-}
-
-absl::Status CheckRunnable(const Plan& plan, DType dtype) {
-  return CheckPlanRunnable(plan, nullptr, dtype);
 }
 
 absl::StatusOr<PreparedCase> Prepare(const VerifyCase& c) {

@@ -51,9 +51,6 @@ absl::StatusOr<PreparedCase> Prepare(const VerifyCase& c);
 // planner/steps/step.h, spec §11); InvalidArgument when bool data would pass
 // through a Partial.
 absl::Status CheckRunnable(const Plan& plan, const DeviceMesh& mesh, DType dtype);
-// The same without the mesh: every R->P(prod) is refused, even on a size-1
-// mesh dim where it moves nothing. For callers that have not the mesh at hand.
-absl::Status CheckRunnable(const Plan& plan, DType dtype);
 
 // The same rule on the layouts, before any plan: InvalidArgument where the
 // data is bool and `src` or `dst` holds a Partial (a pending reduction,

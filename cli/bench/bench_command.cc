@@ -156,7 +156,8 @@ absl::StatusOr<PlannedMode> PlanOneMode(const BenchSettings& s, const std::strin
   v.options.coordinate.assign(v.src.mesh().ndim(), 0);
   if (mode == "native") v.options.cost_model = s.pricing.model;
   absl::StatusOr<Plan> plan = PlanRedistribution(v);
-  absl::Status runnable = plan.ok() ? CheckRunnable(*plan, v.src.dtype()) : plan.status();
+  absl::Status runnable =
+      plan.ok() ? CheckRunnable(*plan, v.src.mesh(), v.src.dtype()) : plan.status();
   if (!runnable.ok()) {  // verify's rule: R->P(prod) is no plan to run (exit 3)
     return absl::Status(runnable.code(), absl::StrCat(mode, " mode: ", runnable.message()));
   }

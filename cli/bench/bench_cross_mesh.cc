@@ -59,8 +59,9 @@ absl::StatusOr<std::vector<AcrossMode>> PlanModes(const BenchSettings& s,
       if (naive.ok()) m = AcrossMode{mode, naive->plain, *std::move(naive)};
       if (!naive.ok()) m = naive.status();
     }
-    absl::Status ok = m.ok() ? CheckRunnable(m->plan.before, r.src.dtype()) : m.status();
-    if (ok.ok()) ok = CheckRunnable(m->plan.after, r.src.dtype());
+    absl::Status ok =
+        m.ok() ? CheckRunnable(m->plan.before, r.src.mesh(), r.src.dtype()) : m.status();
+    if (ok.ok()) ok = CheckRunnable(m->plan.after, r.dst.mesh(), r.src.dtype());
     if (!ok.ok()) return absl::Status(ok.code(), absl::StrCat(mode, " mode: ", ok.message()));
     modes.push_back(*std::move(m));
   }
