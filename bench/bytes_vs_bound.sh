@@ -2,7 +2,7 @@
 # Native mode's busiest sender against the receive lower bound on every case
 # of the given suites (one-mesh and cross-mesh alike), from `reshard bench
 # --dry-run --format json` (bytes counted from the plan, which the run's
-# counters equal: tests/bench_test.cc). The issue 16 bar: at most 1.05 for
+# counters equal: cli/bench/bench_command_test.cc). The issue 16 bar: at most 1.05 for
 # sources without Partial (a Partial source must also reduce, so its ranks
 # send contributions the bound does not count). Plans only; runs nothing.
 #

@@ -11,7 +11,7 @@
 # (microseconds, the slowest participant's call, interleaved rounds),
 # naive/native (> 1: native is faster), each mode's predicted time ("-"
 # where the model prices no exchange), the most bytes a participant sent in
-# each mode against the most any must receive (cli/receive_bound.h), native's
+# each mode against the most any must receive (harness/receive_bound.h), native's
 # ratio of the two, and whether both results were verified. A measurement
 # on whatever machine runs it, not a test.
 set -euo pipefail

@@ -10,7 +10,7 @@
 # native is faster), the same round by round (the median of the rounds'
 # ratios, how many rounds native won, and a two-sided sign test: "measurably
 # slower" below means native lost most rounds with p < 0.05), the most bytes a rank sent in each mode against the least
-# it must receive (`reshard bench --dry-run`, cli/receive_bound.h), each
+# it must receive (`reshard bench --dry-run`, harness/receive_bound.h), each
 # mode's peak bytes per rank, and whether both results were verified. A mode
 # that did not run (e.g. the executor refused a step) shows "-". This is a
 # measurement on whatever machine runs it, not a test.
@@ -48,7 +48,7 @@ import json, math, os, sys
 tmp, n = sys.argv[1], int(sys.argv[2])
 # Round by round (the modes ran in the same interleaved rounds): the median of
 # pytorch/native per round, and a two-sided sign test over the rounds (as
-# reshard bench's text output, cli/paired_rounds.h).
+# reshard bench's text output, harness/paired_rounds.h).
 def paired(nat, pyt):
     a = nat.get("measured_us", {}).get("rounds") or []
     b = pyt.get("measured_us", {}).get("rounds") or []

@@ -1,6 +1,6 @@
 // The one-line summaries (reshard --help) of the commands that run in
 // reshard-backends: verify, calibrate and bench declare them
-// (cli/<name>_command.cc), and `reshard`, which runs them by executing
+// (cli/<name>/<name>_command.cc), and `reshard`, which runs them by executing
 // reshard-backends (cli/backend_exec.h), lists them without linking them.
 #ifndef RESHARD_CLI_BACKEND_COMMAND_SUMMARIES_H_
 #define RESHARD_CLI_BACKEND_COMMAND_SUMMARIES_H_

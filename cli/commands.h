@@ -100,7 +100,7 @@ std::vector<Command> PlanningCommands();
 // harness.
 std::vector<Command> BackendCommands();
 
-// The entries of the table, one per command file (cli/<name>_command.cc).
+// The entries of the table, one per command file (cli/<name>/<name>_command.cc).
 Command PlanCommand();
 Command BatchCommand();
 Command VerifyCommand();

@@ -1,11 +1,11 @@
 // Fuzzes `reshard batch` on one input line, end to end through the code that
-// prints its result (cli/case_json.h, AppendCaseResult): any bytes must give
+// prints its result (formats/batch_line.h, AppendCaseResult): any bytes must give
 // exactly one result line of valid UTF-8 JSON, never a crash or exception.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
-#include "cli/case_json.h"
+#include "formats/batch_line.h"
 #include "fuzz/fuzz_checks.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -1,4 +1,4 @@
-// Fuzzes layout lists (`reshard costs --layouts`; cli/layout_list.h): any
+// Fuzzes layout lists (`reshard costs --layouts`; formats/layout_list.h): any
 // text must give layouts or an error of valid, short text; at most
 // max_layouts are taken. The layouts accepted are priced pairwise by
 // CostMatrix in native mode under a small edge budget on a mesh of up to 8
@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "cli/layout_list.h"
+#include "formats/layout_list.h"
 #include "fuzz/fuzz_checks.h"
 #include "planner/cost_matrix.h"
 #include "planner/costs/cost_model_registry.h"

@@ -1,4 +1,4 @@
-// Fuzzes profile files (--profile, the batch key "profile"; cli/profile_json.h)
+// Fuzzes profile files (--profile, the batch key "profile"; formats/profile_json.h)
 // as they are read: any bytes in the file must give a profile or an error
 // message of valid, short text, never a crash, a hang or a deep recursion
 // (issue 19: "[[[[..." overflowed the stack). A profile that is accepted
@@ -12,8 +12,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "cli/case_json.h"
-#include "cli/profile_json.h"
+#include "formats/profile_json.h"
+#include "formats/result_json.h"
 #include "fuzz/fuzz_checks.h"
 #include "planner/costs/alpha_beta_cost_model.h"
 #include "planner/layout/dist_spec.h"

@@ -1,4 +1,4 @@
-// Fuzzes the JSON request decoder (cli/case_json.h, RequestFromJson and
+// Fuzzes the JSON request decoder (formats/request_json.h, RequestFromJson and
 // PlanFromFields) on structured input: objects with the known keys (and
 // some unknown ones) holding values of every JSON type, including integers
 // at the edges of int64/uint64, huge doubles, long and non-ASCII strings.
@@ -10,7 +10,8 @@
 #include <limits>
 #include <string>
 
-#include "cli/case_json.h"
+#include "formats/batch_line.h"
+#include "formats/request_json.h"
 #include "fuzz/fuzz_checks.h"
 
 namespace {

@@ -11,7 +11,7 @@
 // Error messages name the request's fields as they are spelled here, a
 // leading "field: " and `field` (in backquotes) elsewhere in the text, so a
 // front end can translate them to its own spelling (the CLI prints
-// --max-memory, `reshard batch` max_memory; cli/request_fields.h).
+// --max-memory, `reshard batch` max_memory; formats/request_fields.h).
 #ifndef RESHARD_PLANNER_PLAN_REQUEST_H_
 #define RESHARD_PLANNER_PLAN_REQUEST_H_
 

@@ -1,6 +1,6 @@
 // reshard._reshard: the C++ planner for Python. The Pythonic layer
 // (python/lib/reshard/__init__.py) wraps these functions; each takes a
-// request as the dict of a `reshard batch` line (cli/case_json.h) so that
+// request as the dict of a `reshard batch` line (formats/request_json.h) so that
 // Python and the CLI read, validate and answer requests the same way.
 //
 // Errors cross as Python exceptions, the one place reshard throws:
@@ -20,9 +20,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "cli/case_json.h"
-#include "cli/cross_mesh_json.h"
-#include "cli/request_fields.h"
+#include "formats/cross_mesh_json.h"
+#include "formats/request_fields.h"
+#include "formats/request_json.h"
+#include "formats/result_json.h"
 #include "mesh/device_mesh.h"
 #include "planner/cost_matrix.h"
 #include "planner/cross_mesh/cross_mesh_plan.h"

@@ -14,7 +14,7 @@ namespace {
 namespace py = pybind11;
 using json = nlohmann::json;
 
-// As deep as cli/case_json.cc lets a batch line be.
+// As deep as formats/batch_line.cc lets a batch line be.
 constexpr int kMaxDepth = 16;
 
 std::string Shown(py::handle value) {

@@ -1,6 +1,6 @@
 // Python keyword arguments as the JSON object of a `reshard batch` line, so
 // that `reshard.plan(**request)` reads its keys with the batch reader
-// (cli/case_json.h, RequestFromJson) and its answers and errors are the
+// (formats/request_json.h, RequestFromJson) and its answers and errors are the
 // batch command's.
 #ifndef RESHARD_PYTHON_PY_JSON_H_
 #define RESHARD_PYTHON_PY_JSON_H_

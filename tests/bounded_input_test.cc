@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "cli/profile_json.h"
+#include "formats/profile_json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "planner/costs/alpha_beta_cost_model.h"

@@ -1,6 +1,6 @@
 // Parity with the oracle: every case of the golden files (tests/testdata, made
 // by scripts/gen_golden.py and copied from ../shared/cases) planned exactly as
-// `reshard batch` plans it (cli/case_json.h) must give the oracle's answer:
+// `reshard batch` plans it (formats/batch_line.h) must give the oracle's answer:
 // same ok, algorithm, trace and steps (mesh dim, src, dst, collective, logical
 // shape), and costs to 1e-9 relative. Expected "no_path" errors must be ours too,
 // except for the greedy S -> P and P(x) -> P(y) on size-1 mesh dims
@@ -14,7 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "cli/case_json.h"
+#include "formats/batch_line.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/util/test_util.h"

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "cli/case_json.h"
+#include "formats/request_json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "harness/prepared_case.h"

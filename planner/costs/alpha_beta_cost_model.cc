@@ -256,7 +256,7 @@ CostProfile GlooLoopbackProfile() {
   // bench/profiles/gloo-loopback.json (`reshard calibrate --mesh 2,4`, -c
   // opt, 8 ranks as threads on the 2-core development VM): one fit for the
   // whole machine, so both links are the same. Every digit, so that the
-  // file and this profile have one fingerprint (tests/profile_json_test).
+  // file and this profile have one fingerprint (formats/profile_json_test).
   p.intra_host = {1248.3267832830102, 0.57571640996789};
   p.inter_host = p.intra_host;
   p.memory_gbps = 46.89464563231627;

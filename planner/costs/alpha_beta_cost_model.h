@@ -2,7 +2,7 @@
 // and a bandwidth beta, standard ring formulas per collective, local copies
 // priced by a memory bandwidth. Microseconds.
 //
-//   CostProfile profile = DefaultGpuProfile();   // or read one: cli/profile_json.h
+//   CostProfile profile = DefaultGpuProfile();   // or read one: formats/profile_json.h
 //   std::shared_ptr<const CostModel> model = MakeAlphaBetaCostModel(profile, 8);
 //   PlanOptions options;
 //   options.cost_model = model;

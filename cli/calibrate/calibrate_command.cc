@@ -1,0 +1,301 @@
+// reshard calibrate: times the collectives on Gloo (ranks as threads, or as
+// processes with --processes; harness/run_ranks.h) and writes a version 2
+// profile (cli/calibrate/calibration_report.h: the measured model's tables, spec §6.3,
+// and the alpha-beta fit, spec §6.2).
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "base/status_macros.h"
+#include "base/utf8.h"
+#include "cli/backend_command_summaries.h"
+#include "cli/calibrate/calibration_report.h"
+#include "cli/commands.h"
+#include "cli/flags.h"
+#include "collectives/gloo/gloo_communicator.h"
+#include "formats/profile_json.h"
+#include "harness/alpha_beta_fit.h"
+#include "harness/collective_timing.h"
+#include "harness/run_ranks.h"
+
+namespace reshard {
+namespace {
+
+using json = nlohmann::json;
+
+struct CalibrateSettings {
+  DeviceMesh mesh;
+  std::vector<int64_t> sizes;
+  int64_t repeat = 9;
+  bool processes = false;
+  std::string out;
+  std::string name;
+  GlooOptions gloo;
+};
+
+absl::StatusOr<int64_t> BoundedFlag(const FlagValues& flags, absl::string_view name,
+                                    absl::string_view fallback, int64_t lo, int64_t hi) {
+  RESHARD_ASSIGN_OR_RETURN(int64_t v, ParseInt(name, flags.Get(name, fallback)));
+  if (v < lo || v > hi) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", name, ": ", v, " is out of range; must be between ", lo, " and ", hi));
+  }
+  return v;
+}
+
+absl::StatusOr<std::vector<int64_t>> ParseSizes(const std::string& text) {
+  std::vector<int64_t> sizes;
+  for (absl::string_view item : absl::StrSplit(text, ',')) {
+    RESHARD_ASSIGN_OR_RETURN(int64_t size, ParseByteSize("sizes", item));
+    if (size < 4 || size > (int64_t{256} << 20)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--sizes: ", size, " bytes is out of range; each size must be between 4 and 256M"));
+    }
+    sizes.push_back(size);
+  }
+  return sizes;
+}
+
+// 4 KiB to 64 MiB in steps of 4x (spec §6.3).
+constexpr char kDefaultSizes[] = "4K,16K,64K,256K,1M,4M,16M,64M";
+
+// Checked before minutes of timing (issue 20): the name goes into the JSON
+// profile, which must be valid UTF-8, and into plans' fingerprints.
+absl::Status CheckName(const std::string& name) {
+  if (name.empty() || !IsValidUtf8(name)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--name: \"", Abbreviate(name, 64), "\" must be non-empty valid UTF-8"));
+  }
+  for (unsigned char c : name) {
+    if (c < 0x20 || c == 0x7f) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--name: \"", Abbreviate(name, 64), "\" has a control character; use a printable name"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CalibrateSettings> ParseSettings(const FlagValues& flags) {
+  // A child rank of --processes (hidden --rank) reports to --store-dir instead of --out.
+  const bool child = flags.Has("rank");
+  for (const char* required : {"mesh", child ? "store-dir" : "out"}) {
+    if (!flags.Has(required)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", required, " is required (see reshard calibrate --help)"));
+    }
+  }
+  CalibrateSettings s;
+  RESHARD_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, ParseIntList("mesh", flags.Get("mesh")));
+  absl::StatusOr<DeviceMesh> mesh = DeviceMesh::Create(sizes);
+  if (!mesh.ok())
+    return absl::InvalidArgumentError(absl::StrCat("--mesh: ", mesh.status().message()));
+  s.mesh = *mesh;
+  RESHARD_ASSIGN_OR_RETURN(int64_t max_ranks, BoundedFlag(flags, "max-ranks", "16", 1, 4096));
+  if (s.mesh.num_ranks() > max_ranks) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--mesh: ", s.mesh.ToString(), " has ", s.mesh.num_ranks(),
+                     " ranks, more than --max-ranks ", max_ranks,
+                     " (each rank is a thread or process; raise --max-ranks)"));
+  }
+  if (s.mesh.num_ranks() < 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--mesh: ", s.mesh.ToString(), " has one rank; nothing to time"));
+  }
+  RESHARD_ASSIGN_OR_RETURN(s.sizes, ParseSizes(flags.Get("sizes", kDefaultSizes)));
+  RESHARD_ASSIGN_OR_RETURN(s.repeat, BoundedFlag(flags, "repeat", "5", 1, 1000));
+  RESHARD_ASSIGN_OR_RETURN(int64_t timeout, BoundedFlag(flags, "timeout", "60", 1, 86400));
+  s.gloo.timeout = absl::Seconds(timeout);
+  s.processes = flags.Has("processes");
+  s.out = flags.Get("out");
+  s.name = flags.Get("name", "gloo-loopback");
+  RESHARD_RETURN_IF_ERROR(CheckName(s.name));
+  return s;
+}
+
+// Fails early, before minutes of timing, when --out cannot be written: the
+// profile is written to a temporary file beside it and renamed over it
+// (WriteProfileFile), so both must be possible. Leaves no file behind.
+absl::Status CheckWritable(const std::string& path) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--out: ", Utf8Valid(path), " is a directory; name the profile file"));
+  }
+  const std::string probe_path = absl::StrCat(path, ".tmp.", getpid());
+  std::ofstream probe(probe_path);
+  if (!probe) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--out: cannot write beside ", Utf8Valid(path), ": ", std::strerror(errno)));
+  }
+  probe.close();
+  std::filesystem::remove(probe_path, ignored);
+  return absl::OkStatus();
+}
+
+// One rank's part: its times for every probe, as text (one per line).
+RankFunction TimingRank(const CalibrateSettings& s, const std::vector<Probe>& probes) {
+  return [&s, &probes](Rank& rank) -> absl::StatusOr<std::string> {
+    RESHARD_ASSIGN_OR_RETURN(std::vector<double> times, TimeProbes(rank.comm, probes, s.repeat));
+    std::string out;
+    for (double t : times) absl::StrAppend(&out, absl::StrFormat("%.17g\n", t));
+    return out;
+  };
+}
+
+// Where the ranks run: threads, or with --processes this binary started
+// again per rank (hidden --rank, --store-dir, --job).
+LaunchOptions Launch(const CalibrateSettings& s) {
+  LaunchOptions launch;
+  launch.on = s.processes ? RanksOn::kProcesses : RanksOn::kThreads;
+  launch.gloo = s.gloo;
+  launch.child_args = {"reshard",     "calibrate",
+                       "--mesh",      absl::StrJoin(s.mesh.sizes(), ","),
+                       "--sizes",     absl::StrJoin(s.sizes, ","),
+                       "--repeat",    absl::StrCat(s.repeat),
+                       "--max-ranks", absl::StrCat(s.mesh.num_ranks()),
+                       "--timeout",   absl::StrCat(absl::ToInt64Seconds(s.gloo.timeout))};
+  // Each collective is bounded by the timeout; allow for many of them.
+  launch.wait = 4 * s.gloo.timeout + absl::Seconds(30);
+  return launch;
+}
+
+// Every rank's times (times[rank][p * repeat + r]).
+absl::StatusOr<std::vector<std::vector<double>>> Measure(const CalibrateSettings& s,
+                                                         const std::vector<Probe>& probes) {
+  const std::vector<absl::StatusOr<std::string>> outputs =
+      RunRanks(s.mesh, Launch(s), TimingRank(s, probes));
+  RESHARD_RETURN_IF_ERROR(FirstRankError(outputs));
+  std::vector<std::vector<double>> times;
+  for (size_t rank = 0; rank < outputs.size(); ++rank) {
+    times.emplace_back();
+    for (absl::string_view line : absl::StrSplit(*outputs[rank], '\n', absl::SkipEmpty())) {
+      double t = 0;
+      if (!absl::SimpleAtod(line, &t)) break;
+      times.back().push_back(t);
+    }
+    if (times.back().size() != probes.size() * s.repeat) {
+      return absl::InternalError(absl::StrCat("rank ", rank, " gave malformed timings"));
+    }
+  }
+  return times;
+}
+
+CommandResult Calibrate(const CalibrateSettings& s) {
+  const std::vector<Probe> probes = MakeProbes(s.mesh, s.sizes);
+  std::cout << absl::StrFormat(
+      "reshard calibrate: mesh %s, Gloo on %s, ranks as %s, %d sizes x %d repeats\n\n",
+      s.mesh.ToString(), s.gloo.hostname, s.processes ? "processes" : "threads", s.sizes.size(),
+      s.repeat);
+  absl::StatusOr<std::vector<std::vector<double>>> times = Measure(s, probes);
+  if (!times.ok()) return Fail(times.status().ToString(), kExitInternal);
+  const std::vector<TimedCollective> samples = CombineRanks(probes, *times, s.repeat);
+  const int64_t largest = *std::max_element(s.sizes.begin(), s.sizes.end());
+  const CalibrationRun run{s.name,
+                           s.mesh.sizes(),
+                           s.sizes,
+                           s.repeat,
+                           s.processes ? "processes" : "threads",
+                           MeasureCopyGbps(std::max<int64_t>(largest, 1 << 20), s.repeat)};
+  absl::StatusOr<json> profile = ReportCalibration(run, probes, samples, std::cout);
+  if (!profile.ok()) return Fail(profile.status().message(), kExitInternal);
+  if (absl::Status w = WriteProfileFile(s.out, *profile); !w.ok()) {
+    return Fail(w.message(), kExitInternal);
+  }
+  std::cout << "wrote " << Utf8Valid(s.out) << " (profile version 2)\n";
+  return kExitOk;
+}
+
+CommandResult RunCalibrate(const FlagValues& flags, const std::vector<std::string>&) {
+  absl::StatusOr<CalibrateSettings> s = ParseSettings(flags);
+  if (!s.ok()) return Fail(s.status().message(), kExitBadInput);
+  if (flags.Has("rank")) {
+    absl::StatusOr<int64_t> rank = ParseInt("rank", flags.Get("rank"));
+    if (!rank.ok()) return Fail(rank.status().message(), kExitBadInput);
+    const std::vector<Probe> probes = MakeProbes(s->mesh, s->sizes);
+    return RunChildRank(s->mesh, ChildRank{*rank, flags.Get("store-dir"), flags.Get("job")},
+                        Launch(*s), TimingRank(*s, probes));
+  }
+  if (absl::Status w = CheckWritable(s->out); !w.ok()) return Fail(w.message(), kExitBadInput);
+  return Calibrate(*s);
+}
+
+// reshard calibrate --help before FLAGS.
+constexpr char kAbout[] = R"txt(reshard calibrate: measure this machine's cost profile (version 2).
+
+Times all_gather, reduce_scatter, all_reduce, all_to_all and the permute
+exchange (AllToAllV, each member's block to the next) on the Gloo backend
+(TCP on loopback) for each mesh dim and each group of several mesh dims of
+--mesh, at each of --sizes; per size takes the median, min and max over
+--repeat runs (each the slowest rank's time). Writes a profile whose
+measured model (reshard plan --cost-model measured --profile FILE, spec
+§6.3) prices a step by interpolating these samples, log-log between sizes,
+per kind and group size, and a fitted alpha-beta formula beyond them. Prints
+every sample with its spread, each size predicted with that size held out
+(the error the model makes between and beyond measured sizes), and the
+machine-wide alpha-beta fit (spec §6.2; --cost-model alpha-beta reads it
+from the same file) with its error for comparison.
+
+USAGE
+  reshard calibrate --mesh 2,4 --out profile.json
+  reshard calibrate --mesh 2,2 --sizes 4K,64K,1M --repeat 3 --processes --out p.json
+  reshard calibrate --mesh 2,4 --out ~/.config/reshard/gloo-profile.json
+                     (where reshard bench finds it without --profile)
+
+)txt";
+
+}  // namespace
+
+Command CalibrateCommand() {
+  return {"calibrate",
+          kCalibrateSummary,
+          kAbout,
+          {
+              {"mesh", "SIZES", "required; the mesh whose groups are timed, e.g. 2,4"},
+              {"out", "FILE",
+               "required; the profile to write (JSON, see README), replaced atomically (a "
+               "temporary file, then a rename)"},
+              {"sizes", "LIST",
+               "4K,16K,64K,256K,1M,4M,16M,64M; message sizes in bytes (K, M suffixes), as spec "
+               "§6.2 counts them per kind"},
+              {"repeat", "N", "5; timed runs per kind, group and size (after a warm-up)"},
+              {"processes", "",
+               "one process per rank (a file store in a temporary directory) instead of one "
+               "thread per rank"},
+              {"max-ranks", "N", "16; refuse a larger mesh (each rank is a thread or process)"},
+              {"name", "NAME", "gloo-loopback; the profile's name (printable UTF-8)"},
+              {"timeout", "SECONDS", "60; how long a rank waits for its peers"},
+              // A child rank of --processes (harness/run_ranks.h).
+              {"rank", "R", "", /*hidden=*/true},
+              {"store-dir", "DIR", "", /*hidden=*/true},
+              {"job", "NAME", "", /*hidden=*/true},
+          },
+          R"txt(Flags, --name and --out are checked before anything is timed. The profile's
+"fit" section records how it was measured (mesh, sizes, repeats, held-out
+checks). Ranks share this machine's cores, so the numbers describe Gloo on
+this machine under its current load, not a network.
+
+EXIT CODES
+  0  the profile was written
+  1  timing, fitting or writing the profile failed
+  2  bad flags (nothing was timed or written)
+)txt",
+          "reshard calibrate",
+          RunCalibrate};
+}
+
+}  // namespace reshard

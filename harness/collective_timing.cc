@@ -1,0 +1,140 @@
+#include "harness/collective_timing.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "base/status_macros.h"
+#include "harness/mesh_barrier.h"
+
+namespace reshard {
+namespace {
+
+constexpr StepKind kTimedKinds[] = {StepKind::kAllGather, StepKind::kReduceScatter,
+                                    StepKind::kAllReduce, StepKind::kAllToAll, StepKind::kPermute};
+
+// Every set of mesh dims whose dims all have more than one rank: single
+// dims first, then larger sets, each in ascending bit order.
+std::vector<MeshDimSet> Groups(const DeviceMesh& mesh) {
+  std::vector<MeshDimSet> groups;
+  for (int size = 1; size <= mesh.ndim(); ++size) {
+    for (unsigned bits = 1; bits < (1u << mesh.ndim()); ++bits) {
+      const MeshDimSet g = MeshDimSet::FromBits(static_cast<uint8_t>(bits));
+      bool all_split = g.size() == size;
+      for (int m : g.ToVector()) all_split = all_split && mesh.size(m) > 1;
+      if (all_split) groups.push_back(g);
+    }
+  }
+  return groups;
+}
+
+// The exchange step as the executor runs a permute (grouped AllToAllV,
+// planner/permute_exchange.h) in its simplest form: every member sends its
+// whole block to the next member of the group and receives the previous one's.
+absl::Status Shift(Communicator& comm, const Probe& p, std::vector<float>& a,
+                   std::vector<float>& b) {
+  const int64_t me = comm.mesh().IndexInGroup(p.group, comm.rank());
+  std::vector<int64_t> send(p.n, 0), recv(p.n, 0);
+  send[(me + 1) % p.n] = p.count;
+  recv[(me + p.n - 1) % p.n] = p.count;
+  return comm.AllToAllV(p.group, a.data(), send, b.data(), recv, DType::kF32);
+}
+
+absl::Status Run(Communicator& comm, const Probe& p, std::vector<float>& a, std::vector<float>& b) {
+  switch (p.kind) {
+    case StepKind::kAllGather:
+      return comm.AllGather(p.group, a.data(), b.data(), p.count, DType::kF32);
+    case StepKind::kReduceScatter:
+      return comm.ReduceScatter(p.group, a.data(), b.data(), p.count, DType::kF32, ReduceOp::kSum);
+    case StepKind::kAllReduce:
+      return comm.AllReduce(p.group, a.data(), p.count, DType::kF32, ReduceOp::kSum);
+    case StepKind::kAllToAll:
+      return comm.AllToAll(p.group, a.data(), b.data(), p.count, DType::kF32);
+    case StepKind::kPermute:
+      return Shift(comm, p, a, b);
+    default:
+      return absl::InternalError("calibrate: not a timed collective");
+  }
+}
+
+}  // namespace
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t k = v.size() / 2;
+  return v.size() % 2 ? v[k] : (v[k - 1] + v[k]) / 2;
+}
+
+std::vector<Probe> MakeProbes(const DeviceMesh& mesh, const std::vector<int64_t>& sizes) {
+  std::vector<Probe> probes;
+  for (MeshDimSet group : Groups(mesh)) {
+    const int64_t n = mesh.GroupSize(group);
+    for (StepKind kind : kTimedKinds) {
+      // §6.2's bytes are n chunks of `count` but for all_reduce and permute
+      // (one local block).
+      const int64_t chunks = kind == StepKind::kAllReduce || kind == StepKind::kPermute ? 1 : n;
+      for (int64_t size : sizes) {
+        const int64_t count = std::max<int64_t>(1, size / 4 / chunks);
+        probes.push_back({kind, group, n, count, static_cast<double>(count * 4 * chunks)});
+      }
+    }
+  }
+  return probes;
+}
+
+absl::StatusOr<std::vector<double>> TimeProbes(Communicator& comm, const std::vector<Probe>& probes,
+                                               int64_t repeat) {
+  int64_t elements = 1;
+  for (const Probe& p : probes) elements = std::max(elements, p.n * p.count);
+  std::vector<float> a(elements, 1.0f), b(elements, 0.0f);
+  std::vector<double> times;
+  times.reserve(probes.size() * repeat);
+  for (const Probe& p : probes) {
+    RESHARD_RETURN_IF_ERROR(Run(comm, p, a, b));  // warm-up (and connects a new group)
+    for (int64_t r = 0; r < repeat; ++r) {
+      RESHARD_RETURN_IF_ERROR(MeshBarrier(comm));
+      const auto start = std::chrono::steady_clock::now();
+      RESHARD_RETURN_IF_ERROR(Run(comm, p, a, b));
+      times.push_back(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+              .count());
+    }
+  }
+  return times;
+}
+
+std::vector<TimedCollective> CombineRanks(const std::vector<Probe>& probes,
+                                          const std::vector<std::vector<double>>& times_by_rank,
+                                          int64_t repeat) {
+  std::vector<TimedCollective> out;
+  for (size_t p = 0; p < probes.size(); ++p) {
+    std::vector<double> slowest(repeat, 0.0);
+    for (const std::vector<double>& times : times_by_rank) {
+      for (int64_t r = 0; r < repeat; ++r) {
+        slowest[r] = std::max(slowest[r], times[p * repeat + r]);
+      }
+    }
+    out.push_back({probes[p].kind, probes[p].n, probes[p].bytes, Median(slowest),
+                   *std::min_element(slowest.begin(), slowest.end()),
+                   *std::max_element(slowest.begin(), slowest.end())});
+  }
+  return out;
+}
+
+double MeasureCopyGbps(int64_t bytes, int64_t repeat) {
+  std::vector<char> from(bytes, 1), to(bytes, 0);
+  std::memcpy(to.data(), from.data(), bytes);  // fault the pages in first
+  std::vector<double> us;
+  for (int64_t r = 0; r < repeat; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    std::memcpy(to.data(), from.data(), bytes);
+    volatile char sink = to[bytes - 1];  // the copy is used: not optimised away
+    (void)sink;
+    us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+                     .count());
+  }
+  // bytes per microsecond = 1e-3 GB/s
+  return static_cast<double>(bytes) / std::max(Median(us), 1e-3) / 1e3;
+}
+
+}  // namespace reshard
