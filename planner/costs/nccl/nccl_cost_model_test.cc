@@ -156,7 +156,9 @@ TEST(NcclTuningTest, OneHostAllReduceMatchesMeasuredNvls) {
     for (const Point& pt : kAzure) {
       const NcclChoice c = t.Time(NcclFunc::kAllReduce, pt.bytes);
       const double measured_us = pt.bytes * 2 * 7 / 8 / (1000 * pt.busbw);
-      if (pt.bytes >= 32 * kMiB) EXPECT_EQ(c.algo, NcclAlgo::kNvls) << name << " " << pt.bytes;
+      if (pt.bytes >= 32 * kMiB) {
+        EXPECT_EQ(c.algo, NcclAlgo::kNvls) << name << " " << pt.bytes;
+      }
       EXPECT_NEAR(c.time_us / measured_us, 1, pt.tolerance) << name << " " << pt.bytes;
     }
   }
