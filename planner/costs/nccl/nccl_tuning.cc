@@ -54,7 +54,22 @@ constexpr double kSm100IntraSpeeds[] = {90.0, 80.0, 70.0, 60.0, 50.0, 45.0,
 constexpr double kSm100InterSpeeds[] = {96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0,
                                         20.0, 17.5, 15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
 constexpr int kMaxRingChannels = 32;  // MAXCHANNELS / 2 (src/init.cc)
-constexpr int kMaxNvlsArity = 32;     // NCCL_MAX_NVLS_ARITY
+
+// Measured, not NCCL's model (docs/cost-models.md, "Where it departs from
+// NCCL's own model"; spec §6.4): 8 x
+// H200 NVLS in-place all_reduce busbw 301-480 GB/s at 32 MB-8 GB
+// (Azure/AI-benchmarking-guide, Azure_Results/ND_H200_v5_results.md; peak
+// ~480 also NVIDIA/nccl-tests #212, 476 #290). On one host tuning.cc's NVLS
+// bandwidth without its bwInter cap is 476 busbw on Hopper, the measured
+// peak; with the cap 320, below the ring's 360, which no run shows. The
+// latency is fitted to those runs at that bandwidth (within 3% from 32 MB).
+constexpr double kNvlsOneHostAllReduceLat = 70.0;
+// Grouped send/recv over NVLink reaches this share of the ring's NVLink
+// bandwidth: 4 x H100 alltoall, 500 MB (524288000 B) in 1174 us, each rank
+// sending 3/4 of it (NVIDIA/nccl issue #2169), at 3 peers' latency
+// (NcclP2pTimeUs): 393216000 B / (1174 - 18.6) us = 340 GB/s of the 360.
+constexpr double kP2pNvlinkEfficiency = 340.0 / 360.0;
+constexpr int kMaxNvlsArity = 32;  // NCCL_MAX_NVLS_ARITY
 
 // The first speed of the arch's array (intra: one host; inter: several) that
 // is at most `max_bw` and, times `min_channels`, at most `total_bw`
@@ -206,7 +221,10 @@ void NcclTuning::Tune(const NcclProfile& profile, NcclFunc f, NcclAlgo a, NcclPr
   if (nvls) {
     double intra = g.bw_intra * kNvlsEfficiency[arch_] * (nch - 1) / nch;
     intra *= gather ? (ppn - 1) / ppn : 2.0;
-    const double inter = g.bw_inter * (nodes_ <= 2 && a == NcclAlgo::kNvlsTree ? 2 : 1);
+    // One host's NVLS all_reduce: uncapped, as measured (kNvlsOneHostAllReduceLat).
+    const double inter = nodes_ == 1 && !gather
+                             ? intra
+                             : g.bw_inter * (nodes_ <= 2 && a == NcclAlgo::kNvlsTree ? 2 : 1);
     bw = std::min({intra, inter,
                    a == NcclAlgo::kNvlsTree ? kPerChMaxNvlsTreeBw[arch_][node_bucket]
                                             : std::numeric_limits<double>::max()});
@@ -258,6 +276,7 @@ double NcclTuning::Latency(const NcclProfile& profile, NcclFunc f, NcclAlgo a, N
     case NcclAlgo::kTree:
       return lat + 2 * (static_cast<double>(ppn - 1) * intra + Log2i(nodes) * inter);
     case NcclAlgo::kNvls:
+      if (nodes_ == 1 && all_reduce) return kNvlsOneHostAllReduceLat;
       return intra + (nodes_ > 1 ? inter : 0);
     case NcclAlgo::kNvlsTree:
       return lat + intra + 2 * Log2i(nodes) * inter;
@@ -342,7 +361,8 @@ NcclP2pLinks NcclP2pLinksFor(const NcclProfile& profile) {
   const NcclGraph g = NcclRingGraph(profile, profile.gpus_per_host, 1);
   const double speed = StartSpeed(
       profile.arch, true, std::min(profile.nic_gbps, profile.nvlink_gbps), profile.nic_gbps, 1);
-  return {g.channels * g.bw_intra, speed * profile.nics_per_host / profile.gpus_per_host};
+  return {g.channels * g.bw_intra * kP2pNvlinkEfficiency,
+          speed * profile.nics_per_host / profile.gpus_per_host};
 }
 
 // nccl's deferred exchange bound (nccl_cost_model.cc, spec §5.2 item 7)
@@ -356,14 +376,24 @@ static_assert(
 double NcclP2pTimeUs(const NcclP2pLinks& links, const NcclP2pCall& call) {
   const int64_t peers = call.intra_peers + call.inter_peers;
   if (peers == 0) return 0;
-  constexpr int64_t kPeersPerRound = 8;  // NCCL_MAX_DEV_WORK_P2P_PER_BATCH
+  constexpr int64_t kPeersPerRound = 8;      // NCCL_MAX_DEV_WORK_P2P_PER_BATCH
+  constexpr double kP2pLlThreshold = 16384;  // NCCL_P2P_LL_THRESHOLD's default
   const int64_t rounds = (peers + kPeersPerRound - 1) / kPeersPerRound;
   const int64_t net_rounds = (call.inter_peers + kPeersPerRound - 1) / kPeersPerRound;
+  // Messages over LL's threshold run Simple, where each NVLink peer costs a
+  // hop as each of a ring's NVLink steps does: a send/recv to every peer
+  // moves what a ring all_gather moves and is not faster (NVIDIA/nccl
+  // #2169). Small ones cost an NVLink round per 8 peers (8 x H20 alltoall
+  // of 4 B-4 KiB: 10.3-11.1 us, deepseek-ai/DeepEP #303).
+  const bool simple_intra =
+      call.intra_peers > 0 &&
+      call.intra_bytes > kP2pLlThreshold * static_cast<double>(call.intra_peers);
+  const int64_t nvlink_hops = simple_intra ? call.intra_peers : rounds - net_rounds;
   const int ring = static_cast<int>(NcclAlgo::kRing);
   const int simple = static_cast<int>(NcclProto::kSimple);
   const double lat = kBaseLat[ring][simple] +
                      static_cast<double>(net_rounds) * kNetLat[ring][simple] +
-                     static_cast<double>(rounds - net_rounds) * kNvlinkLat[ring][simple];
+                     static_cast<double>(nvlink_hops) * kNvlinkLat[ring][simple];
   const double nvlink = call.intra_bytes / (1000 * links.nvlink_gbps);
   const double net = call.inter_bytes / (1000 * links.net_gbps);
   return lat + std::max(nvlink, net);

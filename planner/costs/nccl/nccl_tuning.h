@@ -57,7 +57,8 @@ struct NcclChoice {
 // of `ranks` GPUs on `nodes` hosts (ranks / nodes per host), with the
 // enable rules of tuning.cc: NVLS only on one host (Hopper+, NVSwitch),
 // NVLS-Tree only across hosts, PAT only at one GPU per host, tree for
-// all_reduce only.
+// all_reduce only. One departure: one host's NVLS all_reduce is priced as
+// measured (uncapped bandwidth, a fitted latency; nccl_tuning.cc).
 class NcclTuning {
  public:
   NcclTuning(const NcclProfile& profile, int64_t ranks, int64_t nodes);
@@ -112,13 +113,17 @@ class NcclTuning {
 // Grouped send/recv (all_to_all, permute), priced per peer message (§6.4):
 // NCCL runs at most 8 peers per round (NCCL_MAX_DEV_WORK_P2P_PER_BATCH,
 // ncclP2pSchedule), so
-//   time = 8.4 + rounds_net * 14 + rounds_nvlink * 3.4
+//   time = 8.4 + rounds_net * 14 + nvlink_hops * 3.4
 //        + max(intra_bytes / nvlink_bw, inter_bytes / nic_bw_per_gpu)
 // with 8.4, 14 and 3.4 NCCL's Ring/Simple base, NET and NVLink latencies,
-// rounds = ceil(peers / 8) of which ceil(inter_peers / 8) cross hosts, the
-// NVLink bandwidth the single-host ring graph's (channels x speed) and
-// the network bandwidth this GPU's share of its host's NICs. Sends and
-// receives overlap (full duplex), as do NVLink and network.
+// rounds_net = ceil(inter_peers / 8), nvlink_hops one per NVLink peer when
+// its messages exceed 16 KiB (Simple; as a ring pays per step: a send/recv
+// to every peer is no faster than the ring all_gather moving the same
+// bytes), else the rounds of 8 peers that do not cross hosts (LL), the
+// NVLink bandwidth the single-host ring graph's (channels x speed) times
+// the measured grouped send/recv share of it (340 of 360 GB/s, NVIDIA/nccl
+// #2169) and the network bandwidth this GPU's share of its host's NICs.
+// Sends and receives overlap (full duplex), as do NVLink and network.
 struct NcclP2pCall {
   int64_t intra_peers = 0;  // peers on this GPU's host
   int64_t inter_peers = 0;  // peers on other hosts
