@@ -33,9 +33,17 @@ MOVES = [
 def worker(rank, port, failed):
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     dist.init_process_group("gloo", rank=rank, world_size=4)
+    # readme: begin
     mesh = init_device_mesh("cpu", (2, 2))
     full = torch.arange(35.0).reshape(7, 5)
-    x = distribute_tensor(full, mesh, [Shard(0), Shard(1)])
+    x = distribute_tensor(full, mesh, [Shard(0), Shard(1)])  # DTensor in
+    y = rt.redistribute(x, [Shard(1), Shard(0)])  # DTensor out: native mode's plan, run on gloo
+    trace = rt.plan(x, [Shard(1), Shard(0)]).trace  # the plan, without running it
+    # readme: end
+    if not torch.equal(y.full_tensor(), full):
+        failed.value = 1
+    if rank == 0:
+        print(f"plan: {trace}", flush=True)
     for (placements, shard_order), torch_placements in MOVES:
         for mode in ("native", "pytorch"):
             y = rt.redistribute(x, placements, shard_order=shard_order, mode=mode)
