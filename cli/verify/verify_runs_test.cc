@@ -28,7 +28,9 @@ using reshard::cli_test::RunReshard;
 int64_t Count(const std::string& text, const std::string& pattern) {
   std::smatch m;
   int64_t n = -1;
-  if (std::regex_search(text, m, std::regex(pattern))) EXPECT_TRUE(absl::SimpleAtoi(m.str(1), &n));
+  if (std::regex_search(text, m, std::regex(pattern))) {
+    EXPECT_TRUE(absl::SimpleAtoi(m.str(1), &n));
+  }
   return n;
 }
 
