@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "planner/costs/cost_model_registry.h"
 
 namespace reshard {
@@ -82,6 +83,26 @@ std::vector<FlagSpec> RequestFlags(std::initializer_list<absl::string_view> name
     specs.push_back(*it);
   }
   return specs;
+}
+
+absl::Status ReadRequestFlags(const FlagValues& flags, RequestFields* request) {
+  RESHARD_ASSIGN_OR_RETURN(request->mesh, ParseIntList("mesh", flags.Get("mesh")));
+  RESHARD_ASSIGN_OR_RETURN(request->shape, ParseIntList("shape", flags.Get("shape")));
+  if (flags.Has("dst-mesh")) {
+    RESHARD_ASSIGN_OR_RETURN(request->dst_mesh, ParseIntList("dst-mesh", flags.Get("dst-mesh")));
+  }
+  if (flags.Has("src-ranks")) {
+    RESHARD_ASSIGN_OR_RETURN(request->src_ranks,
+                             ParseRankList("src-ranks", flags.Get("src-ranks")));
+  }
+  if (flags.Has("dst-ranks")) {
+    RESHARD_ASSIGN_OR_RETURN(request->dst_ranks,
+                             ParseRankList("dst-ranks", flags.Get("dst-ranks")));
+  }
+  request->dtype = flags.Get("dtype", request->dtype);
+  request->src = flags.Get("src");
+  request->dst = flags.Get("dst");
+  return absl::OkStatus();
 }
 
 }  // namespace reshard

@@ -1,8 +1,8 @@
 // The flags that describe one planning request (--mesh, --shape, --src,
 // --dst, --dtype, --mode, ...), declared once with one help text for every
 // command that takes them; each command picks the ones it takes and adds its
-// own flags. Where a command reads one differently (verify's one case,
-// bench's cost model), its own --help text says so.
+// own flags, and reads them with ReadRequestFlags. Where a command reads one differently (verify's
+// one case, bench's cost model), its own --help text says so.
 //
 //   Command PlanCommand() {
 //     std::vector<FlagSpec> flags = RequestFlags({"mesh", "shape", "src", "dst"});
@@ -15,8 +15,11 @@
 #include <initializer_list>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "cli/commands.h"
+#include "cli/flags.h"
+#include "formats/request_json.h"
 
 namespace reshard {
 
@@ -26,6 +29,13 @@ namespace reshard {
 // bound), max-states, max-edges. Any other name is a programming error: it
 // aborts (command_table_test builds every command's flags).
 std::vector<FlagSpec> RequestFlags(std::initializer_list<absl::string_view> names);
+
+// Reads the request flags every command reads alike into `request`: --mesh
+// and --shape, --src, --dst and --dtype (request's dtype when absent), and
+// --dst-mesh, --src-ranks, --dst-ranks when given. InvalidArgument naming the
+// flag (ParseIntList, ParseRankList); the rest (a layout, a dtype's name) is
+// checked where the request is planned.
+absl::Status ReadRequestFlags(const FlagValues& flags, RequestFields* request);
 
 }  // namespace reshard
 

@@ -66,20 +66,10 @@ absl::Status ParseModes(const FlagValues& flags, BenchSettings* s) {
   return absl::OkStatus();
 }
 
-// --dst-mesh, --src-ranks, --dst-ranks (as reshard plan's), and what a
-// cross-mesh bench does not take.
+// Whether the move is cross-mesh (--dst-mesh, --src-ranks, --dst-ranks, read
+// by ReadRequestFlags), and what a cross-mesh bench does not take.
 absl::Status ParseCrossMeshFields(const FlagValues& flags, BenchSettings* s) {
-  RequestFields& r = s->request;
-  if (flags.Has("dst-mesh")) {
-    RESHARD_ASSIGN_OR_RETURN(r.dst_mesh, ParseIntList("dst-mesh", flags.Get("dst-mesh")));
-  }
-  if (flags.Has("src-ranks")) {
-    RESHARD_ASSIGN_OR_RETURN(r.src_ranks, ParseRankList("src-ranks", flags.Get("src-ranks")));
-  }
-  if (flags.Has("dst-ranks")) {
-    RESHARD_ASSIGN_OR_RETURN(r.dst_ranks, ParseRankList("dst-ranks", flags.Get("dst-ranks")));
-  }
-  s->cross_mesh = IsCrossMesh(r);
+  s->cross_mesh = IsCrossMesh(s->request);
   if (!s->cross_mesh) return absl::OkStatus();
   if (flags.Has("processes")) {
     return absl::InvalidArgumentError(
@@ -103,11 +93,7 @@ absl::StatusOr<BenchSettings> ParseSettings(const FlagValues& flags) {
     }
   }
   RequestFields& r = s.request;
-  RESHARD_ASSIGN_OR_RETURN(r.mesh, ParseIntList("mesh", flags.Get("mesh")));
-  RESHARD_ASSIGN_OR_RETURN(r.shape, ParseIntList("shape", flags.Get("shape")));
-  r.dtype = flags.Get("dtype", r.dtype);
-  r.src = flags.Get("src");
-  r.dst = flags.Get("dst");
+  RESHARD_RETURN_IF_ERROR(ReadRequestFlags(flags, &r));
   r.cost_model = flags.Get("cost-model", "pytorch");
   r.profile = flags.Get("profile");
   RESHARD_ASSIGN_OR_RETURN(r.devices_per_host, IntFlagIn(flags, "devices-per-host", 8, 1, 1 << 20));

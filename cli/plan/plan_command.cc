@@ -32,8 +32,7 @@ absl::StatusOr<RequestFields> RequestFromFlags(const FlagValues& flags) {
     }
   }
   RequestFields request;
-  RESHARD_ASSIGN_OR_RETURN(request.mesh, ParseIntList("mesh", flags.Get("mesh")));
-  RESHARD_ASSIGN_OR_RETURN(request.shape, ParseIntList("shape", flags.Get("shape")));
+  RESHARD_RETURN_IF_ERROR(ReadRequestFlags(flags, &request));
   if (flags.Has("coordinate")) {
     RESHARD_ASSIGN_OR_RETURN(request.coordinate,
                              ParseIntList("coordinate", flags.Get("coordinate")));
@@ -48,18 +47,6 @@ absl::StatusOr<RequestFields> RequestFromFlags(const FlagValues& flags) {
   if (flags.Has("max-states")) {
     RESHARD_ASSIGN_OR_RETURN(request.max_states, ParseInt("max-states", flags.Get("max-states")));
   }
-  if (flags.Has("dst-mesh")) {
-    RESHARD_ASSIGN_OR_RETURN(request.dst_mesh, ParseIntList("dst-mesh", flags.Get("dst-mesh")));
-  }
-  for (const char* flag : {"src-ranks", "dst-ranks"}) {
-    if (!flags.Has(flag)) continue;
-    RESHARD_ASSIGN_OR_RETURN(std::vector<int64_t> ranks, ParseRankList(flag, flags.Get(flag)));
-    (absl::string_view(flag) == "src-ranks" ? request.src_ranks : request.dst_ranks) =
-        std::move(ranks);
-  }
-  request.src = flags.Get("src");
-  request.dst = flags.Get("dst");
-  request.dtype = flags.Get("dtype", request.dtype);
   request.algorithm = flags.Get("algorithm", request.algorithm);
   request.cost_model = flags.Get("cost-model");
   request.profile = flags.Get("profile");

@@ -274,11 +274,7 @@ CommandResult RunRandomCases(const FlagValues& flags, const VerifySettings& sett
 absl::StatusOr<VerifyCase> CaseFromFlags(const FlagValues& flags, int64_t seed, PlanMode mode) {
   RESHARD_RETURN_IF_ERROR(RequireOneCaseFlags(flags, {"mesh", "shape", "src", "dst"}));
   RequestFields request;
-  RESHARD_ASSIGN_OR_RETURN(request.mesh, ParseIntList("mesh", flags.Get("mesh")));
-  RESHARD_ASSIGN_OR_RETURN(request.shape, ParseIntList("shape", flags.Get("shape")));
-  request.dtype = flags.Get("dtype", request.dtype);
-  request.src = flags.Get("src");
-  request.dst = flags.Get("dst");
+  RESHARD_RETURN_IF_ERROR(ReadRequestFlags(flags, &request));
   request.algorithm = flags.Get("algorithm", request.algorithm);
   request.mode = std::string(PlanModeName(mode));  // what verify plans (PlanCase)
   if (absl::StatusOr<Plan> plan = PlanFromFields(request, FieldStyle::kFlag);
