@@ -15,7 +15,6 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -31,7 +30,6 @@
 #include "formats/result_json.h"
 #include "planner/cost_matrix.h"
 #include "planner/costs/cost_model.h"
-#include "planner/costs/cost_model_registry.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/steps/plan_limit.h"
 

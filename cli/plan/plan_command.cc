@@ -6,7 +6,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "base/utf8.h"
 #include "cli/commands.h"
@@ -18,7 +17,6 @@
 #include "formats/request_json.h"
 #include "formats/result_json.h"
 #include "planner/costs/alpha_beta_cost_model.h"
-#include "planner/costs/cost_model_registry.h"
 
 namespace reshard {
 namespace {
