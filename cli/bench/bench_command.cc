@@ -22,6 +22,7 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/help.h"
+#include "cli/request_flags.h"
 #include "formats/request_json.h"
 #include "harness/bench_run.h"
 #include "harness/collective_timing.h"
@@ -65,20 +66,10 @@ absl::Status ParseModes(const FlagValues& flags, BenchSettings* s) {
   return absl::OkStatus();
 }
 
-// --dst-mesh, --src-ranks, --dst-ranks (as reshard plan's), and what a
-// cross-mesh bench does not take.
+// Whether the move is cross-mesh (--dst-mesh, --src-ranks, --dst-ranks, read
+// by ReadRequestFlags), and what a cross-mesh bench does not take.
 absl::Status ParseCrossMeshFields(const FlagValues& flags, BenchSettings* s) {
-  RequestFields& r = s->request;
-  if (flags.Has("dst-mesh")) {
-    RESHARD_ASSIGN_OR_RETURN(r.dst_mesh, ParseIntList("dst-mesh", flags.Get("dst-mesh")));
-  }
-  if (flags.Has("src-ranks")) {
-    RESHARD_ASSIGN_OR_RETURN(r.src_ranks, ParseRankList("src-ranks", flags.Get("src-ranks")));
-  }
-  if (flags.Has("dst-ranks")) {
-    RESHARD_ASSIGN_OR_RETURN(r.dst_ranks, ParseRankList("dst-ranks", flags.Get("dst-ranks")));
-  }
-  s->cross_mesh = IsCrossMesh(r);
+  s->cross_mesh = IsCrossMesh(s->request);
   if (!s->cross_mesh) return absl::OkStatus();
   if (flags.Has("processes")) {
     return absl::InvalidArgumentError(
@@ -102,11 +93,7 @@ absl::StatusOr<BenchSettings> ParseSettings(const FlagValues& flags) {
     }
   }
   RequestFields& r = s.request;
-  RESHARD_ASSIGN_OR_RETURN(r.mesh, ParseIntList("mesh", flags.Get("mesh")));
-  RESHARD_ASSIGN_OR_RETURN(r.shape, ParseIntList("shape", flags.Get("shape")));
-  r.dtype = flags.Get("dtype", r.dtype);
-  r.src = flags.Get("src");
-  r.dst = flags.Get("dst");
+  RESHARD_RETURN_IF_ERROR(ReadRequestFlags(flags, &r));
   r.cost_model = flags.Get("cost-model", "pytorch");
   r.profile = flags.Get("profile");
   RESHARD_ASSIGN_OR_RETURN(r.devices_per_host, IntFlagIn(flags, "devices-per-host", 8, 1, 1 << 20));
@@ -490,7 +477,61 @@ USAGE
   reshard bench --mesh 4,2 --dst-mesh 2 --dst-ranks 8,9 --shape 1024,1024 \
       --src 'S(0)S(1)' --dst 'S(1)'     (cross-mesh: native vs naive)
 
+--mesh, --shape, --src and --dst are required; --dtype bool takes no Partial.
+The move is cross-mesh when --dst-mesh, --src-ranks or --dst-ranks differs
+from its default. --cost-model prices pytorch mode's plans only: pytorch (the
+default), pytorch-const or alpha-beta; native mode's plans are priced with
+this machine's profile (--profile, above).
+
 )txt";
+
+// bench's flags: the request flags it takes, then how the modes are run.
+std::vector<FlagSpec> Flags() {
+  std::vector<FlagSpec> flags =
+      RequestFlags({"mesh", "shape", "src", "dst", "dst-mesh", "src-ranks", "dst-ranks", "dtype",
+                    "cost-model", "devices-per-host"});
+  const std::vector<FlagSpec> own = {
+      {"modes", "LIST",
+       "native,pytorch; the modes to run, in this order. Cross-mesh: native,naive "
+       "(naive: gather on the first source rank, send to the first destination rank, "
+       "scatter; pytorch is refused)"},
+      {"repeat", "N", "5; timed rounds (1 to 1000)"},
+      {"profile", "FILE",
+       "this machine's profile (reshard calibrate --out FILE), for native mode's plans and "
+       "predicted_us; or builtin; default: the default path above, else builtin"},
+      {"seed", "N", "0; the data seed"},
+      {"format", "FORMAT",
+       "text (a table) or json (one object per mode per line: mode, trace, modeled_cost, "
+       "native_model_cost (the same as predicted_us), bytes_sent_max, peak_bytes_max, "
+       "measured_us {median, min, max, rounds (each round's time, in round order)}, "
+       "verified, predicted_us, cost_model and profile "
+       "(what the mode planned with; profile null for none), receive_lower_bound_max "
+       "(the most any rank must receive, whatever the plan)). Cross-mesh: the same keys "
+       "but peak_bytes_max, the prices null where the model prices no exchange, then "
+       "cross_mesh (true), participants, crossing_bytes_sent_max"},
+      {"dry-run", "",
+       "plan and check the flags, print the receive lower bound and each mode's trace "
+       "(text), or json {\"receive_bound_max\", \"receive_bound_total\", "
+       "\"bytes_sent_max\": {MODE: the busiest rank's bytes, counted from the plan}}, "
+       "but run nothing"},
+      {"processes", "",
+       "one process per rank (a file store in a temporary directory); not cross-mesh"},
+      {"timeout", "S", "30; seconds a rank waits for its peers"},
+      {"max-ranks", "N",
+       "64; refuse meshes with more ranks (each is a thread or process with sockets to its "
+       "peers)"},
+      {"max-memory", "BYTES",
+       "refuse a case whose host memory for all modes, counted from the plans before "
+       "anything is allocated, exceeds this (K, M, G, T suffixes; default half of this "
+       "machine's memory or of ulimit -v)"},
+      // A child rank of --processes (harness/run_ranks.h).
+      {"rank", "R", "", /*hidden=*/true},
+      {"store-dir", "DIR", "", /*hidden=*/true},
+      {"job", "NAME", "", /*hidden=*/true},
+  };
+  flags.insert(flags.end(), own.begin(), own.end());
+  return flags;
+}
 
 }  // namespace
 
@@ -498,59 +539,7 @@ Command BenchCommand() {
   return {"bench",
           kBenchSummary,
           kAbout,
-          {
-              {"mesh", "SIZES", "required, as for reshard plan"},
-              {"shape", "SIZES", "required, as for reshard plan"},
-              {"src", "LAYOUT", "required, as for reshard plan"},
-              {"dst", "LAYOUT", "required, as for reshard plan"},
-              {"dst-mesh", "SIZES",
-               "a cross-mesh move (spec §14): dst's mesh (default --mesh), as for reshard plan"},
-              {"src-ranks", "LIST",
-               "global ranks of --mesh's ranks, row-major (default 0..size-1); the move is "
-               "cross-mesh when this, --dst-mesh or --dst-ranks differs from its default"},
-              {"dst-ranks", "LIST", "global ranks of --dst-mesh's ranks (default 0..size-1)"},
-              {"dtype", "NAME", "f32; f64 f32 f16 bf16 i64 i32 i16 i8 u8 (bool without Partial)"},
-              {"modes", "LIST",
-               "native,pytorch; the modes to run, in this order. Cross-mesh: native,naive "
-               "(naive: gather on the first source rank, send to the first destination rank, "
-               "scatter; pytorch is refused)"},
-              {"repeat", "N", "5; timed rounds (1 to 1000)"},
-              {"cost-model", "NAME",
-               "pytorch; pytorch mode's cost model (pytorch, pytorch-const or alpha-beta)"},
-              {"profile", "FILE",
-               "this machine's profile (reshard calibrate --out FILE), for native mode's plans and "
-               "predicted_us; or builtin; default: the default path above, else builtin"},
-              {"devices-per-host", "N", "8; as for reshard plan"},
-              {"seed", "N", "0; the data seed"},
-              {"format", "FORMAT",
-               "text (a table) or json (one object per mode per line: mode, trace, modeled_cost, "
-               "native_model_cost (the same as predicted_us), bytes_sent_max, peak_bytes_max, "
-               "measured_us {median, min, max, rounds (each round's time, in round order)}, "
-               "verified, predicted_us, cost_model and profile "
-               "(what the mode planned with; profile null for none), receive_lower_bound_max "
-               "(the most any rank must receive, whatever the plan)). Cross-mesh: the same keys "
-               "but peak_bytes_max, the prices null where the model prices no exchange, then "
-               "cross_mesh (true), participants, crossing_bytes_sent_max"},
-              {"dry-run", "",
-               "plan and check the flags, print the receive lower bound and each mode's trace "
-               "(text), or json {\"receive_bound_max\", \"receive_bound_total\", "
-               "\"bytes_sent_max\": {MODE: the busiest rank's bytes, counted from the plan}}, "
-               "but run nothing"},
-              {"processes", "",
-               "one process per rank (a file store in a temporary directory); not cross-mesh"},
-              {"timeout", "S", "30; seconds a rank waits for its peers"},
-              {"max-ranks", "N",
-               "64; refuse meshes with more ranks (each is a thread or process with sockets to its "
-               "peers)"},
-              {"max-memory", "BYTES",
-               "refuse a case whose host memory for all modes, counted from the plans before "
-               "anything is allocated, exceeds this (K, M, G, T suffixes; default half of this "
-               "machine's memory or of ulimit -v)"},
-              // A child rank of --processes (harness/run_ranks.h).
-              {"rank", "R", "", /*hidden=*/true},
-              {"store-dir", "DIR", "", /*hidden=*/true},
-              {"job", "NAME", "", /*hidden=*/true},
-          },
+          Flags(),
           absl::StrCat(R"txt(EXIT CODES
   0  every mode ran and its result was verified
   1  a mode failed to run or gave a wrong result (its verified is false;
@@ -562,7 +551,7 @@ Command BenchCommand() {
      (ulimit -v, ulimit -u): one message on stderr
 
 )txt",
-                       ModesHelp()),
+                       ModesHelp(), "\n", NotationHelp()),
           "reshard bench",
           RunBenchmark};
 }

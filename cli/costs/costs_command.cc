@@ -15,7 +15,6 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -24,13 +23,13 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/help.h"
+#include "cli/request_flags.h"
 #include "formats/layout_list.h"
 #include "formats/request_fields.h"
 #include "formats/request_json.h"
 #include "formats/result_json.h"
 #include "planner/cost_matrix.h"
 #include "planner/costs/cost_model.h"
-#include "planner/costs/cost_model_registry.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/steps/plan_limit.h"
 
@@ -261,7 +260,30 @@ USAGE
     {"src":1,"costs":[23.450844444444446,0.0,28.458968623548923]}
     {"src":2,"costs":[55.23117320066335,49.405750978441134,0.0]}
   reshard costs --mesh 2,2,2 --shape 1024,4096 --layouts layouts.txt --mode pytorch
+
+--mesh, --shape and --layouts are required. --max-states and --max-edges
+bound each row's search in pytorch mode, each pair's in native mode.
 )txt";
+
+// costs' flags: the request flags it takes, the layouts and the matrix's.
+std::vector<FlagSpec> Flags() {
+  std::vector<FlagSpec> flags = RequestFlags({"mesh", "shape"});
+  flags.push_back({"layouts", "FILE",
+                   "required; one layout per line (see NOTATION), - for stdin; blank lines are "
+                   "skipped, indices count layouts"});
+  for (FlagSpec& f : RequestFlags({"dtype", "mode", "cost-model", "devices-per-host", "profile"})) {
+    flags.push_back(std::move(f));
+  }
+  flags.push_back({"threads", "N",
+                   "every core this process may run on, at most 16; the matrix is computed on N "
+                   "threads (pytorch mode splits its rows among them, native mode its columns); "
+                   "the costs do not depend on N"});
+  for (FlagSpec& f : RequestFlags({"max-states", "max-edges"})) flags.push_back(std::move(f));
+  flags.push_back({"max-pairs", "N",
+                   "1048576 (1024 layouts); more layouts than sqrt(N) is an error before "
+                   "anything is planned"});
+  return flags;
+}
 
 }  // namespace
 
@@ -270,36 +292,7 @@ Command CostsCommand() {
       "costs",
       "the cost of every (source, target) pair of a list of layouts",
       kAbout,
-      {
-          {"mesh", "SIZES", "required; mesh dim sizes, e.g. 2,2,2"},
-          {"shape", "SIZES", "required; global tensor shape, e.g. 1024,4096"},
-          {"layouts", "FILE",
-           "required; one layout per line (see NOTATION), - for stdin; blank lines are "
-           "skipped, indices count layouts"},
-          {"dtype", "NAME", "f32; as for reshard plan"},
-          {"mode", "MODE",
-           "native or pytorch, as for reshard plan: native unless --cost-model names a "
-           "pytorch model"},
-          {"cost-model", "NAME",
-           absl::StrCat("the mode's: nccl (native) or pytorch; one of: ",
-                        absl::StrJoin(CostModelNames(), ", "))},
-          {"devices-per-host", "N",
-           "8; ranks per host, for the pytorch, alpha-beta and nccl cost models"},
-          {"profile", "NAME|FILE",
-           "the nccl or alpha-beta model's profile (see reshard plan --help)"},
-          {"threads", "N",
-           "every core this process may run on, at most 16; the matrix is computed on N "
-           "threads (pytorch mode splits its rows among them, native mode its columns); "
-           "the costs do not depend on N"},
-          {"max-states", "N",
-           "1000000; bound on the states each row's search (native: each pair's) expands"},
-          {"max-edges", "N",
-           "1000000; bound on the edges each search generates (its time and memory; see "
-           "reshard plan --help)"},
-          {"max-pairs", "N",
-           "1048576 (1024 layouts); more layouts than sqrt(N) is an error before anything is "
-           "planned"},
-      },
+      Flags(),
       absl::StrCat(R"txt(A pair whose search hits a bound (--max-states, --max-edges) is null with
 its reason in the row's "errors" ([{"dst":j,"error":"...","limit":"..."}]);
 every other pair is still printed, and the exit code is then 3. Runs over a
@@ -311,7 +304,7 @@ layout i -> layout j in the same mode: pytorch mode runs one search per row
 all pairs, since its graph depends on the target (spec §5.2).
 
 )txt",
-                   NotationHelp(), "\n", ExitCodesHelp()),
+                   ModesHelp(), "\n", NotationHelp(), "\n", ExitCodesHelp()),
       "reshard",
       RunCosts};
 }

@@ -6,18 +6,17 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "base/utf8.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/help.h"
 #include "cli/plan/plan_format.h"
+#include "cli/request_flags.h"
 #include "formats/cross_mesh_json.h"
 #include "formats/request_json.h"
 #include "formats/result_json.h"
 #include "planner/costs/alpha_beta_cost_model.h"
-#include "planner/costs/cost_model_registry.h"
 
 namespace reshard {
 namespace {
@@ -31,8 +30,7 @@ absl::StatusOr<RequestFields> RequestFromFlags(const FlagValues& flags) {
     }
   }
   RequestFields request;
-  RESHARD_ASSIGN_OR_RETURN(request.mesh, ParseIntList("mesh", flags.Get("mesh")));
-  RESHARD_ASSIGN_OR_RETURN(request.shape, ParseIntList("shape", flags.Get("shape")));
+  RESHARD_RETURN_IF_ERROR(ReadRequestFlags(flags, &request));
   if (flags.Has("coordinate")) {
     RESHARD_ASSIGN_OR_RETURN(request.coordinate,
                              ParseIntList("coordinate", flags.Get("coordinate")));
@@ -47,18 +45,6 @@ absl::StatusOr<RequestFields> RequestFromFlags(const FlagValues& flags) {
   if (flags.Has("max-states")) {
     RESHARD_ASSIGN_OR_RETURN(request.max_states, ParseInt("max-states", flags.Get("max-states")));
   }
-  if (flags.Has("dst-mesh")) {
-    RESHARD_ASSIGN_OR_RETURN(request.dst_mesh, ParseIntList("dst-mesh", flags.Get("dst-mesh")));
-  }
-  for (const char* flag : {"src-ranks", "dst-ranks"}) {
-    if (!flags.Has(flag)) continue;
-    RESHARD_ASSIGN_OR_RETURN(std::vector<int64_t> ranks, ParseRankList(flag, flags.Get(flag)));
-    (absl::string_view(flag) == "src-ranks" ? request.src_ranks : request.dst_ranks) =
-        std::move(ranks);
-  }
-  request.src = flags.Get("src");
-  request.dst = flags.Get("dst");
-  request.dtype = flags.Get("dtype", request.dtype);
   request.algorithm = flags.Get("algorithm", request.algorithm);
   request.cost_model = flags.Get("cost-model");
   request.profile = flags.Get("profile");
@@ -137,76 +123,35 @@ USAGE
   reshard plan --mesh 2,2,2 --shape 8,8,8 --src 'S(0)RR' --dst 'RRS(0)' --mode pytorch
   reshard plan --mesh 4,2 --shape 16,12 --src 'S(0)S(1)' --dst-mesh 2 --dst 'S(1)' \
       --dst-ranks 8,9
+
+--mesh, --shape, --src and --dst are required. A cross-mesh move (--dst-mesh,
+--src-ranks, --dst-ranks) splits its crossing into rounds under --max-memory,
+and takes neither --format dot nor --coordinate.
 )txt";
+
+// plan's flags: every request flag, and how to print the plan.
+std::vector<FlagSpec> Flags() {
+  std::vector<FlagSpec> flags =
+      RequestFlags({"mesh", "shape", "src", "dst", "dtype", "algorithm", "mode", "cost-model",
+                    "devices-per-host", "profile", "dst-mesh", "src-ranks", "dst-ranks"});
+  flags.push_back({"coordinate", "C", "0,...; the rank whose logical shapes are reported"});
+  for (FlagSpec& f : RequestFlags({"max-memory"})) flags.push_back(std::move(f));
+  flags.push_back(
+      {"format", "FORMAT",
+       "text; text (a table), json (one object, as reshard batch prints) or dot (Graphviz: "
+       "| dot -Tpng > plan.png). Every format names the mode, the plan's peak bytes per "
+       "rank (input + output + scratch of its largest step) and the cost model it was "
+       "priced with (json: cost_model, the model's name, profile and parameters)"});
+  for (FlagSpec& f : RequestFlags({"max-states", "max-edges"})) flags.push_back(std::move(f));
+  return flags;
+}
 
 }  // namespace
 
 Command PlanCommand() {
   return {
-      "plan",
-      "plan one redistribution and print it (table, JSON or Graphviz)",
-      kAbout,
-      {
-          {"mesh", "SIZES", "required; mesh dim sizes, e.g. 2,2,2"},
-          {"shape", "SIZES", "required; global tensor shape, e.g. 8,8,8"},
-          {"src", "LAYOUT", "required; source layout (see NOTATION)"},
-          {"dst", "LAYOUT", "required; destination layout"},
-          {"dtype", "NAME",
-           "f32; one of f64 f32 f16 bf16 i64 i32 i16 i8 u8 bool (or float32, bfloat16, int64, "
-           "...)"},
-          {"algorithm", "NAME",
-           "auto; auto, graph or greedy. Native mode always searches its graph (auto and graph "
-           "are the same; greedy is refused: use --mode pytorch). In pytorch mode auto is greedy "
-           "unless a shard order or StridedShard needs the graph planner, which then also "
-           "overrides an explicit greedy"},
-          {"mode", "MODE",
-           "native or pytorch (see MODES); default: pytorch when --cost-model names a pytorch "
-           "model, native otherwise"},
-          {"cost-model", "NAME",
-           absl::StrCat("the mode's: nccl (native) or pytorch; one of: ",
-                        absl::StrJoin(CostModelNames(), ", "),
-                        ", measured (all in microseconds but pytorch-const; nccl is NCCL's own "
-                        "model of GPU clusters, spec §6.4; alpha-beta a textbook "
-                        "latency-bandwidth model, spec §6.2; measured interpolates the tables "
-                        "reshard calibrate writes, spec §6.3: --profile FILE, else the built-in "
-                        "gloo-loopback)")},
-          {"devices-per-host", "N",
-           "8; ranks per host, for the pytorch, alpha-beta and nccl cost models (which ranks "
-           "share a host)"},
-          {"profile", "NAME|FILE",
-           "the machine the model prices: for nccl a built-in profile (h100-8x400g, the "
-           "default; h200-8x400g, a100-8x200g, b200-8x400g) or an nccl profile file; for "
-           "alpha-beta a JSON profile as reshard calibrate writes. A file without "
-           "--cost-model means alpha-beta"},
-          {"dst-mesh", "SIZES",
-           "--mesh; the destination's mesh, for a cross-mesh move (spec §14): --dst is laid "
-           "out on it"},
-          {"src-ranks", "LIST",
-           "0,...,size-1; the global ranks of --mesh's ranks (row-major order of their "
-           "coordinates), e.g. 0,1,2,3"},
-          {"dst-ranks", "LIST",
-           "0,...,size-1; the global ranks of --dst-mesh's ranks, e.g. 8,9. With --dst-mesh or "
-           "--src-ranks, a move between two rank sets (disjoint, overlapping or the same): "
-           "steps on the source mesh, one exchange across (in rounds under --max-memory), steps "
-           "on the destination mesh. Not with --format dot or --coordinate"},
-          {"coordinate", "C", "0,...; the rank whose logical shapes are reported"},
-          {"max-memory", "BYTES",
-           "no limit; bytes any rank may hold at once (an integer, optionally with K, M, G or "
-           "T). Native mode plans only steps under it; pytorch mode fails if its plan is over; a "
-           "cross-mesh move splits its crossing into rounds that fit (spec §14). No plan under "
-           "it: exit code 3"},
-          {"format", "FORMAT",
-           "text; text (a table), json (one object, as reshard batch prints) or dot (Graphviz: "
-           "| dot -Tpng > plan.png). Every format names the mode, the plan's peak bytes per "
-           "rank (input + output + scratch of its largest step) and the cost model it was "
-           "priced with (json: cost_model, the model's name, profile and parameters)"},
-          {"max-states", "N", "1000000; bound on the states the graph search expands"},
-          {"max-edges", "N",
-           "1000000; bound on the edges the graph search generates, which bounds its time and "
-           "memory (about 1 s and under 150 MB on an 8-D mesh; 1 to 2^30)"},
-      },
-      absl::StrCat(ModesHelp(), "\n", NotationHelp(), "\n", ExitCodesHelp()),
-      "reshard",
+      "plan",  "plan one redistribution and print it (table, JSON or Graphviz)",       kAbout,
+      Flags(), absl::StrCat(ModesHelp(), "\n", NotationHelp(), "\n", ExitCodesHelp()), "reshard",
       RunPlan};
 }
 

@@ -35,6 +35,7 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/help.h"
+#include "cli/request_flags.h"
 #include "cli/verify/verify_cross_mesh.h"
 #include "cli/verify/verify_hosts.h"
 #include "collectives/gloo/gloo_communicator.h"
@@ -273,11 +274,7 @@ CommandResult RunRandomCases(const FlagValues& flags, const VerifySettings& sett
 absl::StatusOr<VerifyCase> CaseFromFlags(const FlagValues& flags, int64_t seed, PlanMode mode) {
   RESHARD_RETURN_IF_ERROR(RequireOneCaseFlags(flags, {"mesh", "shape", "src", "dst"}));
   RequestFields request;
-  RESHARD_ASSIGN_OR_RETURN(request.mesh, ParseIntList("mesh", flags.Get("mesh")));
-  RESHARD_ASSIGN_OR_RETURN(request.shape, ParseIntList("shape", flags.Get("shape")));
-  request.dtype = flags.Get("dtype", request.dtype);
-  request.src = flags.Get("src");
-  request.dst = flags.Get("dst");
+  RESHARD_RETURN_IF_ERROR(ReadRequestFlags(flags, &request));
   request.algorithm = flags.Get("algorithm", request.algorithm);
   request.mode = std::string(PlanModeName(mode));  // what verify plans (PlanCase)
   if (absl::StatusOr<Plan> plan = PlanFromFields(request, FieldStyle::kFlag);
@@ -404,6 +401,15 @@ USAGE
   The same under memory limits that split crossings into rounds:
     reshard verify --random 100 --seed 7 --cross-mesh --memory-rounds
 
+--mesh, --shape, --src and --dst (and --dtype, --dst-mesh, --src-ranks,
+--dst-ranks) describe one case, not with --random. A cross-mesh case runs
+every participant (both rank sets' union) as a thread (or a process, or on
+its host with --store) with source-mesh, destination-mesh and union
+communicators. --mode is native by default, pytorch with --algorithm greedy
+(greedy plans in pytorch mode only); native mode plans with native steps
+(spec §4.2: collectives over several mesh dims, permutes, exchanges) and the
+nccl cost model.
+
 )txt";
 
 // reshard verify --help after FLAGS, before NOTATION.
@@ -424,86 +430,73 @@ EXIT CODES
 
 )txt";
 
+// verify's flags: one case's request flags, then how cases are made and run.
+std::vector<FlagSpec> Flags() {
+  std::vector<FlagSpec> flags = RequestFlags({"mesh", "shape", "dtype", "src", "dst", "dst-mesh",
+                                              "src-ranks", "dst-ranks", "algorithm", "mode"});
+  std::vector<FlagSpec> own = {
+      {"cross-mesh", "",
+       "with --random: random cross-mesh cases (meshes of 1-3 dims of at most --max-ranks "
+       "ranks each, at most 1.5x that in both sets' union; disjoint, overlapping and equal "
+       "rank sets; uneven shapes; Partial sources and destinations)"},
+      {"plan-max-memory", "BYTES",
+       "a cross-mesh case: plan it under this many bytes per rank (plan's --max-memory; "
+       "the crossing runs in rounds, spec §14); too little: skipped (exit code 3)"},
+      {"memory-rounds", "",
+       "with --random N --cross-mesh: plan each case under a limit halfway between the "
+       "least its crossing needs and its peak without one (and at least the steps' peaks), "
+       "so crossings run in rounds; a failing case's line gives it as --plan-max-memory"},
+      {"seed", "N", "one case: the data seed; --random: the case generator's seed (default 0)"},
+      {"random", "N", "run N random cases instead of one"},
+      {"max-ranks", "N",
+       "--random: at most N ranks per mesh (default 8; --cross-mesh: per mesh, and 1.5 N "
+       "in both sets' union); one case: refuse meshes (cross-mesh: unions of both rank "
+       "sets) of more than N ranks (default 64)"},
+      {"max-memory", "BYTES",
+       "refuse a case whose host memory, counted from its plan before anything is "
+       "allocated, exceeds this (bytes, or with K, M, G, T, e.g. 16G; default half of this "
+       "machine's memory or of the address-space limit, ulimit -v)"},
+      {"processes", "", "one process per rank (a file store in a temporary directory)"},
+      {"timeout", "S", "seconds a rank waits for its peers before failing (default 30)"},
+      {"store", "URL",
+       "ranks on several hosts meet through redis://HOST:PORT/PREFIX (a fresh PREFIX per "
+       "run) or a shared directory; each host runs its --ranks as processes, and every "
+       "host checks every rank's result (exchanged in the store). Cross-mesh: one case, "
+       "not --random"},
+      {"ranks", "A-B",
+       "the ranks this host runs (with --store; default all). A cross-mesh case's are global "
+       "ranks (as in --src-ranks, --dst-ranks): the host runs the participants among A-B, "
+       "and the hosts' ranges together cover 0 to the largest participant"},
+      {"hostname", "ADDR", "the address this host's ranks listen on (default 127.0.0.1)"},
+      {"interface", "NAME", "the network interface to listen on instead (e.g. eth1)"},
+      {"kill-rank", "R",
+       "fault injection (one case): rank R dies (closes its connections; with "
+       "--processes, its process exits) just before its collective call --kill-at; the "
+       "case must then fail with the surviving ranks' errors, which name the step and "
+       "mesh dim. A rank outside the mesh is refused"},
+      {"kill-at", "K",
+       "with --kill-rank: the collective call (0-based, default 0) before which the rank "
+       "dies; a K past the plan's last collective call is refused. A cross-mesh case's "
+       "--kill-rank is a global rank, dying at its crossing (--kill-at 0 only)"},
+      // A child rank of --processes or --store (harness/run_ranks.h).
+      {"rank", "R", "", /*hidden=*/true},
+      {"store-dir", "DIR", "", /*hidden=*/true},
+      {"job", "NAME", "", /*hidden=*/true},
+  };
+  flags.insert(flags.end(), own.begin(), own.end());
+  return flags;
+}
+
 }  // namespace
 
 Command VerifyCommand() {
-  return {
-      "verify",
-      kVerifySummary,
-      kAbout,
-      {
-          {"mesh", "SIZES", "mesh sizes, e.g. 2,2,2 (one case)"},
-          {"shape", "SIZES", "global tensor shape, e.g. 13,8 (one case)"},
-          {"dtype", "NAME", "f64 f32 f16 bf16 i64 i32 i16 i8 u8 bool (default f32)"},
-          {"src", "LAYOUT", "the source layout in the notation below (one case)"},
-          {"dst", "LAYOUT", "the destination layout (one case)"},
-          {"dst-mesh", "SIZES",
-           "a cross-mesh case (spec §14): the destination's mesh sizes (default --mesh); every "
-           "participant (both rank sets' union) runs as a thread (or a process, or on its host "
-           "with --store) with source-mesh, destination-mesh and union communicators"},
-          {"src-ranks", "LIST",
-           "a cross-mesh case: the global ranks of --mesh's ranks in row-major order (default "
-           "0,...,size-1)"},
-          {"dst-ranks", "LIST",
-           "a cross-mesh case: the global ranks of --dst-mesh's ranks (default 0,...,size-1), "
-           "e.g. 8,9; disjoint from, overlapping or equal to --src-ranks"},
-          {"cross-mesh", "",
-           "with --random: random cross-mesh cases (meshes of 1-3 dims of at most --max-ranks "
-           "ranks each, at most 1.5x that in both sets' union; disjoint, overlapping and equal "
-           "rank sets; uneven shapes; Partial sources and destinations)"},
-          {"plan-max-memory", "BYTES",
-           "a cross-mesh case: plan it under this many bytes per rank (plan's --max-memory; "
-           "the crossing runs in rounds, spec §14); too little: skipped (exit code 3)"},
-          {"memory-rounds", "",
-           "with --random N --cross-mesh: plan each case under a limit halfway between the "
-           "least its crossing needs and its peak without one (and at least the steps' peaks), "
-           "so crossings run in rounds; a failing case's line gives it as --plan-max-memory"},
-          {"algorithm", "NAME", "auto, graph or greedy (default auto; greedy: pytorch mode only)"},
-          {"mode", "MODE",
-           "native (the default): plans with native steps (spec §4.2: collectives over several "
-           "mesh dims, permutes, exchanges) and the nccl cost model; pytorch: PyTorch's steps "
-           "and "
-           "planners (the default with --algorithm greedy)"},
-          {"seed", "N", "one case: the data seed; --random: the case generator's seed (default 0)"},
-          {"random", "N", "run N random cases instead of one"},
-          {"max-ranks", "N",
-           "--random: at most N ranks per mesh (default 8; --cross-mesh: per mesh, and 1.5 N "
-           "in both sets' union); one case: refuse meshes (cross-mesh: unions of both rank "
-           "sets) of more than N ranks (default 64)"},
-          {"max-memory", "BYTES",
-           "refuse a case whose host memory, counted from its plan before anything is "
-           "allocated, exceeds this (bytes, or with K, M, G, T, e.g. 16G; default half of this "
-           "machine's memory or of the address-space limit, ulimit -v)"},
-          {"processes", "", "one process per rank (a file store in a temporary directory)"},
-          {"timeout", "S", "seconds a rank waits for its peers before failing (default 30)"},
-          {"store", "URL",
-           "ranks on several hosts meet through redis://HOST:PORT/PREFIX (a fresh PREFIX per "
-           "run) or a shared directory; each host runs its --ranks as processes, and every "
-           "host checks every rank's result (exchanged in the store). Cross-mesh: one case, "
-           "not --random"},
-          {"ranks", "A-B",
-           "the ranks this host runs (with --store; default all). A cross-mesh case's are global "
-           "ranks (as in --src-ranks, --dst-ranks): the host runs the participants among A-B, "
-           "and the hosts' ranges together cover 0 to the largest participant"},
-          {"hostname", "ADDR", "the address this host's ranks listen on (default 127.0.0.1)"},
-          {"interface", "NAME", "the network interface to listen on instead (e.g. eth1)"},
-          {"kill-rank", "R",
-           "fault injection (one case): rank R dies (closes its connections; with "
-           "--processes, its process exits) just before its collective call --kill-at; the "
-           "case must then fail with the surviving ranks' errors, which name the step and "
-           "mesh dim. A rank outside the mesh is refused"},
-          {"kill-at", "K",
-           "with --kill-rank: the collective call (0-based, default 0) before which the rank "
-           "dies; a K past the plan's last collective call is refused. A cross-mesh case's "
-           "--kill-rank is a global rank, dying at its crossing (--kill-at 0 only)"},
-          // A child rank of --processes or --store (harness/run_ranks.h).
-          {"rank", "R", "", /*hidden=*/true},
-          {"store-dir", "DIR", "", /*hidden=*/true},
-          {"job", "NAME", "", /*hidden=*/true},
-      },
-      absl::StrCat(kOutputAndExitCodes, NotationHelp()),
-      "reshard verify",
-      RunVerify};
+  return {"verify",
+          kVerifySummary,
+          kAbout,
+          Flags(),
+          absl::StrCat(kOutputAndExitCodes, ModesHelp(), "\n", NotationHelp()),
+          "reshard verify",
+          RunVerify};
 }
 
 }  // namespace reshard

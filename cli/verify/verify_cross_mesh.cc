@@ -13,6 +13,7 @@
 #include "absl/time/time.h"
 #include "base/status_macros.h"
 #include "base/utf8.h"
+#include "cli/request_flags.h"
 #include "cli/verify/verify_hosts.h"
 #include "formats/cross_mesh_json.h"
 #include "formats/request_json.h"
@@ -88,21 +89,8 @@ absl::StatusOr<CrossMeshCase> CaseFromFlags(const FlagValues& flags,
                                             const CrossMeshVerifySettings& s) {
   RESHARD_RETURN_IF_ERROR(RequireOneCaseFlags(flags, {"mesh", "shape", "src", "dst"}));
   RequestFields fields;
-  RESHARD_ASSIGN_OR_RETURN(fields.mesh, ParseIntList("mesh", flags.Get("mesh")));
-  RESHARD_ASSIGN_OR_RETURN(fields.shape, ParseIntList("shape", flags.Get("shape")));
-  fields.dst_mesh = fields.mesh;
-  if (flags.Has("dst-mesh")) {
-    RESHARD_ASSIGN_OR_RETURN(fields.dst_mesh, ParseIntList("dst-mesh", flags.Get("dst-mesh")));
-  }
-  if (flags.Has("src-ranks")) {
-    RESHARD_ASSIGN_OR_RETURN(fields.src_ranks, ParseRankList("src-ranks", flags.Get("src-ranks")));
-  }
-  if (flags.Has("dst-ranks")) {
-    RESHARD_ASSIGN_OR_RETURN(fields.dst_ranks, ParseRankList("dst-ranks", flags.Get("dst-ranks")));
-  }
-  fields.dtype = flags.Get("dtype", fields.dtype);
-  fields.src = flags.Get("src");
-  fields.dst = flags.Get("dst");
+  RESHARD_RETURN_IF_ERROR(ReadRequestFlags(flags, &fields));
+  if (!flags.Has("dst-mesh")) fields.dst_mesh = fields.mesh;
   fields.mode = std::string(PlanModeName(s.mode));
   if (s.plan_max_memory > 0) fields.max_memory = s.plan_max_memory;
   if (absl::Status planned = CrossMeshPlanFromFields(fields, FieldStyle::kFlag).status();
