@@ -36,8 +36,7 @@ std::vector<FlagSpec> AllRequestFlags() {
            ", measured (all in microseconds but pytorch-const; nccl is NCCL's own "
            "model of GPU clusters, spec §6.4; alpha-beta a textbook "
            "latency-bandwidth model, spec §6.2; measured interpolates the tables "
-           "reshard calibrate writes, spec §6.3: --profile FILE, else the built-in "
-           "gloo-loopback)")},
+           "reshard calibrate writes, spec §6.3, given as --profile FILE)")},
       {"profile", "NAME|FILE",
        "the machine the model prices: for nccl a built-in profile (h100-8x400g, the "
        "default; h200-8x400g, a100-8x200g, b200-8x400g) or an nccl profile file; for "
