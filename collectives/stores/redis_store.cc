@@ -77,7 +77,7 @@ class RedisStore final : public Store {
       if (absl::Now() >= deadline) {
         return absl::DeadlineExceededError(
             absl::StrFormat("redis store %s: key \"%s\" was not set within %s", server_, full,
-                            absl::FormatDuration(std::max(timeout, absl::ZeroDuration()))));
+                            ShownTimeout(timeout)));
       }
       absl::SleepFor(std::min(pause, deadline - absl::Now()));
       pause = std::min(2 * pause, absl::Milliseconds(10));
