@@ -58,6 +58,8 @@ TEST(VerifyFlagsTest, VerifyRefusesUpFrontNamingTheFlag) {
       {with({"--max-memory", "9999999999T"}), "\"9999999999T\" is out of range"},
       {with({"--max-memory", "1"}), "more than the limit of 1 byte (--max-memory)"},
       {with({"--ranks", "0-1"}), "--ranks needs --store"},
+      {with({"--store", "/tmp", "--ranks", "1-0"}),
+       "--ranks: \"1-0\" is neither a rank A nor a range of ranks A-B"},
       {with({"--store", "redis://x", "--ranks", "0-1"}), "store \"redis://x\": expected"},
       {with({"--store", "/no/such/dir"}), "neither redis://HOST:PORT/PREFIX nor"},
       {{"verify", "--mesh", "2", "--shape", "8", "--src", "X", "--dst", "R"}, "--src: state"},
