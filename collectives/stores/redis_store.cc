@@ -119,6 +119,14 @@ bool ParseRedisAddress(absl::string_view address, std::string* host, int* port) 
   return !host->empty() && absl::SimpleAtoi(port_text, port) && *port >= 1 && *port <= 65535;
 }
 
+// The URL as a message may show it: what precedes an @ may be a password
+// (one with a / in it too), so it is not echoed.
+std::string Shown(absl::string_view url) {
+  const size_t at = url.rfind('@');
+  return at == absl::string_view::npos ? std::string(url)
+                                       : absl::StrCat("redis://...@", url.substr(at + 1));
+}
+
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<Store>> NewRedisStore(const std::string& host, int port,
@@ -146,18 +154,17 @@ absl::StatusOr<std::shared_ptr<Store>> NewStoreFromUrl(absl::string_view url,
     const size_t slash = rest.find('/');
     absl::string_view address = rest.substr(0, slash);
     absl::string_view prefix = slash == absl::string_view::npos ? "" : rest.substr(slash + 1);
-    if (const size_t at = address.rfind('@'); at != absl::string_view::npos) {
-      // Not echoed: what precedes the @ may be a password.
+    if (address.find('@') != absl::string_view::npos) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "store \"redis://...@", address.substr(at + 1),
-          "...\": a user or password in the URL is not supported (the Redis store sends no "
+          "store \"", Shown(url),
+          "\": a user or password in the URL is not supported (the Redis store sends no "
           "AUTH); use a Redis server without one that only the job's hosts reach"));
     }
     std::string host;
     int port = 6379;
     if (!ParseRedisAddress(address, &host, &port) || prefix.empty()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("store \"", url,
+          absl::StrCat("store \"", Shown(url),
                        "\": expected redis://HOST:PORT/PREFIX (an IPv6 HOST in brackets, "
                        "[::1]) with a key prefix per job"));
     }

@@ -117,6 +117,10 @@ TEST(RedisStoreUrlTest, BadUrlsAreRefusedNamingThem) {
   EXPECT_EQ(secret.status().code(), absl::StatusCode::kInvalidArgument) << secret.status();
   EXPECT_NE(secret.status().message().find("no AUTH"), absl::string_view::npos) << secret.status();
   EXPECT_EQ(secret.status().message().find("hunter2"), absl::string_view::npos) << secret.status();
+  // A / in the password ends the address early: still not echoed.
+  secret = NewStoreFromUrl("redis://user:hun/ter2@h:6379/p", absl::Seconds(1));
+  EXPECT_EQ(secret.status().code(), absl::StatusCode::kInvalidArgument) << secret.status();
+  EXPECT_EQ(secret.status().message().find("ter2@"), absl::string_view::npos) << secret.status();
   const char* tmp = std::getenv("TEST_TMPDIR");
   EXPECT_TRUE(NewStoreFromUrl(tmp != nullptr ? tmp : "/tmp", absl::Seconds(1)).ok());
 }
