@@ -116,8 +116,16 @@ absl::StatusOr<int64_t> ParseByteSize(absl::string_view flag, absl::string_view 
     if (shift != 0) digits.remove_suffix(1);
   }
   int64_t v;
-  if (!absl::SimpleAtoi(digits, &v) || v < 1 ||
-      v > (std::numeric_limits<int64_t>::max() >> shift)) {
+  const bool parsed = absl::SimpleAtoi(digits, &v);
+  const bool all_digits = !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) {
+    return c >= '0' && c <= '9';
+  });
+  if (all_digits && (!parsed || v > (std::numeric_limits<int64_t>::max() >> shift))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, ": \"", Abbreviate(text, 64),
+                     "\" is out of range (at most 2^63-1 bytes, about 8 EiB)"));
+  }
+  if (!parsed || v < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--", flag, ": \"", Abbreviate(text, 64),
         "\" is not a positive size in bytes (an integer, optionally with K, M, G or T)"));

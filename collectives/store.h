@@ -15,6 +15,7 @@
 #ifndef RESHARD_COLLECTIVES_STORE_H_
 #define RESHARD_COLLECTIVES_STORE_H_
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,14 @@ class Store {
   virtual absl::StatusOr<std::vector<char>> SetIfAbsent(absl::string_view key,
                                                         const std::vector<char>& value) = 0;
 };
+
+// How a store names the time a Get waited in its DeadlineExceeded message:
+// callers pass what is left of a job's deadline, so it is whole milliseconds
+// ("5s", not "4.999998919s") and never negative.
+inline std::string ShownTimeout(absl::Duration timeout) {
+  return absl::FormatDuration(
+      absl::Ceil(std::max(timeout, absl::ZeroDuration()), absl::Milliseconds(1)));
+}
 
 }  // namespace reshard
 

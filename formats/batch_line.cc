@@ -46,9 +46,10 @@ absl::Status CheckId(const json& id) {
   if (!id.is_number_float()) return absl::OkStatus();
   const double v = id.get<double>();
   if (std::abs(v) < 0x1p63 || v != std::floor(v)) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      "id: ", Abbreviate(id.dump(), 40), " is an integer too large to echo exactly (more than ",
-      "64 bits); give big ids as strings"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("id: ", Abbreviate(id.dump(), 40),
+                   " cannot be echoed exactly: a numeric id must be an integer of at most 64 bits "
+                   "or a number below 2^63 in magnitude; give other ids as strings"));
 }
 
 }  // namespace
@@ -72,6 +73,14 @@ void AppendCaseResult(const json& object, int64_t max_states, std::string* out,
 
 void AppendCaseResult(absl::string_view line, int64_t max_states, std::string* out,
                       ProfileCache* profiles, int64_t max_edges) {
+  // The JSON parser stops at a NUL byte as at the end of the text: what
+  // follows one would be ignored silently.
+  if (size_t nul = line.find('\0'); nul != absl::string_view::npos) {
+    return AppendResultJson(
+        json(),
+        absl::InvalidArgumentError(absl::StrCat("malformed JSON: a NUL byte at column ", nul + 1)),
+        out);
+  }
   if (JsonDepth(line) > kMaxJsonDepth) {
     return AppendResultJson(json(),
                             absl::InvalidArgumentError(

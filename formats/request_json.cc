@@ -288,6 +288,11 @@ absl::Status RequestFromJson(const json& object, RequestFields* r) {
   for (const auto& [key, field] : strings) {
     if (!given(key)) continue;
     if (absl::Status s = GetString(object[key], key, field); !s.ok()) return s;
+    // An empty string is not a name; omitting the key (or null) selects the default.
+    if (field->empty()) {
+      return FieldError(key, FieldStyle::kJsonKey,
+                        "empty; omit the key or give null for the default");
+    }
   }
   if (given("devices_per_host")) {
     RESHARD_RETURN_IF_ERROR(

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/byte_size.h"
 #include "base/status_macros.h"
 #include "harness/ground_truth.h"
 #include "mesh/device_mesh.h"
@@ -36,8 +37,6 @@ absl::StatusOr<PlannedCase> PlanCase(const VerifyCase& c) {
   RESHARD_RETURN_IF_ERROR(CheckRunnable(plan, mesh, c.dtype));
   return PlannedCase{std::move(src), std::move(dst), std::move(options), std::move(plan)};
 }
-
-std::string GiB(double bytes) { return absl::StrFormat("%.3g GiB", bytes / (1 << 30)); }
 
 double Elements(const std::vector<int64_t>& shape) {
   double n = 1;
@@ -95,7 +94,8 @@ absl::Status CheckCase(const VerifyCase& c, const VerifyLimits& limits, const Fa
         "the case needs about %s of host memory (the tensor is %s; every rank's shards and "
         "buffers come on top), more than the limit of %s (--max-memory); use a smaller "
         "--shape or raise --max-memory",
-        GiB(bytes), GiB(Elements(c.shape) * ItemSize(c.dtype)), GiB(limits.max_bytes)));
+        ShownBytes(bytes), ShownBytes(Elements(c.shape) * ItemSize(c.dtype)),
+        ShownBytes(limits.max_bytes)));
   }
   if (fault.rank == -1) return absl::OkStatus();
   if (fault.rank < 0 || fault.rank >= mesh.num_ranks()) {

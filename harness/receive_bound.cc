@@ -1,6 +1,9 @@
 #include "harness/receive_bound.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "harness/ground_truth.h"
@@ -25,24 +28,57 @@ int64_t Overlap(const ShardRegion& a, const ShardRegion& b) {
   return n;
 }
 
+// The groups of `spec`'s ranks whose values reduce to the tensor's: ranks
+// that differ only on Partial mesh dims (one rank each without Partial).
+std::vector<std::vector<int64_t>> Groups(const DistSpec& spec) {
+  const DeviceMesh& mesh = spec.mesh();
+  std::map<std::vector<int64_t>, std::vector<int64_t>> by_key;
+  for (int64_t r = 0; r < mesh.num_ranks(); ++r) {
+    std::vector<int64_t> key = mesh.Coordinate(r);
+    for (int m = 0; m < mesh.ndim(); ++m) {
+      if (spec.state().placement(m).is_partial()) key[m] = 0;
+    }
+    by_key[std::move(key)].push_back(r);
+  }
+  std::vector<std::vector<int64_t>> groups;
+  for (auto& [key, ranks] : by_key) groups.push_back(std::move(ranks));
+  return groups;
+}
+
 }  // namespace
 
 ReceiveBound ReceiveLowerBoundAcross(const DistSpec& src, const DistSpec& dst,
                                      const std::vector<int64_t>& src_ranks,
                                      const std::vector<int64_t>& dst_ranks) {
+  const std::vector<std::vector<int64_t>> src_groups = Groups(src);
+  std::map<int64_t, size_t> src_group_of;  // global rank -> its source group
+  for (size_t g = 0; g < src_groups.size(); ++g) {
+    for (int64_t s : src_groups[g]) src_group_of[src_ranks[s]] = g;
+  }
   ReceiveBound bound;
-  if (dst.has_partial()) return bound;
-  const bool src_partial = src.has_partial();
-  for (size_t d = 0; d < dst_ranks.size(); ++d) {
-    const ShardRegion want = RegionOf(dst, dst.mesh().Coordinate(static_cast<int64_t>(d)));
-    const auto s = std::find(src_ranks.begin(), src_ranks.end(), dst_ranks[d]);
-    const int64_t held =
-        src_partial || s == src_ranks.end()
-            ? 0
-            : Overlap(want, RegionOf(src, src.mesh().Coordinate(s - src_ranks.begin())));
-    const int64_t bytes = (Elements(want.shape) - held) * ItemSize(dst.dtype());
-    bound.max_bytes = std::max(bound.max_bytes, bytes);
-    bound.total_bytes += bytes;
+  for (const std::vector<int64_t>& members : Groups(dst)) {
+    const ShardRegion want = RegionOf(dst, dst.mesh().Coordinate(members.front()));
+    std::set<int64_t> ranks;
+    for (int64_t d : members) ranks.insert(dst_ranks[d]);
+    // The blocks whose tensor values the group holds: those of source groups
+    // all of whose ranks are in it. Distinct blocks of a layout are disjoint.
+    std::set<std::pair<std::vector<int64_t>, std::vector<int64_t>>> held_blocks;
+    for (int64_t r : ranks) {
+      const auto g = src_group_of.find(r);
+      if (g == src_group_of.end()) continue;
+      const std::vector<int64_t>& addends = src_groups[g->second];
+      if (std::all_of(addends.begin(), addends.end(),
+                      [&](int64_t s) { return ranks.count(src_ranks[s]) > 0; })) {
+        ShardRegion block = RegionOf(src, src.mesh().Coordinate(addends.front()));
+        held_blocks.emplace(std::move(block.offset), std::move(block.shape));
+      }
+    }
+    int64_t held = 0;
+    for (const auto& [offset, shape] : held_blocks) held += Overlap(want, {offset, shape});
+    const int64_t missing = std::max<int64_t>(0, Elements(want.shape) - held);
+    const int64_t n = static_cast<int64_t>(members.size());
+    bound.max_bytes = std::max(bound.max_bytes, (missing + n - 1) / n * ItemSize(dst.dtype()));
+    bound.total_bytes += missing * ItemSize(dst.dtype());
   }
   return bound;
 }

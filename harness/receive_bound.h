@@ -5,15 +5,17 @@
 //   ReceiveBound b = ReceiveLowerBound(src, dst);
 //   b.max_bytes   // the largest over ranks
 //
-// Per rank, with S and D its blocks of the global tensor in src and dst
-// (RegionOf, harness/ground_truth.h: boxes, one interval per tensor
-// dim):
-//   |D| - |D ∩ S|   elements, times the item size;
-//   |D|             when src has a Partial mesh dim (the rank's values are
-//                   not the tensor's: every element of D needs the others'
-//                   contributions, reduced or not);
-//   0               when dst has a Partial mesh dim (any values that reduce
-//                   right will do, e.g. the rank's own data and zeros).
+// Per group G of destination ranks whose values reduce to the tensor (the
+// ranks that differ only on dst's Partial mesh dims; one rank without
+// Partial), with D their destination block of the global tensor and the
+// blocks S whose values G holds (RegionOf, harness/ground_truth.h: boxes):
+//   missing = |D| - |D ∩ ∪S|   elements, times the item size;
+// a source rank's block when it is in G, or with a Partial source the block
+// of a source group (ranks differing only on src's Partial mesh dims) whose
+// every addend is in G: one addend is not the tensor's value. G's ranks
+// must receive `missing` together, so one of them at least missing / |G|
+// (each may take a share: P(sum)R -> RP(sum) on 2x2 is half a block per
+// rank), and total_bytes sums `missing` over the groups.
 // A lower bound for every plan: data a rank does not hold has to arrive.
 // Also for cross-mesh moves (ReceiveLowerBoundAcross).
 #ifndef RESHARD_HARNESS_RECEIVE_BOUND_H_

@@ -52,6 +52,24 @@ TEST(ReceiveBoundTest, PartialSourcesHoldNothingPartialTargetsNeedNothing) {
   EXPECT_EQ(Bound({2}, {8}, "S(0)", "P(sum)").max_bytes, 0);
 }
 
+// Issue 44: a Partial destination group must together hold the tensor's
+// values on its block; this read 0 for every Partial destination.
+TEST(ReceiveBoundTest, PartialTargetGroupsReceiveWhatNoneOfThemHolds) {
+  // 2x2, 8x8: ranks (i,0) and (i,1) both hold addend i (64 elements) and
+  // need the other's addend between them: 32 elements each at least.
+  ReceiveBound b = Bound({2, 2}, {8, 8}, "P(sum)R", "RP(sum)");
+  EXPECT_EQ(b.max_bytes, 32 * 4);
+  EXPECT_EQ(b.total_bytes, 2 * 64 * 4);
+  // (i,0) and (i,1) hold the same rows i (one block, counted once): the
+  // other 32 elements, 16 each.
+  b = Bound({2, 2}, {8, 8}, "S(0)R", "RP(sum)");
+  EXPECT_EQ(b.max_bytes, 16 * 4);
+  EXPECT_EQ(b.total_bytes, 2 * 32 * 4);
+  // A group holding every addend of its block, or the tensor, needs nothing.
+  EXPECT_EQ(Bound({2, 2}, {8, 8}, "P(sum)R", "P(sum)R").total_bytes, 0);
+  EXPECT_EQ(Bound({2, 2}, {8, 8}, "RR", "RP(sum)").total_bytes, 0);
+}
+
 // Cross-mesh (ReceiveLowerBoundAcross): a destination rank that is also a
 // source rank keeps what its source block holds of its new one. S(0) of 8
 // rows on ranks {0, 1} to S(0) on ranks {0, 5}: rank 0 keeps rows 0-3,

@@ -2,6 +2,7 @@
 
 #include <Python.h>
 
+#include <cmath>
 #include <string>
 
 #include "absl/status/status.h"
@@ -37,13 +38,40 @@ absl::StatusOr<json> IntFromPython(py::handle value, const std::string& field) {
   return absl::InvalidArgumentError(absl::StrCat(field, ": ", Shown(value), " is out of range"));
 }
 
+// A 1-D integer array (numpy's, or any with ndim, dtype.kind and tolist), as
+// a shape or mesh is often given; its list is read as a list. Other arrays
+// stay refused: their list is not what a request field means.
+bool IsIntegerVector(py::handle value) {
+  if (!py::hasattr(value, "ndim") || !py::hasattr(value, "dtype") ||
+      !py::hasattr(value, "tolist")) {
+    return false;
+  }
+  py::object ndim = value.attr("ndim");
+  py::object dtype = value.attr("dtype");
+  if (!PyLong_Check(ndim.ptr()) || ndim.cast<long>() != 1 || !py::hasattr(dtype, "kind")) {
+    return false;
+  }
+  py::object kind = dtype.attr("kind");
+  return PyUnicode_Check(kind.ptr()) &&
+         (kind.cast<std::string>() == "i" || kind.cast<std::string>() == "u");
+}
+
 absl::StatusOr<json> Convert(py::handle value, const std::string& field, int depth) {
   if (depth > kMaxDepth) {
     return absl::InvalidArgumentError(absl::StrCat(field, ": nested deeper than ", kMaxDepth));
   }
   if (value.is_none()) return json();
   if (PyBool_Check(value.ptr())) return json(value.ptr() == Py_True);
-  if (PyFloat_Check(value.ptr())) return json(PyFloat_AsDouble(value.ptr()));
+  if (PyFloat_Check(value.ptr())) {
+    // JSON has no NaN or infinity: one would be echoed as null (an id) or
+    // read as no value.
+    const double v = PyFloat_AsDouble(value.ptr());
+    if (!std::isfinite(v)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ": ", Shown(value), " is not a finite number"));
+    }
+    return json(v);
+  }
   if (PyUnicode_Check(value.ptr())) {
     Py_ssize_t size = 0;
     const char* text = PyUnicode_AsUTF8AndSize(value.ptr(), &size);
@@ -73,6 +101,8 @@ absl::StatusOr<json> Convert(py::handle value, const std::string& field, int dep
     }
     return object;
   }
+  // Before __index__: numpy arrays have one (for their size-1 kind).
+  if (IsIntegerVector(value)) return Convert(value.attr("tolist")(), field, depth);
   if (PyIndex_Check(value.ptr())) return IntFromPython(value, field);
   return absl::InvalidArgumentError(
       absl::StrCat(field, ": unsupported value ", Shown(value), " of type ",

@@ -138,6 +138,27 @@ TEST(BatchCommandTest, BigIdsAreNotEchoedWithOtherDigits) {
       << lines[2];
 }
 
+// Issue 44: an empty mode is not "auto", a NUL byte ends no line early, and a
+// huge float id is refused saying what ids may be; each is one bad line.
+TEST(BatchCommandTest, EmptyModeNulAndHugeFloatIdAreBadLines) {
+  const std::string tail = "\"mesh\": [2], \"shape\": [8], \"src\": \"S(0)\", \"dst\": \"R\"}";
+  std::string input = absl::StrCat("{\"mode\": \"\", ", tail, "\n{", tail, std::string(1, '\0'),
+                                   "x\n{\"id\": 1.79e308, ", tail, "\n{", tail, "\n");
+  Result r = RunReshard({"batch"}, input);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> lines = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 4u) << r.out;
+  const char* expected[] = {"mode: empty", "malformed JSON: a NUL byte", "id: "};
+  for (int i = 0; i < 3; ++i) {
+    json bad = json::parse(lines[i]);
+    EXPECT_EQ(bad["ok"], false) << lines[i];
+    EXPECT_TRUE(absl::StartsWith(bad["error"].get<std::string>(), expected[i])) << lines[i];
+  }
+  EXPECT_TRUE(absl::StrContains(lines[2], "at most 64 bits")) << lines[2];
+  EXPECT_FALSE(absl::StrContains(lines[2], "integer too large")) << lines[2];
+  EXPECT_EQ(json::parse(lines[3])["ok"], true) << lines[3];
+}
+
 // The batch key: the profile's parameters change the cost; a bad file is one
 // bad line.
 TEST(BatchCommandTest, BatchReadsTheProfileKey) {

@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
+#include "base/byte_size.h"
 #include "base/status_macros.h"
 #include "base/utf8.h"
 #include "cli/backend_command_summaries.h"
@@ -197,9 +198,9 @@ absl::Status CheckLimits(const BenchSettings& s, const std::vector<PlannedMode>&
   for (const PlannedMode& m : modes) bytes += EstimatedBytes(src, dst, m.plan);
   if (bytes > s.max_bytes && !s.dry_run) {  // --dry-run allocates nothing
     return absl::InvalidArgumentError(absl::StrFormat(
-        "the case needs about %.3g GiB of host memory for %d modes, more than the limit of "
-        "%.3g GiB (--max-memory); use a smaller --shape or raise --max-memory",
-        bytes / (1 << 30), modes.size(), s.max_bytes / (1 << 30)));
+        "the case needs about %s of host memory for %d modes, more than the limit of "
+        "%s (--max-memory); use a smaller --shape or raise --max-memory",
+        ShownBytes(bytes), modes.size(), ShownBytes(s.max_bytes)));
   }
   return CheckPartialsReducible(src, dst, "--dtype");
 }

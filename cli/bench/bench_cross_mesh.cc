@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/byte_size.h"
 #include "base/status_macros.h"
 #include "base/utf8.h"
 #include "cli/verify/verify_cross_mesh.h"
@@ -84,10 +85,10 @@ absl::Status CheckLimits(const BenchSettings& s, const CrossMeshRequest& r,
   for (int64_t e : r.src.global_shape()) bytes *= static_cast<double>(e);
   if (bytes > s.max_bytes && !s.dry_run) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "--max-memory: the move may take %.3g GiB for %d modes (the global tensor and four "
-        "copies of it per participant and mode at most), more than %.3g GiB; use a smaller "
+        "--max-memory: the move may take %s for %d modes (the global tensor and four "
+        "copies of it per participant and mode at most), more than %s; use a smaller "
         "--shape or raise --max-memory",
-        bytes / (1 << 30), modes.size(), s.max_bytes / (1 << 30)));
+        ShownBytes(bytes), modes.size(), ShownBytes(s.max_bytes)));
   }
   return absl::OkStatus();
 }

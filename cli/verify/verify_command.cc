@@ -107,13 +107,16 @@ absl::Status ParseHosts(const FlagValues& flags, LaunchOptions* o) {
     return absl::InvalidArgumentError(
         "--ranks needs --store (where the ranks of the other hosts are met)");
   }
+  // A (one rank) or A-B.
   const std::string text = flags.Get("ranks");
   const size_t dash = text.find('-');
-  if (dash == std::string::npos || !absl::SimpleAtoi(text.substr(0, dash), &o->first_rank) ||
-      !absl::SimpleAtoi(text.substr(dash + 1), &o->last_rank) || o->first_rank < 0 ||
+  const bool one = dash == std::string::npos;
+  if (!absl::SimpleAtoi(text.substr(0, dash), &o->first_rank) ||
+      !absl::SimpleAtoi(one ? text : text.substr(dash + 1), &o->last_rank) || o->first_rank < 0 ||
       o->last_rank < o->first_rank) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--ranks: \"", Abbreviate(text, 64), "\" is not a range of ranks A-B with 0 <= A <= B"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--ranks: \"", Abbreviate(text, 64),
+                     "\" is neither a rank A nor a range of ranks A-B with 0 <= A <= B"));
   }
   return absl::OkStatus();
 }

@@ -337,6 +337,12 @@ void ExpectBothHostsPassTheCase(const TwoHosts& h) {
   EXPECT_EQ(LastLine(h.b.out), "1 passed, 0 failed");
 }
 
+// Issue 44: --ranks A is the one rank A (it was "not a range A-B").
+TEST(VerifyTest, OneRankPerHostIsGivenAsA) {
+  ExpectBothHostsPassTheCase(
+      RunTwoHosts({"--mesh", "2", "--shape", "6", "--src", "S(0)", "--dst", "R"}, "0", "1"));
+}
+
 // Sources on one host, destinations on the other: ranks that only send and
 // ranks that only receive, each host checking every destination block.
 TEST(VerifyTest, CrossMeshOnTwoHostsSourcesOnOneDestinationsOnTheOther) {

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
+#include "base/byte_size.h"
 #include "base/status_macros.h"
 #include "base/utf8.h"
 #include "cli/request_flags.h"
@@ -126,9 +127,9 @@ absl::Status CheckLimits(const CrossMeshCase& c, const CrossMeshPlan& plan,
   for (int64_t e : c.shape) bytes *= static_cast<double>(e);
   if (bytes > s.limits.max_bytes) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "--max-memory: the case may take %.3g GiB (the global tensor and four copies of it per "
-        "participant at most), more than %.3g GiB",
-        bytes / (1 << 30), s.limits.max_bytes / (1 << 30)));
+        "--max-memory: the case may take %s (the global tensor and four copies of it per "
+        "participant at most), more than %s",
+        ShownBytes(bytes), ShownBytes(s.limits.max_bytes)));
   }
   if (s.fault.rank >= 0 && std::find(plan.participants.begin(), plan.participants.end(),
                                      s.fault.rank) == plan.participants.end()) {

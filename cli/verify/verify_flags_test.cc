@@ -53,7 +53,13 @@ TEST(VerifyFlagsTest, VerifyRefusesUpFrontNamingTheFlag) {
       {with({"--kill-rank", "1", "--kill-at", "1"}), "--kill-at 1: the plan S(0)->R makes 1 "},
       {with({"--kill-at", "0"}), "--kill-at needs --kill-rank"},
       {with({"--max-memory", "lots"}), "--max-memory: \"lots\" is not a positive size"},
+      // Issue 44: an overflow is out of range, and a tiny limit is shown in bytes.
+      {with({"--max-memory", "99999999999999999999"}), "\"99999999999999999999\" is out of range"},
+      {with({"--max-memory", "9999999999T"}), "\"9999999999T\" is out of range"},
+      {with({"--max-memory", "1"}), "more than the limit of 1 byte (--max-memory)"},
       {with({"--ranks", "0-1"}), "--ranks needs --store"},
+      {with({"--store", "/tmp", "--ranks", "1-0"}),
+       "--ranks: \"1-0\" is neither a rank A nor a range of ranks A-B"},
       {with({"--store", "redis://x", "--ranks", "0-1"}), "store \"redis://x\": expected"},
       {with({"--store", "/no/such/dir"}), "neither redis://HOST:PORT/PREFIX nor"},
       {{"verify", "--mesh", "2", "--shape", "8", "--src", "X", "--dst", "R"}, "--src: state"},

@@ -88,7 +88,7 @@ class FileStore final : public Store {
         return absl::DeadlineExceededError(absl::StrFormat(
             "file store %s: key \"%s\" was not set within %s (did every rank start, on the "
             "same directory?)",
-            dir_, key, absl::FormatDuration(std::max(timeout, absl::ZeroDuration()))));
+            dir_, key, ShownTimeout(timeout)));
       }
       absl::SleepFor(std::min(pause, deadline - absl::Now()));
       pause = std::min(pause * 2, absl::Milliseconds(10));

@@ -33,7 +33,7 @@ class InProcessStore final : public Store {
     if (!mu_.AwaitWithTimeout(absl::Condition(&is_set), timeout)) {
       return absl::DeadlineExceededError(absl::StrFormat(
           "in-process store: key \"%s\" was not set within %s (did every rank start?)", k,
-          absl::FormatDuration(std::max(timeout, absl::ZeroDuration()))));
+          ShownTimeout(timeout)));
     }
     return values_.at(k);
   }

@@ -77,7 +77,7 @@ class RedisStore final : public Store {
       if (absl::Now() >= deadline) {
         return absl::DeadlineExceededError(
             absl::StrFormat("redis store %s: key \"%s\" was not set within %s", server_, full,
-                            absl::FormatDuration(std::max(timeout, absl::ZeroDuration()))));
+                            ShownTimeout(timeout)));
       }
       absl::SleepFor(std::min(pause, deadline - absl::Now()));
       pause = std::min(2 * pause, absl::Milliseconds(10));
@@ -98,12 +98,42 @@ class RedisStore final : public Store {
   const std::string prefix_;
 };
 
+// HOST, HOST:PORT, [IPV6] or [IPV6]:PORT; an IPv6 address needs its
+// brackets, since its colons would read as a port.
+bool ParseRedisAddress(absl::string_view address, std::string* host, int* port) {
+  absl::string_view port_text;
+  if (absl::ConsumePrefix(&address, "[")) {
+    const size_t close = address.find(']');
+    if (close == absl::string_view::npos) return false;
+    *host = std::string(address.substr(0, close));
+    address.remove_prefix(close + 1);
+    if (!address.empty() && !absl::ConsumePrefix(&address, ":")) return false;
+    port_text = address;
+    if (address.empty()) port_text = "6379";
+  } else {
+    const size_t colon = address.find(':');
+    if (colon != address.rfind(':')) return false;
+    *host = std::string(address.substr(0, colon));
+    port_text = colon == absl::string_view::npos ? "6379" : address.substr(colon + 1);
+  }
+  return !host->empty() && absl::SimpleAtoi(port_text, port) && *port >= 1 && *port <= 65535;
+}
+
+// The URL as a message may show it: what precedes an @ may be a password
+// (one with a / in it too), so it is not echoed.
+std::string Shown(absl::string_view url) {
+  const size_t at = url.rfind('@');
+  return at == absl::string_view::npos ? std::string(url)
+                                       : absl::StrCat("redis://...@", url.substr(at + 1));
+}
+
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<Store>> NewRedisStore(const std::string& host, int port,
                                                      const std::string& prefix,
                                                      absl::Duration connect_timeout) {
-  const std::string server = absl::StrCat(host, ":", port);
+  const bool ipv6 = host.find(':') != std::string::npos;
+  const std::string server = absl::StrCat(ipv6 ? "[" : "", host, ipv6 ? "]" : "", ":", port);
   std::unique_ptr<redisContext, ContextDeleter> context(
       redisConnectWithTimeout(host.c_str(), port, absl::ToTimeval(connect_timeout)));
   if (context == nullptr || context->err != 0) {
@@ -124,14 +154,19 @@ absl::StatusOr<std::shared_ptr<Store>> NewStoreFromUrl(absl::string_view url,
     const size_t slash = rest.find('/');
     absl::string_view address = rest.substr(0, slash);
     absl::string_view prefix = slash == absl::string_view::npos ? "" : rest.substr(slash + 1);
-    const size_t colon = address.rfind(':');
-    int port = 6379;
-    const std::string host(address.substr(0, colon));
-    if (host.empty() || prefix.empty() ||
-        (colon != absl::string_view::npos &&
-         (!absl::SimpleAtoi(address.substr(colon + 1), &port) || port < 1 || port > 65535))) {
+    if (address.find('@') != absl::string_view::npos) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "store \"", url, "\": expected redis://HOST:PORT/PREFIX with a key prefix per job"));
+          "store \"", Shown(url),
+          "\": a user or password in the URL is not supported (the Redis store sends no "
+          "AUTH); use a Redis server without one that only the job's hosts reach"));
+    }
+    std::string host;
+    int port = 6379;
+    if (!ParseRedisAddress(address, &host, &port) || prefix.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("store \"", Shown(url),
+                       "\": expected redis://HOST:PORT/PREFIX (an IPv6 HOST in brackets, "
+                       "[::1]) with a key prefix per job"));
     }
     return NewRedisStore(host, port, std::string(prefix), connect_timeout);
   }

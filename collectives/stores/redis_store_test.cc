@@ -102,6 +102,25 @@ TEST(RedisStoreUrlTest, BadUrlsAreRefusedNamingThem) {
   absl::StatusOr<std::shared_ptr<Store>> refused =
       NewStoreFromUrl("redis://127.0.0.1:1/p", absl::Seconds(1));
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnavailable) << refused.status();
+  // Issue 44: a bracketed IPv6 host is parsed (and here not reached), one
+  // without brackets is refused, and credentials are refused without echoing.
+  absl::StatusOr<std::shared_ptr<Store>> ipv6 =
+      NewStoreFromUrl("redis://[::1]:1/p", absl::Seconds(1));
+  EXPECT_EQ(ipv6.status().code(), absl::StatusCode::kUnavailable) << ipv6.status();
+  EXPECT_NE(ipv6.status().message().find("[::1]:1"), absl::string_view::npos) << ipv6.status();
+  absl::StatusOr<std::shared_ptr<Store>> bare =
+      NewStoreFromUrl("redis://::1:1/p", absl::Seconds(1));
+  EXPECT_EQ(bare.status().code(), absl::StatusCode::kInvalidArgument) << bare.status();
+  EXPECT_NE(bare.status().message().find("in brackets"), absl::string_view::npos) << bare.status();
+  absl::StatusOr<std::shared_ptr<Store>> secret =
+      NewStoreFromUrl("redis://user:hunter2@h:6379/p", absl::Seconds(1));
+  EXPECT_EQ(secret.status().code(), absl::StatusCode::kInvalidArgument) << secret.status();
+  EXPECT_NE(secret.status().message().find("no AUTH"), absl::string_view::npos) << secret.status();
+  EXPECT_EQ(secret.status().message().find("hunter2"), absl::string_view::npos) << secret.status();
+  // A / in the password ends the address early: still not echoed.
+  secret = NewStoreFromUrl("redis://user:hun/ter2@h:6379/p", absl::Seconds(1));
+  EXPECT_EQ(secret.status().code(), absl::StatusCode::kInvalidArgument) << secret.status();
+  EXPECT_EQ(secret.status().message().find("ter2@"), absl::string_view::npos) << secret.status();
   const char* tmp = std::getenv("TEST_TMPDIR");
   EXPECT_TRUE(NewStoreFromUrl(tmp != nullptr ? tmp : "/tmp", absl::Seconds(1)).ok());
 }

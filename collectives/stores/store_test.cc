@@ -74,6 +74,15 @@ TEST_P(StoreTest, APastDeadlineIsReportedAsZeroNotNegative) {
   EXPECT_THAT(std::string(got.status().message()), HasSubstr("not set within 0"));
 }
 
+// Issue 44: what is left of a deadline was shown as "4.999998919s".
+TEST_P(StoreTest, TheTimeWaitedIsShownInWholeMilliseconds) {
+  Handles h = Make("rounded");
+  absl::StatusOr<std::vector<char>> got =
+      h.reader->Get("job/missing", absl::Milliseconds(20) - absl::Nanoseconds(1081));
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kDeadlineExceeded) << got.status();
+  EXPECT_THAT(std::string(got.status().message()), HasSubstr("not set within 20ms"));
+}
+
 TEST_P(StoreTest, SetIfAbsentHasExactlyOneWinnerAndEveryoneSeesItsValue) {
   Handles h = Make("claim");
   std::vector<std::thread> racers;

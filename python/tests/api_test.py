@@ -80,6 +80,28 @@ class Errors(unittest.TestCase):
         self.assert_value_error("mesh: ", **dict(base, mesh=[2, 1 << 70]))
         self.assert_value_error("mesh: unsupported value", **dict(base, mesh=[2, object()]))
 
+    def test_bytes_notation_and_nan_ids_are_refused(self):
+        base = dict(mesh=[2, 2], shape=[8, 8], src="S(0)S(1)", dst="RR")
+        # Not read as the integers of its bytes: refused, saying to decode.
+        self.assert_value_error("src: got bytes b'S(0)S(1)'", **dict(base, src=b"S(0)S(1)"))
+        self.assert_value_error("id: nan is not a finite number", **dict(base, id=float("nan")))
+        self.assert_value_error("id: inf is not a finite number", **dict(base, id=float("inf")))
+
+    def test_one_dimensional_integer_arrays_are_lists(self):
+        try:
+            import numpy as np
+        except ImportError:
+            self.skipTest("numpy is not installed")
+        base = dict(src="S(0)S(1)", dst="RR")
+        listed = reshard.plan(mesh=[2, 2], shape=[8, 8], **base)
+        arrays = reshard.plan(mesh=np.array([2, 2]), shape=np.array([8, 8], dtype=np.uint32), **base)
+        self.assertEqual(arrays.to_dict(), listed.to_dict())
+        self.assertEqual(reshard.cost(mesh=np.array([2, 2]), shape=np.array([8, 8]), **base),
+                         listed.cost)
+        # 2-D and float arrays are not shapes.
+        self.assert_value_error("shape: ", mesh=[2, 2], shape=np.array([[8, 8]]), **base)
+        self.assert_value_error("shape: ", mesh=[2, 2], shape=np.array([8.0, 8.0]), **base)
+
     def test_no_plan_carries_the_reason(self):
         with self.assertRaises(reshard.NoPlanError) as e:
             reshard.plan(mesh=[2], shape=[8], src="S(0)", dst="P(sum)", mode="pytorch",

@@ -107,6 +107,10 @@ def notation(layout, shard_order=None, field="layout"):
     """The §3 notation of a layout: text, a placement list, or an object with .placements."""
     if isinstance(layout, str):
         return layout
+    if isinstance(layout, (bytes, bytearray, memoryview)):
+        # Iterating bytes gives integers, which would read as placements.
+        raise ValueError(f"{field}: got bytes {bytes(layout)[:40]!r}; notation is text "
+                         "(decode it, e.g. .decode())")
     if hasattr(layout, "placements"):
         if shard_order is None:
             shard_order = getattr(layout, "shard_order", None)
