@@ -462,12 +462,14 @@ std::vector<FlagSpec> Flags() {
       {"processes", "", "one process per rank (a file store in a temporary directory)"},
       {"timeout", "S", "seconds a rank waits for its peers before failing (default 30)"},
       {"store", "URL",
-       "ranks on several hosts meet through redis://HOST:PORT/PREFIX (a fresh PREFIX per "
-       "run) or a shared directory; each host runs its --ranks as processes, and every "
+       "ranks on several hosts meet through redis://HOST:PORT/PREFIX (IPv6 as [ADDR]; a "
+       "fresh PREFIX per run; no user:password, the store sends no AUTH) or a shared "
+       "directory; each host runs its --ranks as processes, and every "
        "host checks every rank's result (exchanged in the store). Cross-mesh: one case, "
        "not --random"},
       {"ranks", "A-B",
-       "the ranks this host runs (with --store; default all). A cross-mesh case's are global "
+       "the ranks this host runs, A-B or one rank A (with --store; default all). A cross-mesh "
+       "case's are global "
        "ranks (as in --src-ranks, --dst-ranks): the host runs the participants among A-B, "
        "and the hosts' ranges together cover 0 to the largest participant"},
       {"hostname", "ADDR", "the address this host's ranks listen on (default 127.0.0.1)"},
