@@ -69,6 +69,12 @@ std::vector<FlagSpec> AllRequestFlags() {
 
 }  // namespace
 
+std::vector<FlagSpec> ChildRankFlags() {
+  return {{"rank", "R", "", /*hidden=*/true},
+          {"store-dir", "DIR", "", /*hidden=*/true},
+          {"job", "NAME", "", /*hidden=*/true}};
+}
+
 std::vector<FlagSpec> RequestFlags(std::initializer_list<absl::string_view> names) {
   static const std::vector<FlagSpec>* const all = new std::vector<FlagSpec>(AllRequestFlags());
   std::vector<FlagSpec> specs;

@@ -30,6 +30,11 @@ namespace reshard {
 // aborts (command_table_test builds every command's flags).
 std::vector<FlagSpec> RequestFlags(std::initializer_list<absl::string_view> names);
 
+// The hidden flags a command that runs ranks as processes starts each child
+// rank with (--rank, --store-dir, --job; harness/run_ranks.h): parsed, not in
+// --help. verify, bench and calibrate take them.
+std::vector<FlagSpec> ChildRankFlags();
+
 // Reads the request flags every command reads alike into `request`: --mesh
 // and --shape, --src, --dst and --dtype (request's dtype when absent), and
 // --dst-mesh, --src-ranks, --dst-ranks when given. InvalidArgument naming the

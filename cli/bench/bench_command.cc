@@ -525,12 +525,10 @@ std::vector<FlagSpec> Flags() {
        "refuse a case whose host memory for all modes, counted from the plans before "
        "anything is allocated, exceeds this (K, M, G, T suffixes; default half of this "
        "machine's memory or of ulimit -v)"},
-      // A child rank of --processes (harness/run_ranks.h).
-      {"rank", "R", "", /*hidden=*/true},
-      {"store-dir", "DIR", "", /*hidden=*/true},
-      {"job", "NAME", "", /*hidden=*/true},
   };
   flags.insert(flags.end(), own.begin(), own.end());
+  const std::vector<FlagSpec> child = ChildRankFlags();  // --processes, --store
+  flags.insert(flags.end(), child.begin(), child.end());
   return flags;
 }
 

@@ -24,6 +24,7 @@
 #include "cli/calibrate/calibration_report.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
+#include "cli/request_flags.h"
 #include "collectives/gloo/gloo_communicator.h"
 #include "formats/profile_json.h"
 #include "harness/alpha_beta_fit.h"
@@ -237,32 +238,35 @@ USAGE
 
 }  // namespace
 
+std::vector<FlagSpec> CalibrateFlags() {
+  std::vector<FlagSpec> flags = {
+      {"mesh", "SIZES", "required; the mesh whose groups are timed, e.g. 2,4"},
+      {"out", "FILE",
+       "required; the profile to write (JSON, see README): a new path or a regular "
+       "file, replaced atomically (a temporary file, then a rename); a symlink's target "
+       "is written, the link stays; anything else (a directory, FIFO or device) is "
+       "refused before timing"},
+      {"sizes", "LIST",
+       "4K,16K,64K,256K,1M,4M,16M,64M; message sizes in bytes (K, M suffixes), as spec "
+       "§6.2 counts them per kind"},
+      {"repeat", "N", "5; timed runs per kind, group and size (after a warm-up)"},
+      {"processes", "",
+       "one process per rank (a file store in a temporary directory) instead of one "
+       "thread per rank"},
+      {"max-ranks", "N", "16; refuse a larger mesh (each rank is a thread or process)"},
+      {"name", "NAME", "gloo-loopback; the profile's name (printable UTF-8)"},
+      {"timeout", "SECONDS", "60; how long a rank waits for its peers"},
+  };
+  const std::vector<FlagSpec> child = ChildRankFlags();  // --processes
+  flags.insert(flags.end(), child.begin(), child.end());
+  return flags;
+}
+
 Command CalibrateCommand() {
   return {"calibrate",
           kCalibrateSummary,
           kAbout,
-          {
-              {"mesh", "SIZES", "required; the mesh whose groups are timed, e.g. 2,4"},
-              {"out", "FILE",
-               "required; the profile to write (JSON, see README): a new path or a regular "
-               "file, replaced atomically (a temporary file, then a rename); a symlink's target "
-               "is written, the link stays; anything else (a directory, FIFO or device) is "
-               "refused before timing"},
-              {"sizes", "LIST",
-               "4K,16K,64K,256K,1M,4M,16M,64M; message sizes in bytes (K, M suffixes), as spec "
-               "§6.2 counts them per kind"},
-              {"repeat", "N", "5; timed runs per kind, group and size (after a warm-up)"},
-              {"processes", "",
-               "one process per rank (a file store in a temporary directory) instead of one "
-               "thread per rank"},
-              {"max-ranks", "N", "16; refuse a larger mesh (each rank is a thread or process)"},
-              {"name", "NAME", "gloo-loopback; the profile's name (printable UTF-8)"},
-              {"timeout", "SECONDS", "60; how long a rank waits for its peers"},
-              // A child rank of --processes (harness/run_ranks.h).
-              {"rank", "R", "", /*hidden=*/true},
-              {"store-dir", "DIR", "", /*hidden=*/true},
-              {"job", "NAME", "", /*hidden=*/true},
-          },
+          CalibrateFlags(),
           R"txt(Flags, --name and --out are checked before anything is timed. The profile's
 "fit" section records how it was measured (mesh, sizes, repeats, held-out
 checks). Ranks share this machine's cores, so the numbers describe Gloo on

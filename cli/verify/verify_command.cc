@@ -483,12 +483,10 @@ std::vector<FlagSpec> Flags() {
        "with --kill-rank: the collective call (0-based, default 0) before which the rank "
        "dies; a K past the plan's last collective call is refused. A cross-mesh case's "
        "--kill-rank is a global rank, dying at its crossing (--kill-at 0 only)"},
-      // A child rank of --processes or --store (harness/run_ranks.h).
-      {"rank", "R", "", /*hidden=*/true},
-      {"store-dir", "DIR", "", /*hidden=*/true},
-      {"job", "NAME", "", /*hidden=*/true},
   };
   flags.insert(flags.end(), own.begin(), own.end());
+  const std::vector<FlagSpec> child = ChildRankFlags();  // --processes, --store
+  flags.insert(flags.end(), child.begin(), child.end());
   return flags;
 }
 
