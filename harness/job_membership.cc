@@ -25,6 +25,35 @@ std::string ClaimKey(int64_t rank) { return absl::StrCat("job/claim/", rank); }
 std::string AliveKey(absl::string_view id) { return absl::StrCat("job/alive/", id); }
 std::string DoneKey(absl::string_view id) { return absl::StrCat("job/done/", id); }
 
+// What a host writes under each rank it claims: who it is and its whole
+// range, so that a host whose own claims all succeeded still sees that another
+// host's range overlaps its own (that host stopped at the first rank it lost).
+struct RankClaim {
+  std::string id;
+  int64_t first = 0, last = -1;
+  std::string host_name;
+
+  std::string Encode() const { return absl::StrCat(id, "\n", first, " ", last, "\n", host_name); }
+  static RankClaim Decode(absl::string_view text) {
+    std::vector<std::string> lines = absl::StrSplit(text, absl::MaxSplits('\n', 2));
+    RankClaim c;
+    c.id = lines[0];
+    if (lines.size() < 3) return c;  // not a claim of this version: overlaps nothing
+    std::vector<absl::string_view> range = absl::StrSplit(lines[1], ' ');
+    if (range.size() != 2 || !absl::SimpleAtoi(range[0], &c.first) ||
+        !absl::SimpleAtoi(range[1], &c.last)) {
+      c.first = 0, c.last = -1;
+    }
+    c.host_name = lines[2];
+    return c;
+  }
+  // "host a (ranks 0-4)", as messages name a host.
+  std::string Shown() const {
+    return last < first ? absl::StrCat(host_name, " (no ranks)")
+                        : absl::StrFormat("%s (ranks %d-%d)", host_name, first, last);
+  }
+};
+
 constexpr absl::Duration kPoll = absl::Milliseconds(100);
 
 std::vector<char> Bytes(absl::string_view s) { return std::vector<char>(s.begin(), s.end()); }
@@ -190,23 +219,26 @@ absl::Status JobMembership::Claim(const JobFingerprint& job) {
     return s;
   }
   const int64_t last = std::min(options_.last_rank, options_.num_ranks - 1);
-  const std::string mine = absl::StrCat(
-      id_, "\n", options_.host_name,
-      last < options_.first_rank ? " (no ranks)"
-                                 : absl::StrFormat(" (ranks %d-%d)", options_.first_rank, last));
+  const RankClaim mine{id_, options_.first_rank, last, options_.host_name};
   for (int64_t r = options_.first_rank; r <= last; ++r) {
-    absl::StatusOr<std::vector<char>> owner = store_->SetIfAbsent(ClaimKey(r), Bytes(mine));
+    absl::StatusOr<std::vector<char>> owner =
+        store_->SetIfAbsent(ClaimKey(r), Bytes(mine.Encode()));
     if (!owner.ok()) return StoreFailed(owner.status());
-    if (Text(*owner) == mine) continue;
-    const std::string other = Text(*owner);
-    const absl::Status s = absl::InvalidArgumentError(absl::StrFormat(
-        "rank %d is claimed by two hosts: %s and %s (if the first one's job is over, its keys "
-        "stay in the store: give each run a fresh prefix)",
-        r, other.substr(other.find('\n') + 1), mine.substr(mine.find('\n') + 1)));
-    Abort(s);
-    return s;
+    const RankClaim other = RankClaim::Decode(Text(*owner));
+    if (other.id == id_) continue;
+    return ClaimedTwice(r, other.Shown(), mine.Shown());
   }
   return absl::OkStatus();
+}
+
+absl::Status JobMembership::ClaimedTwice(int64_t rank, absl::string_view first,
+                                         absl::string_view second) {
+  const absl::Status s = absl::InvalidArgumentError(absl::StrFormat(
+      "rank %d is claimed by two hosts: %s and %s (if the first one's job is over, its keys "
+      "stay in the store: give each run a fresh prefix)",
+      rank, first, second));
+  Abort(s);
+  return s;
 }
 
 // Step 4 of Join: every rank claimed, and who the peers are.
@@ -240,11 +272,18 @@ absl::Status JobMembership::AwaitEveryRank() {
     absl::SleepFor(kPoll);
   }
   const absl::Time now = absl::Now();
+  const int64_t last = std::min(options_.last_rank, options_.num_ranks - 1);
+  const RankClaim mine{id_, options_.first_rank, last, options_.host_name};
   for (const std::string& owner : owners) {
-    const size_t newline = owner.find('\n');
-    const std::string id = owner.substr(0, newline);
-    if (id == id_ || peers_.count(id) > 0) continue;
-    peers_[id] = Peer{owner.substr(newline + 1), "", now};
+    const RankClaim other = RankClaim::Decode(owner);
+    if (other.id == id_ || peers_.count(other.id) > 0) continue;
+    // A host that lost a rank to this one stopped claiming there; its range
+    // still says so, and both hosts refuse alike whoever claimed first.
+    const int64_t overlap = std::max(mine.first, other.first);
+    if (overlap <= std::min(mine.last, other.last)) {
+      return ClaimedTwice(overlap, other.Shown(), mine.Shown());
+    }
+    peers_[other.id] = Peer{other.Shown(), "", now};
   }
   return absl::OkStatus();
 }

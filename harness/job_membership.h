@@ -17,7 +17,9 @@
 //   3. each of this host's ranks is claimed; a rank another host claimed is
 //      refused, naming both hosts;
 //   4. it waits, up to `timeout`, until every rank 0..num_ranks-1 is claimed;
-//      the ranks nobody claimed are named.
+//      the ranks nobody claimed are named; a host whose range overlaps this
+//      one's is refused as in 3 (it may have stopped claiming at the rank it
+//      lost, after this host had claimed all of its own).
 // A host that refuses (2, 3, 4) also records why under the job's "abort" key,
 // and every other host's Join or Check returns that reason at its next poll
 // (every 100 ms): a conflict is reported on every side within a second.
@@ -107,6 +109,8 @@ class JobMembership {
   JobMembership(std::shared_ptr<Store> store, const MembershipOptions& options, std::string id);
   absl::Status Claim(const JobFingerprint& job);
   absl::Status AwaitEveryRank();
+  // Refuses (and aborts the job) naming both hosts' ranges.
+  absl::Status ClaimedTwice(int64_t rank, absl::string_view first, absl::string_view second);
   absl::Status ReadAbort();
   absl::Status CheckPeers();
   void Beat();

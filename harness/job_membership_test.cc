@@ -1,8 +1,8 @@
 // Multi-host job membership (harness/job_membership.h) on one
 // in-process store shared by "hosts" that are threads: a different job or a
 // rank claimed twice is refused on both sides within a second, naming the
-// field or the rank; ranks nobody claimed are named after the timeout; a
-// peer that stops beating, or a store that stops answering, fails Check
+// field or the rank (also when the later host got all of its own ranks); ranks nobody claimed are
+// named after the timeout; a peer that stops beating, or a store that stops answering, fails Check
 // within about the timeout; a finished or stopped job's prefix is refused.
 #include "harness/job_membership.h"
 
@@ -105,6 +105,49 @@ TEST(JobMembership, ARankClaimedTwiceIsRefusedOnBothSidesWithinASecondNamingIt) 
   EXPECT_EQ(r.a.code(), absl::StatusCode::kInvalidArgument) << r.a;
   EXPECT_THAT(r.a.message(), HasSubstr("rank 4 is claimed by two hosts"));
   EXPECT_LT(r.a_after_b, absl::Seconds(1));
+}
+
+// A store that holds back one SetIfAbsent of `key` until `release` is set.
+class SlowKeyStore final : public Store {
+ public:
+  SlowKeyStore(std::shared_ptr<Store> inner, std::string key)
+      : inner_(std::move(inner)), key_(std::move(key)) {}
+  absl::Status Set(absl::string_view key, const std::vector<char>& value) override {
+    return inner_->Set(key, value);
+  }
+  absl::StatusOr<std::vector<char>> Get(absl::string_view key, absl::Duration timeout) override {
+    return inner_->Get(key, timeout);
+  }
+  absl::StatusOr<std::vector<char>> SetIfAbsent(absl::string_view key,
+                                                const std::vector<char>& value) override {
+    const absl::Time give_up = absl::Now() + absl::Seconds(3);
+    while (key == key_ && !release && absl::Now() < give_up) absl::SleepFor(absl::Milliseconds(5));
+    return inner_->SetIfAbsent(key, value);
+  }
+  std::atomic<bool> release{false};
+
+ private:
+  std::shared_ptr<Store> inner_;
+  const std::string key_;
+};
+
+// Host A (ranks 0-5) claims 0-3, then host B claims all of 4-7 before A
+// reaches rank 4: every rank is claimed, yet B must not start.
+TEST(JobMembership, AnOverlapIsRefusedOnBothSidesWhenTheLaterHostClaimedAllItsRanks) {
+  std::shared_ptr<Store> shared = NewInProcessStore();
+  auto a_store = std::make_shared<SlowKeyStore>(shared, "job/claim/4");
+  absl::Status a;
+  std::thread host_a(
+      [&] { a = JobMembership::Join(a_store, kJob, Host("host a", 0, 5)).status(); });
+  absl::SleepFor(absl::Milliseconds(200));  // A holds 0-3 and waits at 4
+  const absl::Status b = JobMembership::Join(shared, kJob, Host("host b", 4, 7)).status();
+  a_store->release = true;
+  host_a.join();
+  EXPECT_EQ(b.code(), absl::StatusCode::kInvalidArgument) << b;
+  EXPECT_THAT(b.message(), HasSubstr("rank 4 is claimed by two hosts: host a (ranks 0-5) and "
+                                     "host b (ranks 4-7)"));
+  EXPECT_EQ(a.code(), absl::StatusCode::kInvalidArgument) << a;
+  EXPECT_THAT(a.message(), HasSubstr("claimed by two hosts"));
 }
 
 TEST(JobMembership, TheSameJobOnDisjointRanksJoins) {
