@@ -1,11 +1,13 @@
 #include "base/bounded_input.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "absl/status/status.h"
@@ -14,6 +16,8 @@
 
 namespace reshard {
 namespace {
+
+constexpr int kFifoQuietMs = 1000;
 
 absl::Status FileError(const std::string& path, absl::string_view why) {
   return absl::InvalidArgumentError(absl::StrCat(Abbreviate(path, 200), ": ", why));
@@ -57,7 +61,13 @@ absl::StatusOr<std::string> ReadBoundedFile(const std::string& path, int64_t max
   } else {
     if (!is_stdin && S_ISFIFO(info.st_mode)) {
       // A named FIFO opened non-blocking reads as empty until its writer
-      // comes; open it again, waiting for the writer as a user expects.
+      // comes; open it again, waiting for the writer as a user expects, and
+      // say so when nothing arrives within a second (else a silent hang).
+      pollfd ready = {fd, POLLIN, 0};
+      if (poll(&ready, 1, kFifoQuietMs) == 0) {
+        std::fprintf(stderr, "%s: a named pipe with nothing written yet; waiting for its writer\n",
+                     Abbreviate(path, 200).c_str());
+      }
       close(fd);
       fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
       if (fd < 0) return FileError(path, absl::StrCat("cannot open: ", std::strerror(errno)));

@@ -25,6 +25,8 @@ namespace reshard {
 // most `max_bytes` bytes. InvalidArgument naming the path otherwise: missing
 // or unreadable, another kind of file, or longer than the limit (checked
 // while reading: a growing file or an endless pipe stops at the limit).
+// A named pipe is waited for as `cat` would; when nothing has been written to
+// it within a second, a line on stderr says the tool is waiting for its writer.
 absl::StatusOr<std::string> ReadBoundedFile(const std::string& path, int64_t max_bytes);
 
 // Lines of a stream, each at most `max_bytes` bytes (without its newline).

@@ -1,14 +1,21 @@
 // Bounded input (base/bounded_input.h) and typed limits (planner/steps/plan_limit.h),
 // the repros of issue 19 / 20 at the library level: devices and oversized
-// files are refused before or while reading, long lines are skipped unkept,
+// files are refused before or while reading, a named pipe without a writer is
+// waited for with a word on stderr, long lines are skipped unkept,
 // deep JSON is measured without a parser, a search over its edge budget
 // ends with the limit as a payload, and a profile that would overflow a
 // price is refused naming the field.
 #include "base/bounded_input.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
+#include "absl/time/clock.h"
 #include "formats/profile_json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -26,6 +33,24 @@ using ::testing::HasSubstr;
 TEST(BoundedInputTest, DevicesAreRefusedBeforeReading) {
   const absl::StatusOr<std::string> zero = ReadBoundedFile("/dev/zero", 1 << 20);
   EXPECT_THAT(zero.status().message(), HasSubstr("/dev/zero: not a regular file or a pipe"));
+}
+
+// Issue 44: a FIFO nobody writes to blocked without a word.
+TEST(BoundedInputTest, ANamedPipeWithoutWriterIsWaitedForAndSaidSo) {
+  const std::string path = test_util::WriteTempFile("fifo", "");
+  ASSERT_EQ(unlink(path.c_str()), 0);
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+  testing::internal::CaptureStderr();
+  std::thread writer([&] {
+    absl::SleepFor(absl::Milliseconds(1500));
+    std::ofstream(path) << "{\"x\": 1}";
+  });
+  const absl::StatusOr<std::string> text = ReadBoundedFile(path, 100);
+  writer.join();
+  const std::string said = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(*text, "{\"x\": 1}");
+  EXPECT_THAT(said, HasSubstr(": a named pipe with nothing written yet; waiting for its writer"));
 }
 
 TEST(BoundedInputTest, FilesOverTheLimitAreRefused) {
