@@ -83,7 +83,8 @@ std::vector<Probe> MakeProbes(const DeviceMesh& mesh, const std::vector<int64_t>
 }
 
 absl::StatusOr<std::vector<double>> TimeProbes(Communicator& comm, const std::vector<Probe>& probes,
-                                               int64_t repeat) {
+                                               int64_t repeat,
+                                               const std::function<void(size_t done)>& timed) {
   int64_t elements = 1;
   for (const Probe& p : probes) elements = std::max(elements, p.n * p.count);
   std::vector<float> a(elements, 1.0f), b(elements, 0.0f);
@@ -99,6 +100,7 @@ absl::StatusOr<std::vector<double>> TimeProbes(Communicator& comm, const std::ve
           std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
               .count());
     }
+    if (timed) timed(times.size() / repeat);
   }
   return times;
 }

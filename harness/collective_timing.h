@@ -5,6 +5,7 @@
 #define RESHARD_HARNESS_COLLECTIVE_TIMING_H_
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -36,8 +37,10 @@ std::vector<Probe> MakeProbes(const DeviceMesh& mesh, const std::vector<int64_t>
 // This rank's part: each probe once to warm up, then `repeat` times, each
 // after a barrier over the whole mesh. Microseconds, probe-major
 // (times[p * repeat + r]). Collective: every rank must call it alike.
-absl::StatusOr<std::vector<double>> TimeProbes(Communicator& comm, const std::vector<Probe>& probes,
-                                               int64_t repeat);
+// `timed`, when given, is called after each probe with how many are done.
+absl::StatusOr<std::vector<double>> TimeProbes(
+    Communicator& comm, const std::vector<Probe>& probes, int64_t repeat,
+    const std::function<void(size_t done)>& timed = nullptr);
 
 // Per probe: the median over repeats of the slowest rank's time (a
 // collective is done when its last member is), and its min and max. times_by_rank[rank] as

@@ -4,6 +4,7 @@
 // and the alpha-beta fit, spec §6.2).
 
 #include <algorithm>
+#include <functional>
 #include <iostream>
 #include <set>
 #include <string>
@@ -121,10 +122,23 @@ absl::StatusOr<CalibrateSettings> ParseSettings(const FlagValues& flags) {
   return s;
 }
 
+// Rank 0's progress on stderr, at most once a second (a child process's
+// stderr goes to its log, so only ranks as threads show it).
+std::function<void(size_t)> Progress(int64_t rank, size_t total) {
+  if (rank != 0) return nullptr;
+  return [total, last = absl::Now()](size_t done) mutable {
+    if (absl::Now() - last < absl::Seconds(1) && done < total) return;
+    last = absl::Now();
+    std::cerr << absl::StrFormat("calibrate: %d/%d collectives timed\n", done, total);
+  };
+}
+
 // One rank's part: its times for every probe, as text (one per line).
 RankFunction TimingRank(const CalibrateSettings& s, const std::vector<Probe>& probes) {
   return [&s, &probes](Rank& rank) -> absl::StatusOr<std::string> {
-    RESHARD_ASSIGN_OR_RETURN(std::vector<double> times, TimeProbes(rank.comm, probes, s.repeat));
+    RESHARD_ASSIGN_OR_RETURN(
+        std::vector<double> times,
+        TimeProbes(rank.comm, probes, s.repeat, Progress(rank.comm.rank(), probes.size())));
     std::string out;
     for (double t : times) absl::StrAppend(&out, absl::StrFormat("%.17g\n", t));
     return out;
@@ -175,6 +189,9 @@ CommandResult Calibrate(const CalibrateSettings& s) {
       "reshard calibrate: mesh %s, Gloo on %s, ranks as %s, %d sizes x %d repeats\n\n",
       s.mesh.ToString(), s.gloo.hostname, s.processes ? "processes" : "threads", s.sizes.size(),
       s.repeat);
+  std::cerr << absl::StrFormat("calibrate: timing %d collectives, %d times each, on %d %s\n",
+                               probes.size(), s.repeat, s.mesh.num_ranks(),
+                               s.processes ? "processes" : "threads");
   absl::StatusOr<std::vector<std::vector<double>>> times = Measure(s, probes);
   if (!times.ok()) return Fail(times.status().ToString(), kExitInternal);
   const std::vector<TimedCollective> samples = CombineRanks(probes, *times, s.repeat);

@@ -53,6 +53,16 @@ TEST(CalibrateCommandTest, CalibrateWritesAProfileThatPlanReads) {
     }
     EXPECT_GT(profile["memory_gbps"].get<double>(), 0);
     EXPECT_EQ(profile["fit"]["ranks"], processes ? "processes" : "threads");
+    // Issue 44: minutes of timing used to pass without a word on stderr. Five
+    // kinds at two sizes on each group of more than one rank: 10 on mesh 2,
+    // 30 on 2,2 (mesh dim 0, mesh dim 1, both).
+    EXPECT_TRUE(absl::StrContains(r.err, absl::StrCat("calibrate: timing ", processes ? "10" : "30",
+                                                      " collectives, 3 times each, on ",
+                                                      processes ? "2 processes" : "4 threads")))
+        << r.err;
+    if (!processes) {  // a child process's stderr goes to its log
+      EXPECT_TRUE(absl::StrContains(r.err, "calibrate: 30/30 collectives timed")) << r.err;
+    }
     Result plan = RunReshard({"plan", "--mesh", "2,2", "--shape", "64,64", "--src", "S(0)S(1)",
                               "--dst", "RR", "--cost-model", "alpha-beta", "--profile", out});
     EXPECT_EQ(plan.exit_code, 0) << plan.err;
