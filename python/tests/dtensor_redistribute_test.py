@@ -29,20 +29,19 @@ import json
 import logging
 import os
 import random
-import socket
 import tempfile
 import unittest
 
 try:
     import torch
     import torch.distributed as dist
-    import torch.multiprocessing as mp
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.tensor import DTensor, Partial, Replicate, Shard
     from torch.distributed.tensor._dtensor_spec import DTensorSpec, ShardOrderEntry, TensorMeta
     from torch.distributed.tensor._redistribute import redistribute_local_tensor
     from torch.distributed.tensor.placement_types import _StridedShard
 
+    import gloo_processes
     import reshard.torch as rt
     SKIP = None
 except ImportError as e:  # scripts/test reports the tests as skipped
@@ -54,11 +53,6 @@ OPS = ["sum", "avg", "max", "min", "product"]
 DTYPES = ["float32", "float32", "float64", "bfloat16", "float16", "int64", "int32", "int8"]
 SIZES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 13, 16]
 
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Case:
@@ -207,10 +201,8 @@ def _check(case, mesh, full, src, mode, ref, stats):
     return [f"{case} {mode}: {p}" for p in problems]
 
 
-def _worker(rank, world, port, out_dir):
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+def _worker(rank, world, out_dir):
     logging.getLogger("torch.distributed.tensor._redistribute").setLevel(logging.ERROR)
-    dist.init_process_group("gloo", rank=rank, world_size=world)
     meshes = {shape: init_device_mesh("cpu", shape) for shape in MESHES[world]}
     rng = random.Random(4100 + world)
     failures, stats = [], {"bitwise": 0, "partial": 0, "partial_vs_torch": 0, "strided_src": 0,
@@ -232,7 +224,6 @@ def _worker(rank, world, port, out_dir):
             failures.append(f"{case}: {type(e).__name__}: {e}")
     with open(os.path.join(out_dir, f"{rank}.json"), "w") as f:
         json.dump({"failures": failures, "stats": stats}, f)
-    dist.destroy_process_group()
 
 
 def _count(case, mesh, src, stats):
@@ -253,7 +244,7 @@ def _count(case, mesh, src, stats):
 
 def _run(world):
     with tempfile.TemporaryDirectory() as out_dir:
-        mp.spawn(_worker, args=(world, _free_port(), out_dir), nprocs=world, join=True)
+        gloo_processes.run(_worker, world, world, out_dir)
         results = []
         for rank in range(world):
             with open(os.path.join(out_dir, f"{rank}.json")) as f:

@@ -13,17 +13,15 @@
 import json
 import logging
 import os
-import socket
 import tempfile
 import unittest
 
 try:
     import torch
-    import torch.distributed as dist
-    import torch.multiprocessing as mp
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.tensor import DTensor, Partial, Replicate, Shard, distribute_tensor
 
+    import gloo_processes
     import reshard.torch as rt
     SKIP = None
 except ImportError as e:  # scripts/test reports the tests as skipped
@@ -132,10 +130,8 @@ CHECKS = [_empty_groups_skip_their_collective, _dtypes, _zero_size, _mismatched_
           _refusals]
 
 
-def _worker(rank, port, out_dir):
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+def _worker(rank, out_dir):
     logging.getLogger("torch.distributed.tensor._redistribute").setLevel(logging.ERROR)
-    dist.init_process_group("gloo", rank=rank, world_size=WORLD)
     meshes = {(2, 2): init_device_mesh("cpu", (2, 2)), (4,): init_device_mesh("cpu", (4,))}
     results = {}
     for check in CHECKS:
@@ -146,18 +142,14 @@ def _worker(rank, port, out_dir):
             results[check.__name__] = f"rank {rank}: {type(e).__name__}: {e}"
     with open(os.path.join(out_dir, f"{rank}.json"), "w") as f:
         json.dump(results, f)
-    dist.destroy_process_group()
 
 
 @unittest.skipIf(SKIP, SKIP)
 class RanksNeitherDieNorHang(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
         with tempfile.TemporaryDirectory() as out_dir:
-            mp.spawn(_worker, args=(port, out_dir), nprocs=WORLD, join=True)
+            gloo_processes.run(_worker, WORLD, out_dir)
             cls.results = []
             for rank in range(WORLD):
                 with open(os.path.join(out_dir, f"{rank}.json")) as f:

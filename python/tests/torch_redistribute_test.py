@@ -11,7 +11,6 @@ plans bring group steps and permutes, pytorch plans the single-dim steps.
 
 import os
 import re
-import socket
 import sys
 import tempfile
 import unittest
@@ -21,6 +20,7 @@ try:
     import torch.distributed as dist
     import torch.multiprocessing as mp
     import reshard.torch
+    import gloo_processes
     SKIP = None
 except ImportError as e:  # scripts/test reports the tests as skipped
     torch, SKIP = None, str(e)
@@ -75,16 +75,8 @@ GROUP_STEPS = [
 ]
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
-
-def _worker(rank, port, results):
-    os.environ["MASTER_ADDR"] = "127.0.0.1"
-    os.environ["MASTER_PORT"] = str(port)
-    dist.init_process_group("gloo", rank=rank, world_size=WORLD)
+def _worker(rank, results):
     import reshard.torch as rt
 
     failures, collectives = [], set()
@@ -118,7 +110,6 @@ def _worker(rank, port, results):
             failures.append(f"group step {i} {before}->{after}: rank {rank} got {out.tolist()}"
                             f", want {want.tolist()}")
     results[rank] = (failures, sorted(collectives))
-    dist.destroy_process_group()
 
 
 def _reduced(out, mesh, dst, rank):
@@ -164,7 +155,7 @@ class RedistributeOnFourGlooProcesses(unittest.TestCase):
     def setUpClass(cls):
         manager = mp.Manager()
         results = manager.dict()
-        mp.spawn(_worker, args=(_free_port(), results), nprocs=WORLD, join=True)
+        gloo_processes.run(_worker, WORLD, results)
         cls.results = dict(results)
 
     def test_every_rank_gets_the_destination_block_of_the_full_tensor(self):
