@@ -1,6 +1,8 @@
 #include "cli/command_runner.h"
 
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -67,6 +69,17 @@ int Dispatch(const std::vector<Command>& commands, const std::string& name,
   return kExitBadInput;
 }
 
+// Why stdout failed: errno when the failing write was this flush's, else
+// (an earlier write failed and the stream remembers only that) what stdout is.
+std::string StdoutFailure(int error) {
+  if (error != 0) return std::strerror(error);
+  struct stat info;
+  if (fstat(STDOUT_FILENO, &info) == 0 && (S_ISFIFO(info.st_mode) || S_ISSOCK(info.st_mode))) {
+    return "the pipe's reader closed it";
+  }
+  return "a write failed";
+}
+
 // Output that could not be written (a full disk, a closed pipe, /dev/full)
 // must not pass for success: flush everything and fail if any write failed.
 int FlushOutput(int code) {
@@ -74,9 +87,7 @@ int FlushOutput(int code) {
   std::cout.flush();
   const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout;
   if (!failed) return code;
-  const int error = errno;
-  std::cerr << "reshard: cannot write the output to stdout"
-            << (error != 0 ? absl::StrCat(": ", std::strerror(error)) : std::string()) << "\n";
+  std::cerr << "reshard: cannot write the output to stdout: " << StdoutFailure(errno) << "\n";
   return code == kExitOk ? kExitInternal : code;
 }
 
