@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "planner/costs/measured_table.h"
 
 namespace reshard {
 namespace {
@@ -15,14 +16,14 @@ struct Row {
 };
 
 Row RowOf(const TimedCollective& s) {
-  const AlphaBetaTerms t = CommunicationTerms(s.kind, static_cast<double>(s.n), s.bytes);
+  const AlphaBetaTerms t = MeasuredTerms(s.kind, static_cast<double>(s.n), s.bytes);
   return {t.hops / s.time_us, t.link_bytes / s.time_us};
 }
 
 }  // namespace
 
 double ModeledTimeUs(const TimedCollective& sample, const LinkProfile& link) {
-  return TimeOnLinkUs(CommunicationTerms(sample.kind, static_cast<double>(sample.n), sample.bytes),
+  return TimeOnLinkUs(MeasuredTerms(sample.kind, static_cast<double>(sample.n), sample.bytes),
                       link);
 }
 

@@ -6,7 +6,8 @@
 //   double error = RmsRelativeError(samples, *link);
 //
 // The model is linear in (alpha, 1/beta): time = hops * alpha + link_bytes /
-// beta, with hops and link_bytes from CommunicationTerms (spec §6.2). The fit
+// beta, with hops and link_bytes from MeasuredTerms (spec §6.2;
+// planner/costs/measured_table.h). The fit
 // is least squares on the *relative* error, each sample weighted by
 // 1/time, so that 4 KiB messages (latency-bound, tens of microseconds) count
 // as much as 4 MiB ones (bandwidth-bound, milliseconds).

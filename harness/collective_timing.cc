@@ -11,7 +11,8 @@ namespace reshard {
 namespace {
 
 constexpr StepKind kTimedKinds[] = {StepKind::kAllGather, StepKind::kReduceScatter,
-                                    StepKind::kAllReduce, StepKind::kAllToAll, StepKind::kPermute};
+                                    StepKind::kAllReduce, StepKind::kAllToAll,
+                                    StepKind::kPermute,   StepKind::kExchange};
 
 // Every set of mesh dims whose dims all have more than one rank: single
 // dims first, then larger sets, each in ascending bit order.
@@ -40,7 +41,28 @@ absl::Status Shift(Communicator& comm, const Probe& p, std::vector<float>& a,
   return comm.AllToAllV(p.group, a.data(), send, b.data(), recv, DType::kF32);
 }
 
-absl::Status Run(Communicator& comm, const Probe& p, std::vector<float>& a, std::vector<float>& b) {
+// The exchange that gathers (S -> R as one step, issue 43): every member
+// sends its block to each other member, as the executor runs it
+// (collectives/permute_step.cc): pack a copy per peer, one AllToAllV, then
+// the received blocks and its own copied into the target. On a few cores the
+// copies of every rank contend, which is why this is timed, not derived.
+absl::Status GatherExchange(Communicator& comm, const Probe& p, std::vector<float>& a,
+                            std::vector<float>& b, std::vector<float>& target) {
+  const int64_t me = comm.mesh().IndexInGroup(p.group, comm.rank());
+  const size_t block = static_cast<size_t>(p.count) * sizeof(float);
+  std::vector<int64_t> counts(p.n, p.count);
+  counts[me] = 0;
+  for (int64_t j = 0; j + 1 < p.n; ++j) std::memcpy(a.data() + j * p.count, target.data(), block);
+  RESHARD_RETURN_IF_ERROR(comm.AllToAllV(p.group, a.data(), counts, b.data(), counts, DType::kF32));
+  std::memmove(target.data() + me * p.count, target.data(), block);
+  for (int64_t j = 0, k = 0; j < p.n; ++j) {
+    if (j != me) std::memcpy(target.data() + j * p.count, b.data() + (k++) * p.count, block);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Run(Communicator& comm, const Probe& p, std::vector<float>& a, std::vector<float>& b,
+                 std::vector<float>& c) {
   switch (p.kind) {
     case StepKind::kAllGather:
       return comm.AllGather(p.group, a.data(), b.data(), p.count, DType::kF32);
@@ -52,6 +74,8 @@ absl::Status Run(Communicator& comm, const Probe& p, std::vector<float>& a, std:
       return comm.AllToAll(p.group, a.data(), b.data(), p.count, DType::kF32);
     case StepKind::kPermute:
       return Shift(comm, p, a, b);
+    case StepKind::kExchange:
+      return GatherExchange(comm, p, a, b, c);
     default:
       return absl::InternalError("calibrate: not a timed collective");
   }
@@ -71,8 +95,11 @@ std::vector<Probe> MakeProbes(const DeviceMesh& mesh, const std::vector<int64_t>
     const int64_t n = mesh.GroupSize(group);
     for (StepKind kind : kTimedKinds) {
       // §6.2's bytes are n chunks of `count` but for all_reduce and permute
-      // (one local block).
-      const int64_t chunks = kind == StepKind::kAllReduce || kind == StepKind::kPermute ? 1 : n;
+      // (one local block) and the gather exchange (its n - 1 sent blocks, the
+      // busiest member's bytes as an exchange is priced: ExchangeUs).
+      const int64_t chunks = kind == StepKind::kAllReduce || kind == StepKind::kPermute ? 1
+                             : kind == StepKind::kExchange                              ? n - 1
+                                                                                        : n;
       for (int64_t size : sizes) {
         const int64_t count = std::max<int64_t>(1, size / 4 / chunks);
         probes.push_back({kind, group, n, count, static_cast<double>(count * 4 * chunks)});
@@ -87,15 +114,15 @@ absl::StatusOr<std::vector<double>> TimeProbes(Communicator& comm, const std::ve
                                                const std::function<void(size_t done)>& timed) {
   int64_t elements = 1;
   for (const Probe& p : probes) elements = std::max(elements, p.n * p.count);
-  std::vector<float> a(elements, 1.0f), b(elements, 0.0f);
+  std::vector<float> a(elements, 1.0f), b(elements, 0.0f), c(elements, 2.0f);
   std::vector<double> times;
   times.reserve(probes.size() * repeat);
   for (const Probe& p : probes) {
-    RESHARD_RETURN_IF_ERROR(Run(comm, p, a, b));  // warm-up (and connects a new group)
+    RESHARD_RETURN_IF_ERROR(Run(comm, p, a, b, c));  // warm-up (and connects a new group)
     for (int64_t r = 0; r < repeat; ++r) {
       RESHARD_RETURN_IF_ERROR(MeshBarrier(comm));
       const auto start = std::chrono::steady_clock::now();
-      RESHARD_RETURN_IF_ERROR(Run(comm, p, a, b));
+      RESHARD_RETURN_IF_ERROR(Run(comm, p, a, b, c));
       times.push_back(
           std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
               .count());

@@ -27,8 +27,10 @@ struct Probe {
   double bytes = 0;
 };
 
-// all_gather, reduce_scatter, all_reduce, all_to_all and the permute
-// exchange (AllToAllV, each member's block to the next member) on each group
+// all_gather, reduce_scatter, all_reduce, all_to_all, the permute exchange
+// (AllToAllV, each member's block to the next member) and the gather exchange
+// (each member's block to every other member, packed and placed as the
+// executor does; bytes: the n - 1 blocks a member sends) on each group
 // of more than one rank (groups with a size-1 mesh dim repeat a smaller one and
 // are left out) at each size in `sizes` (§6.2 bytes, rounded down to whole
 // elements per member, at least one).

@@ -23,8 +23,8 @@ TEST(MeasuredTablesTest, GroupsOfOneSizeShareATableWithTheMedianAndWidestSpread)
     samples.push_back({p.kind, p.n, p.bytes, us, us / 2, us * 3});
   }
   const std::vector<MeasuredTable> tables = BuildTables(probes, samples, LinkProfile{1, 1});
-  // 5 kinds x group sizes 2 and 4.
-  ASSERT_EQ(tables.size(), 10u);
+  // 6 kinds x group sizes 2 and 4.
+  ASSERT_EQ(tables.size(), 12u);
   const MeasuredTable& gather2 = tables[0];
   EXPECT_EQ(gather2.kind, StepKind::kAllGather);
   EXPECT_EQ(gather2.n, 2);

@@ -232,8 +232,9 @@ CommandResult RunCalibrate(const FlagValues& flags, const std::vector<std::strin
 // reshard calibrate --help before FLAGS.
 constexpr char kAbout[] = R"txt(reshard calibrate: measure this machine's cost profile (version 2).
 
-Times all_gather, reduce_scatter, all_reduce, all_to_all and the permute
-exchange (AllToAllV, each member's block to the next) on the Gloo backend
+Times all_gather, reduce_scatter, all_reduce, all_to_all, the permute
+exchange (AllToAllV, each member's block to the next) and the gather
+exchange (each member's block to every other) on the Gloo backend
 (TCP on loopback) for each mesh dim and each group of several mesh dims of
 --mesh, at each of --sizes; per size takes the median, min and max over
 --repeat runs (each the slowest rank's time). Writes a profile whose

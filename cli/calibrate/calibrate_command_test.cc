@@ -53,15 +53,15 @@ TEST(CalibrateCommandTest, CalibrateWritesAProfileThatPlanReads) {
     }
     EXPECT_GT(profile["memory_gbps"].get<double>(), 0);
     EXPECT_EQ(profile["fit"]["ranks"], processes ? "processes" : "threads");
-    // Issue 44: minutes of timing used to pass without a word on stderr. Five
-    // kinds at two sizes on each group of more than one rank: 10 on mesh 2,
-    // 30 on 2,2 (mesh dim 0, mesh dim 1, both).
-    EXPECT_TRUE(absl::StrContains(r.err, absl::StrCat("calibrate: timing ", processes ? "10" : "30",
+    // Issue 44: minutes of timing used to pass without a word on stderr. Six
+    // kinds at two sizes on each group of more than one rank: 12 on mesh 2,
+    // 36 on 2,2 (mesh dim 0, mesh dim 1, both).
+    EXPECT_TRUE(absl::StrContains(r.err, absl::StrCat("calibrate: timing ", processes ? "12" : "36",
                                                       " collectives, 3 times each, on ",
                                                       processes ? "2 processes" : "4 threads")))
         << r.err;
     if (!processes) {  // a child process's stderr goes to its log
-      EXPECT_TRUE(absl::StrContains(r.err, "calibrate: 30/30 collectives timed")) << r.err;
+      EXPECT_TRUE(absl::StrContains(r.err, "calibrate: 36/36 collectives timed")) << r.err;
     }
     Result plan = RunReshard({"plan", "--mesh", "2,2", "--shape", "64,64", "--src", "S(0)S(1)",
                               "--dst", "RR", "--cost-model", "alpha-beta", "--profile", out});
@@ -155,7 +155,8 @@ TEST(CalibrateCommandTest, VersionTwoProfileHasEveryTableAndBothModelsReadIt) {
     kinds.insert({t["kind"].get<std::string>(), t["n"].get<int>()});
     EXPECT_EQ(t["samples"].size(), 3u) << t;
   }
-  for (const char* k : {"all_gather", "reduce_scatter", "all_reduce", "all_to_all", "permute"}) {
+  for (const char* k :
+       {"all_gather", "reduce_scatter", "all_reduce", "all_to_all", "permute", "exchange"}) {
     for (int n : {2, 4}) want.insert({k, n});
   }
   EXPECT_EQ(kinds, want);

@@ -190,7 +190,15 @@ double MeasuredPrices::PriceUs(StepKind kind, int64_t n, double bytes,
 double MeasuredPrices::ExchangeUs(int64_t n, int64_t messages, double bytes,
                                   const LinkProfile& link) const {
   if (messages <= 1) return PriceUs(StepKind::kPermute, n, bytes, link);
-  // An all_to_all on M + 1 ranks sends M / (M + 1) of its input block, M messages.
+  // The gather exchange on M + 1 ranks sends M messages, its tables measured
+  // (calibrate, profiles since issue 43) for M + 1 within their group sizes.
+  const std::vector<MeasuredTable>& exchanges = by_kind_[static_cast<int>(StepKind::kExchange)];
+  if (!exchanges.empty() && exchanges.front().n <= messages + 1 &&
+      messages + 1 <= exchanges.back().n) {
+    return PriceUs(StepKind::kExchange, messages + 1, bytes, link);
+  }
+  // Else as the all_to_all on M + 1 ranks, which sends M / (M + 1) of its
+  // input block in M messages.
   const double m = static_cast<double>(messages);
   return PriceUs(StepKind::kAllToAll, messages + 1, bytes * (m + 1) / m, link);
 }

@@ -132,6 +132,27 @@ TEST(MeasuredPricesTest, AnExchangeOfMMessagesIsTheAllToAllOnMPlusOneRanks) {
   EXPECT_EQ(prices.ExchangeUs(4, 3, 49152, {}), 4000);
 }
 
+// Issue 43: with the gather exchange measured (tables of kind exchange on 2
+// and 4 ranks, bytes = the n - 1 blocks a member sends), M messages are priced
+// by those tables on M + 1 ranks; outside their sizes, by the all_to_all rule.
+TEST(MeasuredPricesTest, AnExchangeOfMMessagesUsesTheMeasuredExchangeTablesWhereTheyReach) {
+  MeasuredProfile p = ExchangeProfile();
+  MeasuredTable two = TableOf(StepKind::kExchange, 2), four = TableOf(StepKind::kExchange, 4);
+  for (MeasuredSample& s : two.samples) s.us *= 3;
+  for (MeasuredSample& s : four.samples) s.us *= 5;
+  p.tables.push_back(two);
+  p.tables.push_back(four);
+  const MeasuredPrices prices(p);
+  EXPECT_EQ(prices.ExchangeUs(8, 3, 65536, {}), 20000);  // four's 64 KiB sample: 4000 x 5
+  EXPECT_EQ(prices.ExchangeUs(4, 1, 65536, {}), 40000);  // one message: still the permute
+  // 2 messages: 3 ranks, log-log between two (12000 at 64 KiB) and four (20000).
+  EXPECT_NEAR(prices.ExchangeUs(8, 2, 65536, {}),
+              12000 * std::pow(20000.0 / 12000, std::log(1.5) / std::log(2.0)), 1e-6);
+  // 7 messages: 8 ranks, beyond the exchange tables: the all_to_all rule as before.
+  EXPECT_EQ(prices.ExchangeUs(8, 7, 65536, {}),
+            MeasuredPrices(ExchangeProfile()).ExchangeUs(8, 7, 65536, {}));
+}
+
 // S(0) -> R on a 1-D mesh of 4 as one exchange: every member receives the 3
 // other 32 x 32 f32 blocks (4 KiB each) in 3 messages, 12 KiB: the all_to_all
 // on 4 ranks of a 16 KiB block, 2000 us (halfway in log-log between 4 KiB and

@@ -16,10 +16,15 @@ absl::Status Positive(const std::string& field, double value, bool zero_ok = fal
 
 // §6.2's formula with the table's fit: what extrapolation adds beyond the range.
 double FormulaUs(const MeasuredTable& t, double bytes) {
-  return TimeOnLinkUs(CommunicationTerms(t.kind, static_cast<double>(t.n), bytes), t.fit);
+  return TimeOnLinkUs(MeasuredTerms(t.kind, static_cast<double>(t.n), bytes), t.fit);
 }
 
 }  // namespace
+
+AlphaBetaTerms MeasuredTerms(StepKind kind, double n, double bytes) {
+  if (kind == StepKind::kExchange) return n <= 1 ? AlphaBetaTerms{} : AlphaBetaTerms{n - 1, bytes};
+  return CommunicationTerms(kind, n, bytes);
+}
 
 absl::Status ValidateMeasuredTable(const MeasuredTable& t, const std::string& prefix) {
   if (!IsCommunicating(t.kind)) {

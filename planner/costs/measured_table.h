@@ -24,6 +24,12 @@
 
 namespace reshard {
 
+// Spec §6.2's terms for a table's samples: CommunicationTerms, except that an
+// exchange table holds the gather exchange (every member sends its block to
+// the n - 1 others: n - 1 messages of `bytes` / (n - 1)), priced as
+// alpha-beta prices an exchange by its routes (one hop per message).
+AlphaBetaTerms MeasuredTerms(StepKind kind, double n, double bytes);
+
 // One measured size: `bytes` as spec §6.2 counts them for the kind, `us` the
 // median over repeats of the slowest rank's time; min_us and max_us the
 // spread over repeats (reported, not used to price).
