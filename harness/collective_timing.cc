@@ -93,14 +93,16 @@ std::vector<Probe> MakeProbes(const DeviceMesh& mesh, const std::vector<int64_t>
   std::vector<Probe> probes;
   for (MeshDimSet group : Groups(mesh)) {
     const int64_t n = mesh.GroupSize(group);
-    for (StepKind kind : kTimedKinds) {
-      // §6.2's bytes are n chunks of `count` but for all_reduce and permute
-      // (one local block) and the gather exchange (its n - 1 sent blocks, the
-      // busiest member's bytes as an exchange is priced: ExchangeUs).
-      const int64_t chunks = kind == StepKind::kAllReduce || kind == StepKind::kPermute ? 1
-                             : kind == StepKind::kExchange                              ? n - 1
-                                                                                        : n;
-      for (int64_t size : sizes) {
+    // Every kind at one size before the next size: kinds that compete for a
+    // step are timed seconds apart, not minutes, so load drift shifts them alike.
+    for (int64_t size : sizes) {
+      for (StepKind kind : kTimedKinds) {
+        // §6.2's bytes are n chunks of `count` but for all_reduce and permute
+        // (one local block) and the gather exchange (its n - 1 sent blocks, the
+        // busiest member's bytes as an exchange is priced: ExchangeUs).
+        const int64_t chunks = kind == StepKind::kAllReduce || kind == StepKind::kPermute ? 1
+                               : kind == StepKind::kExchange                              ? n - 1
+                                                                                          : n;
         const int64_t count = std::max<int64_t>(1, size / 4 / chunks);
         probes.push_back({kind, group, n, count, static_cast<double>(count * 4 * chunks)});
       }

@@ -33,7 +33,8 @@ struct Probe {
 // executor does; bytes: the n - 1 blocks a member sends) on each group
 // of more than one rank (groups with a size-1 mesh dim repeat a smaller one and
 // are left out) at each size in `sizes` (§6.2 bytes, rounded down to whole
-// elements per member, at least one).
+// elements per member, at least one); per group, every kind at one size
+// before the next size.
 std::vector<Probe> MakeProbes(const DeviceMesh& mesh, const std::vector<int64_t>& sizes);
 
 // This rank's part: each probe once to warm up, then `repeat` times, each
