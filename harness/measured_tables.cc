@@ -67,17 +67,4 @@ std::vector<MeasuredTable> BuildTables(const std::vector<Probe>& probes,
   return tables;
 }
 
-std::vector<HeldOut> HeldOutPredictions(const MeasuredTable& table) {
-  std::vector<HeldOut> out;
-  const size_t k = table.samples.size();
-  if (k < 3) return out;
-  for (size_t i = 0; i < k; ++i) {
-    MeasuredTable without = table;
-    without.samples.erase(without.samples.begin() + i);
-    const MeasuredSample& s = table.samples[i];
-    out.push_back({s.bytes, s.us, InterpolateUs(without, s.bytes), i == 0 || i + 1 == k});
-  }
-  return out;
-}
-
 }  // namespace reshard

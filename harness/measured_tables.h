@@ -2,7 +2,7 @@
 // §6.3), and how well the tables predict sizes they were not given.
 //
 //   std::vector<MeasuredTable> tables = BuildTables(probes, samples, machine_link);
-//   for (const HeldOut& h : HeldOutPredictions(tables[0])) ...
+//   for (const HeldOut& h : HeldOutPredictions(tables[0])) ...   // measured_table.h
 //
 // One table per collective kind and group size: groups of one size (mesh 2,2
 // has two groups of 2) are merged, per size the median of their medians and
@@ -26,17 +26,6 @@ namespace reshard {
 std::vector<MeasuredTable> BuildTables(const std::vector<Probe>& probes,
                                        const std::vector<TimedCollective>& samples,
                                        const LinkProfile& machine);
-
-// Each sample predicted by the table without it: between the others
-// (interpolated) or beyond them (`extrapolated`, the ends).
-struct HeldOut {
-  double bytes = 0;
-  double measured_us = 0;
-  double predicted_us = 0;
-  bool extrapolated = false;
-};
-// Empty for a table of fewer than 3 samples.
-std::vector<HeldOut> HeldOutPredictions(const MeasuredTable& table);
 
 }  // namespace reshard
 

@@ -1,6 +1,5 @@
 // Calibrate's samples as measured tables (harness/measured_tables.h): one table
-// per kind and group size, groups of one size merged by the median, and each
-// size predicted with its sample held out.
+// per kind and group size, groups of one size merged by the median.
 #include "harness/measured_tables.h"
 
 #include <cmath>
@@ -35,25 +34,6 @@ TEST(MeasuredTablesTest, GroupsOfOneSizeShareATableWithTheMedianAndWidestSpread)
   EXPECT_EQ(gather2.samples[0].min_us, 50);
   EXPECT_EQ(gather2.samples[0].max_us, 600);
   EXPECT_EQ(gather2.samples[1].us, 600);
-}
-
-TEST(MeasuredTablesTest, HeldOutSizesArePredictedWithoutTheirSample) {
-  MeasuredTable t;
-  t.kind = StepKind::kAllToAll;
-  t.n = 4;
-  t.fit = {10, 1};
-  t.samples = {{1000, 100, 100, 100}, {10000, 300, 300, 300}, {100000, 900, 900, 900}};
-  const std::vector<HeldOut> held = HeldOutPredictions(t);
-  ASSERT_EQ(held.size(), 3u);
-  EXPECT_TRUE(held[0].extrapolated);
-  EXPECT_FALSE(held[1].extrapolated);
-  EXPECT_TRUE(held[2].extrapolated);
-  // The middle, from 100 at 1e3 and 900 at 1e5: their geometric mean, 300.
-  EXPECT_NEAR(held[1].predicted_us, 300, 1e-9);
-  EXPECT_EQ(held[1].measured_us, 300);
-  // The largest, from 300 at 1e4 plus all_to_all's (n-1)/n of 9e4 more bytes
-  // at 1000 bytes/us (spec 6.2, the table's fit).
-  EXPECT_NEAR(held[2].predicted_us, 300 + 0.75 * 90000 / 1000, 1e-9);
 }
 
 }  // namespace

@@ -143,6 +143,29 @@ std::string StoppedNote(SearchLimit stopped, const PlanOptions& options) {
                       "pytorch mode's cost); raise the limit for the optimum");
 }
 
+// Spec §5.2 item 10: where the model cannot tell the native optimum from
+// pytorch mode's plan (the latter's price, by the native model, within the
+// model's tie resolution of the former's), pytorch mode's plan, unless the
+// native plan needs less memory. Only where pytorch mode plans greedily (a
+// few microseconds; its graph search costs as much as the native one).
+Plan PreferPyTorchWithinResolution(Plan native, const DistSpec& src, const DistSpec& dst,
+                                   const BoundCostModel& model, const PlanOptions& options,
+                                   const std::vector<int64_t>& coord) {
+  const double resolution = options.cost_model->tie_resolution();
+  if (!(resolution > 0) || NeedsGraph(src, dst) || !native.not_optimal.empty()) return native;
+  PlanOptions greedy = options;
+  greedy.algorithm = Algorithm::kAuto;
+  absl::StatusOr<Plan> pytorch = PyTorchPlan(src, dst, model, greedy, coord);
+  if (!pytorch.ok() || !(pytorch->cost <= native.cost * (1 + resolution))) return native;
+  const auto peak = [&](const Plan& p) {
+    return PlanPeakBytes(p, src.mesh(), src.global_shape(), src.dtype(), model.memory_backend());
+  };
+  const int64_t pytorch_peak = peak(*pytorch);
+  if (peak(native) < pytorch_peak || pytorch_peak > options.max_memory) return native;
+  pytorch->mode = PlanMode::kNative;
+  return *std::move(pytorch);
+}
+
 // Spec §5.2: the cheapest plan on the native graph, under the memory limit.
 absl::StatusOr<Plan> NativePlan(const DistSpec& src, const DistSpec& dst,
                                 const BoundCostModel& model, const PlanOptions& options,
@@ -174,7 +197,7 @@ absl::StatusOr<Plan> NativePlan(const DistSpec& src, const DistSpec& dst,
   Plan plan = PlanOf(*std::move(path), src, coord);
   plan.mode = PlanMode::kNative;
   plan.not_optimal = StoppedNote(stopped, options);
-  return plan;
+  return PreferPyTorchWithinResolution(std::move(plan), src, dst, model, options, coord);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "planner/costs/cost_model.h"
@@ -64,6 +65,31 @@ absl::StatusOr<Plan> PlanNative(const DeviceMesh& mesh, absl::string_view src,
                                 absl::string_view dst, std::vector<int64_t> shape,
                                 PlanOptions options = Native()) {
   return PlanRedistribution(Spec(mesh, src, shape), Spec(mesh, dst, shape), options);
+}
+
+// The fewest-collectives model, unable to tell prices apart within
+// `resolution` (CostModel::tie_resolution; the measured model's is its
+// tables' held-out error).
+class BlurredCountModel : public CostModel {
+ public:
+  explicit BlurredCountModel(double resolution)
+      : CostModel(absl::StrCat("test-blurred-count resolution=", resolution)),
+        resolution_(resolution) {}
+  bool prices_native_steps() const override { return true; }
+  double tie_resolution() const override { return resolution_; }
+  std::unique_ptr<const BoundCostModel> Bind(const CostProblem& problem) const override {
+    return counts_.Bind(problem);
+  }
+
+ private:
+  test_util::CollectiveCountCostModel counts_;
+  double resolution_;
+};
+
+PlanOptions Blurred(double resolution) {
+  PlanOptions options{PlanMode::kNative};
+  options.cost_model = std::make_shared<const BlurredCountModel>(resolution);
+  return options;
 }
 
 // --- Native plans (spec §4.2, §5.2) ------------------------------------------
@@ -133,6 +159,36 @@ TEST(NativePlanTest, ScatteringTwoPartialsIsOneGroupReduceScatter) {
 // in which every rank receives its 2 MiB block from one holder (or keeps it).
 // The default model prices it at one message of 2 MiB; any collective
 // sequence takes at least two steps on the same bytes.
+// Spec §5.2 item 10. P(sum)P(sum) -> RR on 2x2: native's one group
+// all_reduce (1 collective) against pytorch mode's two all_reduces (2), the
+// same peak (an all_reduce works in place). A model that resolves prices to
+// 100% cannot tell 2 from 1: native mode keeps pytorch mode's plan; to 50%
+// it can, and the group step wins.
+TEST(NativePlanTest, WithinTheModelsResolutionPyTorchModesPlanIsKept) {
+  absl::StatusOr<Plan> blurred =
+      PlanNative(Mesh({2, 2}), "P(sum)P(sum)", "RR", {64, 64}, Blurred(1.0));
+  ASSERT_TRUE(blurred.ok()) << blurred.status();
+  EXPECT_EQ(blurred->mode, PlanMode::kNative);
+  ASSERT_EQ(blurred->steps.size(), 2u) << blurred->Trace();
+  EXPECT_EQ(blurred->cost, 2);
+  for (const auto& s : blurred->steps) EXPECT_EQ(s.step.kind, StepKind::kAllReduce);
+  absl::StatusOr<Plan> sharp =
+      PlanNative(Mesh({2, 2}), "P(sum)P(sum)", "RR", {64, 64}, Blurred(0.5));
+  ASSERT_TRUE(sharp.ok()) << sharp.status();
+  ASSERT_EQ(sharp->steps.size(), 1u) << sharp->Trace();
+  EXPECT_EQ(sharp->steps[0].step.group, MeshDimSet::Of({0, 1}));
+}
+
+// ... unless the native plan needs less memory: S(0)S(0) -> RR on 2x2, one
+// group all_gather (peak: a quarter block in, the whole tensor out) against
+// two all_gathers (the second holds half in and the whole out).
+TEST(NativePlanTest, WithinTheResolutionTheSmallerPeakWins) {
+  absl::StatusOr<Plan> plan = PlanNative(Mesh({2, 2}), "S(0)S(0)", "RR", {64, 64}, Blurred(1.0));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->steps.size(), 1u) << plan->Trace();
+  EXPECT_EQ(plan->steps[0].step.group, MeshDimSet::Of({0, 1}));
+}
+
 TEST(NativePlanTest, SwappingMeshDimRolesIsOneExchange) {
   absl::StatusOr<Plan> plan =
       PlanNative(Mesh({2, 2, 2}), "S(0)S(1)R", "RS(0)S(1)", {512, 512, 8}, AlphaBeta());

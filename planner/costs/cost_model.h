@@ -151,6 +151,12 @@ class CostModel {
   // mode.
   virtual bool prices_native_steps() const { return false; }
 
+  // How far apart, relatively, two prices must be for the model to tell them
+  // apart: 0 for formulas (exact), the measured model's held-out error for
+  // tables of timings. Native mode keeps pytorch mode's plan over a cheaper
+  // one within it unless the cheaper one needs less memory (spec §5.2 item 10).
+  virtual double tie_resolution() const { return 0; }
+
   // The price of one exchange among the global ranks `ranks` (ascending,
   // distinct; rank r on host r / devices_per_host) whose busiest member
   // sends or receives `load` (elements of `itemsize` bytes): a cross-mesh

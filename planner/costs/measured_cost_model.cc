@@ -108,13 +108,30 @@ class MeasuredCosts : public BoundCostModel {
   LinkProfile link_[kMaxMeshDims] = {};
 };
 
+// The median over every table of |predicted / measured - 1| for each sample
+// between two others, predicted without it (HeldOutPredictions): how well
+// the tables price a size they did not measure. Capped at 50%.
+double HeldOutError(const MeasuredProfile& profile) {
+  std::vector<double> errors;
+  for (const MeasuredTable& t : profile.tables) {
+    for (const HeldOut& h : HeldOutPredictions(t)) {
+      if (!h.extrapolated) errors.push_back(std::abs(h.predicted_us / h.measured_us - 1));
+    }
+  }
+  if (errors.empty()) return 0;
+  std::nth_element(errors.begin(), errors.begin() + errors.size() / 2, errors.end());
+  return std::min(0.5, errors[errors.size() / 2]);
+}
+
 class MeasuredCostModel : public CostModel {
  public:
   MeasuredCostModel(const MeasuredProfile& profile, int64_t devices_per_host)
       : CostModel(Fingerprint(profile, devices_per_host)),
         machine_(profile.machine),
         prices_(profile),
-        devices_per_host_(devices_per_host) {}
+        devices_per_host_(devices_per_host),
+        tie_resolution_(HeldOutError(profile)) {}
+  double tie_resolution() const override { return tie_resolution_; }
 
   std::unique_ptr<const BoundCostModel> Bind(const CostProblem& problem) const override {
     return std::make_unique<MeasuredCosts>(problem, prices_, machine_, devices_per_host_);
@@ -135,6 +152,7 @@ class MeasuredCostModel : public CostModel {
   CostProfile machine_;
   MeasuredPrices prices_;
   int64_t devices_per_host_;
+  double tie_resolution_;
 };
 
 }  // namespace

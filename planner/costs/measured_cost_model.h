@@ -20,6 +20,9 @@
 //   absl::StatusOr<std::shared_ptr<const CostModel>> model =
 //       MakeMeasuredCostModel(*profile, /*devices_per_host=*/8);
 //
+// Its tie resolution (CostModel::tie_resolution) is the tables' median
+// held-out error: interpolating a size they did not measure.
+//
 // It offers no lower bounds (BoundCostModel::LowerBound is 0): measured
 // prices need not add up over mesh dims as spec §5.2's bounds require (on
 // Gloo an all_to_all over 8 ranks can cost less than over 2 and 4 in turn),

@@ -66,6 +66,25 @@ TEST(MeasuredTableTest, OutsideTheRangeTheFittedFormulaContinuesFromTheEdge) {
   EXPECT_EQ(InterpolateUs(tiny, 0), 0);
 }
 
+TEST(MeasuredTableTest, HeldOutSizesArePredictedWithoutTheirSample) {
+  MeasuredTable t;
+  t.kind = StepKind::kAllToAll;
+  t.n = 4;
+  t.fit = {10, 1};
+  t.samples = {{1000, 100, 100, 100}, {10000, 300, 300, 300}, {100000, 900, 900, 900}};
+  const std::vector<HeldOut> held = HeldOutPredictions(t);
+  ASSERT_EQ(held.size(), 3u);
+  EXPECT_TRUE(held[0].extrapolated);
+  EXPECT_FALSE(held[1].extrapolated);
+  EXPECT_TRUE(held[2].extrapolated);
+  // The middle, from 100 at 1e3 and 900 at 1e5: their geometric mean, 300.
+  EXPECT_NEAR(held[1].predicted_us, 300, 1e-9);
+  EXPECT_EQ(held[1].measured_us, 300);
+  // The largest, from 300 at 1e4 plus all_to_all's (n-1)/n of 9e4 more bytes
+  // at 1000 bytes/us (spec 6.2, the table's fit).
+  EXPECT_NEAR(held[2].predicted_us, 300 + 0.75 * 90000 / 1000, 1e-9);
+}
+
 TEST(MeasuredPricesTest, MeasuredGroupSizesUseTheirTables) {
   const MeasuredPrices prices(Profile());
   EXPECT_EQ(prices.PriceUs(StepKind::kAllGather, 4, 65536, {}), 4000);

@@ -73,4 +73,17 @@ double InterpolateUs(const MeasuredTable& t, double bytes) {
   return s[i].us * std::pow(s[i + 1].us / s[i].us, f);
 }
 
+std::vector<HeldOut> HeldOutPredictions(const MeasuredTable& table) {
+  std::vector<HeldOut> out;
+  const size_t k = table.samples.size();
+  if (k < 3) return out;
+  for (size_t i = 0; i < k; ++i) {
+    MeasuredTable without = table;
+    without.samples.erase(without.samples.begin() + i);
+    const MeasuredSample& s = table.samples[i];
+    out.push_back({s.bytes, s.us, InterpolateUs(without, s.bytes), i == 0 || i + 1 == k});
+  }
+  return out;
+}
+
 }  // namespace reshard

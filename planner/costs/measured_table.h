@@ -57,6 +57,17 @@ absl::Status ValidateMeasuredTable(const MeasuredTable& table, const std::string
 // must be valid.
 double InterpolateUs(const MeasuredTable& table, double bytes);
 
+// Each sample predicted by the table without it: between the others
+// (interpolated) or beyond them (`extrapolated`, the ends).
+struct HeldOut {
+  double bytes = 0;
+  double measured_us = 0;
+  double predicted_us = 0;
+  bool extrapolated = false;
+};
+// Empty for a table of fewer than 3 samples.
+std::vector<HeldOut> HeldOutPredictions(const MeasuredTable& table);
+
 }  // namespace reshard
 
 #endif  // RESHARD_PLANNER_COSTS_MEASURED_TABLE_H_
