@@ -20,8 +20,8 @@
 //   absl::StatusOr<std::shared_ptr<const CostModel>> model =
 //       MakeMeasuredCostModel(*profile, /*devices_per_host=*/8);
 //
-// Its tie resolution (CostModel::tie_resolution) is the tables' median
-// held-out error: interpolating a size they did not measure.
+// Its tie resolution (CostModel::tie_resolution) is the 90th percentile of
+// the tables' held-out error (each sample priced without it), at most 50%.
 //
 // It offers no lower bounds (BoundCostModel::LowerBound is 0): measured
 // prices need not add up over mesh dims as spec §5.2's bounds require (on

@@ -195,6 +195,23 @@ TEST(MeasuredCostModelTest, ACrossingIsPricedAsAnExchange) {
   EXPECT_EQ(model->ExchangeAmongRanksUs(ranks, load, 4), 40000);
 }
 
+// Spec §5.2 item 10: the model's tie resolution is what its tables get
+// wrong for a size they did not measure (90th percentile, at most 50%).
+// Samples on the table's own formula with no latency (all_gather on 4: 3/4 of
+// the bytes at 1000 bytes/us) are a power law, so each held out is priced
+// exactly, between the others and beyond them: resolution 0. Gather4's are
+// not (1000 us at 4 KiB where its formula says 303 us): capped at 50%.
+TEST(MeasuredCostModelTest, TieResolutionIsTheTablesHeldOutError) {
+  MeasuredProfile exact;
+  exact.machine = {"test", {10, 2}, {10, 2}, 50};
+  MeasuredTable line = Gather4();
+  line.fit = {0, 1};
+  for (MeasuredSample& s : line.samples) s.us = 0.75 * s.bytes / 1000;
+  exact.tables.push_back(line);
+  EXPECT_NEAR((*MakeMeasuredCostModel(exact, 8))->tie_resolution(), 0, 1e-9);
+  EXPECT_EQ((*MakeMeasuredCostModel(Profile(), 8))->tie_resolution(), 0.5);
+}
+
 TEST(MeasuredCostModelTest, FingerprintChangesWithEverySample) {
   MeasuredProfile p = Profile();
   const std::string before = (*MakeMeasuredCostModel(p, 8))->fingerprint();
