@@ -9,6 +9,7 @@
 #include "absl/strings/strip.h"
 #include "base/status_macros.h"
 #include "planner/cross_mesh/crossing_rounds.h"
+#include "planner/cross_mesh/relayed_crossing.h"
 #include "planner/layout/chunk.h"
 #include "planner/layout/dtype.h"
 #include "planner/steps/plan_limit.h"
@@ -167,6 +168,37 @@ void PriceCrossing(const PlanOptions& options, CrossMeshPlan* plan) {
   plan->cost = plan->before.cost + total + plan->after.cost;
 }
 
+// Spec §14 "Relaying": `direct` (one round, priced) with its crossing
+// relayed by the destination's replicas in 1 + chunks rounds, for each of
+// kRelayChunks, the cheapest (the fewer rounds on ties); none when no piece
+// has a relay, when no relayed plan fits options.max_memory, or past
+// `*slices_left` (charged what is routed).
+std::optional<CrossMeshPlan> CheapestRelayed(const CrossMeshPlan& direct,
+                                             const PlanOptions& options, int64_t* slices_left) {
+  if (direct.rounds != 1 || !direct.cost.has_value()) return std::nullopt;
+  std::vector<Box> held, wanted;
+  direct.CrossingBoxes(&held, &wanted);
+  std::optional<CrossMeshPlan> best;
+  for (int64_t chunks : kRelayChunks) {
+    std::optional<CrossingRounds> relayed = RelayThroughReplicas(held, direct.routes, chunks);
+    if (!relayed.has_value()) return std::nullopt;
+    *slices_left -= static_cast<int64_t>(relayed->routes.size());
+    if (*slices_left < 0) break;
+    CrossMeshPlan plan = direct;
+    plan.routes = std::move(relayed->routes);
+    plan.route_rounds = std::move(relayed->round_of);
+    plan.rounds = relayed->rounds;
+    plan.load = LoadOfRoutes(plan.routes, static_cast<int64_t>(plan.participants.size()));
+    int64_t crossing = 0;
+    for (int64_t peak : plan.CrossingPeakBytes()) crossing = std::max(crossing, peak);
+    plan.peak_bytes = std::max({plan.before.peak_bytes, crossing, plan.after.peak_bytes});
+    if (plan.peak_bytes > options.max_memory) continue;
+    PriceCrossing(options, &plan);
+    if (!best.has_value() || *plan.cost < *best->cost) best = std::move(plan);
+  }
+  return best;
+}
+
 }  // namespace
 
 Box BlockOf(const DistSpec& spec, absl::Span<const int64_t> coordinate) {
@@ -283,12 +315,21 @@ absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
   RESHARD_ASSIGN_OR_RETURN(const DistSpec plain_dst, WithoutPartials(request.dst));
   std::optional<CrossMeshPlan> best;
   if (plain.ok()) best = *std::move(plain);
+  // Each direct plan, then its relayed ones; the earlier wins on ties.
+  const auto consider = [&](CrossMeshPlan plan) {
+    if (!best.has_value() || *plan.cost < *best->cost) best = std::move(plan);
+  };
   // Every candidate's routes, and its scan of every participant's block,
   // count against one budget of kMaxCrossingSlices.
   const auto work = [&](const CrossMeshPlan& plan) {
     return static_cast<int64_t>(plan.routes.size() + ranks.participants.size());
   };
   int64_t slices_left = kMaxCrossingSlices - (best.has_value() ? work(*best) : 0);
+  if (best.has_value()) {
+    if (std::optional<CrossMeshPlan> r = CheapestRelayed(*best, options, &slices_left)) {
+      consider(*std::move(r));
+    }
+  }
   const std::vector<DistSpec> srcs =
       LayoutsAround(plain_src, FreeMeshDims(request.src, false), kMaxCrossingCandidates);
   const std::vector<DistSpec> dsts =
@@ -301,7 +342,9 @@ absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
       // A candidate past a limit or without a plan is not taken.
       if (!plan.ok()) continue;
       slices_left -= work(*plan);
-      if (!best.has_value() || *plan->cost < *best->cost) best = *std::move(plan);
+      std::optional<CrossMeshPlan> relayed = CheapestRelayed(*plan, options, &slices_left);
+      consider(*std::move(plan));
+      if (relayed.has_value()) consider(*std::move(relayed));
     }
   }
   if (!best.has_value()) return plain.status();
