@@ -36,9 +36,23 @@ std::vector<size_t> RelaysOf(const std::vector<size_t>& piece, absl::Span<const 
   return relays;
 }
 
-// `box` in parts of at most |box| / parts elements, rounded up.
+// `box` cut along its longest dim (the first of equals) into `parts` runs
+// of rows as even as they go (fewer when the dim is shorter).
 std::vector<Box> PartsOf(const Box& box, int64_t parts) {
-  return SplitBox(box, (BoxElements(box) + parts - 1) / parts);
+  size_t d = 0;
+  for (size_t e = 1; e < box.size(); ++e) {
+    if (box[e].size > box[d].size) d = e;
+  }
+  const int64_t rows = box[d].size;
+  parts = std::min(parts, rows);
+  std::vector<Box> out;
+  for (int64_t i = 0; i < parts; ++i) {
+    Box part = box;
+    part[d].offset = box[d].offset + rows * i / parts;
+    part[d].size = rows * (i + 1) / parts - rows * i / parts;
+    out.push_back(std::move(part));
+  }
+  return out;
 }
 
 void Add(SliceRoute route, int64_t round, CrossingRounds* out) {
@@ -47,20 +61,23 @@ void Add(SliceRoute route, int64_t round, CrossingRounds* out) {
   out->rounds = std::max(out->rounds, round + 1);
 }
 
-// Spec §14 "Relaying": the piece's parts into its relays, then from each
-// relay to the piece's other receivers.
+// Spec §14 "Relaying": the piece's shares into its relays, a part a round,
+// then from each relay to the piece's other receivers a round later.
 void Relay(absl::Span<const SliceRoute> routes, const std::vector<size_t>& piece,
            const std::vector<size_t>& relays, int64_t chunks, CrossingRounds* out) {
-  const int64_t m = static_cast<int64_t>(relays.size());
-  const std::vector<Box> parts = PartsOf(routes[piece[0]].box, m * chunks);
-  const int64_t n = static_cast<int64_t>(parts.size());
-  for (int64_t t = 0; t < n; ++t) {
-    const SliceRoute& in = routes[relays[t % m]];
-    const int64_t round = t * chunks / n;
-    Add({in.sender, in.receiver, parts[t]}, round, out);
-    for (size_t k : piece) {
-      if (routes[k].receiver != in.receiver)
-        Add({in.receiver, routes[k].receiver, parts[t]}, round + 1, out);
+  const std::vector<Box> shares =
+      PartsOf(routes[piece[0]].box, static_cast<int64_t>(relays.size()));
+  for (size_t r = 0; r < shares.size(); ++r) {
+    const SliceRoute& in = routes[relays[r]];
+    const std::vector<Box> parts = PartsOf(shares[r], chunks);
+    for (size_t c = 0; c < parts.size(); ++c) {
+      const int64_t round = static_cast<int64_t>(c);
+      Add({in.sender, in.receiver, parts[c]}, round, out);
+      for (size_t k : piece) {
+        if (routes[k].receiver != in.receiver) {
+          Add({in.receiver, routes[k].receiver, parts[c]}, round + 1, out);
+        }
+      }
     }
   }
 }
@@ -84,9 +101,8 @@ std::optional<CrossingRounds> RelayThroughReplicas(absl::Span<const Box> held,
     }
     for (size_t k : piece) {
       const std::vector<Box> parts = PartsOf(routes[k].box, chunks);
-      const int64_t n = static_cast<int64_t>(parts.size());
-      for (int64_t t = 0; t < n; ++t) {
-        Add({routes[k].sender, routes[k].receiver, parts[t]}, t * chunks / n, &out);
+      for (size_t c = 0; c < parts.size(); ++c) {
+        Add({routes[k].sender, routes[k].receiver, parts[c]}, static_cast<int64_t>(c), &out);
       }
     }
   }

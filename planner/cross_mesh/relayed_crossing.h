@@ -27,15 +27,15 @@ namespace reshard {
 inline constexpr int64_t kRelayChunks[] = {1, 2, 4, 8};
 
 // `routes` (RouteSlices(held, wanted), one round) relayed: each piece (a
-// box that two or more participants receive) with a relay among its
-// receivers (a participant whose held box is empty) is cut by SplitBox into
-// parts of at most |piece| / (relays * chunks) elements, rounded up; part t
-// goes from the sender §11.1 chose for relay t % relays to that relay in
-// round t / relays, and from the relay to every other receiver of the piece
-// in the round after. Every other route is cut into `chunks` parts, part t
-// in round t. Local copies stay whole in round 0. Each participant receives
-// exactly what `routes` give it. Sorted as SortedByRound; none when no piece
-// has a relay.
+// box that two or more participants receive) with relays among its
+// receivers (participants whose held box is empty) is cut into one share per
+// relay and each share into `chunks` parts (PartsOf: along the longest dim,
+// runs of rows as even as they go, fewer where the dim is shorter); part c
+// of relay r's share goes from the sender §11.1 chose for r to r in round c,
+// and from r to every other receiver of the piece in round c + 1. Every
+// other route is cut into `chunks` parts, part c in round c. Local copies
+// stay whole in round 0. Each participant receives exactly what `routes`
+// give it. Sorted as SortedByRound; none when no piece has a relay.
 std::optional<CrossingRounds> RelayThroughReplicas(absl::Span<const Box> held,
                                                    absl::Span<const SliceRoute> routes,
                                                    int64_t chunks);
