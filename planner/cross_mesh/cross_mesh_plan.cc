@@ -384,6 +384,14 @@ int64_t CrossMeshPlan::SrcIndex(int64_t rank) const { return PositionIn(src_rank
 
 int64_t CrossMeshPlan::DstIndex(int64_t rank) const { return PositionIn(dst_ranks, rank); }
 
+bool CrossMeshPlan::Relayed() const {
+  std::vector<Box> held, wanted;
+  CrossingBoxes(&held, &wanted);
+  return std::any_of(routes.begin(), routes.end(), [&](const SliceRoute& r) {
+    return BoxElements(MeetBoxes(r.box, held[r.sender], r.box)) != BoxElements(r.box);
+  });
+}
+
 std::vector<int64_t> CrossMeshPlan::BytesSent() const {
   std::vector<int64_t> sent(participants.size(), 0);
   const int64_t itemsize = ItemSize(crossing_src.dtype());

@@ -96,6 +96,7 @@ TEST(RelayedCrossingTest, FanoutsRelayedMeetTheBoundAndReceiveExactlyTheirShare)
       p.route_rounds = relayed->round_of;
       p.rounds = relayed->rounds;
       EXPECT_EQ(p.rounds, chunks + 1) << Name(f);
+      EXPECT_TRUE(p.Relayed() && !plain->Relayed()) << Name(f);
       ExpectRoutable(p, Name(f));
       // The direct crossing's busiest sender is far over the bound; relayed,
       // within 1.25x of it.
