@@ -402,19 +402,6 @@ TEST(CrossMeshTest, UnevenOverlappingMoveInRoundsMatchesTheGroundTruth) {
   EXPECT_GT(rounds, 1);
 }
 
-// Spec §14 "Relaying": `plan` with its crossing relayed in 1 + chunks
-// rounds; none when no piece has a relay.
-std::optional<CrossMeshPlan> Relayed(CrossMeshPlan plan, int64_t chunks) {
-  std::vector<Box> held, wanted;
-  plan.CrossingBoxes(&held, &wanted);
-  std::optional<CrossingRounds> relayed = RelayThroughReplicas(held, plan.routes, chunks);
-  if (!relayed.has_value()) return std::nullopt;
-  plan.routes = std::move(relayed->routes);
-  plan.route_rounds = std::move(relayed->round_of);
-  plan.rounds = relayed->rounds;
-  return plan;
-}
-
 // Runs `plan` on Gloo threads and checks it as `reshard verify` does.
 CaseReport RunPlan(const CrossMeshRequest& r, const CrossMeshPlan& plan,
                    std::vector<CrossingStats>* stats = nullptr) {
@@ -441,7 +428,7 @@ TEST(CrossMeshTest, FanOutRelayedByTheDestinationsReplicasRuns) {
   absl::StatusOr<CrossMeshPlan> plain = PlanPlainCrossMesh(r, PlanOptions{PlanMode::kNative});
   ASSERT_TRUE(plain.ok()) << plain.status();
   for (int64_t chunks : kRelayChunks) {
-    std::optional<CrossMeshPlan> relayed = Relayed(*plain, chunks);
+    std::optional<CrossMeshPlan> relayed = RelayedPlan(*plain, chunks);
     ASSERT_TRUE(relayed.has_value());
     std::vector<CrossingStats> stats;
     const CaseReport report = RunPlan(r, *relayed, &stats);
@@ -462,7 +449,7 @@ TEST(CrossMeshTest, RandomMovesRelayedOnThreads) {
     ASSERT_TRUE(r.ok()) << r.status();
     absl::StatusOr<CrossMeshPlan> plan = PlanCrossMesh(*r, PlanOptions{PlanMode::kNative});
     if (!plan.ok()) continue;
-    std::optional<CrossMeshPlan> relayed = Relayed(*plan, 1 + static_cast<int64_t>(i % 3));
+    std::optional<CrossMeshPlan> relayed = RelayedPlan(*plan, 1 + static_cast<int64_t>(i % 3));
     if (!relayed.has_value()) continue;
     ++relayed_cases;
     const CaseReport report = RunPlan(*r, *relayed);

@@ -132,6 +132,17 @@ bool PricesExchanges(const PlanOptions& options) {
   return ResolvedCostModel(options)->ExchangeAmongRanksUs({0, 1}, RouteLoad{}, 1).has_value();
 }
 
+// `rounds` as the plan's crossing, with their load and the plan's peak.
+void TakeCrossing(CrossingRounds rounds, CrossMeshPlan* p) {
+  p->routes = std::move(rounds.routes);
+  p->route_rounds = std::move(rounds.round_of);
+  p->rounds = rounds.rounds;
+  p->load = LoadOfRoutes(p->routes, static_cast<int64_t>(p->participants.size()));
+  int64_t crossing = 0;
+  for (int64_t peak : p->CrossingPeakBytes()) crossing = std::max(crossing, peak);
+  p->peak_bytes = std::max({p->before.peak_bytes, crossing, p->after.peak_bytes});
+}
+
 // Spec §14 "Memory": §11.1's routes, in rounds under options.max_memory
 // (at most `max_slices` of them), with their load and the plan's peak.
 absl::Status RouteCrossing(const PlanOptions& options, int64_t max_slices, CrossMeshPlan* p) {
@@ -141,13 +152,7 @@ absl::Status RouteCrossing(const PlanOptions& options, int64_t max_slices, Cross
   RESHARD_ASSIGN_OR_RETURN(CrossingRounds rounds,
                            SplitIntoRounds(held, wanted, RouteSlices(held, wanted), p->participants,
                                            itemsize, options.max_memory, max_slices));
-  p->routes = std::move(rounds.routes);
-  p->route_rounds = std::move(rounds.round_of);
-  p->rounds = rounds.rounds;
-  p->load = LoadOfRoutes(p->routes, static_cast<int64_t>(p->participants.size()));
-  int64_t crossing = 0;
-  for (int64_t peak : p->CrossingPeakBytes()) crossing = std::max(crossing, peak);
-  p->peak_bytes = std::max({p->before.peak_bytes, crossing, p->after.peak_bytes});
+  TakeCrossing(std::move(rounds), p);
   return absl::OkStatus();
 }
 
@@ -168,33 +173,22 @@ void PriceCrossing(const PlanOptions& options, CrossMeshPlan* plan) {
   plan->cost = plan->before.cost + total + plan->after.cost;
 }
 
-// Spec §14 "Relaying": `direct` (one round, priced) with its crossing
-// relayed by the destination's replicas in 1 + chunks rounds, for each of
-// kRelayChunks, the cheapest (the fewer rounds on ties); none when no piece
-// has a relay, when no relayed plan fits options.max_memory, or past
+// Spec §14 "Relaying": the cheapest of `direct` (one round, priced) with
+// its crossing relayed for each of kRelayChunks (the fewer rounds on ties);
+// none when no piece has a relay, when none fits options.max_memory, or past
 // `*slices_left` (charged what is routed).
 std::optional<CrossMeshPlan> CheapestRelayed(const CrossMeshPlan& direct,
                                              const PlanOptions& options, int64_t* slices_left) {
   if (direct.rounds != 1 || !direct.cost.has_value()) return std::nullopt;
-  std::vector<Box> held, wanted;
-  direct.CrossingBoxes(&held, &wanted);
   std::optional<CrossMeshPlan> best;
   for (int64_t chunks : kRelayChunks) {
-    std::optional<CrossingRounds> relayed = RelayThroughReplicas(held, direct.routes, chunks);
-    if (!relayed.has_value()) return std::nullopt;
-    *slices_left -= static_cast<int64_t>(relayed->routes.size());
+    std::optional<CrossMeshPlan> plan = RelayedPlan(direct, chunks);
+    if (!plan.has_value()) return std::nullopt;
+    *slices_left -= static_cast<int64_t>(plan->routes.size());
     if (*slices_left < 0) break;
-    CrossMeshPlan plan = direct;
-    plan.routes = std::move(relayed->routes);
-    plan.route_rounds = std::move(relayed->round_of);
-    plan.rounds = relayed->rounds;
-    plan.load = LoadOfRoutes(plan.routes, static_cast<int64_t>(plan.participants.size()));
-    int64_t crossing = 0;
-    for (int64_t peak : plan.CrossingPeakBytes()) crossing = std::max(crossing, peak);
-    plan.peak_bytes = std::max({plan.before.peak_bytes, crossing, plan.after.peak_bytes});
-    if (plan.peak_bytes > options.max_memory) continue;
-    PriceCrossing(options, &plan);
-    if (!best.has_value() || *plan.cost < *best->cost) best = std::move(plan);
+    if (plan->peak_bytes > options.max_memory) continue;
+    PriceCrossing(options, &*plan);
+    if (!best.has_value() || *plan->cost < *best->cost) best = std::move(plan);
   }
   return best;
 }
@@ -299,6 +293,18 @@ absl::StatusOr<CrossMeshPlan> PlanPlainCrossMesh(const CrossMeshRequest& request
   RESHARD_ASSIGN_OR_RETURN(DistSpec plain_dst, WithoutPartials(request.dst));
   return PlanThrough(request, ranks, std::move(plain_src), std::move(plain_dst), options,
                      kMaxCrossingSlices);
+}
+
+std::optional<CrossMeshPlan> RelayedPlan(const CrossMeshPlan& direct, int64_t chunks) {
+  std::vector<Box> held, wanted;
+  direct.CrossingBoxes(&held, &wanted);
+  std::optional<CrossingRounds> relayed = RelayThroughReplicas(held, direct.routes, chunks);
+  if (!relayed.has_value()) return std::nullopt;
+  CrossMeshPlan plan = direct;
+  TakeCrossing(*std::move(relayed), &plan);
+  plan.crossing_cost.reset();
+  plan.cost.reset();
+  return plan;
 }
 
 absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,

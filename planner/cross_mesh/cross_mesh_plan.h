@@ -152,6 +152,12 @@ absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
 absl::StatusOr<CrossMeshPlan> PlanPlainCrossMesh(const CrossMeshRequest& request,
                                                  const PlanOptions& options);
 
+// Spec §14 "Relaying": `direct` (its crossing one round of §11.1's routes)
+// with its crossing relayed in 1 + chunks rounds (RelayThroughReplicas,
+// relayed_crossing.h), its load and peak_bytes set, unpriced (cost and
+// crossing_cost none); none when no piece of the crossing has a relay.
+std::optional<CrossMeshPlan> RelayedPlan(const CrossMeshPlan& direct, int64_t chunks);
+
 // The box of the global tensor held by the rank at `coordinate` of spec's
 // mesh: per tensor dim, its nested chunk over the shard order (spec §2).
 Box BlockOf(const DistSpec& spec, absl::Span<const int64_t> coordinate);

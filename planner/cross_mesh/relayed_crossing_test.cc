@@ -86,15 +86,10 @@ TEST(RelayedCrossingTest, FanoutsRelayedMeetTheBoundAndReceiveExactlyTheirShare)
   for (const Fanout& f : Fanouts()) {
     absl::StatusOr<CrossMeshPlan> plain = PlanPlainCrossMesh(RequestOf(f), PlanOptions());
     ASSERT_TRUE(plain.ok()) << plain.status();
-    std::vector<Box> held, wanted;
-    plain->CrossingBoxes(&held, &wanted);
     for (int64_t chunks : kRelayChunks) {
-      std::optional<CrossingRounds> relayed = RelayThroughReplicas(held, plain->routes, chunks);
+      std::optional<CrossMeshPlan> relayed = RelayedPlan(*plain, chunks);
       ASSERT_TRUE(relayed.has_value()) << Name(f);
-      CrossMeshPlan p = *plain;
-      p.routes = relayed->routes;
-      p.route_rounds = relayed->round_of;
-      p.rounds = relayed->rounds;
+      const CrossMeshPlan& p = *relayed;
       EXPECT_EQ(p.rounds, chunks + 1) << Name(f);
       EXPECT_TRUE(p.Relayed() && !plain->Relayed()) << Name(f);
       ExpectRoutable(p, Name(f));
