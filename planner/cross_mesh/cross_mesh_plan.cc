@@ -175,17 +175,17 @@ void PriceCrossing(const PlanOptions& options, CrossMeshPlan* plan) {
 
 // Spec §14 "Relaying": the cheapest of `direct` (one round, priced) with
 // its crossing relayed for each of kRelayChunks (the fewer rounds on ties);
-// none when no piece has a relay, when none fits options.max_memory, or past
-// `*slices_left` (charged what is routed).
+// none when no piece has a relay, when none fits options.max_memory, or when
+// its routes could be more than `*slices_left` (charged what is routed).
 std::optional<CrossMeshPlan> CheapestRelayed(const CrossMeshPlan& direct,
                                              const PlanOptions& options, int64_t* slices_left) {
   if (direct.rounds != 1 || !direct.cost.has_value()) return std::nullopt;
   std::optional<CrossMeshPlan> best;
   for (int64_t chunks : kRelayChunks) {
-    std::optional<CrossMeshPlan> plan = RelayedPlan(direct, chunks);
-    if (!plan.has_value()) return std::nullopt;
+    // More chunks, more routes: past the budget, so are the rest.
+    std::optional<CrossMeshPlan> plan = RelayedPlan(direct, chunks, *slices_left);
+    if (!plan.has_value()) break;
     *slices_left -= static_cast<int64_t>(plan->routes.size());
-    if (*slices_left < 0) break;
     if (plan->peak_bytes > options.max_memory) continue;
     PriceCrossing(options, &*plan);
     if (!best.has_value() || *plan->cost < *best->cost) best = std::move(plan);
@@ -295,10 +295,12 @@ absl::StatusOr<CrossMeshPlan> PlanPlainCrossMesh(const CrossMeshRequest& request
                      kMaxCrossingSlices);
 }
 
-std::optional<CrossMeshPlan> RelayedPlan(const CrossMeshPlan& direct, int64_t chunks) {
+std::optional<CrossMeshPlan> RelayedPlan(const CrossMeshPlan& direct, int64_t chunks,
+                                         int64_t max_routes) {
   std::vector<Box> held, wanted;
   direct.CrossingBoxes(&held, &wanted);
-  std::optional<CrossingRounds> relayed = RelayThroughReplicas(held, direct.routes, chunks);
+  std::optional<CrossingRounds> relayed =
+      RelayThroughReplicas(held, direct.routes, chunks, max_routes);
   if (!relayed.has_value()) return std::nullopt;
   CrossMeshPlan plan = direct;
   TakeCrossing(*std::move(relayed), &plan);

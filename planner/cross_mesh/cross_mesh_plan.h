@@ -155,8 +155,10 @@ absl::StatusOr<CrossMeshPlan> PlanPlainCrossMesh(const CrossMeshRequest& request
 // Spec §14 "Relaying": `direct` (its crossing one round of §11.1's routes)
 // with its crossing relayed in 1 + chunks rounds (RelayThroughReplicas,
 // relayed_crossing.h), its load and peak_bytes set, unpriced (cost and
-// crossing_cost none); none when no piece of the crossing has a relay.
-std::optional<CrossMeshPlan> RelayedPlan(const CrossMeshPlan& direct, int64_t chunks);
+// crossing_cost none); none when no piece of the crossing has a relay or its
+// routes could be more than `max_routes`.
+std::optional<CrossMeshPlan> RelayedPlan(const CrossMeshPlan& direct, int64_t chunks,
+                                         int64_t max_routes = kMaxCrossingSlices);
 
 // The box of the global tensor held by the rank at `coordinate` of spec's
 // mesh: per tensor dim, its nested chunk over the shard order (spec §2).

@@ -86,17 +86,27 @@ void Relay(absl::Span<const SliceRoute> routes, const std::vector<size_t>& piece
 
 std::optional<CrossingRounds> RelayThroughReplicas(absl::Span<const Box> held,
                                                    absl::Span<const SliceRoute> routes,
-                                                   int64_t chunks) {
-  CrossingRounds out;
+                                                   int64_t chunks, int64_t max_routes) {
+  const std::vector<std::vector<size_t>> pieces = RoutesByPiece(routes);
+  std::vector<std::vector<size_t>> relays;
   bool relayed = false;
+  int64_t most = static_cast<int64_t>(routes.size()) * chunks;  // at most, before any is made
+  for (const std::vector<size_t>& piece : pieces) {
+    relays.push_back(RelaysOf(piece, held, routes));
+    if (relays.back().empty()) continue;
+    relayed = true;
+    most +=
+        static_cast<int64_t>(relays.back().size()) * chunks * static_cast<int64_t>(piece.size());
+  }
+  if (!relayed || most > max_routes) return std::nullopt;
+  CrossingRounds out;
   for (const SliceRoute& r : routes) {
     if (r.sender == r.receiver) Add(r, 0, &out);
   }
-  for (const std::vector<size_t>& piece : RoutesByPiece(routes)) {
-    const std::vector<size_t> relays = RelaysOf(piece, held, routes);
-    if (!relays.empty()) {
-      Relay(routes, piece, relays, chunks, &out);
-      relayed = true;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    const std::vector<size_t>& piece = pieces[i];
+    if (!relays[i].empty()) {
+      Relay(routes, piece, relays[i], chunks, &out);
       continue;
     }
     for (size_t k : piece) {
@@ -106,7 +116,6 @@ std::optional<CrossingRounds> RelayThroughReplicas(absl::Span<const Box> held,
       }
     }
   }
-  if (!relayed) return std::nullopt;
   return SortedByRound(std::move(out));
 }
 

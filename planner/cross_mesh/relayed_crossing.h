@@ -6,7 +6,7 @@
 // carries the holders' parts r and the relays' parts r - 1.
 //
 //   std::optional<CrossingRounds> relayed =
-//       RelayThroughReplicas(held, RouteSlices(held, wanted), 4);
+//       RelayThroughReplicas(held, RouteSlices(held, wanted), 4, kMaxCrossingSlices);
 //
 // A route may so be sent by a participant that does not hold its box: it
 // lies in the sender's wanted box, received in an earlier round
@@ -35,10 +35,13 @@ inline constexpr int64_t kRelayChunks[] = {1, 2, 4, 8};
 // and from r to every other receiver of the piece in round c + 1. Every
 // other route is cut into `chunks` parts, part c in round c. Local copies
 // stay whole in round 0. Each participant receives exactly what `routes`
-// give it. Sorted as SortedByRound; none when no piece has a relay.
+// give it. Sorted as SortedByRound; none when no piece has a relay, or
+// when the routes could be more than `max_routes` (counted before any is
+// made: relays * chunks * receivers per relayed piece, chunks per other
+// route).
 std::optional<CrossingRounds> RelayThroughReplicas(absl::Span<const Box> held,
                                                    absl::Span<const SliceRoute> routes,
-                                                   int64_t chunks);
+                                                   int64_t chunks, int64_t max_routes);
 
 }  // namespace reshard
 

@@ -111,7 +111,33 @@ TEST(RelayedCrossingTest, NoPieceWithARelayMeansNoRelayedCrossing) {
   ASSERT_TRUE(plain.ok()) << plain.status();
   std::vector<Box> held, wanted;
   plain->CrossingBoxes(&held, &wanted);
-  EXPECT_FALSE(RelayThroughReplicas(held, plain->routes, 4).has_value());
+  EXPECT_FALSE(RelayThroughReplicas(held, plain->routes, 4, kMaxCrossingSlices).has_value());
+}
+
+// The relayed routes are counted before any is made (spec §14 "Size
+// limit"): under a budget they would exceed, none; a fan-out to 20000
+// replicas, whose relayed routes would be tens of millions, plans with no more
+// routes than the budget (issue 44: a move at the bound plans in about a
+// second).
+TEST(RelayedCrossingTest, RelayedRoutesAreCountedAgainstTheBudgetFirst) {
+  absl::StatusOr<CrossMeshPlan> plain = PlanPlainCrossMesh(RequestOf(Fanouts()[1]), PlanOptions());
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  std::vector<Box> held, wanted;
+  plain->CrossingBoxes(&held, &wanted);
+  std::optional<CrossingRounds> relayed =
+      RelayThroughReplicas(held, plain->routes, 2, kMaxCrossingSlices);
+  ASSERT_TRUE(relayed.has_value());
+  const int64_t routes = static_cast<int64_t>(relayed->routes.size());
+  EXPECT_FALSE(RelayThroughReplicas(held, plain->routes, 2, routes - 1).has_value());
+
+  const int64_t n = 20000;
+  const DistSpec src = *DistSpec::Parse(*DeviceMesh::Create({1}), "S(0)", {4096, 64}, DType::kF32);
+  const DistSpec dst = *DistSpec::Parse(*DeviceMesh::Create({n}), "R", {4096, 64}, DType::kF32);
+  PlanOptions options{PlanMode::kNative};
+  options.cost_model = *MakeAlphaBetaCostModel(GlooLoopbackProfile(), 8);
+  absl::StatusOr<CrossMeshPlan> plan = PlanCrossMesh({src, dst, {n}, {}}, options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_LE(static_cast<int64_t>(plan->routes.size()), kMaxCrossingSlices);
 }
 
 // PlanCrossMesh takes a relayed crossing where the model prices it cheaper:
