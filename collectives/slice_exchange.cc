@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "collectives/tensor/box_copy.h"
 
@@ -13,6 +14,17 @@ std::vector<int64_t> Begins(const Box& box, const Box& origin) {
   std::vector<int64_t> out;
   for (size_t d = 0; d < box.size(); ++d) out.push_back(box[d].offset - origin[d].offset);
   return out;
+}
+
+// Whether `inner` (non-empty) lies in `outer`.
+bool Contains(const Box& outer, const Box& inner) {
+  for (size_t d = 0; d < inner.size(); ++d) {
+    if (inner[d].offset < outer[d].offset ||
+        inner[d].offset + inner[d].size > outer[d].offset + outer[d].size) {
+      return false;
+    }
+  }
+  return true;
 }
 
 std::vector<int64_t> Sizes(const Box& box) {
@@ -82,7 +94,16 @@ absl::Status ExchangeRound(const LocalTensor& in, const Box& held, const Box& wa
   char* at = static_cast<char*>(send.data());
   for (const SliceRoute* r : sends) {
     const std::vector<int64_t> sizes = Sizes(r->box);
-    RESHARD_RETURN_IF_ERROR(CopyBox(engine, in.data(), in.shape(), Begins(r->box, held), at, sizes,
+    // Spec §14 "Relaying": a box outside the held block was received into
+    // the wanted one in an earlier round.
+    const bool own = Contains(held, r->box);
+    if (!own && !Contains(wanted, r->box)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "participant ", comm.rank(), ": a route sends a box it neither holds nor wants"));
+    }
+    const LocalTensor& from = own ? in : out;
+    RESHARD_RETURN_IF_ERROR(CopyBox(engine, from.data(), from.shape(),
+                                    Begins(r->box, own ? held : wanted), at, sizes,
                                     std::vector<int64_t>(sizes.size(), 0), sizes, item));
     at += BoxElements(r->box) * item;
   }

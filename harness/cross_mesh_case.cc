@@ -23,7 +23,10 @@ std::string CrossMeshCase::Flags() const {
              "--seed %d",
              absl::StrJoin(mesh, ","), absl::StrJoin(dst_mesh, ","), ranks,
              absl::StrJoin(shape, ","), DTypeName(dtype), src, dst, PlanModeName(mode), data_seed) +
-         (max_memory > 0 ? absl::StrCat(" --plan-max-memory ", max_memory) : "");
+         (max_memory > 0 ? absl::StrCat(" --plan-max-memory ", max_memory) : "") +
+         (cost_model_name.empty() ? "" : absl::StrCat(" --cost-model ", cost_model_name)) +
+         (profile.empty() ? "" : absl::StrCat(" --profile '", profile, "'")) +
+         (devices_per_host.empty() ? "" : absl::StrCat(" --devices-per-host ", devices_per_host));
 }
 
 std::string CrossMeshCase::CommandLine() const { return absl::StrCat("reshard verify ", Flags()); }

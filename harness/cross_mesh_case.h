@@ -9,10 +9,12 @@
 #define RESHARD_HARNESS_CROSS_MESH_CASE_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "planner/costs/cost_model.h"
 #include "planner/cross_mesh/cross_mesh_plan.h"
 #include "planner/planner.h"
 
@@ -33,10 +35,15 @@ struct CrossMeshCase {
   // PlanOptions::max_memory, bytes per rank (spec §14 "Memory": the
   // crossing in rounds); 0: no limit.
   int64_t max_memory = 0;
+  // PlanOptions::cost_model (null: the mode's default) and the flags that
+  // name it, as `reshard plan` takes them (empty: not given; Flags() repeats
+  // them): --cost-model, --profile, --devices-per-host.
+  std::shared_ptr<const CostModel> cost_model;
+  std::string cost_model_name, profile, devices_per_host;
 
   // "--mesh 2,2 --dst-mesh 3 --src-ranks 0,1,2,3 --dst-ranks 4,1,5 --shape
   // 7,5 --dtype i32 --src 'S(0)R' --dst 'S(1)' --mode native --seed 5", and
-  // " --plan-max-memory B" with a limit.
+  // " --plan-max-memory B" with a limit, the cost model's flags where given.
   std::string Flags() const;
   // "reshard verify " + Flags(): a line to paste back into a shell.
   std::string CommandLine() const;

@@ -290,6 +290,7 @@ absl::StatusOr<CrossMeshPlan> PlanCrossMeshCase(const CrossMeshCase& c) {
   RESHARD_ASSIGN_OR_RETURN(CrossMeshRequest r, RequestOf(c));
   RESHARD_RETURN_IF_ERROR(CheckPartialsReducible(r.src, r.dst, "dtype"));
   PlanOptions options{c.mode};
+  options.cost_model = c.cost_model;
   if (c.max_memory > 0) options.max_memory = c.max_memory;
   RESHARD_ASSIGN_OR_RETURN(CrossMeshPlan plan, PlanCrossMesh(r, options));
   RESHARD_RETURN_IF_ERROR(CheckRunnable(plan.before, r.src.mesh(), c.dtype));
@@ -334,6 +335,7 @@ CrossMeshReport VerifyCrossMesh(const CrossMeshCase& c, const LaunchOptions& lau
   out.participants = static_cast<int64_t>(p->plan.participants.size());
   out.slices = static_cast<int64_t>(p->plan.routes.size());
   out.rounds = p->plan.rounds;
+  out.relayed = p->plan.Relayed();
   for (int64_t b : p->plan.BytesSent()) out.bytes_sent += b;
   return out;
 }

@@ -100,6 +100,7 @@ struct CrossMeshReport {
   int64_t slices = 0;      // the crossing's routes, local copies included
   int64_t bytes_sent = 0;  // between participants
   int64_t rounds = 1;      // the crossing's exchanges (spec §14 "Memory")
+  bool relayed = false;    // CrossMeshPlan::Relayed (spec §14 "Relaying")
 };
 
 // Plans the case (skipped, as Prepare's IsSkip errors, when no plan exists
@@ -124,8 +125,8 @@ CrossMeshReport VerifyCrossMeshOnThreads(const CrossMeshCase& c, const GlooOptio
 int RunCrossMeshChild(const CrossMeshCase& c, const ChildRank& child, const LaunchOptions& launch,
                       const Fault& fault = Fault());
 
-// The case's plan, as VerifyCrossMeshOnThreads makes it (native mode: the
-// native default cost model; under c.max_memory when set).
+// The case's plan, as VerifyCrossMeshOnThreads makes it (c.mode, with
+// c.cost_model or the mode's default; under c.max_memory when set).
 absl::StatusOr<CrossMeshPlan> PlanCrossMeshCase(const CrossMeshCase& c);
 
 }  // namespace reshard

@@ -231,6 +231,30 @@ TEST(BenchTest, CrossMeshDryRunCountsWhatTheRunSends) {
   }
 }
 
+// Issue 43's fan-out, S(0) on 2 ranks to S(1)R on 2x4 (32 MiB bf16), priced
+// by bench's built-in Gloo model: with the sources among the destination
+// ranks (8 participants) or apart (10), native's busiest sender, over the
+// whole move, is within 1.25x the larger of the most a rank must receive
+// and all that is received over the participants (spec §14 "Relaying").
+TEST(BenchTest, FanOutsBusiestSenderIsWithinTheReceiveBound) {
+  const std::vector<std::string> fanout = {
+      "--mesh",    "2",       "--dst-mesh", "2,4",      "--shape", "4096,4096",
+      "--dtype",   "bf16",    "--src",      "S(0)",     "--dst",   "S(1)R",
+      "--profile", "builtin", "--dry-run",  "--format", "json"};
+  const std::vector<std::pair<std::vector<std::string>, int64_t>> sets = {
+      {{}, 8}, {{"--src-ranks", "8,9", "--dst-ranks", "0,1,2,3,4,5,6,7"}, 10}};
+  for (const auto& [ranks, participants] : sets) {
+    Result r = Bench(With(fanout, ranks));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::vector<json> lines = JsonLines(r);
+    ASSERT_EQ(lines.size(), 1u) << r.out;
+    const int64_t most = lines[0]["receive_bound_max"].get<int64_t>();
+    const int64_t total = lines[0]["receive_bound_total"].get<int64_t>();
+    const int64_t bound = std::max(most, (total + participants - 1) / participants);
+    EXPECT_LE(lines[0]["bytes_sent_max"]["native"].get<int64_t>() * 4, bound * 5) << lines[0];
+  }
+}
+
 // With an alpha-beta profile every mode is priced, and the baseline, which
 // sends the whole tensor through two ranks, is predicted slower.
 TEST(BenchTest, CrossMeshModesArePricedByAnAlphaBetaProfile) {

@@ -144,8 +144,11 @@ void AppendCrossing(const CrossMeshPlan& plan, absl::string_view cost_model, std
                   " by one rank; the most any rank must receive: ",
                   bound.empty() ? 0 : *std::max_element(bound.begin(), bound.end()), " bytes\n");
   if (plan.rounds > 1) {
-    absl::StrAppend(out, "  ", plan.rounds,
-                    " rounds, each one exchange, to keep every rank under the memory limit\n");
+    absl::StrAppend(out, "  ", plan.rounds, " rounds, each one exchange, ",
+                    plan.Relayed()
+                        ? "in which destination ranks pass on what an earlier round brought them"
+                        : "to keep every rank under the memory limit",
+                    "\n");
   }
   absl::StrAppend(out, "  cost: ", PriceText(plan.crossing_cost, cost_model), "\n");
 }

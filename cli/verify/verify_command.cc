@@ -449,6 +449,11 @@ std::vector<FlagSpec> Flags() {
        "with --random N --cross-mesh: plan each case under a limit halfway between the "
        "least its crossing needs and its peak without one (and at least the steps' peaks), "
        "so crossings run in rounds; a failing case's line gives it as --plan-max-memory"},
+      {"cost-model", "NAME",
+       "cross-mesh cases: plan them with this model, as reshard plan's --cost-model (default "
+       "the mode's); e.g. measured with bench's profile, which relays fan-outs (spec §14)"},
+      {"profile", "NAME|FILE", "cross-mesh cases: the model's profile, as reshard plan's"},
+      {"devices-per-host", "N", "cross-mesh cases: the model's ranks per host, as reshard plan's"},
       {"seed", "N", "one case: the data seed; --random: the case generator's seed (default 0)"},
       {"random", "N", "run N random cases instead of one"},
       {"max-ranks", "N",

@@ -1,9 +1,9 @@
 // `reshard verify` end to end (//cli:reshard, passed as argv[1]): a few
 // hundred random cases with ranks as threads, a smaller set with one process
 // per rank, a rank killed mid-plan (threads and processes), single cases and
-// bad input; cross-mesh cases (spec §14) on threads, one and random, a rank
-// killed at the crossing, one case on two "hosts" (processes meeting through
-// a directory store), and their bad input. The random cases cover every
+// bad input; cross-mesh cases (spec §14) on threads, one and random, relayed
+// ones planned with another cost model, a rank killed at the crossing, one case on two "hosts"
+// (processes meeting through a directory store), and their bad input. The random cases cover every
 // dtype, reduce op and transition; the summary on stderr shows that every
 // collective was exercised.
 
@@ -271,6 +271,39 @@ TEST(VerifyTest, RandomCrossMeshCasesOnThreads) {
       << r.err;
 }
 
+// Spec §14 "Relaying": planned with a model of bandwidth alone (an
+// alpha-beta profile of next to no latency), fan-outs relay through the
+// destination ranks; random cases and one fan-out in processes (which `reshard
+// plan` shows relayed with the same flags) run and pass.
+TEST(VerifyTest, CrossMeshRelayedCases) {
+  const std::string profile = Scratch("relay") + "/bandwidth-only.json";
+  std::FILE* f = std::fopen(profile.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs(R"({"name": "bandwidth-only", "intra_host": {"alpha_us": 0.001, "beta_gbps": 1},)"
+             R"( "inter_host": {"alpha_us": 0.001, "beta_gbps": 1}, "memory_gbps": 50})",
+             f);
+  std::fclose(f);
+  const std::vector<std::string> model = {"--cost-model", "alpha-beta", "--profile", profile};
+  std::vector<std::string> args = {"--random", "30", "--seed", "1", "--cross-mesh"};
+  args.insert(args.end(), model.begin(), model.end());
+  Result r = Verify(args);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(Counts(LastLine(r.out)).second, 0) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.err, "verify: crossings relayed by destination ranks")) << r.err;
+  std::vector<std::string> fanout = {"--mesh",  "1",     "--dst-mesh", "8",    "--src-ranks", "8",
+                                     "--shape", "16,16", "--src",      "S(0)", "--dst",       "R"};
+  fanout.insert(fanout.end(), model.begin(), model.end());
+  std::vector<std::string> plan = {g_binary, "plan"};
+  plan.insert(plan.end(), fanout.begin(), fanout.end());
+  Result planned = reshard::test_util::RunCommand(plan);
+  EXPECT_TRUE(absl::StrContains(planned.out, "destination ranks pass on what an earlier round"))
+      << planned.out << planned.err;
+  fanout.push_back("--processes");
+  r = Verify(fanout);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(LastLine(r.out), "1 passed, 0 failed");
+}
+
 // A destination rank killed at the crossing fails the case (exit 1); the
 // others name the crossing's all_to_all_v, and the FAIL line reruns it.
 TEST(VerifyTest, CrossMeshKilledRank) {
@@ -393,6 +426,8 @@ TEST(VerifyTest, CrossMeshBadInput) {
       {{"--kill-rank", "7"}, "--kill-rank: rank 7 takes no part in the move"},
       {{"--kill-rank", "0", "--kill-at", "1"}, "--kill-at"},
       {{"--max-ranks", "3", "--dst-ranks", "2,3"}, "--max-ranks: the case has 4 participants"},
+      {{"--cost-model", "pytorch"}, "--cost-model \"pytorch\" prices compat steps only"},
+      {{"--cost-model", "alpha-beta", "--profile", "/nonexistent.json"}, "--profile"},
   };
   for (const auto& [extra, message] : cases) {
     std::vector<std::string> args = one;
@@ -408,6 +443,12 @@ TEST(VerifyTest, CrossMeshBadInput) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(absl::StrContains(r.err, "--store: random cross-mesh cases run on this host only"))
       << r.err;
+  r = Verify({"--random", "2", "--cross-mesh", "--cost-model", "bogus"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(r.err, "--cost-model: unknown cost model")) << r.err;
+  r = Verify({"--mesh", "2", "--shape", "4", "--src", "S(0)", "--dst", "R", "--profile", "x"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(r.err, "--profile: chooses the model cross-mesh cases")) << r.err;
   r = Verify({"--random", "2", "--cross-mesh", "--dst-mesh", "2"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(absl::StrContains(r.err, "--dst-mesh describes one case")) << r.err;

@@ -70,6 +70,15 @@ absl::Status CheckNoCrossMeshOnlyFlags(const FlagValues& flags) {
           "--random N --cross-mesh"));
     }
   }
+  for (const char* flag : {"cost-model", "profile", "devices-per-host"}) {
+    if (flags.Has(flag)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--", flag,
+          ": chooses the model cross-mesh cases are planned with; one-mesh cases plan with the "
+          "mode's default (give --dst-mesh, --src-ranks or --dst-ranks, or --random N "
+          "--cross-mesh)"));
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -83,6 +92,29 @@ int64_t MemoryForRounds(const CrossMeshPlan& unlimited) {
 
 namespace {
 
+// The cost model flags (spec §14 "Verify"), as `reshard plan` reads them.
+absl::Status ReadCostModelFlags(const FlagValues& flags, RequestFields* fields) {
+  fields->cost_model = flags.Get("cost-model");
+  fields->profile = flags.Get("profile");
+  if (flags.Has("devices-per-host")) {
+    RESHARD_ASSIGN_OR_RETURN(fields->devices_per_host,
+                             ParseInt("devices-per-host", flags.Get("devices-per-host")));
+  }
+  return absl::OkStatus();
+}
+
+// `c` planned with the cost model `fields` name (none: the mode's default),
+// the flags repeated for its command line and child processes.
+absl::Status WithCostModel(const RequestFields& fields, const FlagValues& flags, CrossMeshCase* c) {
+  PlanOptions options;
+  RESHARD_RETURN_IF_ERROR(OptionsFromFields(fields, FieldStyle::kFlag, nullptr, &options));
+  c->cost_model = options.cost_model;
+  c->cost_model_name = flags.Get("cost-model");
+  c->profile = flags.Get("profile");
+  c->devices_per_host = flags.Get("devices-per-host");
+  return absl::OkStatus();
+}
+
 // The case the flags describe, validated as `reshard plan` validates a
 // cross-mesh move (messages name the flag); NotFound / ResourceExhausted
 // when it has no plan.
@@ -91,6 +123,7 @@ absl::StatusOr<CrossMeshCase> CaseFromFlags(const FlagValues& flags,
   RESHARD_RETURN_IF_ERROR(RequireOneCaseFlags(flags, {"mesh", "shape", "src", "dst"}));
   RequestFields fields;
   RESHARD_RETURN_IF_ERROR(ReadRequestFlags(flags, &fields));
+  RESHARD_RETURN_IF_ERROR(ReadCostModelFlags(flags, &fields));
   if (!flags.Has("dst-mesh")) fields.dst_mesh = fields.mesh;
   fields.mode = std::string(PlanModeName(s.mode));
   if (s.plan_max_memory > 0) fields.max_memory = s.plan_max_memory;
@@ -107,6 +140,7 @@ absl::StatusOr<CrossMeshCase> CaseFromFlags(const FlagValues& flags,
   c.mode = s.mode;
   c.data_seed = static_cast<uint64_t>(s.seed);
   c.max_memory = s.plan_max_memory;
+  RESHARD_RETURN_IF_ERROR(WithCostModel(fields, flags, &c));
   return c;
 }
 
@@ -153,6 +187,11 @@ std::vector<std::string> ChildArgs(const CrossMeshCase& c, const CrossMeshVerify
   if (s.fault.rank >= 0) args.insert(args.end(), {"--kill-rank", absl::StrCat(s.fault.rank)});
   if (c.max_memory > 0) {
     args.insert(args.end(), {"--plan-max-memory", absl::StrCat(c.max_memory)});
+  }
+  if (!c.cost_model_name.empty()) args.insert(args.end(), {"--cost-model", c.cost_model_name});
+  if (!c.profile.empty()) args.insert(args.end(), {"--profile", c.profile});
+  if (!c.devices_per_host.empty()) {
+    args.insert(args.end(), {"--devices-per-host", c.devices_per_host});
   }
   args.insert(args.end(),
               {"--shape", absl::StrJoin(c.shape, ","), "--dtype", std::string(DTypeName(c.dtype)),
@@ -267,6 +306,7 @@ struct Coverage {
   std::array<int64_t, 3> rank_sets{};  // by RankSets
   int64_t remeshes = 0, slices = 0, bytes = 0, participants = 0;
   int64_t in_rounds = 0, rounds = 0, most_rounds = 0;  // crossings of several rounds
+  int64_t relayed = 0;  // crossings relayed (their rounds pipeline: not counted above)
   std::array<int64_t, kNumStepKinds> steps{};
 
   void Add(const CrossMeshReport& r) {
@@ -275,7 +315,8 @@ struct Coverage {
     slices += r.slices;
     bytes += r.bytes_sent;
     participants = std::max(participants, r.participants);
-    if (r.rounds > 1) {
+    relayed += r.relayed;
+    if (r.rounds > 1 && !r.relayed) {
       ++in_rounds;
       rounds += r.rounds;
       most_rounds = std::max(most_rounds, r.rounds);
@@ -299,13 +340,35 @@ struct Coverage {
           "verify: crossings in rounds (under a memory limit): %d, %d rounds, at most %d in one\n",
           in_rounds, rounds, most_rounds);
     }
+    if (relayed > 0) {
+      std::cerr << "verify: crossings relayed by destination ranks (spec §14 \"Relaying\"): "
+                << relayed << "\n";
+    }
   }
 };
+
+// The random cases' cost model, from the flags, checked as a request with
+// the mode would be (InvalidArgument naming the flag); on an empty case.
+absl::StatusOr<CrossMeshCase> RandomCasesModel(const FlagValues& flags,
+                                               const CrossMeshVerifySettings& s) {
+  RequestFields fields;
+  fields.mesh = {1};
+  fields.shape = {1};
+  fields.src = fields.dst = "R";
+  fields.mode = std::string(PlanModeName(s.mode));
+  RESHARD_RETURN_IF_ERROR(ReadCostModelFlags(flags, &fields));
+  RESHARD_RETURN_IF_ERROR(RequestFromFields(fields, FieldStyle::kFlag).status());
+  CrossMeshCase c;
+  RESHARD_RETURN_IF_ERROR(WithCostModel(fields, flags, &c));
+  return c;
+}
 
 CommandResult RunRandomCases(const FlagValues& flags, const CrossMeshVerifySettings& s) {
   absl::StatusOr<int64_t> count = ParseRandomCount(
       flags, {"mesh", "shape", "src", "dst", "dtype", "dst-mesh", "src-ranks", "dst-ranks"});
   if (!count.ok()) return Fail(count.status().message(), kExitBadInput);
+  absl::StatusOr<CrossMeshCase> model = RandomCasesModel(flags, s);
+  if (!model.ok()) return Fail(model.status().message(), kExitBadInput);
   const int64_t max_union = s.limits.max_ranks + s.limits.max_ranks / 2;
   int64_t passed = 0, failed = 0, skipped = 0, unsupported = 0;
   Coverage coverage;
@@ -313,6 +376,10 @@ CommandResult RunRandomCases(const FlagValues& flags, const CrossMeshVerifySetti
     CrossMeshCase c = RandomCrossMeshCase(static_cast<uint64_t>(s.seed) * 1000003u + i,
                                           s.limits.max_ranks, max_union);
     c.mode = s.mode;
+    c.cost_model = model->cost_model;
+    c.cost_model_name = model->cost_model_name;
+    c.profile = model->profile;
+    c.devices_per_host = model->devices_per_host;
     if (s.memory_rounds) {
       // Spec §14 "Memory": a limit under the crossing's peak, from its plan without one.
       if (absl::StatusOr<CrossMeshPlan> unlimited = PlanCrossMeshCase(c); unlimited.ok()) {

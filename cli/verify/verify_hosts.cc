@@ -44,7 +44,8 @@ JobFingerprint VerifyJob(const VerifyJobInputs& in, const LaunchOptions& o, cons
            {"--shape", absl::StrJoin(c.shape, ",")},
            {"--dtype", std::string(DTypeName(c.dtype))},
            {"--src", c.src},
-           {"--dst", c.dst}};
+           {"--dst", c.dst},
+           {"--cost-model", c.cost_model == nullptr ? "default" : c.cost_model->fingerprint()}};
   } else {
     job = {{"--random", absl::StrCat(in.random_count)},
            {"--max-ranks", absl::StrCat(in.max_ranks)}};

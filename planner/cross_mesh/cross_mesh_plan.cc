@@ -9,6 +9,7 @@
 #include "absl/strings/strip.h"
 #include "base/status_macros.h"
 #include "planner/cross_mesh/crossing_rounds.h"
+#include "planner/cross_mesh/relayed_crossing.h"
 #include "planner/layout/chunk.h"
 #include "planner/layout/dtype.h"
 #include "planner/steps/plan_limit.h"
@@ -131,6 +132,17 @@ bool PricesExchanges(const PlanOptions& options) {
   return ResolvedCostModel(options)->ExchangeAmongRanksUs({0, 1}, RouteLoad{}, 1).has_value();
 }
 
+// `rounds` as the plan's crossing, with their load and the plan's peak.
+void TakeCrossing(CrossingRounds rounds, CrossMeshPlan* p) {
+  p->routes = std::move(rounds.routes);
+  p->route_rounds = std::move(rounds.round_of);
+  p->rounds = rounds.rounds;
+  p->load = LoadOfRoutes(p->routes, static_cast<int64_t>(p->participants.size()));
+  int64_t crossing = 0;
+  for (int64_t peak : p->CrossingPeakBytes()) crossing = std::max(crossing, peak);
+  p->peak_bytes = std::max({p->before.peak_bytes, crossing, p->after.peak_bytes});
+}
+
 // Spec §14 "Memory": §11.1's routes, in rounds under options.max_memory
 // (at most `max_slices` of them), with their load and the plan's peak.
 absl::Status RouteCrossing(const PlanOptions& options, int64_t max_slices, CrossMeshPlan* p) {
@@ -140,13 +152,7 @@ absl::Status RouteCrossing(const PlanOptions& options, int64_t max_slices, Cross
   RESHARD_ASSIGN_OR_RETURN(CrossingRounds rounds,
                            SplitIntoRounds(held, wanted, RouteSlices(held, wanted), p->participants,
                                            itemsize, options.max_memory, max_slices));
-  p->routes = std::move(rounds.routes);
-  p->route_rounds = std::move(rounds.round_of);
-  p->rounds = rounds.rounds;
-  p->load = LoadOfRoutes(p->routes, static_cast<int64_t>(p->participants.size()));
-  int64_t crossing = 0;
-  for (int64_t peak : p->CrossingPeakBytes()) crossing = std::max(crossing, peak);
-  p->peak_bytes = std::max({p->before.peak_bytes, crossing, p->after.peak_bytes});
+  TakeCrossing(std::move(rounds), p);
   return absl::OkStatus();
 }
 
@@ -165,6 +171,26 @@ void PriceCrossing(const PlanOptions& options, CrossMeshPlan* plan) {
   }
   plan->crossing_cost = total;
   plan->cost = plan->before.cost + total + plan->after.cost;
+}
+
+// Spec §14 "Relaying": the cheapest of `direct` (one round, priced) with
+// its crossing relayed for each of kRelayChunks (the fewer rounds on ties);
+// none when no piece has a relay, when none fits options.max_memory, or when
+// its routes could be more than `*slices_left` (charged what is routed).
+std::optional<CrossMeshPlan> CheapestRelayed(const CrossMeshPlan& direct,
+                                             const PlanOptions& options, int64_t* slices_left) {
+  if (direct.rounds != 1 || !direct.cost.has_value()) return std::nullopt;
+  std::optional<CrossMeshPlan> best;
+  for (int64_t chunks : kRelayChunks) {
+    // More chunks, more routes: past the budget, so are the rest.
+    std::optional<CrossMeshPlan> plan = RelayedPlan(direct, chunks, *slices_left);
+    if (!plan.has_value()) break;
+    *slices_left -= static_cast<int64_t>(plan->routes.size());
+    if (plan->peak_bytes > options.max_memory) continue;
+    PriceCrossing(options, &*plan);
+    if (!best.has_value() || *plan->cost < *best->cost) best = std::move(plan);
+  }
+  return best;
 }
 
 }  // namespace
@@ -269,6 +295,20 @@ absl::StatusOr<CrossMeshPlan> PlanPlainCrossMesh(const CrossMeshRequest& request
                      kMaxCrossingSlices);
 }
 
+std::optional<CrossMeshPlan> RelayedPlan(const CrossMeshPlan& direct, int64_t chunks,
+                                         int64_t max_routes) {
+  std::vector<Box> held, wanted;
+  direct.CrossingBoxes(&held, &wanted);
+  std::optional<CrossingRounds> relayed =
+      RelayThroughReplicas(held, direct.routes, chunks, max_routes);
+  if (!relayed.has_value()) return std::nullopt;
+  CrossMeshPlan plan = direct;
+  TakeCrossing(*std::move(relayed), &plan);
+  plan.crossing_cost.reset();
+  plan.cost.reset();
+  return plan;
+}
+
 absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
                                             const PlanOptions& options) {
   absl::StatusOr<CrossMeshPlan> plain = PlanPlainCrossMesh(request, options);
@@ -283,12 +323,21 @@ absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
   RESHARD_ASSIGN_OR_RETURN(const DistSpec plain_dst, WithoutPartials(request.dst));
   std::optional<CrossMeshPlan> best;
   if (plain.ok()) best = *std::move(plain);
+  // Each direct plan, then its relayed ones; the earlier wins on ties.
+  const auto consider = [&](CrossMeshPlan plan) {
+    if (!best.has_value() || *plan.cost < *best->cost) best = std::move(plan);
+  };
   // Every candidate's routes, and its scan of every participant's block,
   // count against one budget of kMaxCrossingSlices.
   const auto work = [&](const CrossMeshPlan& plan) {
     return static_cast<int64_t>(plan.routes.size() + ranks.participants.size());
   };
   int64_t slices_left = kMaxCrossingSlices - (best.has_value() ? work(*best) : 0);
+  if (best.has_value()) {
+    if (std::optional<CrossMeshPlan> r = CheapestRelayed(*best, options, &slices_left)) {
+      consider(*std::move(r));
+    }
+  }
   const std::vector<DistSpec> srcs =
       LayoutsAround(plain_src, FreeMeshDims(request.src, false), kMaxCrossingCandidates);
   const std::vector<DistSpec> dsts =
@@ -301,7 +350,9 @@ absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
       // A candidate past a limit or without a plan is not taken.
       if (!plan.ok()) continue;
       slices_left -= work(*plan);
-      if (!best.has_value() || *plan->cost < *best->cost) best = *std::move(plan);
+      std::optional<CrossMeshPlan> relayed = CheapestRelayed(*plan, options, &slices_left);
+      consider(*std::move(plan));
+      if (relayed.has_value()) consider(*std::move(relayed));
     }
   }
   if (!best.has_value()) return plain.status();
@@ -340,6 +391,14 @@ void CrossMeshPlan::CrossingBoxes(std::vector<Box>* held, std::vector<Box>* want
 int64_t CrossMeshPlan::SrcIndex(int64_t rank) const { return PositionIn(src_ranks, rank); }
 
 int64_t CrossMeshPlan::DstIndex(int64_t rank) const { return PositionIn(dst_ranks, rank); }
+
+bool CrossMeshPlan::Relayed() const {
+  std::vector<Box> held, wanted;
+  CrossingBoxes(&held, &wanted);
+  return std::any_of(routes.begin(), routes.end(), [&](const SliceRoute& r) {
+    return BoxElements(MeetBoxes(r.box, held[r.sender], r.box)) != BoxElements(r.box);
+  });
+}
 
 std::vector<int64_t> CrossMeshPlan::BytesSent() const {
   std::vector<int64_t> sent(participants.size(), 0);

@@ -17,8 +17,10 @@
 // and the cheapest plan taken (spec §14): a Partial source mesh dim may
 // reduce_scatter instead of all_reduce before, and a destination mesh dim
 // that replicates may receive a shard and all_gather among its replicas
-// after (Alpa's choice). Under PlanOptions::max_memory the steps before and
-// after are planned under the limit and the crossing is split into rounds
+// after (Alpa's choice); and a fan-out crossing may be relayed by the
+// destination's replicas in rounds (relayed_crossing.h, spec §14
+// "Relaying"). Under PlanOptions::max_memory the steps before and after are
+// planned under the limit and the crossing is split into rounds
 // (crossing_rounds.h, spec §14 "Memory").
 #ifndef RESHARD_PLANNER_CROSS_MESH_CROSS_MESH_PLAN_H_
 #define RESHARD_PLANNER_CROSS_MESH_CROSS_MESH_PLAN_H_
@@ -55,7 +57,8 @@ struct CrossMeshPlan {
   DistSpec crossing_dst;
   // Participant indices; boxes in global tensor coordinates (a participant's
   // own box is a local copy). Under a memory limit, pieces of §11.1's routes;
-  // sorted by round, then receiver, then sender.
+  // relayed, also routes from a relay that an earlier round brought the box
+  // (spec §14 "Relaying"); sorted by round, then receiver, then sender.
   std::vector<SliceRoute> routes;
   std::vector<int64_t> route_rounds;  // the round of each of `routes`
   int64_t rounds = 1;                 // each one AllToAllV over the participants
@@ -89,6 +92,11 @@ struct CrossMeshPlan {
   // crossing_src block if it is a source rank and wants its crossing_dst
   // block if it is a destination rank (empty boxes otherwise).
   void CrossingBoxes(std::vector<Box>* held, std::vector<Box>* wanted) const;
+
+  // Whether a route is sent by a participant that does not hold its box: a
+  // relay (spec §14 "Relaying"), so the rounds pipeline rather than fit a
+  // memory limit.
+  bool Relayed() const;
 
   // Per participant, the bytes it sends to other participants in the
   // crossing (local copies not counted).
@@ -130,9 +138,10 @@ inline constexpr int64_t kMaxCrossingCandidates = 64;
 // when no candidate's steps and rounds fit options.max_memory (the plain
 // candidate's error, with the least limit its crossing needs). `options`
 // plans those steps, bounds the crossing's rounds and prices them; of the
-// candidate layouts (kMaxCrossingCandidates) the cheapest plan wins, the
-// plain one (Partials as Replicate) on ties and when the model prices no
-// exchange.
+// candidate layouts (kMaxCrossingCandidates), each also with its crossing
+// relayed (kRelayChunks), the cheapest plan wins, the earlier on ties (the
+// plain one, Partials as Replicate, first), the plain one when the model
+// prices no exchange.
 absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
                                             const PlanOptions& options);
 
@@ -142,6 +151,14 @@ absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
 // (naive_plan.h) replaces its crossing.
 absl::StatusOr<CrossMeshPlan> PlanPlainCrossMesh(const CrossMeshRequest& request,
                                                  const PlanOptions& options);
+
+// Spec §14 "Relaying": `direct` (its crossing one round of §11.1's routes)
+// with its crossing relayed in 1 + chunks rounds (RelayThroughReplicas,
+// relayed_crossing.h), its load and peak_bytes set, unpriced (cost and
+// crossing_cost none); none when no piece of the crossing has a relay or its
+// routes could be more than `max_routes`.
+std::optional<CrossMeshPlan> RelayedPlan(const CrossMeshPlan& direct, int64_t chunks,
+                                         int64_t max_routes = kMaxCrossingSlices);
 
 // The box of the global tensor held by the rank at `coordinate` of spec's
 // mesh: per tensor dim, its nested chunk over the shard order (spec §2).

@@ -94,25 +94,6 @@ absl::Status TooManyRounds(int64_t max_memory) {
                    max_memory, " bytes per rank; raise the limit"));
 }
 
-// `rounds` sorted by round, then receiver, then sender; pieces of one route
-// keep their order (the executor packs and unpacks them alike).
-CrossingRounds SortedByRound(CrossingRounds rounds) {
-  std::vector<size_t> order(rounds.routes.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const SliceRoute &x = rounds.routes[a], &y = rounds.routes[b];
-    return std::tie(rounds.round_of[a], x.receiver, x.sender) <
-           std::tie(rounds.round_of[b], y.receiver, y.sender);
-  });
-  CrossingRounds sorted;
-  sorted.rounds = rounds.rounds;
-  for (size_t k : order) {
-    sorted.routes.push_back(std::move(rounds.routes[k]));
-    sorted.round_of.push_back(rounds.round_of[k]);
-  }
-  return sorted;
-}
-
 // Spec §14 "Memory" steps 3-4: every route between two participants cut
 // into pieces of at most 1/divisor of what fits both its ends, placed first
 // fit; ResourceExhausted past `max_pieces` pieces or kMaxCrossingRounds.
@@ -153,6 +134,23 @@ absl::StatusOr<CrossingRounds> Schedule(absl::Span<const SliceRoute> routes,
 }
 
 }  // namespace
+
+CrossingRounds SortedByRound(CrossingRounds rounds) {
+  std::vector<size_t> order(rounds.routes.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const SliceRoute &x = rounds.routes[a], &y = rounds.routes[b];
+    return std::tie(rounds.round_of[a], x.receiver, x.sender) <
+           std::tie(rounds.round_of[b], y.receiver, y.sender);
+  });
+  CrossingRounds sorted;
+  sorted.rounds = rounds.rounds;
+  for (size_t k : order) {
+    sorted.routes.push_back(std::move(rounds.routes[k]));
+    sorted.round_of.push_back(rounds.round_of[k]);
+  }
+  return sorted;
+}
 
 CrossingRounds OneRound(std::vector<SliceRoute> routes) {
   CrossingRounds out;

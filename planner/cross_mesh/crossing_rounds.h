@@ -37,6 +37,10 @@ struct CrossingRounds {
 // `routes` as one round, unsplit: the crossing without a limit.
 CrossingRounds OneRound(std::vector<SliceRoute> routes);
 
+// `rounds` sorted by round, then receiver, then sender; pieces of one route
+// keep their order (the executor packs and unpacks them alike).
+CrossingRounds SortedByRound(CrossingRounds rounds);
+
 // The routes of round `round` (round_of[k] is the round of routes[k]), in order.
 std::vector<SliceRoute> RoutesOfRound(absl::Span<const SliceRoute> routes,
                                       absl::Span<const int64_t> round_of, int64_t round);
