@@ -461,4 +461,23 @@ RouteLoad ExchangeLoadAtOrigin(const DistState& state, const Step& step, const D
   return ExchangeLoadOf(state, step, mesh, LogicalShape(state, step, mesh, global_shape, zeros));
 }
 
+LinkLoad ExchangeLinkLoadAtOrigin(const DistState& state, const Step& step, const DeviceMesh& mesh,
+                                  absl::Span<const int64_t> global_shape,
+                                  int64_t devices_per_host) {
+  const std::vector<int64_t> ranks = mesh.GroupOf(step.group, 0);  // ascending
+  size_t hosts = 1;
+  for (size_t i = 1; i < ranks.size(); ++i) {
+    hosts += ranks[i] / devices_per_host != ranks[i - 1] / devices_per_host;
+  }
+  const bool one_host = hosts == 1;
+  if (one_host || hosts == ranks.size()) {  // every route on NVLink, or every one across hosts
+    return LinkLoadOnOneLink(ExchangeLoadAtOrigin(state, step, mesh, global_shape), one_host);
+  }
+  const std::vector<int64_t> zeros(mesh.ndim(), 0);
+  const std::vector<int64_t> logical = LogicalShape(state, step, mesh, global_shape, zeros);
+  const std::vector<Box> source = Blocks(state, step, mesh, logical, /*after=*/false);
+  const std::vector<Box> target = Blocks(state, step, mesh, logical, /*after=*/true);
+  return LinkLoadOfRoutes(RouteSlices(source, target), ranks, devices_per_host);
+}
+
 }  // namespace reshard

@@ -614,6 +614,64 @@ TEST(NcclCostModelTest, IssueReprosPlanOneCollective) {
   EXPECT_EQ(swap.steps[0].step.kind, StepKind::kPermute);
 }
 
+// Issue 43's send/recv repros across 8-GPU hosts, bf16: a permute or an
+// exchange is priced by each rank's real peers per link (spec §6.4
+// "Send/recv": NVLink to its host's peers, its NIC to other hosts').
+Plan MultiHostPlan(std::vector<int64_t> mesh_sizes, std::vector<int64_t> shape,
+                   const std::string& src, const std::string& dst) {
+  const DeviceMesh mesh = *DeviceMesh::Create(mesh_sizes);
+  PlanOptions options;
+  options.mode = PlanMode::kNative;
+  options.cost_model = *MakeNcclCostModel(DefaultNcclProfile(), 8);
+  const DistSpec from = *DistSpec::Parse(mesh, src, shape, DType::kBF16);
+  const DistSpec to = *DistSpec::Parse(mesh, dst, shape, DType::kBF16);
+  return *PlanRedistribution(from, to, options);
+}
+
+// C2: on 8 x 8 (mesh dim 1 in a host), rank (i, j) holds block 8j + i and
+// wants block 8i + j: it sends its whole 512 KiB block to rank (j, i) on
+// host j, one message over its NIC. 8.4 + 14 (one network round) +
+// 524288 / 48000 (its NIC: 8 x 48 GB/s per 8 GPUs) = 33.32 us; priced as if
+// it messaged all 63 peers it was 7 network rounds and a detour of three
+// steps won (100.7 us).
+TEST(NcclCostModelTest, OneMessagePermuteAcrossHostsIsNotDetoured) {
+  const Plan swap = MultiHostPlan({8, 8}, {4096, 4096}, "S(0)[1]S(0)[0]", "S(0)S(0)");
+  ASSERT_EQ(swap.steps.size(), 1u) << swap.Trace();
+  EXPECT_EQ(swap.steps[0].step.kind, StepKind::kPermute);
+  EXPECT_EQ(swap.steps[0].step.group, MeshDimSet::Of({0, 1}));
+  EXPECT_NEAR(swap.cost, 8.4 + 14 + 524288.0 / 48000, 1e-9);
+}
+
+// C3: on 2 x 8, S(0)S(1) -> RS(0) (rows by host, columns by GPU, to rows by
+// GPU): rank (h, j) wants row block j of 8 (16 MiB), which host j / 4 holds
+// as 8 pieces of 2 MiB, one per GPU. The ranks of the other host receive
+// all 8 over their NIC (16 MiB); those of the same host 7 over NVLink
+// (14 MiB); every rank sends 4 pieces to the other host. So 8 network peers
+// (one round), 7 NVLink peers (Simple: a hop each), and the NIC's 16 MiB
+// dominate: 8.4 + 14 + 7 x 3.4 + 16777216 / 48000 = 395.7 us. In the
+// group's proportion (8 of 15 peers remote) it was 251.1 us, and the plan
+// chunk + this exchange (256.1 us) won; the plan now gathers across hosts
+// and exchanges within them.
+TEST(NcclCostModelTest, ExchangePricesItsBusiestRanksRemotePeers) {
+  const DeviceMesh mesh = *DeviceMesh::Create({2, 8});
+  const auto bound = (*MakeNcclCostModel(DefaultNcclProfile(), 8))
+                         ->Bind(CostProblem{mesh, {8192, 8192}, /*itemsize=*/2});
+  const DistState from = ParseDistState("S(0)S(1)", mesh, 2)->state;
+  const Step exchange = MakeExchange(MeshDimSet::Of({0, 1}), {{1, 0}});
+  ASSERT_EQ(ApplyStep(from, exchange), ParseDistState("RS(0)", mesh, 2)->state);
+  const double price = 8.4 + 14 + 7 * 3.4 + 16777216.0 / 48000;
+  EXPECT_NEAR(bound->StepCost(from, exchange), price, 1e-9);
+
+  const Plan plan = MultiHostPlan({2, 8}, {8192, 8192}, "S(0)R", "RS(0)");
+  ASSERT_EQ(plan.steps.size(), 3u) << plan.Trace();
+  EXPECT_EQ(plan.steps[0].step.kind, StepKind::kChunk) << plan.Trace();
+  EXPECT_EQ(plan.steps[1].step.kind, StepKind::kAllGather) << plan.Trace();
+  EXPECT_EQ(plan.steps[1].step.group, MeshDimSet::Single(0));
+  EXPECT_EQ(plan.steps[2].step.kind, StepKind::kAllToAll) << plan.Trace();
+  EXPECT_EQ(plan.steps[2].step.group, MeshDimSet::Single(1));
+  EXPECT_LT(plan.cost, 5.0081241791044775 + price);
+}
+
 TEST(NcclTuningTest, ReproducesNcclsTuningLogForDgxH100) {
   for (const LogRow& row : kAgRing) ExpectLog(NcclFunc::kAllGather, NcclAlgo::kRing, row);
   for (const LogRow& row : kAgRing) ExpectLog(NcclFunc::kReduceScatter, NcclAlgo::kRing, row);
