@@ -1,39 +1,61 @@
 #include "planner/steps/link_load.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
+
+#include "absl/container/flat_hash_map.h"
 
 namespace reshard {
 
 LinkLoad LinkLoadOfRoutes(absl::Span<const SliceRoute> routes, absl::Span<const int64_t> ranks,
                           int64_t devices_per_host) {
-  // Per participant and link (0 NVLink, 1 network): elements sent and
-  // received, routes sent and received.
+  // Per participant: elements it sends and receives on NVLink, receives
+  // over its NIC, and routes it sends and receives per link; per (host,
+  // rail) the elements that leave the host through that rail's NIC (PXN).
   const size_t n = ranks.size();
-  std::vector<int64_t> sent[2], received[2], sends[2], receives[2];
+  std::vector<int64_t> intra_sent(n, 0), intra_received(n, 0), inter_received(n, 0);
+  std::vector<int64_t> sends[2], receives[2];
   for (int link = 0; link < 2; ++link) {
-    for (std::vector<int64_t>* v : {&sent[link], &received[link], &sends[link], &receives[link]}) {
-      v->assign(n, 0);
-    }
+    sends[link].assign(n, 0);
+    receives[link].assign(n, 0);
   }
+  absl::flat_hash_map<std::pair<int64_t, int64_t>, int64_t> rail_sent;
   for (const SliceRoute& r : routes) {
     if (r.sender == r.receiver) continue;
-    const int link =
-        ranks[r.sender] / devices_per_host == ranks[r.receiver] / devices_per_host ? 0 : 1;
+    const int64_t from = ranks[r.sender], to = ranks[r.receiver];
     const int64_t elements = BoxElements(r.box);
-    sent[link][r.sender] += elements;
-    received[link][r.receiver] += elements;
-    ++sends[link][r.sender];
-    ++receives[link][r.receiver];
+    const bool inter = from / devices_per_host != to / devices_per_host;
+    ++sends[inter][r.sender];
+    ++receives[inter][r.receiver];
+    if (!inter) {
+      intra_sent[r.sender] += elements;
+      intra_received[r.receiver] += elements;
+      continue;
+    }
+    // PXN: the NIC of this host's GPU with the receiver's local rank, over
+    // NVLink first unless that GPU is the sender.
+    const int64_t rail = to % devices_per_host;
+    if (from % devices_per_host != rail) intra_sent[r.sender] += elements;
+    rail_sent[{from / devices_per_host, rail}] += elements;
+    inter_received[r.receiver] += elements;
   }
   LinkLoad load;
   for (size_t i = 0; i < n; ++i) {
-    load.intra = std::max({load.intra, sent[0][i], received[0][i]});
-    load.inter = std::max({load.inter, sent[1][i], received[1][i]});
+    load.intra = std::max({load.intra, intra_sent[i], intra_received[i]});
+    load.inter = std::max(load.inter, inter_received[i]);
     load.intra_messages = std::max({load.intra_messages, sends[0][i], receives[0][i]});
     load.inter_messages = std::max({load.inter_messages, sends[1][i], receives[1][i]});
   }
+  for (const auto& [rail, elements] : rail_sent) load.inter = std::max(load.inter, elements);
   return load;
+}
+
+bool OnOneRail(absl::Span<const int64_t> ranks, int64_t devices_per_host) {
+  for (int64_t r : ranks) {
+    if (r % devices_per_host != ranks[0] % devices_per_host) return false;
+  }
+  return true;
 }
 
 LinkLoad LinkLoadOnOneLink(const RouteLoad& load, bool one_host) {

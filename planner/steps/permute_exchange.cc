@@ -464,13 +464,9 @@ RouteLoad ExchangeLoadAtOrigin(const DistState& state, const Step& step, const D
 LinkLoad ExchangeLinkLoadAtOrigin(const DistState& state, const Step& step, const DeviceMesh& mesh,
                                   absl::Span<const int64_t> global_shape,
                                   int64_t devices_per_host) {
-  const std::vector<int64_t> ranks = mesh.GroupOf(step.group, 0);  // ascending
-  size_t hosts = 1;
-  for (size_t i = 1; i < ranks.size(); ++i) {
-    hosts += ranks[i] / devices_per_host != ranks[i - 1] / devices_per_host;
-  }
-  const bool one_host = hosts == 1;
-  if (one_host || hosts == ranks.size()) {  // every route on NVLink, or every one across hosts
+  const std::vector<int64_t> ranks = mesh.GroupOf(step.group, 0);
+  const bool one_host = ranks.front() / devices_per_host == ranks.back() / devices_per_host;
+  if (one_host || OnOneRail(ranks, devices_per_host)) {  // LinkLoadOnOneLink's cases
     return LinkLoadOnOneLink(ExchangeLoadAtOrigin(state, step, mesh, global_shape), one_host);
   }
   const std::vector<int64_t> zeros(mesh.ndim(), 0);

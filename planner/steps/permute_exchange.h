@@ -74,7 +74,7 @@ RouteLoad ExchangeLoadAtOrigin(const DistState& state, const Step& step, const D
 // ExchangeLoadAtOrigin per link (link_load.h): the routes of the group of
 // global rank 0, on hosts of `devices_per_host` consecutive ranks (the
 // communicator every cost model prices a group step on, HostSpanOf). Routed
-// only where the group has both peers on rank 0's host and peers on others.
+// only where the group spans hosts on more than one rail.
 LinkLoad ExchangeLinkLoadAtOrigin(const DistState& state, const Step& step, const DeviceMesh& mesh,
                                   absl::Span<const int64_t> global_shape, int64_t devices_per_host);
 

@@ -60,25 +60,26 @@ double ExchangeTimeUs(const NcclP2pLinks& links, const HostSpan& s, const LinkLo
 // its NVLink ones plus its network ones, so the LinkLoad's are at least
 // these. Latency: NcclP2pTimeUs's grows with the peers, and a network round
 // costs at least an NVLink round, so LeastMessages is the least. Transfer:
-// within one host all on NVLink; with every member on its own host all over
-// the network; else whatever the split the slower link takes at least the
-// bytes over the two bandwidths' sum. Shrunk by a millionth for rounding.
-// `latency` is the messages' NcclP2pTimeUs at 0 bytes
-// (ExchangeTimeLowerBoundUs finds it; the mesh's tables keep one message's).
+// within one host all on NVLink; on `one_rail` (OnOneRail) all over the
+// network; else whatever the split (PXN's NVLink hops count on NVLink) the
+// slower link takes at least the bytes over the two bandwidths' sum. Shrunk
+// by a millionth for rounding. `latency` is the messages' NcclP2pTimeUs at
+// 0 bytes (ExchangeTimeLowerBoundUs finds it; the mesh's tables keep one
+// message's).
 double ExchangeLowerBoundAtLatency(double latency, const NcclP2pLinks& links, const HostSpan& s,
-                                   double bytes) {
+                                   bool one_rail, double bytes) {
   const double kb = bytes / 1000;
   const double transfer = s.local == s.ranks ? kb / links.nvlink_gbps
-                          : s.local == 1     ? kb / links.net_gbps
+                          : one_rail         ? kb / links.net_gbps
                                              : kb / (links.nvlink_gbps + links.net_gbps);
   return (latency + transfer) * (1 - 1e-6);
 }
 
-double ExchangeTimeLowerBoundUs(const NcclP2pLinks& links, const HostSpan& s, int64_t messages,
-                                double bytes) {
+double ExchangeTimeLowerBoundUs(const NcclP2pLinks& links, const HostSpan& s, bool one_rail,
+                                int64_t messages, double bytes) {
   if (s.ranks <= 1) return 0;
   const double lat = NcclP2pTimeUs(links, LeastMessages(s, std::max<int64_t>(1, messages)));
-  return ExchangeLowerBoundAtLatency(lat, links, s, bytes);
+  return ExchangeLowerBoundAtLatency(lat, links, s, one_rail, bytes);
 }
 
 // NcclTuning(profile, ranks, nodes), kept per thread: `reshard batch` binds
@@ -151,6 +152,8 @@ struct MeshTables {
   double bound[kMaxMeshDims][kNumStepKinds] = {};
   // The latency of one message on the group (an exchange's least), by bits.
   double one_message[kNumGroups] = {};
+  // Whether the group's members share one local rank (OnOneRail), by bits.
+  bool one_rail[kNumGroups] = {};
 };
 
 MeshTables MakeMeshTables(const NcclProfile& profile, const NcclP2pLinks& links,
@@ -165,6 +168,8 @@ MeshTables MakeMeshTables(const NcclProfile& profile, const NcclP2pLinks& links,
         HostSpanOf(mesh, MeshDimSet::FromBits(static_cast<uint8_t>(bits)), devices_per_host);
     const NcclTuning& t = tables.tunings.emplace_back(TuningFor(profile, s.ranks, s.nodes));
     if (s.ranks <= 1) continue;
+    tables.one_rail[bits] = OnOneRail(
+        mesh.GroupOf(MeshDimSet::FromBits(static_cast<uint8_t>(bits)), 0), devices_per_host);
     double lat[kNumStepKinds] = {};
     for (StepKind kind : kAllStepKinds) {
       lat[static_cast<int>(kind)] = CallTimeUs(t, s, links, kind, 0);
@@ -318,6 +323,7 @@ class NcclCosts : public BoundCostModel {
     const HostSpan& s = tables_->span[bits];
     if (s.ranks <= 1) return 0;
     return ExchangeLowerBoundAtLatency(tables_->one_message[bits], links_, s,
+                                       tables_->one_rail[bits],
                                        itemsize_ * static_cast<double>(received));
   }
 
@@ -388,7 +394,7 @@ class NcclCosts : public BoundCostModel {
     int64_t logical[kMaxTensorDims];
     const int ndim = LogicalAtOrigin(current, step, logical);
     const auto [messages, elements] = load(absl::MakeConstSpan(logical, ndim));
-    return ExchangeTimeLowerBoundUs(links_, span, messages,
+    return ExchangeTimeLowerBoundUs(links_, span, tables_->one_rail[step.group.bits()], messages,
                                     itemsize_ * static_cast<double>(elements));
   }
 

@@ -628,39 +628,60 @@ Plan MultiHostPlan(std::vector<int64_t> mesh_sizes, std::vector<int64_t> shape,
   return *PlanRedistribution(from, to, options);
 }
 
-// C2: on 8 x 8 (mesh dim 1 in a host), rank (i, j) holds block 8j + i and
-// wants block 8i + j: it sends its whole 512 KiB block to rank (j, i) on
-// host j, one message over its NIC. 8.4 + 14 (one network round) +
-// 524288 / 48000 (its NIC: 8 x 48 GB/s per 8 GPUs) = 33.32 us; priced as if
-// it messaged all 63 peers it was 7 network rounds and a detour of three
-// steps won (100.7 us).
-TEST(NcclCostModelTest, OneMessagePermuteAcrossHostsIsNotDetoured) {
-  const Plan swap = MultiHostPlan({8, 8}, {4096, 4096}, "S(0)[1]S(0)[0]", "S(0)S(0)");
-  ASSERT_EQ(swap.steps.size(), 1u) << swap.Trace();
-  EXPECT_EQ(swap.steps[0].step.kind, StepKind::kPermute);
-  EXPECT_EQ(swap.steps[0].step.group, MeshDimSet::Of({0, 1}));
-  EXPECT_NEAR(swap.cost, 8.4 + 14 + 524288.0 / 48000, 1e-9);
+// The price of `step` from `src` on `mesh` and a bf16 `shape`.
+double StepPrice(std::vector<int64_t> mesh_sizes, std::vector<int64_t> shape,
+                 const std::string& src, const Step& step) {
+  const DeviceMesh mesh = *DeviceMesh::Create(mesh_sizes);
+  const auto bound =
+      (*MakeNcclCostModel(DefaultNcclProfile(), 8))->Bind(CostProblem{mesh, shape, /*itemsize=*/2});
+  return bound->StepCost(ParseDistState(src, mesh, static_cast<int>(shape.size()))->state, step);
+}
+
+// C2 and C6: on 8 x 8 (mesh dim 1 in a host), S(0)[1]S(0)[0] -> S(0)S(0)
+// and S(0)S(1) -> S(1)S(0) are the same permutation: rank (i, j) sends its
+// whole block to rank (j, i) on host j, one message over the network. Not
+// every peer (63 messages, 7 network rounds, as before), but through PXN
+// (link_load.h): every remote peer of host i's ranks has local rank i, so
+// host i's 7 sending ranks share NIC i: 8.4 + 14 (one network round) +
+// 7 x block / 48000 (one NIC: 8 x 48 GB/s per 8 GPUs). With it the one
+// permute costs more than an all_to_all across hosts (each rank's own rail)
+// and a permute whose peers spread over the rails, and the plan takes them.
+TEST(NcclCostModelTest, PermuteWhoseRemotePeersShareARailFunnelsThroughOneNic) {
+  const Step swap = MakePermute({{0, 0}, {1, 0}});
+  const double one_message = 8.4 + 14 + 7 * 524288.0 / 48000;  // 512 KiB blocks: 98.9 us
+  EXPECT_NEAR(StepPrice({8, 8}, {4096, 4096}, "S(0)[1]S(0)[0]", swap), one_message, 1e-9);
+  const Plan small = MultiHostPlan({8, 8}, {4096, 4096}, "S(0)[1]S(0)[0]", "S(0)S(0)");
+  ASSERT_EQ(small.steps.size(), 2u) << small.Trace();
+  EXPECT_EQ(small.steps[0].step.kind, StepKind::kAllToAll) << small.Trace();
+  EXPECT_EQ(small.steps[0].step.group, MeshDimSet::Single(0));
+  EXPECT_EQ(small.steps[1].step.kind, StepKind::kPermute) << small.Trace();
+  EXPECT_LT(small.cost, one_message);
+
+  const Step transpose = MakePermute({{1, 0}, {0, 1}});
+  const double funnel = 8.4 + 14 + 7 * 4194304.0 / 48000;  // 4 MiB blocks: 634.1 us
+  EXPECT_NEAR(StepPrice({8, 8}, {16384, 8192}, "S(0)S(1)", transpose), funnel, 1e-9);
+  const Plan big = MultiHostPlan({8, 8}, {16384, 8192}, "S(0)S(1)", "S(1)S(0)");
+  ASSERT_EQ(big.steps.size(), 2u) << big.Trace();
+  EXPECT_EQ(big.steps[0].step.kind, StepKind::kAllToAll) << big.Trace();
+  EXPECT_LT(big.cost, funnel / 2.5);
 }
 
 // C3: on 2 x 8, S(0)S(1) -> RS(0) (rows by host, columns by GPU, to rows by
 // GPU): rank (h, j) wants row block j of 8 (16 MiB), which host j / 4 holds
 // as 8 pieces of 2 MiB, one per GPU. The ranks of the other host receive
 // all 8 over their NIC (16 MiB); those of the same host 7 over NVLink
-// (14 MiB); every rank sends 4 pieces to the other host. So 8 network peers
+// (14 MiB); every rank sends 4 pieces to the other host, through PXN's
+// rails 0-3 (rank (1, j) has local rank j): each carries 8 x 2 MiB, as much
+// as a receiving NIC. So 8 network peers
 // (one round), 7 NVLink peers (Simple: a hop each), and the NIC's 16 MiB
 // dominate: 8.4 + 14 + 7 x 3.4 + 16777216 / 48000 = 395.7 us. In the
 // group's proportion (8 of 15 peers remote) it was 251.1 us, and the plan
 // chunk + this exchange (256.1 us) won; the plan now gathers across hosts
 // and exchanges within them.
 TEST(NcclCostModelTest, ExchangePricesItsBusiestRanksRemotePeers) {
-  const DeviceMesh mesh = *DeviceMesh::Create({2, 8});
-  const auto bound = (*MakeNcclCostModel(DefaultNcclProfile(), 8))
-                         ->Bind(CostProblem{mesh, {8192, 8192}, /*itemsize=*/2});
-  const DistState from = ParseDistState("S(0)S(1)", mesh, 2)->state;
   const Step exchange = MakeExchange(MeshDimSet::Of({0, 1}), {{1, 0}});
-  ASSERT_EQ(ApplyStep(from, exchange), ParseDistState("RS(0)", mesh, 2)->state);
   const double price = 8.4 + 14 + 7 * 3.4 + 16777216.0 / 48000;
-  EXPECT_NEAR(bound->StepCost(from, exchange), price, 1e-9);
+  EXPECT_NEAR(StepPrice({2, 8}, {8192, 8192}, "S(0)S(1)", exchange), price, 1e-9);
 
   const Plan plan = MultiHostPlan({2, 8}, {8192, 8192}, "S(0)R", "RS(0)");
   ASSERT_EQ(plan.steps.size(), 3u) << plan.Trace();
