@@ -585,40 +585,9 @@ void ExpectLog(NcclFunc f, NcclAlgo a, const LogRow& row) {
   }
 }
 
-// Issue 43's repros on one 8-GPU host, bf16: the 256 MiB all_reduce is one
-// NVLS all_reduce (not reduce_scatter + exchange), the FSDP gather one
-// all_gather (not an exchange); a shard-order swap stays one permute.
-Plan OneHostPlan(const std::string& mesh_sizes, std::vector<int64_t> shape, const std::string& src,
-                 const std::string& dst) {
-  const DeviceMesh mesh =
-      mesh_sizes == "8" ? *DeviceMesh::Create({8}) : *DeviceMesh::Create({2, 4});
-  PlanOptions options;
-  options.mode = PlanMode::kNative;
-  options.cost_model = *MakeNcclCostModel(DefaultNcclProfile(), 8);
-  const DistSpec from = *DistSpec::Parse(mesh, src, shape, DType::kBF16);
-  const DistSpec to = *DistSpec::Parse(mesh, dst, shape, DType::kBF16);
-  return *PlanRedistribution(from, to, options);
-}
-
-TEST(NcclCostModelTest, IssueReprosPlanOneCollective) {
-  const Plan ar = OneHostPlan("8", {16384, 8192}, "P", "R");
-  ASSERT_EQ(ar.steps.size(), 1u) << ar.Trace();
-  EXPECT_EQ(ar.steps[0].step.kind, StepKind::kAllReduce);
-  // 70 + 2^28 / (476 * 8/14 * 1000): NVLS.
-  EXPECT_NEAR(ar.cost, 70 + 268435456.0 / (1000 * 476.0 * 8 / 14), 1e-6);
-  const Plan ag = OneHostPlan("8", {4096, 4096}, "S(0)", "R");
-  ASSERT_EQ(ag.steps.size(), 1u) << ag.Trace();
-  EXPECT_EQ(ag.steps[0].step.kind, StepKind::kAllGather);
-  const Plan swap = OneHostPlan("2,4", {4096, 4096}, "S(0)[1]S(0)[0]", "S(0)S(0)");
-  ASSERT_EQ(swap.steps.size(), 1u) << swap.Trace();
-  EXPECT_EQ(swap.steps[0].step.kind, StepKind::kPermute);
-}
-
-// Issue 43's send/recv repros across 8-GPU hosts, bf16: a permute or an
-// exchange is priced by each rank's real peers per link (spec §6.4
-// "Send/recv": NVLink to its host's peers, its NIC to other hosts').
-Plan MultiHostPlan(std::vector<int64_t> mesh_sizes, std::vector<int64_t> shape,
-                   const std::string& src, const std::string& dst) {
+// A native bf16 plan on 8-GPU hosts.
+Plan Bf16Plan(std::vector<int64_t> mesh_sizes, std::vector<int64_t> shape, const std::string& src,
+              const std::string& dst) {
   const DeviceMesh mesh = *DeviceMesh::Create(mesh_sizes);
   PlanOptions options;
   options.mode = PlanMode::kNative;
@@ -627,6 +596,27 @@ Plan MultiHostPlan(std::vector<int64_t> mesh_sizes, std::vector<int64_t> shape,
   const DistSpec to = *DistSpec::Parse(mesh, dst, shape, DType::kBF16);
   return *PlanRedistribution(from, to, options);
 }
+
+// Issue 43's repros on one 8-GPU host, bf16: the 256 MiB all_reduce is one
+// NVLS all_reduce (not reduce_scatter + exchange), the FSDP gather one
+// all_gather (not an exchange); a shard-order swap stays one permute.
+TEST(NcclCostModelTest, IssueReprosPlanOneCollective) {
+  const Plan ar = Bf16Plan({8}, {16384, 8192}, "P", "R");
+  ASSERT_EQ(ar.steps.size(), 1u) << ar.Trace();
+  EXPECT_EQ(ar.steps[0].step.kind, StepKind::kAllReduce);
+  // 70 + 2^28 / (476 * 8/14 * 1000): NVLS.
+  EXPECT_NEAR(ar.cost, 70 + 268435456.0 / (1000 * 476.0 * 8 / 14), 1e-6);
+  const Plan ag = Bf16Plan({8}, {4096, 4096}, "S(0)", "R");
+  ASSERT_EQ(ag.steps.size(), 1u) << ag.Trace();
+  EXPECT_EQ(ag.steps[0].step.kind, StepKind::kAllGather);
+  const Plan swap = Bf16Plan({2, 4}, {4096, 4096}, "S(0)[1]S(0)[0]", "S(0)S(0)");
+  ASSERT_EQ(swap.steps.size(), 1u) << swap.Trace();
+  EXPECT_EQ(swap.steps[0].step.kind, StepKind::kPermute);
+}
+
+// Issue 43's send/recv repros across 8-GPU hosts, bf16: a permute or an
+// exchange is priced by each rank's real peers per link (spec §6.4
+// "Send/recv": NVLink to its host's peers, its NIC to other hosts').
 
 // The price of `step` from `src` on `mesh` and a bf16 `shape`.
 double StepPrice(std::vector<int64_t> mesh_sizes, std::vector<int64_t> shape,
@@ -650,7 +640,7 @@ TEST(NcclCostModelTest, PermuteWhoseRemotePeersShareARailFunnelsThroughOneNic) {
   const Step swap = MakePermute({{0, 0}, {1, 0}});
   const double one_message = 8.4 + 14 + 7 * 524288.0 / 48000;  // 512 KiB blocks: 98.9 us
   EXPECT_NEAR(StepPrice({8, 8}, {4096, 4096}, "S(0)[1]S(0)[0]", swap), one_message, 1e-9);
-  const Plan small = MultiHostPlan({8, 8}, {4096, 4096}, "S(0)[1]S(0)[0]", "S(0)S(0)");
+  const Plan small = Bf16Plan({8, 8}, {4096, 4096}, "S(0)[1]S(0)[0]", "S(0)S(0)");
   ASSERT_EQ(small.steps.size(), 2u) << small.Trace();
   EXPECT_EQ(small.steps[0].step.kind, StepKind::kAllToAll) << small.Trace();
   EXPECT_EQ(small.steps[0].step.group, MeshDimSet::Single(0));
@@ -660,7 +650,7 @@ TEST(NcclCostModelTest, PermuteWhoseRemotePeersShareARailFunnelsThroughOneNic) {
   const Step transpose = MakePermute({{1, 0}, {0, 1}});
   const double funnel = 8.4 + 14 + 7 * 4194304.0 / 48000;  // 4 MiB blocks: 634.1 us
   EXPECT_NEAR(StepPrice({8, 8}, {16384, 8192}, "S(0)S(1)", transpose), funnel, 1e-9);
-  const Plan big = MultiHostPlan({8, 8}, {16384, 8192}, "S(0)S(1)", "S(1)S(0)");
+  const Plan big = Bf16Plan({8, 8}, {16384, 8192}, "S(0)S(1)", "S(1)S(0)");
   ASSERT_EQ(big.steps.size(), 2u) << big.Trace();
   EXPECT_EQ(big.steps[0].step.kind, StepKind::kAllToAll) << big.Trace();
   EXPECT_LT(big.cost, funnel / 2.5);
@@ -683,7 +673,7 @@ TEST(NcclCostModelTest, ExchangePricesItsBusiestRanksRemotePeers) {
   const double price = 8.4 + 14 + 7 * 3.4 + 16777216.0 / 48000;
   EXPECT_NEAR(StepPrice({2, 8}, {8192, 8192}, "S(0)S(1)", exchange), price, 1e-9);
 
-  const Plan plan = MultiHostPlan({2, 8}, {8192, 8192}, "S(0)R", "RS(0)");
+  const Plan plan = Bf16Plan({2, 8}, {8192, 8192}, "S(0)R", "RS(0)");
   ASSERT_EQ(plan.steps.size(), 3u) << plan.Trace();
   EXPECT_EQ(plan.steps[0].step.kind, StepKind::kChunk) << plan.Trace();
   EXPECT_EQ(plan.steps[1].step.kind, StepKind::kAllGather) << plan.Trace();
