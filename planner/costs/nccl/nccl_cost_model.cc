@@ -400,8 +400,9 @@ class NcclCosts : public BoundCostModel {
 
   // Spec §6.4: a permute or an exchange is one grouped send/recv, priced
   // from its routes (§11.1) per link in the group of the rank at coordinate
-  // 0 (the largest logical shape). Exchanges are the goal's edge only, so
-  // the routes (which allocate) are computed here.
+  // 0 (the largest logical shape). Routed (which allocates) only on groups
+  // spanning hosts on several rails (ExchangeLinkLoadAtOrigin); exchanges
+  // are the goal's edge only.
   double ExchangeCost(const DistState& current, const Step& step, int bits) const {
     if (tables_->span[bits].ranks <= 1) return 0;
     const LinkLoad load =
