@@ -1,7 +1,6 @@
 #include "planner/steps/link_load.h"
 
 #include <algorithm>
-#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -10,9 +9,20 @@ namespace reshard {
 
 LinkLoad LinkLoadOfRoutes(absl::Span<const SliceRoute> routes, absl::Span<const int64_t> ranks,
                           int64_t devices_per_host) {
+  std::vector<RouteSize> sizes;
+  sizes.reserve(routes.size());
+  for (const SliceRoute& r : routes) {
+    if (r.sender != r.receiver) sizes.push_back({r.sender, r.receiver, BoxElements(r.box)});
+  }
+  return LinkLoadOfSizes(sizes, ranks, devices_per_host);
+}
+
+LinkLoad LinkLoadOfSizes(absl::Span<const RouteSize> routes, absl::Span<const int64_t> ranks,
+                         int64_t devices_per_host) {
   // Per participant: elements it sends and receives on NVLink, receives
-  // over its NIC, and routes it sends and receives per link; per (host,
-  // rail) the elements that leave the host through that rail's NIC (PXN).
+  // over its NIC, and routes it sends and receives per link; per rail of a
+  // host (host x devices_per_host + rail) the elements that leave the host
+  // through that rail's NIC (PXN).
   const size_t n = ranks.size();
   std::vector<int64_t> intra_sent(n, 0), intra_received(n, 0), inter_received(n, 0);
   std::vector<int64_t> sends[2], receives[2];
@@ -20,25 +30,24 @@ LinkLoad LinkLoadOfRoutes(absl::Span<const SliceRoute> routes, absl::Span<const 
     sends[link].assign(n, 0);
     receives[link].assign(n, 0);
   }
-  absl::flat_hash_map<std::pair<int64_t, int64_t>, int64_t> rail_sent;
-  for (const SliceRoute& r : routes) {
+  absl::flat_hash_map<int64_t, int64_t> rail_sent;
+  for (const RouteSize& r : routes) {
     if (r.sender == r.receiver) continue;
     const int64_t from = ranks[r.sender], to = ranks[r.receiver];
-    const int64_t elements = BoxElements(r.box);
     const bool inter = from / devices_per_host != to / devices_per_host;
     ++sends[inter][r.sender];
     ++receives[inter][r.receiver];
     if (!inter) {
-      intra_sent[r.sender] += elements;
-      intra_received[r.receiver] += elements;
+      intra_sent[r.sender] += r.elements;
+      intra_received[r.receiver] += r.elements;
       continue;
     }
     // PXN: the NIC of this host's GPU with the receiver's local rank, over
     // NVLink first unless that GPU is the sender.
     const int64_t rail = to % devices_per_host;
-    if (from % devices_per_host != rail) intra_sent[r.sender] += elements;
-    rail_sent[{from / devices_per_host, rail}] += elements;
-    inter_received[r.receiver] += elements;
+    if (from % devices_per_host != rail) intra_sent[r.sender] += r.elements;
+    rail_sent[from - from % devices_per_host + rail] += r.elements;
+    inter_received[r.receiver] += r.elements;
   }
   LinkLoad load;
   for (size_t i = 0; i < n; ++i) {

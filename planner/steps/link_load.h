@@ -44,6 +44,9 @@ struct LinkLoad {
 // rail) ranks[i] % devices_per_host.
 LinkLoad LinkLoadOfRoutes(absl::Span<const SliceRoute> routes, absl::Span<const int64_t> ranks,
                           int64_t devices_per_host);
+// The same for routes given by their sizes (RouteSizesOfGrids).
+LinkLoad LinkLoadOfSizes(absl::Span<const RouteSize> routes, absl::Span<const int64_t> ranks,
+                         int64_t devices_per_host);
 
 // Whether the global ranks `ranks` share one local rank (rank %
 // devices_per_host), so that each is on its own host and every route among

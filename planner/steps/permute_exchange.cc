@@ -471,9 +471,11 @@ LinkLoad ExchangeLinkLoadAtOrigin(const DistState& state, const Step& step, cons
   }
   const std::vector<int64_t> zeros(mesh.ndim(), 0);
   const std::vector<int64_t> logical = LogicalShape(state, step, mesh, global_shape, zeros);
-  const std::vector<Box> source = Blocks(state, step, mesh, logical, /*after=*/false);
-  const std::vector<Box> target = Blocks(state, step, mesh, logical, /*after=*/true);
-  return LinkLoadOfRoutes(RouteSlices(source, target), ranks, devices_per_host);
+  thread_local SliceGrid source, target;  // storage kept between calls
+  FillGrid(state, step.group, mesh, logical, &source);
+  FillGrid(ApplyStep(state, step), step.group, mesh, logical, &target);
+  return LinkLoadOfSizes(RouteSizesOfGrids(source, target, static_cast<int64_t>(ranks.size())),
+                         ranks, devices_per_host);
 }
 
 }  // namespace reshard
