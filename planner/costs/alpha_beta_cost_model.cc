@@ -202,11 +202,12 @@ class AlphaBetaCostModel : public CostModel {
   bool prices_native_steps() const override { return true; }
   // Spec §14: the crossing's link is the inter-host one when its ranks span
   // several hosts (§6's rule for a group), the intra-host one otherwise.
-  std::optional<double> ExchangeAmongRanksUs(absl::Span<const int64_t> ranks, const RouteLoad& load,
+  std::optional<double> ExchangeAmongRanksUs(absl::Span<const int64_t> ranks,
+                                             absl::Span<const SliceRoute> routes,
                                              int itemsize) const override {
     if (ranks.size() <= 1) return 0.0;
     const HostSpan span = HostSpanOfRanks(ranks, devices_per_host_);
-    return ExchangeTimeUs(load, itemsize,
+    return ExchangeTimeUs(LoadOfRoutes(routes, static_cast<int64_t>(ranks.size())), itemsize,
                           span.nodes > 1 ? profile_.inter_host : profile_.intra_host,
                           profile_.call_us);
   }

@@ -158,13 +158,13 @@ class CostModel {
   virtual double tie_resolution() const { return 0; }
 
   // The price of one exchange among the global ranks `ranks` (ascending,
-  // distinct; rank r on host r / devices_per_host) whose busiest member
-  // sends or receives `load` (elements of `itemsize` bytes): a cross-mesh
-  // move's crossing (spec §14), priced by the same rule as the model's
-  // in-mesh exchange steps. std::nullopt for a model that cannot price an
-  // exchange (the pytorch models, the measured model).
+  // distinct; rank r on host r / devices_per_host) moving `routes` (their
+  // senders and receivers index `ranks`; elements of `itemsize` bytes): a
+  // cross-mesh move's crossing (spec §14), priced by the same rule as the
+  // model's in-mesh exchange steps. std::nullopt for a model that cannot
+  // price an exchange (the pytorch models).
   virtual std::optional<double> ExchangeAmongRanksUs(absl::Span<const int64_t> /*ranks*/,
-                                                     const RouteLoad& /*load*/,
+                                                     absl::Span<const SliceRoute> /*routes*/,
                                                      int /*itemsize*/) const {
     return std::nullopt;
   }

@@ -141,10 +141,12 @@ class MeasuredCostModel : public CostModel {
   }
   bool prices_native_steps() const override { return true; }
   // Spec §14: the crossing's link by §6's rule for a group, as alpha-beta's.
-  std::optional<double> ExchangeAmongRanksUs(absl::Span<const int64_t> ranks, const RouteLoad& load,
+  std::optional<double> ExchangeAmongRanksUs(absl::Span<const int64_t> ranks,
+                                             absl::Span<const SliceRoute> routes,
                                              int itemsize) const override {
     if (ranks.size() <= 1) return 0.0;
     const HostSpan span = HostSpanOfRanks(ranks, devices_per_host_);
+    const RouteLoad load = LoadOfRoutes(routes, static_cast<int64_t>(ranks.size()));
     return prices_.ExchangeUs(
         static_cast<int64_t>(ranks.size()), load.max_messages,
         itemsize * static_cast<double>(std::max(load.max_sent, load.max_received)),

@@ -187,12 +187,10 @@ TEST(MeasuredCostModelTest, AnExchangeStepIsPricedByItsRoutes) {
 // A crossing (spec §14) by the same rule: one message per participant.
 TEST(MeasuredCostModelTest, ACrossingIsPricedAsAnExchange) {
   const auto model = *MakeMeasuredCostModel(ExchangeProfile(), 8);
-  RouteLoad load;
-  load.max_messages = 1;
-  load.max_sent = 16384;  // f32 elements: 64 KiB
-  load.max_received = 16384;
+  std::vector<SliceRoute> routes;  // a ring: each sends 16384 f32 elements (64 KiB)
+  for (int64_t i = 0; i < 4; ++i) routes.push_back({i, (i + 1) % 4, {Slice{i * 16384, 16384}}});
   const std::vector<int64_t> ranks = {0, 1, 2, 3};
-  EXPECT_EQ(model->ExchangeAmongRanksUs(ranks, load, 4), 40000);
+  EXPECT_EQ(model->ExchangeAmongRanksUs(ranks, routes, 4), 40000);
 }
 
 // Spec §5.2 item 10: the model's tie resolution is what its tables get

@@ -129,7 +129,7 @@ int64_t CrossingSlices(const CrossMeshPlan& p) {
 
 // Whether the request's cost model prices an exchange (spec §14 "Price").
 bool PricesExchanges(const PlanOptions& options) {
-  return ResolvedCostModel(options)->ExchangeAmongRanksUs({0, 1}, RouteLoad{}, 1).has_value();
+  return ResolvedCostModel(options)->ExchangeAmongRanksUs({0, 1}, {}, 1).has_value();
 }
 
 // `rounds` as the plan's crossing, with their load and the plan's peak.
@@ -160,12 +160,11 @@ absl::Status RouteCrossing(const PlanOptions& options, int64_t max_slices, Cross
 // each round is one exchange, priced by the model's rule (spec §14 "Price").
 void PriceCrossing(const PlanOptions& options, CrossMeshPlan* plan) {
   const std::shared_ptr<const CostModel>& model = ResolvedCostModel(options);
-  const int64_t n = static_cast<int64_t>(plan->participants.size());
   double total = 0;
   for (int64_t r = 0; r < plan->rounds; ++r) {
-    const RouteLoad load = LoadOfRoutes(RoutesOfRound(plan->routes, plan->route_rounds, r), n);
-    const std::optional<double> price =
-        model->ExchangeAmongRanksUs(plan->participants, load, ItemSize(plan->crossing_src.dtype()));
+    const std::optional<double> price = model->ExchangeAmongRanksUs(
+        plan->participants, RoutesOfRound(plan->routes, plan->route_rounds, r),
+        ItemSize(plan->crossing_src.dtype()));
     if (!price.has_value()) return;  // the model prices no exchange
     total += *price;
   }

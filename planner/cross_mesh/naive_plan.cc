@@ -66,8 +66,7 @@ absl::StatusOr<NaiveCrossMeshPlan> PlanNaiveCrossMesh(const CrossMeshRequest& re
     naive.hops[hop] = RouteSlices(held, wanted);
     // Each hop is priced by the rule of plain's crossing (spec §14 "Price").
     const std::optional<double> hop_cost = model->ExchangeAmongRanksUs(
-        p.participants, LoadOfRoutes(naive.hops[hop], static_cast<int64_t>(p.participants.size())),
-        ItemSize(p.crossing_src.dtype()));
+        p.participants, naive.hops[hop], ItemSize(p.crossing_src.dtype()));
     cost = cost.has_value() && hop_cost.has_value() ? std::optional<double>(*cost + *hop_cost)
                                                     : std::nullopt;
   }

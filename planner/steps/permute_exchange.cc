@@ -461,4 +461,21 @@ RouteLoad ExchangeLoadAtOrigin(const DistState& state, const Step& step, const D
   return ExchangeLoadOf(state, step, mesh, LogicalShape(state, step, mesh, global_shape, zeros));
 }
 
+LinkLoad ExchangeLinkLoadAtOrigin(const DistState& state, const Step& step, const DeviceMesh& mesh,
+                                  absl::Span<const int64_t> global_shape,
+                                  int64_t devices_per_host) {
+  const std::vector<int64_t> ranks = mesh.GroupOf(step.group, 0);
+  const bool one_host = ranks.front() / devices_per_host == ranks.back() / devices_per_host;
+  if (one_host || OnOneRail(ranks, devices_per_host)) {  // LinkLoadOnOneLink's cases
+    return LinkLoadOnOneLink(ExchangeLoadAtOrigin(state, step, mesh, global_shape), one_host);
+  }
+  const std::vector<int64_t> zeros(mesh.ndim(), 0);
+  const std::vector<int64_t> logical = LogicalShape(state, step, mesh, global_shape, zeros);
+  thread_local SliceGrid source, target;  // storage kept between calls
+  FillGrid(state, step.group, mesh, logical, &source);
+  FillGrid(ApplyStep(state, step), step.group, mesh, logical, &target);
+  return LinkLoadOfSizes(RouteSizesOfGrids(source, target, static_cast<int64_t>(ranks.size())),
+                         ranks, devices_per_host);
+}
+
 }  // namespace reshard

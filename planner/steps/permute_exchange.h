@@ -30,6 +30,7 @@
 #include "mesh/device_mesh.h"
 #include "planner/layout/chunk.h"
 #include "planner/layout/dist_state.h"
+#include "planner/steps/link_load.h"
 #include "planner/steps/slice_routes.h"
 #include "planner/steps/step.h"
 
@@ -69,6 +70,13 @@ RouteLoad ExchangeLoadOf(const DistState& state, const Step& step, const DeviceM
 // prices an exchange by (spec §6.2).
 RouteLoad ExchangeLoadAtOrigin(const DistState& state, const Step& step, const DeviceMesh& mesh,
                                absl::Span<const int64_t> global_shape);
+
+// ExchangeLoadAtOrigin per link (link_load.h): the routes of the group of
+// global rank 0, on hosts of `devices_per_host` consecutive ranks (the
+// communicator every cost model prices a group step on, HostSpanOf). Routed
+// only where the group spans hosts on more than one rail.
+LinkLoad ExchangeLinkLoadAtOrigin(const DistState& state, const Step& step, const DeviceMesh& mesh,
+                                  absl::Span<const int64_t> global_shape, int64_t devices_per_host);
 
 // What the group's first member (coordinate 0 on every group mesh dim)
 // receives in the step at `logical`, found from its own blocks and the

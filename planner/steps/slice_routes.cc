@@ -526,44 +526,60 @@ void ForEachGridMeeting(const SliceGrid& held, const SliceGrid& wanted, int64_t 
   }
 }
 
+// Calls visit(sender, receiver, elements) for each route of RouteSlices over
+// the grids' boxes between two participants, without building a box.
+// Streams step 1: local copies move nothing and forced demands are visited
+// at once; only step 3's demands are kept, to be chosen (w->sent, each
+// participant's elements sent, is its `load`).
+template <typename Visit>
+void ForEachGridRoute(const SliceGrid& held, const SliceGrid& wanted, int64_t participants,
+                      GridWorkspace* w, Visit visit) {
+  GridClassesOf(held, participants, w);
+  GridRuns(held, wanted, w);
+  w->sent.assign(participants, 0);
+  std::vector<Meeting>& choices = w->choices;
+  choices.clear();
+  ForEachGridMeeting(held, wanted, participants, w, [&](const Meeting& x) {
+    if (x.sender < 0) choices.push_back(x);
+    if (x.sender >= 0 && x.sender != x.receiver) {
+      w->sent[x.sender] += x.elements;
+      visit(x.sender, x.receiver, x.elements);
+    }
+  });
+  w->all.resize(choices.size());
+  std::iota(w->all.begin(), w->all.end(), 0);
+  ChooseAmongReplicas(w->classes, w->all, &choices, &w->sent);
+  for (const Meeting& x : choices) visit(x.sender, x.receiver, x.elements);
+}
+
 }  // namespace
 
-// Streams step 1: local copies move nothing and forced demands count at
-// once; only step 3's demands are kept, to be chosen (`sent` is its `load`).
 RouteLoad LoadOfGridRoutes(const SliceGrid& held, const SliceGrid& wanted, int64_t participants) {
   thread_local GridWorkspace w;
-  GridClassesOf(held, participants, &w);
-  GridRuns(held, wanted, &w);
-  std::vector<int64_t>& sent = w.sent;
   std::vector<int64_t>& received = w.received;
   std::vector<int64_t>& sends = w.sends;
   std::vector<int64_t>& receives = w.receives;
-  for (std::vector<int64_t>* v : {&sent, &received, &sends, &receives}) v->assign(participants, 0);
+  for (std::vector<int64_t>* v : {&received, &sends, &receives}) v->assign(participants, 0);
   int64_t total_sent = 0;
-  auto count = [&](const Meeting& x) {
-    sent[x.sender] += x.elements;
-    received[x.receiver] += x.elements;
-    ++sends[x.sender];
-    ++receives[x.receiver];
-    total_sent += x.elements;
-  };
-  std::vector<Meeting>& choices = w.choices;
-  choices.clear();
-  ForEachGridMeeting(held, wanted, participants, &w, [&](const Meeting& x) {
-    if (x.sender < 0) choices.push_back(x);
-    if (x.sender >= 0 && x.sender != x.receiver) count(x);
-  });
-  std::vector<int64_t>& all = w.all;
-  all.resize(choices.size());
-  std::iota(all.begin(), all.end(), 0);
-  ChooseAmongReplicas(w.classes, all, &choices, &sent);
-  for (const Meeting& x : choices) {
-    received[x.receiver] += x.elements;
-    ++sends[x.sender];
-    ++receives[x.receiver];
-    total_sent += x.elements;
-  }
-  return Busiest(sent, received, sends, receives, total_sent);
+  ForEachGridRoute(held, wanted, participants, &w,
+                   [&](int64_t sender, int64_t receiver, int64_t elements) {
+                     received[receiver] += elements;
+                     ++sends[sender];
+                     ++receives[receiver];
+                     total_sent += elements;
+                   });
+  return Busiest(w.sent, received, sends, receives, total_sent);
+}
+
+std::vector<RouteSize> RouteSizesOfGrids(const SliceGrid& held, const SliceGrid& wanted,
+                                         int64_t participants) {
+  thread_local GridWorkspace w;
+  std::vector<RouteSize> sizes;
+  ForEachGridRoute(held, wanted, participants, &w,
+                   [&](int64_t sender, int64_t receiver, int64_t elements) {
+                     sizes.push_back({sender, receiver, elements});
+                   });
+  return sizes;
 }
 
 RouteLoad LoadOfRoutes(absl::Span<const SliceRoute> routes, int64_t participants) {

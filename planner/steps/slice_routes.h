@@ -83,6 +83,18 @@ struct SliceGrid {
 // empty ones where the order keeps offsets and ends ascending (GroupSliceGrid's tables are).
 RouteLoad LoadOfGridRoutes(const SliceGrid& held, const SliceGrid& wanted, int64_t participants);
 
+// A route's participants and elements, without its box.
+struct RouteSize {
+  int64_t sender = 0;
+  int64_t receiver = 0;
+  int64_t elements = 0;
+};
+// The routes of RouteSlices over the grids' boxes (as LoadOfGridRoutes
+// requires them) between two different participants, as sizes, in no
+// particular order: what pricing per link needs (link_load.h).
+std::vector<RouteSize> RouteSizesOfGrids(const SliceGrid& held, const SliceGrid& wanted,
+                                         int64_t participants);
+
 }  // namespace reshard
 
 #endif  // RESHARD_PLANNER_STEPS_SLICE_ROUTES_H_

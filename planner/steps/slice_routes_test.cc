@@ -216,7 +216,8 @@ SliceGrid GridOf(const std::vector<Box>& boxes) {
 }
 
 // RouteSlices, RouteSlicesOf and, where the held boxes are a grid (a
-// layout's blocks), LoadOfGridRoutes against the reference.
+// layout's blocks), LoadOfGridRoutes and RouteSizesOfGrids against the
+// reference.
 void ExpectSameAsReference(const std::vector<Box>& held, const std::vector<Box>& wanted,
                            bool grid = true) {
   const std::vector<SliceRoute> expected = ReferenceRoutes(held, wanted);
@@ -232,6 +233,17 @@ void ExpectSameAsReference(const std::vector<Box>& held, const std::vector<Box>&
                             got.max_messages, got.total_sent),
             std::make_tuple(want.max_sent, want.max_received, want.max_sent_plus_received,
                             want.max_messages, want.total_sent));
+  // RouteSizesOfGrids: the same routes between participants, by size.
+  std::vector<std::tuple<int64_t, int64_t, int64_t>> want_sizes, got_sizes;
+  for (const SliceRoute& r : expected) {
+    if (r.sender != r.receiver) want_sizes.emplace_back(r.sender, r.receiver, BoxElements(r.box));
+  }
+  for (const RouteSize& r : RouteSizesOfGrids(GridOf(held), GridOf(wanted), n)) {
+    got_sizes.emplace_back(r.sender, r.receiver, r.elements);
+  }
+  std::sort(want_sizes.begin(), want_sizes.end());
+  std::sort(got_sizes.begin(), got_sizes.end());
+  EXPECT_EQ(got_sizes, want_sizes);
 }
 
 // A random layout of `shape` on `mesh`: each mesh dim R or S(d) (d random),

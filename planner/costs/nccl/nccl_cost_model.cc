@@ -16,6 +16,7 @@
 #include "planner/costs/host_span.h"
 #include "planner/costs/nccl/nccl_tuning.h"
 #include "planner/layout/chunk.h"
+#include "planner/steps/link_load.h"
 #include "planner/steps/permute_exchange.h"
 #include "planner/steps/step_bytes.h"
 
@@ -24,60 +25,61 @@ namespace {
 
 constexpr int kNumGroups = 1 << kMaxMeshDims;
 
-// `messages` peer messages carrying `bytes` in all, split between the
-// host's peers and other hosts' in the group's proportion (a permute's
-// split when every peer gets one: NcclCosts::Exchange), the network's
-// rounded up.
-NcclP2pCall Messages(const HostSpan& s, int64_t messages, double bytes) {
-  const int64_t peers = s.ranks - 1;
-  const int64_t remote = s.ranks - s.local;
+// The cheapest `messages` peer messages of 0 bytes on `s`: on NVLink where
+// rank 0's host holds other members (a round over the network costs at
+// least an NVLink round: nccl_tuning.cc), else over the network (every
+// member on its own host: HostSpanOf).
+NcclP2pCall LeastMessages(const HostSpan& s, int64_t messages) {
   NcclP2pCall call;
-  call.inter_peers = std::min(messages, (messages * remote + peers - 1) / peers);
-  call.intra_peers = messages - call.inter_peers;
-  const double each = bytes / static_cast<double>(messages);
-  call.intra_bytes = each * static_cast<double>(call.intra_peers);
-  call.inter_bytes = each * static_cast<double>(call.inter_peers);
+  (s.local > 1 ? call.intra_peers : call.inter_peers) = messages;
   return call;
 }
 
-// Spec §6.4: an exchange is one grouped send/recv like a permute, priced
-// from its routes (§11.1): its busiest member's messages (at least one) and
-// bytes (the more of sent and received), over the communicator `s`. The
-// one rule for exchange steps and cross-mesh crossings (spec §14).
-double ExchangeTimeUs(const NcclP2pLinks& links, const HostSpan& s, const RouteLoad& load,
+// Spec §6.4: a permute or an exchange is one grouped send/recv, priced from
+// its routes (§11.1) per link (link_load.h): the busiest member's peers and
+// bytes on NVLink (peers on its host) and over its NIC (peers on other
+// hosts), at least one message, over the communicator `s`. The one rule for
+// permute and exchange steps and cross-mesh crossings (spec §14).
+double ExchangeTimeUs(const NcclP2pLinks& links, const HostSpan& s, const LinkLoad& load,
                       double itemsize) {
   if (s.ranks <= 1) return 0;
-  const double bytes = itemsize * static_cast<double>(std::max(load.max_sent, load.max_received));
-  return NcclP2pTimeUs(links, Messages(s, std::max<int64_t>(1, load.max_messages), bytes));
+  if (load.intra_messages + load.inter_messages == 0) {
+    return NcclP2pTimeUs(links, LeastMessages(s, 1));
+  }
+  NcclP2pCall call;
+  call.intra_peers = load.intra_messages;
+  call.inter_peers = load.inter_messages;
+  call.intra_bytes = itemsize * static_cast<double>(load.intra);
+  call.inter_bytes = itemsize * static_cast<double>(load.inter);
+  return NcclP2pTimeUs(links, call);
 }
 
 // A lower bound on ExchangeTimeUs over `s` when the busiest member moves at
-// least `bytes` in at least `messages` >= 1 messages (spec §5.2 item 7):
-// NcclP2pTimeUs's latency grows with the messages (more rounds, more of
-// them over the network, which costs at least NVLink's round: nccl_tuning.cc);
-// Messages sends at least messages * remote / peers of them to other hosts,
-// so that share of the bytes goes over the network (all of them on NVLink
-// within one host), and whatever the split the slower share takes at least
-// the bytes over the two bandwidths' sum. Shrunk by a millionth for rounding.
-// `latency` is the messages' NcclP2pTimeUs at 0 bytes (ExchangeTimeLowerBoundUs
-// finds it; the mesh's tables keep one message's).
+// least `bytes` (the more of sent and received) in at least `messages` >= 1
+// messages (spec §5.2 item 7). A member's messages and bytes are at most
+// its NVLink ones plus its network ones, so the LinkLoad's are at least
+// these. Latency: NcclP2pTimeUs's grows with the peers, and a network round
+// costs at least an NVLink round, so LeastMessages is the least. Transfer:
+// within one host all on NVLink; on `one_rail` (OnOneRail) all over the
+// network; else whatever the split (PXN's NVLink hops count on NVLink) the
+// slower link takes at least the bytes over the two bandwidths' sum. Shrunk
+// by a millionth for rounding. `latency` is the messages' NcclP2pTimeUs at
+// 0 bytes (ExchangeTimeLowerBoundUs finds it; the mesh's tables keep one
+// message's).
 double ExchangeLowerBoundAtLatency(double latency, const NcclP2pLinks& links, const HostSpan& s,
-                                   double bytes) {
-  const int64_t peers = s.ranks - 1;
-  const int64_t remote = s.ranks - s.local;
+                                   bool one_rail, double bytes) {
   const double kb = bytes / 1000;
-  const double transfer = remote == 0 ? kb / links.nvlink_gbps
-                                      : std::max(kb / (links.nvlink_gbps + links.net_gbps),
-                                                 kb * static_cast<double>(remote) /
-                                                     static_cast<double>(peers) / links.net_gbps);
+  const double transfer = s.local == s.ranks ? kb / links.nvlink_gbps
+                          : one_rail         ? kb / links.net_gbps
+                                             : kb / (links.nvlink_gbps + links.net_gbps);
   return (latency + transfer) * (1 - 1e-6);
 }
 
-double ExchangeTimeLowerBoundUs(const NcclP2pLinks& links, const HostSpan& s, int64_t messages,
-                                double bytes) {
+double ExchangeTimeLowerBoundUs(const NcclP2pLinks& links, const HostSpan& s, bool one_rail,
+                                int64_t messages, double bytes) {
   if (s.ranks <= 1) return 0;
-  const double lat = NcclP2pTimeUs(links, Messages(s, std::max<int64_t>(1, messages), 0.0));
-  return ExchangeLowerBoundAtLatency(lat, links, s, bytes);
+  const double lat = NcclP2pTimeUs(links, LeastMessages(s, std::max<int64_t>(1, messages)));
+  return ExchangeLowerBoundAtLatency(lat, links, s, one_rail, bytes);
 }
 
 // NcclTuning(profile, ranks, nodes), kept per thread: `reshard batch` binds
@@ -103,12 +105,10 @@ const NcclTuning& TuningFor(const NcclProfile& profile, int64_t ranks, int64_t n
   return it->second;
 }
 
-// The peer messages of an exchange of a `bytes` local block: all_to_all
-// sends 1/n of it to each peer; a permute at most all of it, spread over
-// at most every peer (an upper bound, as §6.2's).
-NcclP2pCall Exchange(StepKind kind, const HostSpan& s, double bytes) {
-  const double n = static_cast<double>(s.ranks);
-  const double share = kind == StepKind::kAllToAll ? bytes / n : bytes / (n - 1);
+// The peer messages of an all_to_all of a `bytes` local block: 1/n of it
+// to each peer.
+NcclP2pCall AllToAll(const HostSpan& s, double bytes) {
+  const double share = bytes / static_cast<double>(s.ranks);
   NcclP2pCall call;
   call.intra_peers = s.local - 1;
   call.inter_peers = s.ranks - s.local;
@@ -119,7 +119,7 @@ NcclP2pCall Exchange(StepKind kind, const HostSpan& s, double bytes) {
 
 // NCCL's price of one call of `kind` over the communicator `s` (table `t`)
 // moving `bytes` (§6.2's bytes: NCCL's nBytes for collectives, the local
-// block for exchanges).
+// block for all_to_all).
 double CallTimeUs(const NcclTuning& t, const HostSpan& s, const NcclP2pLinks& links, StepKind kind,
                   double bytes) {
   if (s.ranks <= 1) return 0;
@@ -131,12 +131,12 @@ double CallTimeUs(const NcclTuning& t, const HostSpan& s, const NcclP2pLinks& li
     case StepKind::kAllReduce:
       return t.Time(NcclFunc::kAllReduce, bytes).time_us;
     case StepKind::kAllToAll:
+      return NcclP2pTimeUs(links, AllToAll(s, bytes));
+    // The least a permute or an exchange costs: one message (StepCost
+    // prices each by its routes, ExchangeCost).
     case StepKind::kPermute:
-      return NcclP2pTimeUs(links, Exchange(kind, s, bytes));
-    // The least an exchange costs: one message of `bytes` (StepCost prices
-    // each exchange by its routes, ExchangeCost).
     case StepKind::kExchange:
-      return NcclP2pTimeUs(links, Messages(s, 1, bytes));
+      return NcclP2pTimeUs(links, LeastMessages(s, 1));
     case StepKind::kChunk:
     case StepKind::kPartition:
       return 0;
@@ -152,6 +152,8 @@ struct MeshTables {
   double bound[kMaxMeshDims][kNumStepKinds] = {};
   // The latency of one message on the group (an exchange's least), by bits.
   double one_message[kNumGroups] = {};
+  // Whether the group's members share one local rank (OnOneRail), by bits.
+  bool one_rail[kNumGroups] = {};
 };
 
 MeshTables MakeMeshTables(const NcclProfile& profile, const NcclP2pLinks& links,
@@ -166,6 +168,8 @@ MeshTables MakeMeshTables(const NcclProfile& profile, const NcclP2pLinks& links,
         HostSpanOf(mesh, MeshDimSet::FromBits(static_cast<uint8_t>(bits)), devices_per_host);
     const NcclTuning& t = tables.tunings.emplace_back(TuningFor(profile, s.ranks, s.nodes));
     if (s.ranks <= 1) continue;
+    tables.one_rail[bits] = OnOneRail(
+        mesh.GroupOf(MeshDimSet::FromBits(static_cast<uint8_t>(bits)), 0), devices_per_host);
     double lat[kNumStepKinds] = {};
     for (StepKind kind : kAllStepKinds) {
       lat[static_cast<int>(kind)] = CallTimeUs(t, s, links, kind, 0);
@@ -265,13 +269,16 @@ class NcclCosts : public BoundCostModel {
         itemsize_(p.itemsize),
         links_(NcclP2pLinksFor(profile)),
         memory_bytes_per_us_(profile.memory_gbps * 1e3),
+        devices_per_host_(devices_per_host),
         tables_(MeshTablesFor(profile, links_, p.mesh, devices_per_host)) {
     if (p.mesh.ndim() <= ShardSetBlocks::kMaxDims) blocks_.emplace(p);
   }
 
   double StepCost(const DistState& current, const Step& step) const override {
     const int bits = step.group.bits();
-    if (step.kind == StepKind::kExchange) return ExchangeCost(current, step, bits);
+    if (step.kind == StepKind::kExchange || step.kind == StepKind::kPermute) {
+      return ExchangeCost(current, step, bits);
+    }
     const double bytes = bytes_(current, step, tables_->span[bits].ranks);
     if (!IsCommunicating(step.kind)) return bytes / memory_bytes_per_us_;
     return CallTime(step.kind, bits, bytes);
@@ -300,9 +307,8 @@ class NcclCosts : public BoundCostModel {
       case StepKind::kAllReduce:
         return t.TimeLowerBound(NcclFunc::kAllReduce, bytes);
       case StepKind::kAllToAll:
-      case StepKind::kPermute:
-        return NcclP2pTimeUs(links_, Exchange(kind, s, bytes));
-      default:  // an exchange's least: one message (its own bound is below)
+        return NcclP2pTimeUs(links_, AllToAll(s, bytes));
+      default:  // a permute's or an exchange's least: one message
         return tables_->one_message[bits];
     }
   }
@@ -317,6 +323,7 @@ class NcclCosts : public BoundCostModel {
     const HostSpan& s = tables_->span[bits];
     if (s.ranks <= 1) return 0;
     return ExchangeLowerBoundAtLatency(tables_->one_message[bits], links_, s,
+                                       tables_->one_rail[bits],
                                        itemsize_ * static_cast<double>(received));
   }
 
@@ -387,18 +394,19 @@ class NcclCosts : public BoundCostModel {
     int64_t logical[kMaxTensorDims];
     const int ndim = LogicalAtOrigin(current, step, logical);
     const auto [messages, elements] = load(absl::MakeConstSpan(logical, ndim));
-    return ExchangeTimeLowerBoundUs(links_, span, messages,
+    return ExchangeTimeLowerBoundUs(links_, span, tables_->one_rail[step.group.bits()], messages,
                                     itemsize_ * static_cast<double>(elements));
   }
 
-  // Spec §6.4: an exchange is one grouped send/recv like a permute, priced
-  // from its routes (§11.1) in the group of the rank at coordinate 0 (the
-  // largest logical shape): its busiest member's messages (at least one)
-  // and bytes (the more of sent and received). Exchanges are the goal's
-  // edge only, so the routes (which allocate) are computed here.
+  // Spec §6.4: a permute or an exchange is one grouped send/recv, priced
+  // from its routes (§11.1) per link in the group of the rank at coordinate
+  // 0 (the largest logical shape). Routed (which allocates) only on groups
+  // spanning hosts on several rails (ExchangeLinkLoadAtOrigin); exchanges
+  // are the goal's edge only.
   double ExchangeCost(const DistState& current, const Step& step, int bits) const {
     if (tables_->span[bits].ranks <= 1) return 0;
-    const RouteLoad load = ExchangeLoadAtOrigin(current, step, mesh_, global_shape_);
+    const LinkLoad load =
+        ExchangeLinkLoadAtOrigin(current, step, mesh_, global_shape_, devices_per_host_);
     return ExchangeTimeUs(links_, tables_->span[bits], load, itemsize_);
   }
 
@@ -408,6 +416,7 @@ class NcclCosts : public BoundCostModel {
   double itemsize_;
   NcclP2pLinks links_;
   double memory_bytes_per_us_;
+  int64_t devices_per_host_;
   std::shared_ptr<const MeshTables> tables_;
   uint64_t id_ = NewCacheOwnerId();  // CallTimeMemo's key
   // Group bounds: meshes of up to ShardSetBlocks::kMaxDims dims.
@@ -425,10 +434,11 @@ class NcclCostModel : public CostModel {
     return std::make_unique<NcclCosts>(problem, profile_, devices_per_host_);
   }
   bool prices_native_steps() const override { return true; }
-  std::optional<double> ExchangeAmongRanksUs(absl::Span<const int64_t> ranks, const RouteLoad& load,
+  std::optional<double> ExchangeAmongRanksUs(absl::Span<const int64_t> ranks,
+                                             absl::Span<const SliceRoute> routes,
                                              int itemsize) const override {
     return ExchangeTimeUs(NcclP2pLinksFor(profile_), HostSpanOfRanks(ranks, devices_per_host_),
-                          load, itemsize);
+                          LinkLoadOfRoutes(routes, ranks, devices_per_host_), itemsize);
   }
 
  private:

@@ -585,13 +585,10 @@ void ExpectLog(NcclFunc f, NcclAlgo a, const LogRow& row) {
   }
 }
 
-// Issue 43's repros on one 8-GPU host, bf16: the 256 MiB all_reduce is one
-// NVLS all_reduce (not reduce_scatter + exchange), the FSDP gather one
-// all_gather (not an exchange); a shard-order swap stays one permute.
-Plan OneHostPlan(const std::string& mesh_sizes, std::vector<int64_t> shape, const std::string& src,
-                 const std::string& dst) {
-  const DeviceMesh mesh =
-      mesh_sizes == "8" ? *DeviceMesh::Create({8}) : *DeviceMesh::Create({2, 4});
+// A native bf16 plan on 8-GPU hosts.
+Plan Bf16Plan(std::vector<int64_t> mesh_sizes, std::vector<int64_t> shape, const std::string& src,
+              const std::string& dst) {
+  const DeviceMesh mesh = *DeviceMesh::Create(mesh_sizes);
   PlanOptions options;
   options.mode = PlanMode::kNative;
   options.cost_model = *MakeNcclCostModel(DefaultNcclProfile(), 8);
@@ -600,18 +597,90 @@ Plan OneHostPlan(const std::string& mesh_sizes, std::vector<int64_t> shape, cons
   return *PlanRedistribution(from, to, options);
 }
 
+// Issue 43's repros on one 8-GPU host, bf16: the 256 MiB all_reduce is one
+// NVLS all_reduce (not reduce_scatter + exchange), the FSDP gather one
+// all_gather (not an exchange); a shard-order swap stays one permute.
 TEST(NcclCostModelTest, IssueReprosPlanOneCollective) {
-  const Plan ar = OneHostPlan("8", {16384, 8192}, "P", "R");
+  const Plan ar = Bf16Plan({8}, {16384, 8192}, "P", "R");
   ASSERT_EQ(ar.steps.size(), 1u) << ar.Trace();
   EXPECT_EQ(ar.steps[0].step.kind, StepKind::kAllReduce);
   // 70 + 2^28 / (476 * 8/14 * 1000): NVLS.
   EXPECT_NEAR(ar.cost, 70 + 268435456.0 / (1000 * 476.0 * 8 / 14), 1e-6);
-  const Plan ag = OneHostPlan("8", {4096, 4096}, "S(0)", "R");
+  const Plan ag = Bf16Plan({8}, {4096, 4096}, "S(0)", "R");
   ASSERT_EQ(ag.steps.size(), 1u) << ag.Trace();
   EXPECT_EQ(ag.steps[0].step.kind, StepKind::kAllGather);
-  const Plan swap = OneHostPlan("2,4", {4096, 4096}, "S(0)[1]S(0)[0]", "S(0)S(0)");
+  const Plan swap = Bf16Plan({2, 4}, {4096, 4096}, "S(0)[1]S(0)[0]", "S(0)S(0)");
   ASSERT_EQ(swap.steps.size(), 1u) << swap.Trace();
   EXPECT_EQ(swap.steps[0].step.kind, StepKind::kPermute);
+}
+
+// Issue 43's send/recv repros across 8-GPU hosts, bf16: a permute or an
+// exchange is priced by each rank's real peers per link (spec §6.4
+// "Send/recv": NVLink to its host's peers, its NIC to other hosts').
+
+// The price of `step` from `src` on `mesh` and a bf16 `shape`.
+double StepPrice(std::vector<int64_t> mesh_sizes, std::vector<int64_t> shape,
+                 const std::string& src, const Step& step) {
+  const DeviceMesh mesh = *DeviceMesh::Create(mesh_sizes);
+  const auto bound =
+      (*MakeNcclCostModel(DefaultNcclProfile(), 8))->Bind(CostProblem{mesh, shape, /*itemsize=*/2});
+  return bound->StepCost(ParseDistState(src, mesh, static_cast<int>(shape.size()))->state, step);
+}
+
+// C2 and C6: on 8 x 8 (mesh dim 1 in a host), S(0)[1]S(0)[0] -> S(0)S(0)
+// and S(0)S(1) -> S(1)S(0) are the same permutation: rank (i, j) sends its
+// whole block to rank (j, i) on host j, one message over the network. Not
+// every peer (63 messages, 7 network rounds, as before), but through PXN
+// (link_load.h): every remote peer of host i's ranks has local rank i, so
+// host i's 7 sending ranks share NIC i: 8.4 + 14 (one network round) +
+// 7 x block / 48000 (one NIC: 8 x 48 GB/s per 8 GPUs). With it the one
+// permute costs more than an all_to_all across hosts (each rank's own rail)
+// and a permute whose peers spread over the rails, and the plan takes them.
+TEST(NcclCostModelTest, PermuteWhoseRemotePeersShareARailFunnelsThroughOneNic) {
+  const Step swap = MakePermute({{0, 0}, {1, 0}});
+  const double one_message = 8.4 + 14 + 7 * 524288.0 / 48000;  // 512 KiB blocks: 98.9 us
+  EXPECT_NEAR(StepPrice({8, 8}, {4096, 4096}, "S(0)[1]S(0)[0]", swap), one_message, 1e-9);
+  const Plan small = Bf16Plan({8, 8}, {4096, 4096}, "S(0)[1]S(0)[0]", "S(0)S(0)");
+  ASSERT_EQ(small.steps.size(), 2u) << small.Trace();
+  EXPECT_EQ(small.steps[0].step.kind, StepKind::kAllToAll) << small.Trace();
+  EXPECT_EQ(small.steps[0].step.group, MeshDimSet::Single(0));
+  EXPECT_EQ(small.steps[1].step.kind, StepKind::kPermute) << small.Trace();
+  EXPECT_LT(small.cost, one_message);
+
+  const Step transpose = MakePermute({{1, 0}, {0, 1}});
+  const double funnel = 8.4 + 14 + 7 * 4194304.0 / 48000;  // 4 MiB blocks: 634.1 us
+  EXPECT_NEAR(StepPrice({8, 8}, {16384, 8192}, "S(0)S(1)", transpose), funnel, 1e-9);
+  const Plan big = Bf16Plan({8, 8}, {16384, 8192}, "S(0)S(1)", "S(1)S(0)");
+  ASSERT_EQ(big.steps.size(), 2u) << big.Trace();
+  EXPECT_EQ(big.steps[0].step.kind, StepKind::kAllToAll) << big.Trace();
+  EXPECT_LT(big.cost, funnel / 2.5);
+}
+
+// C3: on 2 x 8, S(0)S(1) -> RS(0) (rows by host, columns by GPU, to rows by
+// GPU): rank (h, j) wants row block j of 8 (16 MiB), which host j / 4 holds
+// as 8 pieces of 2 MiB, one per GPU. The ranks of the other host receive
+// all 8 over their NIC (16 MiB); those of the same host 7 over NVLink
+// (14 MiB); every rank sends 4 pieces to the other host, through PXN's
+// rails 0-3 (rank (1, j) has local rank j): each carries 8 x 2 MiB, as much
+// as a receiving NIC. So 8 network peers
+// (one round), 7 NVLink peers (Simple: a hop each), and the NIC's 16 MiB
+// dominate: 8.4 + 14 + 7 x 3.4 + 16777216 / 48000 = 395.7 us. In the
+// group's proportion (8 of 15 peers remote) it was 251.1 us, and the plan
+// chunk + this exchange (256.1 us) won; the plan now gathers across hosts
+// and exchanges within them.
+TEST(NcclCostModelTest, ExchangePricesItsBusiestRanksRemotePeers) {
+  const Step exchange = MakeExchange(MeshDimSet::Of({0, 1}), {{1, 0}});
+  const double price = 8.4 + 14 + 7 * 3.4 + 16777216.0 / 48000;
+  EXPECT_NEAR(StepPrice({2, 8}, {8192, 8192}, "S(0)S(1)", exchange), price, 1e-9);
+
+  const Plan plan = Bf16Plan({2, 8}, {8192, 8192}, "S(0)R", "RS(0)");
+  ASSERT_EQ(plan.steps.size(), 3u) << plan.Trace();
+  EXPECT_EQ(plan.steps[0].step.kind, StepKind::kChunk) << plan.Trace();
+  EXPECT_EQ(plan.steps[1].step.kind, StepKind::kAllGather) << plan.Trace();
+  EXPECT_EQ(plan.steps[1].step.group, MeshDimSet::Single(0));
+  EXPECT_EQ(plan.steps[2].step.kind, StepKind::kAllToAll) << plan.Trace();
+  EXPECT_EQ(plan.steps[2].step.group, MeshDimSet::Single(1));
+  EXPECT_LT(plan.cost, 5.0081241791044775 + price);
 }
 
 TEST(NcclTuningTest, ReproducesNcclsTuningLogForDgxH100) {

@@ -1,0 +1,64 @@
+// Link load: what the routes of one exchange (slice_routes.h) ask of each
+// link, when participants live on hosts of devices_per_host consecutive
+// global ranks (spec §6.4 "Send/recv"): NVLink among a host's GPUs, the
+// network between hosts. The nccl cost model prices permutes, exchanges
+// and cross-mesh crossings by it: a rank's time is its NVLink bytes or its
+// network bytes, whichever takes longer, so a rank that talks only to its
+// own host pays no network round, and a rank that receives all it wants
+// from another host pays for all of it on its NIC. Sends across hosts take
+// NCCL's PXN path (NCCL_P2P_PXN_LEVEL, default 2: NVIDIA/nccl
+// src/graph/search.cc ncclTopoGetNetDev): a send to a GPU of local rank k
+// leaves through the NIC of this host's GPU k (rail k), after an NVLink hop
+// to that GPU unless it is the sender; it arrives on the receiver's own NIC.
+//
+//   LinkLoad l = LinkLoadOfRoutes(routes, ranks, /*devices_per_host=*/8);
+//   l.inter           // the most elements any rank moves across hosts
+//   l.inter_messages  // the most peers on other hosts any rank talks to
+#ifndef RESHARD_PLANNER_STEPS_LINK_LOAD_H_
+#define RESHARD_PLANNER_STEPS_LINK_LOAD_H_
+
+#include <cstdint>
+
+#include "absl/types/span.h"
+#include "planner/steps/slice_routes.h"
+
+namespace reshard {
+
+// Per link, the busiest participant's load, each the most over the
+// participants (not one participant's: a bound on the busiest one's, and
+// its exact load where one participant is busiest on every link). Elements
+// are the more of those sent and those received (links are full duplex);
+// messages the more of routes sent and routes received.
+struct LinkLoad {
+  // To and from participants on its own host, and PXN's hops.
+  int64_t intra = 0;
+  // Through one NIC: what a host's participants send on that rail, what one
+  // participant receives from other hosts.
+  int64_t inter = 0;
+  int64_t intra_messages = 0;
+  int64_t inter_messages = 0;
+};
+
+// The load of `routes` among participants where participant i is global
+// rank ranks[i], on host ranks[i] / devices_per_host with local rank (and
+// rail) ranks[i] % devices_per_host.
+LinkLoad LinkLoadOfRoutes(absl::Span<const SliceRoute> routes, absl::Span<const int64_t> ranks,
+                          int64_t devices_per_host);
+// The same for routes given by their sizes (RouteSizesOfGrids).
+LinkLoad LinkLoadOfSizes(absl::Span<const RouteSize> routes, absl::Span<const int64_t> ranks,
+                         int64_t devices_per_host);
+
+// Whether the global ranks `ranks` share one local rank (rank %
+// devices_per_host), so that each is on its own host and every route among
+// them crosses hosts on that one rail.
+bool OnOneRail(absl::Span<const int64_t> ranks, int64_t devices_per_host);
+
+// The same load where every route stays in one host (`one_host`), or
+// where every route crosses hosts on one rail (every participant on its own
+// host, all of one local rank), from the busiest participants' RouteLoad
+// alone.
+LinkLoad LinkLoadOnOneLink(const RouteLoad& load, bool one_host);
+
+}  // namespace reshard
+
+#endif  // RESHARD_PLANNER_STEPS_LINK_LOAD_H_

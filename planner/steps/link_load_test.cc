@@ -1,0 +1,49 @@
+// LinkLoadOfRoutes (link_load.h): NVLink and NIC load per participant, with
+// NCCL's PXN rails, on small routes worked by hand.
+#include "planner/steps/link_load.h"
+
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace reshard {
+namespace {
+
+SliceRoute Route(int64_t sender, int64_t receiver, int64_t elements) {
+  return {sender, receiver, {Slice{0, elements}}};
+}
+
+// Ranks 0, 1 on host 0 and 8, 9 on host 1 (participants 0-3). 0 -> 1 (10)
+// stays on NVLink; 0 -> 9 (20) leaves host 0 on rail 1 after an NVLink hop
+// to GPU 1, which sends 1 -> 9 (5) on its own rail: rail 1 carries 25, rank
+// 9 receives 25; 8 -> 0 (7) on rail 0. Rank 0's NVLink sends 10 + 20.
+TEST(LinkLoadTest, CountsEachLinkAndPxnsHop) {
+  const std::vector<int64_t> ranks = {0, 1, 8, 9};
+  const std::vector<SliceRoute> routes = {Route(0, 1, 10), Route(0, 3, 20), Route(1, 3, 5),
+                                          Route(2, 0, 7), Route(2, 2, 100)};
+  const LinkLoad load = LinkLoadOfRoutes(routes, ranks, 8);
+  EXPECT_EQ(load.intra, 30);
+  EXPECT_EQ(load.inter, 25);
+  EXPECT_EQ(load.intra_messages, 1);
+  EXPECT_EQ(load.inter_messages, 2);  // rank 9 receives two
+}
+
+// Two senders of host 0 to two hosts' GPUs of local rank 0 share NIC 0:
+// 6 + 6 through it, though each receiver gets 6.
+TEST(LinkLoadTest, RemotePeersOfOneLocalRankShareOneNic) {
+  const std::vector<int64_t> ranks = {0, 1, 8, 16};
+  const LinkLoad load = LinkLoadOfRoutes({Route(0, 2, 6), Route(1, 3, 6)}, ranks, 8);
+  EXPECT_EQ(load.inter, 12);
+  EXPECT_EQ(load.intra, 6);  // rank 1's hop to GPU 0
+  EXPECT_EQ(load.inter_messages, 1);
+  EXPECT_EQ(load.intra_messages, 0);
+}
+
+TEST(LinkLoadTest, OneRailIsOneLocalRank) {
+  EXPECT_TRUE(OnOneRail({0, 8, 16}, 8));
+  EXPECT_FALSE(OnOneRail({0, 9}, 8));
+  EXPECT_FALSE(OnOneRail({0, 1}, 8));
+}
+
+}  // namespace
+}  // namespace reshard
