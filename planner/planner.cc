@@ -145,9 +145,9 @@ std::string StoppedNote(SearchLimit stopped, const PlanOptions& options) {
 
 // Spec §5.2 item 10: where the model cannot tell the native optimum from
 // pytorch mode's plan (the latter's price, by the native model, within the
-// model's tie resolution of the former's), pytorch mode's plan, unless the
-// native plan needs less memory. Only where pytorch mode plans greedily (a
-// few microseconds; its graph search costs as much as the native one).
+// model's tie resolution of the former's), pytorch mode's plan, if it fits
+// the memory limit. Only where pytorch mode plans greedily (a few
+// microseconds; its graph search costs as much as the native one).
 Plan PreferPyTorchWithinResolution(Plan native, const DistSpec& src, const DistSpec& dst,
                                    const BoundCostModel& model, const PlanOptions& options,
                                    const std::vector<int64_t>& coord) {
@@ -157,11 +157,10 @@ Plan PreferPyTorchWithinResolution(Plan native, const DistSpec& src, const DistS
   greedy.algorithm = Algorithm::kAuto;
   absl::StatusOr<Plan> pytorch = PyTorchPlan(src, dst, model, greedy, coord);
   if (!pytorch.ok() || !(pytorch->cost <= native.cost * (1 + resolution))) return native;
-  const auto peak = [&](const Plan& p) {
-    return PlanPeakBytes(p, src.mesh(), src.global_shape(), src.dtype(), model.memory_backend());
-  };
-  const int64_t pytorch_peak = peak(*pytorch);
-  if (peak(native) < pytorch_peak || pytorch_peak > options.max_memory) return native;
+  if (PlanPeakBytes(*pytorch, src.mesh(), src.global_shape(), src.dtype(), model.memory_backend()) >
+      options.max_memory) {
+    return native;
+  }
   pytorch->mode = PlanMode::kNative;
   return *std::move(pytorch);
 }

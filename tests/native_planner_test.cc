@@ -160,10 +160,9 @@ TEST(NativePlanTest, ScatteringTwoPartialsIsOneGroupReduceScatter) {
 // The default model prices it at one message of 2 MiB; any collective
 // sequence takes at least two steps on the same bytes.
 // Spec §5.2 item 10. P(sum)P(sum) -> RR on 2x2: native's one group
-// all_reduce (1 collective) against pytorch mode's two all_reduces (2), the
-// same peak (an all_reduce works in place). A model that resolves prices to
-// 100% cannot tell 2 from 1: native mode keeps pytorch mode's plan; to 50%
-// it can, and the group step wins.
+// all_reduce (1 collective) against pytorch mode's two all_reduces (2). A model that resolves
+// prices to 100% cannot tell 2 from 1: native mode keeps pytorch mode's plan; to 50% it can, and
+// the group step wins.
 TEST(NativePlanTest, WithinTheModelsResolutionPyTorchModesPlanIsKept) {
   absl::StatusOr<Plan> blurred =
       PlanNative(Mesh({2, 2}), "P(sum)P(sum)", "RR", {64, 64}, Blurred(1.0));
@@ -179,11 +178,20 @@ TEST(NativePlanTest, WithinTheModelsResolutionPyTorchModesPlanIsKept) {
   EXPECT_EQ(sharp->steps[0].step.group, MeshDimSet::Of({0, 1}));
 }
 
-// ... unless the native plan needs less memory: S(0)S(0) -> RR on 2x2, one
-// group all_gather (peak: a quarter block in, the whole tensor out) against
-// two all_gathers (the second holds half in and the whole out).
-TEST(NativePlanTest, WithinTheResolutionTheSmallerPeakWins) {
-  absl::StatusOr<Plan> plan = PlanNative(Mesh({2, 2}), "S(0)S(0)", "RR", {64, 64}, Blurred(1.0));
+// ... also where the native plan needs less memory (a 1.1x slower plan was
+// measured for 16% less memory on Gloo, issue 43), unless pytorch mode's plan
+// is over the memory limit: S(0)S(0) -> RR on 2x2, one group all_gather
+// (from a quarter block) against two all_gathers (the second from a half).
+TEST(NativePlanTest, WithinTheResolutionTheMemoryLimitStillDecides) {
+  absl::StatusOr<Plan> pytorch = PlanNative(Mesh({2, 2}), "S(0)S(0)", "RR", {64, 64}, Blurred(1.0));
+  absl::StatusOr<Plan> native = PlanNative(Mesh({2, 2}), "S(0)S(0)", "RR", {64, 64}, Blurred(0));
+  ASSERT_TRUE(pytorch.ok() && native.ok()) << pytorch.status() << native.status();
+  EXPECT_EQ(pytorch->steps.size(), 2u) << pytorch->Trace();
+  ASSERT_EQ(native->steps.size(), 1u) << native->Trace();
+  ASSERT_LT(native->peak_bytes, pytorch->peak_bytes);
+  PlanOptions limited = Blurred(1.0);
+  limited.max_memory = native->peak_bytes;
+  absl::StatusOr<Plan> plan = PlanNative(Mesh({2, 2}), "S(0)S(0)", "RR", {64, 64}, limited);
   ASSERT_TRUE(plan.ok()) << plan.status();
   ASSERT_EQ(plan->steps.size(), 1u) << plan->Trace();
   EXPECT_EQ(plan->steps[0].step.group, MeshDimSet::Of({0, 1}));

@@ -154,7 +154,7 @@ class CostModel {
   // How far apart, relatively, two prices must be for the model to tell them
   // apart: 0 for formulas (exact), the measured model's held-out error for
   // tables of timings. Native mode keeps pytorch mode's plan over a cheaper
-  // one within it unless the cheaper one needs less memory (spec §5.2 item 10).
+  // one within it, where the memory limit allows (spec §5.2 item 10).
   virtual double tie_resolution() const { return 0; }
 
   // The price of one exchange among the global ranks `ranks` (ascending,
