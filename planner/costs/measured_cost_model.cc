@@ -108,11 +108,14 @@ class MeasuredCosts : public BoundCostModel {
   LinkProfile link_[kMaxMeshDims] = {};
 };
 
-// The 90th percentile over every table of |predicted / measured - 1| for
+// The 75th percentile over every table of |predicted / measured - 1| for
 // each sample predicted without it (HeldOutPredictions; between the others
 // and beyond them): two prices closer than that are within what the tables
-// get wrong for a size they did not measure 1 time in 10. Capped at 50%, so
-// that a plan priced 1.5x cheaper counts whatever the noise of the profile.
+// get wrong for one size in four they did not measure. On the quiet built-in
+// profile, 30%: it keeps the permutes predicted 1.38-1.47x cheaper (measured
+// 1.5x and more faster) and leaves the gathers predicted 1.17-1.25x cheaper
+// (measured 1.11-1.14x slower) to pytorch mode's plan; the 90th percentile
+// (58%) also dropped the permutes. Capped at 50%.
 double HeldOutError(const MeasuredProfile& profile) {
   std::vector<double> errors;
   for (const MeasuredTable& t : profile.tables) {
@@ -121,7 +124,7 @@ double HeldOutError(const MeasuredProfile& profile) {
     }
   }
   if (errors.empty()) return 0;
-  const size_t k = errors.size() * 9 / 10;
+  const size_t k = errors.size() * 3 / 4;
   std::nth_element(errors.begin(), errors.begin() + k, errors.end());
   return std::min(0.5, errors[k]);
 }

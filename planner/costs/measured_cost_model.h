@@ -20,7 +20,7 @@
 //   absl::StatusOr<std::shared_ptr<const CostModel>> model =
 //       MakeMeasuredCostModel(*profile, /*devices_per_host=*/8);
 //
-// Its tie resolution (CostModel::tie_resolution) is the 90th percentile of
+// Its tie resolution (CostModel::tie_resolution) is the 75th percentile of
 // the tables' held-out error (each sample priced without it), at most 50%.
 //
 // It offers no lower bounds (BoundCostModel::LowerBound is 0): measured

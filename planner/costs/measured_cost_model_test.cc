@@ -194,7 +194,7 @@ TEST(MeasuredCostModelTest, ACrossingIsPricedAsAnExchange) {
 }
 
 // Spec §5.2 item 10: the model's tie resolution is what its tables get
-// wrong for a size they did not measure (90th percentile, at most 50%).
+// wrong for a size they did not measure (75th percentile, at most 50%).
 // Samples on the table's own formula with no latency (all_gather on 4: 3/4 of
 // the bytes at 1000 bytes/us) are a power law, so each held out is priced
 // exactly, between the others and beyond them: resolution 0. Gather4's are
