@@ -11,11 +11,15 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
+#include "cli/bench/bench_json_keys.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/util/test_util.h"
 
 namespace {
+
+using reshard::cli_test::kBenchKeys;
+using reshard::cli_test::kCrossMeshBenchKeys;
 
 using json = nlohmann::json;
 using Result = reshard::test_util::CommandResult;
@@ -57,10 +61,7 @@ void ExpectBothModesVerified(const std::vector<std::string>& extra) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   std::vector<json> lines = JsonLines(r);
   ASSERT_EQ(lines.size(), 2u) << r.out;
-  const std::set<std::string> promised = {
-      "mode",           "trace",          "modeled_cost", "native_model_cost",
-      "bytes_sent_max", "peak_bytes_max", "measured_us",  "verified",
-      "predicted_us",   "cost_model",     "profile",      "receive_lower_bound_max"};
+  const std::set<std::string> promised(kBenchKeys.begin(), kBenchKeys.end());
   const char* modes[] = {"pytorch", "native"};
   for (size_t i = 0; i < lines.size(); ++i) {
     const json& l = lines[i];
@@ -186,20 +187,7 @@ TEST(BenchTest, CrossMeshNativeAndNaiveRunAndVerifyWithThePromisedKeys) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   std::vector<json> lines = JsonLines(r);
   ASSERT_EQ(lines.size(), 2u) << r.out;
-  const std::set<std::string> promised = {"mode",
-                                          "trace",
-                                          "modeled_cost",
-                                          "native_model_cost",
-                                          "bytes_sent_max",
-                                          "measured_us",
-                                          "verified",
-                                          "predicted_us",
-                                          "cost_model",
-                                          "profile",
-                                          "receive_lower_bound_max",
-                                          "cross_mesh",
-                                          "participants",
-                                          "crossing_bytes_sent_max"};
+  const std::set<std::string> promised(kCrossMeshBenchKeys.begin(), kCrossMeshBenchKeys.end());
   for (const json& l : lines) {
     EXPECT_EQ(Keys(l), promised) << l;
     EXPECT_EQ(l["verified"], true) << l;

@@ -11,6 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "cli/bench/bench_json_keys.h"
 #include "cli/reshard_test_util.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -19,6 +20,8 @@
 namespace {
 
 using json = nlohmann::json;
+using reshard::cli_test::kBenchKeys;
+using reshard::cli_test::kCrossMeshBenchKeys;
 using Result = reshard::test_util::CommandResult;
 using reshard::cli_test::JsonLines;
 using reshard::cli_test::RunReshard;
@@ -48,11 +51,9 @@ TEST(BenchJsonTest, BothModesVerifiedWithThePromisedKeys) {
   ASSERT_EQ(lines.size(), 2u) << r.out;
   EXPECT_EQ(lines[0]["mode"], "native");
   EXPECT_EQ(lines[1]["mode"], "pytorch");
-  const std::vector<std::string> keys = {
-      "mode",           "trace",          "modeled_cost", "native_model_cost",
-      "bytes_sent_max", "peak_bytes_max", "measured_us",  "verified",
-      "predicted_us",   "cost_model",     "profile",      "receive_lower_bound_max"};
-  for (const std::vector<std::string>& got : KeysInOrder(r.out)) EXPECT_EQ(got, keys) << r.out;
+  for (const std::vector<std::string>& got : KeysInOrder(r.out)) {
+    EXPECT_EQ(got, kBenchKeys) << r.out;
+  }
   for (const std::vector<std::string>& got : KeysInOrder(r.out, "measured_us")) {
     EXPECT_EQ(got, (std::vector<std::string>{"median", "min", "max", "rounds"})) << r.out;
   }
@@ -86,21 +87,9 @@ TEST(BenchJsonTest, CrossMeshNativeAgainstNaiveBothVerified) {
   ASSERT_EQ(lines.size(), 2u) << r.out;
   EXPECT_EQ(lines[0]["mode"], "native");
   EXPECT_EQ(lines[1]["mode"], "naive");
-  const std::vector<std::string> keys = {"mode",
-                                         "trace",
-                                         "modeled_cost",
-                                         "native_model_cost",
-                                         "bytes_sent_max",
-                                         "measured_us",
-                                         "verified",
-                                         "predicted_us",
-                                         "cost_model",
-                                         "profile",
-                                         "receive_lower_bound_max",
-                                         "cross_mesh",
-                                         "participants",
-                                         "crossing_bytes_sent_max"};
-  for (const std::vector<std::string>& got : KeysInOrder(r.out)) EXPECT_EQ(got, keys) << r.out;
+  for (const std::vector<std::string>& got : KeysInOrder(r.out)) {
+    EXPECT_EQ(got, kCrossMeshBenchKeys) << r.out;
+  }
   for (const json& l : lines) {
     EXPECT_EQ(l["verified"], true) << l;
     EXPECT_EQ(l["cross_mesh"], true) << l;
