@@ -122,15 +122,15 @@ absl::StatusOr<Plan> PyTorchPlan(const DistSpec& src, const DistSpec& dst,
 // its graph search and `graph` is false (that search, priced by the native
 // model, costs as much as the native one: it is run only once a limit has
 // stopped the native search).
-std::vector<DistState> IncumbentStates(const DistSpec& src, const DistSpec& dst,
-                                       const BoundCostModel& model, const PlanOptions& options,
-                                       const std::vector<int64_t>& coord, bool graph) {
-  if (!graph && NeedsGraph(src, dst)) return {};
+std::optional<Plan> IncumbentPlan(const DistSpec& src, const DistSpec& dst,
+                                  const BoundCostModel& model, const PlanOptions& options,
+                                  const std::vector<int64_t>& coord, bool graph) {
+  if (!graph && NeedsGraph(src, dst)) return std::nullopt;
   PlanOptions pytorch = options;
   pytorch.algorithm = Algorithm::kAuto;
   absl::StatusOr<Plan> plan = PyTorchPlan(src, dst, model, pytorch, coord);
-  if (!plan.ok()) return {};
-  return std::move(plan->states);
+  if (!plan.ok()) return std::nullopt;
+  return *std::move(plan);
 }
 
 // What a plan found by a search that `stopped` at a limit says (Plan::not_optimal).
@@ -144,25 +144,21 @@ std::string StoppedNote(SearchLimit stopped, const PlanOptions& options) {
 }
 
 // Spec §5.2 item 10: where the model cannot tell the native optimum from
-// pytorch mode's plan (the latter's price, by the native model, within the
-// model's tie resolution of the former's), pytorch mode's plan, if it fits
-// the memory limit. Only where pytorch mode plans greedily (a few
-// microseconds; its graph search costs as much as the native one).
-Plan PreferPyTorchWithinResolution(Plan native, const DistSpec& src, const DistSpec& dst,
-                                   const BoundCostModel& model, const PlanOptions& options,
-                                   const std::vector<int64_t>& coord) {
+// pytorch mode's greedy plan (the latter's price, by the native model,
+// within the model's tie resolution of the former's), pytorch mode's plan,
+// if it fits the memory limit. Not where pytorch mode needs its graph search
+// (its plan is then not at hand: it costs as much as the native search).
+Plan PreferPyTorchWithinResolution(Plan native, std::optional<Plan> greedy, const DistSpec& src,
+                                   const BoundCostModel& model, const PlanOptions& options) {
   const double resolution = options.cost_model->tie_resolution();
-  if (!(resolution > 0) || NeedsGraph(src, dst) || !native.not_optimal.empty()) return native;
-  PlanOptions greedy = options;
-  greedy.algorithm = Algorithm::kAuto;
-  absl::StatusOr<Plan> pytorch = PyTorchPlan(src, dst, model, greedy, coord);
-  if (!pytorch.ok() || !(pytorch->cost <= native.cost * (1 + resolution))) return native;
-  if (PlanPeakBytes(*pytorch, src.mesh(), src.global_shape(), src.dtype(), model.memory_backend()) >
-      options.max_memory) {
+  if (!(resolution > 0) || !greedy.has_value() || !native.not_optimal.empty() ||
+      !(greedy->cost <= native.cost * (1 + resolution)) ||
+      PlanPeakBytes(*greedy, src.mesh(), src.global_shape(), src.dtype(), model.memory_backend()) >
+          options.max_memory) {
     return native;
   }
-  pytorch->mode = PlanMode::kNative;
-  return *std::move(pytorch);
+  greedy->mode = PlanMode::kNative;
+  return *std::move(greedy);
 }
 
 // Spec §5.2: the cheapest plan on the native graph, under the memory limit.
@@ -179,11 +175,12 @@ absl::StatusOr<Plan> NativePlan(const DistSpec& src, const DistSpec& dst,
     return FindNativePath(src.mesh(), src.global_shape(), src.dtype(), src.state(), dst.state(),
                           model, LimitsOf(options), options.max_memory, incumbent);
   };
-  const std::vector<DistState> greedy = IncumbentStates(src, dst, model, options, coord, false);
-  absl::StatusOr<GraphPath> path = search(greedy);
-  if (greedy.empty() && StoppedByLimit(path.status())) {
-    const std::vector<DistState> incumbent = IncumbentStates(src, dst, model, options, coord, true);
-    if (!incumbent.empty()) path = search(incumbent);
+  std::optional<Plan> greedy = IncumbentPlan(src, dst, model, options, coord, false);
+  absl::StatusOr<GraphPath> path =
+      search(greedy.has_value() ? greedy->states : std::vector<DistState>());
+  if (!greedy.has_value() && StoppedByLimit(path.status())) {
+    const std::optional<Plan> incumbent = IncumbentPlan(src, dst, model, options, coord, true);
+    if (incumbent.has_value()) path = search(incumbent->states);
   }
   if (absl::IsNotFound(path.status()) &&
       options.max_memory != std::numeric_limits<int64_t>::max()) {
@@ -196,7 +193,7 @@ absl::StatusOr<Plan> NativePlan(const DistSpec& src, const DistSpec& dst,
   Plan plan = PlanOf(*std::move(path), src, coord);
   plan.mode = PlanMode::kNative;
   plan.not_optimal = StoppedNote(stopped, options);
-  return PreferPyTorchWithinResolution(std::move(plan), src, dst, model, options, coord);
+  return PreferPyTorchWithinResolution(std::move(plan), std::move(greedy), src, model, options);
 }
 
 }  // namespace
