@@ -110,4 +110,14 @@ absl::Status ReadRequestFlags(const FlagValues& flags, RequestFields* request) {
   return absl::OkStatus();
 }
 
+absl::Status ReadCostModelFlags(const FlagValues& flags, RequestFields* request) {
+  request->cost_model = flags.Get("cost-model");
+  request->profile = flags.Get("profile");
+  if (flags.Has("devices-per-host")) {
+    RESHARD_ASSIGN_OR_RETURN(request->devices_per_host,
+                             ParseInt("devices-per-host", flags.Get("devices-per-host")));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace reshard

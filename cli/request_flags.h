@@ -42,6 +42,13 @@ std::vector<FlagSpec> ChildRankFlags();
 // checked where the request is planned.
 absl::Status ReadRequestFlags(const FlagValues& flags, RequestFields* request);
 
+// Reads --cost-model, --profile and --devices-per-host (when given) into
+// `request`, as plan and verify's cross-mesh cases take them (bench reads its
+// own: its --cost-model prices pytorch mode only). InvalidArgument naming
+// --devices-per-host when it is not an integer; the rest is checked where the
+// request is planned.
+absl::Status ReadCostModelFlags(const FlagValues& flags, RequestFields* request);
+
 }  // namespace reshard
 
 #endif  // RESHARD_CLI_REQUEST_FLAGS_H_

@@ -35,10 +35,7 @@ absl::StatusOr<RequestFields> RequestFromFlags(const FlagValues& flags) {
     RESHARD_ASSIGN_OR_RETURN(request.coordinate,
                              ParseIntList("coordinate", flags.Get("coordinate")));
   }
-  if (flags.Has("devices-per-host")) {
-    RESHARD_ASSIGN_OR_RETURN(request.devices_per_host,
-                             ParseInt("devices-per-host", flags.Get("devices-per-host")));
-  }
+  RESHARD_RETURN_IF_ERROR(ReadCostModelFlags(flags, &request));
   if (flags.Has("max-edges")) {
     RESHARD_ASSIGN_OR_RETURN(request.max_edges, ParseInt("max-edges", flags.Get("max-edges")));
   }
@@ -46,8 +43,6 @@ absl::StatusOr<RequestFields> RequestFromFlags(const FlagValues& flags) {
     RESHARD_ASSIGN_OR_RETURN(request.max_states, ParseInt("max-states", flags.Get("max-states")));
   }
   request.algorithm = flags.Get("algorithm", request.algorithm);
-  request.cost_model = flags.Get("cost-model");
-  request.profile = flags.Get("profile");
   request.mode = flags.Get("mode");
   if (flags.Has("max-memory")) {
     RESHARD_ASSIGN_OR_RETURN(request.max_memory,

@@ -92,17 +92,6 @@ int64_t MemoryForRounds(const CrossMeshPlan& unlimited) {
 
 namespace {
 
-// The cost model flags (spec §14 "Verify"), as `reshard plan` reads them.
-absl::Status ReadCostModelFlags(const FlagValues& flags, RequestFields* fields) {
-  fields->cost_model = flags.Get("cost-model");
-  fields->profile = flags.Get("profile");
-  if (flags.Has("devices-per-host")) {
-    RESHARD_ASSIGN_OR_RETURN(fields->devices_per_host,
-                             ParseInt("devices-per-host", flags.Get("devices-per-host")));
-  }
-  return absl::OkStatus();
-}
-
 // `c` planned with the cost model `fields` name (none: the mode's default),
 // the flags repeated for its command line and child processes.
 absl::Status WithCostModel(const RequestFields& fields, const FlagValues& flags, CrossMeshCase* c) {
