@@ -56,6 +56,7 @@ def worker(rank, port, failed):
                       f"{'== DTensor.redistribute' if ok else 'DIFFERS'}", flush=True)
             if not ok:
                 failed.value = 1
+    dist.barrier()  # every rank done before any tears gloo down (an early exit can abort a peer)
     dist.destroy_process_group()
 
 

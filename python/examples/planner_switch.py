@@ -47,6 +47,7 @@ def worker(rank, port, failed):
               flush=True)
     if not same or rt.planner_stats()["planned"] == 0:
         failed.value = 1
+    dist.barrier()  # every rank done before any tears gloo down (an early exit can abort a peer)
     dist.destroy_process_group()
 
 

@@ -69,6 +69,7 @@ def _worker(rank, store_dir, results):
                 for a, b in zip(plain, switched)]
         results[rank] = (sum(same), len(same), sum(isinstance(a, str) for a in plain), stats,
                          after)
+        dist.barrier()  # every rank done before any tears gloo down (gloo_processes.py)
     finally:
         dist.destroy_process_group()
 
