@@ -427,7 +427,7 @@ TEST(CrossMeshTest, FanOutRelayedByTheDestinationsReplicasRuns) {
                      {}};
   absl::StatusOr<CrossMeshPlan> plain = PlanPlainCrossMesh(r, PlanOptions{PlanMode::kNative});
   ASSERT_TRUE(plain.ok()) << plain.status();
-  for (int64_t chunks : kRelayChunks) {
+  for (int64_t chunks : kPipelineChunks) {
     std::optional<CrossMeshPlan> relayed = RelayedPlan(*plain, chunks);
     ASSERT_TRUE(relayed.has_value());
     std::vector<CrossingStats> stats;
@@ -437,6 +437,46 @@ TEST(CrossMeshTest, FanOutRelayedByTheDestinationsReplicasRuns) {
   }
   const std::vector<int64_t> direct = plain->BytesSent();
   EXPECT_EQ(*std::max_element(direct.begin(), direct.end()), 7 * 32 * 32 * 2);
+}
+
+// Issue 43's C4 (S(0) over 16 ranks, two hosts of 8, to S(0) over the first
+// host's 8; here 64 x 64 bf16) spread over host 0's rails: ranks 0-3 take
+// host 1's blocks through their NICs and pass them on to ranks 4-7 a round
+// later, keeping them aside between (spec §14 "Rails"); every rank gets its
+// block and every participant sends and receives what the plan counts.
+TEST(CrossMeshTest, CrossingSpreadOverTheReceivingHostsRailsRuns) {
+  CrossMeshRequest r{Spec({16}, "S(0)", {64, 64}, DType::kBF16),
+                     Spec({8}, "S(0)", {64, 64}, DType::kBF16),
+                     {},
+                     {}};
+  absl::StatusOr<CrossMeshPlan> plain = PlanPlainCrossMesh(r, PlanOptions{PlanMode::kNative});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  for (int64_t chunks : kPipelineChunks) {
+    std::optional<CrossMeshPlan> spread = SpreadPlan(*plain, chunks, 8);
+    ASSERT_TRUE(spread.has_value());
+    ASSERT_TRUE(spread->Staged());
+    const CaseReport report = RunPlan(r, *spread);
+    EXPECT_EQ(report.outcome, Outcome::kPassed) << chunks << ": " << report.detail;
+  }
+}
+
+// Random moves spread over rails of 2 or 4 ranks a host, run and checked.
+TEST(CrossMeshTest, RandomMovesSpreadOverRailsOnThreads) {
+  int spread_cases = 0;
+  for (uint64_t i = 0; i < 60; ++i) {
+    const CrossMeshCase c = RandomCrossMeshCase(300 + i, 8, 12);
+    absl::StatusOr<CrossMeshRequest> r = RequestOf(c);
+    ASSERT_TRUE(r.ok()) << r.status();
+    absl::StatusOr<CrossMeshPlan> plan = PlanPlainCrossMesh(*r, PlanOptions{PlanMode::kNative});
+    if (!plan.ok()) continue;
+    std::optional<CrossMeshPlan> spread =
+        SpreadPlan(*plan, 1 + static_cast<int64_t>(i % 3), i % 2 == 0 ? 2 : 4);
+    if (!spread.has_value()) continue;
+    ++spread_cases;
+    const CaseReport report = RunPlan(*r, *spread);
+    EXPECT_EQ(report.outcome, Outcome::kPassed) << c.CommandLine() << "\n" << report.detail;
+  }
+  EXPECT_GE(spread_cases, 10);
 }
 
 // Random moves (as RandomMovesOnThreads) whose crossing relays, run relayed

@@ -1,8 +1,10 @@
 #include "collectives/slice_exchange.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "collectives/tensor/box_copy.h"
@@ -14,17 +16,6 @@ std::vector<int64_t> Begins(const Box& box, const Box& origin) {
   std::vector<int64_t> out;
   for (size_t d = 0; d < box.size(); ++d) out.push_back(box[d].offset - origin[d].offset);
   return out;
-}
-
-// Whether `inner` (non-empty) lies in `outer`.
-bool Contains(const Box& outer, const Box& inner) {
-  for (size_t d = 0; d < inner.size(); ++d) {
-    if (inner[d].offset < outer[d].offset ||
-        inner[d].offset + inner[d].size > outer[d].offset + outer[d].size) {
-      return false;
-    }
-  }
-  return true;
 }
 
 std::vector<int64_t> Sizes(const Box& box) {
@@ -71,12 +62,57 @@ MyRoutes RoutesOf(absl::Span<const SliceRoute> routes, absl::Span<const int64_t>
   return m;
 }
 
+// Spec §14 "Rails": the boxes brought to this participant that it does not
+// want, kept aside from the round that brings one until its last send.
+class StagedBoxes {
+ public:
+  StagedBoxes(const MyRoutes& m, const Box& held, const Box& wanted) {
+    for (const auto& round : m.sends) {
+      for (const SliceRoute* r : round) {
+        if (!BoxContains(held, r->box) && !BoxContains(wanted, r->box)) ++sends_left_[r->box];
+      }
+    }
+  }
+  void Keep(const Box& box, LocalTensor t) { kept_.insert_or_assign(box, std::move(t)); }
+  // The kept tensor of exactly `box`, or null.
+  const LocalTensor* Find(const Box& box) const {
+    const auto it = kept_.find(box);
+    return it == kept_.end() ? nullptr : &it->second;
+  }
+  // One send of `box` packed: after its last, its memory is freed.
+  void Sent(const Box& box) {
+    if (--sends_left_[box] == 0) kept_.erase(box);
+  }
+
+ private:
+  absl::flat_hash_map<Box, int64_t> sends_left_;
+  absl::flat_hash_map<Box, LocalTensor> kept_;
+};
+
+// Where route `r`'s box is packed from: `in` (held), `out` (wanted, an
+// earlier round brought it: a relay) or a box kept aside (a stager); its
+// begins in that tensor.
+absl::StatusOr<std::pair<const LocalTensor*, std::vector<int64_t>>> SourceOf(
+    const SliceRoute& r, const LocalTensor& in, const Box& held, const LocalTensor& out,
+    const Box& wanted, const StagedBoxes& staged, int64_t me) {
+  if (BoxContains(held, r.box)) return std::make_pair(&in, Begins(r.box, held));
+  if (BoxContains(wanted, r.box)) return std::make_pair(&out, Begins(r.box, wanted));
+  if (const LocalTensor* kept = staged.Find(r.box)) {
+    return std::make_pair(kept, std::vector<int64_t>(r.box.size(), 0));
+  }
+  return absl::InvalidArgumentError(absl::StrCat("participant ", me,
+                                                 ": a route sends a box it neither holds, "
+                                                 "wants nor was brought in an earlier round"));
+}
+
 // One AllToAllV: `sends` packed into one buffer, the received pieces copied
-// into `out`; both buffers freed on return (spec §14 "Memory").
+// into `out` or kept aside (`staged`); both buffers freed on return (spec
+// §14 "Memory").
 absl::Status ExchangeRound(const LocalTensor& in, const Box& held, const Box& wanted,
                            const std::vector<const SliceRoute*>& sends,
                            const std::vector<const SliceRoute*>& receives, DType dtype,
-                           Communicator& comm, LocalTensor& out, CrossingStats* stats) {
+                           Communicator& comm, LocalTensor& out, StagedBoxes& staged,
+                           CrossingStats* stats) {
   const int item = ItemSize(dtype);
   CopyEngine& engine = comm.copy_engine();
   const int64_t n = comm.mesh().num_ranks();
@@ -94,18 +130,12 @@ absl::Status ExchangeRound(const LocalTensor& in, const Box& held, const Box& wa
   char* at = static_cast<char*>(send.data());
   for (const SliceRoute* r : sends) {
     const std::vector<int64_t> sizes = Sizes(r->box);
-    // Spec §14 "Relaying": a box outside the held block was received into
-    // the wanted one in an earlier round.
-    const bool own = Contains(held, r->box);
-    if (!own && !Contains(wanted, r->box)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "participant ", comm.rank(), ": a route sends a box it neither holds nor wants"));
-    }
-    const LocalTensor& from = own ? in : out;
-    RESHARD_RETURN_IF_ERROR(CopyBox(engine, from.data(), from.shape(),
-                                    Begins(r->box, own ? held : wanted), at, sizes,
-                                    std::vector<int64_t>(sizes.size(), 0), sizes, item));
+    RESHARD_ASSIGN_OR_RETURN(const auto from,
+                             SourceOf(*r, in, held, out, wanted, staged, comm.rank()));
+    RESHARD_RETURN_IF_ERROR(CopyBox(engine, from.first->data(), from.first->shape(), from.second,
+                                    at, sizes, std::vector<int64_t>(sizes.size(), 0), sizes, item));
     at += BoxElements(r->box) * item;
+    if (from.first != &in && from.first != &out) staged.Sent(r->box);
   }
   RESHARD_ASSIGN_OR_RETURN(LocalTensor recv, engine.Allocate(dtype, {received}));
   RESHARD_RETURN_IF_ERROR(comm.AllToAllV(MeshDimSet::Single(0), send.data(), send_counts,
@@ -113,8 +143,16 @@ absl::Status ExchangeRound(const LocalTensor& in, const Box& held, const Box& wa
   const char* from = static_cast<const char*>(recv.data());
   for (const SliceRoute* r : receives) {
     const std::vector<int64_t> sizes = Sizes(r->box);
-    RESHARD_RETURN_IF_ERROR(CopyBox(engine, from, sizes, std::vector<int64_t>(sizes.size(), 0),
-                                    out.data(), out.shape(), Begins(r->box, wanted), sizes, item));
+    const std::vector<int64_t> zeros(sizes.size(), 0);
+    if (BoxContains(wanted, r->box)) {
+      RESHARD_RETURN_IF_ERROR(CopyBox(engine, from, sizes, zeros, out.data(), out.shape(),
+                                      Begins(r->box, wanted), sizes, item));
+    } else {  // spec §14 "Rails": to pass on in a later round
+      RESHARD_ASSIGN_OR_RETURN(LocalTensor kept, engine.Allocate(dtype, sizes));
+      RESHARD_RETURN_IF_ERROR(
+          CopyBox(engine, from, sizes, zeros, kept.data(), sizes, zeros, sizes, item));
+      staged.Keep(r->box, std::move(kept));
+    }
     from += BoxElements(r->box) * item;
   }
   if (stats != nullptr) {
@@ -139,9 +177,10 @@ absl::StatusOr<LocalTensor> ExchangeSlices(const LocalTensor& in, const Box& hel
                                     out.data(), out.shape(), Begins(m.local->box, wanted),
                                     Sizes(m.local->box), ItemSize(dtype)));
   }
+  StagedBoxes staged(m, held, wanted);
   for (int64_t round = 0; round < rounds; ++round) {
     RESHARD_RETURN_IF_ERROR(ExchangeRound(in, held, wanted, m.sends[round], m.receives[round],
-                                          dtype, comm, out, stats));
+                                          dtype, comm, out, staged, stats));
   }
   return out;
 }

@@ -43,8 +43,10 @@ absl::StatusOr<LocalTensor> ExchangeSlices(const LocalTensor& in, const Box& hel
 // route_rounds[k] (0 <= it < rounds; empty: every route in round 0), the
 // local copy first; each round's send and receive buffers are freed before
 // the next. A route whose box lies outside `held` is sent from the result,
-// where an earlier round brought it (a relay, spec §14 "Relaying");
-// InvalidArgument when it lies outside `wanted` too.
+// where an earlier round brought it (a relay, spec §14 "Relaying"), or,
+// outside `wanted` too, from a copy kept aside since the round that brought
+// exactly that box (a stager, spec §14 "Rails"; freed after its last send);
+// InvalidArgument when no round did.
 absl::StatusOr<LocalTensor> ExchangeSlices(const LocalTensor& in, const Box& held,
                                            const Box& wanted, absl::Span<const SliceRoute> routes,
                                            absl::Span<const int64_t> route_rounds, int64_t rounds,

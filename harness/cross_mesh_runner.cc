@@ -262,8 +262,7 @@ std::vector<ParticipantResult> RunAcrossOnThreads(const CrossMeshRequest& r,
 CaseReport CheckAcross(const CrossMeshRequest& r, const CrossMeshPlan& plan,
                        const LocalTensor& global, uint64_t seed,
                        const std::vector<ParticipantResult>& results) {
-  return CheckAcross(r, plan, global, seed, results, plan.BytesSent(),
-                     plan.ReceiveLowerBoundBytes());
+  return CheckAcross(r, plan, global, seed, results, plan.BytesSent(), plan.BytesReceived());
 }
 
 CaseReport CheckAcross(const CrossMeshRequest& r, const CrossMeshPlan& plan,

@@ -79,7 +79,8 @@ std::vector<ParticipantResult> RunAcrossOnThreads(const CrossMeshRequest& r,
 // ReductionTolerance after a floating-point reduction before), or for a
 // Partial destination the destination ranks' values reduce to `global`;
 // every participant's crossing sent plan.BytesSent() and received exactly
-// plan.ReceiveLowerBoundBytes().
+// plan.BytesReceived() (its ReceiveLowerBoundBytes() unless it stages for
+// others, spec §14 "Rails").
 CaseReport CheckAcross(const CrossMeshRequest& r, const CrossMeshPlan& plan,
                        const LocalTensor& global, uint64_t seed,
                        const std::vector<ParticipantResult>& results);

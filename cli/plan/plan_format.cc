@@ -96,6 +96,16 @@ std::string BoxText(const Box& box) {
   return absl::StrCat("[", absl::StrJoin(dims, ", "), "]");
 }
 
+// Why a crossing takes several rounds (spec §14 "Memory", "Relaying", "Rails").
+const char* RoundsReason(const CrossMeshPlan& plan) {
+  if (plan.Staged()) {
+    return "in which ranks of the receiving hosts pass on, over NVLink, what an earlier round "
+           "brought through their NICs";
+  }
+  if (plan.Relayed()) return "in which destination ranks pass on what an earlier round brought them";
+  return "to keep every rank under the memory limit";
+}
+
 std::string PriceText(const std::optional<double>& cost, absl::string_view cost_model) {
   if (cost.has_value()) return absl::StrCat(FormatCost(*cost), Unit(cost_model));
   return absl::StrCat("not priced (cost model ", cost_model, " prices no exchange)");
@@ -144,10 +154,7 @@ void AppendCrossing(const CrossMeshPlan& plan, absl::string_view cost_model, std
                   " by one rank; the most any rank must receive: ",
                   bound.empty() ? 0 : *std::max_element(bound.begin(), bound.end()), " bytes\n");
   if (plan.rounds > 1) {
-    absl::StrAppend(out, "  ", plan.rounds, " rounds, each one exchange, ",
-                    plan.Relayed()
-                        ? "in which destination ranks pass on what an earlier round brought them"
-                        : "to keep every rank under the memory limit",
+    absl::StrAppend(out, "  ", plan.rounds, " rounds, each one exchange, ", RoundsReason(plan),
                     "\n");
   }
   absl::StrAppend(out, "  cost: ", PriceText(plan.crossing_cost, cost_model), "\n");

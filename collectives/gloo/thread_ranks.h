@@ -28,7 +28,9 @@ std::vector<absl::Status> RunTogetherOnThreads(int64_t n,
 
 // Starts one thread per rank (RunTogetherOnThreads), connects it and calls
 // fn; returns each rank's status (a failed Connect is that rank's status),
-// indexed by rank. fn runs concurrently on all ranks and must be thread-safe
+// indexed by rank. Every status is one ResourceExhausted, before any rank
+// starts, when the address space left (ulimit -v) cannot hold each rank's
+// and its device thread's stacks and 16 MiB of buffers. fn runs concurrently on all ranks and must be thread-safe
 // across them.
 std::vector<absl::Status> RunRanksOnThreads(
     const DeviceMesh& mesh, const GlooOptions& options,

@@ -169,6 +169,13 @@ class CostModel {
     return std::nullopt;
   }
 
+  // Where ExchangeAmongRanksUs prices each NIC of a host on its own, one
+  // per local rank (the nccl model's rails, spec §6.4): the devices per host
+  // (rank r on host r / it, rail r % it); 0 where it prices no rails. A
+  // crossing then also tries spreading what enters a host over all its
+  // rails (spec §14 "Rails").
+  virtual int64_t rails_per_host() const { return 0; }
+
  protected:
   explicit CostModel(std::string fingerprint) : fingerprint_(std::move(fingerprint)) {}
 

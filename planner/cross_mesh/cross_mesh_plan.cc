@@ -9,6 +9,7 @@
 #include "absl/strings/strip.h"
 #include "base/status_macros.h"
 #include "planner/cross_mesh/crossing_rounds.h"
+#include "planner/cross_mesh/rail_balanced_crossing.h"
 #include "planner/cross_mesh/relayed_crossing.h"
 #include "planner/layout/chunk.h"
 #include "planner/layout/dtype.h"
@@ -172,17 +173,28 @@ void PriceCrossing(const PlanOptions& options, CrossMeshPlan* plan) {
   plan->cost = plan->before.cost + total + plan->after.cost;
 }
 
-// Spec §14 "Relaying": the cheapest of `direct` (one round, priced) with
-// its crossing relayed for each of kRelayChunks (the fewer rounds on ties);
-// none when no piece has a relay, when none fits options.max_memory, or when
-// its routes could be more than `*slices_left` (charged what is routed).
-std::optional<CrossMeshPlan> CheapestRelayed(const CrossMeshPlan& direct,
-                                             const PlanOptions& options, int64_t* slices_left) {
+// A crossing remade in 1 + chunks rounds (RelayedPlan, SpreadPlan), none
+// when it does not apply or its routes could be more than max_routes.
+using Remake = std::optional<CrossMeshPlan> (*)(const CrossMeshPlan& direct, int64_t chunks,
+                                                 int64_t rails_per_host, int64_t max_routes);
+
+std::optional<CrossMeshPlan> Relay(const CrossMeshPlan& direct, int64_t chunks, int64_t,
+                                   int64_t max_routes) {
+  return RelayedPlan(direct, chunks, max_routes);
+}
+
+// Spec §14 "Relaying" and "Rails": the cheapest of `direct` (one round,
+// priced) remade for each of kPipelineChunks (the fewer rounds on ties); none
+// when it does not apply, when none fits options.max_memory, or when its
+// routes could be more than `*slices_left` (charged what is routed).
+std::optional<CrossMeshPlan> CheapestRemade(const CrossMeshPlan& direct, Remake remake,
+                                            const PlanOptions& options, int64_t* slices_left) {
   if (direct.rounds != 1 || !direct.cost.has_value()) return std::nullopt;
+  const int64_t rails = ResolvedCostModel(options)->rails_per_host();
   std::optional<CrossMeshPlan> best;
-  for (int64_t chunks : kRelayChunks) {
+  for (int64_t chunks : kPipelineChunks) {
     // More chunks, more routes: past the budget, so are the rest.
-    std::optional<CrossMeshPlan> plan = RelayedPlan(direct, chunks, *slices_left);
+    std::optional<CrossMeshPlan> plan = remake(direct, chunks, rails, *slices_left);
     if (!plan.has_value()) break;
     *slices_left -= static_cast<int64_t>(plan->routes.size());
     if (plan->peak_bytes > options.max_memory) continue;
@@ -294,18 +306,34 @@ absl::StatusOr<CrossMeshPlan> PlanPlainCrossMesh(const CrossMeshRequest& request
                      kMaxCrossingSlices);
 }
 
+namespace {
+
+// `direct` with `rounds` as its crossing, unpriced; none without rounds.
+std::optional<CrossMeshPlan> WithCrossing(const CrossMeshPlan& direct,
+                                          std::optional<CrossingRounds> rounds) {
+  if (!rounds.has_value()) return std::nullopt;
+  CrossMeshPlan plan = direct;
+  TakeCrossing(*std::move(rounds), &plan);
+  plan.crossing_cost.reset();
+  plan.cost.reset();
+  return plan;
+}
+
+}  // namespace
+
 std::optional<CrossMeshPlan> RelayedPlan(const CrossMeshPlan& direct, int64_t chunks,
                                          int64_t max_routes) {
   std::vector<Box> held, wanted;
   direct.CrossingBoxes(&held, &wanted);
-  std::optional<CrossingRounds> relayed =
-      RelayThroughReplicas(held, direct.routes, chunks, max_routes);
-  if (!relayed.has_value()) return std::nullopt;
-  CrossMeshPlan plan = direct;
-  TakeCrossing(*std::move(relayed), &plan);
-  plan.crossing_cost.reset();
-  plan.cost.reset();
-  return plan;
+  return WithCrossing(direct, RelayThroughReplicas(held, direct.routes, chunks, max_routes));
+}
+
+std::optional<CrossMeshPlan> SpreadPlan(const CrossMeshPlan& direct, int64_t chunks,
+                                        int64_t rails_per_host, int64_t max_routes) {
+  std::vector<Box> held, wanted;
+  direct.CrossingBoxes(&held, &wanted);
+  return WithCrossing(direct, SpreadOverRails(held, wanted, direct.routes, direct.participants,
+                                              rails_per_host, chunks, max_routes));
 }
 
 absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
@@ -322,7 +350,7 @@ absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
   RESHARD_ASSIGN_OR_RETURN(const DistSpec plain_dst, WithoutPartials(request.dst));
   std::optional<CrossMeshPlan> best;
   if (plain.ok()) best = *std::move(plain);
-  // Each direct plan, then its relayed ones; the earlier wins on ties.
+  // Each direct plan, then it remade; the earlier wins on ties.
   const auto consider = [&](CrossMeshPlan plan) {
     if (!best.has_value() || *plan.cost < *best->cost) best = std::move(plan);
   };
@@ -332,10 +360,18 @@ absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
     return static_cast<int64_t>(plan.routes.size() + ranks.participants.size());
   };
   int64_t slices_left = kMaxCrossingSlices - (best.has_value() ? work(*best) : 0);
-  if (best.has_value()) {
-    if (std::optional<CrossMeshPlan> r = CheapestRelayed(*best, options, &slices_left)) {
-      consider(*std::move(r));
+  // A direct plan relayed (spec §14 "Relaying") and spread over rails ("Rails").
+  const auto remade = [&](const CrossMeshPlan& direct) {
+    std::vector<CrossMeshPlan> out;
+    for (Remake remake : {Remake(Relay), Remake(SpreadPlan)}) {
+      if (std::optional<CrossMeshPlan> r = CheapestRemade(direct, remake, options, &slices_left)) {
+        out.push_back(*std::move(r));
+      }
     }
+    return out;
+  };
+  if (best.has_value()) {
+    for (CrossMeshPlan& r : remade(*best)) consider(std::move(r));
   }
   const std::vector<DistSpec> srcs =
       LayoutsAround(plain_src, FreeMeshDims(request.src, false), kMaxCrossingCandidates);
@@ -349,9 +385,9 @@ absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
       // A candidate past a limit or without a plan is not taken.
       if (!plan.ok()) continue;
       slices_left -= work(*plan);
-      std::optional<CrossMeshPlan> relayed = CheapestRelayed(*plan, options, &slices_left);
+      std::vector<CrossMeshPlan> others = remade(*plan);
       consider(*std::move(plan));
-      if (relayed.has_value()) consider(*std::move(relayed));
+      for (CrossMeshPlan& r : others) consider(std::move(r));
     }
   }
   if (!best.has_value()) return plain.status();
@@ -399,14 +435,33 @@ bool CrossMeshPlan::Relayed() const {
   });
 }
 
-std::vector<int64_t> CrossMeshPlan::BytesSent() const {
-  std::vector<int64_t> sent(participants.size(), 0);
-  const int64_t itemsize = ItemSize(crossing_src.dtype());
-  for (const SliceRoute& route : routes) {
-    if (route.sender != route.receiver) sent[route.sender] += itemsize * BoxElements(route.box);
-  }
-  return sent;
+bool CrossMeshPlan::Staged() const {
+  std::vector<Box> held, wanted;
+  CrossingBoxes(&held, &wanted);
+  return std::any_of(routes.begin(), routes.end(), [&](const SliceRoute& r) {
+    return !BoxContains(held[r.sender], r.box) && !BoxContains(wanted[r.sender], r.box);
+  });
 }
+
+namespace {
+
+// Per participant, the bytes of the routes it sends (or receives), local
+// copies not counted.
+std::vector<int64_t> RouteBytes(const CrossMeshPlan& plan, bool sent) {
+  std::vector<int64_t> bytes(plan.participants.size(), 0);
+  const int64_t itemsize = ItemSize(plan.crossing_src.dtype());
+  for (const SliceRoute& route : plan.routes) {
+    if (route.sender == route.receiver) continue;
+    bytes[sent ? route.sender : route.receiver] += itemsize * BoxElements(route.box);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+std::vector<int64_t> CrossMeshPlan::BytesSent() const { return RouteBytes(*this, true); }
+
+std::vector<int64_t> CrossMeshPlan::BytesReceived() const { return RouteBytes(*this, false); }
 
 std::vector<int64_t> CrossMeshPlan::ReceiveLowerBoundBytes() const {
   std::vector<Box> held, wanted;

@@ -17,9 +17,10 @@
 // and the cheapest plan taken (spec §14): a Partial source mesh dim may
 // reduce_scatter instead of all_reduce before, and a destination mesh dim
 // that replicates may receive a shard and all_gather among its replicas
-// after (Alpa's choice); and a fan-out crossing may be relayed by the
+// after (Alpa's choice); a fan-out crossing may be relayed by the
 // destination's replicas in rounds (relayed_crossing.h, spec §14
-// "Relaying"). Under PlanOptions::max_memory the steps before and after are
+// "Relaying"), and a crossing into few NICs of a host spread over all of
+// them (rail_balanced_crossing.h, spec §14 "Rails"). Under PlanOptions::max_memory the steps before and after are
 // planned under the limit and the crossing is split into rounds
 // (crossing_rounds.h, spec §14 "Memory").
 #ifndef RESHARD_PLANNER_CROSS_MESH_CROSS_MESH_PLAN_H_
@@ -57,8 +58,9 @@ struct CrossMeshPlan {
   DistSpec crossing_dst;
   // Participant indices; boxes in global tensor coordinates (a participant's
   // own box is a local copy). Under a memory limit, pieces of §11.1's routes;
-  // relayed, also routes from a relay that an earlier round brought the box
-  // (spec §14 "Relaying"); sorted by round, then receiver, then sender.
+  // relayed or spread over rails, also routes from a participant that an
+  // earlier round brought the box (spec §14 "Relaying", "Rails"); sorted by
+  // round, then receiver, then sender.
   std::vector<SliceRoute> routes;
   std::vector<int64_t> route_rounds;  // the round of each of `routes`
   int64_t rounds = 1;                 // each one AllToAllV over the participants
@@ -94,17 +96,23 @@ struct CrossMeshPlan {
   void CrossingBoxes(std::vector<Box>* held, std::vector<Box>* wanted) const;
 
   // Whether a route is sent by a participant that does not hold its box: a
-  // relay (spec §14 "Relaying"), so the rounds pipeline rather than fit a
-  // memory limit.
+  // relay or a stager (spec §14 "Relaying", "Rails"), so the rounds pipeline
+  // rather than fit a memory limit.
   bool Relayed() const;
+  // Whether a route is sent by a participant that neither holds nor wants
+  // its box: a stager of a crossing spread over rails (spec §14 "Rails").
+  bool Staged() const;
 
   // Per participant, the bytes it sends to other participants in the
   // crossing (local copies not counted).
   std::vector<int64_t> BytesSent() const;
   // Per participant, the bytes of its crossing_dst block that its own
   // crossing_src block does not hold: what it must receive whatever the
-  // routes (the routes receive exactly that, spec §11.1).
+  // routes (the routes receive exactly that, spec §11.1, unless staged).
   std::vector<int64_t> ReceiveLowerBoundBytes() const;
+  // Per participant, the bytes the routes bring it from other participants:
+  // ReceiveLowerBoundBytes() plus what it stages for others (spec §14 "Rails").
+  std::vector<int64_t> BytesReceived() const;
 
   // "S(0)R on 2x4 ranks 0-7 -> ... -> RS(0) on 2 ranks 8-9", one line.
   std::string Summary() const;
@@ -139,7 +147,8 @@ inline constexpr int64_t kMaxCrossingCandidates = 64;
 // candidate's error, with the least limit its crossing needs). `options`
 // plans those steps, bounds the crossing's rounds and prices them; of the
 // candidate layouts (kMaxCrossingCandidates), each also with its crossing
-// relayed (kRelayChunks), the cheapest plan wins, the earlier on ties (the
+// relayed and spread over rails where the model prices rails
+// (CostModel::rails_per_host; kPipelineChunks each), the cheapest plan wins, the earlier on ties (the
 // plain one, Partials as Replicate, first), the plain one when the model
 // prices no exchange.
 absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
@@ -151,6 +160,15 @@ absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
 // (naive_plan.h) replaces its crossing.
 absl::StatusOr<CrossMeshPlan> PlanPlainCrossMesh(const CrossMeshRequest& request,
                                                  const PlanOptions& options);
+
+// Spec §14 "Rails": `direct` (its crossing one round of §11.1's routes)
+// with its crossing spread over the receiving hosts' rails in 1 + chunks
+// rounds (SpreadOverRails, rail_balanced_crossing.h), its load and
+// peak_bytes set, unpriced; none when no host is spread or its routes could
+// be more than `max_routes`.
+std::optional<CrossMeshPlan> SpreadPlan(const CrossMeshPlan& direct, int64_t chunks,
+                                        int64_t rails_per_host,
+                                        int64_t max_routes = kMaxCrossingSlices);
 
 // Spec §14 "Relaying": `direct` (its crossing one round of §11.1's routes)
 // with its crossing relayed in 1 + chunks rounds (RelayThroughReplicas,

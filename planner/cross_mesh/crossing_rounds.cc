@@ -5,6 +5,7 @@
 #include <tuple>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "planner/steps/plan_limit.h"
@@ -34,6 +35,35 @@ std::vector<int64_t> TrafficBytes(absl::Span<const SliceRoute> routes, size_t pa
     bytes[r.receiver] += b;
   }
   return bytes;
+}
+
+// Spec §14 "Rails": per round and participant, the bytes it keeps aside,
+// boxes brought to it that it does not want, from the round that brings one
+// until the last round that sends it on (both counted: the copy aside is
+// made while that round's buffers are held).
+std::vector<std::vector<int64_t>> StagedBytes(absl::Span<const Box> held,
+                                              absl::Span<const Box> wanted,
+                                              absl::Span<const SliceRoute> routes,
+                                              absl::Span<const int64_t> round_of, int64_t rounds,
+                                              int64_t itemsize) {
+  std::vector<std::vector<int64_t>> staged(rounds, std::vector<int64_t>(held.size(), 0));
+  absl::flat_hash_map<std::pair<int64_t, Box>, int64_t> last_send;
+  for (size_t k = 0; k < routes.size(); ++k) {
+    int64_t& last = last_send[{routes[k].sender, routes[k].box}];
+    last = std::max(last, round_of[k]);
+  }
+  for (size_t k = 0; k < routes.size(); ++k) {
+    const SliceRoute& r = routes[k];
+    if (r.sender == r.receiver || BoxContains(wanted[r.receiver], r.box)) {
+      continue;
+    }
+    const auto it = last_send.find({r.receiver, r.box});
+    const int64_t until = it == last_send.end() ? round_of[k] : it->second;
+    for (int64_t round = round_of[k]; round <= until && round < rounds; ++round) {
+      staged[round][r.receiver] += itemsize * BoxElements(r.box);
+    }
+  }
+  return staged;
 }
 
 // The dim SplitBox cuts: the first whose trailing dims hold at most
@@ -172,11 +202,13 @@ std::vector<int64_t> CrossingPeakBytes(absl::Span<const Box> held, absl::Span<co
                                        absl::Span<const SliceRoute> routes,
                                        absl::Span<const int64_t> round_of, int64_t rounds,
                                        int64_t itemsize) {
+  const std::vector<std::vector<int64_t>> staged =
+      StagedBytes(held, wanted, routes, round_of, rounds, itemsize);
   std::vector<int64_t> moved(held.size(), 0);
   for (int64_t r = 0; r < rounds; ++r) {
     const std::vector<int64_t> t =
         TrafficBytes(RoutesOfRound(routes, round_of, r), held.size(), itemsize);
-    for (size_t i = 0; i < held.size(); ++i) moved[i] = std::max(moved[i], t[i]);
+    for (size_t i = 0; i < held.size(); ++i) moved[i] = std::max(moved[i], t[i] + staged[r][i]);
   }
   std::vector<int64_t> peak(held.size());
   for (size_t i = 0; i < held.size(); ++i) {
@@ -278,6 +310,34 @@ int64_t SplitBoxCount(const Box& box, int64_t max_elements) {
   int64_t count = (box[cut.dim].size + cut.rows - 1) / cut.rows;
   for (size_t e = 0; e < cut.dim; ++e) count *= box[e].size;
   return count;
+}
+
+size_t LongestDim(const Box& box) {
+  size_t d = 0;
+  for (size_t e = 1; e < box.size(); ++e) {
+    if (box[e].size > box[d].size) d = e;
+  }
+  return d;
+}
+
+std::vector<Box> PartsOf(const Box& box, int64_t parts) {
+  const size_t d = LongestDim(box);
+  const int64_t rows = box[d].size;
+  parts = std::min(parts, rows);
+  std::vector<Box> out;
+  for (int64_t i = 0; i < parts; ++i) {
+    Box part = box;
+    part[d].offset = box[d].offset + rows * i / parts;
+    part[d].size = rows * (i + 1) / parts - rows * i / parts;
+    out.push_back(std::move(part));
+  }
+  return out;
+}
+
+void AddRoute(SliceRoute route, int64_t round, CrossingRounds* out) {
+  out->routes.push_back(std::move(route));
+  out->round_of.push_back(round);
+  out->rounds = std::max(out->rounds, round + 1);
 }
 
 }  // namespace reshard

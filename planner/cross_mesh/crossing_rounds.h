@@ -26,6 +26,11 @@ namespace reshard {
 // participant, so a limit that needs more is refused (raise --max-memory).
 inline constexpr int64_t kMaxCrossingRounds = 1024;
 
+// The chunks a relayed or rail-balanced crossing's parts are cut into, each
+// tried by PlanCrossMesh: 1 + chunks rounds that pipeline (spec §14
+// "Relaying", "Rails").
+inline constexpr int64_t kPipelineChunks[] = {1, 2, 4, 8};
+
 struct CrossingRounds {
   // Pieces of the routes (a route whole where it fits), sorted by round,
   // then receiver, then sender; local copies whole, in round 0.
@@ -47,7 +52,10 @@ std::vector<SliceRoute> RoutesOfRound(absl::Span<const SliceRoute> routes,
 
 // Per participant, its peak bytes in the crossing (spec §14 "Memory"):
 // ExchangePeakBytes(held, wanted, the most it sends plus receives in one
-// of `rounds` rounds), local copies not passing through buffers.
+// of `rounds` rounds, plus what it keeps aside then: boxes brought to it
+// that it does not want, from the round that brings one through the last
+// that sends it on, spec §14 "Rails"), local copies not passing through
+// buffers.
 std::vector<int64_t> CrossingPeakBytes(absl::Span<const Box> held, absl::Span<const Box> wanted,
                                        absl::Span<const SliceRoute> routes,
                                        absl::Span<const int64_t> round_of, int64_t rounds,
@@ -90,6 +98,18 @@ std::vector<Box> SplitBox(const Box& box, int64_t max_elements);
 
 // How many boxes SplitBox(box, max_elements) returns, without making them.
 int64_t SplitBoxCount(const Box& box, int64_t max_elements);
+
+// The dim of `box` with the most rows, the first of equals: where relayed
+// and rail-balanced crossings cut a route.
+size_t LongestDim(const Box& box);
+
+// `box` cut along its longest dim into `parts` runs of rows as even as they
+// go (fewer when the dim is shorter): how relayed and rail-balanced
+// crossings cut a route into pipelined parts.
+std::vector<Box> PartsOf(const Box& box, int64_t parts);
+
+// `route` added to `out` in round `round` (out->rounds grown to hold it).
+void AddRoute(SliceRoute route, int64_t round, CrossingRounds* out);
 
 }  // namespace reshard
 

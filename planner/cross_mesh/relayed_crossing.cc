@@ -36,31 +36,6 @@ std::vector<size_t> RelaysOf(const std::vector<size_t>& piece, absl::Span<const 
   return relays;
 }
 
-// `box` cut along its longest dim (the first of equals) into `parts` runs
-// of rows as even as they go (fewer when the dim is shorter).
-std::vector<Box> PartsOf(const Box& box, int64_t parts) {
-  size_t d = 0;
-  for (size_t e = 1; e < box.size(); ++e) {
-    if (box[e].size > box[d].size) d = e;
-  }
-  const int64_t rows = box[d].size;
-  parts = std::min(parts, rows);
-  std::vector<Box> out;
-  for (int64_t i = 0; i < parts; ++i) {
-    Box part = box;
-    part[d].offset = box[d].offset + rows * i / parts;
-    part[d].size = rows * (i + 1) / parts - rows * i / parts;
-    out.push_back(std::move(part));
-  }
-  return out;
-}
-
-void Add(SliceRoute route, int64_t round, CrossingRounds* out) {
-  out->routes.push_back(std::move(route));
-  out->round_of.push_back(round);
-  out->rounds = std::max(out->rounds, round + 1);
-}
-
 // Spec §14 "Relaying": the piece's shares into its relays, a part a round,
 // then from each relay to the piece's other receivers a round later.
 void Relay(absl::Span<const SliceRoute> routes, const std::vector<size_t>& piece,
@@ -72,10 +47,10 @@ void Relay(absl::Span<const SliceRoute> routes, const std::vector<size_t>& piece
     const std::vector<Box> parts = PartsOf(shares[r], chunks);
     for (size_t c = 0; c < parts.size(); ++c) {
       const int64_t round = static_cast<int64_t>(c);
-      Add({in.sender, in.receiver, parts[c]}, round, out);
+      AddRoute({in.sender, in.receiver, parts[c]}, round, out);
       for (size_t k : piece) {
         if (routes[k].receiver != in.receiver) {
-          Add({in.receiver, routes[k].receiver, parts[c]}, round + 1, out);
+          AddRoute({in.receiver, routes[k].receiver, parts[c]}, round + 1, out);
         }
       }
     }
@@ -101,7 +76,7 @@ std::optional<CrossingRounds> RelayThroughReplicas(absl::Span<const Box> held,
   if (!relayed || most > max_routes) return std::nullopt;
   CrossingRounds out;
   for (const SliceRoute& r : routes) {
-    if (r.sender == r.receiver) Add(r, 0, &out);
+    if (r.sender == r.receiver) AddRoute(r, 0, &out);
   }
   for (size_t i = 0; i < pieces.size(); ++i) {
     const std::vector<size_t>& piece = pieces[i];
@@ -112,7 +87,7 @@ std::optional<CrossingRounds> RelayThroughReplicas(absl::Span<const Box> held,
     for (size_t k : piece) {
       const std::vector<Box> parts = PartsOf(routes[k].box, chunks);
       for (size_t c = 0; c < parts.size(); ++c) {
-        Add({routes[k].sender, routes[k].receiver, parts[c]}, static_cast<int64_t>(c), &out);
+        AddRoute({routes[k].sender, routes[k].receiver, parts[c]}, static_cast<int64_t>(c), &out);
       }
     }
   }

@@ -23,9 +23,6 @@
 
 namespace reshard {
 
-// The crossings relayed in 1 + chunks rounds that PlanCrossMesh tries.
-inline constexpr int64_t kRelayChunks[] = {1, 2, 4, 8};
-
 // `routes` (RouteSlices(held, wanted), one round) relayed: each piece (a
 // box that two or more participants receive) with relays among its
 // receivers (participants whose held box is empty) is cut into one share per

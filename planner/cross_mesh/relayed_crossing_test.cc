@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "planner/costs/alpha_beta_cost_model.h"
 #include "planner/cross_mesh/cross_mesh_plan.h"
+#include "planner/cross_mesh/crossing_checks.h"
 #include "planner/layout/dist_spec.h"
 
 namespace reshard {
@@ -59,34 +60,11 @@ int64_t ReceiveBound(const CrossMeshPlan& p) {
 
 int64_t MaxOf(const std::vector<int64_t>& v) { return *std::max_element(v.begin(), v.end()); }
 
-// Each route's box is its sender's own (held) or one it received whole in
-// an earlier round; each participant receives each element once.
-void ExpectRoutable(const CrossMeshPlan& p, const std::string& name) {
-  std::vector<Box> held, wanted;
-  p.CrossingBoxes(&held, &wanted);
-  for (size_t k = 0; k < p.routes.size(); ++k) {
-    const SliceRoute& r = p.routes[k];
-    const Box& box = r.box;
-    if (BoxElements(MeetBoxes(box, held[r.sender], box)) == BoxElements(box)) continue;
-    bool received = false;
-    for (size_t e = 0; e < p.routes.size(); ++e) {
-      received |= p.routes[e].receiver == r.sender && p.routes[e].box == box &&
-                  p.route_rounds[e] < p.route_rounds[k];
-    }
-    EXPECT_TRUE(received) << name << ": route " << k << " from " << r.sender;
-  }
-  std::vector<int64_t> got(p.participants.size(), 0);
-  for (const SliceRoute& r : p.routes) {
-    if (r.sender != r.receiver) got[r.receiver] += 2 * BoxElements(r.box);
-  }
-  EXPECT_EQ(got, p.ReceiveLowerBoundBytes()) << name;
-}
-
 TEST(RelayedCrossingTest, FanoutsRelayedMeetTheBoundAndReceiveExactlyTheirShare) {
   for (const Fanout& f : Fanouts()) {
     absl::StatusOr<CrossMeshPlan> plain = PlanPlainCrossMesh(RequestOf(f), PlanOptions());
     ASSERT_TRUE(plain.ok()) << plain.status();
-    for (int64_t chunks : kRelayChunks) {
+    for (int64_t chunks : kPipelineChunks) {
       std::optional<CrossMeshPlan> relayed = RelayedPlan(*plain, chunks);
       ASSERT_TRUE(relayed.has_value()) << Name(f);
       const CrossMeshPlan& p = *relayed;

@@ -30,6 +30,10 @@ struct Slice {
   friend bool operator==(const Slice& a, const Slice& b) {
     return a.offset == b.offset && a.size == b.size;
   }
+  template <typename H>
+  friend H AbslHashValue(H h, const Slice& s) {
+    return H::combine(std::move(h), s.offset, s.size);
+  }
 };
 
 // The elements `a` and `b` share (0 when they do not meet).

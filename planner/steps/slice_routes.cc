@@ -26,6 +26,16 @@ Box MeetBoxes(const Box& a, const Box& b, const Box& origin) {
   return out;
 }
 
+bool BoxContains(const Box& outer, const Box& inner) {
+  for (size_t d = 0; d < inner.size(); ++d) {
+    if (inner[d].offset < outer[d].offset ||
+        inner[d].offset + inner[d].size > outer[d].offset + outer[d].size) {
+      return false;
+    }
+  }
+  return true;
+}
+
 namespace {
 
 // Lexicographic order of boxes by (offset, size) per dim: -1, 0 or 1.

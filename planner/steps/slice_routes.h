@@ -37,6 +37,8 @@ int64_t BoxElements(const Box& box);
 // The intersection of `a` and `b`, with offsets relative to `origin`'s: an
 // empty box (sizes and offsets 0) when they do not meet.
 Box MeetBoxes(const Box& a, const Box& b, const Box& origin);
+// Whether non-empty `inner` lies in `outer`.
+bool BoxContains(const Box& outer, const Box& inner);
 
 // One slice on its way: `box` (in the boxes' common coordinates) goes from
 // participant `sender` to `receiver`. sender == receiver is a local copy.

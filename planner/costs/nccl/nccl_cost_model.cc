@@ -440,6 +440,7 @@ class NcclCostModel : public CostModel {
     return ExchangeTimeUs(NcclP2pLinksFor(profile_), HostSpanOfRanks(ranks, devices_per_host_),
                           LinkLoadOfRoutes(routes, ranks, devices_per_host_), itemsize);
   }
+  int64_t rails_per_host() const override { return devices_per_host_; }
 
  private:
   static std::string Fingerprint(const NcclProfile& p, int64_t devices_per_host) {
