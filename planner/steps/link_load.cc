@@ -1,9 +1,11 @@
 #include "planner/steps/link_load.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 
 namespace reshard {
 
@@ -31,12 +33,15 @@ LinkLoad LinkLoadOfSizes(absl::Span<const RouteSize> routes, absl::Span<const in
     receives[link].assign(n, 0);
   }
   absl::flat_hash_map<int64_t, int64_t> rail_sent;
+  absl::flat_hash_set<std::pair<int64_t, int64_t>> pairs;  // one message each
   for (const RouteSize& r : routes) {
     if (r.sender == r.receiver) continue;
     const int64_t from = ranks[r.sender], to = ranks[r.receiver];
     const bool inter = from / devices_per_host != to / devices_per_host;
-    ++sends[inter][r.sender];
-    ++receives[inter][r.receiver];
+    if (pairs.insert({r.sender, r.receiver}).second) {
+      ++sends[inter][r.sender];
+      ++receives[inter][r.receiver];
+    }
     if (!inter) {
       intra_sent[r.sender] += r.elements;
       intra_received[r.receiver] += r.elements;

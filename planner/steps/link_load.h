@@ -28,7 +28,8 @@ namespace reshard {
 // participants (not one participant's: a bound on the busiest one's, and
 // its exact load where one participant is busiest on every link). Elements
 // are the more of those sent and those received (links are full duplex);
-// messages the more of routes sent and routes received.
+// messages the more of peers sent to and peers received from (the routes
+// between two participants are one message).
 struct LinkLoad {
   // To and from participants on its own host, and PXN's hops.
   int64_t intra = 0;

@@ -7,6 +7,8 @@
 #include <tuple>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
+
 namespace reshard {
 
 int64_t BoxElements(const Box& box) {
@@ -595,14 +597,17 @@ std::vector<RouteSize> RouteSizesOfGrids(const SliceGrid& held, const SliceGrid&
 RouteLoad LoadOfRoutes(absl::Span<const SliceRoute> routes, int64_t participants) {
   std::vector<int64_t> sent(participants, 0), received(participants, 0);
   std::vector<int64_t> sends(participants, 0), receives(participants, 0);
+  absl::flat_hash_set<std::pair<int64_t, int64_t>> pairs;  // one message each
   int64_t total_sent = 0;
   for (const SliceRoute& r : routes) {
     if (r.sender == r.receiver) continue;
     const int64_t elements = BoxElements(r.box);
     sent[r.sender] += elements;
     received[r.receiver] += elements;
-    ++sends[r.sender];
-    ++receives[r.receiver];
+    if (pairs.insert({r.sender, r.receiver}).second) {
+      ++sends[r.sender];
+      ++receives[r.receiver];
+    }
     total_sent += elements;
   }
   return Busiest(sent, received, sends, receives, total_sent);

@@ -61,12 +61,13 @@ std::vector<SliceRoute> RouteSlicesOf(absl::Span<const Box> held, absl::Span<con
                                       int64_t participant);
 
 // What the routes ask of the busiest participants, in elements and messages
-// (a message: one route between two different participants).
+// (a message: all one participant sends another in the exchange, however
+// many routes: AllToAllV packs them as one).
 struct RouteLoad {
   int64_t max_sent = 0;
   int64_t max_received = 0;
   int64_t max_sent_plus_received = 0;
-  int64_t max_messages = 0;  // the most routes a participant sends or receives
+  int64_t max_messages = 0;  // the most peers a participant sends to or receives from
   int64_t total_sent = 0;
 };
 RouteLoad LoadOfRoutes(absl::Span<const SliceRoute> routes, int64_t participants);
