@@ -102,7 +102,9 @@ const char* RoundsReason(const CrossMeshPlan& plan) {
     return "in which ranks of the receiving hosts pass on, over NVLink, what an earlier round "
            "brought through their NICs";
   }
-  if (plan.Relayed()) return "in which destination ranks pass on what an earlier round brought them";
+  if (plan.Relayed()) {
+    return "in which destination ranks pass on what an earlier round brought them";
+  }
   return "to keep every rank under the memory limit";
 }
 

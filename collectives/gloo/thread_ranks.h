@@ -30,8 +30,8 @@ std::vector<absl::Status> RunTogetherOnThreads(int64_t n,
 // fn; returns each rank's status (a failed Connect is that rank's status),
 // indexed by rank. Every status is one ResourceExhausted, before any rank
 // starts, when the address space left (ulimit -v) cannot hold each rank's
-// and its device thread's stacks and 16 MiB of buffers. fn runs concurrently on all ranks and must be thread-safe
-// across them.
+// and its device thread's stacks and 16 MiB of buffers. fn runs
+// concurrently on all ranks and must be thread-safe across them.
 std::vector<absl::Status> RunRanksOnThreads(
     const DeviceMesh& mesh, const GlooOptions& options,
     const std::function<absl::Status(GlooCommunicator& comm)>& fn);

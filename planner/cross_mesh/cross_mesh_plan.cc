@@ -176,7 +176,7 @@ void PriceCrossing(const PlanOptions& options, CrossMeshPlan* plan) {
 // A crossing remade in 1 + chunks rounds (RelayedPlan, SpreadPlan), none
 // when it does not apply or its routes could be more than max_routes.
 using Remake = std::optional<CrossMeshPlan> (*)(const CrossMeshPlan& direct, int64_t chunks,
-                                                 int64_t rails_per_host, int64_t max_routes);
+                                                int64_t rails_per_host, int64_t max_routes);
 
 std::optional<CrossMeshPlan> Relay(const CrossMeshPlan& direct, int64_t chunks, int64_t,
                                    int64_t max_routes) {

@@ -20,9 +20,10 @@
 // after (Alpa's choice); a fan-out crossing may be relayed by the
 // destination's replicas in rounds (relayed_crossing.h, spec §14
 // "Relaying"), and a crossing into few NICs of a host spread over all of
-// them (rail_balanced_crossing.h, spec §14 "Rails"). Under PlanOptions::max_memory the steps before and after are
-// planned under the limit and the crossing is split into rounds
-// (crossing_rounds.h, spec §14 "Memory").
+// them (rail_balanced_crossing.h, spec §14 "Rails"). Under
+// PlanOptions::max_memory the steps before and after are planned under the
+// limit and the crossing is split into rounds (crossing_rounds.h, spec §14
+// "Memory").
 #ifndef RESHARD_PLANNER_CROSS_MESH_CROSS_MESH_PLAN_H_
 #define RESHARD_PLANNER_CROSS_MESH_CROSS_MESH_PLAN_H_
 
@@ -148,9 +149,9 @@ inline constexpr int64_t kMaxCrossingCandidates = 64;
 // plans those steps, bounds the crossing's rounds and prices them; of the
 // candidate layouts (kMaxCrossingCandidates), each also with its crossing
 // relayed and spread over rails where the model prices rails
-// (CostModel::rails_per_host; kPipelineChunks each), the cheapest plan wins, the earlier on ties (the
-// plain one, Partials as Replicate, first), the plain one when the model
-// prices no exchange.
+// (CostModel::rails_per_host; kPipelineChunks each), the cheapest plan
+// wins, the earlier on ties (the plain one, Partials as Replicate, first),
+// the plain one when the model prices no exchange.
 absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
                                             const PlanOptions& options);
 

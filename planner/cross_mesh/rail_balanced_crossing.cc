@@ -76,7 +76,8 @@ bool CutOverflow(absl::Span<const SliceRoute> routes, const std::vector<size_t>&
         out.push_back({Rows(box, d, at, rows - at), -1});
         break;
       }
-      const int64_t n = std::min(rows - at, std::max<int64_t>(1, (s->room + per_row / 2) / per_row));
+      const int64_t n =
+          std::min(rows - at, std::max<int64_t>(1, (s->room + per_row / 2) / per_row));
       out.push_back({Rows(box, d, at, n), s->stager});
       s->room -= n * per_row;
       at += n;
@@ -127,12 +128,9 @@ std::vector<std::vector<Part>> PartsOfRoutes(const Blocks& blocks,
 
 }  // namespace
 
-std::optional<CrossingRounds> SpreadOverRails(absl::Span<const Box> held,
-                                              absl::Span<const Box> wanted,
-                                              absl::Span<const SliceRoute> routes,
-                                              absl::Span<const int64_t> ranks,
-                                              int64_t rails_per_host, int64_t chunks,
-                                              int64_t max_routes) {
+std::optional<CrossingRounds> SpreadOverRails(
+    absl::Span<const Box> held, absl::Span<const Box> wanted, absl::Span<const SliceRoute> routes,
+    absl::Span<const int64_t> ranks, int64_t rails_per_host, int64_t chunks, int64_t max_routes) {
   // Each host's cuts add at most one part per participant below its share.
   const int64_t most = (static_cast<int64_t>(routes.size() + ranks.size())) * 2 * chunks;
   if (rails_per_host < 2 || most > max_routes) return std::nullopt;

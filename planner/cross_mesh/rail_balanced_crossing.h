@@ -42,12 +42,9 @@ namespace reshard {
 // part c in round c; local copies stay whole in round 0. Sorted as
 // SortedByRound. None when nothing is staged, or when the routes could be
 // more than `max_routes` (counted before any is made).
-std::optional<CrossingRounds> SpreadOverRails(absl::Span<const Box> held,
-                                              absl::Span<const Box> wanted,
-                                              absl::Span<const SliceRoute> routes,
-                                              absl::Span<const int64_t> ranks,
-                                              int64_t rails_per_host, int64_t chunks,
-                                              int64_t max_routes);
+std::optional<CrossingRounds> SpreadOverRails(
+    absl::Span<const Box> held, absl::Span<const Box> wanted, absl::Span<const SliceRoute> routes,
+    absl::Span<const int64_t> ranks, int64_t rails_per_host, int64_t chunks, int64_t max_routes);
 
 }  // namespace reshard
 

@@ -13,7 +13,7 @@
 #include "harness/cross_mesh_case.h"
 #include "planner/costs/alpha_beta_cost_model.h"
 #include "planner/cross_mesh/cross_mesh_plan.h"
-#include "planner/cross_mesh/crossing_checks.h"
+#include "planner/cross_mesh/crossing_test_util.h"
 #include "planner/layout/dist_spec.h"
 
 namespace reshard {
@@ -81,8 +81,8 @@ TEST(RailBalancedCrossingTest, PlanCrossMeshSpreadsWhereItPays) {
 // rank, host 1 to host 0), or a model with one rank a host, is not spread;
 // nor are routes that could exceed the budget.
 TEST(RailBalancedCrossingTest, EvenOrOverBudgetCrossingsAreNotSpread) {
-  const CrossMeshRequest even{Spec({8}, "S(0)", {64, 64}), Spec({8}, "S(0)", {64, 64}),
-                              {8, 9, 10, 11, 12, 13, 14, 15}, {}};
+  const CrossMeshRequest even{
+      Spec({8}, "S(0)", {64, 64}), Spec({8}, "S(0)", {64, 64}), {8, 9, 10, 11, 12, 13, 14, 15}, {}};
   absl::StatusOr<CrossMeshPlan> plain = PlanPlainCrossMesh(even, PlanOptions{PlanMode::kNative});
   ASSERT_TRUE(plain.ok()) << plain.status();
   EXPECT_FALSE(SpreadPlan(*plain, 1, 8).has_value());

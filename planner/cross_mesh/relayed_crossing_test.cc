@@ -12,7 +12,7 @@
 #include "gtest/gtest.h"
 #include "planner/costs/alpha_beta_cost_model.h"
 #include "planner/cross_mesh/cross_mesh_plan.h"
-#include "planner/cross_mesh/crossing_checks.h"
+#include "planner/cross_mesh/crossing_test_util.h"
 #include "planner/layout/dist_spec.h"
 
 namespace reshard {

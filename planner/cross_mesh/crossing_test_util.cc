@@ -1,4 +1,4 @@
-#include "planner/cross_mesh/crossing_checks.h"
+#include "planner/cross_mesh/crossing_test_util.h"
 
 #include <vector>
 

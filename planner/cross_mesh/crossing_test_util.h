@@ -1,7 +1,7 @@
 // Test checks of a crossing's routes, shared by the tests of relayed and
 // rail-balanced crossings (spec §14 "Relaying", "Rails").
-#ifndef RESHARD_PLANNER_CROSS_MESH_CROSSING_CHECKS_H_
-#define RESHARD_PLANNER_CROSS_MESH_CROSSING_CHECKS_H_
+#ifndef RESHARD_PLANNER_CROSS_MESH_CROSSING_TEST_UTIL_H_
+#define RESHARD_PLANNER_CROSS_MESH_CROSSING_TEST_UTIL_H_
 
 #include <string>
 
@@ -17,4 +17,4 @@ void ExpectRoutable(const CrossMeshPlan& p, const std::string& name);
 
 }  // namespace reshard
 
-#endif  // RESHARD_PLANNER_CROSS_MESH_CROSSING_CHECKS_H_
+#endif  // RESHARD_PLANNER_CROSS_MESH_CROSSING_TEST_UTIL_H_
