@@ -183,10 +183,11 @@ std::optional<CrossMeshPlan> Relay(const CrossMeshPlan& direct, int64_t chunks, 
   return RelayedPlan(direct, chunks, max_routes);
 }
 
-// Spec §14 "Relaying" and "Rails": the cheapest of `direct` (one round,
-// priced) remade for each of kPipelineChunks (the fewer rounds on ties); none
-// when it does not apply, when none fits options.max_memory, or when its
-// routes could be more than `*slices_left` (charged what is routed).
+// Spec §14 "Relaying" and "Rails": `direct` (one round, priced) remade for
+// kPipelineChunks in order, up to the first that is not cheaper than the
+// one before (the cheapest so found); none when it does not apply, when
+// none fits options.max_memory, or when its routes could be more than
+// `*slices_left` (charged what is routed).
 std::optional<CrossMeshPlan> CheapestRemade(const CrossMeshPlan& direct, Remake remake,
                                             const PlanOptions& options, int64_t* slices_left) {
   if (direct.rounds != 1 || !direct.cost.has_value()) return std::nullopt;
@@ -199,7 +200,9 @@ std::optional<CrossMeshPlan> CheapestRemade(const CrossMeshPlan& direct, Remake 
     *slices_left -= static_cast<int64_t>(plan->routes.size());
     if (plan->peak_bytes > options.max_memory) continue;
     PriceCrossing(options, &*plan);
-    if (!best.has_value() || *plan->cost < *best->cost) best = std::move(plan);
+    // Past the best, more chunks only add rounds (each one's latency).
+    if (best.has_value() && *plan->cost >= *best->cost) break;
+    best = std::move(plan);
   }
   return best;
 }
