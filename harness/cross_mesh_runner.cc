@@ -335,6 +335,7 @@ CrossMeshReport VerifyCrossMesh(const CrossMeshCase& c, const LaunchOptions& lau
   out.slices = static_cast<int64_t>(p->plan.routes.size());
   out.rounds = p->plan.rounds;
   out.relayed = p->plan.Relayed();
+  out.staged = p->plan.Staged();
   for (int64_t b : p->plan.BytesSent()) out.bytes_sent += b;
   return out;
 }

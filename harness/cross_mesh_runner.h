@@ -101,7 +101,8 @@ struct CrossMeshReport {
   int64_t slices = 0;      // the crossing's routes, local copies included
   int64_t bytes_sent = 0;  // between participants
   int64_t rounds = 1;      // the crossing's exchanges (spec §14 "Memory")
-  bool relayed = false;    // CrossMeshPlan::Relayed (spec §14 "Relaying")
+  bool relayed = false;    // CrossMeshPlan::Relayed (spec §14 "Relaying", "Rails")
+  bool staged = false;     // CrossMeshPlan::Staged (spec §14 "Rails")
 };
 
 // Plans the case (skipped, as Prepare's IsSkip errors, when no plan exists

@@ -304,6 +304,28 @@ TEST(VerifyTest, CrossMeshRelayedCases) {
   EXPECT_EQ(LastLine(r.out), "1 passed, 0 failed");
 }
 
+// Spec §14 "Rails": S(0) over two hosts of 2 ranks to S(0) over the first
+// (8 MiB bf16, the nccl model) enters host 0 through rank 1's NIC alone
+// when direct, so `reshard plan` spreads it over both; verify runs that plan
+// on threads and in processes and every rank gets its block.
+TEST(VerifyTest, CrossMeshSpreadOverRails) {
+  const std::vector<std::string> move = {
+      "--mesh", "4",     "--dst-mesh", "2",     "--shape", "2048,2048",          "--dtype",
+      "bf16",   "--src", "S(0)",       "--dst", "S(0)",    "--devices-per-host", "2"};
+  std::vector<std::string> plan = {g_binary, "plan"};
+  plan.insert(plan.end(), move.begin(), move.end());
+  Result planned = reshard::test_util::RunCommand(plan);
+  EXPECT_TRUE(absl::StrContains(planned.out, "pass on, over NVLink, what an earlier round"))
+      << planned.out << planned.err;
+  for (const bool processes : {false, true}) {
+    std::vector<std::string> args = move;
+    if (processes) args.push_back("--processes");
+    Result r = Verify(args);
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_EQ(LastLine(r.out), "1 passed, 0 failed") << processes;
+  }
+}
+
 // A destination rank killed at the crossing fails the case (exit 1); the
 // others name the crossing's all_to_all_v, and the FAIL line reruns it.
 TEST(VerifyTest, CrossMeshKilledRank) {

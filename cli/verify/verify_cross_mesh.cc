@@ -296,6 +296,7 @@ struct Coverage {
   int64_t remeshes = 0, slices = 0, bytes = 0, participants = 0;
   int64_t in_rounds = 0, rounds = 0, most_rounds = 0;  // crossings of several rounds
   int64_t relayed = 0;  // crossings relayed (their rounds pipeline: not counted above)
+  int64_t staged = 0;   // crossings spread over rails (pipelined too, not counted above)
   std::array<int64_t, kNumStepKinds> steps{};
 
   void Add(const CrossMeshReport& r) {
@@ -304,7 +305,8 @@ struct Coverage {
     slices += r.slices;
     bytes += r.bytes_sent;
     participants = std::max(participants, r.participants);
-    relayed += r.relayed;
+    relayed += r.relayed && !r.staged;
+    staged += r.staged;
     if (r.rounds > 1 && !r.relayed) {
       ++in_rounds;
       rounds += r.rounds;
@@ -332,6 +334,11 @@ struct Coverage {
     if (relayed > 0) {
       std::cerr << "verify: crossings relayed by destination ranks (spec §14 \"Relaying\"): "
                 << relayed << "\n";
+    }
+    if (staged > 0) {
+      std::cerr << "verify: crossings spread over the receiving hosts' rails (spec §14 "
+                   "\"Rails\"): "
+                << staged << "\n";
     }
   }
 };
