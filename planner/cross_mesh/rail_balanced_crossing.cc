@@ -131,8 +131,11 @@ std::vector<std::vector<Part>> PartsOfRoutes(const Blocks& blocks,
 std::optional<CrossingRounds> SpreadOverRails(
     absl::Span<const Box> held, absl::Span<const Box> wanted, absl::Span<const SliceRoute> routes,
     absl::Span<const int64_t> ranks, int64_t rails_per_host, int64_t chunks, int64_t max_routes) {
-  // Each host's cuts add at most one part per participant below its share.
-  const int64_t most = (static_cast<int64_t>(routes.size() + ranks.size())) * 2 * chunks;
+  // Per chunk, a route makes at most two direct parts (its head and a tail
+  // no stager may take) and staged ones that each end the route or fill a
+  // spare (at most routes + participants), two routes each.
+  const int64_t n_routes = static_cast<int64_t>(routes.size());
+  const int64_t most = (4 * n_routes + 2 * static_cast<int64_t>(ranks.size())) * chunks;
   if (rails_per_host < 2 || most > max_routes) return std::nullopt;
   bool spread = false;
   const std::vector<std::vector<Part>> parts =
