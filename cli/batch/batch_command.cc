@@ -159,9 +159,9 @@ OUTPUT KEYS
   A cross-mesh move's result: id, ok, cross_mesh (true), cost (null when
   the model prices no exchange: the pytorch models), peak_bytes, src_mesh,
   dst_mesh, src_ranks, dst_ranks, before and after (steps on each mesh),
-  crossing {src, dst, cost, participants, slices, rounds, pairs [{src, dst,
-  bytes}], bytes_sent, max_bytes_sent, receive_lower_bound_max}, mode,
-  cost_model.
+  crossing {src, dst, cost, participants, slices, rounds, rounds_for (null,
+  "memory", "relaying" or "rails"), pairs [{src, dst, bytes}], bytes_sent,
+  max_bytes_sent, receive_lower_bound_max}, mode, cost_model.
   Example:
     in:  {"id": "a", "mesh": [2], "shape": [8], "src": "S(0)", "dst": "R", "cost_model": "pytorch-const"}
     out: {"id":"a","ok":true,"algorithm":"greedy","cost":2.0,"trace":"S(0)->R","steps":[...],"mode":"pytorch","peak_bytes":96,"cost_model":"pytorch-const"}

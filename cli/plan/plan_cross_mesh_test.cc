@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -24,7 +25,9 @@ using Result = reshard::test_util::CommandResult;
 using reshard::cli_test::kTrainerToInference;
 using reshard::cli_test::PlanJson;
 using reshard::cli_test::RunReshard;
+using reshard::cli_test::TempPath;
 using reshard::cli_test::With;
+using reshard::cli_test::WriteText;
 
 TEST(PlanCrossMeshTest, CrossMeshTextShowsBothMeshesAndWhoSendsWhat) {
   Result r = RunReshard(kTrainerToInference);
@@ -54,8 +57,8 @@ TEST(PlanCrossMeshTest, CrossMeshJsonHasTheCrossingAndItsBytes) {
             "id,ok,cross_mesh,cost,peak_bytes,src_mesh,dst_mesh,src_ranks,dst_ranks,before,"
             "after,crossing,mode,cost_model");
   EXPECT_EQ(keys(ordered["crossing"]),
-            "src,dst,cost,participants,slices,rounds,pairs,bytes_sent,max_bytes_sent,"
-            "receive_lower_bound_max");
+            "src,dst,cost,participants,slices,rounds,rounds_for,pairs,bytes_sent,"
+            "max_bytes_sent,receive_lower_bound_max");
   EXPECT_EQ(got["cross_mesh"], true);
   EXPECT_EQ(got["src_ranks"], json::parse("[0,1,2,3,4,5,6,7]"));
   EXPECT_EQ(got["dst_mesh"], json::parse("[2]"));
@@ -66,6 +69,7 @@ TEST(PlanCrossMeshTest, CrossMeshJsonHasTheCrossingAndItsBytes) {
   EXPECT_EQ(c["bytes_sent"], 768);
   EXPECT_EQ(c["max_bytes_sent"], 96);
   EXPECT_EQ(c["receive_lower_bound_max"], 384);
+  EXPECT_TRUE(c["rounds_for"].is_null()) << c;  // one round
   // No steps before or after: the plan costs what its crossing does.
   ASSERT_TRUE(c["cost"].is_number()) << got;
   EXPECT_EQ(got["cost"], c["cost"]);
@@ -202,6 +206,7 @@ TEST(PlanCrossMeshTest, LeastMaxMemoryRunsInRoundsAndLessIsNoPlan) {
   ASSERT_EQ(rounds.exit_code, 0) << rounds.err;
   const json p = json::parse(rounds.out);
   EXPECT_EQ(p["crossing"]["rounds"], 4) << p;
+  EXPECT_EQ(p["crossing"]["rounds_for"], "memory") << p;
   EXPECT_EQ(p["peak_bytes"], 20) << p;
   Result less = RunReshard(With(args, {"--max-memory", "19"}));
   EXPECT_EQ(less.exit_code, 3) << less.err;
@@ -211,6 +216,35 @@ TEST(PlanCrossMeshTest, LeastMaxMemoryRunsInRoundsAndLessIsNoPlan) {
                            "--dst-ranks", "2,3", "--format", "dot"});
   EXPECT_EQ(dot.exit_code, 2) << dot.err;
   EXPECT_TRUE(absl::StrContains(dot.err, "--format dot")) << dot.err;
+}
+
+// Why a crossing takes rounds, in JSON (CrossMeshPlan::RoundsFor): relayed
+// where a model of bandwidth alone fans one block out to 8 ranks (spec §14
+// "Relaying"), spread over rails where S(0) over two hosts of 2 ranks goes
+// to the first host under nccl (spec §14 "Rails").
+TEST(PlanCrossMeshTest, JsonSaysWhyTheCrossingTakesRounds) {
+  const std::string profile = TempPath("bandwidth-only.json");
+  WriteText(
+      profile,
+      R"({"name": "bw", "memory_gbps": 50, "intra_host": {"alpha_us": 0.001, "beta_gbps": 1},)"
+      R"( "inter_host": {"alpha_us": 0.001, "beta_gbps": 1}})");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--mesh", "1", "--dst-mesh", "8", "--src-ranks", "8", "--shape", "16,16", "--src", "S(0)",
+        "--dst", "R", "--cost-model", "alpha-beta", "--profile", profile},
+       "relaying"},
+      {{"--mesh", "4", "--dst-mesh", "2", "--devices-per-host", "2", "--shape", "2048,2048",
+        "--dtype", "bf16", "--src", "S(0)", "--dst", "S(0)"},
+       "rails"},
+  };
+  for (const auto& [args, why] : cases) {
+    std::vector<std::string> command = {"plan", "--format", "json"};
+    command.insert(command.end(), args.begin(), args.end());
+    Result r = RunReshard(command);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json c = json::parse(r.out)["crossing"];
+    EXPECT_GT(c["rounds"].get<int64_t>(), 1) << c;
+    EXPECT_EQ(c["rounds_for"], why) << c;
+  }
 }
 
 }  // namespace

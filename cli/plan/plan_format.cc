@@ -96,13 +96,14 @@ std::string BoxText(const Box& box) {
   return absl::StrCat("[", absl::StrJoin(dims, ", "), "]");
 }
 
-// Why a crossing takes several rounds (spec §14 "Memory", "Relaying", "Rails").
+// Why a crossing takes several rounds (CrossMeshPlan::RoundsFor).
 const char* RoundsReason(const CrossMeshPlan& plan) {
-  if (plan.Staged()) {
+  const absl::string_view why = plan.RoundsFor();
+  if (why == "rails") {
     return "in which ranks of the receiving hosts pass on, over NVLink, what an earlier round "
            "brought through their NICs";
   }
-  if (plan.Relayed()) {
+  if (why == "relaying") {
     return "in which destination ranks pass on what an earlier round brought them";
   }
   return "to keep every rank under the memory limit";

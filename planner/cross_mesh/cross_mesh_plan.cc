@@ -446,6 +446,12 @@ bool CrossMeshPlan::Staged() const {
   });
 }
 
+absl::string_view CrossMeshPlan::RoundsFor() const {
+  if (rounds == 1) return "";
+  if (Staged()) return "rails";
+  return Relayed() ? "relaying" : "memory";
+}
+
 namespace {
 
 // Per participant, the bytes of the routes it sends (or receives), local

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "planner/layout/dist_spec.h"
 #include "planner/planner.h"
@@ -103,6 +104,10 @@ struct CrossMeshPlan {
   // Whether a route is sent by a participant that neither holds nor wants
   // its box: a stager of a crossing spread over rails (spec §14 "Rails").
   bool Staged() const;
+  // Why the crossing takes several rounds, by the spec §14 section that
+  // makes them: "rails" (Staged), "relaying" (Relayed otherwise) or
+  // "memory" (a memory limit); "" for one round.
+  absl::string_view RoundsFor() const;
 
   // Per participant, the bytes it sends to other participants in the
   // crossing (local copies not counted).

@@ -227,6 +227,8 @@ class CrossMesh(unittest.TestCase):
         limited = reshard.plan(max_memory=6144, **self.MOVE)
         self.assertEqual((free.crossing["rounds"], free.peak_bytes), (1, 8192))
         self.assertEqual((limited.crossing["rounds"], limited.peak_bytes), (2, 6144))
+        self.assertEqual((free.crossing["rounds_for"], limited.crossing["rounds_for"]),
+                         (None, "memory"))
         with self.assertRaises(reshard.NoPlanError):
             reshard.plan(max_memory=4096, **self.MOVE)
 

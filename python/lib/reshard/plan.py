@@ -100,8 +100,10 @@ class CrossMeshPlan:
         self.before = [Step(s) for s in f["before"]]
         self.after = [Step(s) for s in f["after"]]
         # src and dst layouts, cost, participants, slices, rounds (more than
-        # one under max_memory, §14 "Memory"), pairs [{src, dst, bytes}] by
-        # global rank, bytes_sent, max_bytes_sent, receive_lower_bound_max.
+        # one under max_memory, relayed or spread over rails), rounds_for
+        # (None, "memory", "relaying" or "rails": the §14 section), pairs
+        # [{src, dst, bytes}] by global rank, bytes_sent, max_bytes_sent,
+        # receive_lower_bound_max.
         self.crossing = f["crossing"]
         return self
 
