@@ -37,33 +37,37 @@ std::vector<int64_t> TrafficBytes(absl::Span<const SliceRoute> routes, size_t pa
   return bytes;
 }
 
-// Spec §14 "Rails": per round and participant, the bytes it keeps aside,
-// boxes brought to it that it does not want, from the round that brings one
-// until the last round that sends it on (both counted: the copy aside is
-// made while that round's buffers are held).
-std::vector<std::vector<int64_t>> StagedBytes(absl::Span<const Box> held,
-                                              absl::Span<const Box> wanted,
-                                              absl::Span<const SliceRoute> routes,
-                                              absl::Span<const int64_t> round_of, int64_t rounds,
-                                              int64_t itemsize) {
-  std::vector<std::vector<int64_t>> staged(rounds, std::vector<int64_t>(held.size(), 0));
-  absl::flat_hash_map<std::pair<int64_t, Box>, int64_t> last_send;
-  for (size_t k = 0; k < routes.size(); ++k) {
-    int64_t& last = last_send[{routes[k].sender, routes[k].box}];
-    last = std::max(last, round_of[k]);
-  }
+// Spec §14 "Rails": per round, the participants keeping boxes aside and
+// the bytes they keep (boxes brought to them that they do not want), from
+// the round that brings one until the last round that sends it on (both
+// counted: the copy aside is made while that round's buffers are held).
+// Empty, with no work past one pass, where no route brings such a box
+// (every crossing but a spread one).
+std::vector<std::vector<std::pair<int64_t, int64_t>>> KeptAside(absl::Span<const Box> wanted,
+                                                                absl::Span<const SliceRoute> routes,
+                                                                absl::Span<const int64_t> round_of,
+                                                                int64_t rounds, int64_t itemsize) {
+  std::vector<size_t> kept;  // the routes that bring a box to keep aside
   for (size_t k = 0; k < routes.size(); ++k) {
     const SliceRoute& r = routes[k];
-    if (r.sender == r.receiver || BoxContains(wanted[r.receiver], r.box)) {
-      continue;
-    }
-    const auto it = last_send.find({r.receiver, r.box});
-    const int64_t until = it == last_send.end() ? round_of[k] : it->second;
-    for (int64_t round = round_of[k]; round <= until && round < rounds; ++round) {
-      staged[round][r.receiver] += itemsize * BoxElements(r.box);
+    if (r.sender != r.receiver && !BoxContains(wanted[r.receiver], r.box)) kept.push_back(k);
+  }
+  if (kept.empty()) return {};
+  absl::flat_hash_map<std::pair<int64_t, Box>, int64_t> last_send;  // of the keepers' boxes
+  for (size_t k : kept) last_send[{routes[k].receiver, routes[k].box}] = round_of[k];
+  for (size_t k = 0; k < routes.size(); ++k) {
+    const auto it = last_send.find({routes[k].sender, routes[k].box});
+    if (it != last_send.end()) it->second = std::max(it->second, round_of[k]);
+  }
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> by_round(rounds);
+  for (size_t k : kept) {
+    const SliceRoute& r = routes[k];
+    const int64_t until = std::min(last_send[{r.receiver, r.box}], rounds - 1);
+    for (int64_t round = round_of[k]; round <= until; ++round) {
+      by_round[round].push_back({r.receiver, itemsize * BoxElements(r.box)});
     }
   }
-  return staged;
+  return by_round;
 }
 
 // The dim SplitBox cuts: the first whose trailing dims hold at most
@@ -202,13 +206,16 @@ std::vector<int64_t> CrossingPeakBytes(absl::Span<const Box> held, absl::Span<co
                                        absl::Span<const SliceRoute> routes,
                                        absl::Span<const int64_t> round_of, int64_t rounds,
                                        int64_t itemsize) {
-  const std::vector<std::vector<int64_t>> staged =
-      StagedBytes(held, wanted, routes, round_of, rounds, itemsize);
+  const std::vector<std::vector<std::pair<int64_t, int64_t>>> kept =
+      KeptAside(wanted, routes, round_of, rounds, itemsize);
   std::vector<int64_t> moved(held.size(), 0);
   for (int64_t r = 0; r < rounds; ++r) {
-    const std::vector<int64_t> t =
+    std::vector<int64_t> t =
         TrafficBytes(RoutesOfRound(routes, round_of, r), held.size(), itemsize);
-    for (size_t i = 0; i < held.size(); ++i) moved[i] = std::max(moved[i], t[i] + staged[r][i]);
+    if (!kept.empty()) {
+      for (const auto& [i, bytes] : kept[r]) t[i] += bytes;
+    }
+    for (size_t i = 0; i < held.size(); ++i) moved[i] = std::max(moved[i], t[i]);
   }
   std::vector<int64_t> peak(held.size());
   for (size_t i = 0; i < held.size(); ++i) {
