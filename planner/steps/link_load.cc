@@ -5,16 +5,20 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 
 namespace reshard {
 
 LinkLoad LinkLoadOfRoutes(absl::Span<const SliceRoute> routes, absl::Span<const int64_t> ranks,
                           int64_t devices_per_host) {
+  // A crossing's routes may repeat a pair (pieces, relays, stagers): one
+  // message, as AllToAllV packs it, so one RouteSize per pair.
   std::vector<RouteSize> sizes;
-  sizes.reserve(routes.size());
+  absl::flat_hash_map<std::pair<int64_t, int64_t>, size_t> index;
   for (const SliceRoute& r : routes) {
-    if (r.sender != r.receiver) sizes.push_back({r.sender, r.receiver, BoxElements(r.box)});
+    if (r.sender == r.receiver) continue;
+    const auto [it, added] = index.try_emplace({r.sender, r.receiver}, sizes.size());
+    if (added) sizes.push_back({r.sender, r.receiver, 0});
+    sizes[it->second].elements += BoxElements(r.box);
   }
   return LinkLoadOfSizes(sizes, ranks, devices_per_host);
 }
@@ -33,15 +37,12 @@ LinkLoad LinkLoadOfSizes(absl::Span<const RouteSize> routes, absl::Span<const in
     receives[link].assign(n, 0);
   }
   absl::flat_hash_map<int64_t, int64_t> rail_sent;
-  absl::flat_hash_set<std::pair<int64_t, int64_t>> pairs;  // one message each
   for (const RouteSize& r : routes) {
     if (r.sender == r.receiver) continue;
     const int64_t from = ranks[r.sender], to = ranks[r.receiver];
     const bool inter = from / devices_per_host != to / devices_per_host;
-    if (pairs.insert({r.sender, r.receiver}).second) {
-      ++sends[inter][r.sender];
-      ++receives[inter][r.receiver];
-    }
+    ++sends[inter][r.sender];
+    ++receives[inter][r.receiver];
     if (!inter) {
       intra_sent[r.sender] += r.elements;
       intra_received[r.receiver] += r.elements;
