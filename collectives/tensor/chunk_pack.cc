@@ -32,6 +32,12 @@ std::vector<int64_t> Prepend(int64_t n, const std::vector<int64_t>& shape) {
 
 absl::StatusOr<LocalTensor> WithLength(CopyEngine& engine, LocalTensor t, int dim, int64_t length) {
   if (t.shape()[dim] == length) return t;
+  // Trimming a leading dim keeps a prefix of the buffer: no copy (a
+  // gather's padded tail is dropped as torch's narrow drops it).
+  if (length < t.shape()[dim] && Outer(t.shape(), dim) == 1) {
+    RESHARD_RETURN_IF_ERROR(t.Narrow(dim, length));
+    return t;
+  }
   return Resize(engine, t, dim, length);
 }
 

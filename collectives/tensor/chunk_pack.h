@@ -23,7 +23,8 @@
 
 namespace reshard {
 
-// `t` itself when its `dim` already has `length` rows, else
+// `t` itself when its `dim` already has `length` rows; `t` narrowed in
+// place when trimming a dim with only size-1 dims before it; else
 // Resize(engine, t, dim, length) (zero padding or trimming).
 absl::StatusOr<LocalTensor> WithLength(CopyEngine& engine, LocalTensor t, int dim, int64_t length);
 

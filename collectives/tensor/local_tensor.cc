@@ -63,6 +63,16 @@ absl::Status LocalTensor::Reshape(std::vector<int64_t> shape) {
   return absl::OkStatus();
 }
 
+absl::Status LocalTensor::Narrow(int dim, int64_t length) {
+  if (dim < 0 || dim >= ndim() || length < 0 || length > shape_[dim] ||
+      NumElements(absl::MakeConstSpan(shape_).subspan(0, dim)) != 1) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "narrow: %s cannot keep %d entries of dim %d in place", DebugString(), length, dim));
+  }
+  shape_[dim] = length;
+  return absl::OkStatus();
+}
+
 std::string LocalTensor::DebugString() const {
   return absl::StrFormat("%s[%s]@%s", DTypeName(dtype_), absl::StrJoin(shape_, ","),
                          MemorySpaceName(space_));

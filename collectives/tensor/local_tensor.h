@@ -85,6 +85,12 @@ class LocalTensor {
   // Reinterprets the buffer with another shape of as many elements
   // (InvalidArgument otherwise); the data is untouched.
   absl::Status Reshape(std::vector<int64_t> shape);
+  // Keeps the first `length` entries of `dim` in place, where every dim
+  // before `dim` has size 1 so that they are a prefix of the buffer (as
+  // torch's narrow of a padded tensor): the buffer stays whole, the shape
+  // shrinks. InvalidArgument when `length` exceeds the extent or `dim` is
+  // not leading.
+  absl::Status Narrow(int dim, int64_t length);
 
   // "f32[5,3]@host".
   std::string DebugString() const;

@@ -210,6 +210,21 @@ TEST(LocalTensorTest, ZeroSlabAndReshape) {
   EXPECT_EQ(t.Reshape({5, 5}).code(), absl::StatusCode::kInvalidArgument);
 }
 
+TEST(LocalTensorTest, NarrowKeepsAPrefixInPlace) {
+  LocalTensor t = Iota3(1, 4, 3);
+  const void* buffer = t.data();
+  ASSERT_TRUE(t.Narrow(1, 2).ok());
+  EXPECT_EQ(t.shape(), (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_EQ(t.data(), buffer);
+  for (int64_t j = 0; j < 2; ++j)
+    for (int64_t k = 0; k < 3; ++k) EXPECT_EQ(At(t, 0, j, k), 10 * j + k);
+  EXPECT_EQ(t.Narrow(1, 3).code(), absl::StatusCode::kInvalidArgument);  // longer
+  LocalTensor u = Iota3(2, 4, 3);
+  EXPECT_EQ(u.Narrow(1, 2).code(), absl::StatusCode::kInvalidArgument);  // not a prefix
+  EXPECT_EQ(u.Narrow(3, 1).code(), absl::StatusCode::kInvalidArgument);  // no such dim
+  EXPECT_TRUE(u.Narrow(0, 1).ok());
+}
+
 TEST(LocalTensorTest, ViewsAndSpaces) {
   float buf[6] = {1, 2, 3, 4, 5, 6};
   LocalTensor v = LocalTensor::View(buf, DType::kF32, {2, 3}, MemorySpace::kHost);

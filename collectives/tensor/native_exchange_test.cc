@@ -361,5 +361,20 @@ TEST(PackSlicesTest, NestedSlicesRoundTrip) {
   for (int i = 0; i < 15; ++i) EXPECT_EQ(back->data_as<float>()[i], i + 1) << i;
 }
 
+// A gather's padded chunks of dim 0 (torch.chunk of 7 rows in 4: 2, 2, 2, 1)
+// unpack without a copy: the buffer is narrowed to the 7 rows, as torch's
+// narrow of the padded output.
+TEST(PackSlicesTest, PaddedTailOfLeadingDimUnpacksInPlace) {
+  HostCopyEngine engine;
+  LocalTensor packed = *LocalTensor::Zeros(DType::kF32, {4, 2, 3});
+  for (int i = 0; i < 24; ++i) packed.data_as<float>()[i] = static_cast<float>(i);
+  const void* buffer = packed.data();
+  absl::StatusOr<LocalTensor> out = UnpackChunks(engine, std::move(packed), 0, 7);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(out->shape(), ElementsAre(7, 3));
+  EXPECT_EQ(out->data(), buffer);
+  for (int i = 0; i < 21; ++i) EXPECT_EQ(out->data_as<float>()[i], i) << i;
+}
+
 }  // namespace
 }  // namespace reshard
