@@ -10,11 +10,14 @@
 //   * otherwise (a kind not measured, a size outside the measured ones):
 //     alpha-beta's formula (§6.2) on the profile's machine links;
 //   * chunk and partition: bytes / memory_gbps, as alpha-beta;
-//   * an exchange by its routes (ExchangeUs): the permute table for one
-//     message per member; M >= 2 messages by the gather exchange's tables
-//     on M + 1 ranks where the profile has them (calibrate measures every
-//     member sending its block to every other), else the all_to_all that
-//     sends as many.
+//   * an exchange, and a permute (the executor runs both alike), by its
+//     routes (ExchangeUs): M messages by the gather exchange's tables on
+//     M + 1 ranks where the profile has them (calibrate measures every
+//     member sending its block to every other, packed and placed as the
+//     executor does; on 2 ranks one message), else one message by the
+//     permute table and M >= 2 as the all_to_all that sends as many;
+//   * a reduction of elements under 4 bytes at the bytes of as many 4-byte
+//     elements (Gloo reduces on the host element by element).
 //
 //   absl::StatusOr<MeasuredProfile> profile = ReadMeasuredProfileFile(path);  // cli
 //   absl::StatusOr<std::shared_ptr<const CostModel>> model =
@@ -63,9 +66,9 @@ class MeasuredPrices {
   double PriceUs(StepKind kind, int64_t n, double bytes, const LinkProfile& link) const;
   // An exchange (or a cross-mesh crossing) whose busiest member sends or
   // receives `messages` messages and `bytes` (the more of sent and received),
-  // on a group of n (spec §6.3): one message is the permute table's case;
-  // M >= 2 are priced by the exchange tables on M + 1 ranks (within their
-  // group sizes), else as the all_to_all on M + 1 ranks that sends the same.
+  // on a group of n (spec §6.3): by the exchange tables on M + 1 ranks
+  // (within their group sizes), else one message by the permute table and
+  // M >= 2 as the all_to_all on M + 1 ranks that sends the same.
   double ExchangeUs(int64_t n, int64_t messages, double bytes, const LinkProfile& link) const;
 
  private:

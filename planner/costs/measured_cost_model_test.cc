@@ -153,7 +153,9 @@ TEST(MeasuredPricesTest, AnExchangeOfMMessagesIsTheAllToAllOnMPlusOneRanks) {
 
 // Issue 43: with the gather exchange measured (tables of kind exchange on 2
 // and 4 ranks, bytes = the n - 1 blocks a member sends), M messages are priced
-// by those tables on M + 1 ranks; outside their sizes, by the all_to_all rule.
+// by those tables on M + 1 ranks, one message by the table of 2 (the shift
+// of the permute table times no packing and placing); outside their sizes,
+// by the all_to_all rule.
 TEST(MeasuredPricesTest, AnExchangeOfMMessagesUsesTheMeasuredExchangeTablesWhereTheyReach) {
   MeasuredProfile p = ExchangeProfile();
   MeasuredTable two = TableOf(StepKind::kExchange, 2), four = TableOf(StepKind::kExchange, 4);
@@ -163,7 +165,8 @@ TEST(MeasuredPricesTest, AnExchangeOfMMessagesUsesTheMeasuredExchangeTablesWhere
   p.tables.push_back(four);
   const MeasuredPrices prices(p);
   EXPECT_EQ(prices.ExchangeUs(8, 3, 65536, {}), 20000);  // four's 64 KiB sample: 4000 x 5
-  EXPECT_EQ(prices.ExchangeUs(4, 1, 65536, {}), 40000);  // one message: still the permute
+  EXPECT_EQ(prices.ExchangeUs(4, 1, 65536, {}), 12000);  // one message: two's 4000 x 3
+  EXPECT_EQ(prices.ExchangeUs(4, 0, 65536, {}), 12000);
   // 2 messages: 3 ranks, log-log between two (12000 at 64 KiB) and four (20000).
   EXPECT_NEAR(prices.ExchangeUs(8, 2, 65536, {}),
               12000 * std::pow(20000.0 / 12000, std::log(1.5) / std::log(2.0)), 1e-6);
@@ -182,6 +185,43 @@ TEST(MeasuredCostModelTest, AnExchangeStepIsPricedByItsRoutes) {
   const auto bound = model->Bind(CostProblem{mesh, {128, 32}, 4});
   const DistState sharded = DistState::WithDefaultOrder({Placement::Shard(0)});
   EXPECT_NEAR(bound->StepCost(sharded, MakeExchange(MeshDimSet::Single(0), {})), 2000, 1e-9);
+}
+
+// A permute by its routes too, as the executor runs it: S(0)S(1) ->
+// S(1)S(0) on 2 x 2 swaps the blocks of ranks (0, 1) and (1, 0), one
+// message of the whole 64 x 16 f32 block (4 KiB), and ranks (0, 0) and
+// (1, 1) keep theirs: the exchange table of 2 ranks at 4 KiB (Gather4's
+// 1000 us, x 3), not the permute table's shift (x 10).
+TEST(MeasuredCostModelTest, APermuteStepIsPricedByItsRoutesAsAnExchange) {
+  MeasuredProfile p = ExchangeProfile();
+  MeasuredTable two = TableOf(StepKind::kExchange, 2);
+  for (MeasuredSample& s : two.samples) s.us *= 3;
+  p.tables.push_back(two);
+  const auto model = *MakeMeasuredCostModel(p, 8);
+  const DeviceMesh mesh = *DeviceMesh::Create({2, 2});
+  const auto bound = model->Bind(CostProblem{mesh, {128, 32}, 4});
+  const DistState from = DistState::WithDefaultOrder({Placement::Shard(0), Placement::Shard(1)});
+  EXPECT_NEAR(bound->StepCost(from, MakePermute({{1, 0}, {0, 1}})), 3000, 1e-9);
+}
+
+// Gloo reduces element by element on the host, a bf16 element as a float:
+// a reduction of 2-byte elements is priced as one of as many f32 elements.
+TEST(MeasuredCostModelTest, AReductionOfTwoByteElementsCostsAsManyF32Elements) {
+  MeasuredProfile p = Profile();
+  p.tables.push_back(TableOf(StepKind::kReduceScatter, 4));
+  const auto model = *MakeMeasuredCostModel(p, 8);
+  const DeviceMesh mesh = *DeviceMesh::Create({4});
+  const DistState partial = DistState::WithDefaultOrder({Placement::Partial(ReduceOp::kSum)});
+  const Step rs =
+      MakeStep(MeshDimSet::Single(0), Placement::Partial(ReduceOp::kSum), Placement::Shard(0));
+  const double f32 = model->Bind(CostProblem{mesh, {128, 32}, 4})->StepCost(partial, rs);
+  EXPECT_GT(f32, 0);
+  EXPECT_DOUBLE_EQ(model->Bind(CostProblem{mesh, {128, 32}, 2})->StepCost(partial, rs), f32);
+  // Gathers move bytes: half the bytes, a cheaper price.
+  const DistState sharded = DistState::WithDefaultOrder({Placement::Shard(0)});
+  const Step gather = MakeStep(MeshDimSet::Single(0), Placement::Shard(0), Placement::Replicate());
+  EXPECT_LT(model->Bind(CostProblem{mesh, {128, 32}, 2})->StepCost(sharded, gather),
+            model->Bind(CostProblem{mesh, {128, 32}, 4})->StepCost(sharded, gather));
 }
 
 // A crossing (spec §14) by the same rule: one message per participant.
