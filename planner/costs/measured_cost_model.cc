@@ -229,19 +229,31 @@ double MeasuredPrices::PriceUs(StepKind kind, int64_t n, double bytes,
 
 double MeasuredPrices::ExchangeUs(int64_t n, int64_t messages, double bytes,
                                   const LinkProfile& link) const {
-  // The gather exchange on M + 1 ranks sends M messages, packed and placed
-  // as the executor does, its tables measured (calibrate, profiles since
-  // issue 43) for M + 1 within their group sizes: on 2 ranks, one message.
-  messages = std::max<int64_t>(messages, 1);
+  // Gloo's alltoallv pairs a send with a receive between every two members,
+  // with data or without, so an exchange on n members costs what the gather
+  // exchange on n does (n - 1 messages, packed and placed as the executor
+  // does; calibrate's tables since issue 43) at its busiest member's bytes,
+  // whatever its routes: rules 1-2 over n; past the largest table, rule 2's
+  // log-log line through the two largest continued.
   const std::vector<MeasuredTable>& exchanges = by_kind_[static_cast<int>(StepKind::kExchange)];
-  if (!exchanges.empty() && exchanges.front().n <= messages + 1 &&
-      messages + 1 <= exchanges.back().n) {
-    return PriceUs(StepKind::kExchange, messages + 1, bytes, link);
+  if (!exchanges.empty()) {
+    const size_t k = exchanges.size();
+    if (n <= exchanges.back().n || k < 2) {
+      return PriceUs(StepKind::kExchange, std::clamp(n, exchanges.front().n, exchanges.back().n),
+                     bytes, link);
+    }
+    const MeasuredTable& lo = exchanges[k - 2];
+    const MeasuredTable& hi = exchanges[k - 1];
+    const double t_lo = InterpolateUs(lo, bytes);
+    const double t_hi = InterpolateUs(hi, bytes);
+    if (!(t_lo > 0) || !(t_hi > 0)) return t_hi;
+    const double f = std::log(static_cast<double>(n) / lo.n) / std::log(double(hi.n) / lo.n);
+    return t_lo * std::pow(t_hi / t_lo, f);
   }
-  // Older profiles: one message as the permute table's shift (no copies).
-  if (messages == 1) return PriceUs(StepKind::kPermute, n, bytes, link);
-  // Else as the all_to_all on M + 1 ranks, which sends M / (M + 1) of its
-  // input block in M messages.
+  // Older profiles: one message as the permute table's shift on n (no
+  // copies); M >= 2 as the all_to_all on M + 1 ranks, which sends M / (M + 1)
+  // of its input block in M messages.
+  if (messages <= 1) return PriceUs(StepKind::kPermute, n, bytes, link);
   const double m = static_cast<double>(messages);
   return PriceUs(StepKind::kAllToAll, messages + 1, bytes * (m + 1) / m, link);
 }

@@ -11,11 +11,12 @@
 //     alpha-beta's formula (§6.2) on the profile's machine links;
 //   * chunk and partition: bytes / memory_gbps, as alpha-beta;
 //   * an exchange, and a permute (the executor runs both alike), by its
-//     routes (ExchangeUs): M messages by the gather exchange's tables on
-//     M + 1 ranks where the profile has them (calibrate measures every
-//     member sending its block to every other, packed and placed as the
-//     executor does; on 2 ranks one message), else one message by the
-//     permute table and M >= 2 as the all_to_all that sends as many;
+//     busiest member's bytes (ExchangeUs): the gather exchange's table on
+//     the group's n ranks where the profile has them (calibrate measures
+//     every member sending its block to every other, packed and placed as
+//     the executor does; Gloo's alltoallv messages every member, data or
+//     not), else one message by the permute table and M >= 2 messages as
+//     the all_to_all that sends as many;
 //   * a reduction of elements under 4 bytes at the bytes of as many 4-byte
 //     elements (Gloo reduces on the host element by element).
 //
@@ -66,9 +67,10 @@ class MeasuredPrices {
   double PriceUs(StepKind kind, int64_t n, double bytes, const LinkProfile& link) const;
   // An exchange (or a cross-mesh crossing) whose busiest member sends or
   // receives `messages` messages and `bytes` (the more of sent and received),
-  // on a group of n (spec §6.3): by the exchange tables on M + 1 ranks
-  // (within their group sizes), else one message by the permute table and
-  // M >= 2 as the all_to_all on M + 1 ranks that sends the same.
+  // on a group of n (spec §6.3): by the exchange tables on n ranks (past
+  // the largest, log-log over n through the two largest), else one
+  // message by the permute table on n and M >= 2 as the all_to_all on M + 1
+  // ranks that sends the same.
   double ExchangeUs(int64_t n, int64_t messages, double bytes, const LinkProfile& link) const;
 
  private:

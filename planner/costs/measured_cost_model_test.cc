@@ -152,11 +152,10 @@ TEST(MeasuredPricesTest, AnExchangeOfMMessagesIsTheAllToAllOnMPlusOneRanks) {
 }
 
 // Issue 43: with the gather exchange measured (tables of kind exchange on 2
-// and 4 ranks, bytes = the n - 1 blocks a member sends), M messages are priced
-// by those tables on M + 1 ranks, one message by the table of 2 (the shift
-// of the permute table times no packing and placing); outside their sizes,
-// by the all_to_all rule.
-TEST(MeasuredPricesTest, AnExchangeOfMMessagesUsesTheMeasuredExchangeTablesWhereTheyReach) {
+// and 4 ranks, bytes = the n - 1 blocks a member sends), an exchange on n
+// members is priced by those tables at n whatever its messages: Gloo's
+// alltoallv exchanges a message, empty or not, between every two members.
+TEST(MeasuredPricesTest, AnExchangeOnNMembersIsTheMeasuredGatherExchangeOnN) {
   MeasuredProfile p = ExchangeProfile();
   MeasuredTable two = TableOf(StepKind::kExchange, 2), four = TableOf(StepKind::kExchange, 4);
   for (MeasuredSample& s : two.samples) s.us *= 3;
@@ -164,15 +163,15 @@ TEST(MeasuredPricesTest, AnExchangeOfMMessagesUsesTheMeasuredExchangeTablesWhere
   p.tables.push_back(two);
   p.tables.push_back(four);
   const MeasuredPrices prices(p);
-  EXPECT_EQ(prices.ExchangeUs(8, 3, 65536, {}), 20000);  // four's 64 KiB sample: 4000 x 5
-  EXPECT_EQ(prices.ExchangeUs(4, 1, 65536, {}), 12000);  // one message: two's 4000 x 3
-  EXPECT_EQ(prices.ExchangeUs(4, 0, 65536, {}), 12000);
-  // 2 messages: 3 ranks, log-log between two (12000 at 64 KiB) and four (20000).
-  EXPECT_NEAR(prices.ExchangeUs(8, 2, 65536, {}),
+  EXPECT_EQ(prices.ExchangeUs(4, 3, 65536, {}), 20000);  // four's 64 KiB sample: 4000 x 5
+  EXPECT_EQ(prices.ExchangeUs(4, 1, 65536, {}), 20000);  // one message: the same alltoallv
+  EXPECT_EQ(prices.ExchangeUs(2, 1, 65536, {}), 12000);  // two's: 4000 x 3
+  // 3 members: log-log over n between two (12000) and four (20000).
+  EXPECT_NEAR(prices.ExchangeUs(3, 2, 65536, {}),
               12000 * std::pow(20000.0 / 12000, std::log(1.5) / std::log(2.0)), 1e-6);
-  // 7 messages: 8 ranks, beyond the exchange tables: the all_to_all rule as before.
-  EXPECT_EQ(prices.ExchangeUs(8, 7, 65536, {}),
-            MeasuredPrices(ExchangeProfile()).ExchangeUs(8, 7, 65536, {}));
+  // 8 members, past the tables: the log-log line over n through two and
+  // four continued, 20000 x (20000 / 12000).
+  EXPECT_NEAR(prices.ExchangeUs(8, 1, 65536, {10, 2}), 20000 * 20000.0 / 12000, 1e-6);
 }
 
 // S(0) -> R on a 1-D mesh of 4 as one exchange: every member receives the 3
@@ -190,13 +189,13 @@ TEST(MeasuredCostModelTest, AnExchangeStepIsPricedByItsRoutes) {
 // A permute by its routes too, as the executor runs it: S(0)S(1) ->
 // S(1)S(0) on 2 x 2 swaps the blocks of ranks (0, 1) and (1, 0), one
 // message of the whole 64 x 16 f32 block (4 KiB), and ranks (0, 0) and
-// (1, 1) keep theirs: the exchange table of 2 ranks at 4 KiB (Gather4's
-// 1000 us, x 3), not the permute table's shift (x 10).
+// (1, 1) keep theirs: on the group of 4, the exchange table of 4 at the
+// 4 KiB block (Gather4's 1000 us, x 3), not the permute table's shift (x 10).
 TEST(MeasuredCostModelTest, APermuteStepIsPricedByItsRoutesAsAnExchange) {
   MeasuredProfile p = ExchangeProfile();
-  MeasuredTable two = TableOf(StepKind::kExchange, 2);
-  for (MeasuredSample& s : two.samples) s.us *= 3;
-  p.tables.push_back(two);
+  MeasuredTable four = TableOf(StepKind::kExchange, 4);
+  for (MeasuredSample& s : four.samples) s.us *= 3;
+  p.tables.push_back(four);
   const auto model = *MakeMeasuredCostModel(p, 8);
   const DeviceMesh mesh = *DeviceMesh::Create({2, 2});
   const auto bound = model->Bind(CostProblem{mesh, {128, 32}, 4});
