@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -207,6 +208,22 @@ MeasuredPrices::MeasuredPrices(const MeasuredProfile& profile) : by_kind_(kNumSt
   }
 }
 
+namespace {
+
+// The price at `bytes` on n ranks on the log-log line over n through tables
+// lo and hi (between them, or continued past hi); nullopt where either
+// prices 0 or less.
+std::optional<double> LogLogOverN(const MeasuredTable& lo, const MeasuredTable& hi, int64_t n,
+                                  double bytes) {
+  const double t_lo = InterpolateUs(lo, bytes);
+  const double t_hi = InterpolateUs(hi, bytes);
+  if (!(t_lo > 0) || !(t_hi > 0)) return std::nullopt;
+  const double f = std::log(static_cast<double>(n) / lo.n) / std::log(double(hi.n) / lo.n);
+  return t_lo * std::pow(t_hi / t_lo, f);
+}
+
+}  // namespace
+
 double MeasuredPrices::PriceUs(StepKind kind, int64_t n, double bytes,
                                const LinkProfile& link) const {
   const std::vector<MeasuredTable>& tables = by_kind_[static_cast<int>(kind)];
@@ -215,13 +232,8 @@ double MeasuredPrices::PriceUs(StepKind kind, int64_t n, double bytes,
     if (tables[i].n > n) {
       if (i == 0) break;
       // Between two measured group sizes: log-log over n at these bytes.
-      const MeasuredTable& lo = tables[i - 1];
-      const MeasuredTable& hi = tables[i];
-      const double t_lo = InterpolateUs(lo, bytes);
-      const double t_hi = InterpolateUs(hi, bytes);
-      if (!(t_lo > 0) || !(t_hi > 0)) break;
-      const double f = std::log(static_cast<double>(n) / lo.n) / std::log(double(hi.n) / lo.n);
-      return t_lo * std::pow(t_hi / t_lo, f);
+      if (std::optional<double> t = LogLogOverN(tables[i - 1], tables[i], n, bytes)) return *t;
+      break;
     }
   }
   return TimeOnLinkUs(CommunicationTerms(kind, static_cast<double>(n), bytes), link);
@@ -238,17 +250,13 @@ double MeasuredPrices::ExchangeUs(int64_t n, int64_t messages, double bytes,
   const std::vector<MeasuredTable>& exchanges = by_kind_[static_cast<int>(StepKind::kExchange)];
   if (!exchanges.empty()) {
     const size_t k = exchanges.size();
-    if (n <= exchanges.back().n || k < 2) {
-      return PriceUs(StepKind::kExchange, std::clamp(n, exchanges.front().n, exchanges.back().n),
-                     bytes, link);
+    if (n > exchanges.back().n && k >= 2) {
+      if (std::optional<double> t = LogLogOverN(exchanges[k - 2], exchanges[k - 1], n, bytes)) {
+        return *t;
+      }
     }
-    const MeasuredTable& lo = exchanges[k - 2];
-    const MeasuredTable& hi = exchanges[k - 1];
-    const double t_lo = InterpolateUs(lo, bytes);
-    const double t_hi = InterpolateUs(hi, bytes);
-    if (!(t_lo > 0) || !(t_hi > 0)) return t_hi;
-    const double f = std::log(static_cast<double>(n) / lo.n) / std::log(double(hi.n) / lo.n);
-    return t_lo * std::pow(t_hi / t_lo, f);
+    return PriceUs(StepKind::kExchange, std::clamp(n, exchanges.front().n, exchanges.back().n),
+                   bytes, link);
   }
   // Older profiles: one message as the permute table's shift on n (no
   // copies); M >= 2 as the all_to_all on M + 1 ranks, which sends M / (M + 1)
