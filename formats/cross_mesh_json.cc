@@ -43,11 +43,11 @@ void AppendCrossingJson(const CrossMeshPlan& plan, std::string* out) {
   absl::StrAppend(out, "{\"src\":\"", plan.crossing_src.state().ToString(), "\",\"dst\":\"",
                   plan.crossing_dst.state().ToString(), "\",\"cost\":");
   AppendPlanCost(plan.crossing_cost, out);
-  absl::StrAppend(
-      out, ",\"participants\":[", absl::StrJoin(plan.participants, ","),
-      "],\"slices\":", plan.routes.size(), ",\"rounds\":", plan.rounds,
-      ",\"rounds_for\":", plan.rounds == 1 ? "null" : absl::StrCat("\"", plan.RoundsFor(), "\""),
-      ",\"pairs\":[");
+  const absl::string_view why = plan.RoundsFor();
+  absl::StrAppend(out, ",\"participants\":[", absl::StrJoin(plan.participants, ","),
+                  "],\"slices\":", plan.routes.size(), ",\"rounds\":", plan.rounds,
+                  ",\"rounds_for\":", why.empty() ? "null" : absl::StrCat("\"", why, "\""),
+                  ",\"pairs\":[");
   const std::vector<CrossingPair> pairs = CrossingPairs(plan);
   for (size_t i = 0; i < pairs.size(); ++i) {
     absl::StrAppend(out, i > 0 ? "," : "", "{\"src\":", pairs[i].src, ",\"dst\":", pairs[i].dst,

@@ -1,7 +1,6 @@
 #include "planner/steps/link_load.h"
 
 #include <algorithm>
-#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -11,16 +10,8 @@ namespace reshard {
 LinkLoad LinkLoadOfRoutes(absl::Span<const SliceRoute> routes, absl::Span<const int64_t> ranks,
                           int64_t devices_per_host) {
   // A crossing's routes may repeat a pair (pieces, relays, stagers): one
-  // message, as AllToAllV packs it, so one RouteSize per pair.
-  std::vector<RouteSize> sizes;
-  absl::flat_hash_map<std::pair<int64_t, int64_t>, size_t> index;
-  for (const SliceRoute& r : routes) {
-    if (r.sender == r.receiver) continue;
-    const auto [it, added] = index.try_emplace({r.sender, r.receiver}, sizes.size());
-    if (added) sizes.push_back({r.sender, r.receiver, 0});
-    sizes[it->second].elements += BoxElements(r.box);
-  }
-  return LinkLoadOfSizes(sizes, ranks, devices_per_host);
+  // message, so one RouteSize per pair.
+  return LinkLoadOfSizes(RouteSizesOfPairs(routes), ranks, devices_per_host);
 }
 
 LinkLoad LinkLoadOfSizes(absl::Span<const RouteSize> routes, absl::Span<const int64_t> ranks,

@@ -46,8 +46,8 @@ struct LinkLoad {
 LinkLoad LinkLoadOfRoutes(absl::Span<const SliceRoute> routes, absl::Span<const int64_t> ranks,
                           int64_t devices_per_host);
 // The same for routes given by their sizes, at most one per pair of
-// participants (RouteSizesOfGrids gives that; LinkLoadOfRoutes merges the
-// routes of a pair, one message).
+// participants (RouteSizesOfGrids and RouteSizesOfPairs give that;
+// LinkLoadOfRoutes takes the latter).
 LinkLoad LinkLoadOfSizes(absl::Span<const RouteSize> routes, absl::Span<const int64_t> ranks,
                          int64_t devices_per_host);
 

@@ -7,7 +7,7 @@
 #include <tuple>
 #include <utility>
 
-#include "absl/container/flat_hash_set.h"
+#include "absl/container/flat_hash_map.h"
 
 namespace reshard {
 
@@ -594,21 +594,28 @@ std::vector<RouteSize> RouteSizesOfGrids(const SliceGrid& held, const SliceGrid&
   return sizes;
 }
 
+std::vector<RouteSize> RouteSizesOfPairs(absl::Span<const SliceRoute> routes) {
+  std::vector<RouteSize> sizes;
+  absl::flat_hash_map<std::pair<int64_t, int64_t>, size_t> index;
+  for (const SliceRoute& r : routes) {
+    if (r.sender == r.receiver) continue;
+    const auto [it, added] = index.try_emplace({r.sender, r.receiver}, sizes.size());
+    if (added) sizes.push_back({r.sender, r.receiver, 0});
+    sizes[it->second].elements += BoxElements(r.box);
+  }
+  return sizes;
+}
+
 RouteLoad LoadOfRoutes(absl::Span<const SliceRoute> routes, int64_t participants) {
   std::vector<int64_t> sent(participants, 0), received(participants, 0);
   std::vector<int64_t> sends(participants, 0), receives(participants, 0);
-  absl::flat_hash_set<std::pair<int64_t, int64_t>> pairs;  // one message each
   int64_t total_sent = 0;
-  for (const SliceRoute& r : routes) {
-    if (r.sender == r.receiver) continue;
-    const int64_t elements = BoxElements(r.box);
-    sent[r.sender] += elements;
-    received[r.receiver] += elements;
-    if (pairs.insert({r.sender, r.receiver}).second) {
-      ++sends[r.sender];
-      ++receives[r.receiver];
-    }
-    total_sent += elements;
+  for (const RouteSize& r : RouteSizesOfPairs(routes)) {
+    sent[r.sender] += r.elements;
+    received[r.receiver] += r.elements;
+    ++sends[r.sender];
+    ++receives[r.receiver];
+    total_sent += r.elements;
   }
   return Busiest(sent, received, sends, receives, total_sent);
 }

@@ -97,6 +97,10 @@ struct RouteSize {
 // particular order: what pricing per link needs (link_load.h).
 std::vector<RouteSize> RouteSizesOfGrids(const SliceGrid& held, const SliceGrid& wanted,
                                          int64_t participants);
+// `routes` between two different participants as sizes, one per pair, its
+// routes' elements summed: all one participant sends another in an exchange
+// is one message (AllToAllV packs it). In order of each pair's first route.
+std::vector<RouteSize> RouteSizesOfPairs(absl::Span<const SliceRoute> routes);
 
 }  // namespace reshard
 
