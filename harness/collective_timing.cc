@@ -111,11 +111,30 @@ std::vector<Probe> MakeProbes(const DeviceMesh& mesh, const std::vector<int64_t>
   return probes;
 }
 
+namespace {
+
+// The f32 elements each of a probe's buffers must hold: all_reduce and the
+// permute's shift move one block of `count`, the others n blocks.
+int64_t BufferElements(const Probe& p) {
+  return p.kind == StepKind::kAllReduce || p.kind == StepKind::kPermute ? p.count : p.n * p.count;
+}
+
+int64_t MostBufferElements(const std::vector<Probe>& probes) {
+  int64_t elements = 1;
+  for (const Probe& p : probes) elements = std::max(elements, BufferElements(p));
+  return elements;
+}
+
+}  // namespace
+
+int64_t ProbeBufferBytes(const std::vector<Probe>& probes) {
+  return 3 * 4 * MostBufferElements(probes);
+}
+
 absl::StatusOr<std::vector<double>> TimeProbes(Communicator& comm, const std::vector<Probe>& probes,
                                                int64_t repeat,
                                                const std::function<void(size_t done)>& timed) {
-  int64_t elements = 1;
-  for (const Probe& p : probes) elements = std::max(elements, p.n * p.count);
+  const int64_t elements = MostBufferElements(probes);
   std::vector<float> a(elements, 1.0f), b(elements, 0.0f), c(elements, 2.0f);
   std::vector<double> times;
   times.reserve(probes.size() * repeat);

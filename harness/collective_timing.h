@@ -37,6 +37,10 @@ struct Probe {
 // before the next size.
 std::vector<Probe> MakeProbes(const DeviceMesh& mesh, const std::vector<int64_t>& sizes);
 
+// The bytes one rank's buffers hold while timing `probes` (TimeProbes
+// allocates three of the largest any probe needs).
+int64_t ProbeBufferBytes(const std::vector<Probe>& probes);
+
 // This rank's part: each probe once to warm up, then `repeat` times, each
 // after a barrier over the whole mesh. Microseconds, probe-major
 // (times[p * repeat + r]). Collective: every rank must call it alike.

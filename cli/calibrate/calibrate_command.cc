@@ -30,6 +30,7 @@
 #include "formats/profile_json.h"
 #include "harness/alpha_beta_fit.h"
 #include "harness/collective_timing.h"
+#include "harness/host_memory.h"
 #include "harness/run_ranks.h"
 
 namespace reshard {
@@ -211,6 +212,22 @@ CommandResult Calibrate(const CalibrateSettings& s) {
   return kExitOk;
 }
 
+// Every rank's timing buffers (ProbeBufferBytes) must fit in the memory a
+// job may take here (DefaultMaxHostMemory), or the kernel kills the run
+// minutes in: mesh 2,8 at 64M used to ask for about 49 GB.
+absl::Status CheckBufferMemory(const CalibrateSettings& s, const std::vector<Probe>& probes) {
+  const double need =
+      static_cast<double>(s.mesh.num_ranks()) * static_cast<double>(ProbeBufferBytes(probes));
+  const double allowed = DefaultMaxHostMemory();
+  if (need <= allowed) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "--sizes: timing up to %d bytes on %d ranks (mesh %s) needs about %.1f GiB of buffers, "
+      "more than the %.1f GiB allowed here (half this machine's memory or of ulimit -v); give "
+      "smaller --sizes or a smaller --mesh",
+      *std::max_element(s.sizes.begin(), s.sizes.end()), s.mesh.num_ranks(), s.mesh.ToString(),
+      need / (1 << 30), allowed / (1 << 30)));
+}
+
 CommandResult RunCalibrate(const FlagValues& flags, const std::vector<std::string>&) {
   absl::StatusOr<CalibrateSettings> s = ParseSettings(flags);
   if (!s.ok()) return Fail(s.status().message(), kExitBadInput);
@@ -225,6 +242,9 @@ CommandResult RunCalibrate(const FlagValues& flags, const std::vector<std::strin
   // regular file or a new path, a directory that can hold it).
   if (absl::StatusOr<std::string> w = CheckOutputPath(s->out, "--out"); !w.ok()) {
     return Fail(w.status().message(), kExitBadInput);
+  }
+  if (absl::Status m = CheckBufferMemory(*s, MakeProbes(s->mesh, s->sizes)); !m.ok()) {
+    return Fail(m.message(), kExitBadInput);
   }
   return Calibrate(*s);
 }
@@ -285,10 +305,12 @@ Command CalibrateCommand() {
           kCalibrateSummary,
           kAbout,
           CalibrateFlags(),
-          R"txt(Flags, --name and --out are checked before anything is timed. The profile's
-"fit" section records how it was measured (mesh, sizes, repeats, held-out
-checks). Ranks share this machine's cores, so the numbers describe Gloo on
-this machine under its current load, not a network.
+          R"txt(Flags, --name and --out are checked before anything is timed, and so is
+the memory the ranks' timing buffers need (at most half this machine's
+memory, or of ulimit -v). The profile's "fit" section records how it was
+measured (mesh, sizes, repeats, held-out checks). Ranks share this
+machine's cores, so the numbers describe Gloo on this machine under its
+current load, not a network.
 
 EXIT CODES
   0  the profile was written

@@ -1,6 +1,8 @@
-// verify and bench under an address-space limit (`ulimit -v`). Not run under
+// verify, bench and calibrate under an address-space limit (`ulimit -v`). Not run under
 // ASan or UBSan (tag no_sanitizer, scripts/test stage 4): a sanitizer's
 // runtime reserves more address space than these limits allow.
+#include <unistd.h>
+
 #include <string>
 
 #include "absl/strings/match.h"
@@ -32,6 +34,23 @@ TEST(VerifyFlagsTest, RanksOutOfMemoryExitThreeWithOneMessage) {
                                                                               << r.err;
     }
   }
+}
+
+// calibrate's timing buffers are checked against the same allowance before
+// anything is timed: mesh 2,8 at 64M once ran the kernel out of memory.
+// Under a 2 GB limit (1 GB allowed), 4 ranks at 256M need about 3 GiB.
+TEST(VerifyFlagsTest, CalibrateRefusesBuffersPastTheMemoryAllowedUpFront) {
+  const std::string bin = reshard::test_util::ShellQuote(reshard::cli_test::ReshardBinary());
+  const std::string out = reshard::cli_test::TempPath("never-written.json");
+  const std::string line =
+      absl::StrCat("ulimit -v 2000000; exec ", bin, " calibrate --mesh 2,2 --sizes 4K,256M --out ",
+                   reshard::test_util::ShellQuote(out));
+  Result r = reshard::test_util::RunCommand({"/bin/sh", "-c", line});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "--sizes")) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "GiB")) << r.err;
+  EXPECT_TRUE(r.out.empty()) << "timed before refusing: " << r.out;
+  EXPECT_NE(access(out.c_str(), F_OK), 0) << out << " was written";
 }
 
 }  // namespace
