@@ -80,7 +80,7 @@ absl::Status RedistributeAcross(LocalTensor& t, const CrossMeshRequest& request,
   const Box wanted = BlockAt(plan.crossing_dst, plan.DstIndex(global_rank));
   auto cross = [&](const LocalTensor& in, int64_t me, CrossingStats* counted) {
     return ExchangeSlices(in, held, wanted, plan.routes, plan.route_rounds, plan.rounds, me,
-                          plan.crossing_src.dtype(), union_comm, counted);
+                          plan.crossing_src.dtype(), union_comm, MeshDimSet::Single(0), counted);
   };
   return RunAroundCrossing(t, request, plan, global_rank, src_comm, dst_comm, union_comm, cross,
                            stats);

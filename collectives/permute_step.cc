@@ -9,9 +9,11 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
+#include "collectives/slice_exchange.h"
 #include "collectives/step_runners.h"
 #include "collectives/tensor/box_copy.h"
 #include "planner/steps/permute_exchange.h"
+#include "planner/steps/rail_staging.h"
 
 namespace reshard {
 namespace {
@@ -69,9 +71,26 @@ int64_t Sum(const std::vector<int64_t>& v) {
   return s;
 }
 
+// Spec §11.2: a step staged over rails runs its rounds (rail_staging.h) as
+// a crossing runs its own, a stager keeping what it passes on aside.
+absl::StatusOr<LocalTensor> RunStagedExchange(const LocalTensor& cur, StepContext& c) {
+  const DeviceMesh& mesh = c.comm.mesh();
+  const StagedExchange x =
+      StagedExchangeOf(c.state, c.step, mesh, c.L, mesh.Coordinate(c.comm.rank()));
+  CrossingStats counted;
+  RESHARD_ASSIGN_OR_RETURN(
+      LocalTensor out,
+      ExchangeSlices(cur, x.held[x.me], x.wanted[x.me], x.rounds.routes, x.rounds.round_of,
+                     x.rounds.rounds, x.me, cur.dtype(), c.comm, c.step.group, &counted));
+  c.stats.bytes_sent = counted.bytes_sent;
+  c.stats.bytes_received = counted.bytes_received;
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<LocalTensor> RunSliceExchange(LocalTensor cur, StepContext& c) {
+  if (c.step.staging.staged()) return RunStagedExchange(cur, c);
   const DeviceMesh& mesh = c.comm.mesh();
   const PermuteExchange x =
       PermuteExchangeOf(c.state, c.step, mesh, c.L, mesh.Coordinate(c.comm.rank()));

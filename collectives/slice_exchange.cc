@@ -111,11 +111,11 @@ absl::StatusOr<std::pair<const LocalTensor*, std::vector<int64_t>>> SourceOf(
 absl::Status ExchangeRound(const LocalTensor& in, const Box& held, const Box& wanted,
                            const std::vector<const SliceRoute*>& sends,
                            const std::vector<const SliceRoute*>& receives, DType dtype,
-                           Communicator& comm, LocalTensor& out, StagedBoxes& staged,
-                           CrossingStats* stats) {
+                           Communicator& comm, MeshDimSet group, int64_t me, LocalTensor& out,
+                           StagedBoxes& staged, CrossingStats* stats) {
   const int item = ItemSize(dtype);
   CopyEngine& engine = comm.copy_engine();
-  const int64_t n = comm.mesh().num_ranks();
+  const int64_t n = comm.mesh().GroupSize(group);
   std::vector<int64_t> send_counts(n, 0), recv_counts(n, 0);
   int64_t sent = 0, received = 0;
   for (const SliceRoute* r : sends) {
@@ -130,16 +130,15 @@ absl::Status ExchangeRound(const LocalTensor& in, const Box& held, const Box& wa
   char* at = static_cast<char*>(send.data());
   for (const SliceRoute* r : sends) {
     const std::vector<int64_t> sizes = Sizes(r->box);
-    RESHARD_ASSIGN_OR_RETURN(const auto from,
-                             SourceOf(*r, in, held, out, wanted, staged, comm.rank()));
+    RESHARD_ASSIGN_OR_RETURN(const auto from, SourceOf(*r, in, held, out, wanted, staged, me));
     RESHARD_RETURN_IF_ERROR(CopyBox(engine, from.first->data(), from.first->shape(), from.second,
                                     at, sizes, std::vector<int64_t>(sizes.size(), 0), sizes, item));
     at += BoxElements(r->box) * item;
     if (from.first != &in && from.first != &out) staged.Sent(r->box);
   }
   RESHARD_ASSIGN_OR_RETURN(LocalTensor recv, engine.Allocate(dtype, {received}));
-  RESHARD_RETURN_IF_ERROR(comm.AllToAllV(MeshDimSet::Single(0), send.data(), send_counts,
-                                         recv.data(), recv_counts, dtype));
+  RESHARD_RETURN_IF_ERROR(
+      comm.AllToAllV(group, send.data(), send_counts, recv.data(), recv_counts, dtype));
   const char* from = static_cast<const char*>(recv.data());
   for (const SliceRoute* r : receives) {
     const std::vector<int64_t> sizes = Sizes(r->box);
@@ -168,7 +167,7 @@ absl::StatusOr<LocalTensor> ExchangeSlices(const LocalTensor& in, const Box& hel
                                            const Box& wanted, absl::Span<const SliceRoute> routes,
                                            absl::Span<const int64_t> route_rounds, int64_t rounds,
                                            int64_t me, DType dtype, Communicator& comm,
-                                           CrossingStats* stats) {
+                                           MeshDimSet group, CrossingStats* stats) {
   const MyRoutes m = RoutesOf(routes, route_rounds, rounds, me);
   CopyEngine& engine = comm.copy_engine();
   RESHARD_ASSIGN_OR_RETURN(LocalTensor out, engine.Allocate(dtype, Sizes(wanted)));
@@ -180,7 +179,7 @@ absl::StatusOr<LocalTensor> ExchangeSlices(const LocalTensor& in, const Box& hel
   StagedBoxes staged(m, held, wanted);
   for (int64_t round = 0; round < rounds; ++round) {
     RESHARD_RETURN_IF_ERROR(ExchangeRound(in, held, wanted, m.sends[round], m.receives[round],
-                                          dtype, comm, out, staged, stats));
+                                          dtype, comm, group, me, out, staged, stats));
   }
   return out;
 }
@@ -189,7 +188,8 @@ absl::StatusOr<LocalTensor> ExchangeSlices(const LocalTensor& in, const Box& hel
                                            const Box& wanted, absl::Span<const SliceRoute> routes,
                                            int64_t me, DType dtype, Communicator& comm,
                                            CrossingStats* stats) {
-  return ExchangeSlices(in, held, wanted, routes, {}, 1, me, dtype, comm, stats);
+  return ExchangeSlices(in, held, wanted, routes, {}, 1, me, dtype, comm, MeshDimSet::Single(0),
+                        stats);
 }
 
 }  // namespace reshard

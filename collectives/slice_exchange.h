@@ -39,7 +39,9 @@ absl::StatusOr<LocalTensor> ExchangeSlices(const LocalTensor& in, const Box& hel
                                            int64_t me, DType dtype, Communicator& comm,
                                            CrossingStats* stats);
 
-// The same in `rounds` AllToAllVs (spec §14 "Memory"): route k in round
+// The same in `rounds` AllToAllVs (spec §14 "Memory") among the members of
+// `group` (comm's mesh dims; participant i its member i, comm.mesh().GroupOf
+// order): route k in round
 // route_rounds[k] (0 <= it < rounds; empty: every route in round 0), the
 // local copy first; each round's send and receive buffers are freed before
 // the next. A route whose box lies outside `held` is sent from the result,
@@ -51,7 +53,7 @@ absl::StatusOr<LocalTensor> ExchangeSlices(const LocalTensor& in, const Box& hel
                                            const Box& wanted, absl::Span<const SliceRoute> routes,
                                            absl::Span<const int64_t> route_rounds, int64_t rounds,
                                            int64_t me, DType dtype, Communicator& comm,
-                                           CrossingStats* stats);
+                                           MeshDimSet group, CrossingStats* stats);
 
 }  // namespace reshard
 

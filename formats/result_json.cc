@@ -97,6 +97,10 @@ void AppendStepJson(const TransformInfo& info, const DistState& before, const Di
       items.push_back(absl::StrCat("{\"mesh_dim\":", m, ",\"dst\":\"", p.ToString(), "\"}"));
     }
     absl::StrAppend(out, ",\"moves\":[", absl::StrJoin(items, ","), "]");
+    if (step.staging.staged()) {  // spec §11.2
+      absl::StrAppend(out, ",\"staging\":{\"rails_per_host\":", step.staging.rails_per_host,
+                      ",\"chunks\":", step.staging.chunks, "}");
+    }
   } else if (!step.entries.empty()) {
     for (int i = 0; i < step.entries.size(); ++i)
       items.push_back(absl::StrCat(step.entries.mesh_dim(i)));

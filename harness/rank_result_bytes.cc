@@ -61,11 +61,13 @@ std::optional<ShardEntries> EntriesFromCode(const std::string& code) {
   return entries;
 }
 
-// "group kind src dst entries sent received shape", e.g. "2 1 8 0 - 96 96 4,6".
+// "group kind src dst entries rails chunks sent received shape" (rails and
+// chunks: Step::staging), e.g. "2 1 8 0 - 0 0 96 96 4,6".
 std::string StatsLine(const StepStats& s) {
   return absl::StrCat(s.step.group.bits(), " ", static_cast<int>(s.step.kind), " ",
                       PlacementCode(s.step.src), " ", PlacementCode(s.step.dst), " ",
-                      EntriesCode(s.step.entries), " ", s.bytes_sent, " ", s.bytes_received, " ",
+                      EntriesCode(s.step.entries), " ", s.step.staging.rails_per_host, " ",
+                      s.step.staging.chunks, " ", s.bytes_sent, " ", s.bytes_received, " ",
                       absl::StrJoin(s.logical_shape, ","));
 }
 
@@ -84,15 +86,21 @@ absl::StatusOr<StepStats> ParseStatsLine(const std::string& line) {
   int group = 0, kind = 0, src = 0, dst = 0;
   StepStats s;
   std::string entries, shape;
-  fields >> group >> kind >> src >> dst >> entries >> s.bytes_sent >> s.bytes_received >> shape;
+  RailStaging staging;
+  fields >> group >> kind >> src >> dst >> entries >> staging.rails_per_host >> staging.chunks >>
+      s.bytes_sent >> s.bytes_received >> shape;
   const std::optional<Placement> from = PlacementFromCode(src), to = PlacementFromCode(dst);
   const std::optional<ShardEntries> joins = EntriesFromCode(entries);
   if (fields.fail() || !from || !to || !joins || group <= 0 || group > 255 ||
-      !KindFits(kind, *from, *to)) {
+      !KindFits(kind, *from, *to) || staging.rails_per_host < 0 || staging.chunks < 0) {
     return absl::DataLossError("bad stats line: " + line);
   }
-  s.step = Step{MeshDimSet::FromBits(static_cast<uint8_t>(group)), static_cast<StepKind>(kind),
-                *from, *to, *joins};
+  s.step = Step{MeshDimSet::FromBits(static_cast<uint8_t>(group)),
+                static_cast<StepKind>(kind),
+                *from,
+                *to,
+                *joins,
+                staging};
   for (absl::string_view e : absl::StrSplit(shape, ',', absl::SkipEmpty())) {
     int64_t v = 0;
     if (!absl::SimpleAtoi(e, &v)) return absl::DataLossError("bad stats line: " + line);

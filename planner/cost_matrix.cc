@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <memory>
 #include <thread>
 #include <utility>
@@ -191,8 +192,9 @@ class NativeSearches {
   Entry& For(unsigned partial_ops, const DistState& goal) {
     Entry& entry = by_graph_[{partial_ops, goal.bits()}];
     if (entry.search == nullptr) {
-      entry.edges = std::make_unique<NativeEdges>(problem_.mesh, problem_.global_shape, dtype_,
-                                                  goal, partial_ops);
+      entry.edges = std::make_unique<NativeEdges>(
+          problem_.mesh, problem_.global_shape, dtype_, goal, partial_ops,
+          std::numeric_limits<int64_t>::max(), model_.memory_backend(), model_.rails_per_host());
       entry.bound =
           std::make_unique<RemainingCostBound>(goal, model_, RemainingCostBound::Graph::kNative);
       entry.search = std::make_unique<StateSearch>(*entry.edges, model_, nullptr);

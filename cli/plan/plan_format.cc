@@ -48,6 +48,14 @@ std::string TransitionText(const Step& s) {
   return out;
 }
 
+// The step's kind, and how it is staged over rails (spec §11.2): "permute
+// staged over rails (2 chunks)".
+std::string CollectiveText(const Step& s) {
+  if (!s.staging.staged()) return std::string(StepKindName(s.kind));
+  return absl::StrCat(StepKindName(s.kind), " staged over rails (", s.staging.chunks,
+                      s.staging.chunks == 1 ? " chunk)" : " chunks)");
+}
+
 // One row per step (step #, mesh dim(s), transition, collective, logical
 // shape, cost), columns aligned.
 void AppendStepTable(const Plan& plan, std::string* out) {
@@ -56,9 +64,8 @@ void AppendStepTable(const Plan& plan, std::string* out) {
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const TransformInfo& info = plan.steps[i];
     const Step& s = info.step;
-    rows.push_back({absl::StrCat(i + 1), MeshDimsText(s), TransitionText(s),
-                    std::string(StepKindName(s.kind)), ShapeText(info.logical_shape),
-                    FormatCost(info.cost)});
+    rows.push_back({absl::StrCat(i + 1), MeshDimsText(s), TransitionText(s), CollectiveText(s),
+                    ShapeText(info.logical_shape), FormatCost(info.cost)});
   }
   std::vector<size_t> width(rows[0].size(), 0);
   for (const auto& row : rows) {

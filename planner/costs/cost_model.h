@@ -110,6 +110,11 @@ class BoundCostModel {
   }
   virtual double LocalLowerBoundAt(unsigned /*shard_set*/) const { return 0; }
 
+  // Where a permute or an exchange may also be staged over rails (spec
+  // §11.2, rail_staging.h): the ranks per host whose NICs the model prices
+  // one by one (CostModel::rails_per_host); 0 where it prices none.
+  virtual int64_t rails_per_host() const { return 0; }
+
   // Whose buffers the plan's memory is counted for (step_memory.h, spec
   // §12): the backend the model describes. Gloo unless a model says so.
   virtual MemoryBackend memory_backend() const { return MemoryBackend::kGloo; }

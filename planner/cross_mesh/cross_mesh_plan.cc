@@ -134,7 +134,7 @@ bool PricesExchanges(const PlanOptions& options) {
 }
 
 // `rounds` as the plan's crossing, with their load and the plan's peak.
-void TakeCrossing(CrossingRounds rounds, CrossMeshPlan* p) {
+void TakeCrossing(RouteRounds rounds, CrossMeshPlan* p) {
   p->routes = std::move(rounds.routes);
   p->route_rounds = std::move(rounds.round_of);
   p->rounds = rounds.rounds;
@@ -150,7 +150,7 @@ absl::Status RouteCrossing(const PlanOptions& options, int64_t max_slices, Cross
   std::vector<Box> held, wanted;
   p->CrossingBoxes(&held, &wanted);
   const int64_t itemsize = ItemSize(p->crossing_src.dtype());
-  RESHARD_ASSIGN_OR_RETURN(CrossingRounds rounds,
+  RESHARD_ASSIGN_OR_RETURN(RouteRounds rounds,
                            SplitIntoRounds(held, wanted, RouteSlices(held, wanted), p->participants,
                                            itemsize, options.max_memory, max_slices));
   TakeCrossing(std::move(rounds), p);
@@ -313,7 +313,7 @@ namespace {
 
 // `direct` with `rounds` as its crossing, unpriced; none without rounds.
 std::optional<CrossMeshPlan> WithCrossing(const CrossMeshPlan& direct,
-                                          std::optional<CrossingRounds> rounds) {
+                                          std::optional<RouteRounds> rounds) {
   if (!rounds.has_value()) return std::nullopt;
   CrossMeshPlan plan = direct;
   TakeCrossing(*std::move(rounds), &plan);
@@ -487,8 +487,8 @@ std::vector<int64_t> CrossMeshPlan::ReceiveLowerBoundBytes() const {
 std::vector<int64_t> CrossMeshPlan::CrossingPeakBytes() const {
   std::vector<Box> held, wanted;
   CrossingBoxes(&held, &wanted);
-  return ::reshard::CrossingPeakBytes(held, wanted, routes, route_rounds, rounds,
-                                      ItemSize(crossing_src.dtype()));
+  return RoundsPeakBytes(held, wanted, routes, route_rounds, rounds,
+                         ItemSize(crossing_src.dtype()));
 }
 
 int64_t CrossMeshPlan::LeastCrossingBytes() const {

@@ -24,52 +24,6 @@ std::vector<int64_t> ResidentBytes(absl::Span<const Box> held, absl::Span<const 
   return bytes;
 }
 
-// Per participant, the bytes it sends plus receives over `routes`.
-std::vector<int64_t> TrafficBytes(absl::Span<const SliceRoute> routes, size_t participants,
-                                  int64_t itemsize) {
-  std::vector<int64_t> bytes(participants, 0);
-  for (const SliceRoute& r : routes) {
-    if (r.sender == r.receiver) continue;
-    const int64_t b = itemsize * BoxElements(r.box);
-    bytes[r.sender] += b;
-    bytes[r.receiver] += b;
-  }
-  return bytes;
-}
-
-// Spec §14 "Rails": per round, the participants keeping boxes aside and
-// the bytes they keep (boxes brought to them that they do not want), from
-// the round that brings one until the last round that sends it on (both
-// counted: the copy aside is made while that round's buffers are held).
-// Empty, with no work past one pass, where no route brings such a box
-// (every crossing but a spread one).
-std::vector<std::vector<std::pair<int64_t, int64_t>>> KeptAside(absl::Span<const Box> wanted,
-                                                                absl::Span<const SliceRoute> routes,
-                                                                absl::Span<const int64_t> round_of,
-                                                                int64_t rounds, int64_t itemsize) {
-  std::vector<size_t> kept;  // the routes that bring a box to keep aside
-  for (size_t k = 0; k < routes.size(); ++k) {
-    const SliceRoute& r = routes[k];
-    if (r.sender != r.receiver && !BoxContains(wanted[r.receiver], r.box)) kept.push_back(k);
-  }
-  if (kept.empty()) return {};
-  absl::flat_hash_map<std::pair<int64_t, Box>, int64_t> last_send;  // of the keepers' boxes
-  for (size_t k : kept) last_send[{routes[k].receiver, routes[k].box}] = round_of[k];
-  for (size_t k = 0; k < routes.size(); ++k) {
-    const auto it = last_send.find({routes[k].sender, routes[k].box});
-    if (it != last_send.end()) it->second = std::max(it->second, round_of[k]);
-  }
-  std::vector<std::vector<std::pair<int64_t, int64_t>>> by_round(rounds);
-  for (size_t k : kept) {
-    const SliceRoute& r = routes[k];
-    const int64_t until = std::min(last_send[{r.receiver, r.box}], rounds - 1);
-    for (int64_t round = round_of[k]; round <= until; ++round) {
-      by_round[round].push_back({r.receiver, itemsize * BoxElements(r.box)});
-    }
-  }
-  return by_round;
-}
-
 // The dim SplitBox cuts: the first whose trailing dims hold at most
 // `max_elements`, with the rows of it a piece takes.
 struct Cut {
@@ -131,9 +85,9 @@ absl::Status TooManyRounds(int64_t max_memory) {
 // Spec §14 "Memory" steps 3-4: every route between two participants cut
 // into pieces of at most 1/divisor of what fits both its ends, placed first
 // fit; ResourceExhausted past `max_pieces` pieces or kMaxCrossingRounds.
-absl::StatusOr<CrossingRounds> Schedule(absl::Span<const SliceRoute> routes,
-                                        absl::Span<const int64_t> room, int64_t itemsize,
-                                        int64_t max_memory, int64_t max_pieces, int64_t divisor) {
+absl::StatusOr<RouteRounds> Schedule(absl::Span<const SliceRoute> routes,
+                                     absl::Span<const int64_t> room, int64_t itemsize,
+                                     int64_t max_memory, int64_t max_pieces, int64_t divisor) {
   auto fit = [&](const SliceRoute& r) {
     return std::max<int64_t>(1, std::min(room[r.sender], room[r.receiver]) / itemsize / divisor);
   };
@@ -147,7 +101,7 @@ absl::StatusOr<CrossingRounds> Schedule(absl::Span<const SliceRoute> routes,
                        max_pieces, " slices; raise the limit"));
     }
   }
-  CrossingRounds out;
+  RouteRounds out;
   std::vector<SliceRoute> moving;
   for (const SliceRoute& r : routes) {
     if (r.sender == r.receiver) {
@@ -168,62 +122,6 @@ absl::StatusOr<CrossingRounds> Schedule(absl::Span<const SliceRoute> routes,
 }
 
 }  // namespace
-
-CrossingRounds SortedByRound(CrossingRounds rounds) {
-  std::vector<size_t> order(rounds.routes.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const SliceRoute &x = rounds.routes[a], &y = rounds.routes[b];
-    return std::tie(rounds.round_of[a], x.receiver, x.sender) <
-           std::tie(rounds.round_of[b], y.receiver, y.sender);
-  });
-  CrossingRounds sorted;
-  sorted.rounds = rounds.rounds;
-  for (size_t k : order) {
-    sorted.routes.push_back(std::move(rounds.routes[k]));
-    sorted.round_of.push_back(rounds.round_of[k]);
-  }
-  return sorted;
-}
-
-CrossingRounds OneRound(std::vector<SliceRoute> routes) {
-  CrossingRounds out;
-  out.round_of.assign(routes.size(), 0);
-  out.routes = std::move(routes);
-  return out;
-}
-
-std::vector<SliceRoute> RoutesOfRound(absl::Span<const SliceRoute> routes,
-                                      absl::Span<const int64_t> round_of, int64_t round) {
-  std::vector<SliceRoute> out;
-  for (size_t k = 0; k < routes.size(); ++k) {
-    if (round_of[k] == round) out.push_back(routes[k]);
-  }
-  return out;
-}
-
-std::vector<int64_t> CrossingPeakBytes(absl::Span<const Box> held, absl::Span<const Box> wanted,
-                                       absl::Span<const SliceRoute> routes,
-                                       absl::Span<const int64_t> round_of, int64_t rounds,
-                                       int64_t itemsize) {
-  const std::vector<std::vector<std::pair<int64_t, int64_t>>> kept =
-      KeptAside(wanted, routes, round_of, rounds, itemsize);
-  std::vector<int64_t> moved(held.size(), 0);
-  for (int64_t r = 0; r < rounds; ++r) {
-    std::vector<int64_t> t =
-        TrafficBytes(RoutesOfRound(routes, round_of, r), held.size(), itemsize);
-    if (!kept.empty()) {
-      for (const auto& [i, bytes] : kept[r]) t[i] += bytes;
-    }
-    for (size_t i = 0; i < held.size(); ++i) moved[i] = std::max(moved[i], t[i]);
-  }
-  std::vector<int64_t> peak(held.size());
-  for (size_t i = 0; i < held.size(); ++i) {
-    peak[i] = ExchangePeakBytes(itemsize * BoxElements(held[i]), itemsize * BoxElements(wanted[i]),
-                                moved[i]);
-  }
-  return peak;
-}
 
 int64_t LeastCrossingMemory(absl::Span<const Box> held, absl::Span<const Box> wanted,
                             absl::Span<const SliceRoute> routes, int64_t itemsize) {
@@ -250,12 +148,12 @@ int64_t RoundsLowerBound(absl::Span<const Box> held, absl::Span<const Box> wante
   return bound;
 }
 
-absl::StatusOr<CrossingRounds> SplitIntoRounds(absl::Span<const Box> held,
-                                               absl::Span<const Box> wanted,
-                                               std::vector<SliceRoute> routes,
-                                               absl::Span<const int64_t> participants,
-                                               int64_t itemsize, int64_t max_memory,
-                                               int64_t max_pieces) {
+absl::StatusOr<RouteRounds> SplitIntoRounds(absl::Span<const Box> held,
+                                            absl::Span<const Box> wanted,
+                                            std::vector<SliceRoute> routes,
+                                            absl::Span<const int64_t> participants,
+                                            int64_t itemsize, int64_t max_memory,
+                                            int64_t max_pieces) {
   const std::vector<int64_t> resident = ResidentBytes(held, wanted, itemsize);
   const std::vector<int64_t> traffic = TrafficBytes(routes, held.size(), itemsize);
   std::vector<int64_t> room(held.size());
@@ -281,10 +179,10 @@ absl::StatusOr<CrossingRounds> SplitIntoRounds(absl::Span<const Box> held,
   // Pieces of the most that fits first; smaller ones (a half, a third, a
   // quarter of it) may pack into fewer rounds. The fewest rounds win, the
   // larger pieces on ties; the first try's errors are the crossing's.
-  absl::StatusOr<CrossingRounds> best =
+  absl::StatusOr<RouteRounds> best =
       Schedule(routes, room, itemsize, max_memory, max_pieces, /*divisor=*/1);
   for (int64_t divisor = 2; best.ok() && best->rounds > bound && divisor <= 4; ++divisor) {
-    absl::StatusOr<CrossingRounds> finer =
+    absl::StatusOr<RouteRounds> finer =
         Schedule(routes, room, itemsize, max_memory, max_pieces, divisor);
     if (finer.ok() && finer->rounds < best->rounds) best = *std::move(finer);
   }
@@ -317,34 +215,6 @@ int64_t SplitBoxCount(const Box& box, int64_t max_elements) {
   int64_t count = (box[cut.dim].size + cut.rows - 1) / cut.rows;
   for (size_t e = 0; e < cut.dim; ++e) count *= box[e].size;
   return count;
-}
-
-size_t LongestDim(const Box& box) {
-  size_t d = 0;
-  for (size_t e = 1; e < box.size(); ++e) {
-    if (box[e].size > box[d].size) d = e;
-  }
-  return d;
-}
-
-std::vector<Box> PartsOf(const Box& box, int64_t parts) {
-  const size_t d = LongestDim(box);
-  const int64_t rows = box[d].size;
-  parts = std::min(parts, rows);
-  std::vector<Box> out;
-  for (int64_t i = 0; i < parts; ++i) {
-    Box part = box;
-    part[d].offset = box[d].offset + rows * i / parts;
-    part[d].size = rows * (i + 1) / parts - rows * i / parts;
-    out.push_back(std::move(part));
-  }
-  return out;
-}
-
-void AddRoute(SliceRoute route, int64_t round, CrossingRounds* out) {
-  out->routes.push_back(std::move(route));
-  out->round_of.push_back(round);
-  out->rounds = std::max(out->rounds, round + 1);
 }
 
 }  // namespace reshard

@@ -2,7 +2,7 @@
 // routes (slice_routes.h) split into rounds, each one AllToAllV over the
 // participants, so that no participant holds more than the limit at once.
 //
-//   absl::StatusOr<CrossingRounds> r =
+//   absl::StatusOr<RouteRounds> r =
 //       SplitIntoRounds(held, wanted, routes, participants, itemsize, max_memory, budget);
 //   // r->routes: pieces of `routes`, r->round_of[k] the round of r->routes[k]
 //
@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "planner/steps/route_rounds.h"
 #include "planner/steps/slice_routes.h"
 
 namespace reshard {
@@ -25,41 +26,6 @@ namespace reshard {
 // The most rounds a crossing may take: each is a collective call over every
 // participant, so a limit that needs more is refused (raise --max-memory).
 inline constexpr int64_t kMaxCrossingRounds = 1024;
-
-// The chunks a relayed or rail-balanced crossing's parts are cut into, each
-// tried by PlanCrossMesh: 1 + chunks rounds that pipeline (spec §14
-// "Relaying", "Rails").
-inline constexpr int64_t kPipelineChunks[] = {1, 2, 4, 8};
-
-struct CrossingRounds {
-  // Pieces of the routes (a route whole where it fits), sorted by round,
-  // then receiver, then sender; local copies whole, in round 0.
-  std::vector<SliceRoute> routes;
-  std::vector<int64_t> round_of;  // the round of each of `routes`
-  int64_t rounds = 1;
-};
-
-// `routes` as one round, unsplit: the crossing without a limit.
-CrossingRounds OneRound(std::vector<SliceRoute> routes);
-
-// `rounds` sorted by round, then receiver, then sender; pieces of one route
-// keep their order (the executor packs and unpacks them alike).
-CrossingRounds SortedByRound(CrossingRounds rounds);
-
-// The routes of round `round` (round_of[k] is the round of routes[k]), in order.
-std::vector<SliceRoute> RoutesOfRound(absl::Span<const SliceRoute> routes,
-                                      absl::Span<const int64_t> round_of, int64_t round);
-
-// Per participant, its peak bytes in the crossing (spec §14 "Memory"):
-// ExchangePeakBytes(held, wanted, the most it sends plus receives in one
-// of `rounds` rounds, plus what it keeps aside then: boxes brought to it
-// that it does not want, from the round that brings one through the last
-// that sends it on, spec §14 "Rails"), local copies not passing through
-// buffers.
-std::vector<int64_t> CrossingPeakBytes(absl::Span<const Box> held, absl::Span<const Box> wanted,
-                                       absl::Span<const SliceRoute> routes,
-                                       absl::Span<const int64_t> round_of, int64_t rounds,
-                                       int64_t itemsize);
 
 // The least limit under which the routes split into rounds: the largest
 // over participants of its held and wanted blocks, plus one element in
@@ -83,12 +49,12 @@ int64_t RoundsLowerBound(absl::Span<const Box> held, absl::Span<const Box> wante
 // naming the participant's global rank from `participants` and the least
 // limit) when max_memory < LeastCrossingMemory, when the pieces would be
 // more than `max_pieces`, or the rounds more than kMaxCrossingRounds.
-absl::StatusOr<CrossingRounds> SplitIntoRounds(absl::Span<const Box> held,
-                                               absl::Span<const Box> wanted,
-                                               std::vector<SliceRoute> routes,
-                                               absl::Span<const int64_t> participants,
-                                               int64_t itemsize, int64_t max_memory,
-                                               int64_t max_pieces);
+absl::StatusOr<RouteRounds> SplitIntoRounds(absl::Span<const Box> held,
+                                            absl::Span<const Box> wanted,
+                                            std::vector<SliceRoute> routes,
+                                            absl::Span<const int64_t> participants,
+                                            int64_t itemsize, int64_t max_memory,
+                                            int64_t max_pieces);
 
 // `box` cut in row-major order into boxes of at most `max_elements` (>= 1)
 // elements: the first tensor dim d whose trailing dims fit is cut into runs
@@ -98,18 +64,6 @@ std::vector<Box> SplitBox(const Box& box, int64_t max_elements);
 
 // How many boxes SplitBox(box, max_elements) returns, without making them.
 int64_t SplitBoxCount(const Box& box, int64_t max_elements);
-
-// The dim of `box` with the most rows, the first of equals: where relayed
-// and rail-balanced crossings cut a route.
-size_t LongestDim(const Box& box);
-
-// `box` cut along its longest dim into `parts` runs of rows as even as they
-// go (fewer when the dim is shorter): how relayed and rail-balanced
-// crossings cut a route into pipelined parts.
-std::vector<Box> PartsOf(const Box& box, int64_t parts);
-
-// `route` added to `out` in round `round` (out->rounds grown to hold it).
-void AddRoute(SliceRoute route, int64_t round, CrossingRounds* out);
 
 }  // namespace reshard
 

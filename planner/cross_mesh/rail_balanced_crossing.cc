@@ -128,9 +128,10 @@ std::vector<std::vector<Part>> PartsOfRoutes(const Blocks& blocks,
 
 }  // namespace
 
-std::optional<CrossingRounds> SpreadOverRails(
-    absl::Span<const Box> held, absl::Span<const Box> wanted, absl::Span<const SliceRoute> routes,
-    absl::Span<const int64_t> ranks, int64_t rails_per_host, int64_t chunks, int64_t max_routes) {
+std::optional<RouteRounds> SpreadOverRails(absl::Span<const Box> held, absl::Span<const Box> wanted,
+                                           absl::Span<const SliceRoute> routes,
+                                           absl::Span<const int64_t> ranks, int64_t rails_per_host,
+                                           int64_t chunks, int64_t max_routes) {
   // Per chunk, a route makes at most two direct parts (its head and a tail
   // no stager may take) and staged ones that each end the route or fill a
   // spare (at most routes + participants), two routes each.
@@ -141,7 +142,7 @@ std::optional<CrossingRounds> SpreadOverRails(
   const std::vector<std::vector<Part>> parts =
       PartsOfRoutes({held, wanted}, routes, ranks, rails_per_host, &spread);
   if (!spread) return std::nullopt;
-  CrossingRounds out;
+  RouteRounds out;
   for (size_t k = 0; k < routes.size(); ++k) {
     const SliceRoute& r = routes[k];
     if (r.sender == r.receiver) {

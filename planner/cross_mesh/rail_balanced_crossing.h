@@ -6,7 +6,7 @@
 // share enters through the host's other ranks (its stagers) and is passed
 // on to it over NVLink one round later.
 //
-//   std::optional<CrossingRounds> spread =
+//   std::optional<RouteRounds> spread =
 //       SpreadOverRails(held, wanted, RouteSlices(held, wanted), participants,
 //                       /*rails_per_host=*/8, /*chunks=*/2, max_routes);
 //
@@ -42,9 +42,10 @@ namespace reshard {
 // part c in round c; local copies stay whole in round 0. Sorted as
 // SortedByRound. None when nothing is staged, or when the routes could be
 // more than `max_routes` (counted before any is made).
-std::optional<CrossingRounds> SpreadOverRails(
-    absl::Span<const Box> held, absl::Span<const Box> wanted, absl::Span<const SliceRoute> routes,
-    absl::Span<const int64_t> ranks, int64_t rails_per_host, int64_t chunks, int64_t max_routes);
+std::optional<RouteRounds> SpreadOverRails(absl::Span<const Box> held, absl::Span<const Box> wanted,
+                                           absl::Span<const SliceRoute> routes,
+                                           absl::Span<const int64_t> ranks, int64_t rails_per_host,
+                                           int64_t chunks, int64_t max_routes);
 
 }  // namespace reshard
 

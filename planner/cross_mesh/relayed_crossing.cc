@@ -39,7 +39,7 @@ std::vector<size_t> RelaysOf(const std::vector<size_t>& piece, absl::Span<const 
 // Spec §14 "Relaying": the piece's shares into its relays, a part a round,
 // then from each relay to the piece's other receivers a round later.
 void Relay(absl::Span<const SliceRoute> routes, const std::vector<size_t>& piece,
-           const std::vector<size_t>& relays, int64_t chunks, CrossingRounds* out) {
+           const std::vector<size_t>& relays, int64_t chunks, RouteRounds* out) {
   const std::vector<Box> shares =
       PartsOf(routes[piece[0]].box, static_cast<int64_t>(relays.size()));
   for (size_t r = 0; r < shares.size(); ++r) {
@@ -59,9 +59,9 @@ void Relay(absl::Span<const SliceRoute> routes, const std::vector<size_t>& piece
 
 }  // namespace
 
-std::optional<CrossingRounds> RelayThroughReplicas(absl::Span<const Box> held,
-                                                   absl::Span<const SliceRoute> routes,
-                                                   int64_t chunks, int64_t max_routes) {
+std::optional<RouteRounds> RelayThroughReplicas(absl::Span<const Box> held,
+                                                absl::Span<const SliceRoute> routes, int64_t chunks,
+                                                int64_t max_routes) {
   const std::vector<std::vector<size_t>> pieces = RoutesByPiece(routes);
   std::vector<std::vector<size_t>> relays;
   bool relayed = false;
@@ -74,7 +74,7 @@ std::optional<CrossingRounds> RelayThroughReplicas(absl::Span<const Box> held,
         static_cast<int64_t>(relays.back().size()) * chunks * static_cast<int64_t>(piece.size());
   }
   if (!relayed || most > max_routes) return std::nullopt;
-  CrossingRounds out;
+  RouteRounds out;
   for (const SliceRoute& r : routes) {
     if (r.sender == r.receiver) AddRoute(r, 0, &out);
   }

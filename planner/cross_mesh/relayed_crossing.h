@@ -5,7 +5,7 @@
 // other receivers one round later. Cut finer, the parts pipeline: round r
 // carries the holders' parts r and the relays' parts r - 1.
 //
-//   std::optional<CrossingRounds> relayed =
+//   std::optional<RouteRounds> relayed =
 //       RelayThroughReplicas(held, RouteSlices(held, wanted), 4, kMaxCrossingSlices);
 //
 // A route may so be sent by a participant that does not hold its box: it
@@ -36,9 +36,9 @@ namespace reshard {
 // when the routes could be more than `max_routes` (counted before any is
 // made: relays * chunks * receivers per relayed piece, chunks per other
 // route).
-std::optional<CrossingRounds> RelayThroughReplicas(absl::Span<const Box> held,
-                                                   absl::Span<const SliceRoute> routes,
-                                                   int64_t chunks, int64_t max_routes);
+std::optional<RouteRounds> RelayThroughReplicas(absl::Span<const Box> held,
+                                                absl::Span<const SliceRoute> routes, int64_t chunks,
+                                                int64_t max_routes);
 
 }  // namespace reshard
 

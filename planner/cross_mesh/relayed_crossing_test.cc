@@ -102,7 +102,7 @@ TEST(RelayedCrossingTest, RelayedRoutesAreCountedAgainstTheBudgetFirst) {
   ASSERT_TRUE(plain.ok()) << plain.status();
   std::vector<Box> held, wanted;
   plain->CrossingBoxes(&held, &wanted);
-  std::optional<CrossingRounds> relayed =
+  std::optional<RouteRounds> relayed =
       RelayThroughReplicas(held, plain->routes, 2, kMaxCrossingSlices);
   ASSERT_TRUE(relayed.has_value());
   const int64_t routes = static_cast<int64_t>(relayed->routes.size());

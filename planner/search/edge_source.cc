@@ -5,6 +5,7 @@
 
 #include "planner/search/native_transitions.h"
 #include "planner/search/transitions.h"
+#include "planner/steps/rail_staging.h"
 #include "planner/steps/step_memory.h"
 
 namespace reshard {
@@ -15,7 +16,7 @@ void CompatEdges::Append(const DistState& state, std::vector<Step>* out) const {
 
 NativeEdges::NativeEdges(const DeviceMesh& mesh, std::vector<int64_t> global_shape, DType dtype,
                          const DistState& goal, unsigned partial_ops, int64_t max_memory,
-                         MemoryBackend backend)
+                         MemoryBackend backend, int64_t rails_per_host)
     : mesh_(mesh),
       global_shape_(std::move(global_shape)),
       dtype_(dtype),
@@ -23,7 +24,46 @@ NativeEdges::NativeEdges(const DeviceMesh& mesh, std::vector<int64_t> global_sha
       partial_ops_(partial_ops),
       max_memory_(max_memory),
       backend_(backend),
-      routing_limit_(RoutingLimitApplies(mesh)) {}
+      routing_limit_(RoutingLimitApplies(mesh)),
+      rails_per_host_(rails_per_host),
+      stages_(StagingGroups(mesh, rails_per_host)) {}
+
+bool MayStageOverRails(const DeviceMesh& mesh, MeshDimSet group, int64_t rails_per_host) {
+  if (rails_per_host < 2) return false;
+  const std::vector<int64_t> ranks = mesh.GroupOf(group, 0);
+  bool shares_a_host = false;
+  for (size_t i = 1; i < ranks.size(); ++i) {
+    shares_a_host |= ranks[i] / rails_per_host == ranks[i - 1] / rails_per_host;
+  }
+  return shares_a_host && ranks.front() / rails_per_host != ranks.back() / rails_per_host;
+}
+
+std::vector<bool> StagingGroups(const DeviceMesh& mesh, int64_t rails_per_host) {
+  if (rails_per_host < 2) return {};
+  std::vector<bool> stages(size_t{1} << mesh.ndim());
+  for (unsigned bits = 1; bits < stages.size(); ++bits) {
+    stages[bits] =
+        MayStageOverRails(mesh, MeshDimSet::FromBits(static_cast<uint8_t>(bits)), rails_per_host);
+  }
+  return stages;
+}
+
+void AppendStagedForms(const std::vector<bool>& stages, int64_t rails_per_host, size_t first,
+                       std::vector<Step>* out) {
+  if (stages.empty()) return;
+  std::vector<Step> with;
+  for (size_t i = first; i < out->size(); ++i) {
+    const Step& step = (*out)[i];
+    with.push_back(step);
+    if (!MovesSlices(step.kind) || !stages[step.group.bits()]) continue;
+    for (int32_t chunks : kStagingChunks) {
+      with.push_back(step);
+      with.back().staging = {static_cast<int32_t>(rails_per_host), chunks};
+    }
+  }
+  out->resize(first);
+  out->insert(out->end(), with.begin(), with.end());
+}
 
 bool ExceedsRoutingLimit(const DistState& state, const Step& step, const DeviceMesh& mesh) {
   if (!MovesSlices(step.kind)) return false;
@@ -47,6 +87,7 @@ bool RoutingLimitApplies(const DeviceMesh& mesh) {
 void NativeEdges::Append(const DistState& state, std::vector<Step>* out) const {
   const size_t first = out->size();
   AppendNativeTransitions(state, goal_, static_cast<int>(global_shape_.size()), partial_ops_, out);
+  AppendStagedForms(stages_, rails_per_host_, first, out);
   const bool limit_memory = max_memory_ != std::numeric_limits<int64_t>::max();
   if (!routing_limit_ && !limit_memory) return;  // nothing to leave out
   auto too_big = [&](const Step& step) {

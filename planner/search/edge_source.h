@@ -33,6 +33,22 @@ bool ExceedsRoutingLimit(const DistState& state, const Step& step, const DeviceM
 // edge (native_graph_costs.h) may skip it.
 bool RoutingLimitApplies(const DeviceMesh& mesh);
 
+// Spec §11.2: whether a permute or an exchange on `group` may be staged
+// over rails on hosts of `rails_per_host` ranks: its group at rank 0 spans
+// hosts and shares one with two of its members (a stager beside a
+// receiver).
+bool MayStageOverRails(const DeviceMesh& mesh, MeshDimSet group, int64_t rails_per_host);
+
+// Spec §11.2: after each permute or exchange of out[first..] whose group
+// may be staged (`stages`, by group bits), its staged forms with each of
+// kStagingChunks, in that order.
+void AppendStagedForms(const std::vector<bool>& stages, int64_t rails_per_host, size_t first,
+                       std::vector<Step>* out);
+
+// MayStageOverRails for every group of `mesh`, by its bits (empty where
+// rails_per_host < 2).
+std::vector<bool> StagingGroups(const DeviceMesh& mesh, int64_t rails_per_host);
+
 class EdgeSource {
  public:
   virtual ~EdgeSource() = default;
@@ -52,16 +68,18 @@ class CompatEdges : public EdgeSource {
   unsigned partial_ops_;
 };
 
-// Spec §4.2: the native edges towards `goal`, leaving out every step whose
-// peak memory (step_memory.h, counted for `backend`) exceeds `max_memory`
-// bytes per rank, and every permute or exchange too large to route
+// Spec §4.2: the native edges towards `goal`, each permute or exchange
+// followed by its forms staged over `rails_per_host` rails where it may be
+// (AppendStagedForms; 0: none), leaving out every step whose peak memory
+// (step_memory.h, counted for `backend`) exceeds `max_memory` bytes per
+// rank, and every permute or exchange too large to route
 // (ExceedsRoutingLimit).
 class NativeEdges : public EdgeSource {
  public:
   NativeEdges(const DeviceMesh& mesh, std::vector<int64_t> global_shape, DType dtype,
               const DistState& goal, unsigned partial_ops,
               int64_t max_memory = std::numeric_limits<int64_t>::max(),
-              MemoryBackend backend = MemoryBackend::kGloo);
+              MemoryBackend backend = MemoryBackend::kGloo, int64_t rails_per_host = 0);
   void Append(const DistState& state, std::vector<Step>* out) const override;
 
  private:
@@ -73,6 +91,8 @@ class NativeEdges : public EdgeSource {
   int64_t max_memory_;
   MemoryBackend backend_;
   bool routing_limit_;  // RoutingLimitApplies(mesh_)
+  int64_t rails_per_host_;
+  std::vector<bool> stages_;  // StagingGroups(mesh_, rails_per_host_)
 };
 
 }  // namespace reshard

@@ -180,7 +180,7 @@ absl::StatusOr<GraphPath> FindNativePath(const DeviceMesh& mesh,
                                          absl::Span<const DistState> incumbent) {
   const NativeEdges edges(mesh, std::vector<int64_t>(global_shape.begin(), global_shape.end()),
                           dtype, dst, src.PartialOps() | dst.PartialOps(), max_memory,
-                          model.memory_backend());
+                          model.memory_backend(), model.rails_per_host());
   const RemainingCostBound bound(dst, model, RemainingCostBound::Graph::kNative);
   return FindPathOn(edges, src, dst, model, limits, &bound, incumbent);
 }

@@ -22,6 +22,7 @@ NativeGraphCosts::NativeGraphCosts(const DeviceMesh& mesh, int tensor_ndim, unsi
       model_(model),
       limits_(limits),
       routing_limit_(RoutingLimitApplies(mesh)),
+      stages_(StagingGroups(mesh, model.rails_per_host())),
       first_edge_{0} {}
 
 NativeGraphCosts::VertexId NativeGraphCosts::Intern(const DistState& s) {
@@ -60,6 +61,7 @@ bool NativeGraphCosts::Expand(VertexId u) {
   const DistState from = states_[u];  // a copy: interning may move states_
   steps_.clear();
   AppendGoalFreeTransitions(from, tensor_ndim_, partial_ops_, &steps_);
+  AppendStagedForms(stages_, model_.rails_per_host(), 0, &steps_);
   for (const Step& step : steps_) {
     if (routing_limit_ && ExceedsRoutingLimit(from, step, mesh_)) continue;
     edges_.push_back(MakeEdge(from, step));
@@ -152,6 +154,7 @@ void NativeGraphCosts::FillGoalEdges(VertexId t, Target* target) {
     const DistState from = states_[u];  // a copy: MakeEdge interns
     steps_.clear();
     goal.Append(from, orders_[u], &steps_);
+    AppendStagedForms(stages_, model_.rails_per_host(), 0, &steps_);
     for (const Step& step : steps_) {
       if (!routing_limit_ || !ExceedsRoutingLimit(from, step, mesh_)) {
         target->edges.push_back(MakeEdge(from, step));

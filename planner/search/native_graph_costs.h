@@ -188,7 +188,8 @@ class NativeGraphCosts {
   unsigned partial_ops_;
   const BoundCostModel& model_;
   SearchLimits limits_;
-  bool routing_limit_;  // RoutingLimitApplies(mesh_)
+  bool routing_limit_;        // RoutingLimitApplies(mesh_)
+  std::vector<bool> stages_;  // StagingGroups(mesh_, model_.rails_per_host())
   bool too_big_ = false;
 
   absl::flat_hash_map<uint64_t, VertexId> ids_;

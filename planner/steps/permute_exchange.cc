@@ -58,19 +58,6 @@ void FillGrid(const DistState& in, MeshDimSet group, const DeviceMesh& mesh,
   }
 }
 
-// The same blocks as boxes of the logical tensor, before (after = false) or
-// after the step.
-std::vector<Box> Blocks(const DistState& state, const Step& step, const DeviceMesh& mesh,
-                        absl::Span<const int64_t> logical, bool after) {
-  SliceGrid grid;
-  FillGrid(after ? ApplyStep(state, step) : state, step.group, mesh, logical, &grid);
-  std::vector<Box> blocks(mesh.GroupSize(step.group), Box(logical.size()));
-  for (size_t d = 0; d < logical.size(); ++d) {
-    for (size_t j = 0; j < blocks.size(); ++j) blocks[j][d] = grid.table[d][grid.index[d][j]];
-  }
-  return blocks;
-}
-
 std::vector<int64_t> Counts(const std::vector<Box>& boxes) {
   std::vector<int64_t> counts;
   for (const Box& b : boxes) counts.push_back(BoxElements(b));
@@ -362,14 +349,25 @@ ExchangeLoadBound ExchangeLoadBoundOf(const DistState& state, const Step& step,
   return bound;
 }
 
+std::vector<Box> GroupBlocksOf(const DistState& state, const Step& step, const DeviceMesh& mesh,
+                               absl::Span<const int64_t> logical, bool after) {
+  SliceGrid grid;
+  FillGrid(after ? ApplyStep(state, step) : state, step.group, mesh, logical, &grid);
+  std::vector<Box> blocks(mesh.GroupSize(step.group), Box(logical.size()));
+  for (size_t d = 0; d < logical.size(); ++d) {
+    for (size_t j = 0; j < blocks.size(); ++j) blocks[j][d] = grid.table[d][grid.index[d][j]];
+  }
+  return blocks;
+}
+
 std::vector<int64_t> PermuteExchange::SendCounts() const { return Counts(send); }
 std::vector<int64_t> PermuteExchange::RecvCounts() const { return Counts(recv); }
 
 PermuteExchange PermuteExchangeOf(const DistState& state, const Step& step, const DeviceMesh& mesh,
                                   absl::Span<const int64_t> logical,
                                   absl::Span<const int64_t> coordinate) {
-  const std::vector<Box> source = Blocks(state, step, mesh, logical, /*after=*/false);
-  const std::vector<Box> target = Blocks(state, step, mesh, logical, /*after=*/true);
+  const std::vector<Box> source = GroupBlocksOf(state, step, mesh, logical, /*after=*/false);
+  const std::vector<Box> target = GroupBlocksOf(state, step, mesh, logical, /*after=*/true);
   PermuteExchange x;
   x.me = mesh.IndexInGroup(step.group, mesh.Rank(coordinate));
   const std::vector<SliceRoute> routes = RouteSlicesOf(source, target, x.me);

@@ -59,6 +59,12 @@ PermuteExchange PermuteExchangeOf(const DistState& state, const Step& step, cons
                                   absl::Span<const int64_t> logical,
                                   absl::Span<const int64_t> coordinate);
 
+// Every member's source block (after = false) or target block (after =
+// true) of the step, as boxes of the logical tensor `logical`, in group
+// order: what RouteSlices routes.
+std::vector<Box> GroupBlocksOf(const DistState& state, const Step& step, const DeviceMesh& mesh,
+                               absl::Span<const int64_t> logical, bool after);
+
 // The busiest members of the step's group at the logical shape `logical`
 // (every member of a group shares it), in elements and messages
 // (slice_routes.h): what the cost models price and StepPeakBytes counts.

@@ -66,6 +66,10 @@ std::string Step::ToString() const {
   if (MovesSlices(kind)) {
     std::string moves;
     for (const auto& [m, p] : MovesOf(*this)) absl::StrAppend(&moves, " ", m, "->", p.ToString());
+    if (staging.staged()) {
+      absl::StrAppend(&moves, " staged over rails of ", staging.rails_per_host, ", ",
+                      staging.chunks, staging.chunks == 1 ? " chunk" : " chunks");
+    }
     return absl::StrCat(StepKindName(kind), " on ", where, ":", moves);
   }
   std::string order;

@@ -122,6 +122,21 @@ class ShardEntries {
   uint8_t size_ = 0;
 };
 
+// How a permute or an exchange runs across hosts (spec §11.2): direct, one
+// AllToAllV of its routes (chunks 0, every other step's value), or staged
+// over the rails of hosts of `rails_per_host` consecutive ranks, its routes
+// cut into `chunks` pipelined parts (1 + chunks AllToAllVs; StagedRoundsOf,
+// rail_staging.h). Only the models that price rails plan it (the nccl
+// model's devices per host, CostModel::rails_per_host).
+struct RailStaging {
+  int32_t rails_per_host = 0;
+  int32_t chunks = 0;
+  bool staged() const { return chunks > 0; }
+  friend bool operator==(const RailStaging& a, const RailStaging& b) {
+    return a.rails_per_host == b.rails_per_host && a.chunks == b.chunks;
+  }
+};
+
 // A value type. Invariants (MakeStep, MakeGroupStep, MakePermute,
 // MakeExchange): the group is not empty; except for permutes and exchanges,
 // kind == StepKindFor(src, dst, the group's size); a step over several mesh
@@ -136,17 +151,19 @@ struct Step {
   Placement src;
   Placement dst;
   ShardEntries entries;
+  RailStaging staging;  // permutes and exchanges only
 
   // The group's lowest mesh dim: *the* mesh dim of a single-dim step.
   int mesh_dim() const { return group.First(); }
   // "S(0)->R all_gather on mesh dim 1", "S(0)->S(1) all_to_all on mesh dims
   // {0,1} as [1,0]", "permute on mesh dims {0,1}: 0->S(1) 1->S(0)",
-  // "exchange on mesh dims {0,1,2}: 1->S(0) 2->S(1) 0->R".
+  // "exchange on mesh dims {0,1,2}: 1->S(0) 2->S(1) 0->R", "permute on mesh
+  // dims {0,1}: 0->S(1) 1->S(0) staged over rails of 8, 2 chunks".
   std::string ToString() const;
 
   friend bool operator==(const Step& a, const Step& b) {
     return a.group == b.group && a.kind == b.kind && a.src == b.src && a.dst == b.dst &&
-           a.entries == b.entries;
+           a.entries == b.entries && a.staging == b.staging;
   }
   friend bool operator!=(const Step& a, const Step& b) { return !(a == b); }
 };

@@ -2,6 +2,7 @@
 
 #include "planner/layout/chunk.h"
 #include "planner/steps/permute_exchange.h"
+#include "planner/steps/rail_staging.h"
 
 namespace reshard {
 
@@ -36,6 +37,15 @@ StepBytes BytesOfStep(const DistState& state, const Step& step, absl::Span<const
   StepBytes b;
   if (n == 1 || !IsCommunicating(step.kind)) return b;
   const int item = ItemSize(dtype);
+  if (step.staging.staged()) {  // spec §11.2: what it sends and receives in every round
+    const StagedExchange x = StagedExchangeOf(state, step, mesh, logical, coordinate);
+    for (const SliceRoute& r : x.rounds.routes) {
+      if (r.sender == r.receiver) continue;
+      if (r.sender == x.me) b.sent += BoxElements(r.box) * item;
+      if (r.receiver == x.me) b.received += BoxElements(r.box) * item;
+    }
+    return b;
+  }
   if (MovesSlices(step.kind)) {
     const PermuteExchange x = PermuteExchangeOf(state, step, mesh, logical, coordinate);
     for (int64_t j = 0; j < n; ++j) {

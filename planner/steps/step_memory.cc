@@ -5,6 +5,8 @@
 
 #include "planner/layout/chunk.h"
 #include "planner/steps/permute_exchange.h"
+#include "planner/steps/rail_staging.h"
+#include "planner/steps/route_rounds.h"
 #include "planner/steps/step_bytes.h"
 
 namespace reshard {
@@ -71,6 +73,13 @@ int64_t StepPeakBytes(const DistState& state, const Step& step, const DeviceMesh
   const int64_t zeros_storage[kMaxMeshDims] = {};  // rank 0's coordinate
   const std::vector<int64_t> logical = LogicalShape(
       state, step, mesh, global_shape, absl::MakeConstSpan(zeros_storage, mesh.ndim()));
+  if (step.staging.staged()) {  // spec §11.2: its rounds, as a crossing's (§14 "Memory")
+    const StagedExchange x = StagedExchangeOf(state, step, mesh, logical,
+                                              absl::MakeConstSpan(zeros_storage, mesh.ndim()));
+    const std::vector<int64_t> peaks = RoundsPeakBytes(
+        x.held, x.wanted, x.rounds.routes, x.rounds.round_of, x.rounds.rounds, ItemSize(dtype));
+    return *std::max_element(peaks.begin(), peaks.end());
+  }
   const int64_t c = Numel(PaddedChunkShape(state, step, logical, mesh)) * ItemSize(dtype);
   if (backend == MemoryBackend::kNccl &&
       (step.kind == StepKind::kAllGather || step.kind == StepKind::kReduceScatter)) {

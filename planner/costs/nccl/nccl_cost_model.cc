@@ -17,7 +17,9 @@
 #include "planner/costs/nccl/nccl_tuning.h"
 #include "planner/layout/chunk.h"
 #include "planner/steps/link_load.h"
+#include "planner/steps/logical_shape.h"
 #include "planner/steps/permute_exchange.h"
+#include "planner/steps/rail_staging.h"
 #include "planner/steps/step_bytes.h"
 
 namespace reshard {
@@ -355,6 +357,8 @@ class NcclCosts : public BoundCostModel {
     });
   }
 
+  int64_t rails_per_host() const override { return devices_per_host_ > 1 ? devices_per_host_ : 0; }
+
   // NCCL runs all_gather and reduce_scatter in place (spec §12).
   MemoryBackend memory_backend() const override { return MemoryBackend::kNccl; }
 
@@ -383,18 +387,23 @@ class NcclCosts : public BoundCostModel {
     return ndim;
   }
 
-  // The two bounds above: for an exchange, ExchangeTimeLowerBoundUs of the
-  // (messages, elements) that `load` finds at the step's logical shape at
-  // coordinate 0; nullopt for other steps.
+  // The two bounds above: for an exchange, staged or not,
+  // ExchangeTimeLowerBoundUs of the (messages, elements) that `load` finds at
+  // the step's logical shape at coordinate 0; nullopt for other steps.
   template <typename Load>
   std::optional<double> ExchangeBound(const DistState& current, const Step& step, Load load) const {
-    if (step.kind != StepKind::kExchange) return std::nullopt;
+    if (step.kind != StepKind::kExchange) return std::nullopt;  // permutes: priced at once
+    const bool staged = step.staging.staged();
     const HostSpan& span = tables_->span[step.group.bits()];
     if (span.ranks <= 1) return 0.0;
     int64_t logical[kMaxTensorDims];
     const int ndim = LogicalAtOrigin(current, step, logical);
     const auto [messages, elements] = load(absl::MakeConstSpan(logical, ndim));
-    return ExchangeTimeLowerBoundUs(links_, span, tables_->one_rail[step.group.bits()], messages,
+    // A staged step's busiest member still receives `elements`, over its
+    // rounds, but its messages may come through fewer stagers: each round
+    // pays at least one message's latency.
+    return ExchangeTimeLowerBoundUs(links_, span, tables_->one_rail[step.group.bits()],
+                                    staged ? 1 : messages,
                                     itemsize_ * static_cast<double>(elements));
   }
 
@@ -405,9 +414,54 @@ class NcclCosts : public BoundCostModel {
   // are the goal's edge only.
   double ExchangeCost(const DistState& current, const Step& step, int bits) const {
     if (tables_->span[bits].ranks <= 1) return 0;
+    if (step.staging.staged()) return StagedCost(current, step, bits);
     const LinkLoad load =
         ExchangeLinkLoadAtOrigin(current, step, mesh_, global_shape_, devices_per_host_);
     return ExchangeTimeUs(links_, tables_->span[bits], load, itemsize_);
+  }
+
+  // Spec §11.2: a staged step's rounds (rail_staging.h) in the group of the
+  // rank at coordinate 0, each one grouped send/recv priced as above.
+  // Routing and staging the whole group is dear, and the search and the
+  // cost matrix ask for the same forms again (each chunk count, each pair
+  // of layouts): kept per thread by the problem, state and step.
+  double StagedCost(const DistState& current, const Step& step, int bits) const {
+    thread_local absl::flat_hash_map<std::vector<int64_t>, double> memo;
+    std::vector<int64_t> key = {devices_per_host_,
+                                static_cast<int64_t>(itemsize_),
+                                static_cast<int64_t>(current.bits()),
+                                bits,
+                                static_cast<int64_t>(step.kind),
+                                step.staging.rails_per_host,
+                                step.staging.chunks};
+    for (int i = 0; i < step.entries.size(); ++i) {
+      key.push_back(step.entries.mesh_dim(i) * 16 + step.entries.tensor_dim(i));
+    }
+    key.push_back(-1);
+    for (int m = 0; m < mesh_.ndim(); ++m) key.push_back(mesh_.size(m));
+    key.push_back(-1);
+    key.insert(key.end(), global_shape_.begin(), global_shape_.end());
+    for (double gbps : {links_.nvlink_gbps, links_.net_gbps}) {
+      int64_t raw;
+      std::memcpy(&raw, &gbps, sizeof raw);
+      key.push_back(raw);
+    }
+    if (const auto it = memo.find(key); it != memo.end()) return it->second;
+    if (memo.size() >= (size_t{1} << 14)) memo.clear();
+    return memo[std::move(key)] = StagedRoundsCost(current, step, bits);
+  }
+
+  double StagedRoundsCost(const DistState& current, const Step& step, int bits) const {
+    const std::vector<int64_t> zeros(mesh_.ndim(), 0);
+    const StagedExchange x = StagedExchangeOf(
+        current, step, mesh_, LogicalShape(current, step, mesh_, global_shape_, zeros), zeros);
+    double us = 0;
+    for (int64_t r = 0; r < x.rounds.rounds; ++r) {
+      const LinkLoad load = LinkLoadOfRoutes(RoutesOfRound(x.rounds.routes, x.rounds.round_of, r),
+                                             x.ranks, devices_per_host_);
+      us += ExchangeTimeUs(links_, tables_->span[bits], load, itemsize_);
+    }
+    return us;
   }
 
   BlockBytes bytes_;

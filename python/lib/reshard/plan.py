@@ -5,7 +5,8 @@ request (id, ok, algorithm, cost, trace, steps, mode, peak_bytes, cost_model, an
 not_optimal when a limit stopped the search); each Step
 carries its JSON fields (mesh_dim, src, dst, collective, logical_shape, cost,
 and for native group steps mesh_dims and order, for permutes mesh_dims and
-moves; docs/planner-semantics.md §4.2, §10). CrossMeshPlan is the object batch
+moves, and staging where one is staged over rails; docs/planner-semantics.md
+§4.2, §10, §11.2). CrossMeshPlan is the object batch
 prints for a move between meshes (§14: dst_mesh, src_ranks, dst_ranks).
 """
 
@@ -16,7 +17,7 @@ class Step:
     """One step of a plan; attributes are the step object's fields."""
 
     __slots__ = ("_fields", "mesh_dim", "src", "dst", "collective", "logical_shape", "cost",
-                 "mesh_dims", "order", "moves")
+                 "mesh_dims", "order", "moves", "staging")
 
     def __init__(self, fields):
         self._fields = fields
@@ -30,6 +31,8 @@ class Step:
         self.mesh_dims = fields.get("mesh_dims", [self.mesh_dim])
         self.order = fields.get("order")
         self.moves = fields.get("moves")
+        # A permute or exchange staged over rails (§11.2): {"rails_per_host", "chunks"}.
+        self.staging = fields.get("staging")
 
     def to_dict(self):
         return json.loads(json.dumps(self._fields))
