@@ -11,35 +11,40 @@
 namespace reshard {
 namespace {
 
-// The NICs' loads in elements, by global rank: what the GPU of that rank's
-// rail sends for its host, and what it receives.
-struct RailLoads {
-  absl::flat_hash_map<int64_t, int64_t> send, receive;
-  int64_t Cost(int64_t send_nic, int64_t receive_nic, int64_t elements) {
-    return std::max(send[send_nic], receive[receive_nic]) + elements;
+// Whether two boxes share an element, without building their meeting.
+bool Overlap(const Box& a, const Box& b) {
+  for (size_t d = 0; d < a.size(); ++d) {
+    if (std::max(a[d].offset, b[d].offset) >=
+        std::min(a[d].offset + a[d].size, b[d].offset + b[d].size)) {
+      return false;
+    }
   }
-  void Add(int64_t send_nic, int64_t receive_nic, int64_t elements) {
-    send[send_nic] += elements;
-    receive[receive_nic] += elements;
-  }
-  int64_t Largest() const {
-    int64_t most = 0;
-    for (const auto& [rank, e] : send) most = std::max(most, e);
-    for (const auto& [rank, e] : receive) most = std::max(most, e);
-    return most;
-  }
-};
+  return !a.empty();
+}
 
 // Assigns each route across hosts the participant it enters its receiver's
 // host through (the header's rule): stager[k] == routes[k].receiver where
-// direct.
+// direct. Hosts are numbered densely in participant order; a NIC is a
+// (host, rail) slot, whether or not a participant sits there (PXN sends
+// through it all the same).
 class RailAssignment {
  public:
   RailAssignment(absl::Span<const Box> held, absl::Span<const Box> wanted,
                  absl::Span<const SliceRoute> routes, absl::Span<const int64_t> ranks,
                  int64_t rails)
       : held_(held), wanted_(wanted), routes_(routes), ranks_(ranks), rails_(rails) {
-    for (size_t i = 0; i < ranks.size(); ++i) participant_[ranks[i]] = static_cast<int64_t>(i);
+    absl::flat_hash_map<int64_t, int64_t> dense;  // by host
+    for (int64_t rank : ranks) {
+      const auto [it, added] = dense.try_emplace(rank / rails, static_cast<int64_t>(hosts_.size()));
+      if (added) hosts_.push_back(rank / rails);
+      host_of_.push_back(it->second);
+    }
+    slot_.assign(hosts_.size() * rails, -1);
+    for (size_t i = 0; i < ranks.size(); ++i) {
+      slot_[Nic(host_of_[i], static_cast<int64_t>(i))] = static_cast<int64_t>(i);
+    }
+    send_.assign(slot_.size(), 0);
+    receive_.assign(ranks.size(), 0);
     stager_.resize(routes.size());
     for (size_t k = 0; k < routes.size(); ++k) stager_[k] = routes[k].receiver;
   }
@@ -48,14 +53,16 @@ class RailAssignment {
   bool Assign() {
     std::vector<size_t> across;
     for (size_t k = 0; k < routes_.size(); ++k) {
-      if (Host(routes_[k].sender) != Host(routes_[k].receiver)) across.push_back(k);
+      if (host_of_[routes_[k].sender] != host_of_[routes_[k].receiver]) across.push_back(k);
     }
     std::stable_sort(across.begin(), across.end(), [&](size_t a, size_t b) {
       return BoxElements(routes_[a].box) > BoxElements(routes_[b].box);
     });
     for (size_t k : across) Place(k);
+    int64_t most = 0;
+    for (int64_t e : send_) most = std::max(most, e);
+    for (int64_t e : receive_) most = std::max(most, e);
     bool staged = false;
-    const int64_t most = loads_.Largest();
     for (size_t k : across) {
       if (stager_[k] != routes_[k].receiver) staged |= !MoveBack(k, most);
     }
@@ -64,30 +71,37 @@ class RailAssignment {
   int64_t StagerOf(size_t k) const { return stager_[k]; }
 
  private:
-  int64_t Host(int64_t i) const { return ranks_[i] / rails_; }
-  // The NIC of host `host` on the rail of participant i.
-  int64_t NicOf(int64_t host, int64_t i) const { return host * rails_ + ranks_[i] % rails_; }
+  // The NIC of dense host `host` on the rail of participant i.
+  int64_t Nic(int64_t host, int64_t i) const { return host * rails_ + ranks_[i] % rails_; }
+  int64_t Cost(int64_t host, int64_t c, int64_t elements) const {
+    return std::max(send_[Nic(host, c)], receive_[c]) + elements;
+  }
+  void Add(int64_t host, int64_t c, int64_t elements) {
+    send_[Nic(host, c)] += elements;
+    receive_[c] += elements;
+  }
 
   bool MayStage(int64_t c, const SliceRoute& r) const {
-    return BoxElements(MeetBoxes(r.box, held_[c], r.box)) == 0 &&
-           BoxElements(MeetBoxes(r.box, wanted_[c], r.box)) == 0 && !staging_.contains({c, r.box});
+    return !Overlap(r.box, held_[c]) && !Overlap(r.box, wanted_[c]) &&
+           !staging_.contains({c, r.box});
   }
 
   void Place(size_t k) {
     const SliceRoute& r = routes_[k];
-    const int64_t from = Host(r.sender), to = Host(r.receiver), e = BoxElements(r.box);
-    const int64_t first = (from + to + pairs_[{from, to}]++) % rails_;
+    const int64_t from = host_of_[r.sender], to = host_of_[r.receiver], e = BoxElements(r.box);
+    const int64_t first = (hosts_[from] + hosts_[to] + pairs_[{from, to}]++) % rails_;
     int64_t best = r.receiver, best_cost = -1;
     for (int64_t x = 0; x < rails_; ++x) {
-      const auto it = participant_.find(to * rails_ + (first + x) % rails_);
-      if (it == participant_.end()) continue;
-      const int64_t c = it->second;
+      const int64_t c = slot_[to * rails_ + (first + x) % rails_];
+      if (c < 0) continue;
+      const int64_t cost = Cost(from, c, e);
+      // MayStage (dearer) only where the candidate would win.
+      if (best_cost >= 0 && cost >= best_cost) continue;
       if (c != r.receiver && !MayStage(c, r)) continue;
-      const int64_t cost = loads_.Cost(NicOf(from, c), ranks_[c], e);
-      if (best_cost < 0 || cost < best_cost) best = c, best_cost = cost;
+      best = c, best_cost = cost;
     }
     stager_[k] = best;
-    loads_.Add(NicOf(from, best), ranks_[best], e);
+    Add(from, best, e);
     if (best != r.receiver) staging_.insert({best, r.box});
   }
 
@@ -95,13 +109,13 @@ class RailAssignment {
   // whether it moved.
   bool MoveBack(size_t k, int64_t most) {
     const SliceRoute& r = routes_[k];
-    const int64_t from = Host(r.sender), e = BoxElements(r.box);
-    loads_.Add(NicOf(from, stager_[k]), ranks_[stager_[k]], -e);
-    if (loads_.Cost(NicOf(from, r.receiver), ranks_[r.receiver], e) > most) {
-      loads_.Add(NicOf(from, stager_[k]), ranks_[stager_[k]], e);
+    const int64_t from = host_of_[r.sender], e = BoxElements(r.box);
+    Add(from, stager_[k], -e);
+    if (Cost(from, r.receiver, e) > most) {
+      Add(from, stager_[k], e);
       return false;
     }
-    loads_.Add(NicOf(from, r.receiver), ranks_[r.receiver], e);
+    Add(from, r.receiver, e);
     staging_.erase({stager_[k], r.box});
     stager_[k] = r.receiver;
     return true;
@@ -111,10 +125,13 @@ class RailAssignment {
   absl::Span<const SliceRoute> routes_;
   absl::Span<const int64_t> ranks_;
   int64_t rails_;
-  absl::flat_hash_map<int64_t, int64_t> participant_;                // by global rank
+  std::vector<int64_t> hosts_;    // by dense host, its global host number
+  std::vector<int64_t> host_of_;  // by participant, its dense host
+  std::vector<int64_t> slot_;     // by NIC, the participant there or -1
+  std::vector<int64_t> send_;     // by NIC, what its host sends through it
+  std::vector<int64_t> receive_;  // by participant, what it receives from other hosts
   absl::flat_hash_map<std::pair<int64_t, int64_t>, int64_t> pairs_;  // routes placed, by hosts
   absl::flat_hash_set<std::pair<int64_t, Box>> staging_;             // (stager, box)
-  RailLoads loads_;
   std::vector<int64_t> stager_;
 };
 
