@@ -479,6 +479,57 @@ TEST(CrossMeshTest, RandomMovesSpreadOverRailsOnThreads) {
   EXPECT_GE(spread_cases, 10);
 }
 
+// A trainer-to-inference transpose (S(0)S(1) on 4x4 ranks 0-15 to S(1)S(0)
+// on 4x4 ranks 16-31, hosts of 4; 64 x 64 bf16): under PXN rank (i, j)
+// sends through NIC i of host i, every rank of a host on one NIC. Staged
+// over rails (spec §11.2) the sends leave on every NIC and stagers on the
+// receiving hosts pass them on; the nccl model plans it so, and it runs.
+TEST(CrossMeshTest, TransposeAcrossMeshesStagedOverRailsRuns) {
+  std::vector<int64_t> src_ranks(16), dst_ranks(16);
+  for (int64_t i = 0; i < 16; ++i) src_ranks[i] = i, dst_ranks[i] = 16 + i;
+  CrossMeshRequest r{Spec({4, 4}, "S(0)S(1)", {64, 64}, DType::kBF16),
+                     Spec({4, 4}, "S(1)S(0)", {64, 64}, DType::kBF16), src_ranks, dst_ranks};
+  absl::StatusOr<CrossMeshPlan> plain = PlanPlainCrossMesh(r, PlanOptions{PlanMode::kNative});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  for (int64_t chunks : kPipelineChunks) {
+    std::optional<CrossMeshPlan> staged = StagedPlan(*plain, chunks, 4);
+    ASSERT_TRUE(staged.has_value());
+    ASSERT_TRUE(staged->Staged());
+    const CaseReport report = RunPlan(r, *staged);
+    EXPECT_EQ(report.outcome, Outcome::kPassed) << chunks << ": " << report.detail;
+  }
+  PlanOptions nccl{PlanMode::kNative};
+  nccl.cost_model = *MakeCostModel("nccl", 4);
+  CrossMeshRequest big = r;
+  big.src = Spec({4, 4}, "S(0)S(1)", {8192, 8192}, DType::kBF16);
+  big.dst = Spec({4, 4}, "S(1)S(0)", {8192, 8192}, DType::kBF16);
+  absl::StatusOr<CrossMeshPlan> planned = PlanCrossMesh(big, nccl);
+  ASSERT_TRUE(planned.ok()) << planned.status();
+  EXPECT_TRUE(planned->Staged());
+  absl::StatusOr<CrossMeshPlan> direct = PlanPlainCrossMesh(big, nccl);
+  ASSERT_TRUE(direct.ok()) << direct.status();
+  EXPECT_LT(*planned->cost, *direct->cost / 2);
+}
+
+// Random moves staged over rails of 2 or 4 ranks a host, run and checked.
+TEST(CrossMeshTest, RandomMovesStagedOverRailsOnThreads) {
+  int staged_cases = 0;
+  for (uint64_t i = 0; i < 60; ++i) {
+    const CrossMeshCase c = RandomCrossMeshCase(700 + i, 8, 12);
+    absl::StatusOr<CrossMeshRequest> r = RequestOf(c);
+    ASSERT_TRUE(r.ok()) << r.status();
+    absl::StatusOr<CrossMeshPlan> plan = PlanPlainCrossMesh(*r, PlanOptions{PlanMode::kNative});
+    if (!plan.ok()) continue;
+    std::optional<CrossMeshPlan> staged =
+        StagedPlan(*plan, 1 + static_cast<int64_t>(i % 3), i % 2 == 0 ? 2 : 4);
+    if (!staged.has_value()) continue;
+    ++staged_cases;
+    const CaseReport report = RunPlan(*r, *staged);
+    EXPECT_EQ(report.outcome, Outcome::kPassed) << c.CommandLine() << "\n" << report.detail;
+  }
+  EXPECT_GE(staged_cases, 10);
+}
+
 // Random moves (as RandomMovesOnThreads) whose crossing relays, run relayed
 // and checked: results, and bytes sent and received as the plan counts them.
 TEST(CrossMeshTest, RandomMovesRelayedOnThreads) {

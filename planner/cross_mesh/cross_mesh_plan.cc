@@ -14,6 +14,7 @@
 #include "planner/layout/chunk.h"
 #include "planner/layout/dtype.h"
 #include "planner/steps/plan_limit.h"
+#include "planner/steps/rail_staging.h"
 
 namespace reshard {
 namespace {
@@ -339,6 +340,16 @@ std::optional<CrossMeshPlan> SpreadPlan(const CrossMeshPlan& direct, int64_t chu
                                               rails_per_host, chunks, max_routes));
 }
 
+std::optional<CrossMeshPlan> StagedPlan(const CrossMeshPlan& direct, int64_t chunks,
+                                        int64_t rails_per_host, int64_t max_routes) {
+  // Each route makes at most two per chunk.
+  if (2 * chunks * static_cast<int64_t>(direct.routes.size()) > max_routes) return std::nullopt;
+  std::vector<Box> held, wanted;
+  direct.CrossingBoxes(&held, &wanted);
+  return WithCrossing(direct, StageOverRails(held, wanted, direct.routes, direct.participants,
+                                             rails_per_host, chunks));
+}
+
 absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
                                             const PlanOptions& options) {
   absl::StatusOr<CrossMeshPlan> plain = PlanPlainCrossMesh(request, options);
@@ -363,10 +374,11 @@ absl::StatusOr<CrossMeshPlan> PlanCrossMesh(const CrossMeshRequest& request,
     return static_cast<int64_t>(plan.routes.size() + ranks.participants.size());
   };
   int64_t slices_left = kMaxCrossingSlices - (best.has_value() ? work(*best) : 0);
-  // A direct plan relayed (spec §14 "Relaying") and spread over rails ("Rails").
+  // A direct plan relayed (spec §14 "Relaying"), spread over rails and
+  // staged over rails ("Rails", §11.2).
   const auto remade = [&](const CrossMeshPlan& direct) {
     std::vector<CrossMeshPlan> out;
-    for (Remake remake : {Remake(Relay), Remake(SpreadPlan)}) {
+    for (Remake remake : {Remake(Relay), Remake(SpreadPlan), Remake(StagedPlan)}) {
       if (std::optional<CrossMeshPlan> r = CheapestRemade(direct, remake, options, &slices_left)) {
         out.push_back(*std::move(r));
       }

@@ -176,6 +176,16 @@ std::optional<CrossMeshPlan> SpreadPlan(const CrossMeshPlan& direct, int64_t chu
                                         int64_t rails_per_host,
                                         int64_t max_routes = kMaxCrossingSlices);
 
+// Spec §14 "Rails" and §11.2: `direct` (its crossing one round of §11.1's
+// routes) with its routes across hosts staged over rails in 1 + chunks
+// rounds (StageOverRails, planner/steps/rail_staging.h: each host's sends
+// and receipts spread over its NICs, a Latin square of rails), its load and
+// peak_bytes set, unpriced; none when no route is staged or its routes
+// could be more than `max_routes`.
+std::optional<CrossMeshPlan> StagedPlan(const CrossMeshPlan& direct, int64_t chunks,
+                                        int64_t rails_per_host,
+                                        int64_t max_routes = kMaxCrossingSlices);
+
 // Spec §14 "Relaying": `direct` (its crossing one round of §11.1's routes)
 // with its crossing relayed in 1 + chunks rounds (RelayThroughReplicas,
 // relayed_crossing.h), its load and peak_bytes set, unpriced (cost and
