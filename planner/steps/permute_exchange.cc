@@ -469,11 +469,16 @@ LinkLoad ExchangeLinkLoadAtOrigin(const DistState& state, const Step& step, cons
   }
   const std::vector<int64_t> zeros(mesh.ndim(), 0);
   const std::vector<int64_t> logical = LogicalShape(state, step, mesh, global_shape, zeros);
+  return LinkLoadOfSizes(ExchangeRouteSizesOf(state, step, mesh, logical), ranks, devices_per_host);
+}
+
+std::vector<RouteSize> ExchangeRouteSizesOf(const DistState& state, const Step& step,
+                                            const DeviceMesh& mesh,
+                                            absl::Span<const int64_t> logical) {
   thread_local SliceGrid source, target;  // storage kept between calls
   FillGrid(state, step.group, mesh, logical, &source);
   FillGrid(ApplyStep(state, step), step.group, mesh, logical, &target);
-  return LinkLoadOfSizes(RouteSizesOfGrids(source, target, static_cast<int64_t>(ranks.size())),
-                         ranks, devices_per_host);
+  return RouteSizesOfGrids(source, target, mesh.GroupSize(step.group));
 }
 
 }  // namespace reshard

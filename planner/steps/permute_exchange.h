@@ -65,6 +65,13 @@ PermuteExchange PermuteExchangeOf(const DistState& state, const Step& step, cons
 std::vector<Box> GroupBlocksOf(const DistState& state, const Step& step, const DeviceMesh& mesh,
                                absl::Span<const int64_t> logical, bool after);
 
+// The step's routes (RouteSlices of GroupBlocksOf) between two different
+// members, as sizes, found from the blocks' grids without building a box:
+// what pricing per link needs (link_load.h).
+std::vector<RouteSize> ExchangeRouteSizesOf(const DistState& state, const Step& step,
+                                            const DeviceMesh& mesh,
+                                            absl::Span<const int64_t> logical);
+
 // The busiest members of the step's group at the logical shape `logical`
 // (every member of a group shares it), in elements and messages
 // (slice_routes.h): what the cost models price and StepPeakBytes counts.

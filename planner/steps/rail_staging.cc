@@ -59,9 +59,7 @@ class RailAssignment {
       return BoxElements(routes_[a].box) > BoxElements(routes_[b].box);
     });
     for (size_t k : across) Place(k);
-    int64_t most = 0;
-    for (int64_t e : send_) most = std::max(most, e);
-    for (int64_t e : receive_) most = std::max(most, e);
+    const int64_t most = Busiest();
     bool staged = false;
     for (size_t k : across) {
       if (stager_[k] != routes_[k].receiver) staged |= !MoveBack(k, most);
@@ -71,6 +69,13 @@ class RailAssignment {
   int64_t StagerOf(size_t k) const { return stager_[k]; }
 
  private:
+  int64_t Busiest() const {
+    int64_t most = 0;
+    for (int64_t e : send_) most = std::max(most, e);
+    for (int64_t e : receive_) most = std::max(most, e);
+    return most;
+  }
+
   // The NIC of dense host `host` on the rail of participant i.
   int64_t Nic(int64_t host, int64_t i) const { return host * rails_ + ranks_[i] % rails_; }
   int64_t Cost(int64_t host, int64_t c, int64_t elements) const {
@@ -137,11 +142,35 @@ class RailAssignment {
 
 }  // namespace
 
+bool StagingMayLowerTheBusiestNic(absl::Span<const RouteSize> routes,
+                                  absl::Span<const int64_t> ranks, int64_t rails_per_host) {
+  const auto host = [&](int64_t i) { return ranks[i] / rails_per_host; };
+  absl::flat_hash_map<int64_t, int64_t> out, in, members, nic_sent;  // by host; by NIC
+  std::vector<int64_t> received(ranks.size(), 0);
+  for (int64_t rank : ranks) ++members[rank / rails_per_host];
+  for (const RouteSize& r : routes) {
+    if (host(r.sender) == host(r.receiver)) continue;
+    out[host(r.sender)] += r.elements;
+    in[host(r.receiver)] += r.elements;
+    received[r.receiver] += r.elements;
+    nic_sent[host(r.sender) * rails_per_host + ranks[r.receiver] % rails_per_host] += r.elements;
+  }
+  int64_t must = 0, busiest = 0;
+  for (const auto& [h, e] : out) must = std::max(must, (e + rails_per_host - 1) / rails_per_host);
+  for (const auto& [h, e] : in) must = std::max(must, (e + members[h] - 1) / members[h]);
+  for (const auto& [nic, e] : nic_sent) busiest = std::max(busiest, e);
+  for (int64_t e : received) busiest = std::max(busiest, e);
+  return busiest > must;
+}
+
 std::optional<RouteRounds> StageOverRails(absl::Span<const Box> held, absl::Span<const Box> wanted,
                                           absl::Span<const SliceRoute> routes,
                                           absl::Span<const int64_t> ranks, int64_t rails_per_host,
                                           int64_t chunks) {
-  if (rails_per_host < 2) return std::nullopt;
+  if (rails_per_host < 2 ||
+      !StagingMayLowerTheBusiestNic(RouteSizesOfPairs(routes), ranks, rails_per_host)) {
+    return std::nullopt;
+  }
   RailAssignment rails(held, wanted, routes, ranks, rails_per_host);
   if (!rails.Assign()) return std::nullopt;
   RouteRounds out;
@@ -178,7 +207,8 @@ StagedExchange StagedExchangeOf(const DistState& state, const Step& step, const 
   std::vector<SliceRoute> routes = RouteSlices(x.held, x.wanted);
   std::optional<RouteRounds> staged = StageOverRails(
       x.held, x.wanted, routes, x.ranks, step.staging.rails_per_host, step.staging.chunks);
-  x.rounds = staged.has_value() ? *std::move(staged) : OneRound(std::move(routes));
+  x.staged = staged.has_value();
+  x.rounds = x.staged ? *std::move(staged) : OneRound(std::move(routes));
   return x;
 }
 

@@ -48,7 +48,8 @@ inline constexpr int32_t kStagingChunks[] = {1, 2};
 // rails_per_host first and on in rail order, t the routes from A to B
 // placed before (a Latin square: one host's routes to the others leave
 // through distinct NICs). Then each staged route goes back to its receiver
-// where that takes no load past the largest.
+// where that takes no load past the largest. Nothing is staged where
+// StagingMayLowerTheBusiestNic is false.
 // Every route is cut into `chunks` (PartsOf): part c of a direct route in
 // round c; of a staged one, sender to stager in round c and stager to
 // receiver in round c + 1; local copies whole in round 0. Sorted as
@@ -58,6 +59,16 @@ std::optional<RouteRounds> StageOverRails(absl::Span<const Box> held, absl::Span
                                           absl::Span<const int64_t> ranks, int64_t rails_per_host,
                                           int64_t chunks);
 
+// Whether staging `routes` (sizes between participants at global ranks
+// `ranks`) over rails could lower the busiest NIC: whether the direct
+// routes load some NIC (a host's sends on one rail, a participant's
+// receipts from other hosts) past what every assignment must, a host's
+// sends across hosts over its rails and its receipts over its participants,
+// rounded up. Where not, a staged form only adds rounds, and StageOverRails
+// stages nothing.
+bool StagingMayLowerTheBusiestNic(absl::Span<const RouteSize> routes,
+                                  absl::Span<const int64_t> ranks, int64_t rails_per_host);
+
 // A staged step's exchange (step.staging.staged()) in the group of the rank
 // at `coordinate`, at the logical shape `logical` (every member's).
 struct StagedExchange {
@@ -65,8 +76,9 @@ struct StagedExchange {
   std::vector<int64_t> ranks;     // the group's global ranks, in group order
   std::vector<Box> held, wanted;  // every member's blocks (GroupBlocksOf)
   // The step's routes staged by StageOverRails on `ranks`, or direct in one
-  // round where none is staged.
+  // round where none is staged (staged false).
   RouteRounds rounds;
+  bool staged = false;
 };
 StagedExchange StagedExchangeOf(const DistState& state, const Step& step, const DeviceMesh& mesh,
                                 absl::Span<const int64_t> logical,

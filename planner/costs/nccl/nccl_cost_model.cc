@@ -453,8 +453,16 @@ class NcclCosts : public BoundCostModel {
 
   double StagedRoundsCost(const DistState& current, const Step& step, int bits) const {
     const std::vector<int64_t> zeros(mesh_.ndim(), 0);
-    const StagedExchange x = StagedExchangeOf(
-        current, step, mesh_, LogicalShape(current, step, mesh_, global_shape_, zeros), zeros);
+    const std::vector<int64_t> logical = LogicalShape(current, step, mesh_, global_shape_, zeros);
+    // Nothing to stage (most forms the search meets): the direct price,
+    // without routing boxes.
+    if (!StagingMayLowerTheBusiestNic(ExchangeRouteSizesOf(current, step, mesh_, logical),
+                                      mesh_.GroupOf(step.group, 0), step.staging.rails_per_host)) {
+      Step direct = step;
+      direct.staging = {};
+      return ExchangeCost(current, direct, bits);
+    }
+    const StagedExchange x = StagedExchangeOf(current, step, mesh_, logical, zeros);
     double us = 0;
     for (int64_t r = 0; r < x.rounds.rounds; ++r) {
       const LinkLoad load = LinkLoadOfRoutes(RoutesOfRound(x.rounds.routes, x.rounds.round_of, r),
