@@ -111,7 +111,8 @@ int PublishedTable(const std::string& path) {
   return 0;
 }
 
-// "all_gather{0,1}" for a step on mesh dims 0 and 1.
+// "all_gather{0,1}" for a step on mesh dims 0 and 1; "permute{0,1}
+// staged/2" for one staged over rails in 2 chunks (spec §11.2).
 std::string Steps(const Plan& plan) {
   std::vector<std::string> out;
   for (const TransformInfo& t : plan.steps) {
@@ -119,7 +120,9 @@ std::string Steps(const Plan& plan) {
     for (int m = 0; m < kMaxMeshDims; ++m) {
       if (t.step.group.Contains(m)) dims.push_back(m);
     }
-    out.push_back(absl::StrCat(StepKindName(t.step.kind), "{", absl::StrJoin(dims, ","), "}"));
+    out.push_back(absl::StrCat(
+        StepKindName(t.step.kind), "{", absl::StrJoin(dims, ","), "}",
+        t.step.staging.staged() ? absl::StrCat(" staged/", t.step.staging.chunks) : ""));
   }
   return out.empty() ? "-" : absl::StrJoin(out, " ");
 }

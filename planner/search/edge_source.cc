@@ -29,7 +29,7 @@ NativeEdges::NativeEdges(const DeviceMesh& mesh, std::vector<int64_t> global_sha
       stages_(StagingGroups(mesh, rails_per_host)) {}
 
 bool MayStageOverRails(const DeviceMesh& mesh, MeshDimSet group, int64_t rails_per_host) {
-  if (rails_per_host < 2) return false;
+  if (rails_per_host < 2 || mesh.GroupSize(group) > kMaxStagingMembers) return false;
   const std::vector<int64_t> ranks = mesh.GroupOf(group, 0);
   bool shares_a_host = false;
   for (size_t i = 1; i < ranks.size(); ++i) {

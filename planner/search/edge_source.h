@@ -33,10 +33,18 @@ bool ExceedsRoutingLimit(const DistState& state, const Step& step, const DeviceM
 // edge (native_graph_costs.h) may skip it.
 bool RoutingLimitApplies(const DeviceMesh& mesh);
 
+// Staging a step routes and assigns rails for its whole group, each time
+// the search prices one of its forms, and routes grow with the square of the
+// group: the 200 plans of bench/data/hard4d_large.jsonl in native mode (4-dim
+// meshes up to 1024 ranks, hosts of 4 or 8) took 4.0 s without staging,
+// 18.9 s staging every group, 6.6 s staging groups of up to 64 ranks (eight
+// hosts of eight, issue 43's meshes).
+inline constexpr int64_t kMaxStagingMembers = 64;
+
 // Spec §11.2: whether a permute or an exchange on `group` may be staged
-// over rails on hosts of `rails_per_host` ranks: its group at rank 0 spans
-// hosts and shares one with two of its members (a stager beside a
-// receiver).
+// over rails on hosts of `rails_per_host` ranks: its group has at most
+// kMaxStagingMembers ranks and, at rank 0, spans hosts and shares one
+// with two of its members (a stager beside a receiver).
 bool MayStageOverRails(const DeviceMesh& mesh, MeshDimSet group, int64_t rails_per_host);
 
 // Spec §11.2: after each permute or exchange of out[first..] whose group

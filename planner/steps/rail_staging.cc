@@ -46,18 +46,37 @@ class RailAssignment {
     send_.assign(slot_.size(), 0);
     receive_.assign(ranks.size(), 0);
     stager_.resize(routes.size());
-    for (size_t k = 0; k < routes.size(); ++k) stager_[k] = routes[k].receiver;
+    elements_.resize(routes.size());
+    for (size_t k = 0; k < routes.size(); ++k) {
+      stager_[k] = routes[k].receiver;
+      elements_[k] = BoxElements(routes[k].box);
+    }
   }
 
-  // Whether any route is staged.
+  // Whether any route is staged: none where the direct routes' busiest NIC
+  // is already the least (NicLoadOf, counted here on the dense slots).
   bool Assign() {
     std::vector<size_t> across;
+    std::vector<int64_t> out(hosts_.size(), 0), in(hosts_.size(), 0), members(hosts_.size(), 0);
+    for (int64_t h : host_of_) ++members[h];
     for (size_t k = 0; k < routes_.size(); ++k) {
-      if (host_of_[routes_[k].sender] != host_of_[routes_[k].receiver]) across.push_back(k);
+      const SliceRoute& r = routes_[k];
+      if (host_of_[r.sender] == host_of_[r.receiver]) continue;
+      across.push_back(k);
+      Add(host_of_[r.sender], r.receiver, elements_[k]);
+      out[host_of_[r.sender]] += elements_[k];
+      in[host_of_[r.receiver]] += elements_[k];
     }
-    std::stable_sort(across.begin(), across.end(), [&](size_t a, size_t b) {
-      return BoxElements(routes_[a].box) > BoxElements(routes_[b].box);
-    });
+    int64_t least = 0;
+    for (size_t h = 0; h < hosts_.size(); ++h) {
+      least =
+          std::max({least, (out[h] + rails_ - 1) / rails_, (in[h] + members[h] - 1) / members[h]});
+    }
+    if (Busiest() <= least) return false;
+    std::fill(send_.begin(), send_.end(), 0);
+    std::fill(receive_.begin(), receive_.end(), 0);
+    std::stable_sort(across.begin(), across.end(),
+                     [&](size_t a, size_t b) { return elements_[a] > elements_[b]; });
     for (size_t k : across) Place(k);
     const int64_t most = Busiest();
     bool staged = false;
@@ -93,7 +112,7 @@ class RailAssignment {
 
   void Place(size_t k) {
     const SliceRoute& r = routes_[k];
-    const int64_t from = host_of_[r.sender], to = host_of_[r.receiver], e = BoxElements(r.box);
+    const int64_t from = host_of_[r.sender], to = host_of_[r.receiver], e = elements_[k];
     const int64_t first = (hosts_[from] + hosts_[to] + pairs_[{from, to}]++) % rails_;
     int64_t best = r.receiver, best_cost = -1;
     for (int64_t x = 0; x < rails_; ++x) {
@@ -114,7 +133,7 @@ class RailAssignment {
   // whether it moved.
   bool MoveBack(size_t k, int64_t most) {
     const SliceRoute& r = routes_[k];
-    const int64_t from = host_of_[r.sender], e = BoxElements(r.box);
+    const int64_t from = host_of_[r.sender], e = elements_[k];
     Add(from, stager_[k], -e);
     if (Cost(from, r.receiver, e) > most) {
       Add(from, stager_[k], e);
@@ -138,12 +157,13 @@ class RailAssignment {
   absl::flat_hash_map<std::pair<int64_t, int64_t>, int64_t> pairs_;  // routes placed, by hosts
   absl::flat_hash_set<std::pair<int64_t, Box>> staging_;             // (stager, box)
   std::vector<int64_t> stager_;
+  std::vector<int64_t> elements_;  // by route
 };
 
 }  // namespace
 
-bool StagingMayLowerTheBusiestNic(absl::Span<const RouteSize> routes,
-                                  absl::Span<const int64_t> ranks, int64_t rails_per_host) {
+NicLoad NicLoadOf(absl::Span<const RouteSize> routes, absl::Span<const int64_t> ranks,
+                  int64_t rails_per_host) {
   const auto host = [&](int64_t i) { return ranks[i] / rails_per_host; };
   absl::flat_hash_map<int64_t, int64_t> out, in, members, nic_sent;  // by host; by NIC
   std::vector<int64_t> received(ranks.size(), 0);
@@ -155,22 +175,22 @@ bool StagingMayLowerTheBusiestNic(absl::Span<const RouteSize> routes,
     received[r.receiver] += r.elements;
     nic_sent[host(r.sender) * rails_per_host + ranks[r.receiver] % rails_per_host] += r.elements;
   }
-  int64_t must = 0, busiest = 0;
-  for (const auto& [h, e] : out) must = std::max(must, (e + rails_per_host - 1) / rails_per_host);
-  for (const auto& [h, e] : in) must = std::max(must, (e + members[h] - 1) / members[h]);
-  for (const auto& [nic, e] : nic_sent) busiest = std::max(busiest, e);
-  for (int64_t e : received) busiest = std::max(busiest, e);
-  return busiest > must;
+  NicLoad load;
+  for (const auto& [h, e] : out) {
+    load.least = std::max(load.least, (e + rails_per_host - 1) / rails_per_host);
+  }
+  for (const auto& [h, e] : in)
+    load.least = std::max(load.least, (e + members[h] - 1) / members[h]);
+  for (const auto& [nic, e] : nic_sent) load.direct = std::max(load.direct, e);
+  for (int64_t e : received) load.direct = std::max(load.direct, e);
+  return load;
 }
 
 std::optional<RouteRounds> StageOverRails(absl::Span<const Box> held, absl::Span<const Box> wanted,
                                           absl::Span<const SliceRoute> routes,
                                           absl::Span<const int64_t> ranks, int64_t rails_per_host,
                                           int64_t chunks) {
-  if (rails_per_host < 2 ||
-      !StagingMayLowerTheBusiestNic(RouteSizesOfPairs(routes), ranks, rails_per_host)) {
-    return std::nullopt;
-  }
+  if (rails_per_host < 2) return std::nullopt;
   RailAssignment rails(held, wanted, routes, ranks, rails_per_host);
   if (!rails.Assign()) return std::nullopt;
   RouteRounds out;

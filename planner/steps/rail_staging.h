@@ -32,10 +32,12 @@
 namespace reshard {
 
 // The chunks a step's staged forms are cut into, each an edge of the native
-// search (spec §11.2). A stager's NVLink pass costs about 1/7 of its NIC
-// time, so cutting it finer than in two pays only on blocks of tens of MiB,
-// while every form is priced by routing the whole group.
-inline constexpr int32_t kStagingChunks[] = {1, 2};
+// search (spec §11.2): one. A stager's NVLink pass costs about 1/7 of its
+// NIC time, so pipelining it pays little (the C6 transpose of 64 MiB
+// blocks: 808.4 us in 2 chunks against 831.9 in one, 3%), while every form
+// the search prices routes and stages the whole group (on 4-dim meshes of
+// up to 144 ranks, 2 forms took planning from 3.4 to 33 s).
+inline constexpr int32_t kStagingChunks[] = {1};
 
 // `routes` (one exchange among participants whose global ranks are `ranks`,
 // rank g on host g / rails_per_host, on rail g % rails_per_host) with a rail
@@ -49,7 +51,7 @@ inline constexpr int32_t kStagingChunks[] = {1, 2};
 // placed before (a Latin square: one host's routes to the others leave
 // through distinct NICs). Then each staged route goes back to its receiver
 // where that takes no load past the largest. Nothing is staged where
-// StagingMayLowerTheBusiestNic is false.
+// NicLoadOf's MayStage is false.
 // Every route is cut into `chunks` (PartsOf): part c of a direct route in
 // round c; of a staged one, sender to stager in round c and stager to
 // receiver in round c + 1; local copies whole in round 0. Sorted as
@@ -59,15 +61,21 @@ std::optional<RouteRounds> StageOverRails(absl::Span<const Box> held, absl::Span
                                           absl::Span<const int64_t> ranks, int64_t rails_per_host,
                                           int64_t chunks);
 
-// Whether staging `routes` (sizes between participants at global ranks
-// `ranks`) over rails could lower the busiest NIC: whether the direct
-// routes load some NIC (a host's sends on one rail, a participant's
-// receipts from other hosts) past what every assignment must, a host's
-// sends across hosts over its rails and its receipts over its participants,
-// rounded up. Where not, a staged form only adds rounds, and StageOverRails
+// The NIC loads of `routes` (sizes between participants at global ranks
+// `ranks`), in elements: `direct`, the busiest NIC (a host's sends on one
+// rail, a participant's receipts from other hosts) of the routes as they
+// are; `least`, what the busiest NIC carries at least however the rails are
+// assigned, a host's sends across hosts over its rails and its receipts
+// over its participants, rounded up. Staging can lower the busiest NIC only
+// where direct > least; elsewhere it only adds rounds, and StageOverRails
 // stages nothing.
-bool StagingMayLowerTheBusiestNic(absl::Span<const RouteSize> routes,
-                                  absl::Span<const int64_t> ranks, int64_t rails_per_host);
+struct NicLoad {
+  int64_t direct = 0;
+  int64_t least = 0;
+  bool MayStage() const { return direct > least; }
+};
+NicLoad NicLoadOf(absl::Span<const RouteSize> routes, absl::Span<const int64_t> ranks,
+                  int64_t rails_per_host);
 
 // A staged step's exchange (step.staging.staged()) in the group of the rank
 // at `coordinate`, at the logical shape `logical` (every member's).

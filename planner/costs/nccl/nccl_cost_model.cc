@@ -333,6 +333,10 @@ class NcclCosts : public BoundCostModel {
   // item 7): bound it by its first member's received bytes and senders instead.
   std::optional<double> DeferredCostBound(const DistState& current,
                                           const Step& step) const override {
+    // A staged permute costs at least one message (spec §11.2).
+    if (step.kind == StepKind::kPermute && step.staging.staged()) {
+      return tables_->one_message[step.group.bits()] * (1 - 1e-6);
+    }
     return ExchangeBound(current, step, [&](absl::Span<const int64_t> logical) {
       const FirstMemberReceipt receipt = FirstMemberReceiptOf(current, step, mesh_, logical);
       int64_t elements = receipt.elements;
@@ -348,13 +352,17 @@ class NcclCosts : public BoundCostModel {
     });
   }
 
-  // The busiest members' load, bounded from every member's blocks.
+  // The busiest members' load, bounded from every member's blocks; for a
+  // staged form also StagedBound.
   std::optional<double> RefinedCostBound(const DistState& current,
                                          const Step& step) const override {
-    return ExchangeBound(current, step, [&](absl::Span<const int64_t> logical) {
-      const ExchangeLoadBound load = ExchangeLoadBoundOf(current, step, mesh_, logical);
-      return std::make_pair(load.messages, load.elements);
-    });
+    std::optional<double> bound =
+        ExchangeBound(current, step, [&](absl::Span<const int64_t> logical) {
+          const ExchangeLoadBound load = ExchangeLoadBoundOf(current, step, mesh_, logical);
+          return std::make_pair(load.messages, load.elements);
+        });
+    if (step.staging.staged()) bound = std::max(bound.value_or(0), StagedBound(current, step));
+    return bound;
   }
 
   int64_t rails_per_host() const override { return devices_per_host_ > 1 ? devices_per_host_ : 0; }
@@ -451,13 +459,36 @@ class NcclCosts : public BoundCostModel {
     return memo[std::move(key)] = StagedRoundsCost(current, step, bits);
   }
 
+  // A staged form's least, from its routes' sizes (no box built): where
+  // staging cannot lower the busiest NIC, its price (the direct step's, as
+  // StagedRoundsCost prices it); else two rounds' latency, each at least one
+  // message, and the least busiest NIC's elements over the network (the
+  // rounds together carry them).
+  double StagedBound(const DistState& current, const Step& step) const {
+    const int bits = step.group.bits();
+    const HostSpan& span = tables_->span[bits];
+    if (span.ranks <= 1) return 0;
+    const std::vector<int64_t> zeros(mesh_.ndim(), 0);
+    const std::vector<RouteSize> sizes = ExchangeRouteSizesOf(
+        current, step, mesh_, LogicalShape(current, step, mesh_, global_shape_, zeros));
+    const std::vector<int64_t> ranks = mesh_.GroupOf(step.group, 0);
+    const NicLoad nic = NicLoadOf(sizes, ranks, step.staging.rails_per_host);
+    if (!nic.MayStage()) {
+      return ExchangeTimeUs(links_, span, LinkLoadOfSizes(sizes, ranks, devices_per_host_),
+                            itemsize_);
+    }
+    const double net_us = itemsize_ * static_cast<double>(nic.least) / (1000 * links_.net_gbps);
+    return (2 * tables_->one_message[bits] + net_us) * (1 - 1e-6);
+  }
+
   double StagedRoundsCost(const DistState& current, const Step& step, int bits) const {
     const std::vector<int64_t> zeros(mesh_.ndim(), 0);
     const std::vector<int64_t> logical = LogicalShape(current, step, mesh_, global_shape_, zeros);
     // Nothing to stage (most forms the search meets): the direct price,
     // without routing boxes.
-    if (!StagingMayLowerTheBusiestNic(ExchangeRouteSizesOf(current, step, mesh_, logical),
-                                      mesh_.GroupOf(step.group, 0), step.staging.rails_per_host)) {
+    if (!NicLoadOf(ExchangeRouteSizesOf(current, step, mesh_, logical),
+                   mesh_.GroupOf(step.group, 0), step.staging.rails_per_host)
+             .MayStage()) {
       Step direct = step;
       direct.staging = {};
       return ExchangeCost(current, direct, bits);
