@@ -461,7 +461,8 @@ class NcclCosts : public BoundCostModel {
 
   // A staged form's least, from its routes' sizes (no box built): where
   // staging cannot lower the busiest NIC, its price (the direct step's, as
-  // StagedRoundsCost prices it); else two rounds' latency, each at least one
+  // StagedRoundsCost prices it); else two rounds' latency, one of them
+  // across hosts (at least one network message) and the other at least one
   // message, and the least busiest NIC's elements over the network (the
   // rounds together carry them).
   double StagedBound(const DistState& current, const Step& step) const {
@@ -477,8 +478,11 @@ class NcclCosts : public BoundCostModel {
       return ExchangeTimeUs(links_, span, LinkLoadOfSizes(sizes, ranks, devices_per_host_),
                             itemsize_);
     }
+    NcclP2pCall network_message;
+    network_message.inter_peers = 1;
     const double net_us = itemsize_ * static_cast<double>(nic.least) / (1000 * links_.net_gbps);
-    return (2 * tables_->one_message[bits] + net_us) * (1 - 1e-6);
+    return (NcclP2pTimeUs(links_, network_message) + tables_->one_message[bits] + net_us) *
+           (1 - 1e-6);
   }
 
   double StagedRoundsCost(const DistState& current, const Step& step, int bits) const {
