@@ -1,7 +1,6 @@
 #include "planner/steps/rail_staging.h"
 
 #include <algorithm>
-#include <numeric>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -53,28 +52,12 @@ class RailAssignment {
     }
   }
 
-  // Whether any route is staged: none where the direct routes' busiest NIC
-  // is already the least (NicLoadOf, counted here on the dense slots).
+  // Whether any route is staged.
   bool Assign() {
     std::vector<size_t> across;
-    std::vector<int64_t> out(hosts_.size(), 0), in(hosts_.size(), 0), members(hosts_.size(), 0);
-    for (int64_t h : host_of_) ++members[h];
     for (size_t k = 0; k < routes_.size(); ++k) {
-      const SliceRoute& r = routes_[k];
-      if (host_of_[r.sender] == host_of_[r.receiver]) continue;
-      across.push_back(k);
-      Add(host_of_[r.sender], r.receiver, elements_[k]);
-      out[host_of_[r.sender]] += elements_[k];
-      in[host_of_[r.receiver]] += elements_[k];
+      if (host_of_[routes_[k].sender] != host_of_[routes_[k].receiver]) across.push_back(k);
     }
-    int64_t least = 0;
-    for (size_t h = 0; h < hosts_.size(); ++h) {
-      least =
-          std::max({least, (out[h] + rails_ - 1) / rails_, (in[h] + members[h] - 1) / members[h]});
-    }
-    if (Busiest() <= least) return false;
-    std::fill(send_.begin(), send_.end(), 0);
-    std::fill(receive_.begin(), receive_.end(), 0);
     std::stable_sort(across.begin(), across.end(),
                      [&](size_t a, size_t b) { return elements_[a] > elements_[b]; });
     for (size_t k : across) Place(k);
@@ -179,8 +162,9 @@ NicLoad NicLoadOf(absl::Span<const RouteSize> routes, absl::Span<const int64_t> 
   for (const auto& [h, e] : out) {
     load.least = std::max(load.least, (e + rails_per_host - 1) / rails_per_host);
   }
-  for (const auto& [h, e] : in)
+  for (const auto& [h, e] : in) {
     load.least = std::max(load.least, (e + members[h] - 1) / members[h]);
+  }
   for (const auto& [nic, e] : nic_sent) load.direct = std::max(load.direct, e);
   for (int64_t e : received) load.direct = std::max(load.direct, e);
   return load;
@@ -191,6 +175,9 @@ std::optional<RouteRounds> StageOverRails(absl::Span<const Box> held, absl::Span
                                           absl::Span<const int64_t> ranks, int64_t rails_per_host,
                                           int64_t chunks) {
   if (rails_per_host < 2) return std::nullopt;
+  std::vector<RouteSize> sizes;  // NicLoadOf only sums them: no need to merge pairs
+  for (const SliceRoute& r : routes) sizes.push_back({r.sender, r.receiver, BoxElements(r.box)});
+  if (!NicLoadOf(sizes, ranks, rails_per_host).MayStage()) return std::nullopt;
   RailAssignment rails(held, wanted, routes, ranks, rails_per_host);
   if (!rails.Assign()) return std::nullopt;
   RouteRounds out;

@@ -467,22 +467,37 @@ class NcclCosts : public BoundCostModel {
   // rounds together carry them).
   double StagedBound(const DistState& current, const Step& step) const {
     const int bits = step.group.bits();
-    const HostSpan& span = tables_->span[bits];
-    if (span.ranks <= 1) return 0;
+    if (tables_->span[bits].ranks <= 1) return 0;
     const std::vector<int64_t> zeros(mesh_.ndim(), 0);
-    const std::vector<RouteSize> sizes = ExchangeRouteSizesOf(
-        current, step, mesh_, LogicalShape(current, step, mesh_, global_shape_, zeros));
-    const std::vector<int64_t> ranks = mesh_.GroupOf(step.group, 0);
-    const NicLoad nic = NicLoadOf(sizes, ranks, step.staging.rails_per_host);
-    if (!nic.MayStage()) {
-      return ExchangeTimeUs(links_, span, LinkLoadOfSizes(sizes, ranks, devices_per_host_),
-                            itemsize_);
-    }
+    const DirectSizes direct(current, step, mesh_,
+                             LogicalShape(current, step, mesh_, global_shape_, zeros));
+    if (!direct.nic.MayStage()) return DirectPrice(direct, bits);
     NcclP2pCall network_message;
     network_message.inter_peers = 1;
-    const double net_us = itemsize_ * static_cast<double>(nic.least) / (1000 * links_.net_gbps);
+    const double net_us =
+        itemsize_ * static_cast<double>(direct.nic.least) / (1000 * links_.net_gbps);
     return (NcclP2pTimeUs(links_, network_message) + tables_->one_message[bits] + net_us) *
            (1 - 1e-6);
+  }
+
+  // A staged step's routes at coordinate 0 as they are, by size (no box
+  // built), and their NIC load.
+  struct DirectSizes {
+    DirectSizes(const DistState& current, const Step& step, const DeviceMesh& mesh,
+                absl::Span<const int64_t> logical)
+        : sizes(ExchangeRouteSizesOf(current, step, mesh, logical)),
+          ranks(mesh.GroupOf(step.group, 0)),
+          nic(NicLoadOf(sizes, ranks, step.staging.rails_per_host)) {}
+    std::vector<RouteSize> sizes;
+    std::vector<int64_t> ranks;
+    NicLoad nic;
+  };
+  // The direct step's price from its sizes: ExchangeCost's, since a staged
+  // group spans hosts and shares one (ExchangeLinkLoadAtOrigin routes it).
+  double DirectPrice(const DirectSizes& direct, int bits) const {
+    return ExchangeTimeUs(links_, tables_->span[bits],
+                          LinkLoadOfSizes(direct.sizes, direct.ranks, devices_per_host_),
+                          itemsize_);
   }
 
   double StagedRoundsCost(const DistState& current, const Step& step, int bits) const {
@@ -490,13 +505,8 @@ class NcclCosts : public BoundCostModel {
     const std::vector<int64_t> logical = LogicalShape(current, step, mesh_, global_shape_, zeros);
     // Nothing to stage (most forms the search meets): the direct price,
     // without routing boxes.
-    if (!NicLoadOf(ExchangeRouteSizesOf(current, step, mesh_, logical),
-                   mesh_.GroupOf(step.group, 0), step.staging.rails_per_host)
-             .MayStage()) {
-      Step direct = step;
-      direct.staging = {};
-      return ExchangeCost(current, direct, bits);
-    }
+    const DirectSizes direct(current, step, mesh_, logical);
+    if (!direct.nic.MayStage()) return DirectPrice(direct, bits);
     const StagedExchange x = StagedExchangeOf(current, step, mesh_, logical, zeros);
     double us = 0;
     for (int64_t r = 0; r < x.rounds.rounds; ++r) {
