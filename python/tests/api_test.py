@@ -54,6 +54,17 @@ class PlanObject(unittest.TestCase):
         self.assertEqual(permutes[0].mesh_dims, [0, 1])
         self.assertTrue(all("dst" in m for m in permutes[0].moves))
 
+    def test_a_step_staged_over_rails_carries_its_staging(self):
+        # Issue 43's C2 on 8 hosts of 8 (spec §11.2): one permute staged over rails.
+        p = reshard.plan(mesh=[8, 8], shape=[4096, 4096], dtype="bf16", src="S(0)[1]S(0)[0]",
+                         dst="S(0)S(0)")
+        self.assertEqual([s.collective for s in p.steps], ["permute"], p)
+        self.assertEqual(p.steps[0].staging, {"rails_per_host": 8, "chunks": 1})
+        self.assertEqual(p.to_dict()["steps"][0]["staging"], p.steps[0].staging)
+        direct = reshard.plan(mesh=[2, 2], shape=[13, 5], src="S(0)S(0)", dst="S(1)S(1)",
+                              cost_model="alpha-beta")
+        self.assertTrue(all(s.staging is None for s in direct.steps))
+
     def test_id_is_echoed_like_batch(self):
         self.assertEqual(reshard.plan(id="a", **IDX1).to_dict()["id"], "a")
 
