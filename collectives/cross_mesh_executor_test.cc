@@ -460,23 +460,34 @@ TEST(CrossMeshTest, CrossingSpreadOverTheReceivingHostsRailsRuns) {
   }
 }
 
-// Random moves spread over rails of 2 or 4 ranks a host, run and checked.
-TEST(CrossMeshTest, RandomMovesSpreadOverRailsOnThreads) {
-  int spread_cases = 0;
+// Random moves (seeds from `first_seed`) remade over rails of 2 or 4 ranks
+// a host with 1-3 chunks by `remake` (SpreadPlan or StagedPlan), run and
+// checked; returns how many it remade.
+int RunRandomMovesRemadeOverRails(uint64_t first_seed,
+                                  std::optional<CrossMeshPlan> (*remake)(const CrossMeshPlan&,
+                                                                         int64_t, int64_t,
+                                                                         int64_t)) {
+  int remade = 0;
   for (uint64_t i = 0; i < 60; ++i) {
-    const CrossMeshCase c = RandomCrossMeshCase(300 + i, 8, 12);
+    const CrossMeshCase c = RandomCrossMeshCase(first_seed + i, 8, 12);
     absl::StatusOr<CrossMeshRequest> r = RequestOf(c);
-    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_TRUE(r.ok()) << r.status();
+    if (!r.ok()) continue;
     absl::StatusOr<CrossMeshPlan> plan = PlanPlainCrossMesh(*r, PlanOptions{PlanMode::kNative});
     if (!plan.ok()) continue;
-    std::optional<CrossMeshPlan> spread =
-        SpreadPlan(*plan, 1 + static_cast<int64_t>(i % 3), i % 2 == 0 ? 2 : 4);
-    if (!spread.has_value()) continue;
-    ++spread_cases;
-    const CaseReport report = RunPlan(*r, *spread);
+    std::optional<CrossMeshPlan> over_rails =
+        remake(*plan, 1 + static_cast<int64_t>(i % 3), i % 2 == 0 ? 2 : 4, kMaxCrossingSlices);
+    if (!over_rails.has_value()) continue;
+    ++remade;
+    const CaseReport report = RunPlan(*r, *over_rails);
     EXPECT_EQ(report.outcome, Outcome::kPassed) << c.CommandLine() << "\n" << report.detail;
   }
-  EXPECT_GE(spread_cases, 10);
+  return remade;
+}
+
+// Random moves spread over rails of 2 or 4 ranks a host, run and checked.
+TEST(CrossMeshTest, RandomMovesSpreadOverRailsOnThreads) {
+  EXPECT_GE(RunRandomMovesRemadeOverRails(300, SpreadPlan), 10);
 }
 
 // A trainer-to-inference transpose (S(0)S(1) on 4x4 ranks 0-15 to S(1)S(0)
@@ -513,21 +524,7 @@ TEST(CrossMeshTest, TransposeAcrossMeshesStagedOverRailsRuns) {
 
 // Random moves staged over rails of 2 or 4 ranks a host, run and checked.
 TEST(CrossMeshTest, RandomMovesStagedOverRailsOnThreads) {
-  int staged_cases = 0;
-  for (uint64_t i = 0; i < 60; ++i) {
-    const CrossMeshCase c = RandomCrossMeshCase(700 + i, 8, 12);
-    absl::StatusOr<CrossMeshRequest> r = RequestOf(c);
-    ASSERT_TRUE(r.ok()) << r.status();
-    absl::StatusOr<CrossMeshPlan> plan = PlanPlainCrossMesh(*r, PlanOptions{PlanMode::kNative});
-    if (!plan.ok()) continue;
-    std::optional<CrossMeshPlan> staged =
-        StagedPlan(*plan, 1 + static_cast<int64_t>(i % 3), i % 2 == 0 ? 2 : 4);
-    if (!staged.has_value()) continue;
-    ++staged_cases;
-    const CaseReport report = RunPlan(*r, *staged);
-    EXPECT_EQ(report.outcome, Outcome::kPassed) << c.CommandLine() << "\n" << report.detail;
-  }
-  EXPECT_GE(staged_cases, 10);
+  EXPECT_GE(RunRandomMovesRemadeOverRails(700, StagedPlan), 10);
 }
 
 // Random moves (as RandomMovesOnThreads) whose crossing relays, run relayed

@@ -179,14 +179,7 @@ TEST(GroupExecutorTest, CountersMatchBytesOfStep) {
   const DistSpec src = Spec({4, 2}, "S(0)S(1)", {7, 5}), dst = Spec({4, 2}, "S(1)S(0)", {7, 5});
   const Step step = MakePermute({{0, 1}, {1, 0}});
   RunResult run = Execute(src, dst, OneStep(step));
-  for (int64_t r = 0; r < 8; ++r) {
-    const std::vector<int64_t> coord = src.mesh().Coordinate(r);
-    const std::vector<int64_t> L =
-        LogicalShape(src.state(), step, src.mesh(), src.global_shape(), coord);
-    const StepBytes want = BytesOfStep(src.state(), step, L, src.mesh(), coord, DType::kF32);
-    EXPECT_EQ(run.stats[r].steps[0].bytes_sent, want.sent) << "rank " << r;
-    EXPECT_EQ(run.stats[r].steps[0].bytes_received, want.received) << "rank " << r;
-  }
+  ExpectBytesOfStep(src, src.state(), step, 0, run);
 }
 
 TEST(GroupExecutorTest, ExchangeCountersMatchBytesOfStep) {
@@ -194,14 +187,7 @@ TEST(GroupExecutorTest, ExchangeCountersMatchBytesOfStep) {
   const Step step = MakeExchange(MeshDimSet::Of({0, 1}), {{0, 0}});
   RunResult run = Execute(src, dst, OneStep(step));
   ExpectDstShards(src, dst, run);
-  for (int64_t r = 0; r < 6; ++r) {
-    const std::vector<int64_t> coord = src.mesh().Coordinate(r);
-    const std::vector<int64_t> L =
-        LogicalShape(src.state(), step, src.mesh(), src.global_shape(), coord);
-    const StepBytes want = BytesOfStep(src.state(), step, L, src.mesh(), coord, DType::kF32);
-    EXPECT_EQ(run.stats[r].steps[0].bytes_sent, want.sent) << "rank " << r;
-    EXPECT_EQ(run.stats[r].steps[0].bytes_received, want.received) << "rank " << r;
-  }
+  ExpectBytesOfStep(src, src.state(), step, 0, run);
 }
 
 // Spec §11.2: steps staged over rails (hosts of 2 or 4 ranks), with every
@@ -247,14 +233,7 @@ TEST(GroupExecutorTest, StepsStagedOverRailsMatchShardsAndCounters) {
       }
       RunResult run = Execute(src, dst, OneStep(step));
       ExpectDstShards(src, dst, run);
-      for (int64_t r = 0; r < src.mesh().num_ranks(); ++r) {
-        const std::vector<int64_t> coord = src.mesh().Coordinate(r);
-        const std::vector<int64_t> L =
-            LogicalShape(src.state(), step, src.mesh(), src.global_shape(), coord);
-        const StepBytes want = BytesOfStep(src.state(), step, L, src.mesh(), coord, DType::kF32);
-        EXPECT_EQ(run.stats[r].steps[0].bytes_sent, want.sent) << "rank " << r;
-        EXPECT_EQ(run.stats[r].steps[0].bytes_received, want.received) << "rank " << r;
-      }
+      ExpectBytesOfStep(src, src.state(), step, 0, run);
     }
   }
 }

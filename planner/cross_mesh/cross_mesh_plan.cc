@@ -464,25 +464,15 @@ absl::string_view CrossMeshPlan::RoundsFor() const {
   return Relayed() ? "relaying" : "memory";
 }
 
-namespace {
+namespace {}  // namespace
 
-// Per participant, the bytes of the routes it sends (or receives), local
-// copies not counted.
-std::vector<int64_t> RouteBytes(const CrossMeshPlan& plan, bool sent) {
-  std::vector<int64_t> bytes(plan.participants.size(), 0);
-  const int64_t itemsize = ItemSize(plan.crossing_src.dtype());
-  for (const SliceRoute& route : plan.routes) {
-    if (route.sender == route.receiver) continue;
-    bytes[sent ? route.sender : route.receiver] += itemsize * BoxElements(route.box);
-  }
-  return bytes;
+std::vector<int64_t> CrossMeshPlan::BytesSent() const {
+  return RouteBytes(routes, participants.size(), ItemSize(crossing_src.dtype()), /*sent=*/true);
 }
 
-}  // namespace
-
-std::vector<int64_t> CrossMeshPlan::BytesSent() const { return RouteBytes(*this, true); }
-
-std::vector<int64_t> CrossMeshPlan::BytesReceived() const { return RouteBytes(*this, false); }
+std::vector<int64_t> CrossMeshPlan::BytesReceived() const {
+  return RouteBytes(routes, participants.size(), ItemSize(crossing_src.dtype()), /*sent=*/false);
+}
 
 std::vector<int64_t> CrossMeshPlan::ReceiveLowerBoundBytes() const {
   std::vector<Box> held, wanted;

@@ -150,16 +150,8 @@ std::optional<RouteRounds> SpreadOverRails(absl::Span<const Box> held, absl::Spa
       continue;
     }
     for (const Part& p : parts[k]) {
-      const std::vector<Box> pieces = PartsOf(p.box, chunks);
-      for (size_t c = 0; c < pieces.size(); ++c) {
-        const int64_t round = static_cast<int64_t>(c);
-        if (p.stager < 0) {
-          AddRoute({r.sender, r.receiver, pieces[c]}, round, &out);
-        } else {
-          AddRoute({r.sender, p.stager, pieces[c]}, round, &out);
-          AddRoute({p.stager, r.receiver, pieces[c]}, round + 1, &out);
-        }
-      }
+      AddPartsThrough(r.sender, p.stager < 0 ? r.receiver : p.stager, r.receiver, p.box, chunks,
+                      &out);
     }
   }
   return SortedByRound(std::move(out));

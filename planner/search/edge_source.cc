@@ -9,6 +9,19 @@
 #include "planner/steps/step_memory.h"
 
 namespace reshard {
+namespace {
+
+bool MayStageOverRails(const DeviceMesh& mesh, MeshDimSet group, int64_t rails_per_host) {
+  if (rails_per_host < 2 || mesh.GroupSize(group) > kMaxStagingMembers) return false;
+  const std::vector<int64_t> ranks = mesh.GroupOf(group, 0);  // ascending
+  bool shares_a_host = false;
+  for (size_t i = 1; i < ranks.size(); ++i) {
+    shares_a_host |= ranks[i] / rails_per_host == ranks[i - 1] / rails_per_host;
+  }
+  return shares_a_host && ranks.front() / rails_per_host != ranks.back() / rails_per_host;
+}
+
+}  // namespace
 
 void CompatEdges::Append(const DistState& state, std::vector<Step>* out) const {
   AppendTransitions(state, tensor_ndim_, partial_ops_, out);
@@ -27,16 +40,6 @@ NativeEdges::NativeEdges(const DeviceMesh& mesh, std::vector<int64_t> global_sha
       routing_limit_(RoutingLimitApplies(mesh)),
       rails_per_host_(rails_per_host),
       stages_(StagingGroups(mesh, rails_per_host)) {}
-
-bool MayStageOverRails(const DeviceMesh& mesh, MeshDimSet group, int64_t rails_per_host) {
-  if (rails_per_host < 2 || mesh.GroupSize(group) > kMaxStagingMembers) return false;
-  const std::vector<int64_t> ranks = mesh.GroupOf(group, 0);
-  bool shares_a_host = false;
-  for (size_t i = 1; i < ranks.size(); ++i) {
-    shares_a_host |= ranks[i] / rails_per_host == ranks[i - 1] / rails_per_host;
-  }
-  return shares_a_host && ranks.front() / rails_per_host != ranks.back() / rails_per_host;
-}
 
 std::vector<bool> StagingGroups(const DeviceMesh& mesh, int64_t rails_per_host) {
   if (rails_per_host < 2) return {};

@@ -41,20 +41,17 @@ bool RoutingLimitApplies(const DeviceMesh& mesh);
 // hosts of eight, issue 43's meshes).
 inline constexpr int64_t kMaxStagingMembers = 64;
 
-// Spec §11.2: whether a permute or an exchange on `group` may be staged
-// over rails on hosts of `rails_per_host` ranks: its group has at most
-// kMaxStagingMembers ranks and, at rank 0, spans hosts and shares one
-// with two of its members (a stager beside a receiver).
-bool MayStageOverRails(const DeviceMesh& mesh, MeshDimSet group, int64_t rails_per_host);
-
 // Spec §11.2: after each permute or exchange of out[first..] whose group
 // may be staged (`stages`, by group bits), its staged forms with each of
 // kStagingChunks, in that order.
 void AppendStagedForms(const std::vector<bool>& stages, int64_t rails_per_host, size_t first,
                        std::vector<Step>* out);
 
-// MayStageOverRails for every group of `mesh`, by its bits (empty where
-// rails_per_host < 2).
+// Spec §11.2, by group bits: whether a permute or an exchange on that group
+// of `mesh` may be staged over rails on hosts of `rails_per_host` ranks: the
+// group has at most kMaxStagingMembers ranks and, at rank 0, spans hosts
+// and shares one with two of its members (a stager beside a receiver).
+// Empty where rails_per_host < 2.
 std::vector<bool> StagingGroups(const DeviceMesh& mesh, int64_t rails_per_host);
 
 class EdgeSource {

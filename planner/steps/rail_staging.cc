@@ -187,17 +187,7 @@ std::optional<RouteRounds> StageOverRails(absl::Span<const Box> held, absl::Span
       AddRoute(r, 0, &out);
       continue;
     }
-    const int64_t stager = rails.StagerOf(k);
-    const std::vector<Box> parts = PartsOf(r.box, chunks);
-    for (size_t c = 0; c < parts.size(); ++c) {
-      const int64_t round = static_cast<int64_t>(c);
-      if (stager == r.receiver) {
-        AddRoute({r.sender, r.receiver, parts[c]}, round, &out);
-      } else {
-        AddRoute({r.sender, stager, parts[c]}, round, &out);
-        AddRoute({stager, r.receiver, parts[c]}, round + 1, &out);
-      }
-    }
+    AddPartsThrough(r.sender, rails.StagerOf(k), r.receiver, r.box, chunks, &out);
   }
   return SortedByRound(std::move(out));
 }

@@ -142,4 +142,28 @@ void AddRoute(SliceRoute route, int64_t round, RouteRounds* out) {
   out->rounds = std::max(out->rounds, round + 1);
 }
 
+void AddPartsThrough(int64_t sender, int64_t stager, int64_t receiver, const Box& box,
+                     int64_t chunks, RouteRounds* out) {
+  const std::vector<Box> parts = PartsOf(box, chunks);
+  for (size_t c = 0; c < parts.size(); ++c) {
+    const int64_t round = static_cast<int64_t>(c);
+    if (stager == receiver) {
+      AddRoute({sender, receiver, parts[c]}, round, out);
+    } else {
+      AddRoute({sender, stager, parts[c]}, round, out);
+      AddRoute({stager, receiver, parts[c]}, round + 1, out);
+    }
+  }
+}
+
+std::vector<int64_t> RouteBytes(absl::Span<const SliceRoute> routes, size_t participants,
+                                int64_t itemsize, bool sent) {
+  std::vector<int64_t> bytes(participants, 0);
+  for (const SliceRoute& r : routes) {
+    if (r.sender != r.receiver)
+      bytes[sent ? r.sender : r.receiver] += itemsize * BoxElements(r.box);
+  }
+  return bytes;
+}
+
 }  // namespace reshard

@@ -69,6 +69,19 @@ std::vector<Box> PartsOf(const Box& box, int64_t parts);
 // `route` added to `out` in round `round` (out->rounds grown to hold it).
 void AddRoute(SliceRoute route, int64_t round, RouteRounds* out);
 
+// `box` from `sender` to `receiver` cut into `chunks` parts (PartsOf),
+// pipelined through `stager`: part c goes to the stager in round c and on
+// to the receiver in round c + 1; with stager == receiver, part c goes
+// straight there in round c. How rail-balanced crossings and steps staged
+// over rails lay out their routes (spec §14 "Rails", §11.2).
+void AddPartsThrough(int64_t sender, int64_t stager, int64_t receiver, const Box& box,
+                     int64_t chunks, RouteRounds* out);
+
+// Per participant, the elements of the routes it sends (sent) or receives,
+// local copies not counted, times `itemsize`.
+std::vector<int64_t> RouteBytes(absl::Span<const SliceRoute> routes, size_t participants,
+                                int64_t itemsize, bool sent);
+
 }  // namespace reshard
 
 #endif  // RESHARD_PLANNER_STEPS_ROUTE_ROUNDS_H_

@@ -39,11 +39,8 @@ StepBytes BytesOfStep(const DistState& state, const Step& step, absl::Span<const
   const int item = ItemSize(dtype);
   if (step.staging.staged()) {  // spec §11.2: what it sends and receives in every round
     const StagedExchange x = StagedExchangeOf(state, step, mesh, logical, coordinate);
-    for (const SliceRoute& r : x.rounds.routes) {
-      if (r.sender == r.receiver) continue;
-      if (r.sender == x.me) b.sent += BoxElements(r.box) * item;
-      if (r.receiver == x.me) b.received += BoxElements(r.box) * item;
-    }
+    b.sent = RouteBytes(x.rounds.routes, x.ranks.size(), item, /*sent=*/true)[x.me];
+    b.received = RouteBytes(x.rounds.routes, x.ranks.size(), item, /*sent=*/false)[x.me];
     return b;
   }
   if (MovesSlices(step.kind)) {

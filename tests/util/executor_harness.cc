@@ -8,6 +8,8 @@
 #include "gtest/gtest.h"
 #include "harness/ground_truth.h"
 #include "mesh/device_mesh.h"
+#include "planner/steps/logical_shape.h"
+#include "planner/steps/step_bytes.h"
 
 namespace reshard {
 
@@ -58,6 +60,20 @@ void ExpectBytes(const RunResult& run, int64_t step, int64_t bytes) {
     ASSERT_GT(run.stats[r].steps.size(), static_cast<size_t>(step));
     EXPECT_EQ(run.stats[r].steps[step].bytes_sent, bytes) << "rank " << r;
     EXPECT_EQ(run.stats[r].steps[step].bytes_received, bytes) << "rank " << r;
+  }
+}
+
+void ExpectBytesOfStep(const DistSpec& src, const DistState& state, const Step& step, int64_t index,
+                       const RunResult& run, DType dtype) {
+  for (int64_t r = 0; r < src.mesh().num_ranks(); ++r) {
+    ASSERT_GT(run.stats[r].steps.size(), static_cast<size_t>(index));
+    const std::vector<int64_t> coord = src.mesh().Coordinate(r);
+    const std::vector<int64_t> L = LogicalShape(state, step, src.mesh(), src.global_shape(), coord);
+    const StepBytes want = BytesOfStep(state, step, L, src.mesh(), coord, dtype);
+    EXPECT_EQ(run.stats[r].steps[index].bytes_sent, want.sent)
+        << "rank " << r << ", step " << index;
+    EXPECT_EQ(run.stats[r].steps[index].bytes_received, want.received)
+        << "rank " << r << ", step " << index;
   }
 }
 

@@ -40,6 +40,11 @@ void ExpectDstShards(const DistSpec& src, const DistSpec& dst, const RunResult& 
 // Every rank sent and received `bytes` in step `step`.
 void ExpectBytes(const RunResult& run, int64_t step, int64_t bytes);
 
+// Every rank's counters of step `index` (`step`, taken from `state` on src's
+// mesh and shape, in `dtype`) are BytesOfStep's at its coordinate.
+void ExpectBytesOfStep(const DistSpec& src, const DistState& state, const Step& step, int64_t index,
+                       const RunResult& run, DType dtype = DType::kF32);
+
 }  // namespace reshard
 
 #endif  // RESHARD_TESTS_UTIL_EXECUTOR_HARNESS_H_
