@@ -37,7 +37,7 @@ bool RoutingLimitApplies(const DeviceMesh& mesh);
 // the search prices one of its forms, and routes grow with the square of the
 // group: the 200 plans of bench/data/hard4d_large.jsonl in native mode (4-dim
 // meshes up to 1024 ranks, hosts of 4 or 8) took 4.0 s without staging,
-// 18.9 s staging every group, 6.6 s staging groups of up to 64 ranks (eight
+// 15.8 s staging every group, 5.5 s staging groups of up to 64 ranks (eight
 // hosts of eight, issue 43's meshes).
 inline constexpr int64_t kMaxStagingMembers = 64;
 
