@@ -91,17 +91,28 @@ int64_t DeviceMesh::IndexInGroup(MeshDimSet dims, int64_t rank) const {
 }
 
 std::vector<int64_t> DeviceMesh::GroupOf(MeshDimSet dims, int64_t rank) const {
+  // Member i's coordinates in `dims` are i's digits, row-major (last dim
+  // fastest): an odometer over the dims' strides in the mesh, from `rank`
+  // with its coordinates in `dims` zeroed (pricing asks this per exchange).
   const std::vector<int> members = dims.ToVector();
-  std::vector<int64_t> coord = Coordinate(rank);
+  const std::vector<int64_t> coord = Coordinate(rank);
+  int64_t stride[kMaxMeshDims], digit[kMaxMeshDims] = {};
+  int64_t base = rank;
+  for (size_t k = 0; k < members.size(); ++k) {
+    stride[k] = 1;
+    for (int d = members[k] + 1; d < ndim(); ++d) stride[k] *= sizes_[d];
+    base -= coord[members[k]] * stride[k];
+  }
   std::vector<int64_t> group(GroupSize(dims));
-  for (int64_t i = 0; i < static_cast<int64_t>(group.size()); ++i) {
-    // Member i's coordinates in `dims`, row-major (last dim fastest).
-    int64_t rest = i;
-    for (auto d = members.rbegin(); d != members.rend(); ++d) {
-      coord[*d] = rest % sizes_[*d];
-      rest /= sizes_[*d];
+  int64_t at = base;
+  for (int64_t& member : group) {
+    member = at;
+    size_t k = members.size();
+    while (k > 0 && ++digit[k - 1] == sizes_[members[k - 1]]) {
+      at -= (sizes_[members[k - 1]] - 1) * stride[k - 1];
+      digit[--k] = 0;
     }
-    group[i] = Rank(coord);
+    if (k > 0) at += stride[k - 1];
   }
   return group;
 }

@@ -851,6 +851,29 @@ void ExpectFirstMemberReceiptMatchesItsRoutes(const Case& c, const DistState& u,
       << c.description << " at " << u.ToString() << " via " << b.ToString();
 }
 
+// FirstMemberReceiptByHostOf, nccl's per-link bound's input, against the
+// first member's routes: what it receives from its own host's members and
+// from other hosts' covers each part that only those hold, and adds up.
+void ExpectReceiptByHostMatchesItsRoutes(const Case& c, const DistState& u, const Step& b,
+                                         int64_t devices_per_host) {
+  const std::vector<int64_t> zeros(c.src.mesh().ndim(), 0);
+  const std::vector<int64_t> logical =
+      LogicalShape(u, b, c.src.mesh(), c.src.global_shape(), zeros);
+  const ReceiptByPlace r =
+      FirstMemberReceiptByHostOf(u, b, c.src.mesh(), logical, devices_per_host);
+  const std::vector<int64_t> counts =
+      PermuteExchangeOf(u, b, c.src.mesh(), logical, zeros).RecvCounts();
+  const std::vector<int64_t> ranks = c.src.mesh().GroupOf(b.group, 0);
+  int64_t near = 0, far = 0;
+  for (size_t j = 1; j < counts.size(); ++j) {
+    (ranks[j] / devices_per_host == ranks[0] / devices_per_host ? near : far) += counts[j];
+  }
+  const std::string where = c.description + " at " + u.ToString() + " via " + b.ToString();
+  EXPECT_GE(near, r.near_only) << where;
+  EXPECT_GE(far, r.far_only) << where;
+  EXPECT_EQ(near + far, r.near_only + r.far_only + r.either) << where;
+}
+
 // ExchangeLoadBoundOf, the refined bound's input, against the routed load
 // (spec §11.1): at least the most any member receives, at most the most
 // any member sends or receives, at most the most messages.
@@ -868,7 +891,8 @@ void ExpectLoadBoundBelowTheRoutedLoad(const Case& c, const DistState& u, const 
 
 // Spec §5.2 item 7: nccl's deferred bound on an exchange (its first
 // member's received bytes, one round's latency) and its refined bound (the
-// busiest members' load bounded from every member's blocks) never exceed
+// busiest members' load bounded from every member's blocks, and the first
+// member's receipt over its links) never exceed
 // the exchange's price, on every edge of a two-step walk from random
 // sources.
 TEST(PropertyTest, DeferredExchangeBoundNeverExceedsItsPrice) {
@@ -889,6 +913,7 @@ TEST(PropertyTest, DeferredExchangeBoundNeverExceedsItsPrice) {
         if (!bound.has_value()) continue;
         EXPECT_EQ(b.kind, StepKind::kExchange) << b.ToString();
         ExpectFirstMemberReceiptMatchesItsRoutes(c, u, b);
+        ExpectReceiptByHostMatchesItsRoutes(c, u, b, 1 + i % 8);
         ExpectLoadBoundBelowTheRoutedLoad(c, u, b);
         ASSERT_LE(*bound, model->StepCost(u, b))
             << c.description << " at " << u.ToString() << " via " << b.ToString();

@@ -16,44 +16,84 @@ LinkLoad LinkLoadOfRoutes(absl::Span<const SliceRoute> routes, absl::Span<const 
 
 LinkLoad LinkLoadOfSizes(absl::Span<const RouteSize> routes, absl::Span<const int64_t> ranks,
                          int64_t devices_per_host) {
-  // Per participant: elements it sends and receives on NVLink, receives
-  // over its NIC, and routes it sends and receives per link; per rail of a
-  // host (host x devices_per_host + rail) the elements that leave the host
-  // through that rail's NIC (PXN).
-  const size_t n = ranks.size();
-  std::vector<int64_t> intra_sent(n, 0), intra_received(n, 0), inter_received(n, 0);
-  std::vector<int64_t> sends[2], receives[2];
-  for (int link = 0; link < 2; ++link) {
-    sends[link].assign(n, 0);
-    receives[link].assign(n, 0);
-  }
-  absl::flat_hash_map<int64_t, int64_t> rail_sent;
+  LinkLoadTally tally;
+  tally.Reset(ranks, devices_per_host);
   for (const RouteSize& r : routes) {
-    if (r.sender == r.receiver) continue;
-    const int64_t from = ranks[r.sender], to = ranks[r.receiver];
-    const bool inter = from / devices_per_host != to / devices_per_host;
-    ++sends[inter][r.sender];
-    ++receives[inter][r.receiver];
-    if (!inter) {
-      intra_sent[r.sender] += r.elements;
-      intra_received[r.receiver] += r.elements;
-      continue;
-    }
-    // PXN: the NIC of this host's GPU with the receiver's local rank, over
-    // NVLink first unless that GPU is the sender.
-    const int64_t rail = to % devices_per_host;
-    if (from % devices_per_host != rail) intra_sent[r.sender] += r.elements;
-    rail_sent[from - from % devices_per_host + rail] += r.elements;
-    inter_received[r.receiver] += r.elements;
+    if (r.sender != r.receiver) tally.Add(r);
   }
-  LinkLoad load;
+  return tally.Load();
+}
+
+void LinkLoadTally::Reset(absl::Span<const int64_t> ranks, int64_t devices_per_host) {
+  const size_t n = ranks.size();
+  devices_per_host_ = devices_per_host;
+  host_.resize(n);
+  rail_.resize(n);
+  // Hosts numbered in order of first sight: a group's ranks ascend, so a
+  // host's are adjacent and one look back finds it.
+  int64_t hosts = 0;
+  absl::flat_hash_map<int64_t, int64_t> seen;
   for (size_t i = 0; i < n; ++i) {
-    load.intra = std::max({load.intra, intra_sent[i], intra_received[i]});
-    load.inter = std::max(load.inter, inter_received[i]);
-    load.intra_messages = std::max({load.intra_messages, sends[0][i], receives[0][i]});
-    load.inter_messages = std::max({load.inter_messages, sends[1][i], receives[1][i]});
+    const int64_t host = ranks[i] / devices_per_host;
+    if (i > 0 && ranks[i - 1] / devices_per_host == host) {
+      host_[i] = host_[i - 1];
+    } else {
+      host_[i] = seen.try_emplace(host, hosts).first->second;
+      hosts += host_[i] == hosts;
+    }
+    rail_[i] = ranks[i] % devices_per_host;
   }
-  for (const auto& [rail, elements] : rail_sent) load.inter = std::max(load.inter, elements);
+  for (std::vector<int64_t>* v : {&intra_sent_, &intra_received_, &inter_received_, &sends_[0],
+                                  &sends_[1], &receives_[0], &receives_[1]}) {
+    v->assign(n, 0);
+  }
+  rail_sent_.assign(hosts * devices_per_host, 0);
+  host_members_.assign(hosts, 0);
+  for (int64_t h : host_) ++host_members_[h];
+  host_sent_.assign(hosts, 0);
+  host_received_.assign(hosts, 0);
+}
+
+void LinkLoadTally::Add(const RouteSize& r) {
+  const bool inter = host_[r.sender] != host_[r.receiver];
+  ++sends_[inter][r.sender];
+  ++receives_[inter][r.receiver];
+  if (!inter) {
+    intra_sent_[r.sender] += r.elements;
+    intra_received_[r.receiver] += r.elements;
+    return;
+  }
+  // PXN: the NIC of this host's GPU with the receiver's local rank, over
+  // NVLink first unless that GPU is the sender.
+  const int64_t rail = rail_[r.receiver];
+  if (rail_[r.sender] != rail) intra_sent_[r.sender] += r.elements;
+  rail_sent_[host_[r.sender] * devices_per_host_ + rail] += r.elements;
+  inter_received_[r.receiver] += r.elements;
+  host_sent_[host_[r.sender]] += r.elements;
+  host_received_[host_[r.receiver]] += r.elements;
+}
+
+LinkLoad LinkLoadTally::Load() const {
+  LinkLoad load;
+  for (size_t i = 0; i < host_.size(); ++i) {
+    load.intra = std::max({load.intra, intra_sent_[i], intra_received_[i]});
+    load.inter = std::max(load.inter, inter_received_[i]);
+    load.intra_messages = std::max({load.intra_messages, sends_[0][i], receives_[0][i]});
+    load.inter_messages = std::max({load.inter_messages, sends_[1][i], receives_[1][i]});
+  }
+  for (int64_t elements : rail_sent_) load.inter = std::max(load.inter, elements);
+  return load;
+}
+
+NicLoad LinkLoadTally::Nic() const {
+  NicLoad load;
+  for (size_t h = 0; h < host_members_.size(); ++h) {
+    const int64_t out = (host_sent_[h] + devices_per_host_ - 1) / devices_per_host_;
+    const int64_t in = (host_received_[h] + host_members_[h] - 1) / host_members_[h];
+    load.least = std::max({load.least, out, in});
+  }
+  for (int64_t elements : rail_sent_) load.direct = std::max(load.direct, elements);
+  for (int64_t elements : inter_received_) load.direct = std::max(load.direct, elements);
   return load;
 }
 

@@ -18,6 +18,7 @@
 #define RESHARD_PLANNER_STEPS_LINK_LOAD_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "absl/types/span.h"
 #include "planner/steps/slice_routes.h"
@@ -50,6 +51,45 @@ LinkLoad LinkLoadOfRoutes(absl::Span<const SliceRoute> routes, absl::Span<const 
 // LinkLoadOfRoutes takes the latter).
 LinkLoad LinkLoadOfSizes(absl::Span<const RouteSize> routes, absl::Span<const int64_t> ranks,
                          int64_t devices_per_host);
+
+// The NIC loads of an exchange's routes, in elements (spec §11.2):
+// `direct`, the busiest NIC (a host's sends on one rail, a participant's
+// receipts from other hosts) of the routes as they are; `least`, what the
+// busiest NIC carries at least however the rails are assigned, a host's
+// sends across hosts over its rails and its receipts over its
+// participants, rounded up. Staging over rails can lower the busiest NIC
+// only where direct > least.
+struct NicLoad {
+  int64_t direct = 0;
+  int64_t least = 0;
+  bool MayStage() const { return direct > least; }
+};
+
+// LinkLoadOfSizes one route at a time, for routes that are never stored
+// (pricing, VisitRouteSizesOfGrids). Reset keeps the storage, so that a
+// tally kept per thread allocates only for a larger group.
+class LinkLoadTally {
+ public:
+  void Reset(absl::Span<const int64_t> ranks, int64_t devices_per_host);
+  void Add(const RouteSize& route);  // sender != receiver
+  LinkLoad Load() const;
+  // With a rail per GPU (devices_per_host rails per host).
+  NicLoad Nic() const;
+
+ private:
+  int64_t devices_per_host_ = 1;
+  // Per participant: its host's index among the group's hosts, its rail.
+  std::vector<int64_t> host_, rail_;
+  // Per participant: elements sent and received on NVLink (PXN's hops
+  // included), received over its NIC; routes sent and received per link.
+  std::vector<int64_t> intra_sent_, intra_received_, inter_received_;
+  std::vector<int64_t> sends_[2], receives_[2];
+  // Per host index x devices_per_host + rail: elements leaving through that NIC.
+  std::vector<int64_t> rail_sent_;
+  // Per host index: its participants, elements sent to and received from
+  // other hosts.
+  std::vector<int64_t> host_members_, host_sent_, host_received_;
+};
 
 // Whether the global ranks `ranks` share one local rank (rank %
 // devices_per_host), so that each is on its own host and every route among

@@ -132,6 +132,18 @@ FirstMemberReceipt FirstMemberReceiptOf(const DistState& state, const Step& step
   return {wanted - kept, meeting - (kept > 0 ? 1 : 0)};
 }
 
+ReceiptByPlace FirstMemberReceiptByHostOf(const DistState& state, const Step& step,
+                                          const DeviceMesh& mesh, absl::Span<const int64_t> logical,
+                                          int64_t devices_per_host) {
+  const std::vector<int64_t> ranks = mesh.GroupOf(step.group, 0);
+  const int64_t host = ranks[0] / devices_per_host;
+  thread_local SliceGrid source, target;  // storage kept between calls
+  FillGrid(state, step.group, mesh, logical, &source);
+  FillGrid(ApplyStep(state, step), step.group, mesh, logical, &target);
+  return ReceiptOfGridMember(source, target, static_cast<int64_t>(ranks.size()), 0,
+                             [&](int64_t i) { return ranks[i] / devices_per_host == host; });
+}
+
 namespace {
 
 // One tensor dim's share of a member's load (ExchangeLoadBoundOf and
@@ -469,16 +481,29 @@ LinkLoad ExchangeLinkLoadAtOrigin(const DistState& state, const Step& step, cons
   }
   const std::vector<int64_t> zeros(mesh.ndim(), 0);
   const std::vector<int64_t> logical = LogicalShape(state, step, mesh, global_shape, zeros);
-  return LinkLoadOfSizes(ExchangeRouteSizesOf(state, step, mesh, logical), ranks, devices_per_host);
+  // Tallied as routed, never stored (the search prices thousands a plan).
+  thread_local LinkLoadTally tally;
+  tally.Reset(ranks, devices_per_host);
+  VisitExchangeRouteSizes(state, step, mesh, logical, [&](const RouteSize& r) { tally.Add(r); });
+  return tally.Load();
 }
 
 std::vector<RouteSize> ExchangeRouteSizesOf(const DistState& state, const Step& step,
                                             const DeviceMesh& mesh,
                                             absl::Span<const int64_t> logical) {
+  std::vector<RouteSize> sizes;
+  VisitExchangeRouteSizes(state, step, mesh, logical,
+                          [&](const RouteSize& r) { sizes.push_back(r); });
+  return sizes;
+}
+
+void VisitExchangeRouteSizes(const DistState& state, const Step& step, const DeviceMesh& mesh,
+                             absl::Span<const int64_t> logical,
+                             absl::FunctionRef<void(const RouteSize&)> visit) {
   thread_local SliceGrid source, target;  // storage kept between calls
   FillGrid(state, step.group, mesh, logical, &source);
   FillGrid(ApplyStep(state, step), step.group, mesh, logical, &target);
-  return RouteSizesOfGrids(source, target, mesh.GroupSize(step.group));
+  VisitRouteSizesOfGrids(source, target, mesh.GroupSize(step.group), visit);
 }
 
 }  // namespace reshard

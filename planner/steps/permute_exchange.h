@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/types/span.h"
 #include "mesh/device_mesh.h"
 #include "planner/layout/chunk.h"
@@ -71,6 +72,10 @@ std::vector<Box> GroupBlocksOf(const DistState& state, const Step& step, const D
 std::vector<RouteSize> ExchangeRouteSizesOf(const DistState& state, const Step& step,
                                             const DeviceMesh& mesh,
                                             absl::Span<const int64_t> logical);
+// The same routes passed to `visit` as they are found, never stored.
+void VisitExchangeRouteSizes(const DistState& state, const Step& step, const DeviceMesh& mesh,
+                             absl::Span<const int64_t> logical,
+                             absl::FunctionRef<void(const RouteSize&)> visit);
 
 // The busiest members of the step's group at the logical shape `logical`
 // (every member of a group shares it), in elements and messages
@@ -106,6 +111,15 @@ struct FirstMemberReceipt {
 };
 FirstMemberReceipt FirstMemberReceiptOf(const DistState& state, const Step& step,
                                         const DeviceMesh& mesh, absl::Span<const int64_t> logical);
+
+// FirstMemberReceiptOf's elements by where their holders are: on the first
+// member's host only (so they come over NVLink), on other hosts only (over
+// its NIC), or on both, in the group at coordinate 0 on hosts of
+// `devices_per_host` ranks. From its own meetings, without routing: the
+// nccl model's per-link bound on an exchange (spec §5.2 item 7).
+ReceiptByPlace FirstMemberReceiptByHostOf(const DistState& state, const Step& step,
+                                          const DeviceMesh& mesh, absl::Span<const int64_t> logical,
+                                          int64_t devices_per_host);
 
 // Lower bounds on ExchangeLoadOf's busiest members, found from every
 // member's blocks in one pass, without routing (dearer than

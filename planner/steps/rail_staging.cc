@@ -147,27 +147,12 @@ class RailAssignment {
 
 NicLoad NicLoadOf(absl::Span<const RouteSize> routes, absl::Span<const int64_t> ranks,
                   int64_t rails_per_host) {
-  const auto host = [&](int64_t i) { return ranks[i] / rails_per_host; };
-  absl::flat_hash_map<int64_t, int64_t> out, in, members, nic_sent;  // by host; by NIC
-  std::vector<int64_t> received(ranks.size(), 0);
-  for (int64_t rank : ranks) ++members[rank / rails_per_host];
+  LinkLoadTally tally;
+  tally.Reset(ranks, rails_per_host);
   for (const RouteSize& r : routes) {
-    if (host(r.sender) == host(r.receiver)) continue;
-    out[host(r.sender)] += r.elements;
-    in[host(r.receiver)] += r.elements;
-    received[r.receiver] += r.elements;
-    nic_sent[host(r.sender) * rails_per_host + ranks[r.receiver] % rails_per_host] += r.elements;
+    if (r.sender != r.receiver) tally.Add(r);
   }
-  NicLoad load;
-  for (const auto& [h, e] : out) {
-    load.least = std::max(load.least, (e + rails_per_host - 1) / rails_per_host);
-  }
-  for (const auto& [h, e] : in) {
-    load.least = std::max(load.least, (e + members[h] - 1) / members[h]);
-  }
-  for (const auto& [nic, e] : nic_sent) load.direct = std::max(load.direct, e);
-  for (int64_t e : received) load.direct = std::max(load.direct, e);
-  return load;
+  return tally.Nic();
 }
 
 std::optional<RouteRounds> StageOverRails(absl::Span<const Box> held, absl::Span<const Box> wanted,

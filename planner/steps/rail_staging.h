@@ -25,6 +25,7 @@
 #include "absl/types/span.h"
 #include "mesh/device_mesh.h"
 #include "planner/layout/dist_state.h"
+#include "planner/steps/link_load.h"
 #include "planner/steps/route_rounds.h"
 #include "planner/steps/slice_routes.h"
 #include "planner/steps/step.h"
@@ -61,19 +62,10 @@ std::optional<RouteRounds> StageOverRails(absl::Span<const Box> held, absl::Span
                                           absl::Span<const int64_t> ranks, int64_t rails_per_host,
                                           int64_t chunks);
 
-// The NIC loads of `routes` (sizes between participants at global ranks
-// `ranks`), in elements: `direct`, the busiest NIC (a host's sends on one
-// rail, a participant's receipts from other hosts) of the routes as they
-// are; `least`, what the busiest NIC carries at least however the rails are
-// assigned, a host's sends across hosts over its rails and its receipts
-// over its participants, rounded up. Staging can lower the busiest NIC only
-// where direct > least; elsewhere it only adds rounds, and StageOverRails
-// stages nothing.
-struct NicLoad {
-  int64_t direct = 0;
-  int64_t least = 0;
-  bool MayStage() const { return direct > least; }
-};
+// The NIC loads (NicLoad, link_load.h) of `routes`, sizes between
+// participants at global ranks `ranks`, on hosts of `rails_per_host` ranks.
+// Staging can lower the busiest NIC only where MayStage(); elsewhere it
+// only adds rounds, and StageOverRails stages nothing.
 NicLoad NicLoadOf(absl::Span<const RouteSize> routes, absl::Span<const int64_t> ranks,
                   int64_t rails_per_host);
 

@@ -498,44 +498,49 @@ void GridRuns(const SliceGrid& held, const SliceGrid& wanted, GridWorkspace* w) 
   }
 }
 
-// ForEachMeeting's meetings from grids: for each receiver ascending, the
-// classes whose tuples lie in the product of its dims' runs, each meeting
-// the product of its dims' overlaps.
+// Receiver j's meetings (ForEachMeeting's) from grids: the classes whose
+// tuples lie in the product of its dims' runs, each meeting the product of
+// its dims' overlaps.
 template <typename Visit>
-void ForEachGridMeeting(const SliceGrid& held, const SliceGrid& wanted, int64_t participants,
-                        GridWorkspace* w, Visit visit) {
-  const Classes& c = w->classes;
+void ForEachGridMeetingOf(const SliceGrid& held, const SliceGrid& wanted, int64_t j,
+                          const GridWorkspace& w, Visit visit) {
+  const Classes& c = w.classes;
   const size_t ndim = held.table.size();
   uint32_t at[kMaxTensorDims], lo[kMaxTensorDims], hi[kMaxTensorDims];
   const int64_t* overlap[kMaxTensorDims];  // of the run's entries: overlap[d][at - lo]
-  for (int64_t j = 0; j < participants; ++j) {
-    bool empty = false;
-    for (size_t d = 0; d < ndim; ++d) {
-      const uint32_t x = wanted.index[d][j];
-      std::tie(lo[d], hi[d]) = w->runs[d][x];
-      overlap[d] = w->overlaps[d].data() + w->overlaps_at[d][x];
-      at[d] = lo[d];
-      empty = empty || lo[d] == hi[d];
-    }
-    if (empty || c.count() == 0) continue;
-    // In tuple order, not class order as step 1 visits them: a receiver's
-    // meetings are adjacent in step 3's order and their classes' holders
-    // disjoint, so their order changes no sender (CandidatesFor).
-    while (true) {  // the product of the runs, the last dim fastest
-      int64_t code = 0, elements = 1;
-      for (size_t d = 0; d < ndim; ++d) {
-        code += at[d] * w->stride[d];
-        elements *= overlap[d][at[d] - lo[d]];
-      }
-      if (elements != 0) {
-        const int64_t k = w->class_of_code[code];
-        visit(Meeting{j, k, elements, StepOneSender(c, j, k)});
-      }
-      size_t d = ndim;
-      while (d > 0 && ++at[d - 1] == hi[d - 1]) at[d - 1] = lo[d - 1], --d;
-      if (d == 0) break;
-    }
+  bool empty = false;
+  for (size_t d = 0; d < ndim; ++d) {
+    const uint32_t x = wanted.index[d][j];
+    std::tie(lo[d], hi[d]) = w.runs[d][x];
+    overlap[d] = w.overlaps[d].data() + w.overlaps_at[d][x];
+    at[d] = lo[d];
+    empty = empty || lo[d] == hi[d];
   }
+  if (empty || c.count() == 0) return;
+  // In tuple order, not class order as step 1 visits them: a receiver's
+  // meetings are adjacent in step 3's order and their classes' holders
+  // disjoint, so their order changes no sender (CandidatesFor).
+  while (true) {  // the product of the runs, the last dim fastest
+    int64_t code = 0, elements = 1;
+    for (size_t d = 0; d < ndim; ++d) {
+      code += at[d] * w.stride[d];
+      elements *= overlap[d][at[d] - lo[d]];
+    }
+    if (elements != 0) {
+      const int64_t k = w.class_of_code[code];
+      visit(Meeting{j, k, elements, StepOneSender(c, j, k)});
+    }
+    size_t d = ndim;
+    while (d > 0 && ++at[d - 1] == hi[d - 1]) at[d - 1] = lo[d - 1], --d;
+    if (d == 0) break;
+  }
+}
+
+// ForEachMeeting's meetings from grids, for each receiver ascending.
+template <typename Visit>
+void ForEachGridMeeting(const SliceGrid& held, const SliceGrid& wanted, int64_t participants,
+                        const GridWorkspace& w, Visit visit) {
+  for (int64_t j = 0; j < participants; ++j) ForEachGridMeetingOf(held, wanted, j, w, visit);
 }
 
 // Calls visit(sender, receiver, elements) for each route of RouteSlices over
@@ -551,7 +556,7 @@ void ForEachGridRoute(const SliceGrid& held, const SliceGrid& wanted, int64_t pa
   w->sent.assign(participants, 0);
   std::vector<Meeting>& choices = w->choices;
   choices.clear();
-  ForEachGridMeeting(held, wanted, participants, w, [&](const Meeting& x) {
+  ForEachGridMeeting(held, wanted, participants, *w, [&](const Meeting& x) {
     if (x.sender < 0) choices.push_back(x);
     if (x.sender >= 0 && x.sender != x.receiver) {
       w->sent[x.sender] += x.elements;
@@ -583,15 +588,40 @@ RouteLoad LoadOfGridRoutes(const SliceGrid& held, const SliceGrid& wanted, int64
   return Busiest(w.sent, received, sends, receives, total_sent);
 }
 
+ReceiptByPlace ReceiptOfGridMember(const SliceGrid& held, const SliceGrid& wanted,
+                                   int64_t participants, int64_t receiver,
+                                   absl::FunctionRef<bool(int64_t)> near) {
+  thread_local GridWorkspace w;
+  GridClassesOf(held, participants, &w);
+  GridRuns(held, wanted, &w);
+  const Classes& c = w.classes;
+  ReceiptByPlace receipt;
+  ForEachGridMeetingOf(held, wanted, receiver, w, [&](const Meeting& x) {
+    if (x.sender == receiver) return;  // a local copy
+    bool any_near = false, any_far = false;
+    for (int64_t h = c.start[x.holder_class]; h < c.start[x.holder_class + 1]; ++h) {
+      (near(c.holders[h]) ? any_near : any_far) = true;
+    }
+    (!any_far ? receipt.near_only : !any_near ? receipt.far_only : receipt.either) += x.elements;
+  });
+  return receipt;
+}
+
 std::vector<RouteSize> RouteSizesOfGrids(const SliceGrid& held, const SliceGrid& wanted,
                                          int64_t participants) {
-  thread_local GridWorkspace w;
   std::vector<RouteSize> sizes;
+  VisitRouteSizesOfGrids(held, wanted, participants,
+                         [&](const RouteSize& r) { sizes.push_back(r); });
+  return sizes;
+}
+
+void VisitRouteSizesOfGrids(const SliceGrid& held, const SliceGrid& wanted, int64_t participants,
+                            absl::FunctionRef<void(const RouteSize&)> visit) {
+  thread_local GridWorkspace w;
   ForEachGridRoute(held, wanted, participants, &w,
                    [&](int64_t sender, int64_t receiver, int64_t elements) {
-                     sizes.push_back({sender, receiver, elements});
+                     visit({sender, receiver, elements});
                    });
-  return sizes;
 }
 
 std::vector<RouteSize> RouteSizesOfPairs(absl::Span<const SliceRoute> routes) {

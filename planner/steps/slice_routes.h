@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/types/span.h"
 #include "planner/layout/chunk.h"
 
@@ -86,6 +87,19 @@ struct SliceGrid {
 // empty ones where the order keeps offsets and ends ascending (GroupSliceGrid's tables are).
 RouteLoad LoadOfGridRoutes(const SliceGrid& held, const SliceGrid& wanted, int64_t participants);
 
+// What `receiver` receives from others in RouteSlices over the grids'
+// boxes (as LoadOfGridRoutes requires them), by where the pieces' holders
+// are: elements only participants `near` it hold, only others hold, or
+// both. Found from its own meetings, without routing (search bounds).
+struct ReceiptByPlace {
+  int64_t near_only = 0;
+  int64_t far_only = 0;
+  int64_t either = 0;
+};
+ReceiptByPlace ReceiptOfGridMember(const SliceGrid& held, const SliceGrid& wanted,
+                                   int64_t participants, int64_t receiver,
+                                   absl::FunctionRef<bool(int64_t)> near);
+
 // A route's participants and elements, without its box.
 struct RouteSize {
   int64_t sender = 0;
@@ -97,6 +111,10 @@ struct RouteSize {
 // particular order: what pricing per link needs (link_load.h).
 std::vector<RouteSize> RouteSizesOfGrids(const SliceGrid& held, const SliceGrid& wanted,
                                          int64_t participants);
+// The same routes, each passed to `visit` (in the same order) instead of
+// stored: pricing tallies them as they come (link_load.h).
+void VisitRouteSizesOfGrids(const SliceGrid& held, const SliceGrid& wanted, int64_t participants,
+                            absl::FunctionRef<void(const RouteSize&)> visit);
 // `routes` between two different participants as sizes, one per pair, its
 // routes' elements summed: all one participant sends another in an exchange
 // is one message (AllToAllV packs it). In order of each pair's first route.

@@ -362,6 +362,9 @@ class NcclCosts : public BoundCostModel {
           return std::make_pair(load.messages, load.elements);
         });
     if (step.staging.staged()) bound = std::max(bound.value_or(0), StagedBound(current, step));
+    if (bound.has_value() && !step.staging.staged()) {
+      bound = std::max(*bound, FirstMemberLinkBound(current, step));
+    }
     return bound;
   }
 
@@ -415,6 +418,34 @@ class NcclCosts : public BoundCostModel {
                                     itemsize_ * static_cast<double>(elements));
   }
 
+  // Whether the step's group spans hosts on several rails, where its price
+  // routes it per link (ExchangeLinkLoadAtOrigin): the dear prices.
+  bool RoutedPerLink(const Step& step) const {
+    const HostSpan& span = tables_->span[step.group.bits()];
+    return span.ranks > 1 && span.local < span.ranks && !tables_->one_rail[step.group.bits()];
+  }
+
+  // A direct exchange on hosts of several rails at least takes one message
+  // and the first member's receipt over its links (ExchangeLinkLoadAtOrigin
+  // counts both at its NVLink and its NIC): what only its own host holds on
+  // NVLink, what only other hosts hold on the NIC, the rest split as best it
+  // can be. Zero elsewhere (ExchangeBound's transfer is exact there).
+  double FirstMemberLinkBound(const DistState& current, const Step& step) const {
+    if (!RoutedPerLink(step)) return 0;
+    int64_t logical[kMaxTensorDims];
+    const int ndim = LogicalAtOrigin(current, step, logical);
+    const ReceiptByPlace r = FirstMemberReceiptByHostOf(
+        current, step, mesh_, absl::MakeConstSpan(logical, ndim), devices_per_host_);
+    // max((total - b) / nvlink, b / net) is least at b* = total * net /
+    // (nvlink + net); the network's share b lies in [far_only, far_only + either].
+    const double nvlink = links_.nvlink_gbps, net = links_.net_gbps;
+    const double total = static_cast<double>(r.near_only + r.far_only + r.either);
+    const double b = std::clamp(total * net / (nvlink + net), static_cast<double>(r.far_only),
+                                static_cast<double>(r.far_only + r.either));
+    const double transfer_us = itemsize_ * std::max((total - b) / nvlink, b / net) / 1000;
+    return (tables_->one_message[step.group.bits()] + transfer_us) * (1 - 1e-6);
+  }
+
   // Spec §6.4: a permute or an exchange is one grouped send/recv, priced
   // from its routes (§11.1) per link in the group of the rank at coordinate
   // 0 (the largest logical shape). Routed (which allocates) only on groups
@@ -459,7 +490,7 @@ class NcclCosts : public BoundCostModel {
     return memo[std::move(key)] = StagedRoundsCost(current, step, bits);
   }
 
-  // A staged form's least, from its routes' sizes (no box built): where
+  // A staged form's least, from its routes' sizes (DirectOf): where
   // staging cannot lower the busiest NIC, its price (the direct step's, as
   // StagedRoundsCost prices it); else two rounds' latency, one of them
   // across hosts (at least one network message) and the other at least one
@@ -469,8 +500,8 @@ class NcclCosts : public BoundCostModel {
     const int bits = step.group.bits();
     if (tables_->span[bits].ranks <= 1) return 0;
     const std::vector<int64_t> zeros(mesh_.ndim(), 0);
-    const DirectSizes direct(current, step, mesh_,
-                             LogicalShape(current, step, mesh_, global_shape_, zeros));
+    const Direct direct =
+        DirectOf(current, step, LogicalShape(current, step, mesh_, global_shape_, zeros));
     if (!direct.nic.MayStage()) return DirectPrice(direct, bits);
     NcclP2pCall network_message;
     network_message.inter_peers = 1;
@@ -480,24 +511,25 @@ class NcclCosts : public BoundCostModel {
            (1 - 1e-6);
   }
 
-  // A staged step's routes at coordinate 0 as they are, by size (no box
-  // built), and their NIC load.
-  struct DirectSizes {
-    DirectSizes(const DistState& current, const Step& step, const DeviceMesh& mesh,
-                absl::Span<const int64_t> logical)
-        : sizes(ExchangeRouteSizesOf(current, step, mesh, logical)),
-          ranks(mesh.GroupOf(step.group, 0)),
-          nic(NicLoadOf(sizes, ranks, step.staging.rails_per_host)) {}
-    std::vector<RouteSize> sizes;
-    std::vector<int64_t> ranks;
+  // A staged step's routes at coordinate 0 as they are, tallied as found
+  // (no box built): their NIC load (its rails are the hosts' GPUs, as
+  // rails_per_host says) and link load.
+  struct Direct {
     NicLoad nic;
+    LinkLoad load;
   };
-  // The direct step's price from its sizes: ExchangeCost's, since a staged
-  // group spans hosts and shares one (ExchangeLinkLoadAtOrigin routes it).
-  double DirectPrice(const DirectSizes& direct, int bits) const {
-    return ExchangeTimeUs(links_, tables_->span[bits],
-                          LinkLoadOfSizes(direct.sizes, direct.ranks, devices_per_host_),
-                          itemsize_);
+  Direct DirectOf(const DistState& current, const Step& step,
+                  absl::Span<const int64_t> logical) const {
+    thread_local LinkLoadTally tally;
+    tally.Reset(mesh_.GroupOf(step.group, 0), devices_per_host_);
+    VisitExchangeRouteSizes(current, step, mesh_, logical,
+                            [&](const RouteSize& r) { tally.Add(r); });
+    return {tally.Nic(), tally.Load()};
+  }
+  // The direct step's price: ExchangeCost's, since a staged group spans
+  // hosts and shares one (ExchangeLinkLoadAtOrigin routes it).
+  double DirectPrice(const Direct& direct, int bits) const {
+    return ExchangeTimeUs(links_, tables_->span[bits], direct.load, itemsize_);
   }
 
   double StagedRoundsCost(const DistState& current, const Step& step, int bits) const {
@@ -505,7 +537,7 @@ class NcclCosts : public BoundCostModel {
     const std::vector<int64_t> logical = LogicalShape(current, step, mesh_, global_shape_, zeros);
     // Nothing to stage (most forms the search meets): the direct price,
     // without routing boxes.
-    const DirectSizes direct(current, step, mesh_, logical);
+    const Direct direct = DirectOf(current, step, logical);
     if (!direct.nic.MayStage()) return DirectPrice(direct, bits);
     const StagedExchange x = StagedExchangeOf(current, step, mesh_, logical, zeros);
     double us = 0;
