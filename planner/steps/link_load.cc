@@ -30,14 +30,20 @@ void LinkLoadTally::Reset(absl::Span<const int64_t> ranks, int64_t devices_per_h
   host_.resize(n);
   rail_.resize(n);
   // Hosts numbered in order of first sight: a group's ranks ascend, so a
-  // host's are adjacent and one look back finds it.
+  // new host is one past the last; a map only for ranks out of order.
   int64_t hosts = 0;
   absl::flat_hash_map<int64_t, int64_t> seen;
   for (size_t i = 0; i < n; ++i) {
     const int64_t host = ranks[i] / devices_per_host;
-    if (i > 0 && ranks[i - 1] / devices_per_host == host) {
+    const int64_t last = i > 0 ? ranks[i - 1] / devices_per_host : -1;
+    if (host == last) {
       host_[i] = host_[i - 1];
-    } else {
+    } else if (host > last && seen.empty()) {
+      host_[i] = hosts++;
+    } else {  // out of order: number every host seen so far once
+      if (seen.empty()) {
+        for (size_t k = 0; k < i; ++k) seen.try_emplace(ranks[k] / devices_per_host, host_[k]);
+      }
       host_[i] = seen.try_emplace(host, hosts).first->second;
       hosts += host_[i] == hosts;
     }

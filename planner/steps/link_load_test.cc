@@ -39,6 +39,39 @@ TEST(LinkLoadTest, RemotePeersOfOneLocalRankShareOneNic) {
   EXPECT_EQ(load.intra_messages, 0);
 }
 
+// A crossing's participants need not ascend: the same routes among the
+// same ranks, numbered otherwise, load each link alike.
+TEST(LinkLoadTest, RanksInAnyOrderLoadAlike) {
+  const std::vector<int64_t> ranks = {8, 0, 9, 1};  // participant i is ranks[i]
+  const std::vector<SliceRoute> routes = {Route(1, 3, 10), Route(1, 2, 20), Route(3, 2, 5),
+                                          Route(0, 1, 7)};
+  const LinkLoad load = LinkLoadOfRoutes(routes, ranks, 8);
+  EXPECT_EQ(load.intra, 30);
+  EXPECT_EQ(load.inter, 25);
+  EXPECT_EQ(load.intra_messages, 1);
+  EXPECT_EQ(load.inter_messages, 2);
+}
+
+// Two GPUs of host 0 (ranks 0, 1) send 10 each to rank 2 of host 1: both
+// through rail 0, 20 on one NIC and 20 into rank 2's. However the rails
+// were assigned, host 0's 20 leave over its 2 NICs and host 1's 20 arrive
+// over its 2 participants: 10 at least, so staging may pay.
+TEST(LinkLoadTest, NicLoadOfAFunnel) {
+  LinkLoadTally tally;
+  tally.Reset({0, 1, 2, 3}, 2);
+  tally.Add({0, 2, 10});
+  tally.Add({1, 2, 10});
+  const NicLoad nic = tally.Nic();
+  EXPECT_EQ(nic.direct, 20);
+  EXPECT_EQ(nic.least, 10);
+  EXPECT_TRUE(nic.MayStage());
+  // Spread over both rails and both receivers, nothing is left to gain.
+  tally.Reset({0, 1, 2, 3}, 2);
+  tally.Add({0, 2, 10});
+  tally.Add({1, 3, 10});
+  EXPECT_FALSE(tally.Nic().MayStage());
+}
+
 TEST(LinkLoadTest, OneRailIsOneLocalRank) {
   EXPECT_TRUE(OnOneRail({0, 8, 16}, 8));
   EXPECT_FALSE(OnOneRail({0, 9}, 8));
