@@ -1,6 +1,7 @@
 #include "planner/costs/nccl/nccl_cost_model.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -454,6 +455,11 @@ class NcclCosts : public BoundCostModel {
   double ExchangeCost(const DistState& current, const Step& step, int bits) const {
     if (tables_->span[bits].ranks <= 1) return 0;
     if (step.staging.staged()) return StagedCost(current, step, bits);
+    if (RoutedPerLink(step)) {  // the same load as below, kept for the staged forms
+      int64_t logical[kMaxTensorDims];
+      const int ndim = LogicalAtOrigin(current, step, logical);
+      return DirectPrice(DirectOf(current, step, absl::MakeConstSpan(logical, ndim)), bits);
+    }
     const LinkLoad load =
         ExchangeLinkLoadAtOrigin(current, step, mesh_, global_shape_, devices_per_host_);
     return ExchangeTimeUs(links_, tables_->span[bits], load, itemsize_);
@@ -518,13 +524,26 @@ class NcclCosts : public BoundCostModel {
     NicLoad nic;
     LinkLoad load;
   };
+  // Kept per thread by binding, state and step (its staging aside): the
+  // direct step's price, a staged form's bound and its price ask for the
+  // same routes in turn.
   Direct DirectOf(const DistState& current, const Step& step,
                   absl::Span<const int64_t> logical) const {
+    thread_local absl::flat_hash_map<std::array<uint64_t, 4>, Direct> memo;
+    uint64_t entries = 0;
+    for (int i = 0; i < step.entries.size(); ++i) {
+      entries = entries << 8 |
+                static_cast<uint64_t>(step.entries.mesh_dim(i) | step.entries.tensor_dim(i) << 4);
+    }
+    const std::array<uint64_t, 4> key = {id_, current.bits(), entries,
+                                         static_cast<uint64_t>(step.kind) << 8 | step.group.bits()};
+    if (const auto it = memo.find(key); it != memo.end()) return it->second;
     thread_local LinkLoadTally tally;
     tally.Reset(mesh_.GroupOf(step.group, 0), devices_per_host_);
     VisitExchangeRouteSizes(current, step, mesh_, logical,
                             [&](const RouteSize& r) { tally.Add(r); });
-    return {tally.Nic(), tally.Load()};
+    if (memo.size() >= (size_t{1} << 14)) memo.clear();
+    return memo[key] = {tally.Nic(), tally.Load()};
   }
   // The direct step's price: ExchangeCost's, since a staged group spans
   // hosts and shares one (ExchangeLinkLoadAtOrigin routes it).
