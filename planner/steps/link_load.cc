@@ -24,6 +24,10 @@ LinkLoad LinkLoadOfSizes(absl::Span<const RouteSize> routes, absl::Span<const in
   return tally.Load();
 }
 
+bool NicSlotsAreDense(int64_t hosts, int64_t devices_per_host, int64_t participants) {
+  return hosts * devices_per_host <= 16 * participants + 256;
+}
+
 void LinkLoadTally::Reset(absl::Span<const int64_t> ranks, int64_t devices_per_host) {
   const size_t n = ranks.size();
   devices_per_host_ = devices_per_host;
@@ -53,7 +57,9 @@ void LinkLoadTally::Reset(absl::Span<const int64_t> ranks, int64_t devices_per_h
                                   &sends_[1], &receives_[0], &receives_[1]}) {
     v->assign(n, 0);
   }
-  rail_sent_.assign(hosts * devices_per_host, 0);
+  dense_rails_ = NicSlotsAreDense(hosts, devices_per_host, static_cast<int64_t>(n));
+  rail_sent_.assign(dense_rails_ ? hosts * devices_per_host : 0, 0);
+  sparse_rail_sent_.clear();
   host_members_.assign(hosts, 0);
   for (int64_t h : host_) ++host_members_[h];
   host_sent_.assign(hosts, 0);
@@ -73,7 +79,8 @@ void LinkLoadTally::Add(const RouteSize& r) {
   // NVLink first unless that GPU is the sender.
   const int64_t rail = rail_[r.receiver];
   if (rail_[r.sender] != rail) intra_sent_[r.sender] += r.elements;
-  rail_sent_[host_[r.sender] * devices_per_host_ + rail] += r.elements;
+  const int64_t nic = host_[r.sender] * devices_per_host_ + rail;
+  (dense_rails_ ? rail_sent_[nic] : sparse_rail_sent_[nic]) += r.elements;
   inter_received_[r.receiver] += r.elements;
   host_sent_[host_[r.sender]] += r.elements;
   host_received_[host_[r.receiver]] += r.elements;
@@ -87,8 +94,15 @@ LinkLoad LinkLoadTally::Load() const {
     load.intra_messages = std::max({load.intra_messages, sends_[0][i], receives_[0][i]});
     load.inter_messages = std::max({load.inter_messages, sends_[1][i], receives_[1][i]});
   }
-  for (int64_t elements : rail_sent_) load.inter = std::max(load.inter, elements);
+  load.inter = std::max(load.inter, BusiestNic());
   return load;
+}
+
+int64_t LinkLoadTally::BusiestNic() const {
+  int64_t most = 0;
+  for (int64_t elements : rail_sent_) most = std::max(most, elements);
+  for (const auto& [nic, elements] : sparse_rail_sent_) most = std::max(most, elements);
+  return most;
 }
 
 NicLoad LinkLoadTally::Nic() const {
@@ -98,7 +112,7 @@ NicLoad LinkLoadTally::Nic() const {
     const int64_t in = (host_received_[h] + host_members_[h] - 1) / host_members_[h];
     load.least = std::max({load.least, out, in});
   }
-  for (int64_t elements : rail_sent_) load.direct = std::max(load.direct, elements);
+  load.direct = std::max(load.direct, BusiestNic());
   for (int64_t elements : inter_received_) load.direct = std::max(load.direct, elements);
   return load;
 }

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/types/span.h"
 #include "planner/steps/slice_routes.h"
 
@@ -65,6 +66,13 @@ struct NicLoad {
   bool MayStage() const { return direct > least; }
 };
 
+// Whether tables by NIC, a (host, rail) slot for each of `hosts` hosts of
+// `devices_per_host` rails, stay about as small as the group of
+// `participants` (at most 16 slots each, and 256): the ranks of a group
+// fill their hosts. Not so where devices_per_host is huge or a group's
+// ranks each sit on another host.
+bool NicSlotsAreDense(int64_t hosts, int64_t devices_per_host, int64_t participants);
+
 // LinkLoadOfSizes one route at a time, for routes that are never stored
 // (pricing, VisitRouteSizesOfGrids). Reset keeps the storage, so that a
 // tally kept per thread allocates only for a larger group.
@@ -84,8 +92,14 @@ class LinkLoadTally {
   // included), received over its NIC; routes sent and received per link.
   std::vector<int64_t> intra_sent_, intra_received_, inter_received_;
   std::vector<int64_t> sends_[2], receives_[2];
-  // Per host index x devices_per_host + rail: elements leaving through that NIC.
+  // The most elements leaving through one NIC.
+  int64_t BusiestNic() const;
+
+  // Per host index x devices_per_host + rail: elements leaving through that
+  // NIC, in a vector where that is dense (dense_rails_), else in the map.
+  bool dense_rails_ = true;
   std::vector<int64_t> rail_sent_;
+  absl::flat_hash_map<int64_t, int64_t> sparse_rail_sent_;
   // Per host index: its participants, elements sent to and received from
   // other hosts.
   std::vector<int64_t> host_members_, host_sent_, host_received_;

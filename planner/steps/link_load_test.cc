@@ -72,6 +72,21 @@ TEST(LinkLoadTest, NicLoadOfAFunnel) {
   EXPECT_FALSE(tally.Nic().MayStage());
 }
 
+// Hosts of 2^31 - 1 devices, ranks on three of them: the NICs are counted
+// sparsely, and load as the same routes among ranks 0, 1, 8, 16 on hosts of
+// 8 (the same hosts and rails).
+TEST(LinkLoadTest, HugeHostsLoadAsSmallOnes) {
+  const int64_t huge = 2147483647;
+  const std::vector<SliceRoute> routes = {Route(0, 2, 6), Route(1, 3, 6), Route(2, 0, 3)};
+  const LinkLoad small = LinkLoadOfRoutes(routes, {0, 1, 8, 16}, 8);
+  const LinkLoad large = LinkLoadOfRoutes(routes, {0, 1, huge, 2 * huge}, huge);
+  EXPECT_EQ(large.inter, small.inter);
+  EXPECT_EQ(large.intra, small.intra);
+  EXPECT_EQ(large.inter_messages, small.inter_messages);
+  EXPECT_EQ(large.intra_messages, small.intra_messages);
+  EXPECT_EQ(small.inter, 12);  // NIC 0 of host 0 carries both sends
+}
+
 TEST(LinkLoadTest, OneRailIsOneLocalRank) {
   EXPECT_TRUE(OnOneRail({0, 8, 16}, 8));
   EXPECT_FALSE(OnOneRail({0, 9}, 8));

@@ -160,6 +160,14 @@ std::optional<RouteRounds> StageOverRails(absl::Span<const Box> held, absl::Span
                                           absl::Span<const int64_t> ranks, int64_t rails_per_host,
                                           int64_t chunks) {
   if (rails_per_host < 2) return std::nullopt;
+  // The assignment's tables are by NIC: none where its slots are sparse,
+  // whose hosts hold few participants to stage through anyway.
+  absl::flat_hash_set<int64_t> hosts;
+  for (int64_t rank : ranks) hosts.insert(rank / rails_per_host);
+  const auto n = static_cast<int64_t>(ranks.size());
+  if (!NicSlotsAreDense(static_cast<int64_t>(hosts.size()), rails_per_host, n)) {
+    return std::nullopt;
+  }
   std::vector<RouteSize> sizes;  // NicLoadOf only sums them: no need to merge pairs
   for (const SliceRoute& r : routes) sizes.push_back({r.sender, r.receiver, BoxElements(r.box)});
   if (!NicLoadOf(sizes, ranks, rails_per_host).MayStage()) return std::nullopt;
