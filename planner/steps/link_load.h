@@ -48,7 +48,7 @@ struct LinkLoad {
 LinkLoad LinkLoadOfRoutes(absl::Span<const SliceRoute> routes, absl::Span<const int64_t> ranks,
                           int64_t devices_per_host);
 // The same for routes given by their sizes, at most one per pair of
-// participants (RouteSizesOfGrids and RouteSizesOfPairs give that;
+// participants (VisitRouteSizesOfGrids and RouteSizesOfPairs give that;
 // LinkLoadOfRoutes takes the latter).
 LinkLoad LinkLoadOfSizes(absl::Span<const RouteSize> routes, absl::Span<const int64_t> ranks,
                          int64_t devices_per_host);

@@ -481,29 +481,21 @@ LinkLoad ExchangeLinkLoadAtOrigin(const DistState& state, const Step& step, cons
   }
   const std::vector<int64_t> zeros(mesh.ndim(), 0);
   const std::vector<int64_t> logical = LogicalShape(state, step, mesh, global_shape, zeros);
-  // Tallied as routed, never stored (the search prices thousands a plan).
   thread_local LinkLoadTally tally;
-  tally.Reset(ranks, devices_per_host);
-  VisitExchangeRouteSizes(state, step, mesh, logical, [&](const RouteSize& r) { tally.Add(r); });
+  TallyExchangeAtOrigin(state, step, mesh, logical, devices_per_host, &tally);
   return tally.Load();
 }
 
-std::vector<RouteSize> ExchangeRouteSizesOf(const DistState& state, const Step& step,
-                                            const DeviceMesh& mesh,
-                                            absl::Span<const int64_t> logical) {
-  std::vector<RouteSize> sizes;
-  VisitExchangeRouteSizes(state, step, mesh, logical,
-                          [&](const RouteSize& r) { sizes.push_back(r); });
-  return sizes;
-}
-
-void VisitExchangeRouteSizes(const DistState& state, const Step& step, const DeviceMesh& mesh,
-                             absl::Span<const int64_t> logical,
-                             absl::FunctionRef<void(const RouteSize&)> visit) {
+void TallyExchangeAtOrigin(const DistState& state, const Step& step, const DeviceMesh& mesh,
+                           absl::Span<const int64_t> logical, int64_t devices_per_host,
+                           LinkLoadTally* tally) {
+  // Tallied as routed, never stored: the search prices thousands a plan.
   thread_local SliceGrid source, target;  // storage kept between calls
   FillGrid(state, step.group, mesh, logical, &source);
   FillGrid(ApplyStep(state, step), step.group, mesh, logical, &target);
-  VisitRouteSizesOfGrids(source, target, mesh.GroupSize(step.group), visit);
+  tally->Reset(mesh.GroupOf(step.group, 0), devices_per_host);
+  VisitRouteSizesOfGrids(source, target, mesh.GroupSize(step.group),
+                         [&](const RouteSize& r) { tally->Add(r); });
 }
 
 }  // namespace reshard

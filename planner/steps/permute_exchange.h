@@ -26,7 +26,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "absl/functional/function_ref.h"
 #include "absl/types/span.h"
 #include "mesh/device_mesh.h"
 #include "planner/layout/chunk.h"
@@ -67,15 +66,13 @@ std::vector<Box> GroupBlocksOf(const DistState& state, const Step& step, const D
                                absl::Span<const int64_t> logical, bool after);
 
 // The step's routes (RouteSlices of GroupBlocksOf) between two different
-// members, as sizes, found from the blocks' grids without building a box:
-// what pricing per link needs (link_load.h).
-std::vector<RouteSize> ExchangeRouteSizesOf(const DistState& state, const Step& step,
-                                            const DeviceMesh& mesh,
-                                            absl::Span<const int64_t> logical);
-// The same routes passed to `visit` as they are found, never stored.
-void VisitExchangeRouteSizes(const DistState& state, const Step& step, const DeviceMesh& mesh,
-                             absl::Span<const int64_t> logical,
-                             absl::FunctionRef<void(const RouteSize&)> visit);
+// members of the group of global rank 0 at `logical`, found from the
+// blocks' grids without building a box, tallied per link (link_load.h) on
+// hosts of `devices_per_host` ranks into `tally`, reset first: what
+// pricing per link needs, its links' load and its NICs'.
+void TallyExchangeAtOrigin(const DistState& state, const Step& step, const DeviceMesh& mesh,
+                           absl::Span<const int64_t> logical, int64_t devices_per_host,
+                           LinkLoadTally* tally);
 
 // The busiest members of the step's group at the logical shape `logical`
 // (every member of a group shares it), in elements and messages
@@ -92,7 +89,8 @@ RouteLoad ExchangeLoadAtOrigin(const DistState& state, const Step& step, const D
 // ExchangeLoadAtOrigin per link (link_load.h): the routes of the group of
 // global rank 0, on hosts of `devices_per_host` consecutive ranks (the
 // communicator every cost model prices a group step on, HostSpanOf). Routed
-// only where the group spans hosts on more than one rail.
+// (TallyExchangeAtOrigin) only where the group spans hosts on more than one
+// rail.
 LinkLoad ExchangeLinkLoadAtOrigin(const DistState& state, const Step& step, const DeviceMesh& mesh,
                                   absl::Span<const int64_t> global_shape, int64_t devices_per_host);
 

@@ -607,14 +607,6 @@ ReceiptByPlace ReceiptOfGridMember(const SliceGrid& held, const SliceGrid& wante
   return receipt;
 }
 
-std::vector<RouteSize> RouteSizesOfGrids(const SliceGrid& held, const SliceGrid& wanted,
-                                         int64_t participants) {
-  std::vector<RouteSize> sizes;
-  VisitRouteSizesOfGrids(held, wanted, participants,
-                         [&](const RouteSize& r) { sizes.push_back(r); });
-  return sizes;
-}
-
 void VisitRouteSizesOfGrids(const SliceGrid& held, const SliceGrid& wanted, int64_t participants,
                             absl::FunctionRef<void(const RouteSize&)> visit) {
   thread_local GridWorkspace w;

@@ -107,12 +107,9 @@ struct RouteSize {
   int64_t elements = 0;
 };
 // The routes of RouteSlices over the grids' boxes (as LoadOfGridRoutes
-// requires them) between two different participants, as sizes, in no
-// particular order: what pricing per link needs (link_load.h).
-std::vector<RouteSize> RouteSizesOfGrids(const SliceGrid& held, const SliceGrid& wanted,
-                                         int64_t participants);
-// The same routes, each passed to `visit` (in the same order) instead of
-// stored: pricing tallies them as they come (link_load.h).
+// requires them) between two different participants, as sizes, each passed
+// to `visit` in no particular order, never stored: pricing per link tallies
+// them as they come (link_load.h).
 void VisitRouteSizesOfGrids(const SliceGrid& held, const SliceGrid& wanted, int64_t participants,
                             absl::FunctionRef<void(const RouteSize&)> visit);
 // `routes` between two different participants as sizes, one per pair, its

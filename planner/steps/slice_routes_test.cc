@@ -216,8 +216,8 @@ SliceGrid GridOf(const std::vector<Box>& boxes) {
 }
 
 // RouteSlices, RouteSlicesOf and, where the held boxes are a grid (a
-// layout's blocks), LoadOfGridRoutes and RouteSizesOfGrids against the
-// reference.
+// layout's blocks), LoadOfGridRoutes, VisitRouteSizesOfGrids and
+// ReceiptOfGridMember against the reference.
 void ExpectSameAsReference(const std::vector<Box>& held, const std::vector<Box>& wanted,
                            bool grid = true) {
   const std::vector<SliceRoute> expected = ReferenceRoutes(held, wanted);
@@ -233,17 +233,37 @@ void ExpectSameAsReference(const std::vector<Box>& held, const std::vector<Box>&
                             got.max_messages, got.total_sent),
             std::make_tuple(want.max_sent, want.max_received, want.max_sent_plus_received,
                             want.max_messages, want.total_sent));
-  // RouteSizesOfGrids: the same routes between participants, by size.
+  // VisitRouteSizesOfGrids: the same routes between participants, by size.
   std::vector<std::tuple<int64_t, int64_t, int64_t>> want_sizes, got_sizes;
   for (const SliceRoute& r : expected) {
     if (r.sender != r.receiver) want_sizes.emplace_back(r.sender, r.receiver, BoxElements(r.box));
   }
-  for (const RouteSize& r : RouteSizesOfGrids(GridOf(held), GridOf(wanted), n)) {
+  VisitRouteSizesOfGrids(GridOf(held), GridOf(wanted), n, [&](const RouteSize& r) {
     got_sizes.emplace_back(r.sender, r.receiver, r.elements);
-  }
+  });
   std::sort(want_sizes.begin(), want_sizes.end());
   std::sort(got_sizes.begin(), got_sizes.end());
   EXPECT_EQ(got_sizes, want_sizes);
+  // ReceiptOfGridMember, participants of p's parity near it: each route
+  // into p by whether the holders of its sender's box are near, far or both.
+  for (int64_t p : {int64_t{0}, n / 2, n - 1}) {
+    const auto near = [&](int64_t i) { return i % 2 == p % 2; };
+    ReceiptByPlace want_receipt;
+    for (const SliceRoute& r : Touching(expected, p)) {
+      if (r.receiver != p || r.sender == p) continue;
+      bool any_near = false, any_far = false;
+      for (int64_t i = 0; i < n; ++i) {
+        if (held[i] == held[r.sender]) (near(i) ? any_near : any_far) = true;
+      }
+      (!any_far    ? want_receipt.near_only
+       : !any_near ? want_receipt.far_only
+                   : want_receipt.either) += BoxElements(r.box);
+    }
+    const ReceiptByPlace got = ReceiptOfGridMember(GridOf(held), GridOf(wanted), n, p, near);
+    EXPECT_EQ(std::make_tuple(got.near_only, got.far_only, got.either),
+              std::make_tuple(want_receipt.near_only, want_receipt.far_only, want_receipt.either))
+        << "participant " << p;
+  }
 }
 
 // A random layout of `shape` on `mesh`: each mesh dim R or S(d) (d random),

@@ -539,9 +539,7 @@ class NcclCosts : public BoundCostModel {
                                          static_cast<uint64_t>(step.kind) << 8 | step.group.bits()};
     if (const auto it = memo.find(key); it != memo.end()) return it->second;
     thread_local LinkLoadTally tally;
-    tally.Reset(mesh_.GroupOf(step.group, 0), devices_per_host_);
-    VisitExchangeRouteSizes(current, step, mesh_, logical,
-                            [&](const RouteSize& r) { tally.Add(r); });
+    TallyExchangeAtOrigin(current, step, mesh_, logical, devices_per_host_, &tally);
     if (memo.size() >= (size_t{1} << 14)) memo.clear();
     return memo[key] = {tally.Nic(), tally.Load()};
   }
