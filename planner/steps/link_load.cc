@@ -11,17 +11,17 @@ LinkLoad LinkLoadOfRoutes(absl::Span<const SliceRoute> routes, absl::Span<const 
                           int64_t devices_per_host) {
   // A crossing's routes may repeat a pair (pieces, relays, stagers): one
   // message, so one RouteSize per pair.
-  return LinkLoadOfSizes(RouteSizesOfPairs(routes), ranks, devices_per_host);
+  return LinkLoadTally::Of(RouteSizesOfPairs(routes), ranks, devices_per_host).Load();
 }
 
-LinkLoad LinkLoadOfSizes(absl::Span<const RouteSize> routes, absl::Span<const int64_t> ranks,
-                         int64_t devices_per_host) {
+LinkLoadTally LinkLoadTally::Of(absl::Span<const RouteSize> routes, absl::Span<const int64_t> ranks,
+                                int64_t devices_per_host) {
   LinkLoadTally tally;
   tally.Reset(ranks, devices_per_host);
   for (const RouteSize& r : routes) {
     if (r.sender != r.receiver) tally.Add(r);
   }
-  return tally.Load();
+  return tally;
 }
 
 bool NicSlotsAreDense(int64_t hosts, int64_t devices_per_host, int64_t participants) {

@@ -47,11 +47,6 @@ struct LinkLoad {
 // rail) ranks[i] % devices_per_host.
 LinkLoad LinkLoadOfRoutes(absl::Span<const SliceRoute> routes, absl::Span<const int64_t> ranks,
                           int64_t devices_per_host);
-// The same for routes given by their sizes, at most one per pair of
-// participants (VisitRouteSizesOfGrids and RouteSizesOfPairs give that;
-// LinkLoadOfRoutes takes the latter).
-LinkLoad LinkLoadOfSizes(absl::Span<const RouteSize> routes, absl::Span<const int64_t> ranks,
-                         int64_t devices_per_host);
 
 // The NIC loads of an exchange's routes, in elements (spec §11.2):
 // `direct`, the busiest NIC (a host's sends on one rail, a participant's
@@ -73,9 +68,11 @@ struct NicLoad {
 // ranks each sit on another host.
 bool NicSlotsAreDense(int64_t hosts, int64_t devices_per_host, int64_t participants);
 
-// LinkLoadOfSizes one route at a time, for routes that are never stored
-// (pricing, VisitRouteSizesOfGrids). Reset keeps the storage, so that a
-// tally kept per thread allocates only for a larger group.
+// LinkLoadOfRoutes one route at a time, routes given by their sizes, at
+// most one per pair of participants where messages count (VisitRouteSizesOfGrids
+// and RouteSizesOfPairs give that), so that pricing need not store them.
+// Reset keeps the storage: a tally kept per thread allocates only for a
+// larger group.
 class LinkLoadTally {
  public:
   void Reset(absl::Span<const int64_t> ranks, int64_t devices_per_host);
@@ -83,6 +80,10 @@ class LinkLoadTally {
   LinkLoad Load() const;
   // With a rail per GPU (devices_per_host rails per host).
   NicLoad Nic() const;
+
+  // A tally of `routes`, those from a participant to itself left out.
+  static LinkLoadTally Of(absl::Span<const RouteSize> routes, absl::Span<const int64_t> ranks,
+                          int64_t devices_per_host);
 
  private:
   int64_t devices_per_host_ = 1;

@@ -145,16 +145,6 @@ class RailAssignment {
 
 }  // namespace
 
-NicLoad NicLoadOf(absl::Span<const RouteSize> routes, absl::Span<const int64_t> ranks,
-                  int64_t rails_per_host) {
-  LinkLoadTally tally;
-  tally.Reset(ranks, rails_per_host);
-  for (const RouteSize& r : routes) {
-    if (r.sender != r.receiver) tally.Add(r);
-  }
-  return tally.Nic();
-}
-
 std::optional<RouteRounds> StageOverRails(absl::Span<const Box> held, absl::Span<const Box> wanted,
                                           absl::Span<const SliceRoute> routes,
                                           absl::Span<const int64_t> ranks, int64_t rails_per_host,
@@ -168,9 +158,9 @@ std::optional<RouteRounds> StageOverRails(absl::Span<const Box> held, absl::Span
   if (!NicSlotsAreDense(static_cast<int64_t>(hosts.size()), rails_per_host, n)) {
     return std::nullopt;
   }
-  std::vector<RouteSize> sizes;  // NicLoadOf only sums them: no need to merge pairs
+  std::vector<RouteSize> sizes;  // NIC loads only sum them: no need to merge pairs
   for (const SliceRoute& r : routes) sizes.push_back({r.sender, r.receiver, BoxElements(r.box)});
-  if (!NicLoadOf(sizes, ranks, rails_per_host).MayStage()) return std::nullopt;
+  if (!LinkLoadTally::Of(sizes, ranks, rails_per_host).Nic().MayStage()) return std::nullopt;
   RailAssignment rails(held, wanted, routes, ranks, rails_per_host);
   if (!rails.Assign()) return std::nullopt;
   RouteRounds out;

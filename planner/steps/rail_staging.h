@@ -51,8 +51,9 @@ inline constexpr int32_t kStagingChunks[] = {1};
 // rails_per_host first and on in rail order, t the routes from A to B
 // placed before (a Latin square: one host's routes to the others leave
 // through distinct NICs). Then each staged route goes back to its receiver
-// where that takes no load past the largest. Nothing is staged where
-// NicLoadOf's MayStage is false.
+// where that takes no load past the largest. Nothing is staged where the
+// routes' NicLoad (link_load.h) is not MayStage(): staging could only add
+// rounds there.
 // Every route is cut into `chunks` (PartsOf): part c of a direct route in
 // round c; of a staged one, sender to stager in round c and stager to
 // receiver in round c + 1; local copies whole in round 0. Sorted as
@@ -61,13 +62,6 @@ std::optional<RouteRounds> StageOverRails(absl::Span<const Box> held, absl::Span
                                           absl::Span<const SliceRoute> routes,
                                           absl::Span<const int64_t> ranks, int64_t rails_per_host,
                                           int64_t chunks);
-
-// The NIC loads (NicLoad, link_load.h) of `routes`, sizes between
-// participants at global ranks `ranks`, on hosts of `rails_per_host` ranks.
-// Staging can lower the busiest NIC only where MayStage(); elsewhere it
-// only adds rounds, and StageOverRails stages nothing.
-NicLoad NicLoadOf(absl::Span<const RouteSize> routes, absl::Span<const int64_t> ranks,
-                  int64_t rails_per_host);
 
 // A staged step's exchange (step.staging.staged()) in the group of the rank
 // at `coordinate`, at the logical shape `logical` (every member's).
