@@ -471,21 +471,6 @@ RouteLoad ExchangeLoadAtOrigin(const DistState& state, const Step& step, const D
   return ExchangeLoadOf(state, step, mesh, LogicalShape(state, step, mesh, global_shape, zeros));
 }
 
-LinkLoad ExchangeLinkLoadAtOrigin(const DistState& state, const Step& step, const DeviceMesh& mesh,
-                                  absl::Span<const int64_t> global_shape,
-                                  int64_t devices_per_host) {
-  const std::vector<int64_t> ranks = mesh.GroupOf(step.group, 0);
-  const bool one_host = ranks.front() / devices_per_host == ranks.back() / devices_per_host;
-  if (one_host || OnOneRail(ranks, devices_per_host)) {  // LinkLoadOnOneLink's cases
-    return LinkLoadOnOneLink(ExchangeLoadAtOrigin(state, step, mesh, global_shape), one_host);
-  }
-  const std::vector<int64_t> zeros(mesh.ndim(), 0);
-  const std::vector<int64_t> logical = LogicalShape(state, step, mesh, global_shape, zeros);
-  thread_local LinkLoadTally tally;
-  TallyExchangeAtOrigin(state, step, mesh, logical, devices_per_host, &tally);
-  return tally.Load();
-}
-
 void TallyExchangeAtOrigin(const DistState& state, const Step& step, const DeviceMesh& mesh,
                            absl::Span<const int64_t> logical, int64_t devices_per_host,
                            LinkLoadTally* tally) {

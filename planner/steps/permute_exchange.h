@@ -86,14 +86,6 @@ RouteLoad ExchangeLoadOf(const DistState& state, const Step& step, const DeviceM
 RouteLoad ExchangeLoadAtOrigin(const DistState& state, const Step& step, const DeviceMesh& mesh,
                                absl::Span<const int64_t> global_shape);
 
-// ExchangeLoadAtOrigin per link (link_load.h): the routes of the group of
-// global rank 0, on hosts of `devices_per_host` consecutive ranks (the
-// communicator every cost model prices a group step on, HostSpanOf). Routed
-// (TallyExchangeAtOrigin) only where the group spans hosts on more than one
-// rail.
-LinkLoad ExchangeLinkLoadAtOrigin(const DistState& state, const Step& step, const DeviceMesh& mesh,
-                                  absl::Span<const int64_t> global_shape, int64_t devices_per_host);
-
 // What the group's first member (coordinate 0 on every group mesh dim)
 // receives in the step at `logical`, found from its own blocks and the
 // source slices alone, without routing: what deferred pricing bounds an

@@ -420,15 +420,15 @@ class NcclCosts : public BoundCostModel {
   }
 
   // Whether the step's group spans hosts on several rails, where its price
-  // routes it per link (ExchangeLinkLoadAtOrigin): the dear prices.
+  // routes it per link (DirectOf): the dear prices.
   bool RoutedPerLink(const Step& step) const {
     const HostSpan& span = tables_->span[step.group.bits()];
     return span.ranks > 1 && span.local < span.ranks && !tables_->one_rail[step.group.bits()];
   }
 
   // A direct exchange on hosts of several rails at least takes one message
-  // and the first member's receipt over its links (ExchangeLinkLoadAtOrigin
-  // counts both at its NVLink and its NIC): what only its own host holds on
+  // and the first member's receipt over its links (its LinkLoad counts both
+  // at its NVLink and its NIC): what only its own host holds on
   // NVLink, what only other hosts hold on the NIC, the rest split as best it
   // can be. Zero elsewhere (ExchangeBound's transfer is exact there).
   double FirstMemberLinkBound(const DistState& current, const Step& step) const {
@@ -449,20 +449,22 @@ class NcclCosts : public BoundCostModel {
 
   // Spec §6.4: a permute or an exchange is one grouped send/recv, priced
   // from its routes (§11.1) per link in the group of the rank at coordinate
-  // 0 (the largest logical shape). Routed (which allocates) only on groups
-  // spanning hosts on several rails (ExchangeLinkLoadAtOrigin); exchanges
-  // are the goal's edge only.
+  // 0 (the largest logical shape). Routed per link (DirectOf) only on
+  // groups spanning hosts on several rails; within one host, or on one rail,
+  // every route takes that one link, so the busiest member's load is the
+  // link's (LinkLoadOnOneLink, no routing where there are no replicas).
   double ExchangeCost(const DistState& current, const Step& step, int bits) const {
-    if (tables_->span[bits].ranks <= 1) return 0;
+    const HostSpan& span = tables_->span[bits];
+    if (span.ranks <= 1) return 0;
     if (step.staging.staged()) return StagedCost(current, step, bits);
-    if (RoutedPerLink(step)) {  // the same load as below, kept for the staged forms
+    if (RoutedPerLink(step)) {
       int64_t logical[kMaxTensorDims];
       const int ndim = LogicalAtOrigin(current, step, logical);
       return DirectPrice(DirectOf(current, step, absl::MakeConstSpan(logical, ndim)), bits);
     }
-    const LinkLoad load =
-        ExchangeLinkLoadAtOrigin(current, step, mesh_, global_shape_, devices_per_host_);
-    return ExchangeTimeUs(links_, tables_->span[bits], load, itemsize_);
+    const RouteLoad load = ExchangeLoadAtOrigin(current, step, mesh_, global_shape_);
+    return ExchangeTimeUs(links_, span, LinkLoadOnOneLink(load, span.local == span.ranks),
+                          itemsize_);
   }
 
   // Spec §11.2: a staged step's rounds (rail_staging.h) in the group of the
@@ -544,7 +546,7 @@ class NcclCosts : public BoundCostModel {
     return memo[key] = {tally.Nic(), tally.Load()};
   }
   // The direct step's price: ExchangeCost's, since a staged group spans
-  // hosts and shares one (ExchangeLinkLoadAtOrigin routes it).
+  // hosts and shares one (RoutedPerLink).
   double DirectPrice(const Direct& direct, int bits) const {
     return ExchangeTimeUs(links_, tables_->span[bits], direct.load, itemsize_);
   }
