@@ -467,35 +467,34 @@ class NcclCosts : public BoundCostModel {
                           itemsize_);
   }
 
+  // The per-thread memos' key for `step` from `current` on this binding (as
+  // CallTimeMemo's, by id_): the state, and the step's kind, group,
+  // entries and staging.
+  using StepKey = std::array<uint64_t, 4>;
+  StepKey KeyOf(const DistState& current, const Step& step) const {
+    uint64_t entries = 0;
+    for (int i = 0; i < step.entries.size(); ++i) {
+      entries = entries << 8 |
+                static_cast<uint64_t>(step.entries.mesh_dim(i) | step.entries.tensor_dim(i) << 4);
+    }
+    const auto rails = static_cast<uint32_t>(step.staging.rails_per_host);
+    const auto chunks = static_cast<uint16_t>(step.staging.chunks);
+    return {id_, current.bits(), entries,
+            uint64_t{rails} << 32 | uint64_t{chunks} << 16 | static_cast<uint64_t>(step.kind) << 8 |
+                step.group.bits()};
+  }
+
   // Spec §11.2: a staged step's rounds (rail_staging.h) in the group of the
   // rank at coordinate 0, each one grouped send/recv priced as above.
-  // Routing and staging the whole group is dear, and the search and the
-  // cost matrix ask for the same forms again (each chunk count, each pair
-  // of layouts): kept per thread by the problem, state and step.
+  // Routing and staging the whole group is dear, and the search asks for
+  // the same forms again (its bound, its price, each chunk count): kept
+  // per thread.
   double StagedCost(const DistState& current, const Step& step, int bits) const {
-    thread_local absl::flat_hash_map<std::vector<int64_t>, double> memo;
-    std::vector<int64_t> key = {devices_per_host_,
-                                static_cast<int64_t>(itemsize_),
-                                static_cast<int64_t>(current.bits()),
-                                bits,
-                                static_cast<int64_t>(step.kind),
-                                step.staging.rails_per_host,
-                                step.staging.chunks};
-    for (int i = 0; i < step.entries.size(); ++i) {
-      key.push_back(step.entries.mesh_dim(i) * 16 + step.entries.tensor_dim(i));
-    }
-    key.push_back(-1);
-    for (int m = 0; m < mesh_.ndim(); ++m) key.push_back(mesh_.size(m));
-    key.push_back(-1);
-    key.insert(key.end(), global_shape_.begin(), global_shape_.end());
-    for (double gbps : {links_.nvlink_gbps, links_.net_gbps}) {
-      int64_t raw;
-      std::memcpy(&raw, &gbps, sizeof raw);
-      key.push_back(raw);
-    }
+    thread_local absl::flat_hash_map<StepKey, double> memo;
+    const StepKey key = KeyOf(current, step);
     if (const auto it = memo.find(key); it != memo.end()) return it->second;
     if (memo.size() >= (size_t{1} << 14)) memo.clear();
-    return memo[std::move(key)] = StagedRoundsCost(current, step, bits);
+    return memo[key] = StagedRoundsCost(current, step, bits);
   }
 
   // A staged form's least, from its routes' sizes (DirectOf): where
@@ -531,14 +530,10 @@ class NcclCosts : public BoundCostModel {
   // same routes in turn.
   Direct DirectOf(const DistState& current, const Step& step,
                   absl::Span<const int64_t> logical) const {
-    thread_local absl::flat_hash_map<std::array<uint64_t, 4>, Direct> memo;
-    uint64_t entries = 0;
-    for (int i = 0; i < step.entries.size(); ++i) {
-      entries = entries << 8 |
-                static_cast<uint64_t>(step.entries.mesh_dim(i) | step.entries.tensor_dim(i) << 4);
-    }
-    const std::array<uint64_t, 4> key = {id_, current.bits(), entries,
-                                         static_cast<uint64_t>(step.kind) << 8 | step.group.bits()};
+    thread_local absl::flat_hash_map<StepKey, Direct> memo;
+    Step direct = step;
+    direct.staging = RailStaging();
+    const StepKey key = KeyOf(current, direct);
     if (const auto it = memo.find(key); it != memo.end()) return it->second;
     thread_local LinkLoadTally tally;
     TallyExchangeAtOrigin(current, step, mesh_, logical, devices_per_host_, &tally);
@@ -576,7 +571,7 @@ class NcclCosts : public BoundCostModel {
   double memory_bytes_per_us_;
   int64_t devices_per_host_;
   std::shared_ptr<const MeshTables> tables_;
-  uint64_t id_ = NewCacheOwnerId();  // CallTimeMemo's key
+  uint64_t id_ = NewCacheOwnerId();  // the per-thread memos' key (KeyOf, CallTimeMemo)
   // Group bounds: meshes of up to ShardSetBlocks::kMaxDims dims.
   std::optional<ShardSetBlocks> blocks_;
 };
